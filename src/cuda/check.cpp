@@ -1,0 +1,29 @@
+#include "src/cuda/check.h"
+
+namespace sgemm {
+namespace {
+std::string where(const char* call, const char* file, int line) {
+    return std::string(call) + " (" + file + ":" + std::to_string(line) + ")";
+}
+}  // namespace
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+    cudaGetLastError();  // clear a sticky-free error so later calls start clean
+    const std::string text = std::string("CUDA error: ") + cudaGetErrorName(status) + ": " +
+                             cudaGetErrorString(status) + " in " + where(call, file, line);
+    if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver)
+        throw NoDeviceError(text);
+    throw Error(text);
+}
+
+void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line) {
+    throw Error(std::string("NVRTC error: ") + nvrtcGetErrorString(status) + " in " +
+                where(call, file, line));
+}
+
+void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+    throw Error(std::string("cuBLAS error: ") + cublasGetStatusName(status) + ": " +
+                cublasGetStatusString(status) + " in " + where(call, file, line));
+}
+
+}  // namespace sgemm

@@ -1,0 +1,39 @@
+// Turns CUDA runtime, NVRTC and cuBLAS status codes into sgemm::Error with the failing
+// call spelled out.
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#include <string>
+
+#include "src/util/error.h"
+
+namespace sgemm {
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line);
+void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
+
+}  // namespace sgemm
+
+#define SGEMM_CUDA_CHECK(call)                                                         \
+    do {                                                                               \
+        const cudaError_t sgemm_status_ = (call);                                      \
+        if (sgemm_status_ != cudaSuccess)                                              \
+            ::sgemm::throw_cuda_error(sgemm_status_, #call, __FILE__, __LINE__);       \
+    } while (0)
+
+#define SGEMM_NVRTC_CHECK(call)                                                        \
+    do {                                                                               \
+        const nvrtcResult sgemm_status_ = (call);                                      \
+        if (sgemm_status_ != NVRTC_SUCCESS)                                            \
+            ::sgemm::throw_nvrtc_error(sgemm_status_, #call, __FILE__, __LINE__);      \
+    } while (0)
+
+#define SGEMM_CUBLAS_CHECK(call)                                                       \
+    do {                                                                               \
+        const cublasStatus_t sgemm_status_ = (call);                                   \
+        if (sgemm_status_ != CUBLAS_STATUS_SUCCESS)                                    \
+            ::sgemm::throw_cublas_error(sgemm_status_, #call, __FILE__, __LINE__);     \
+    } while (0)

@@ -1,0 +1,33 @@
+// What we know about the GPU we run on: enough to pick the compile target, size the L2
+// flush, compute rooflines and fingerprint tuning results.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace sgemm {
+
+struct DeviceInfo {
+    int ordinal = 0;
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::size_t global_memory_bytes = 0;
+    std::size_t l2_bytes = 0;
+    std::size_t shared_per_block_optin = 0;  // the most a block may ask for, after opt-in
+    std::size_t shared_per_sm = 0;
+    int registers_per_sm = 0;
+    int max_threads_per_sm = 0;
+    int driver_version = 0;   // as cudaDriverGetVersion: 13000 = 13.0
+    int runtime_version = 0;  // as cudaRuntimeGetVersion
+
+    int sm() const { return cc_major * 10 + cc_minor; }
+};
+
+// Number of usable CUDA devices. Throws NoDeviceError, whose message says plainly that no
+// CUDA device is visible, when there is none or no driver to reach one.
+int device_count();
+
+// Properties of `ordinal`, also made current for this thread.
+DeviceInfo use_device(int ordinal = 0);
+
+}  // namespace sgemm

@@ -1,0 +1,61 @@
+// A kernel family is data plus one template: the template's parameters and the values
+// each may take, the constraints that make a configuration valid, the launch geometry,
+// and what the kernels need of their operands. The tuner searches this space; the JIT
+// compiles points of it; dispatch launches them.
+#pragma once
+#include <vector_types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "src/jit/arch.h"
+
+namespace sgemm {
+
+struct ParamSpec {
+    std::string name;         // as in the template, e.g. "BM"
+    std::vector<int> values;  // the values the tuner may try
+};
+
+struct LaunchGeometry {
+    dim3 grid;
+    dim3 block;
+    unsigned dynamic_shared_bytes = 0;
+};
+
+// One point in a family's space: values in the order of Family::params.
+using ParamValues = std::vector<int>;
+
+struct Family {
+    std::string name;           // "async"
+    std::string summary;        // one line for --help and listings
+    std::string template_file;  // "sgemm_async.cuh" in templates/
+    std::string kernel;         // the template's name, "sgemm_async"
+    std::vector<ParamSpec> params;
+    ParamValues defaults;
+    int min_sm = 70;
+    // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have. The ladder
+    // kernels need only float alignment (4): they test for 16 bytes at run time and take
+    // their 128-bit path when it holds.
+    int required_alignment = 4;
+    // Family-specific constraints: an empty string when `values` is valid, else why not.
+    std::function<std::string(const ParamValues&, const ArchLimits&)> constraint_violation;
+    std::function<LaunchGeometry(const ParamValues&, int M, int N, int K)> geometry;
+
+    // The value of parameter `param` in `values`; throws for an unknown name.
+    int value(const ParamValues& values, const std::string& param) const;
+    // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates.
+    std::string name_expression(const ParamValues& values) const;
+    // "async BM=128 BN=128 BK=8 TM=8 TN=8": for people and the database.
+    std::string describe(const ParamValues& values) const;
+    // Empty when `values` may be compiled for `arch`, else a sentence saying why not:
+    // wrong arity, a value outside its list, the arch too old, or a constraint.
+    std::string invalid_reason(const ParamValues& values, Arch arch) const;
+    // Empty when the kernel can run an M x N x K problem (grid limits), else why not.
+    std::string unsupported_shape_reason(const ParamValues& values, int M, int N, int K) const;
+    // Every valid point of the space for `arch`, in the order of the parameter lists.
+    std::vector<ParamValues> valid_configs(Arch arch) const;
+};
+
+}  // namespace sgemm

@@ -1,0 +1,23 @@
+// The list of every family the tuner may search and dispatch may launch.
+#include "src/families/registry.h"
+
+#include "src/families/ladder_families.h"
+#include "src/util/error.h"
+
+namespace sgemm {
+
+const std::vector<Family>& all_families() {
+    static const std::vector<Family> families = ladder_families();
+    return families;
+}
+
+const Family& find_family(const std::string& name) {
+    std::string known;
+    for (const Family& f : all_families()) {
+        if (f.name == name) return f;
+        known += (known.empty() ? "" : ", ") + f.name;
+    }
+    throw Error("unknown kernel family '" + name + "'; known families: " + known);
+}
+
+}  // namespace sgemm

@@ -1,0 +1,55 @@
+// The compiler service: instantiates a family's template at a configuration, compiles it
+// with NVRTC for one architecture, and returns the cubin, the lowered kernel name, the
+// log, the compile time and the ptxas resource figures.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "src/families/family.h"
+#include "src/jit/arch.h"
+#include "src/jit/ptxas_info.h"
+#include "src/util/error.h"
+
+namespace sgemm {
+
+struct CompiledKernel {
+    std::string family;
+    ParamValues values;
+    Arch arch;
+    std::string name_expression;  // sgemm_async<128, 128, 8, 8, 8>
+    std::string lowered_name;     // the mangled symbol to look up in the cubin
+    std::string cache_key;        // see kernel_cache_key
+    std::vector<char> cubin;
+    std::string log;              // NVRTC's log, ptxas report included
+    double compile_ms = 0.0;
+    PtxasInfo ptxas;
+};
+
+// A configuration refused before NVRTC ran.
+struct InvalidConfigError : Error {
+    using Error::Error;
+};
+
+// NVRTC rejected the source; what() holds the log.
+struct CompileError : Error {
+    using Error::Error;
+};
+
+// "13.0": the NVRTC library this process uses.
+std::string nvrtc_version();
+
+// The translation unit handed to NVRTC for a family (its template is instantiated by name
+// expression, so the source is the same for every configuration of the family).
+std::string render_source(const Family& family);
+
+// The NVRTC options for `arch`.
+std::vector<std::string> compile_options(Arch arch);
+
+// Hash of everything that determines the binary: the rendered source, every template it
+// may include, the name expression, the options, the arch and the NVRTC version.
+std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch);
+
+// Compiles; throws InvalidConfigError (before NVRTC runs) or CompileError.
+CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch);
+
+}  // namespace sgemm

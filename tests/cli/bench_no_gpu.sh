@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# sgemm-bench's command line: --help, bad arguments (exit 1, a message, no work done) and,
+# on a machine without a GPU, exit 2 with one line saying no CUDA device is visible.
+set -u
+bench="$1"
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$bench" --help) || fail "--help exited non-zero"
+grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
+
+err=$("$bench" --size 0 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--size 0 exited $rc, expected 1"
+grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
+
+err=$("$bench" --sizes 1024,x 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--sizes 1024,x exited $rc, expected 1"
+grep -q "'x' is not a positive integer" <<<"$err" || fail "--sizes message: $err"
+
+err=$("$bench" --size 64 --m 3 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--size with --m exited $rc, expected 1"
+
+err=$("$bench" --size 64 --kernels naive,bogus 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "an unknown kernel exited $rc, expected 1"
+grep -q "unknown kernel family 'bogus'" <<<"$err" || fail "unknown kernel message: $err"
+
+err=$("$bench" --size 64 --iters 2 --kernels naive 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ]; then
+  echo "a GPU is visible: the no-GPU message cannot be checked here"
+  exit 0
+fi
+[ $rc -eq 2 ] || fail "without a GPU sgemm-bench exited $rc, expected 2: $err"
+[ "$(wc -l <<<"$err")" -eq 1 ] || fail "expected one line without a GPU, got: $err"
+grep -q "no CUDA device is visible" <<<"$err" || fail "no-GPU message: $err"
+echo "ok: $err"

@@ -1,0 +1,74 @@
+// The validation rule, on hand-made matrices.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tuner/accuracy.h"
+
+using namespace sgemm;
+
+namespace {
+
+struct Case {
+    int M = 3, N = 5, ld = 6, K = 100;
+    std::vector<float> ref, bound;
+    Case() : ref(M * ld), bound(M * ld) {
+        for (int i = 0; i < M * ld; ++i) {
+            ref[i] = 0.25f * static_cast<float>(i % 7) - 0.7f;
+            bound[i] = 2.0f + static_cast<float>(i % 3);
+        }
+    }
+};
+
+TEST(Accuracy, IdenticalOutputPasses) {
+    Case c;
+    const Accuracy a = compare_to_reference(c.ref, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    EXPECT_TRUE(a.ok());
+    EXPECT_EQ(a.max_abs_err, 0.0);
+    EXPECT_EQ(a.verdict(), "ok");
+}
+
+TEST(Accuracy, RoundingSizedDifferencesPass) {
+    Case c;
+    std::vector<float> out = c.ref;
+    for (float& x : out) x = std::nextafter(x, 10.0f);  // one ulp everywhere
+    EXPECT_TRUE(compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K).ok());
+}
+
+TEST(Accuracy, OneWrongElementFailsAndIsLocated) {
+    Case c;
+    std::vector<float> out = c.ref;
+    out[2 * c.ld + 4] += 0.01f;
+    const Accuracy a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    EXPECT_FALSE(a.ok());
+    EXPECT_EQ(a.worst_row, 2u);
+    EXPECT_EQ(a.worst_col, 4u);
+    EXPECT_NE(a.verdict().find("C[2][4]"), std::string::npos) << a.verdict();
+}
+
+TEST(Accuracy, NanFailsEvenWhereTheRestIsRight) {
+    Case c;
+    std::vector<float> out = c.ref;
+    out[1 * c.ld + 0] = std::numeric_limits<float>::quiet_NaN();
+    const Accuracy a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    EXPECT_FALSE(a.ok());
+    EXPECT_EQ(a.nonfinite, 1u);
+    EXPECT_NE(a.verdict().find("NaN"), std::string::npos);
+}
+
+TEST(Accuracy, ElementsPastTheRowLengthAreIgnored) {
+    Case c;
+    std::vector<float> out = c.ref;
+    out[0 * c.ld + 5] = std::numeric_limits<float>::quiet_NaN();  // column 5 is padding (N = 5)
+    EXPECT_TRUE(compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K).ok());
+}
+
+TEST(Accuracy, ToleranceGrowsWithK) {
+    EXPECT_LT(tolerance_for_k(1), tolerance_for_k(64));
+    EXPECT_LT(tolerance_for_k(64), tolerance_for_k(4096));
+    // Still far under the error of one dropped product at K = 4096 (about 1/K of the bound).
+    EXPECT_LT(tolerance_for_k(4096), 1.0 / 4096 / 10);
+}
+
+}  // namespace

@@ -1,0 +1,166 @@
+// The JIT core without a GPU: every ladder template compiles through NVRTC for sm_80 and
+// sm_90, invalid configurations are refused before NVRTC runs, compile errors carry the
+// log, and the ptxas figures are parsed.
+#include <gtest/gtest.h>
+
+#include "src/families/registry.h"
+#include "src/jit/compiler.h"
+#include "src/jit/embedded_templates.h"
+
+using namespace sgemm;
+
+namespace {
+
+struct CompileCase {
+    std::string family;
+    ParamValues values;  // empty: the family's defaults
+};
+
+void PrintTo(const CompileCase& c, std::ostream* os) {
+    *os << c.family;
+    for (int v : c.values) *os << " " << v;
+}
+
+// The default and two other valid configurations of each family.
+std::vector<CompileCase> compile_cases() {
+    return {
+        {"naive", {}},     {"naive", {16, 16}},             {"naive", {64, 4}},
+        {"smem", {}},      {"smem", {8}},                   {"smem", {16}},
+        {"blocktile", {}}, {"blocktile", {64, 64, 8, 4, 4}}, {"blocktile", {128, 64, 16, 8, 4}},
+        {"vec4", {}},      {"vec4", {64, 64, 16, 4, 4}},     {"vec4", {128, 128, 16, 8, 8}},
+        {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
+    };
+}
+
+class CompileEveryTemplate : public ::testing::TestWithParam<std::tuple<CompileCase, int>> {};
+
+TEST_P(CompileEveryTemplate, CompilesToACubinWithResourceFigures) {
+    const auto& [c, sm] = GetParam();
+    const Family& family = find_family(c.family);
+    const ParamValues values = c.values.empty() ? family.defaults : c.values;
+    const Arch arch{sm};
+    ASSERT_EQ(family.invalid_reason(values, arch), "") << family.describe(values);
+
+    const CompiledKernel k = compile_kernel(family, values, arch);
+    EXPECT_FALSE(k.cubin.empty());
+    EXPECT_EQ(k.lowered_name.rfind("_Z", 0), 0u) << k.lowered_name;  // a mangled C++ name
+    EXPECT_NE(k.lowered_name.find(family.kernel), std::string::npos);
+    EXPECT_EQ(k.name_expression, family.name_expression(values));
+    EXPECT_GT(k.compile_ms, 0.0);
+    ASSERT_TRUE(k.ptxas.found) << "no ptxas report in the log:\n" << k.log;
+    EXPECT_GT(k.ptxas.registers, 0);
+    EXPECT_LE(k.ptxas.registers, 255);
+    if (c.values.empty()) {
+        EXPECT_FALSE(k.ptxas.spills()) << family.describe(values) << " spills:\n" << k.log;
+    }
+    // An ELF image: what cudaLibraryLoadData expects.
+    ASSERT_GE(k.cubin.size(), 4u);
+    EXPECT_EQ(std::string(k.cubin.data() + 1, 3), "ELF");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
+                         ::testing::Combine(::testing::ValuesIn(compile_cases()), ::testing::Values(80, 90)),
+                         [](const auto& info) {
+                             const CompileCase& c = std::get<0>(info.param);
+                             std::string name = c.family + "_sm" + std::to_string(std::get<1>(info.param));
+                             for (int v : c.values) name += "_" + std::to_string(v);
+                             return c.values.empty() ? name + "_default" : name;
+                         });
+
+TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {
+    const Family& f = find_family("blocktile");
+    try {
+        compile_kernel(f, {128, 128, 8, 3, 8}, Arch{90});
+        FAIL() << "expected InvalidConfigError";
+    } catch (const InvalidConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("TM=3 is not one of {2,4,8,16}"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Compiler, RefusesAConfigurationThatBreaksAConstraint) {
+    const Family& f = find_family("vec4");
+    // 256x256 with a 4x4 thread tile needs 4096 threads.
+    try {
+        compile_kernel(f, {256, 256, 8, 4, 4}, Arch{90});
+        FAIL() << "expected InvalidConfigError";
+    } catch (const InvalidConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("4096 threads"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Compiler, RefusesAFamilyOnAnArchThatIsTooOld) {
+    const Family& f = find_family("async");
+    EXPECT_THROW(compile_kernel(f, f.defaults, Arch{75}), InvalidConfigError);
+}
+
+TEST(Compiler, ACompileErrorCarriesTheLog) {
+    Family broken = find_family("naive");
+    broken.kernel = "no_such_kernel";  // the name expression names nothing in the source
+    try {
+        compile_kernel(broken, broken.defaults, Arch{90});
+        FAIL() << "expected CompileError";
+    } catch (const CompileError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("no_such_kernel"), std::string::npos) << what;
+        EXPECT_NE(what.find("error"), std::string::npos) << "the NVRTC log should be in the message: " << what;
+    }
+}
+
+TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
+    const Family& f = find_family("async");
+    const std::string key = kernel_cache_key(f, f.defaults, Arch{90});
+    EXPECT_EQ(key.size(), 16u);
+    EXPECT_EQ(key, kernel_cache_key(f, f.defaults, Arch{90}));
+    EXPECT_NE(key, kernel_cache_key(f, f.defaults, Arch{80}));
+    EXPECT_NE(key, kernel_cache_key(f, {64, 64, 8, 4, 4}, Arch{90}));
+    EXPECT_NE(key, kernel_cache_key(find_family("vec4"), f.defaults, Arch{90}));
+}
+
+TEST(Compiler, ReportsTheNvrtcVersion) {
+    const std::string v = nvrtc_version();
+    EXPECT_NE(v.find('.'), std::string::npos) << v;
+}
+
+TEST(PtxasInfo, ParsesTheVerboseReport) {
+    const std::string log =
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function '_Z11sgemm_asyncILi128EEv9SgemmArgs' for 'sm_90'\n"
+        "ptxas info    : Function properties for _Z11sgemm_asyncILi128EEv9SgemmArgs\n"
+        "    48 bytes stack frame, 44 bytes spill stores, 52 bytes spill loads\n"
+        "ptxas info    : Used 128 registers, used 1 barriers, 16640 bytes smem, 400 bytes cmem[0]\n";
+    const PtxasInfo info = parse_ptxas_info(log);
+    EXPECT_TRUE(info.found);
+    EXPECT_EQ(info.registers, 128);
+    EXPECT_EQ(info.shared_bytes, 16640);
+    EXPECT_EQ(info.stack_bytes, 48);
+    EXPECT_EQ(info.spill_store_bytes, 44);
+    EXPECT_EQ(info.spill_load_bytes, 52);
+    EXPECT_TRUE(info.spills());
+}
+
+TEST(PtxasInfo, ALogWithoutAReportIsNotFound) {
+    EXPECT_FALSE(parse_ptxas_info("nothing here").found);
+}
+
+TEST(Arch, ParsesTheUsualSpellings) {
+    EXPECT_EQ(parse_arch("sm_90").sm, 90);
+    EXPECT_EQ(parse_arch("80").sm, 80);
+    EXPECT_EQ(parse_arch("8.6").sm, 86);
+    EXPECT_EQ(parse_arch("sm_120").sm, 120);
+    EXPECT_EQ(Arch{90}.name(), "sm_90");
+    EXPECT_THROW(parse_arch("hopper"), Error);
+    EXPECT_THROW(parse_arch("sm_9"), Error);
+    EXPECT_THROW(parse_arch("sm_60"), Error);
+}
+
+TEST(EmbeddedTemplates, HoldEveryLadderSource) {
+    for (const Family& f : all_families()) {
+        const std::string text = template_text(f.template_file);
+        EXPECT_NE(text.find("__global__"), std::string::npos) << f.template_file;
+        EXPECT_NE(text.find(f.kernel), std::string::npos) << f.template_file;
+    }
+    EXPECT_NE(template_text("sgemm_common.cuh").find("struct SgemmArgs"), std::string::npos);
+    EXPECT_THROW(template_text("missing.cuh"), Error);
+}
+
+}  // namespace

@@ -1,0 +1,35 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "src/util/json.h"
+
+using namespace sgemm;
+
+TEST(Json, WritesObjectsInInsertionOrder) {
+    Json j = Json::object();
+    j.set("b", 1).set("a", "x").set("c", Json::array().push(1.5).push(true).push(Json()));
+    EXPECT_EQ(j.dump(-1), R"({"b":1,"a":"x","c":[1.5,true,null]})");
+    j.set("b", 2);
+    EXPECT_EQ(j.dump(-1), R"({"b":2,"a":"x","c":[1.5,true,null]})");
+}
+
+TEST(Json, EscapesStringsAndNullsNonFiniteNumbers) {
+    Json j = Json::array();
+    j.push("a\"b\\c\nd\x01").push(std::nan("")).push(INFINITY);
+    EXPECT_EQ(j.dump(-1), R"(["a\"b\\c\nd\u0001",null,null])");
+}
+
+TEST(Json, PrettyPrints) {
+    Json j = Json::object();
+    j.set("k", Json::array().push(1));
+    EXPECT_EQ(j.dump(2), "{\n  \"k\": [\n    1\n  ]\n}");
+    EXPECT_EQ(Json::object().dump(2), "{}");
+}
+
+TEST(Json, MisuseIsAnError) {
+    Json a = Json::array();
+    EXPECT_THROW(a.set("k", 1), std::exception);
+    Json o = Json::object();
+    EXPECT_THROW(o.push(1), std::exception);
+}

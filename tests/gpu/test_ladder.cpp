@@ -1,0 +1,88 @@
+// Every ladder kernel at its default configuration against cuBLAS, on odd and aligned
+// shapes, with alpha/beta and with beta = 0 over a C full of NaN.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "src/families/registry.h"
+#include "src/jit/loaded_kernel.h"
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+
+using namespace sgemm;
+
+namespace {
+
+struct Scaling {
+    float alpha, beta;
+    const char* name;
+};
+
+using LadderCase = std::tuple<std::string, std::tuple<int, int, int>, Scaling>;
+
+class LadderAgainstCublas : public ::testing::TestWithParam<LadderCase> {};
+
+// Compiling is the slow part: each family is compiled once for the whole binary.
+const LoadedKernel& loaded(const std::string& family_name, const DeviceInfo& device) {
+    static std::map<std::string, std::unique_ptr<LoadedKernel>> cache;
+    auto& slot = cache[family_name];
+    if (!slot) {
+        const Family& f = find_family(family_name);
+        slot = std::make_unique<LoadedKernel>(f, compile_kernel(f, f.defaults, Arch{device.sm()}));
+    }
+    return *slot;
+}
+
+TEST_P(LadderAgainstCublas, MatchesWithinTolerance) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const auto& [family, mnk, scaling] = GetParam();
+    ProblemSpec spec;
+    std::tie(spec.M, spec.N, spec.K) = mnk;
+    spec.alpha = scaling.alpha;
+    spec.beta = scaling.beta;
+    spec.seed = 7 + spec.M + spec.N + spec.K;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+
+    const LoadedKernel& kernel = loaded(family, gpu->device);
+    problem.poison_output(gpu->stream.get());
+    kernel.launch(problem.args(), gpu->stream.get());
+    const Accuracy a = problem.check_output();
+    EXPECT_TRUE(a.ok()) << family << " " << spec.M << "x" << spec.N << "x" << spec.K << ": " << a.verdict()
+                        << " (rel err norm " << a.rel_err_norm << ")";
+}
+
+const Scaling kScalings[] = {{1.5f, 0.5f, "alpha1p5_beta0p5"}, {1.0f, 0.0f, "beta0_nanC"}};
+
+std::string case_name(const ::testing::TestParamInfo<LadderCase>& info) {
+    const auto& [m, n, k] = std::get<1>(info.param);
+    return std::get<0>(info.param) + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+           "_" + std::get<2>(info.param).name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddAndAlignedShapes, LadderAgainstCublas,
+    ::testing::Combine(::testing::Values("naive", "smem", "blocktile", "vec4", "async"),
+                       ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(7, 13, 5),
+                                         std::make_tuple(17, 31, 7), std::make_tuple(128, 128, 128),
+                                         std::make_tuple(1000, 3000, 2000), std::make_tuple(4095, 4097, 4093)),
+                       ::testing::ValuesIn(kScalings)),
+    case_name);
+
+// Leading dimensions larger than the row, and a B whose rows are not 16-byte aligned
+// although its base is: the vector paths must notice and fall back.
+TEST(LadderPadding, PaddedAndMisalignedLeadingDimensions) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (const char* family : {"naive", "smem", "blocktile", "vec4", "async"}) {
+        ProblemSpec spec;
+        spec.M = 67, spec.N = 130, spec.K = 45;
+        spec.lda = 48, spec.ldb = 133, spec.ldc = 136;
+        spec.alpha = -0.75f, spec.beta = 2.0f;
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        problem.poison_output(gpu->stream.get());
+        loaded(family, gpu->device).launch(problem.args(), gpu->stream.get());
+        const Accuracy a = problem.check_output();
+        EXPECT_TRUE(a.ok()) << family << ": " << a.verdict();
+    }
+}
+
+}  // namespace

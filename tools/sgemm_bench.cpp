@@ -1,0 +1,245 @@
+// sgemm-bench: the SGEMM ladder against cuBLAS on this GPU.
+//
+// Every ladder kernel runs at its default configuration. Each is first checked against
+// cuBLAS on the same random operands with its output poisoned with NaN, then timed with
+// CUDA events, after a warm-up, with L2 flushed before every run; the median is reported.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "src/cuda/cublas_handle.h"
+#include "src/cuda/device.h"
+#include "src/cuda/stream.h"
+#include "src/families/registry.h"
+#include "src/jit/loaded_kernel.h"
+#include "src/util/json.h"
+#include "tuner/gemm_problem.h"
+#include "tuner/timing.h"
+
+namespace po = boost::program_options;
+using namespace sgemm;
+
+namespace {
+
+struct Shape {
+    int m, n, k;
+    bool square() const { return m == n && n == k; }
+    std::string label() const {
+        return square() ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    }
+};
+
+std::vector<int> parse_int_list(const std::string& text, const char* option) {
+    std::vector<int> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || item.empty() || v < 1)
+            throw po::error(std::string("--") + option + ": '" + item + "' is not a positive integer");
+        out.push_back(v);
+    }
+    if (out.empty()) throw po::error(std::string("--") + option + " is empty");
+    return out;
+}
+
+std::vector<std::string> parse_name_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(item);
+    return out;
+}
+
+struct Row {
+    std::string kernel, config;
+    TimingStats timing;
+    Accuracy accuracy;
+};
+
+Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
+                 const CublasHandle& cublas, const TimingPlan& plan, L2Flusher& flusher, Stream& stream,
+                 const DeviceInfo& device, bool& all_ok) {
+    std::fprintf(stderr, "[%s] preparing operands and the cuBLAS reference...\n", shape.label().c_str());
+    ProblemSpec spec;
+    spec.M = shape.m, spec.N = shape.n, spec.K = shape.k;
+    GemmProblem problem(spec, cublas, stream.get());
+
+    std::vector<Row> rows;
+    auto measure = [&](const std::string& name, const std::string& config,
+                       const std::function<void(cudaStream_t)>& launch) {
+        std::fprintf(stderr, "[%s] %-10s checking and timing...\n", shape.label().c_str(), name.c_str());
+        Row row{name, config, {}, {}};
+        problem.poison_output(stream.get());
+        launch(stream.get());
+        row.accuracy = problem.check_output();
+        row.timing = time_runs(launch, plan, flusher, stream.get());
+        if (!row.accuracy.ok()) {
+            all_ok = false;
+            std::fprintf(stderr, "[%s] %s FAILED validation: %s\n", shape.label().c_str(), name.c_str(),
+                         row.accuracy.verdict().c_str());
+        }
+        rows.push_back(row);
+    };
+    const SgemmArgs args = problem.args();
+    measure("cublas", "default math (fp32 FFMA)", [&](cudaStream_t s) { cublas.sgemm(args, s); });
+    for (const auto& k : kernels)
+        measure(k->family().name, k->family().describe(k->values()),
+                [&](cudaStream_t s) { k->launch(args, s); });
+
+    const double cublas_ms = rows.front().timing.median_ms;
+    std::printf("\nM=%d N=%d K=%d on %s (sm_%d), median of up to %d runs, L2 flushed\n", shape.m, shape.n,
+                shape.k, device.name.c_str(), device.sm(), plan.iters);
+    std::printf("%-10s %11s %9s %10s %11s %11s %5s  %s\n", "kernel", "median ms", "TFLOPS", "% cuBLAS",
+                "max |err|", "rel err", "runs", "config");
+    Json results = Json::array();
+    for (const Row& r : rows) {
+        const double tflops = problem.flops() / (r.timing.median_ms * 1e-3) / 1e12;
+        const double pct = 100.0 * cublas_ms / r.timing.median_ms;
+        std::printf("%-10s %11.4f %9.2f %9.1f%% %11.3g %11.3g %5d  %s%s\n", r.kernel.c_str(), r.timing.median_ms,
+                    tflops, pct, r.accuracy.max_abs_err, r.accuracy.rel_err_norm, r.timing.runs, r.config.c_str(),
+                    r.accuracy.ok() ? "" : "  [WRONG RESULT]");
+        results.push(Json::object()
+                         .set("kernel", r.kernel)
+                         .set("config", r.config)
+                         .set("median_ms", r.timing.median_ms)
+                         .set("min_ms", r.timing.min_ms)
+                         .set("max_ms", r.timing.max_ms)
+                         .set("runs", r.timing.runs)
+                         .set("tflops", tflops)
+                         .set("pct_cublas", pct)
+                         .set("max_err", r.accuracy.max_abs_err)
+                         .set("rel_err_norm", r.accuracy.rel_err_norm)
+                         .set("valid", r.accuracy.ok()));
+    }
+    Json entry = Json::object();
+    entry.set("gpu", device.name).set("sm", device.sm());
+    if (shape.square())
+        entry.set("size", shape.n);
+    else
+        entry.set("size", shape.label());
+    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("iters", plan.iters).set("results", results);
+    return entry;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    po::options_description opts(
+        "sgemm-bench: run the five ladder kernels (naive, smem, blocktile, vec4, async) at their\n"
+        "default configurations and cuBLAS on this GPU. Each result is checked against cuBLAS\n"
+        "(output poisoned with NaN first); times are medians of CUDA-event runs with the L2 cache\n"
+        "flushed before each run.\n\n"
+        "Usage: sgemm-bench --size 4096 [--iters 50] [--json results.json]\n"
+        "       sgemm-bench --sizes 1024,2048,4096,6144,8192\n"
+        "       sgemm-bench --m 8 --n 6144 --k 4096\n\n"
+        "Options");
+    opts.add_options()("help,h", "show this help")
+        ("size", po::value<int>(), "one square problem M = N = K = SIZE")
+        ("sizes", po::value<std::string>(), "a sweep of square sizes, comma-separated")
+        ("m", po::value<int>(), "rows of A and C (with --n and --k)")
+        ("n", po::value<int>(), "columns of B and C")
+        ("k", po::value<int>(), "the reduction dimension")
+        ("iters", po::value<int>()->default_value(50), "timed runs per kernel (median reported)")
+        ("warmup", po::value<int>()->default_value(3), "untimed runs before timing")
+        ("max-seconds", po::value<double>()->default_value(10.0),
+         "time budget per kernel and shape; slow kernels get fewer runs (at least 3)")
+        ("kernels", po::value<std::string>(), "comma-separated subset of the ladder (default: all five)")
+        ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
+        ("json", po::value<std::string>(), "also write the results as JSON to this file");
+
+    std::vector<Shape> shapes;
+    TimingPlan plan;
+    std::vector<std::string> wanted;
+    int device_ordinal = 0;
+    std::string json_path;
+    try {
+        po::variables_map vm;
+        po::store(po::parse_command_line(argc, argv, opts), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << opts << "\n";
+            return 0;
+        }
+        const int ways = static_cast<int>(vm.count("size")) + static_cast<int>(vm.count("sizes")) +
+                         (vm.count("m") || vm.count("n") || vm.count("k") ? 1 : 0);
+        if (ways != 1) throw po::error("give exactly one of --size, --sizes, or --m/--n/--k");
+        if (vm.count("size")) {
+            shapes.push_back({vm["size"].as<int>(), vm["size"].as<int>(), vm["size"].as<int>()});
+        } else if (vm.count("sizes")) {
+            for (int s : parse_int_list(vm["sizes"].as<std::string>(), "sizes")) shapes.push_back({s, s, s});
+        } else {
+            if (!vm.count("m") || !vm.count("n") || !vm.count("k")) throw po::error("--m, --n and --k go together");
+            shapes.push_back({vm["m"].as<int>(), vm["n"].as<int>(), vm["k"].as<int>()});
+        }
+        for (const Shape& s : shapes)
+            if (s.m < 1 || s.n < 1 || s.k < 1) throw po::error("dimensions must be at least 1");
+        plan.iters = vm["iters"].as<int>();
+        plan.warmup = vm["warmup"].as<int>();
+        plan.max_seconds = vm["max-seconds"].as<double>();
+        if (plan.iters < 1 || plan.warmup < 0 || plan.max_seconds <= 0)
+            throw po::error("--iters must be at least 1, --warmup at least 0, --max-seconds positive");
+        device_ordinal = vm["device"].as<int>();
+        if (vm.count("kernels")) {
+            wanted = parse_name_list(vm["kernels"].as<std::string>());
+            for (const std::string& name : wanted) find_family(name);  // unknown names fail here
+        }
+        if (vm.count("json")) json_path = vm["json"].as<std::string>();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", e.what());
+        return 1;
+    }
+
+    try {
+        const DeviceInfo device = use_device(device_ordinal);
+        const Arch arch{device.sm()};
+        std::vector<std::unique_ptr<LoadedKernel>> kernels;
+        for (const Family& family : all_families()) {
+            if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), family.name) == wanted.end()) continue;
+            if (arch.sm < family.min_sm) {
+                std::fprintf(stderr, "skipping %s: needs sm_%d, this GPU is %s\n", family.name.c_str(),
+                             family.min_sm, arch.name().c_str());
+                continue;
+            }
+            const CompiledKernel compiled = compile_kernel(family, family.defaults, arch);
+            std::fprintf(stderr, "compiled %-36s %4.0f ms  %3d registers  %5d B smem  %d B spilled\n",
+                         family.describe(family.defaults).c_str(), compiled.compile_ms,
+                         compiled.ptxas.registers, compiled.ptxas.shared_bytes,
+                         compiled.ptxas.spill_store_bytes + compiled.ptxas.spill_load_bytes);
+            kernels.push_back(std::make_unique<LoadedKernel>(family, compiled));
+        }
+        CublasHandle cublas;
+        Stream stream;
+        L2Flusher flusher(device);
+        bool all_ok = true;
+        std::vector<Json> entries;
+        for (const Shape& shape : shapes)
+            entries.push_back(bench_shape(shape, kernels, cublas, plan, flusher, stream, device, all_ok));
+        if (!json_path.empty()) {
+            // One shape: one object. A sweep: an array with one object per size.
+            Json sweep = Json::array();
+            for (const Json& e : entries) sweep.push(e);
+            std::ofstream out(json_path);
+            out << (entries.size() == 1 ? entries.front() : sweep).dump() << "\n";
+            if (!out) throw Error("cannot write " + json_path);
+        }
+        return all_ok ? 0 : 3;
+    } catch (const NoDeviceError& e) {
+        std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,56 @@
+#include "tuner/accuracy.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+
+namespace sgemm {
+
+double unit_roundoff_fp32() { return std::ldexp(1.0, -24); }
+
+double tolerance_for_k(int K) { return unit_roundoff_fp32() * (4.0 * std::sqrt(static_cast<double>(K)) + 16.0); }
+
+std::string Accuracy::verdict() const {
+    if (ok()) return "ok";
+    char buf[256];
+    if (nonfinite)
+        std::snprintf(buf, sizeof buf, "%zu elements are NaN or Inf, e.g. C[%zu][%zu]", nonfinite,
+                      worst_row, worst_col);
+    else
+        std::snprintf(buf, sizeof buf, "scaled error %.3g at C[%zu][%zu] exceeds the tolerance %.3g",
+                      max_scaled_err, worst_row, worst_col, tolerance);
+    return buf;
+}
+
+Accuracy compare_to_reference(const std::vector<float>& out, const std::vector<float>& ref,
+                              const std::vector<float>& bound, int M, int N, int ld, int K) {
+    Accuracy a;
+    a.tolerance = tolerance_for_k(K);
+    double err_sq = 0.0, ref_sq = 0.0;
+    bool have_nonfinite = false;
+    for (int i = 0; i < M; ++i) {
+        for (int j = 0; j < N; ++j) {
+            const std::size_t at = static_cast<std::size_t>(i) * ld + j;
+            const double o = out[at], r = ref[at];
+            if (!std::isfinite(o)) {
+                if (!have_nonfinite) a.worst_row = i, a.worst_col = j;
+                have_nonfinite = true;
+                ++a.nonfinite;
+                continue;
+            }
+            const double err = std::fabs(o - r);
+            const double scaled = err / (static_cast<double>(bound[at]) + FLT_MIN);
+            err_sq += err * err;
+            ref_sq += r * r;
+            if (err > a.max_abs_err) a.max_abs_err = err;
+            if (scaled > a.max_scaled_err) {
+                a.max_scaled_err = scaled;
+                if (!have_nonfinite) a.worst_row = i, a.worst_col = j;
+            }
+        }
+    }
+    a.rel_err_norm = ref_sq > 0 ? std::sqrt(err_sq / ref_sq) : std::sqrt(err_sq);
+    return a;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,40 @@
+// How a kernel's output is judged against a reference (cuBLAS, or fp64 later).
+//
+// The test is per element. For every element we know a bound on its magnitude,
+//     bound_ij = |alpha| * (|A| |B|)_ij + |beta| * |C0_ij|,
+// and the scaled error |out_ij - ref_ij| / bound_ij must stay under
+//     tolerance(K) = u * (4 * sqrt(K) + 16),     u = 2^-24 (fp32 unit roundoff).
+// Why this form: two correct fp32 GEMMs that sum in different orders differ per element by
+// at most about 2*K*u*bound (the worst case), and on zero-mean random data by a few u times
+// bound, growing like sqrt(K) at worst (partial sums random-walk). 4*sqrt(K) leaves a wide
+// margin over what correct kernels do, while one dropped or doubled product, a wrong tile
+// or an unwritten element is orders of magnitude past it. NaN or Inf anywhere fails.
+// The relative Frobenius error ||out - ref|| / ||ref|| is reported as well.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace sgemm {
+
+double unit_roundoff_fp32();
+double tolerance_for_k(int K);
+
+struct Accuracy {
+    double max_abs_err = 0.0;
+    double rel_err_norm = 0.0;
+    double max_scaled_err = 0.0;  // max over elements of |err| / bound
+    double tolerance = 0.0;
+    std::size_t nonfinite = 0;    // elements of the output that are NaN or Inf
+    std::size_t worst_row = 0, worst_col = 0;
+
+    bool ok() const { return nonfinite == 0 && max_scaled_err <= tolerance; }
+    // "ok" or a sentence naming the worst element.
+    std::string verdict() const;
+};
+
+// out, ref and bound hold M x N matrices with leading dimension ld (row-major).
+Accuracy compare_to_reference(const std::vector<float>& out, const std::vector<float>& ref,
+                              const std::vector<float>& bound, int M, int N, int ld, int K);
+
+}  // namespace sgemm

@@ -1,0 +1,108 @@
+#include "tuner/gemm_problem.h"
+
+#include <cmath>
+
+#include "src/cuda/check.h"
+
+namespace sgemm {
+namespace {
+
+// splitmix64: fast, seedable, and good enough to make operands that look random.
+class Random {
+public:
+    explicit Random(std::uint64_t seed) : state_(seed) {}
+    float uniform_pm1() {
+        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 24) * 2.0 - 1.0);
+    }
+
+private:
+    std::uint64_t state_;
+};
+
+std::vector<float> random_matrix(std::size_t count, Random& rng) {
+    std::vector<float> m(count);
+    for (float& x : m) x = rng.uniform_pm1();
+    return m;
+}
+
+std::vector<float> absolute(const std::vector<float>& m) {
+    std::vector<float> out(m.size());
+    for (std::size_t i = 0; i < m.size(); ++i) out[i] = std::fabs(m[i]);
+    return out;
+}
+
+std::size_t elements(int rows, int ld) { return static_cast<std::size_t>(rows) * ld; }
+
+}  // namespace
+
+GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream)
+    : spec_(spec) {
+    if (spec_.lda == 0) spec_.lda = spec_.K;
+    if (spec_.ldb == 0) spec_.ldb = spec_.N;
+    if (spec_.ldc == 0) spec_.ldc = spec_.N;
+    if (spec_.M < 1 || spec_.N < 1 || spec_.K < 1) throw Error("GEMM dimensions must be at least 1");
+    if (spec_.lda < spec_.K || spec_.ldb < spec_.N || spec_.ldc < spec_.N)
+        throw Error("leading dimensions must be at least the row length");
+
+    Random rng(spec_.seed);
+    const std::vector<float> a = random_matrix(elements(spec_.M, spec_.lda), rng);
+    const std::vector<float> b = random_matrix(elements(spec_.K, spec_.ldb), rng);
+    const std::vector<float> c0 = random_matrix(elements(spec_.M, spec_.ldc), rng);
+    a_ = DeviceBuffer<float>(a.size());
+    b_ = DeviceBuffer<float>(b.size());
+    c0_ = DeviceBuffer<float>(c0.size());
+    c_ = DeviceBuffer<float>(c0.size());
+    a_.upload(a);
+    b_.upload(b);
+    c0_.upload(c0);
+
+    // Reference: cuBLAS on the same operands, starting from C0.
+    c_.copy_from_async(c0_, stream);
+    cublas.sgemm(args(), stream);
+    SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    reference_ = c_.download();
+
+    // Bound: |alpha| |A| |B| + |beta| |C0|, by the same GEMM on absolute values.
+    DeviceBuffer<float> abs_a(a.size()), abs_b(b.size());
+    abs_a.upload(absolute(a));
+    abs_b.upload(absolute(b));
+    c_.upload(absolute(c0));
+    SgemmArgs bound_args = args();
+    bound_args.A = abs_a.data();
+    bound_args.B = abs_b.data();
+    bound_args.alpha = std::fabs(spec_.alpha);
+    bound_args.beta = std::fabs(spec_.beta);
+    cublas.sgemm(bound_args, stream);
+    SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    bound_ = c_.download();
+}
+
+SgemmArgs GemmProblem::args() const {
+    return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta,
+                     a_.data(), spec_.lda, b_.data(), spec_.ldb, c_.data(), spec_.ldc};
+}
+
+void GemmProblem::poison_output(cudaStream_t stream) {
+    if (spec_.beta != 0.0f)
+        c_.copy_from_async(c0_, stream);
+    else
+        SGEMM_CUDA_CHECK(cudaMemsetAsync(c_.data(), 0xff, c_.bytes(), stream));  // all-ones bits: NaN
+}
+
+Accuracy GemmProblem::check_output() const {
+    SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    return compare_to_reference(c_.download(), reference_, bound_, spec_.M, spec_.N, spec_.ldc, spec_.K);
+}
+
+double GemmProblem::flops() const { return 2.0 * spec_.M * spec_.N * static_cast<double>(spec_.K); }
+
+double GemmProblem::min_bytes() const {
+    const double m = spec_.M, n = spec_.N, k = spec_.K;
+    return 4.0 * (m * k + k * n + m * n + (spec_.beta != 0.0f ? m * n : 0.0));
+}
+
+}  // namespace sgemm

@@ -1,0 +1,45 @@
+// One GEMM problem on the device with everything needed to judge a kernel on it: random
+// operands, the reference result (cuBLAS), the per-element error bound, and an output
+// buffer that is poisoned before every checked run.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "src/cuda/cublas_handle.h"
+#include "src/cuda/device_buffer.h"
+#include "tuner/accuracy.h"
+
+namespace sgemm {
+
+struct ProblemSpec {
+    int M = 1, N = 1, K = 1;
+    float alpha = 1.0f, beta = 0.0f;
+    int lda = 0, ldb = 0, ldc = 0;  // 0: tight (K, N, N)
+    std::uint64_t seed = 1;
+};
+
+class GemmProblem {
+public:
+    // Draws A, B and C0 uniformly from [-1, 1] (never zeros: they hide unwritten outputs
+    // and wrong indexing), uploads them and computes the reference and the bound.
+    GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
+
+    const ProblemSpec& spec() const { return spec_; }
+    // Arguments that write into the output buffer.
+    SgemmArgs args() const;
+    // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
+    // when beta == 0, so any element a kernel fails to write, or any read of C, shows.
+    void poison_output(cudaStream_t stream);
+    // Compares the output buffer with the reference; synchronises the device.
+    Accuracy check_output() const;
+
+    double flops() const;        // 2 M N K
+    double min_bytes() const;    // 4 (MK + KN + MN), plus MN more when beta != 0 (C is read)
+
+private:
+    ProblemSpec spec_;
+    DeviceBuffer<float> a_, b_, c0_, c_;
+    std::vector<float> reference_, bound_;
+};
+
+}  // namespace sgemm
