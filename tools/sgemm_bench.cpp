@@ -155,13 +155,18 @@ int main(int argc, char** argv) {
         ("warmup", po::value<int>()->default_value(3), "untimed runs before timing")
         ("max-seconds", po::value<double>()->default_value(10.0),
          "time budget per kernel and shape; slow kernels get fewer runs (at least 3)")
-        ("kernels", po::value<std::string>(), "comma-separated subset of the ladder (default: all five)")
+        ("kernels", po::value<std::string>(), "comma-separated subset of the families (default: all)")
+        ("config", po::value<std::vector<std::string>>(),
+         "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable")
+        ("save-cubins", po::value<std::string>(), "write each kernel's cubin into this folder (for cuobjdump)")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
         ("json", po::value<std::string>(), "also write the results as JSON to this file");
 
     std::vector<Shape> shapes;
     TimingPlan plan;
     std::vector<std::string> wanted;
+    std::vector<std::pair<std::string, ParamValues>> extra_configs;
+    std::string cubin_dir;
     int device_ordinal = 0;
     std::string json_path;
     try {
@@ -196,6 +201,15 @@ int main(int argc, char** argv) {
             for (const std::string& name : wanted) find_family(name);  // unknown names fail here
         }
         if (vm.count("json")) json_path = vm["json"].as<std::string>();
+        if (vm.count("save-cubins")) cubin_dir = vm["save-cubins"].as<std::string>();
+        if (vm.count("config"))
+            for (const std::string& text : vm["config"].as<std::vector<std::string>>()) {
+                const auto eq = text.find('=');
+                if (eq == std::string::npos) throw po::error("--config '" + text + "': expected FAMILY=V1,V2,...");
+                const std::string name = text.substr(0, eq);
+                find_family(name);
+                extra_configs.emplace_back(name, parse_int_list(text.substr(eq + 1), "config"));
+            }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", e.what());
         return 1;
@@ -205,6 +219,20 @@ int main(int argc, char** argv) {
         const DeviceInfo device = use_device(device_ordinal);
         const Arch arch{device.sm()};
         std::vector<std::unique_ptr<LoadedKernel>> kernels;
+        auto add_kernel = [&](const Family& family, const ParamValues& values) {
+            const CompiledKernel compiled = compile_kernel(family, values, arch);
+            std::fprintf(stderr, "compiled %-40s %4.0f ms  %3d registers  %5d B smem  %d B spilled\n",
+                         family.describe(values).c_str(), compiled.compile_ms, compiled.ptxas.registers,
+                         compiled.ptxas.shared_bytes,
+                         compiled.ptxas.spill_store_bytes + compiled.ptxas.spill_load_bytes);
+            if (!cubin_dir.empty()) {
+                std::string file = cubin_dir + "/" + family.name;
+                for (int v : values) file += "_" + std::to_string(v);
+                std::ofstream(file + ".cubin", std::ios::binary).write(compiled.cubin.data(), compiled.cubin.size());
+                std::ofstream(file + ".log") << compiled.log;
+            }
+            kernels.push_back(std::make_unique<LoadedKernel>(family, compiled));
+        };
         for (const Family& family : all_families()) {
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), family.name) == wanted.end()) continue;
             if (arch.sm < family.min_sm) {
@@ -212,13 +240,9 @@ int main(int argc, char** argv) {
                              family.min_sm, arch.name().c_str());
                 continue;
             }
-            const CompiledKernel compiled = compile_kernel(family, family.defaults, arch);
-            std::fprintf(stderr, "compiled %-36s %4.0f ms  %3d registers  %5d B smem  %d B spilled\n",
-                         family.describe(family.defaults).c_str(), compiled.compile_ms,
-                         compiled.ptxas.registers, compiled.ptxas.shared_bytes,
-                         compiled.ptxas.spill_store_bytes + compiled.ptxas.spill_load_bytes);
-            kernels.push_back(std::make_unique<LoadedKernel>(family, compiled));
+            add_kernel(family, family.defaults);
         }
+        for (const auto& [name, values] : extra_configs) add_kernel(find_family(name), values);
         CublasHandle cublas;
         Stream stream;
         L2Flusher flusher(device);
@@ -238,6 +262,9 @@ int main(int argc, char** argv) {
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
         return 2;
+    } catch (const InvalidConfigError& e) {
+        std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
         return 2;

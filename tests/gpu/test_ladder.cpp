@@ -85,4 +85,28 @@ TEST(LadderPadding, PaddedAndMisalignedLeadingDimensions) {
     }
 }
 
+// The check must be able to fail: a kernel that skips the last k, or the last row of C,
+// is caught.
+TEST(LadderValidation, CatchesAWrongResult) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 130, spec.N = 70, spec.K = 33;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    const LoadedKernel& kernel = loaded("async", gpu->device);
+
+    SgemmArgs short_k = problem.args();
+    short_k.K -= 1;
+    problem.poison_output(gpu->stream.get());
+    kernel.launch(short_k, gpu->stream.get());
+    EXPECT_FALSE(problem.check_output().ok());
+
+    SgemmArgs short_m = problem.args();
+    short_m.M -= 1;
+    problem.poison_output(gpu->stream.get());
+    kernel.launch(short_m, gpu->stream.get());
+    const Accuracy a = problem.check_output();
+    EXPECT_FALSE(a.ok());
+    EXPECT_EQ(a.nonfinite, static_cast<std::size_t>(spec.N));  // the unwritten row is still NaN
+}
+
 }  // namespace
