@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 if [ -f build/build.ninja ]; then
-  meson setup --reconfigure build >/dev/null
+  meson setup --reconfigure build
 else
-  meson setup build >/dev/null
+  meson setup build
 fi
 meson compile -C build
