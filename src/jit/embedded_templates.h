@@ -1,15 +1,13 @@
-// The kernel template sources, compiled into the library (see embed_templates.py).
+// The kernel template sources, compiled into the library (see src/util/embed_files.py).
 #pragma once
 #include <string>
 #include <vector>
 
+#include "src/util/embedded_file.h"
+
 namespace sgemm {
 
-struct EmbeddedFile {
-    const char* name;  // file name in templates/, also the name it is #included by
-    const char* text;
-};
-
+// Each named as in templates/, which is also the name it is #included by.
 const std::vector<EmbeddedFile>& embedded_templates();
 
 // The text of templates/<name>; throws sgemm::Error for an unknown name.
