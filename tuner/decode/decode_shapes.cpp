@@ -1,0 +1,61 @@
+#include "tuner/decode/decode_shapes.h"
+
+#include "src/util/error.h"
+
+namespace sgemm {
+
+namespace {
+
+// Adds a GEMM, or folds it into the row that already has its shape.
+void add(std::vector<DecodeGemm>& rows, DecodeGemm gemm) {
+    for (DecodeGemm& row : rows)
+        if (row.m == gemm.m && row.n == gemm.n && row.k == gemm.k) {
+            row.name += "/" + gemm.name;
+            row.weight += gemm.weight;
+            return;
+        }
+    rows.push_back(std::move(gemm));
+}
+
+}  // namespace
+
+std::vector<DecodeGemm> decode_gemms(const ModelConfig& model, long batch, bool fuse) {
+    check_model_config(model);
+    if (batch < 1) throw Error("batch must be at least 1, got " + std::to_string(batch));
+    const long layers = model.num_hidden_layers;
+    const long hidden = model.hidden_size;
+    const long q_width = model.num_attention_heads * model.head_dim;
+    const long kv_width = model.num_key_value_heads * model.head_dim;
+    const long ffn = model.intermediate_size;
+
+    std::vector<DecodeGemm> rows;
+    if (fuse) {
+        add(rows, {"qkv", batch, q_width + 2 * kv_width, hidden, layers});
+    } else {
+        add(rows, {"q", batch, q_width, hidden, layers});
+        add(rows, {"k", batch, kv_width, hidden, layers});
+        add(rows, {"v", batch, kv_width, hidden, layers});
+    }
+    add(rows, {"o", batch, hidden, q_width, layers});
+    if (!model.gated_mlp) {
+        add(rows, {"up", batch, ffn, hidden, layers});
+    } else if (fuse) {
+        add(rows, {"gate_up", batch, 2 * ffn, hidden, layers});
+    } else {
+        add(rows, {"gate", batch, ffn, hidden, layers});
+        add(rows, {"up", batch, ffn, hidden, layers});
+    }
+    add(rows, {"down", batch, hidden, ffn, layers});
+    add(rows, {"lm_head", batch, model.vocab_size, hidden, 1});
+    return rows;
+}
+
+void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms,
+                      const std::vector<std::string>& comments) {
+    for (const std::string& line : comments) out << "# " << line << "\n";
+    out << "M,N,K,transA,transB,precision,weight,name\n";
+    for (const DecodeGemm& g : gemms)
+        out << g.m << "," << g.n << "," << g.k << ",N,N,fp32," << g.weight << "," << g.name << "\n";
+}
+
+}  // namespace sgemm

@@ -1,0 +1,30 @@
+// The GEMMs of one decode step: every sequence in the batch brings one new token, so each
+// projection is a GEMM with M = batch rows. Row-major C[M x N] = A[M x K] * B[K x N], with the
+// weight matrix as B (K = input features, N = output features).
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tuner/decode/model_config.h"
+
+namespace sgemm {
+
+struct DecodeGemm {
+    std::string name;  // the projection(s); "q/o" when two projections share one shape
+    long m = 0, n = 0, k = 0;
+    long weight = 0;   // calls per token step: a per-layer projection runs once per layer
+};
+
+// In the order a layer runs them, the LM head last. With `fuse`, Q, K and V are one GEMM and
+// so are gate and up, as inference engines run them; without, each projection is its own,
+// and projections of the same shape (K and V, gate and up, ...) share one row whose weight
+// counts them all, so a tuner sees each shape once.
+std::vector<DecodeGemm> decode_gemms(const ModelConfig& model, long batch, bool fuse);
+
+// The tuner's shapes CSV: `comments` as '#' lines, the header
+// M,N,K,transA,transB,precision,weight,name, then one row per GEMM (no transposes, fp32).
+void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms,
+                      const std::vector<std::string>& comments);
+
+}  // namespace sgemm

@@ -1,0 +1,37 @@
+// A transformer decoder described by the sizes that decide its GEMMs, as a Hugging Face
+// config.json names them. Built-ins cover the models the tuner is usually pointed at.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace sgemm {
+
+struct ModelConfig {
+    std::string name;
+    long hidden_size = 0;
+    long intermediate_size = 0;
+    long vocab_size = 0;
+    long num_attention_heads = 0;
+    long num_key_value_heads = 0;  // fewer than the attention heads under grouped-query attention
+    long head_dim = 0;
+    long num_hidden_layers = 0;
+    // SwiGLU MLPs (Llama, Mistral) have a gate and an up projection; GPT-2-style MLPs only up.
+    bool gated_mlp = true;
+    // Mistral-7B-v0.1 attends to at most this many past tokens; 0: to all of them.
+    long sliding_window = 0;
+    std::string source;  // where the numbers come from
+};
+
+// Built-ins, each with its numbers' source; names are matched ignoring case.
+const std::vector<ModelConfig>& builtin_models();
+ModelConfig find_builtin_model(const std::string& name);  // unknown: an Error listing the names
+
+// A Hugging Face style config.json. Errors name the file and the missing or inconsistent field;
+// without a head_dim field the attention heads must divide hidden_size.
+ModelConfig load_model_config(const std::string& path);
+
+// Every size positive and the KV heads dividing the attention heads; else an Error naming the
+// field.
+void check_model_config(const ModelConfig& model);
+
+}  // namespace sgemm

@@ -1,0 +1,39 @@
+#include "tuner/decode/precision.h"
+
+#include "src/util/error.h"
+
+namespace sgemm {
+
+Precision parse_precision(const std::string& text) {
+    if (text == "fp32") return Precision::fp32;
+    if (text == "fp16") return Precision::fp16;
+    if (text == "bf16") return Precision::bf16;
+    if (text == "int8") return Precision::int8;
+    throw Error("unknown dtype '" + text + "': expected fp32, fp16, bf16 or int8");
+}
+
+std::string to_string(Precision precision) {
+    switch (precision) {
+        case Precision::fp32: return "fp32";
+        case Precision::fp16: return "fp16";
+        case Precision::bf16: return "bf16";
+        case Precision::int8: return "int8";
+    }
+    return "?";
+}
+
+double weight_bytes(Precision weights) {
+    switch (weights) {
+        case Precision::fp32: return 4;
+        case Precision::fp16:
+        case Precision::bf16: return 2;
+        case Precision::int8: return 1;
+    }
+    return 4;
+}
+
+Precision activation_precision(Precision weights) {
+    return weights == Precision::int8 ? Precision::fp16 : weights;
+}
+
+}  // namespace sgemm

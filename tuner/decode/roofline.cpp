@@ -1,0 +1,154 @@
+#include "tuner/decode/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "src/util/error.h"
+#include "tuner/decode/decode_shapes.h"
+
+namespace sgemm {
+
+Traffic gemm_traffic(long m, long n, long k, double weight_bytes, double activation_bytes) {
+    const double M = m, N = n, K = k;
+    return {2 * M * N * K, K * N * weight_bytes + (M * K + M * N) * activation_bytes};
+}
+
+double floor_seconds(const Traffic& traffic, double peak_flops, double bytes_per_s) {
+    return std::max(traffic.flops / peak_flops, traffic.bytes / bytes_per_s);
+}
+
+double fp32_gemm_floor_seconds(long m, long n, long k, const GpuSpec& gpu) {
+    return floor_seconds(gemm_traffic(m, n, k, 4, 4), gpu.peak_flops(Precision::fp32), gpu.bytes_per_s());
+}
+
+namespace {
+
+long kv_length(const DecodeSetup& setup) {
+    const long window = setup.model.sliding_window;
+    return window > 0 ? std::min(setup.context, window) : setup.context;
+}
+
+std::string number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return text;
+}
+
+RooflineRow make_row(std::string name, std::string shape, long weight, Traffic traffic, double peak_flops,
+                     const GpuSpec& gpu) {
+    RooflineRow row;
+    row.name = std::move(name);
+    row.shape = std::move(shape);
+    row.weight = weight;
+    row.per_call = traffic;
+    row.peak_flops = peak_flops;
+    row.compute_s = traffic.flops / peak_flops;
+    row.memory_s = traffic.bytes / gpu.bytes_per_s();
+    return row;
+}
+
+// Attention for one new token per sequence, per layer: every query head multiplies its q by
+// the K cache (QK^T, 2*d*L FLOPs) and the softmaxed scores by the V cache (PV, 2*L*d FLOPs).
+// The g query heads that share a KV head read its cache once, and each sequence has its own
+// cache, so the bytes grow with the batch as the FLOPs do.
+void add_attention(const DecodeSetup& setup, long batch, std::vector<RooflineRow>& rows) {
+    const ModelConfig& model = setup.model;
+    const long length = kv_length(setup);
+    if (length == 0) return;
+    const Precision precision = activation_precision(setup.weights);
+    const double bytes = weight_bytes(precision);  // activations and KV cache share the format
+    const double peak = setup.gpu.peak_flops(precision);
+    const double B = batch, L = length, d = model.head_dim;
+    const double q_width = model.num_attention_heads * d;
+    const double kv_width = model.num_key_value_heads * d;
+    // QK^T reads q and the K cache; PV reads the V cache and writes the output, as many bytes.
+    // The scores between them stay on chip (fused attention).
+    const Traffic half{2 * B * q_width * L, B * (L * kv_width + q_width) * bytes};
+    const long group = model.num_attention_heads / model.num_key_value_heads;
+    const std::string batched = std::to_string(batch) + " seq x " + std::to_string(model.num_key_value_heads) +
+                                " kvh x " + std::to_string(group) + "x";
+    const std::string L_text = std::to_string(length), d_text = std::to_string(model.head_dim);
+    for (const char* name : {"attn_qk", "attn_pv"}) {
+        const bool qk = name == std::string("attn_qk");
+        RooflineRow row = make_row(name, batched + (qk ? L_text + "x" + d_text : d_text + "x" + L_text),
+                                   model.num_hidden_layers, half, peak, setup.gpu);
+        row.attention = true;
+        rows.push_back(row);
+    }
+}
+
+}  // namespace
+
+StepRoofline decode_step(const DecodeSetup& setup, long batch) {
+    if (setup.context < 0) throw Error("context must not be negative, got " + std::to_string(setup.context));
+    StepRoofline step;
+    step.batch = batch;
+    const double w_bytes = weight_bytes(setup.weights);
+    const double a_bytes = weight_bytes(activation_precision(setup.weights));
+    const double gemm_peak = setup.gpu.peak_flops(setup.weights);
+    for (const DecodeGemm& g : decode_gemms(setup.model, batch, /*fuse=*/true)) {
+        const std::string shape = std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k);
+        RooflineRow row = make_row(g.name, shape, g.weight, gemm_traffic(g.m, g.n, g.k, w_bytes, a_bytes), gemm_peak,
+                                   setup.gpu);
+        row.m = g.m, row.n = g.n, row.k = g.k;
+        step.rows.push_back(row);
+    }
+    add_attention(setup, batch, step.rows);
+    for (const RooflineRow& row : step.rows) {
+        step.flops += row.weight * row.per_call.flops;
+        step.bytes += row.weight * row.per_call.bytes;
+        step.compute_s += row.weight * row.compute_s;
+        step.memory_s += row.weight * row.memory_s;
+        step.time_s += row.weight * row.time_s();
+    }
+    step.tokens_per_s = batch / step.time_s;
+    return step;
+}
+
+std::optional<long> compute_bound_batch(const DecodeSetup& setup) {
+    // Every FLOP is per sequence, so compute time is c*B; memory time is w + m*B, with w the
+    // weights and m each sequence's activations and KV cache. Read c, m and w off the steps at
+    // B = 1 and 2: compute catches up with memory at B = w / (c - m), if c > m.
+    const StepRoofline one = decode_step(setup, 1), two = decode_step(setup, 2);
+    const double c = one.compute_s;
+    const double m = two.memory_s - one.memory_s;
+    const double w = one.memory_s - m;
+    if (c <= m) return std::nullopt;
+    const double exact = w / (c - m);
+    if (exact > static_cast<double>(std::numeric_limits<long>::max() / 2)) return std::nullopt;
+    long batch = std::max(1L, static_cast<long>(std::ceil(exact)));
+    // Rounding may put the crossing one batch off; settle it on the steps themselves.
+    while (batch > 1 && decode_step(setup, batch - 1).compute_bound()) --batch;
+    while (!decode_step(setup, batch).compute_bound()) ++batch;
+    return batch;
+}
+
+std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
+    const Precision act = activation_precision(setup.weights);
+    const auto tflops = [](double flops) { return number(flops / 1e12); };
+    const long group = setup.model.num_attention_heads / setup.model.num_key_value_heads;
+    std::vector<std::string> out = {
+        "weights in " + to_string(setup.weights) + " (" + number(weight_bytes(setup.weights)) +
+            " B each), read from DRAM once per step whatever the batch",
+        "activations and the KV cache in " + to_string(act) + "; each GEMM reads its input and writes its output once",
+        "GEMMs at the " + to_string(setup.weights) + " peak (" + tflops(setup.gpu.peak_flops(setup.weights)) +
+            " TFLOPS), attention at the " + to_string(act) + " peak (" + tflops(setup.gpu.peak_flops(act)) +
+            " TFLOPS), memory at " + number(setup.gpu.bandwidth_tbs) + " TB/s",
+        "attention is fused: scores stay on chip; each sequence reads its own K and V cache of " +
+            std::to_string(kv_length(setup)) + " tokens once per layer, shared by the " + std::to_string(group) +
+            " query heads of each KV head",
+        "QKV and gate/up run fused; norms, rotary embedding, sampling and the new token's KV write are left out",
+        "each kernel takes the larger of its compute and memory times and kernels do not overlap: the step is their sum",
+        "compute-bound means the step's compute time is at least its memory time",
+    };
+    if (setup.model.sliding_window > 0)
+        out.push_back("sliding-window attention: at most " + std::to_string(setup.model.sliding_window) +
+                      " past tokens are read");
+    if (setup.weights == Precision::int8)
+        out.push_back("int8 weights: W8A8 GEMMs at the int8 peak, their fp16 input quantised on the fly");
+    return out;
+}
+
+}  // namespace sgemm
