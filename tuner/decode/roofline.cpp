@@ -107,22 +107,23 @@ StepRoofline decode_step(const DecodeSetup& setup, long batch) {
     return step;
 }
 
-std::optional<long> compute_bound_batch(const DecodeSetup& setup) {
-    // Every FLOP is per sequence, so compute time is c*B; memory time is w + m*B, with w the
-    // weights and m each sequence's activations and KV cache. Read c, m and w off the steps at
-    // B = 1 and 2: compute catches up with memory at B = w / (c - m), if c > m.
+BatchLimit compute_bound_batch(const DecodeSetup& setup) {
+    // c, m and w read off the steps at B = 1 and 2.
     const StepRoofline one = decode_step(setup, 1), two = decode_step(setup, 2);
-    const double c = one.compute_s;
-    const double m = two.memory_s - one.memory_s;
-    const double w = one.memory_s - m;
-    if (c <= m) return std::nullopt;
-    const double exact = w / (c - m);
-    if (exact > static_cast<double>(std::numeric_limits<long>::max() / 2)) return std::nullopt;
+    BatchLimit limit;
+    limit.compute_per_sequence_s = one.compute_s;
+    limit.memory_per_sequence_s = two.memory_s - one.memory_s;
+    limit.weights_s = one.memory_s - limit.memory_per_sequence_s;
+    const double gain = limit.compute_per_sequence_s - limit.memory_per_sequence_s;
+    if (gain <= 0) return limit;
+    const double exact = limit.weights_s / gain;
+    if (exact > static_cast<double>(std::numeric_limits<long>::max() / 2)) return limit;
     long batch = std::max(1L, static_cast<long>(std::ceil(exact)));
     // Rounding may put the crossing one batch off; settle it on the steps themselves.
     while (batch > 1 && decode_step(setup, batch - 1).compute_bound()) --batch;
     while (!decode_step(setup, batch).compute_bound()) ++batch;
-    return batch;
+    limit.batch = batch;
+    return limit;
 }
 
 std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {

@@ -67,11 +67,18 @@ struct StepRoofline {
 // fused) and attention's two products over the KV cache.
 StepRoofline decode_step(const DecodeSetup& setup, long batch);
 
-// The smallest batch whose step spends at least as long computing as moving bytes, or nothing
-// when no batch does: weights are read once per step however large the batch, but activations
-// and each sequence's KV cache grow with it, so the step's intensity climbs towards a limit
-// that may stay under the ridge.
-std::optional<long> compute_bound_batch(const DecodeSetup& setup);
+// How the step's times grow with the batch. Weights are read once per step however large the
+// batch, but every FLOP and each sequence's activations and KV cache grow with it: compute
+// time is c*B and memory time w + m*B. With c > m compute catches up at B = w / (c - m);
+// otherwise the step's intensity climbs towards a limit under the ridge, and no batch is
+// compute-bound.
+struct BatchLimit {
+    std::optional<long> batch;  // the smallest batch whose compute time >= memory time
+    double compute_per_sequence_s = 0;  // c
+    double memory_per_sequence_s = 0;   // m
+    double weights_s = 0;               // w
+};
+BatchLimit compute_bound_batch(const DecodeSetup& setup);
 
 // The model's assumptions, in sentences, for the tools to print.
 std::vector<std::string> roofline_assumptions(const DecodeSetup& setup);

@@ -1,0 +1,61 @@
+#include "tools/decode_cli.h"
+
+#include <sstream>
+
+#include "src/util/error.h"
+
+namespace po = boost::program_options;
+
+namespace sgemm {
+
+void add_model_options(po::options_description& options, po::positional_options_description& positional,
+                       const std::string& default_batches) {
+    std::string names;
+    for (const ModelConfig& m : builtin_models()) names += (names.empty() ? "" : ", ") + m.name;
+    options.add_options()
+        ("model", po::value<std::string>(), ("a built-in model: " + names + " (also the first argument)").c_str())
+        ("config", po::value<std::string>(), "a Hugging Face style config.json instead")
+        ("batch", po::value<std::string>()->default_value(default_batches),
+         "batch sizes (sequences decoding together), comma-separated");
+    positional.add("model", 1);
+}
+
+po::variables_map parse_command_line(int argc, char** argv, const po::options_description& options,
+                                     const po::positional_options_description& positional) {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+    return vm;
+}
+
+ModelConfig model_from_options(const po::variables_map& vm) {
+    if (vm.count("model") == vm.count("config")) throw po::error("give a model name or --config FILE (one of them)");
+    return vm.count("model") ? find_builtin_model(vm["model"].as<std::string>())
+                             : load_model_config(vm["config"].as<std::string>());
+}
+
+std::vector<long> batches_from_options(const po::variables_map& vm) {
+    std::vector<long> batches;
+    std::stringstream list(vm["batch"].as<std::string>());
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        std::istringstream in(item);
+        long batch = 0;
+        if (!(in >> batch) || !in.eof() || batch < 1)
+            throw po::error("--batch: '" + item + "' is not a positive integer");
+        batches.push_back(batch);
+    }
+    if (batches.empty()) throw po::error("--batch is empty");
+    return batches;
+}
+
+std::string command_line(const char* tool, int argc, char** argv) {
+    std::string text = tool;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        text += arg.find(' ') == std::string::npos ? " " + arg : " '" + arg + "'";
+    }
+    return text;
+}
+
+}  // namespace sgemm

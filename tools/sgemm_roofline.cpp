@@ -1,0 +1,189 @@
+// sgemm-roofline: what one decode step of a model needs from a GPU, and so the fastest the
+// GPU allows: FLOPs and bytes per kernel, their roofline times, tokens per second, and the
+// batch from which decode would be compute-bound. No GPU needed: it is arithmetic on the
+// model's sizes and the GPU's datasheet (or measured) ceilings.
+#include <cstdio>
+#include <iostream>
+
+#include "src/util/error.h"
+#include "src/util/json.h"
+#include "tools/decode_cli.h"
+#include "tuner/decode/roofline.h"
+
+namespace po = boost::program_options;
+using namespace sgemm;
+
+namespace {
+
+const char* bound(bool compute_bound) { return compute_bound ? "compute" : "memory"; }
+
+Json row_json(const RooflineRow& r) {
+    Json j = Json::object();
+    j.set("name", r.name).set("kind", r.attention ? "attention" : "gemm").set("shape", r.shape);
+    if (!r.attention) j.set("m", r.m).set("n", r.n).set("k", r.k);
+    return j.set("calls", r.weight)
+        .set("flops", r.per_call.flops)
+        .set("bytes", r.per_call.bytes)
+        .set("intensity", r.per_call.intensity())
+        .set("peak_flops", r.peak_flops)
+        .set("compute_s", r.compute_s)
+        .set("memory_s", r.memory_s)
+        .set("time_s", r.time_s())
+        .set("bound", bound(r.compute_bound()));
+}
+
+Json step_json(const StepRoofline& s) {
+    Json rows = Json::array();
+    for (const RooflineRow& r : s.rows) rows.push(row_json(r));
+    return Json::object()
+        .set("batch", s.batch)
+        .set("flops", s.flops)
+        .set("bytes", s.bytes)
+        .set("intensity", s.intensity())
+        .set("compute_s", s.compute_s)
+        .set("memory_s", s.memory_s)
+        .set("time_s", s.time_s)
+        .set("tokens_per_s", s.tokens_per_s)
+        .set("bound", bound(s.compute_bound()))
+        .set("kernels", rows);
+}
+
+void print_step(const StepRoofline& s) {
+    std::printf("\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n", s.batch,
+                s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
+    std::printf("  %-9s %-28s %5s %11s %11s %9s %8s %11s\n", "kernel", "shape (MxNxK)", "calls", "GFLOP/step",
+                "MB/step", "FLOP/B", "bound", "us/step");
+    for (const RooflineRow& r : s.rows)
+        std::printf("  %-9s %-28s %5ld %11.3f %11.1f %9.2f %8s %11.1f\n", r.name.c_str(), r.shape.c_str(), r.weight,
+                    r.weight * r.per_call.flops / 1e9, r.weight * r.per_call.bytes / 1e6, r.per_call.intensity(),
+                    bound(r.compute_bound()), r.weight * r.time_s() * 1e6);
+    std::printf("  %-9s %-28s %5s %11.3f %11.1f %9.2f %8s %11.1f\n", "total", "", "", s.flops / 1e9, s.bytes / 1e6,
+                s.intensity(), bound(s.compute_bound()), s.time_s * 1e6);
+}
+
+std::string limit_text(const BatchLimit& limit) {
+    char text[256];
+    if (limit.batch)
+        std::snprintf(text, sizeof text, "from batch %ld", *limit.batch);
+    else
+        std::snprintf(text, sizeof text,
+                      "no batch size; each sequence adds %.2f us of compute but %.2f us of memory traffic per step",
+                      limit.compute_per_sequence_s * 1e6, limit.memory_per_sequence_s * 1e6);
+    return text;
+}
+
+Json limit_json(const BatchLimit& limit) {
+    return Json::object()
+        .set("batch", limit.batch ? Json(*limit.batch) : Json())
+        .set("compute_per_sequence_s", limit.compute_per_sequence_s)
+        .set("memory_per_sequence_s", limit.memory_per_sequence_s)
+        .set("weights_s", limit.weights_s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    po::options_description opts(
+        "sgemm-roofline: the decode roofline of a model on a GPU. Per token step it counts the\n"
+        "FLOPs and the bytes of every GEMM (weights, activations) and of attention's reads of\n"
+        "the KV cache at the given context, and gives each kernel the larger of its compute and\n"
+        "memory times: the step's time, tokens per second, and the batch from which decode is\n"
+        "compute-bound at this context (or that none is). The assumptions are printed with the\n"
+        "results. No GPU is needed.\n\n"
+        "Usage: sgemm-roofline llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,8,32,256\n"
+        "       sgemm-roofline --config config.json --gpu my_gpu.json --json\n\n"
+        "A GPU file is JSON: {\"name\": ..., \"fp32_tflops\": ..., \"bandwidth_tbs\": ...} and, for\n"
+        "--dtype other than fp32, \"fp16_tflops\", \"bf16_tflops\" or \"int8_tops\".\n\n"
+        "Options",
+        100);
+    po::positional_options_description positional;
+    std::string gpu_names;
+    for (const GpuSpec& g : builtin_gpus()) gpu_names += (gpu_names.empty() ? "" : ", ") + g.name;
+    opts.add_options()("help,h", "show this help");
+    add_model_options(opts, positional, "1,8,32");
+    opts.add_options()
+        ("gpu", po::value<std::string>()->default_value("H200"),
+         ("a built-in GPU (" + gpu_names + ") or a .json file").c_str())
+        ("context", po::value<long>()->default_value(4096), "tokens already in each sequence's KV cache")
+        ("dtype", po::value<std::string>()->default_value("fp32"), "weight format: fp32, fp16, bf16 or int8")
+        ("json", "print JSON instead of tables");
+
+    DecodeSetup setup;
+    std::vector<long> batches;
+    bool json = false;
+    std::vector<StepRoofline> steps;
+    std::vector<std::string> assumptions;
+    BatchLimit limit, limit_no_kv;
+    try {
+        const po::variables_map vm = parse_command_line(argc, argv, opts, positional);
+        if (vm.count("help")) {
+            std::cout << opts << "\n";
+            return 0;
+        }
+        setup.model = model_from_options(vm);
+        setup.gpu = gpu_from_name_or_file(vm["gpu"].as<std::string>());
+        setup.weights = parse_precision(vm["dtype"].as<std::string>());
+        setup.context = vm["context"].as<long>();
+        if (setup.context < 0) throw po::error("--context must not be negative");
+        batches = batches_from_options(vm);
+        json = vm.count("json") > 0;
+        // Everything is computed before anything is printed, so that a GPU spec without a peak
+        // for this format fails cleanly.
+        for (long batch : batches) steps.push_back(decode_step(setup, batch));
+        assumptions = roofline_assumptions(setup);
+        limit = compute_bound_batch(setup);
+        DecodeSetup no_kv_cache = setup;
+        no_kv_cache.context = 0;
+        limit_no_kv = compute_bound_batch(no_kv_cache);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", e.what());
+        return 1;
+    }
+
+    const double ridge = setup.gpu.peak_flops(setup.weights) / setup.gpu.bytes_per_s();
+
+    if (json) {
+        Json step_list = Json::array(), notes = Json::array();
+        for (const StepRoofline& step : steps) step_list.push(step_json(step));
+        for (const std::string& a : assumptions) notes.push(a);
+        const ModelConfig& m = setup.model;
+        Json out = Json::object();
+        out.set("model", Json::object()
+                             .set("name", m.name)
+                             .set("source", m.source)
+                             .set("hidden_size", m.hidden_size)
+                             .set("intermediate_size", m.intermediate_size)
+                             .set("vocab_size", m.vocab_size)
+                             .set("num_attention_heads", m.num_attention_heads)
+                             .set("num_key_value_heads", m.num_key_value_heads)
+                             .set("head_dim", m.head_dim)
+                             .set("num_hidden_layers", m.num_hidden_layers)
+                             .set("gated_mlp", m.gated_mlp)
+                             .set("sliding_window", m.sliding_window));
+        const GpuSpec& g = setup.gpu;
+        out.set("gpu", Json::object()
+                           .set("name", g.name)
+                           .set("source", g.source)
+                           .set("fp32_tflops", g.fp32_tflops)
+                           .set("fp16_tflops", g.fp16_tflops)
+                           .set("bf16_tflops", g.bf16_tflops)
+                           .set("int8_tops", g.int8_tops)
+                           .set("bandwidth_tbs", g.bandwidth_tbs));
+        out.set("dtype", to_string(setup.weights)).set("context", setup.context).set("ridge", ridge);
+        out.set("assumptions", notes).set("steps", step_list);
+        out.set("compute_bound", limit_json(limit)).set("compute_bound_without_kv_cache", limit_json(limit_no_kv));
+        std::cout << out.dump() << "\n";
+        return 0;
+    }
+
+    std::printf("%s on %s: %s weights, context %ld; ridge %.1f FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
+                setup.model.name.c_str(), setup.gpu.name.c_str(), to_string(setup.weights).c_str(), setup.context, ridge,
+                setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
+    std::printf("Assumptions:\n");
+    for (const std::string& a : assumptions) std::printf("  - %s\n", a.c_str());
+    for (const StepRoofline& step : steps) print_step(step);
+    std::printf("\nCompute-bound at context %ld: %s.\n", setup.context, limit_text(limit).c_str());
+    if (setup.context > 0)
+        std::printf("Compute-bound without the KV cache (context 0): %s.\n", limit_text(limit_no_kv).c_str());
+    return 0;
+}

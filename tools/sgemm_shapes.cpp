@@ -1,0 +1,69 @@
+// sgemm-shapes: a model's decode GEMMs as the tuner's shapes CSV, so that the tuner can be
+// pointed at a model rather than at M, N and K.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "src/util/error.h"
+#include "tools/decode_cli.h"
+#include "tuner/decode/decode_shapes.h"
+
+namespace po = boost::program_options;
+using namespace sgemm;
+
+int main(int argc, char** argv) {
+    po::options_description opts(
+        "sgemm-shapes: the GEMMs of one decode step of a model, as the tuner's shapes CSV.\n\n"
+        "Each row is a row-major C[M x N] = A[M x K] * B[K x N] with M = batch (one new token per\n"
+        "sequence) and B the weights; `weight` counts the calls per token step (a per-layer GEMM\n"
+        "runs once per layer), `name` says which projections it is: qkv, o, gate_up (up without\n"
+        "a gate), down, lm_head. Projections of one shape share a row (\"k/v\").\n\n"
+        "Usage: sgemm-shapes llama-3-8b --batch 1,8,32 > decode.csv\n"
+        "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n\n"
+        "Options",
+        100);
+    po::positional_options_description positional;
+    opts.add_options()("help,h", "show this help");
+    add_model_options(opts, positional, "1,8,32");
+    opts.add_options()
+        ("no-fuse", "separate Q, K, V and gate, up projections instead of the fused QKV and gate_up")
+        ("output,o", po::value<std::string>(), "write the CSV to this file instead of standard output");
+
+    std::vector<DecodeGemm> gemms;
+    ModelConfig model;
+    std::string output;
+    try {
+        const po::variables_map vm = parse_command_line(argc, argv, opts, positional);
+        if (vm.count("help")) {
+            std::cout << opts << "\n";
+            return 0;
+        }
+        model = model_from_options(vm);
+        for (long batch : batches_from_options(vm)) {
+            const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
+            gemms.insert(gemms.end(), step.begin(), step.end());
+        }
+        if (vm.count("output")) output = vm["output"].as<std::string>();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", e.what());
+        return 1;
+    }
+
+    const std::vector<std::string> comments = {
+        "decode GEMMs of " + model.name + " (" + model.source + "), one token step: C[M x N] = A[M x K] * B[K x N], "
+            "M = batch, weight = calls per step",
+        "made by: " + command_line("sgemm-shapes", argc, argv),
+    };
+    if (output.empty()) {
+        write_shapes_csv(std::cout, gemms, comments);
+        return 0;
+    }
+    std::ofstream file(output);
+    write_shapes_csv(file, gemms, comments);
+    file.close();
+    if (!file) {
+        std::fprintf(stderr, "sgemm-shapes: cannot write %s\n", output.c_str());
+        return 2;
+    }
+    return 0;
+}
