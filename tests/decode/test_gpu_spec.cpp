@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "src/util/error.h"
+#include "tuner/decode/gpu_spec.h"
+
+using namespace sgemm;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(DECODE_FIXTURES) + "/" + name; }
+
+}  // namespace
+
+TEST(GpuSpec, BuiltinsFoundIgnoringCaseAndPunctuation) {
+    EXPECT_EQ(find_builtin_gpu("h100-sxm").name, "H100 SXM");
+    EXPECT_EQ(find_builtin_gpu("a100_80gb").name, "A100-80GB");
+    EXPECT_EQ(find_builtin_gpu("RTX3090").name, "RTX 3090");
+    for (const GpuSpec& gpu : builtin_gpus()) {
+        EXPECT_GT(gpu.fp32_tflops, 0) << gpu.name;
+        EXPECT_GT(gpu.bandwidth_tbs, 0) << gpu.name;
+        EXPECT_GT(gpu.peak_flops(Precision::fp16), gpu.peak_flops(Precision::fp32)) << gpu.name;
+        EXPECT_FALSE(gpu.source.empty()) << gpu.name;
+    }
+}
+
+TEST(GpuSpec, TheH200UsesWhatWasMeasuredHere) {
+    const GpuSpec h200 = find_builtin_gpu("H200");
+    EXPECT_DOUBLE_EQ(h200.peak_flops(Precision::fp32), 66.9e12);
+    EXPECT_DOUBLE_EQ(h200.bytes_per_s(), 4.29e12);
+}
+
+TEST(GpuSpec, AMissingPeakNamesTheField) {
+    try {
+        find_builtin_gpu("T4").peak_flops(Precision::bf16);
+        FAIL() << "a T4 has no bf16 tensor cores";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("bf16_tflops"), std::string::npos) << e.what();
+    }
+}
+
+TEST(GpuSpec, UnknownNamesListTheBuiltins) {
+    try {
+        gpu_from_name_or_file("B200");
+        FAIL() << "an unknown GPU was accepted";
+    } catch (const Error& e) {
+        for (const GpuSpec& gpu : builtin_gpus())
+            EXPECT_NE(std::string(e.what()).find(gpu.name), std::string::npos) << e.what();
+    }
+}
+
+TEST(GpuSpec, LoadsAJsonFile) {
+    const GpuSpec gpu = gpu_from_name_or_file(fixture("gpu_custom.json"));
+    EXPECT_EQ(gpu.name, "Test GPU");
+    EXPECT_DOUBLE_EQ(gpu.peak_flops(Precision::fp32), 10e12);
+    EXPECT_DOUBLE_EQ(gpu.peak_flops(Precision::fp16), 100e12);
+    EXPECT_DOUBLE_EQ(gpu.bytes_per_s(), 1e12);
+    EXPECT_THROW(gpu.peak_flops(Precision::int8), Error);  // not in the file
+}
+
+TEST(GpuSpec, ABadJsonFileNamesTheField) {
+    try {
+        load_gpu_spec(fixture("gpu_missing_bandwidth.json"));
+        FAIL() << "a spec without bandwidth was accepted";
+    } catch (const Error& e) {
+        const std::string text = e.what();
+        EXPECT_NE(text.find("gpu_missing_bandwidth.json"), std::string::npos) << text;
+        EXPECT_NE(text.find("'bandwidth_tbs' is missing"), std::string::npos) << text;
+    }
+}
+
+TEST(Precision, ParsesTheFourFormats) {
+    for (const char* name : {"fp32", "fp16", "bf16", "int8"}) EXPECT_EQ(to_string(parse_precision(name)), name);
+    EXPECT_THROW(parse_precision("fp8"), Error);
+    EXPECT_EQ(weight_bytes(Precision::int8), 1);
+    EXPECT_EQ(activation_precision(Precision::int8), Precision::fp16);
+}

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "src/util/error.h"
+#include "tuner/decode/model_config.h"
+
+using namespace sgemm;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(DECODE_FIXTURES) + "/" + name; }
+
+// The Error's message when loading `name`, or "" when it loads.
+std::string load_error(const std::string& name) {
+    try {
+        load_model_config(fixture(name));
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+void expect_same_sizes(const ModelConfig& a, const ModelConfig& b) {
+    EXPECT_EQ(a.hidden_size, b.hidden_size);
+    EXPECT_EQ(a.intermediate_size, b.intermediate_size);
+    EXPECT_EQ(a.vocab_size, b.vocab_size);
+    EXPECT_EQ(a.num_attention_heads, b.num_attention_heads);
+    EXPECT_EQ(a.num_key_value_heads, b.num_key_value_heads);
+    EXPECT_EQ(a.head_dim, b.head_dim);
+    EXPECT_EQ(a.num_hidden_layers, b.num_hidden_layers);
+    EXPECT_EQ(a.gated_mlp, b.gated_mlp);
+    EXPECT_EQ(a.sliding_window, b.sliding_window);
+}
+
+}  // namespace
+
+TEST(ModelConfig, BuiltinsAreConsistentAndFoundIgnoringCase) {
+    ASSERT_GE(builtin_models().size(), 3u);
+    for (const ModelConfig& m : builtin_models()) {
+        EXPECT_NO_THROW(check_model_config(m)) << m.name;
+        EXPECT_FALSE(m.source.empty()) << m.name;
+        EXPECT_EQ(find_builtin_model(m.name).name, m.name);
+    }
+    EXPECT_EQ(find_builtin_model("Llama-3-8B").name, "llama-3-8b");
+}
+
+TEST(ModelConfig, UnknownBuiltinListsTheNames) {
+    try {
+        find_builtin_model("llama-2-70b");
+        FAIL() << "an unknown model was accepted";
+    } catch (const Error& e) {
+        const std::string text = e.what();
+        EXPECT_NE(text.find("llama-2-70b"), std::string::npos) << text;
+        for (const ModelConfig& m : builtin_models()) EXPECT_NE(text.find(m.name), std::string::npos) << text;
+    }
+}
+
+// The fixtures are the models' published config.json files (trimmed of nothing that matters),
+// so each must give the same sizes as its built-in.
+TEST(ModelConfig, HuggingFaceConfigsMatchTheBuiltins) {
+    expect_same_sizes(load_model_config(fixture("llama3_8b_config.json")), find_builtin_model("llama-3-8b"));
+    expect_same_sizes(load_model_config(fixture("mistral_7b_config.json")), find_builtin_model("mistral-7b"));
+    // GPT-2 names its sizes n_embd, n_head, n_layer, and n_inner: null means 4 * n_embd.
+    expect_same_sizes(load_model_config(fixture("gpt2_config.json")), find_builtin_model("gpt2"));
+}
+
+TEST(ModelConfig, ExplicitHeadDimNeedNotDivideHidden) {
+    // 16 heads of 256 = 4096 wide attention on a 3072 hidden size, as in Gemma-7B.
+    const ModelConfig m = load_model_config(fixture("head_dim_config.json"));
+    EXPECT_EQ(m.name, "gemma-7b-like");
+    EXPECT_EQ(m.head_dim, 256);
+    EXPECT_EQ(m.hidden_size, 3072);
+    EXPECT_TRUE(m.gated_mlp);
+}
+
+TEST(ModelConfig, BadConfigsNameTheField) {
+    struct Case {
+        const char* file;
+        const char* words[2];  // each must appear in the message
+    };
+    const Case cases[] = {
+        {"bad_missing_hidden_size.json", {"'hidden_size'", "missing"}},
+        {"bad_heads_do_not_divide.json", {"num_attention_heads", "does not divide hidden_size"}},
+        {"bad_kv_heads.json", {"num_key_value_heads", "does not divide num_attention_heads"}},
+        {"bad_fractional_size.json", {"'intermediate_size'", "positive integer"}},
+        {"bad_null_vocab.json", {"'vocab_size'", "null"}},
+        {"bad_truncated.json", {"bad_truncated.json", "not valid JSON"}},
+        {"no_such_file.json", {"no_such_file.json", "cannot open"}},
+    };
+    for (const Case& c : cases) {
+        const std::string message = load_error(c.file);
+        ASSERT_FALSE(message.empty()) << c.file << " was accepted";
+        EXPECT_NE(message.find(c.file), std::string::npos) << "the message does not name the file: " << message;
+        for (const char* word : c.words) EXPECT_NE(message.find(word), std::string::npos) << c.file << ": " << message;
+    }
+}
+
+TEST(ModelConfig, CheckRejectsNonPositiveSizes) {
+    ModelConfig m = find_builtin_model("gpt2");
+    m.num_hidden_layers = 0;
+    EXPECT_THROW(check_model_config(m), Error);
+}
