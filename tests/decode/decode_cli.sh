@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# sgemm-shapes and sgemm-roofline on the command line: --help, bad input (exit 1 with a message
+# that names the problem), and their output: the CSV the tuner reads, tables, and JSON.
+# Usage: decode_cli.sh SGEMM_SHAPES SGEMM_ROOFLINE FIXTURES_DIR EXAMPLE_CSV PYTHON
+set -u
+shapes="$1" roofline="$2" fixtures="$3" example="$4" python="$5"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect_user_error MESSAGE_PART COMMAND...: exit 1, the message on stderr, nothing on stdout.
+expect_user_error() {
+  local part="$1"; shift
+  local out err rc
+  out=$("$@" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  [ $rc -eq 1 ] || fail "$* exited $rc, expected 1 ($err)"
+  grep -qF -- "$part" <<<"$err" || fail "$*: message lacks '$part': $err"
+  [ -z "$out" ] || fail "$* printed to stdout on error: $out"
+}
+
+out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
+grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
+out=$("$roofline" --help) || fail "sgemm-roofline --help exited non-zero"
+for option in --context --dtype --gpu --json --batch; do
+  grep -q -- "$option" <<<"$out" || fail "sgemm-roofline --help does not document $option"
+done
+
+expect_user_error "give a model name or --config" "$shapes"
+expect_user_error "unknown model 'llama'" "$shapes" llama
+expect_user_error "'0' is not a positive integer" "$shapes" gpt2 --batch 1,0
+expect_user_error "'x' is not a positive integer" "$roofline" gpt2 --batch 8,x
+expect_user_error "one of them" "$shapes" gpt2 --config "$fixtures/gpt2_config.json"
+expect_user_error "field 'hidden_size' is missing" "$shapes" --config "$fixtures/bad_missing_hidden_size.json"
+expect_user_error "does not divide hidden_size" "$roofline" --config "$fixtures/bad_heads_do_not_divide.json"
+expect_user_error "unknown dtype 'fp8'" "$roofline" gpt2 --dtype fp8
+expect_user_error "unknown GPU 'B200'" "$roofline" gpt2 --gpu B200
+expect_user_error "bf16_tflops" "$roofline" gpt2 --gpu T4 --dtype bf16
+expect_user_error "'bandwidth_tbs' is missing" "$roofline" gpt2 --gpu "$fixtures/gpu_missing_bandwidth.json"
+expect_user_error "--context must not be negative" "$roofline" gpt2 --context -5
+
+# The example CSV is this tool's output for the command in its comment, kept up to date.
+command=$(sed -n 's/^# made by: sgemm-shapes //p' "$example")
+[ -n "$command" ] || fail "$example has no '# made by: sgemm-shapes' line"
+# shellcheck disable=SC2086  # the recorded command is split into its arguments on purpose
+"$shapes" $command >"$tmp/decode.csv" || fail "sgemm-shapes $command failed"
+diff -u "$example" "$tmp/decode.csv" || fail "$example differs from: sgemm-shapes $command"
+
+# -o writes what stdout shows (but for the command in the comment); the tuner's header; one
+# row per GEMM and batch.
+"$shapes" mistral-7b --batch 2,4 --no-fuse -o "$tmp/o.csv" >"$tmp/o.stdout" || fail "-o failed"
+[ ! -s "$tmp/o.stdout" ] || fail "-o also printed to stdout"
+grep -qx -- "# made by: sgemm-shapes mistral-7b --batch 2,4 --no-fuse -o $tmp/o.csv" "$tmp/o.csv" ||
+  fail "the CSV does not say the command that made it: $(head -3 "$tmp/o.csv")"
+diff <("$shapes" mistral-7b --batch 2,4 --no-fuse | grep -v '^# made by') <(grep -v '^# made by' "$tmp/o.csv") ||
+  fail "-o and stdout differ"
+grep -qx "M,N,K,transA,transB,precision,weight,name" "$tmp/o.csv" || fail "no tuner header in: $(cat "$tmp/o.csv")"
+rows=$(grep -cv '^#\|^M,' "$tmp/o.csv")
+per_batch=$(grep -c '^2,' "$tmp/o.csv")
+[ "$rows" -eq $((2 * per_batch)) ] || fail "expected the same rows for batch 2 and 4, got $rows rows"
+grep -q '^4,1024,4096,N,N,fp32,64,k/v$' "$tmp/o.csv" || fail "no k/v row at batch 4: $(cat "$tmp/o.csv")"
+"$shapes" gpt2 -o /nonexistent-dir/x.csv 2>/dev/null; rc=$?
+[ $rc -eq 2 ] || fail "an unwritable -o exited $rc, expected 2"
+
+# Tables for people: the assumptions, a table per batch, the compute-bound verdict.
+out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,64) || fail "roofline failed"
+for part in "Assumptions:" "batch 1:" "batch 64:" "tokens/s" "attn_qk" "lm_head" "Compute-bound at context 4096"; do
+  grep -qF "$part" <<<"$out" || fail "roofline table lacks '$part'"
+done
+
+# JSON for programs: valid, one step per batch, and the verdict agrees with the steps' own times.
+"$roofline" --config "$fixtures/llama3_8b_config.json" --gpu "$fixtures/gpu_custom.json" --dtype fp16 \
+  --context 512 --batch 1,4096 --json >"$tmp/r.json" || fail "roofline --json failed"
+"$python" - "$tmp/r.json" <<'PY' || fail "roofline --json content"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gpu"]["name"] == "Test GPU" and r["dtype"] == "fp16" and r["context"] == 512, r
+assert [s["batch"] for s in r["steps"]] == [1, 4096], r["steps"]
+for s in r["steps"]:
+    assert abs(s["time_s"] - sum(k["calls"] * k["time_s"] for k in s["kernels"])) <= 1e-6 * s["time_s"], s
+    assert abs(s["tokens_per_s"] - s["batch"] / s["time_s"]) <= 1e-6 * s["tokens_per_s"], s
+    assert (s["bound"] == "compute") == (s["compute_s"] >= s["memory_s"]), s
+b = r["compute_bound"]["batch"]
+assert b is None or all((s["bound"] == "compute") == (s["batch"] >= b) for s in r["steps"]), (b, r["steps"])
+assert len(r["assumptions"]) >= 5, r["assumptions"]
+PY
+echo "ok"
