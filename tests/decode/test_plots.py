@@ -1,0 +1,177 @@
+"""The plot scripts on small JSON fixtures: they write their files, their numbers follow from
+the input, and bad input exits 1 with a message.
+
+Usage: test_plots.py TOOLS_DIR FIXTURES_DIR SGEMM_ROOFLINE (run by meson test with the project's
+python, the one with matplotlib).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOOLS, FIXTURES, SGEMM_ROOFLINE = sys.argv[1:4]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, TOOLS)
+import plot_bench  # noqa: E402
+import plotting  # noqa: E402
+
+BENCH_4096 = os.path.join(FIXTURES, "bench4096_h200.json")
+BENCH_SWEEP = os.path.join(FIXTURES, "bench_sweep_h200.json")
+TUNE_TABLE = os.path.join(FIXTURES, "tune_table_synthetic.json")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, script), *args], capture_output=True, text=True)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class PlotTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_pngs(self, *names):
+        for name in names:
+            path = os.path.join(self.out, name)
+            self.assertTrue(os.path.isfile(path), f"{name} was not written")
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), PNG_MAGIC, f"{name} is not a PNG")
+
+    def assert_user_error(self, result, words):
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn(words, result.stderr)
+
+
+class PlotBench(PlotTest):
+    def test_one_size_writes_three_pngs(self):
+        result = run("plot_bench.py", BENCH_4096, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
+
+    def test_sweep_with_a_chosen_size(self):
+        result = run("plot_bench.py", BENCH_SWEEP, "-o", self.out, "--size", "2048")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
+        sizes = ", ".join(str(e["size"]) for e in load(BENCH_SWEEP))
+        self.assert_user_error(run("plot_bench.py", BENCH_SWEEP, "-o", self.out, "--size", "999"), sizes)
+
+    def test_an_unknown_gpu_needs_its_ceilings(self):
+        data = load(BENCH_4096)
+        data["gpu"] = "Mystery GPU"
+        path = os.path.join(self.out, "mystery.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        self.assert_user_error(run("plot_bench.py", path, "-o", self.out), "--peak-tflops")
+        result = run("plot_bench.py", path, "-o", self.out, "--peak-tflops", "10", "--bandwidth", "1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_bad_input(self):
+        path = os.path.join(self.out, "broken.json")
+        with open(path, "w") as f:
+            f.write('{"gpu": ')
+        self.assert_user_error(run("plot_bench.py", path, "-o", self.out), "not valid JSON")
+        with open(path, "w") as f:
+            json.dump({"gpu": "NVIDIA H200"}, f)
+        self.assert_user_error(run("plot_bench.py", path, "-o", self.out), "not sgemm-bench JSON")
+        self.assert_user_error(run("plot_bench.py", os.path.join(self.out, "absent.json"), "-o", self.out),
+                               "absent.json")
+        self.assert_user_error(run("plot_bench.py", BENCH_4096), "-o")
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--bandwidth", "-1"), "--bandwidth")
+
+    def test_effective_intensity_by_hand(self):
+        big = {"m": 4096, "n": 4096, "k": 4096}
+        cases = [
+            ("naive", "naive BLOCK_X=32 BLOCK_Y=8", 0.25),        # 2 FLOPs per 8 bytes
+            ("smem", "smem TILE=32", 8.0),                         # 32*32 / (2*64)
+            ("blocktile", "blocktile BM=128 BN=128 BK=8 TM=8 TN=8", 32.0),  # 16384 / 512
+            ("async", "async BM=128 BN=256 BK=8 TM=8 TN=16", 128 * 256 / 768),
+            ("cublas", "default math (fp32 FFMA)", 4096 / 6),     # 2*4096^3 / (4*3*4096^2)
+        ]
+        for kernel, config, want in cases:
+            got = plot_bench.effective_intensity({"kernel": kernel, "config": config}, big)
+            self.assertAlmostEqual(got, want, places=6, msg=kernel)
+        # A 64^3 problem moves at least 4*3*64^2 bytes for 2*64^3 FLOPs: 64/6 caps the tile's 32.
+        small = {"m": 64, "n": 64, "k": 64}
+        self.assertAlmostEqual(plot_bench.effective_intensity(
+            {"kernel": "vec4", "config": "vec4 BM=128 BN=128"}, small), 64 / 6, places=6)
+        self.assertIsNone(plot_bench.effective_intensity({"kernel": "mystery", "config": "X=1"}, big))
+
+
+class PlotRoofline(PlotTest):
+    def metrics(self, source):
+        result = run("plot_roofline.py", source, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs("measured_vs_roofline.png")
+        return load(os.path.join(self.out, "metrics.json"))
+
+    def test_the_tuners_table(self):
+        table = load(TUNE_TABLE)
+        metrics = self.metrics(TUNE_TABLE)
+        peak, bandwidth = metrics["peak_tflops"], metrics["bandwidth_tbs"]
+        rows = metrics["m12_gemms"]
+        self.assertEqual(len(rows), len(table["shapes"]))
+        for shape, row in zip(table["shapes"], rows):
+            m, n, k = shape["m"], shape["n"], shape["k"]
+            self.assertEqual((row["m"], row["n"], row["k"]), (m, n, k))
+            self.assertEqual(row["weight"], shape.get("weight", 1))
+            floor_s = max(2 * m * n * k / (peak * 1e12), 4 * (m * k + k * n + m * n) / (bandwidth * 1e12))
+            self.assertAlmostEqual(row["floor_ms"], floor_s * 1e3, delta=1e-9 * floor_s * 1e3)
+            gflops = lambda ms: 2 * m * n * k / (ms * 1e-3) / 1e9  # noqa: E731
+            self.assertAlmostEqual(row["cublas_gflops"], gflops(shape["cublas_ms"]), delta=1e-6)
+            if shape["winner"] is None:
+                self.assertIsNone(row["winner_gflops"])
+                self.assertIsNone(row["speedup_vs_cublas"])
+            else:
+                self.assertEqual(row["winner_kernel"], shape["winner"]["kernel"])
+                self.assertAlmostEqual(row["winner_gflops"], gflops(shape["winner"]["median_ms"]), delta=1e-6)
+                self.assertAlmostEqual(row["speedup_vs_cublas"], shape["cublas_ms"] / shape["winner"]["median_ms"])
+        self.assertEqual(rows[-1]["name"], "32x128256x4096")  # a shape without a name gets its dimensions
+
+    def test_sgemm_bench_json(self):
+        entries = load(BENCH_SWEEP)
+        rows = self.metrics(BENCH_SWEEP)["m12_gemms"]
+        self.assertEqual(len(rows), len(entries))
+        for entry, row in zip(entries, rows):
+            valid = [r for r in entry["results"] if r["kernel"] != "cublas" and r["valid"]]
+            best = min(valid, key=lambda r: r["median_ms"])
+            cublas = next(r for r in entry["results"] if r["kernel"] == "cublas")
+            self.assertEqual(row["winner_kernel"], best["kernel"])
+            self.assertEqual(row["winner_ms"], best["median_ms"])
+            self.assertEqual(row["cublas_ms"], cublas["median_ms"])
+            # sgemm-bench's own TFLOPS for the same run
+            self.assertAlmostEqual(row["winner_gflops"], best["tflops"] * 1e3, delta=1e-3 * best["tflops"])
+
+    def test_bad_tuner_table(self):
+        path = os.path.join(self.out, "bad.json")
+        with open(path, "w") as f:
+            json.dump({"gpu": "NVIDIA H200", "shapes": [{"m": 8, "n": 0, "k": 4096}]}, f)
+        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), "shapes[0] needs positive integers n")
+
+
+class Ceilings(unittest.TestCase):
+    def test_the_table_agrees_with_sgemm_roofline(self):
+        for name, (_, peak, bandwidth) in plotting.FP32_CEILINGS.items():
+            out = subprocess.run([SGEMM_ROOFLINE, "gpt2", "--gpu", name, "--json"], capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            gpu = json.loads(out.stdout)["gpu"]
+            self.assertEqual((gpu["fp32_tflops"], gpu["bandwidth_tbs"]), (peak, bandwidth), name)
+
+    def test_cuda_device_names_find_their_gpu(self):
+        self.assertEqual(plotting.ceilings_for("NVIDIA H200").name, "H200")
+        self.assertEqual(plotting.ceilings_for("NVIDIA H100 80GB HBM3").name, "H100 SXM")
+        self.assertEqual(plotting.ceilings_for("Tesla T4").name, "T4")
+        self.assertEqual(plotting.ceilings_for("NVIDIA H200", bandwidth_tbs=4.8).bandwidth_tbs, 4.8)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])

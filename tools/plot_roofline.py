@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Measured against predicted: the TFLOPS of the tuned winner and of cuBLAS for every shape,
+next to the fp32 roofline, as a PNG, and a metrics.json with the shape table and the measured
+GFLOP/s per shape.
+
+Usage: plot_roofline.py RESULTS.json -o DIR [--peak-tflops T] [--bandwidth B]
+
+Input, either of:
+  * the tuner's table (`sgemm-tune --json`):
+        {"gpu": "NVIDIA H200",
+         "shapes": [{"name": "qkv", "m": 8, "n": 6144, "k": 4096, "weight": 32,
+                     "winner": {"kernel": "async", "config": "async BM=...", "median_ms": 0.051},
+                     "cublas_ms": 0.061}, ...]}
+    "name" and "weight" may be left out (weight 1); "winner" may be null when no kernel won;
+    "cublas_ms" may be null when cuBLAS was not timed. A winner whose kernel is "cublas" is
+    cuBLAS itself.
+  * sgemm-bench JSON (one object, or an array for a sweep): each size is a shape, its winner
+    the fastest valid kernel other than cuBLAS, and cuBLAS its "cublas" row.
+
+Writes into DIR:
+  measured_vs_roofline.png  left, every shape's winner and cuBLAS at the shape's intensity
+                            under the roofline; right, per shape, the roofline's attainable
+                            TFLOPS beside the winner's and cuBLAS's
+  metrics.json              {"gpu", "peak_tflops", "bandwidth_tbs", "input",
+                             "m12_gemms": [one row per shape: name, m, n, k, weight, flops, bytes,
+                              intensity, floor_ms, roofline_gflops, winner_kernel, winner_config,
+                              winner_ms, winner_gflops, winner_pct_of_floor, cublas_ms,
+                              cublas_gflops, cublas_pct_of_floor, speedup_vs_cublas]}
+
+The roofline is fp32's: 2MNK FLOPs at the FFMA peak, 4(MK + KN + MN) bytes (each operand moved
+once) at the DRAM bandwidth; the floor is the larger of the two times, and "% of floor" is the
+floor divided by the measured time. Ceilings as in plot_bench.py (the "gpu" name, or
+--peak-tflops and --bandwidth).
+"""
+import json
+import os
+
+import plotting
+from plotting import UserError, plt
+
+
+def shapes_from_bench(entries):
+    shapes = []
+    for e in entries:
+        rows = e["results"]
+        cublas = next((r for r in rows if r["kernel"] == "cublas"), None)
+        candidates = [r for r in rows if r["kernel"] != "cublas" and r.get("valid", False)]
+        best = min(candidates, key=lambda r: r["median_ms"], default=None)
+        shapes.append({
+            "name": "size " + plotting.shape_label(e["m"], e["n"], e["k"]),
+            "m": e["m"], "n": e["n"], "k": e["k"], "weight": 1,
+            "winner": best and {"kernel": best["kernel"], "config": best.get("config", ""),
+                                "median_ms": best["median_ms"]},
+            "cublas_ms": cublas["median_ms"] if cublas else None,
+        })
+    return shapes
+
+
+def read_input(path):
+    """(gpu name, shapes in the tuner's format) from either input format."""
+    data = plotting.load_json(path)
+    if isinstance(data, dict) and "shapes" in data:
+        if "gpu" not in data or not isinstance(data["shapes"], list) or not data["shapes"]:
+            raise UserError(f"{path}: the tuner's table needs \"gpu\" and a non-empty \"shapes\" list")
+        for i, s in enumerate(data["shapes"]):
+            missing = [key for key in ("m", "n", "k") if not isinstance(s.get(key), int) or s[key] < 1]
+            if missing:
+                raise UserError(f"{path}: shapes[{i}] needs positive integers {', '.join(missing)}")
+        return data["gpu"], data["shapes"]
+    entries = plotting.bench_entries(data, path)
+    return entries[0]["gpu"], shapes_from_bench(entries)
+
+
+def metrics_row(shape, ceilings):
+    m, n, k = shape["m"], shape["n"], shape["k"]
+    floor = plotting.floor_ms(m, n, k, ceilings)
+    winner = shape.get("winner") or {}
+    winner_ms = winner.get("median_ms")
+    cublas_ms = shape.get("cublas_ms")
+
+    def gflops(ms):
+        return plotting.tflops(m, n, k, ms) * 1e3 if ms else None
+
+    def pct(ms):
+        return 100.0 * floor / ms if ms else None
+
+    return {
+        "name": shape.get("name", plotting.shape_label(m, n, k)),
+        "m": m, "n": n, "k": k, "weight": shape.get("weight", 1),
+        "flops": plotting.gemm_flops(m, n, k),
+        "bytes": plotting.gemm_min_bytes(m, n, k),
+        "intensity": plotting.gemm_intensity(m, n, k),
+        "floor_ms": floor,
+        "roofline_gflops": gflops(floor),
+        "winner_kernel": winner.get("kernel"),
+        "winner_config": winner.get("config"),
+        "winner_ms": winner_ms,
+        "winner_gflops": gflops(winner_ms),
+        "winner_pct_of_floor": pct(winner_ms),
+        "cublas_ms": cublas_ms,
+        "cublas_gflops": gflops(cublas_ms),
+        "cublas_pct_of_floor": pct(cublas_ms),
+        "speedup_vs_cublas": cublas_ms / winner_ms if winner_ms and cublas_ms else None,
+    }
+
+
+def plot(rows, gpu, ceilings, out_dir):
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1, 1.4]})
+    plotting.draw_roofline(left, ceilings, [r["intensity"] for r in rows])
+    for key, marker, color, label in (("winner", "o", "tab:green", "winner"), ("cublas", "x", "tab:gray", "cuBLAS")):
+        points = [(r["intensity"], r[f"{key}_gflops"] / 1e3) for r in rows if r[f"{key}_gflops"]]
+        left.scatter([x for x, _ in points], [y for _, y in points], marker=marker, color=color, s=45, zorder=3,
+                     label=label)
+    left.legend(loc="upper left", fontsize=8)
+    left.set_title(f"fp32 roofline, {ceilings.name}")
+
+    def label(r):
+        shape = plotting.shape_label(r["m"], r["n"], r["k"])
+        return r["name"] if r["name"].endswith(shape) else f"{r['name']}\n{shape}"
+
+    labels = [label(r) for r in rows]
+    xs = range(len(rows))
+    width = 0.27
+    series = (("roofline", "lightgray", "roofline (attainable)"), ("winner", "tab:green", "winner"),
+              ("cublas", "tab:gray", "cuBLAS"))
+    top = 0
+    for i, (key, color, label) in enumerate(series):
+        values = [(r[f"{key}_gflops"] or 0) / 1e3 for r in rows]
+        right.bar([x + (i - 1) * width for x in xs], values, width, color=color, label=label)
+        top = max([top] + values)
+    right.set_xticks(list(xs))
+    right.set_xticklabels(labels, fontsize=7, rotation=30, ha="right")
+    right.set_ylabel("TFLOPS")
+    right.grid(True, axis="y", alpha=0.3)
+    right.set_ylim(0, top * 1.15)  # room for the legend above the bars
+    right.legend(loc="upper left", ncol=3, fontsize=8)
+    right.set_title("measured against the roofline, per shape")
+    fig.suptitle(f"Tuned shapes on {gpu}")
+    return plotting.save(fig, out_dir, "measured_vs_roofline.png")
+
+
+def main():
+    parser = plotting.argument_parser(__doc__, "the tuner's --json table, or sgemm-bench --json output",
+                                      "folder for the PNG and metrics.json")
+    args = parser.parse_args()
+    gpu, shapes = read_input(args.results)
+    ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
+    rows = [metrics_row(s, ceilings) for s in shapes]
+    plot(rows, gpu, ceilings, args.out_dir)
+    metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
+               "input": os.path.basename(args.results), "m12_gemms": rows}
+    path = os.path.join(args.out_dir, "metrics.json")
+    with open(path, "w") as f:
+        json.dump(metrics, f, indent=2)
+        f.write("\n")
+    print(path)
+
+
+if __name__ == "__main__":
+    plotting.run(main)
