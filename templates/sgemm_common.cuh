@@ -3,8 +3,11 @@
 //
 // Every kernel in templates/ computes, for row-major matrices,
 //     C[M x N] = alpha * A[M x K] * B[K x N] + beta * C[M x N]
-// with element (r, c) of a matrix X at X[r * ldx + c]. The host (src/) includes this header
-// too, so the layout of SgemmArgs is defined exactly once for both sides.
+// with element (r, c) of a matrix X at X[r * ldx + c]. A family whose template takes a
+// transpose flag (TA or TB) reads that operand stored transposed instead: A as K x M, with
+// element (m, k) at A[k * lda + m]; B as N x K, with (k, n) at B[n * ldb + k].
+// The host (src/) includes this header too, so the layout of SgemmArgs is defined exactly
+// once for both sides.
 #pragma once
 
 struct SgemmArgs {
@@ -13,7 +16,17 @@ struct SgemmArgs {
     const float* A; int lda;
     const float* B; int ldb;
     float* C;       int ldc;
+    // Scratch for families that reduce across blocks (split-K): as many bytes as the
+    // family's workspace_bytes() says. Its first SGEMM_WORKSPACE_COUNTER_BYTES hold tile
+    // counters: zeroed once when the workspace is allocated, and left zeroed by every
+    // kernel, so any configuration of any shape can follow any other on one workspace.
+    // Partial results live after them. One launch at a time may use a workspace: one per
+    // stream.
+    void* workspace;
 };
+
+#define SGEMM_WORKSPACE_COUNTER_BYTES (1u << 20)
+#define SGEMM_WORKSPACE_MAX_COUNTERS (SGEMM_WORKSPACE_COUNTER_BYTES / 4u)
 
 #if defined(__CUDACC__)
 

@@ -10,11 +10,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device.h"
 #include "src/cuda/stream.h"
+#include "src/families/ladder_families.h"
 #include "src/families/registry.h"
 #include "src/jit/loaded_kernel.h"
 #include "src/util/json.h"
@@ -92,36 +94,60 @@ Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKer
         }
         rows.push_back(row);
     };
+    for (const auto& k : kernels) problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
     const SgemmArgs args = problem.args();
     measure("cublas", "default math (fp32 FFMA)", [&](cudaStream_t s) { cublas.sgemm(args, s); });
-    for (const auto& k : kernels)
-        measure(k->family().name, k->family().describe(k->values()),
-                [&](cudaStream_t s) { k->launch(args, s); });
+    for (const auto& k : kernels) {
+        const std::string why = k->family().unsupported_shape_reason(k->values(), shape.m, shape.n, shape.k,
+                                                                     Arch{device.sm()});
+        if (!why.empty()) {
+            std::fprintf(stderr, "[%s] skipping %s: %s\n", shape.label().c_str(), k->family().name.c_str(), why.c_str());
+            continue;
+        }
+        measure(k->family().name, k->family().describe(k->values()), [&](cudaStream_t s) { k->launch(args, s); });
+    }
+    // A decode batch reads the same weights as batch 1: cuBLAS's time for one row is the
+    // bar a skinny kernel is held to.
+    std::optional<TimingStats> cublas_one_row;
+    if (shape.m > 1 && shape.m <= 64) {
+        ProblemSpec one = spec;
+        one.M = 1;
+        GemmProblem row(one, cublas, stream.get());
+        const SgemmArgs row_args = row.args();
+        cublas_one_row = time_runs([&](cudaStream_t s) { cublas.sgemm(row_args, s); }, plan, flusher, stream.get());
+    }
 
     const double cublas_ms = rows.front().timing.median_ms;
     std::printf("\nM=%d N=%d K=%d on %s (sm_%d), median of up to %d runs, L2 flushed\n", shape.m, shape.n,
                 shape.k, device.name.c_str(), device.sm(), plan.iters);
-    std::printf("%-10s %11s %9s %10s %11s %11s %5s  %s\n", "kernel", "median ms", "TFLOPS", "% cuBLAS",
-                "max |err|", "rel err", "runs", "config");
+    if (cublas_one_row)
+        std::printf("cuBLAS at M=1 (same N, K): %.4f ms; 'x M=1' is each kernel's time over it\n",
+                    cublas_one_row->median_ms);
+    std::printf("%-10s %11s %9s %10s %8s %11s %11s %5s  %s\n", "kernel", "median ms", "TFLOPS", "% cuBLAS",
+                "x M=1", "max |err|", "rel err", "runs", "config");
     Json results = Json::array();
     for (const Row& r : rows) {
         const double tflops = problem.flops() / (r.timing.median_ms * 1e-3) / 1e12;
         const double pct = 100.0 * cublas_ms / r.timing.median_ms;
-        std::printf("%-10s %11.4f %9.2f %9.1f%% %11.3g %11.3g %5d  %s%s\n", r.kernel.c_str(), r.timing.median_ms,
-                    tflops, pct, r.accuracy.max_abs_err, r.accuracy.rel_err_norm, r.timing.runs, r.config.c_str(),
-                    r.accuracy.ok() ? "" : "  [WRONG RESULT]");
-        results.push(Json::object()
-                         .set("kernel", r.kernel)
-                         .set("config", r.config)
-                         .set("median_ms", r.timing.median_ms)
-                         .set("min_ms", r.timing.min_ms)
-                         .set("max_ms", r.timing.max_ms)
-                         .set("runs", r.timing.runs)
-                         .set("tflops", tflops)
-                         .set("pct_cublas", pct)
-                         .set("max_err", r.accuracy.max_abs_err)
-                         .set("rel_err_norm", r.accuracy.rel_err_norm)
-                         .set("valid", r.accuracy.ok()));
+        char vs_one_row[16] = "-";
+        if (cublas_one_row) std::snprintf(vs_one_row, sizeof vs_one_row, "%.2fx", r.timing.median_ms / cublas_one_row->median_ms);
+        std::printf("%-10s %11.4f %9.2f %9.1f%% %8s %11.3g %11.3g %5d  %s%s\n", r.kernel.c_str(), r.timing.median_ms,
+                    tflops, pct, vs_one_row, r.accuracy.max_abs_err, r.accuracy.rel_err_norm, r.timing.runs,
+                    r.config.c_str(), r.accuracy.ok() ? "" : "  [WRONG RESULT]");
+        Json result = Json::object();
+        result.set("kernel", r.kernel)
+            .set("config", r.config)
+            .set("median_ms", r.timing.median_ms)
+            .set("min_ms", r.timing.min_ms)
+            .set("max_ms", r.timing.max_ms)
+            .set("runs", r.timing.runs)
+            .set("tflops", tflops)
+            .set("pct_cublas", pct)
+            .set("max_err", r.accuracy.max_abs_err)
+            .set("rel_err_norm", r.accuracy.rel_err_norm)
+            .set("valid", r.accuracy.ok());
+        if (cublas_one_row) result.set("vs_cublas_m1", r.timing.median_ms / cublas_one_row->median_ms);
+        results.push(result);
     }
     Json entry = Json::object();
     entry.set("gpu", device.name).set("sm", device.sm());
@@ -129,7 +155,9 @@ Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKer
         entry.set("size", shape.n);
     else
         entry.set("size", shape.label());
-    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("iters", plan.iters).set("results", results);
+    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("iters", plan.iters);
+    if (cublas_one_row) entry.set("cublas_m1_ms", cublas_one_row->median_ms);
+    entry.set("results", results);
     return entry;
 }
 
@@ -233,8 +261,11 @@ int main(int argc, char** argv) {
             }
             kernels.push_back(std::make_unique<LoadedKernel>(family, compiled));
         };
+        // By default the five ladder rungs; --kernels may name any family.
+        if (wanted.empty())
+            for (const Family& rung : ladder_families()) wanted.push_back(rung.name);
         for (const Family& family : all_families()) {
-            if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), family.name) == wanted.end()) continue;
+            if (std::find(wanted.begin(), wanted.end(), family.name) == wanted.end()) continue;
             if (arch.sm < family.min_sm) {
                 std::fprintf(stderr, "skipping %s: needs sm_%d, this GPU is %s\n", family.name.c_str(),
                              family.min_sm, arch.name().c_str());

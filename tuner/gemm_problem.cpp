@@ -82,8 +82,15 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
 }
 
 SgemmArgs GemmProblem::args() const {
-    return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta,
-                     a_.data(), spec_.lda, b_.data(), spec_.ldb, c_.data(), spec_.ldc};
+    return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta, a_.data(), spec_.lda,
+                     b_.data(), spec_.ldb, c_.data(), spec_.ldc, workspace_.data()};
+}
+
+void GemmProblem::reserve_workspace(std::size_t bytes) {
+    if (bytes <= workspace_.size()) return;
+    SGEMM_CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
+    workspace_ = DeviceBuffer<unsigned char>(bytes);
+    SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, bytes));
 }
 
 void GemmProblem::poison_output(cudaStream_t stream) {
@@ -93,9 +100,13 @@ void GemmProblem::poison_output(cudaStream_t stream) {
         SGEMM_CUDA_CHECK(cudaMemsetAsync(c_.data(), 0xff, c_.bytes(), stream));  // all-ones bits: NaN
 }
 
-Accuracy GemmProblem::check_output() const {
+std::vector<float> GemmProblem::download_output() const {
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-    return compare_to_reference(c_.download(), reference_, bound_, spec_.M, spec_.N, spec_.ldc, spec_.K);
+    return c_.download();
+}
+
+Accuracy GemmProblem::check_output() const {
+    return compare_to_reference(download_output(), reference_, bound_, spec_.M, spec_.N, spec_.ldc, spec_.K);
 }
 
 double GemmProblem::flops() const { return 2.0 * spec_.M * spec_.N * static_cast<double>(spec_.K); }

@@ -25,13 +25,17 @@ public:
     GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
 
     const ProblemSpec& spec() const { return spec_; }
-    // Arguments that write into the output buffer.
+    // Arguments that write into the output buffer, with the workspace reserved so far.
     SgemmArgs args() const;
+    // Grows the zeroed split-K workspace to at least `bytes` (see SgemmArgs::workspace).
+    void reserve_workspace(std::size_t bytes);
     // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
     // when beta == 0, so any element a kernel fails to write, or any read of C, shows.
     void poison_output(cudaStream_t stream);
     // Compares the output buffer with the reference; synchronises the device.
     Accuracy check_output() const;
+    // The output buffer as it is now (M x ldc floats); synchronises the device.
+    std::vector<float> download_output() const;
 
     double flops() const;        // 2 M N K
     double min_bytes() const;    // 4 (MK + KN + MN), plus MN more when beta != 0 (C is read)
@@ -39,6 +43,7 @@ public:
 private:
     ProblemSpec spec_;
     DeviceBuffer<float> a_, b_, c0_, c_;
+    DeviceBuffer<unsigned char> workspace_;
     std::vector<float> reference_, bound_;
 };
 

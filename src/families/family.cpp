@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "src/util/error.h"
+#include "templates/sgemm_common.cuh"
 
 namespace sgemm {
 
@@ -13,10 +14,10 @@ int Family::value(const ParamValues& values, const std::string& param) const {
 }
 
 std::string Family::name_expression(const ParamValues& values) const {
-    std::string text = kernel + "<";
-    for (std::size_t i = 0; i < values.size(); ++i)
-        text += (i ? ", " : "") + std::to_string(values[i]);
-    return text + ">";
+    std::string args;
+    for (std::size_t i = 0; i < values.size() && i < params.size(); ++i)
+        if (!params[i].launch_only) args += (args.empty() ? "" : ", ") + std::to_string(values[i]);
+    return kernel + "<" + args + ">";
 }
 
 std::string Family::describe(const ParamValues& values) const {
@@ -44,13 +45,35 @@ std::string Family::invalid_reason(const ParamValues& values, Arch arch) const {
     return constraint_violation(values, arch_limits(arch));
 }
 
-std::string Family::unsupported_shape_reason(const ParamValues& values, int M, int N, int K) const {
+std::string Family::unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const {
     if (M < 1 || N < 1 || K < 1) return "dimensions must be at least 1";
     const LaunchGeometry g = geometry(values, M, N, K);
     if (g.grid.y > 65535 || g.grid.z > 65535)
-        return describe(values) + " would need a grid of " + std::to_string(g.grid.y) +
-               " rows of blocks; the limit is 65535";
+        return describe(values) + " would need a grid of " + std::to_string(g.grid.y) + " x " +
+               std::to_string(g.grid.z) + " blocks in y and z; the limit is 65535";
+    if (workspace_bytes(values, M, N, K) > 0 &&
+        static_cast<unsigned long long>(g.grid.x) * g.grid.z > SGEMM_WORKSPACE_MAX_COUNTERS)
+        return describe(values) + " would need more split-K tile counters than the workspace holds (" +
+               std::to_string(SGEMM_WORKSPACE_MAX_COUNTERS) + ")";
+    const int shared_limit = arch_limits(arch).max_shared_per_block;
+    if (static_cast<int>(g.dynamic_shared_bytes) > shared_limit)
+        return describe(values) + " would need " + std::to_string(g.dynamic_shared_bytes) +
+               " bytes of shared memory at K=" + std::to_string(K) + "; " + arch.name() + " allows " +
+               std::to_string(shared_limit);
     return "";
+}
+
+bool Family::reads_transposes(const ParamValues& values, bool trans_a, bool trans_b) const {
+    const auto flag = [&](const char* param) {
+        for (std::size_t i = 0; i < params.size(); ++i)
+            if (params[i].name == param) return values.at(i) != 0;
+        return false;
+    };
+    return flag("TA") == trans_a && flag("TB") == trans_b;
+}
+
+std::size_t Family::workspace_bytes(const ParamValues& values, int M, int N, int K) const {
+    return workspace ? workspace(values, M, N, K) : 0;
 }
 
 std::vector<ParamValues> Family::valid_configs(Arch arch) const {

@@ -5,6 +5,7 @@
 #pragma once
 #include <vector_types.h>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ namespace sgemm {
 struct ParamSpec {
     std::string name;         // as in the template, e.g. "BM"
     std::vector<int> values;  // the values the tuner may try
+    // A launch parameter (the split-K count, say) shapes the grid, not the code: it is not
+    // a template argument, and configurations differing only in it share one binary.
+    bool launch_only = false;
 };
 
 struct LaunchGeometry {
@@ -42,18 +46,26 @@ struct Family {
     // Family-specific constraints: an empty string when `values` is valid, else why not.
     std::function<std::string(const ParamValues&, const ArchLimits&)> constraint_violation;
     std::function<LaunchGeometry(const ParamValues&, int M, int N, int K)> geometry;
+    // Bytes of SgemmArgs::workspace a launch needs; unset means none.
+    std::function<std::size_t(const ParamValues&, int M, int N, int K)> workspace;
 
     // The value of parameter `param` in `values`; throws for an unknown name.
     int value(const ParamValues& values, const std::string& param) const;
-    // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates.
+    // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates (template
+    // parameters only, in order).
     std::string name_expression(const ParamValues& values) const;
     // "async BM=128 BN=128 BK=8 TM=8 TN=8": for people and the database.
     std::string describe(const ParamValues& values) const;
     // Empty when `values` may be compiled for `arch`, else a sentence saying why not:
     // wrong arity, a value outside its list, the arch too old, or a constraint.
     std::string invalid_reason(const ParamValues& values, Arch arch) const;
-    // Empty when the kernel can run an M x N x K problem (grid limits), else why not.
-    std::string unsupported_shape_reason(const ParamValues& values, int M, int N, int K) const;
+    // Empty when the kernel can run an M x N x K problem on `arch` (grid and shared-memory
+    // limits), else why not.
+    std::string unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const;
+    // Whether the configuration reads A and B with these transposes: a family with a TA or
+    // TB parameter takes the layout its value names; one without reads that operand as is.
+    bool reads_transposes(const ParamValues& values, bool trans_a, bool trans_b) const;
+    std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K) const;
     // Every valid point of the space for `arch`, in the order of the parameter lists.
     std::vector<ParamValues> valid_configs(Arch arch) const;
 };

@@ -1,13 +1,18 @@
 // The list of every family the tuner may search and dispatch may launch.
 #include "src/families/registry.h"
 
+#include "src/families/decode_family.h"
 #include "src/families/ladder_families.h"
 #include "src/util/error.h"
 
 namespace sgemm {
 
 const std::vector<Family>& all_families() {
-    static const std::vector<Family> families = ladder_families();
+    static const std::vector<Family> families = [] {
+        std::vector<Family> all = ladder_families();
+        all.push_back(decode_family());
+        return all;
+    }();
     return families;
 }
 

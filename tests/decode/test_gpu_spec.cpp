@@ -73,6 +73,6 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
 TEST(Precision, ParsesTheFourFormats) {
     for (const char* name : {"fp32", "fp16", "bf16", "int8"}) EXPECT_EQ(to_string(parse_precision(name)), name);
     EXPECT_THROW(parse_precision("fp8"), Error);
-    EXPECT_EQ(weight_bytes(Precision::int8), 1);
+    EXPECT_EQ(bytes_per_element(Precision::int8), 1);
     EXPECT_EQ(activation_precision(Precision::int8), Precision::fp16);
 }

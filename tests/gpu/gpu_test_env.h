@@ -3,11 +3,14 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device.h"
 #include "src/cuda/stream.h"
+#include "src/families/registry.h"
+#include "src/jit/loaded_kernel.h"
 
 namespace sgemm::testing {
 
@@ -31,6 +34,18 @@ inline GpuContext* gpu_context(std::string& why) {
     }();
     why = reason;
     return context.get();
+}
+
+// A family's kernel at `values` (its defaults when empty), compiled and loaded once per
+// test binary: compiling is the slow part of the GPU suites.
+inline const LoadedKernel& loaded_kernel(const std::string& family_name, const ParamValues& values,
+                                         const DeviceInfo& device) {
+    static std::map<std::pair<std::string, ParamValues>, std::unique_ptr<LoadedKernel>> cache;
+    const Family& f = find_family(family_name);
+    const ParamValues chosen = values.empty() ? f.defaults : values;
+    auto& slot = cache[{family_name, chosen}];
+    if (!slot) slot = std::make_unique<LoadedKernel>(f, compile_kernel(f, chosen, Arch{device.sm()}));
+    return *slot;
 }
 
 }  // namespace sgemm::testing

@@ -2,10 +2,6 @@
 // shapes, with alpha/beta and with beta = 0 over a C full of NaN.
 #include <gtest/gtest.h>
 
-#include <map>
-
-#include "src/families/registry.h"
-#include "src/jit/loaded_kernel.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
 
@@ -22,15 +18,8 @@ using LadderCase = std::tuple<std::string, std::tuple<int, int, int>, Scaling>;
 
 class LadderAgainstCublas : public ::testing::TestWithParam<LadderCase> {};
 
-// Compiling is the slow part: each family is compiled once for the whole binary.
 const LoadedKernel& loaded(const std::string& family_name, const DeviceInfo& device) {
-    static std::map<std::string, std::unique_ptr<LoadedKernel>> cache;
-    auto& slot = cache[family_name];
-    if (!slot) {
-        const Family& f = find_family(family_name);
-        slot = std::make_unique<LoadedKernel>(f, compile_kernel(f, f.defaults, Arch{device.sm()}));
-    }
-    return *slot;
+    return sgemm::testing::loaded_kernel(family_name, {}, device);
 }
 
 TEST_P(LadderAgainstCublas, MatchesWithinTolerance) {

@@ -22,8 +22,8 @@ std::string to_string(Precision precision) {
     return "?";
 }
 
-double weight_bytes(Precision weights) {
-    switch (weights) {
+double bytes_per_element(Precision precision) {
+    switch (precision) {
         case Precision::fp32: return 4;
         case Precision::fp16:
         case Precision::bf16: return 2;

@@ -11,8 +11,7 @@ enum class Precision { fp32, fp16, bf16, int8 };
 Precision parse_precision(const std::string& text);
 std::string to_string(Precision precision);
 
-// Bytes per element of the weights, which is what --dtype chooses.
-double weight_bytes(Precision weights);
+double bytes_per_element(Precision precision);
 
 // The format of activations and the KV cache when the weights are in `weights`: fp32 stays
 // fp32, 16-bit stays 16-bit, and int8 weights run with fp16 activations (W8A8 GEMMs quantise

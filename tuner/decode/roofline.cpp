@@ -58,7 +58,7 @@ void add_attention(const DecodeSetup& setup, long batch, std::vector<RooflineRow
     const long length = kv_length(setup);
     if (length == 0) return;
     const Precision precision = activation_precision(setup.weights);
-    const double bytes = weight_bytes(precision);  // activations and KV cache share the format
+    const double bytes = bytes_per_element(precision);  // activations and KV cache share it
     const double peak = setup.gpu.peak_flops(precision);
     const double B = batch, L = length, d = model.head_dim;
     const double q_width = model.num_attention_heads * d;
@@ -70,13 +70,13 @@ void add_attention(const DecodeSetup& setup, long batch, std::vector<RooflineRow
     const std::string batched = std::to_string(batch) + " seq x " + std::to_string(model.num_key_value_heads) +
                                 " kvh x " + std::to_string(group) + "x";
     const std::string L_text = std::to_string(length), d_text = std::to_string(model.head_dim);
-    for (const char* name : {"attn_qk", "attn_pv"}) {
-        const bool qk = name == std::string("attn_qk");
-        RooflineRow row = make_row(name, batched + (qk ? L_text + "x" + d_text : d_text + "x" + L_text),
-                                   model.num_hidden_layers, half, peak, setup.gpu);
+    const auto add = [&](const char* name, const std::string& gemm) {
+        RooflineRow row = make_row(name, batched + gemm, model.num_hidden_layers, half, peak, setup.gpu);
         row.attention = true;
         rows.push_back(row);
-    }
+    };
+    add("attn_qk", L_text + "x" + d_text);  // [g x d] * [d x L] per KV head
+    add("attn_pv", d_text + "x" + L_text);  // [g x L] * [L x d]
 }
 
 }  // namespace
@@ -85,8 +85,8 @@ StepRoofline decode_step(const DecodeSetup& setup, long batch) {
     if (setup.context < 0) throw Error("context must not be negative, got " + std::to_string(setup.context));
     StepRoofline step;
     step.batch = batch;
-    const double w_bytes = weight_bytes(setup.weights);
-    const double a_bytes = weight_bytes(activation_precision(setup.weights));
+    const double w_bytes = bytes_per_element(setup.weights);
+    const double a_bytes = bytes_per_element(activation_precision(setup.weights));
     const double gemm_peak = setup.gpu.peak_flops(setup.weights);
     for (const DecodeGemm& g : decode_gemms(setup.model, batch, /*fuse=*/true)) {
         const std::string shape = std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k);
@@ -131,7 +131,7 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
     const auto tflops = [](double flops) { return number(flops / 1e12); };
     const long group = setup.model.num_attention_heads / setup.model.num_key_value_heads;
     std::vector<std::string> out = {
-        "weights in " + to_string(setup.weights) + " (" + number(weight_bytes(setup.weights)) +
+        "weights in " + to_string(setup.weights) + " (" + number(bytes_per_element(setup.weights)) +
             " B each), read from DRAM once per step whatever the batch",
         "activations and the KV cache in " + to_string(act) + "; each GEMM reads its input and writes its output once",
         "GEMMs at the " + to_string(setup.weights) + " peak (" + tflops(setup.gpu.peak_flops(setup.weights)) +

@@ -1,0 +1,16 @@
+// Where the tuning database lives when no --db is given; sgemm-tune, sgemm-db and dispatch
+// all use this, so they meet in the same file.
+#pragma once
+#include <string>
+
+namespace sgemm {
+
+// The rule, for --help texts.
+constexpr const char* kDefaultDbPathRule =
+    "$SGEMM_DB if set, else $XDG_DATA_HOME/sgemm/tuning.db, else ~/.local/share/sgemm/tuning.db";
+
+// The path the rule gives in this environment; throws Error when it gives none (no
+// SGEMM_DB, no XDG_DATA_HOME and no HOME).
+std::string default_db_path();
+
+}  // namespace sgemm

@@ -1,0 +1,304 @@
+#include "db/exchange.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+
+#include "db/base64.h"
+#include "db/csv.h"
+#include "db/verify.h"
+#include "src/util/json.h"
+
+namespace sgemm {
+
+namespace {
+
+// One exported row: a winner, its binary and its device.
+struct Row {
+    DeviceFingerprint device;
+    WinnerWithBinary entry;
+};
+
+// How a column's text maps to JSON: a number, or a string (null when empty).
+enum class Kind { Integer, Real, Text };
+
+struct Column {
+    const char* name;
+    Kind kind;
+    std::function<std::string(const Row&)> get;
+    std::function<void(Row&, const std::string&)> set;  // throws Error naming the problem
+    bool of_binary = false;  // empty in the row of a cuBLAS winner, which has no binary
+};
+
+std::string exact(double v) {  // enough digits to read back the same double
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+long long parse_integer(const std::string& text) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (text.empty() || used != text.size()) throw Error("'" + text + "' is not an integer");
+    return v;
+}
+
+int parse_int(const std::string& text) {
+    const long long v = parse_integer(text);
+    if (v < INT32_MIN || v > INT32_MAX) throw Error("'" + text + "' is out of range");
+    return static_cast<int>(v);
+}
+
+int parse_positive(const std::string& text) {
+    const int v = parse_int(text);
+    if (v <= 0) throw Error("'" + text + "' is not positive");
+    return v;
+}
+
+double parse_real(const std::string& text) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (text.empty() || used != text.size() || !std::isfinite(v)) throw Error("'" + text + "' is not a number");
+    return v;
+}
+
+// The binary's fields are empty for a cuBLAS winner; reading any of them creates it.
+Binary& binary_of(Row& r) {
+    if (!r.entry.binary) r.entry.binary = Binary{};
+    return *r.entry.binary;
+}
+
+template <class T>
+std::string binary_field(const Row& r, T Binary::*field) {
+    if (!r.entry.binary) return "";
+    const T& value = (*r.entry.binary).*field;
+    if constexpr (std::is_same_v<T, std::string>)
+        return value;
+    else if constexpr (std::is_same_v<T, double>)
+        return exact(value);
+    else
+        return std::to_string(value);
+}
+
+const std::vector<Column>& columns() {
+    static const std::vector<Column> all = {
+        {"device_id", Kind::Text, [](const Row& r) { return r.entry.winner.device_id; },
+         [](Row& r, const std::string& v) { r.entry.winner.device_id = v; }},
+        {"gpu_name", Kind::Text, [](const Row& r) { return r.device.gpu_name; },
+         [](Row& r, const std::string& v) { r.device.gpu_name = v; }},
+        {"cc_major", Kind::Integer, [](const Row& r) { return std::to_string(r.device.cc_major); },
+         [](Row& r, const std::string& v) { r.device.cc_major = parse_int(v); }},
+        {"cc_minor", Kind::Integer, [](const Row& r) { return std::to_string(r.device.cc_minor); },
+         [](Row& r, const std::string& v) { r.device.cc_minor = parse_int(v); }},
+        {"sm_count", Kind::Integer, [](const Row& r) { return std::to_string(r.device.sm_count); },
+         [](Row& r, const std::string& v) { r.device.sm_count = parse_int(v); }},
+        {"memory_bytes", Kind::Integer, [](const Row& r) { return std::to_string(r.device.memory_bytes); },
+         [](Row& r, const std::string& v) { r.device.memory_bytes = parse_integer(v); }},
+        {"driver_version", Kind::Integer, [](const Row& r) { return std::to_string(r.device.driver_version); },
+         [](Row& r, const std::string& v) { r.device.driver_version = parse_int(v); }},
+        {"runtime_version", Kind::Integer, [](const Row& r) { return std::to_string(r.device.runtime_version); },
+         [](Row& r, const std::string& v) { r.device.runtime_version = parse_int(v); }},
+        {"nvrtc_version", Kind::Text, [](const Row& r) { return r.device.nvrtc_version; },
+         [](Row& r, const std::string& v) { r.device.nvrtc_version = v; }},
+        {"library_version", Kind::Text, [](const Row& r) { return r.device.library_version; },
+         [](Row& r, const std::string& v) { r.device.library_version = v; }},
+        {"m", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.M); },
+         [](Row& r, const std::string& v) { r.entry.winner.shape.M = parse_positive(v); }},
+        {"n", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.N); },
+         [](Row& r, const std::string& v) { r.entry.winner.shape.N = parse_positive(v); }},
+        {"k", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.K); },
+         [](Row& r, const std::string& v) { r.entry.winner.shape.K = parse_positive(v); }},
+        {"trans", Kind::Text, [](const Row& r) { return r.entry.winner.shape.transposes(); },
+         [](Row& r, const std::string& v) { parse_transposes(v, r.entry.winner.shape); }},
+        {"precision", Kind::Text, [](const Row& r) { return to_string(r.entry.winner.shape.precision); },
+         [](Row& r, const std::string& v) { r.entry.winner.shape.precision = parse_gemm_precision(v); }},
+        {"alignment", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.alignment); },
+         [](Row& r, const std::string& v) {
+             r.entry.winner.shape.alignment = parse_int(v);
+             if (!valid_alignment_class(r.entry.winner.shape.alignment)) throw Error("'" + v + "' is not 4, 8 or 16");
+         }},
+        {"family", Kind::Text, [](const Row& r) { return r.entry.winner.kernel.family; },
+         [](Row& r, const std::string& v) { r.entry.winner.kernel.family = v; }},
+        {"params", Kind::Text, [](const Row& r) { return params_text(r.entry.winner.kernel.params); },
+         [](Row& r, const std::string& v) { r.entry.winner.kernel.params = parse_params(v); }},
+        {"description", Kind::Text, [](const Row& r) { return r.entry.winner.kernel.description; },
+         [](Row& r, const std::string& v) { r.entry.winner.kernel.description = v; }},
+        {"template_hash", Kind::Text, [](const Row& r) { return r.entry.winner.kernel.template_hash; },
+         [](Row& r, const std::string& v) { r.entry.winner.kernel.template_hash = v; }},
+        {"ms", Kind::Real, [](const Row& r) { return exact(r.entry.winner.ms); },
+         [](Row& r, const std::string& v) { r.entry.winner.ms = parse_real(v); }},
+        {"cublas_ms", Kind::Real, [](const Row& r) { return exact(r.entry.winner.cublas_ms); },
+         [](Row& r, const std::string& v) { r.entry.winner.cublas_ms = parse_real(v); }},
+        {"tolerance", Kind::Real, [](const Row& r) { return exact(r.entry.winner.tolerance); },
+         [](Row& r, const std::string& v) { r.entry.winner.tolerance = parse_real(v); }},
+        {"provenance", Kind::Text, [](const Row& r) { return r.entry.winner.provenance; },
+         [](Row& r, const std::string& v) { r.entry.winner.provenance = v; }},
+        {"tuned_at", Kind::Text, [](const Row& r) { return r.entry.winner.tuned_at; },
+         [](Row& r, const std::string& v) { r.entry.winner.tuned_at = v; }},
+        {"binary_key", Kind::Text, [](const Row& r) { return r.entry.winner.binary_key; },
+         [](Row& r, const std::string& v) { r.entry.winner.binary_key = v; }},
+        {"arch", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::arch); },
+         [](Row& r, const std::string& v) { binary_of(r).arch = parse_int(v); }, true},
+        {"binary_nvrtc_version", Kind::Text, [](const Row& r) { return binary_field(r, &Binary::nvrtc_version); },
+         [](Row& r, const std::string& v) { binary_of(r).nvrtc_version = v; }, true},
+        {"lowered_name", Kind::Text, [](const Row& r) { return binary_field(r, &Binary::lowered_name); },
+         [](Row& r, const std::string& v) { binary_of(r).lowered_name = v; }, true},
+        {"registers", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::registers); },
+         [](Row& r, const std::string& v) { binary_of(r).registers = parse_int(v); }, true},
+        {"shared_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::shared_bytes); },
+         [](Row& r, const std::string& v) { binary_of(r).shared_bytes = parse_int(v); }, true},
+        {"stack_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::stack_bytes); },
+         [](Row& r, const std::string& v) { binary_of(r).stack_bytes = parse_int(v); }, true},
+        {"spill_store_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::spill_store_bytes); },
+         [](Row& r, const std::string& v) { binary_of(r).spill_store_bytes = parse_int(v); }, true},
+        {"spill_load_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::spill_load_bytes); },
+         [](Row& r, const std::string& v) { binary_of(r).spill_load_bytes = parse_int(v); }, true},
+        {"compile_ms", Kind::Real, [](const Row& r) { return binary_field(r, &Binary::compile_ms); },
+         [](Row& r, const std::string& v) { binary_of(r).compile_ms = parse_real(v); }, true},
+        {"cubin_base64", Kind::Text,
+         [](const Row& r) { return r.entry.binary ? base64_encode(r.entry.binary->cubin) : std::string(); },
+         [](Row& r, const std::string& v) { binary_of(r).cubin = base64_decode(v); }, true},
+    };
+    return all;
+}
+
+Json json_value(const Column& column, const std::string& text) {
+    if (text.empty()) return Json();
+    switch (column.kind) {
+        case Kind::Integer: return Json(parse_integer(text));
+        case Kind::Real: return Json(parse_real(text));
+        case Kind::Text: return Json(text);
+    }
+    return Json();
+}
+
+// Reads one CSV record into a row, or says what is wrong with it.
+std::string read_row(const std::vector<const Column*>& header, const CsvRecord& record, Row& row) {
+    if (record.fields.size() != header.size())
+        return std::to_string(record.fields.size()) + " fields, the header has " + std::to_string(header.size());
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        const std::string& text = record.fields[i];
+        if (text.empty() && header[i]->of_binary) continue;
+        try {
+            header[i]->set(row, text);
+        } catch (const Error& e) {
+            return std::string("column ") + header[i]->name + ": " + e.what();
+        }
+    }
+    const Winner& w = row.entry.winner;
+    if (w.device_id != row.device.id())
+        return "device_id " + w.device_id + " does not match the row's fingerprint, whose id is " + row.device.id();
+    if (w.kernel.is_cublas() != !row.entry.binary)
+        return w.kernel.is_cublas() ? "a cuBLAS winner with a binary" : "a winner with no binary (cubin_base64 is empty)";
+    if (row.entry.binary) {
+        row.entry.binary->cache_key = w.binary_key;
+        row.entry.binary->kernel = w.kernel;
+        if (w.binary_key.empty()) return "a binary with no binary_key";
+        if (const std::string problem = binary_problem(*row.entry.binary, row.device); !problem.empty())
+            return "the binary: " + problem;
+    }
+    if (!(w.ms > 0 && w.cublas_ms > 0)) return "ms and cublas_ms must be positive";
+    return "";
+}
+
+}  // namespace
+
+ExchangeFormat parse_exchange_format(const std::string& text) {
+    if (text == "csv") return ExchangeFormat::csv;
+    if (text == "json") return ExchangeFormat::json;
+    throw Error("unknown format '" + text + "' (expected csv or json)");
+}
+
+std::vector<std::string> exchange_columns() {
+    std::vector<std::string> names;
+    for (const Column& c : columns()) names.push_back(c.name);
+    return names;
+}
+
+void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format, const std::string& device_id) {
+    Json rows = Json::array();
+    if (format == ExchangeFormat::csv) out << csv_line(exchange_columns());
+    for (const DeviceFingerprint& device : store.devices()) {
+        if (!device_id.empty() && device.id() != device_id) continue;
+        for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
+            const Row row{device, std::move(entry)};
+            std::vector<std::string> fields;
+            Json object = Json::object();
+            for (const Column& c : columns()) {
+                fields.push_back(c.get(row));
+                object.set(c.name, json_value(c, fields.back()));
+            }
+            if (format == ExchangeFormat::csv)
+                out << csv_line(fields);
+            else
+                rows.push(std::move(object));
+        }
+    }
+    if (format == ExchangeFormat::json) out << rows.dump() << "\n";
+}
+
+MergeSummary import_winners(TuningStore& store, std::istream& in, const std::string& source) {
+    std::vector<CsvRecord> records;
+    try {
+        records = read_csv(in, source);
+    } catch (const Error& e) {
+        throw ImportError(e.what());
+    }
+    if (records.empty()) throw ImportError(source + ": empty file (expected a header line)");
+
+    std::vector<const Column*> header;
+    std::vector<std::string> problems;
+    for (const std::string& name : records.front().fields) {
+        const Column* found = nullptr;
+        for (const Column& c : columns())
+            if (name == c.name) found = &c;
+        if (!found) problems.push_back(source + ":" + std::to_string(records.front().line) + ": unknown column '" + name + "'");
+        header.push_back(found);
+    }
+    for (const Column& c : columns()) {
+        bool present = false;
+        for (const Column* h : header) present = present || h == &c;
+        if (!present) problems.push_back(source + ":" + std::to_string(records.front().line) + ": no column '" + c.name + "'");
+    }
+    std::vector<Row> rows;
+    if (problems.empty())
+        for (std::size_t i = 1; i < records.size(); ++i) {
+            Row row;
+            const std::string problem = read_row(header, records[i], row);
+            if (!problem.empty())
+                problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
+            else
+                rows.push_back(std::move(row));
+        }
+    if (!problems.empty()) {
+        std::string message = std::to_string(problems.size()) + " bad line" + (problems.size() > 1 ? "s" : "") +
+                              ", nothing imported:";
+        for (const std::string& p : problems) message += "\n  " + p;
+        throw ImportError(message);
+    }
+
+    MergeSummary summary;
+    sqlite::Transaction transaction(store.connection());
+    for (const Row& row : rows) {
+        if (!store.find_device(row.device.id())) {
+            store.add_device(row.device);
+            ++summary.devices_added;
+        }
+        summary.winners.push_back(offer_winner(store, row.entry, source, summary));
+    }
+    transaction.commit();
+    return summary;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,78 @@
+#include "db/merge.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "db/verify.h"
+
+namespace sgemm {
+
+namespace {
+
+std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& device) {
+    const Winner& w = wb.winner;
+    if (!(std::isfinite(w.ms) && w.ms > 0 && std::isfinite(w.cublas_ms) && w.cublas_ms > 0))
+        return "its times are not positive numbers";
+    if (w.kernel.is_cublas()) return "";
+    if (!wb.binary) return "its binary is missing";
+    return binary_problem(*wb.binary, device);
+}
+
+}  // namespace
+
+int MergeSummary::count(WinnerOffer::Outcome outcome) const {
+    int n = 0;
+    for (const WinnerOffer& offer : winners) n += offer.outcome == outcome;
+    return n;
+}
+
+WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
+                         MergeSummary& summary) {
+    WinnerOffer offer;
+    offer.incoming = incoming.winner;
+    offer.previous = store.find_winner(incoming.winner.device_id, incoming.winner.shape);
+    const std::optional<DeviceFingerprint> device = store.find_device(incoming.winner.device_id);
+    offer.reason = device ? invalid_reason(incoming, *device) : "its device is not in the database";
+    if (!offer.reason.empty()) {
+        offer.outcome = WinnerOffer::Outcome::Refused;
+        return offer;
+    }
+    if (offer.previous && offer.previous->ms <= incoming.winner.ms) {
+        offer.outcome = WinnerOffer::Outcome::Kept;
+        return offer;
+    }
+    offer.outcome = offer.previous ? WinnerOffer::Outcome::Replaced : WinnerOffer::Outcome::Added;
+    offer.incoming.provenance += "; merged from " + source;
+    if (incoming.binary && store.put_binary(*incoming.binary)) ++summary.binaries_added;
+    store.put_winner(offer.incoming);
+    return offer;
+}
+
+MergeSummary merge_store(TuningStore& store, TuningStore& other) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(store.path(), other.path(), ec))
+        throw Error("cannot merge " + other.path() + " into itself");
+    MergeSummary summary;
+    sqlite::Transaction transaction(store.connection());
+    const std::vector<DeviceFingerprint> devices = other.devices();
+    for (const DeviceFingerprint& device : devices) {
+        if (store.find_device(device.id())) continue;
+        store.add_device(device);
+        ++summary.devices_added;
+    }
+    for (const DeviceFingerprint& device : devices)
+        for (const WinnerWithBinary& wb : other.winners_with_binaries(device.id()))
+            summary.winners.push_back(offer_winner(store, wb, other.path(), summary));
+    for (const Measurement& m : other.measurements()) {
+        if (store.has_measurement(m)) continue;
+        store.record_measurement(m);
+        ++summary.measurements_added;
+    }
+    const std::vector<Miss> misses = other.misses();
+    store.record_misses(misses);
+    summary.misses_merged = static_cast<int>(misses.size());
+    transaction.commit();
+    return summary;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,43 @@
+// Bringing tuning results from elsewhere (another database, an import file) into a store.
+//
+// The rule: rows are keyed by device fingerprint, so another device's rows are added beside
+// this one's and never mixed with them. For the same device and shape key, the faster valid
+// winner stays, with its own provenance (an incoming one gets "; merged from SOURCE"
+// appended). Valid means positive, finite times and, unless it is cuBLAS, a binary that
+// passes binary_problem for the device. Everything happens in one transaction: all or
+// nothing.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace sgemm {
+
+struct WinnerOffer {
+    enum class Outcome { Added, Replaced, Kept, Refused };
+    Outcome outcome = Outcome::Added;
+    Winner incoming;
+    std::optional<Winner> previous;  // the stored winner it met, if any
+    std::string reason;              // why Refused
+};
+
+struct MergeSummary {
+    int devices_added = 0, binaries_added = 0, measurements_added = 0, misses_merged = 0;
+    std::vector<WinnerOffer> winners;  // one per incoming winner
+    int count(WinnerOffer::Outcome outcome) const;
+};
+
+// Offers one winner, with its binary, to its device in `store` (the device must be there),
+// under the rule above. `source` names where it came from, for its provenance. Joins the
+// caller's transaction.
+WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
+                         MergeSummary& summary);
+
+// Merges `other` into `store`: its devices, its winners (by the rule) with their binaries,
+// its measurements not already present, and its miss counts (added to this store's).
+// Throws Error for the same file.
+MergeSummary merge_store(TuningStore& store, TuningStore& other);
+
+}  // namespace sgemm

@@ -1,0 +1,55 @@
+#include "db/prune.h"
+
+namespace sgemm {
+
+namespace {
+
+// Removes the devices (their rows go with them: the schema cascades), counting each kind.
+void remove_devices(TuningStore& store, const std::vector<std::string>& device_ids, PruneSummary& summary) {
+    sqlite::Connection& db = store.connection();
+    for (const std::string& id : device_ids) {
+        const auto count = [&](const char* sql) {
+            auto q = db.query(sql);
+            q.bind(1, id);
+            q.step();
+            return static_cast<int>(q.integer(0));
+        };
+        summary.winners += count("SELECT count(*) FROM winners WHERE device_id = ?1");
+        summary.measurements += count("SELECT count(*) FROM measurements WHERE device_id = ?1");
+        summary.misses += count("SELECT count(*) FROM misses WHERE device_id = ?1");
+        db.query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
+        summary.devices += db.changes();
+    }
+}
+
+}  // namespace
+
+PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids) {
+    PruneSummary summary;
+    sqlite::Transaction transaction(store.connection());
+    remove_devices(store, device_ids, summary);
+    transaction.commit();
+    return summary;
+}
+
+PruneSummary prune_stale(TuningStore& store, const std::string& library_version) {
+    PruneSummary summary;
+    sqlite::Connection& db = store.connection();
+    sqlite::Transaction transaction(db);
+    std::vector<std::string> stale;
+    for (const DeviceFingerprint& device : store.devices())
+        if (device.library_version != library_version) stale.push_back(device.id());
+    remove_devices(store, stale, summary);
+    db.query("DELETE FROM binaries WHERE cache_key NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL) "
+             "AND nvrtc_version NOT IN (SELECT nvrtc_version FROM devices)")
+        .run();
+    summary.binaries = db.changes();
+    db.query("DELETE FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "
+             "(SELECT kernel_id FROM measurements) AND id NOT IN (SELECT kernel_id FROM binaries)")
+        .run();
+    summary.kernels = db.changes();
+    transaction.commit();
+    return summary;
+}
+
+}  // namespace sgemm

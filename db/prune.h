@@ -1,0 +1,23 @@
+// `sgemm-db prune`: removing what will never be used again.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace sgemm {
+
+struct PruneSummary {
+    int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;  // rows removed
+};
+
+// Removes the devices and every row of theirs (winners, measurements, misses).
+PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids);
+
+// Removes what no build of `library_version` can use: the devices of other library
+// versions (their fingerprints never match again) with their rows, then the binaries that
+// no winner uses and whose NVRTC version no remaining device has (their cache keys are
+// never computed again), then the kernels nothing refers to.
+PruneSummary prune_stale(TuningStore& store, const std::string& library_version = SGEMM_VERSION);
+
+}  // namespace sgemm

@@ -1,0 +1,36 @@
+// The schema: the migrations in db/migrations/ (embedded at build time), the version
+// bookkeeping (PRAGMA user_version is the number of the last migration applied) and the
+// checks that a file is a tuning database this build can read.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "db/sqlite.h"
+
+namespace sgemm {
+
+// PRAGMA application_id of every tuning database ("SGMM"): tells ours from other SQLite files.
+constexpr std::int32_t kTuningDbApplicationId = 0x53474d4d;
+
+struct Migration {
+    int version;       // from the file name: 0002_views.sql is version 2
+    std::string name;  // the file name
+    std::string sql;
+};
+
+// The migrations, in order; their versions are 1, 2, ... with no gaps.
+const std::vector<Migration>& migrations();
+int latest_schema_version();
+
+// Refuses, with a DbError that says why, a file that is not a tuning database (an empty
+// file is one, to be created), one whose schema is newer than this build, and, when not
+// `writable`, one whose schema is older. When `writable`, switches the file to WAL and
+// brings it to the latest version.
+void prepare_schema(sqlite::Connection& db, bool writable);
+
+// Applies the migrations after the file's version up to `version`, in one transaction.
+// prepare_schema uses it with the latest version; tests use it to build older files.
+void migrate(sqlite::Connection& db, int version);
+
+}  // namespace sgemm

@@ -1,0 +1,70 @@
+#include "db/selection.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+namespace sgemm {
+
+namespace {
+
+double log_distance(int a, int b) { return std::fabs(std::log2(static_cast<double>(a)) - std::log2(b)); }
+
+// Rule 2's order, as a tuple compared lexicographically.
+std::tuple<double, double, int, int, int> nearness(const ShapeKey& to, const ShapeKey& s) {
+    return {log_distance(s.M, to.M), log_distance(s.N, to.N) + log_distance(s.K, to.K), s.M, s.N, s.K};
+}
+
+std::string describe_winner(const Winner& w) {
+    char times[96];
+    std::snprintf(times, sizeof times, "%.4f ms, %.2fx cuBLAS", w.ms, w.cublas_ms / w.ms);
+    return w.kernel.description + " (" + times + ")";
+}
+
+}  // namespace
+
+std::vector<const Winner*> nearest_candidates(const std::vector<Winner>& winners, const ShapeKey& shape) {
+    std::vector<const Winner*> out;
+    for (const Winner& w : winners)
+        if (w.shape.trans_a == shape.trans_a && w.shape.trans_b == shape.trans_b &&
+            w.shape.precision == shape.precision && w.shape.alignment == shape.alignment)
+            out.push_back(&w);
+    std::sort(out.begin(), out.end(),
+              [&](const Winner* a, const Winner* b) { return nearness(shape, a->shape) < nearness(shape, b->shape); });
+    return out;
+}
+
+Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shape, const CannotRun& cannot_run) {
+    for (const Winner& w : winners)
+        if (w.shape == shape)
+            return {SelectionKind::Exact, &w,
+                    "exact winner, tuned for this shape at " + w.tuned_at + ": " + describe_winner(w)};
+
+    const std::string family = shape.transposes() + " " + to_string(shape.precision) + " align" +
+                               std::to_string(shape.alignment);
+    const std::vector<const Winner*> candidates = nearest_candidates(winners, shape);
+    std::string passed_over;
+    for (const Winner* w : candidates) {
+        const std::string why_not = cannot_run ? cannot_run(*w, shape) : "";
+        if (!why_not.empty()) {
+            passed_over += "; passed over " + w->shape.to_string() + " (" + w->kernel.description + "): " + why_not;
+            continue;
+        }
+        char distance[96];
+        std::snprintf(distance, sizeof distance, "log2 distance %.2f in M, %.2f in N+K",
+                      log_distance(w->shape.M, shape.M),
+                      log_distance(w->shape.N, shape.N) + log_distance(w->shape.K, shape.K));
+        return {SelectionKind::Nearest, w,
+                "no winner for this shape; the nearest tuned shape with " + family + " is " + w->shape.to_string() +
+                    " (" + distance + "), whose winner is " + describe_winner(*w) + passed_over};
+    }
+    if (candidates.empty())
+        return {SelectionKind::Fallback, nullptr,
+                "no winner for this shape, and none of the device's " + std::to_string(winners.size()) +
+                    " winners has " + family};
+    return {SelectionKind::Fallback, nullptr,
+            "no winner for this shape, and no winner with " + family + " can run it" + passed_over};
+}
+
+}  // namespace sgemm

@@ -1,0 +1,41 @@
+// How dispatch chooses the kernel for a call, and how `sgemm-db explain` says why. One rule,
+// in one place:
+//
+//   1. exact    the device's winner for the call's very shape key;
+//   2. nearest  else, among the device's winners with the same transposes, precision and
+//               alignment class, the nearest in log space: the smallest |log2 M' - log2 M|
+//               first (M is the batch-like dimension, the one that changes the best tiling
+//               most), then the smallest |log2 N' - log2 N| + |log2 K' - log2 K|, then the
+//               smaller shape; a winner whose kernel cannot run the call's shape (the
+//               caller says which) is passed over for the next;
+//   3. fallback else nothing from the database: the caller's fallback policy decides.
+//
+// A winner whose kernel is cuBLAS selects cuBLAS. The winners given must all be of the one
+// device the call runs on; a row of another device or toolchain is never a candidate.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+
+namespace sgemm {
+
+enum class SelectionKind { Exact, Nearest, Fallback };
+
+struct Selection {
+    SelectionKind kind = SelectionKind::Fallback;
+    const Winner* winner = nullptr;  // into the winners given; null for Fallback
+    std::string reason;              // one or two sentences, for explain
+};
+
+// Why a winner's kernel cannot run `shape` (e.g. grid limits), or empty when it can.
+using CannotRun = std::function<std::string(const Winner& winner, const ShapeKey& shape)>;
+
+// The nearest-shape candidates for `shape`, in the order rule 2 tries them.
+std::vector<const Winner*> nearest_candidates(const std::vector<Winner>& winners, const ShapeKey& shape);
+
+// Applies the rule. Without `cannot_run`, every kernel is taken to run every shape.
+Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shape, const CannotRun& cannot_run = {});
+
+}  // namespace sgemm

@@ -1,0 +1,54 @@
+#include "db/shape_key.h"
+
+#include <cctype>
+
+#include "src/util/error.h"
+
+namespace sgemm {
+
+GemmPrecision parse_gemm_precision(const std::string& text) {
+    if (text == "fp32") return GemmPrecision::fp32;
+    if (text == "tf32") return GemmPrecision::tf32;
+    throw Error("unknown precision '" + text + "' (expected fp32 or tf32)");
+}
+
+std::string to_string(GemmPrecision precision) { return precision == GemmPrecision::tf32 ? "tf32" : "fp32"; }
+
+std::string ShapeKey::transposes() const { return std::string(trans_a ? "T" : "N") + (trans_b ? "T" : "N"); }
+
+std::string ShapeKey::to_string() const {
+    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) + " " + transposes() +
+           " " + sgemm::to_string(precision) + " align" + std::to_string(alignment);
+}
+
+void parse_transposes(const std::string& text, ShapeKey& key) {
+    const auto is = [](char c, char want) { return std::toupper(static_cast<unsigned char>(c)) == want; };
+    const auto valid = [&](char c) { return is(c, 'N') || is(c, 'T'); };
+    if (text.size() != 2 || !valid(text[0]) || !valid(text[1]))
+        throw Error("unknown transposes '" + text + "' (expected NN, NT, TN or TT)");
+    key.trans_a = is(text[0], 'T');
+    key.trans_b = is(text[1], 'T');
+}
+
+bool valid_alignment_class(int alignment) { return alignment == 16 || alignment == 8 || alignment == 4; }
+
+std::size_t ShapeKeyHash::operator()(const ShapeKey& key) const {
+    // splitmix64's finalizer over the fields packed into two words: cheap, and every bit of
+    // the input reaches every bit of the hash.
+    const auto mix = [](std::uint64_t x) {
+        x ^= x >> 30;
+        x *= 0xbf58476d1ce4e5b9ULL;
+        x ^= x >> 27;
+        x *= 0x94d049bb133111ebULL;
+        return x ^ (x >> 31);
+    };
+    const std::uint64_t dims = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.M)) << 32) ^
+                               static_cast<std::uint32_t>(key.N);
+    const std::uint64_t rest = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.K)) << 32) ^
+                               (static_cast<std::uint64_t>(key.alignment) << 8) ^
+                               (static_cast<std::uint64_t>(key.precision) << 2) ^
+                               (static_cast<std::uint64_t>(key.trans_a) << 1) ^ static_cast<std::uint64_t>(key.trans_b);
+    return static_cast<std::size_t>(mix(mix(dims) ^ rest));
+}
+
+}  // namespace sgemm

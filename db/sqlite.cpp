@@ -1,0 +1,215 @@
+#include "db/sqlite.h"
+
+namespace sgemm::sqlite {
+
+namespace {
+
+// A path as an SQLite URI ("file:/a/b.db"); only the characters URIs give a meaning to are
+// escaped.
+std::string file_uri(const std::string& path) {
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            static const char* hex = "0123456789abcdef";
+            uri += '%';
+            uri += hex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+            uri += hex[static_cast<unsigned char>(c) & 0xf];
+        } else {
+            uri += c;
+        }
+    }
+    return uri;
+}
+
+// A statement fit for one line of an error message.
+std::string one_line(const std::string& sql) {
+    std::string out;
+    for (char c : sql) {
+        if (c == '\n' || c == '\t') c = ' ';
+        if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+        out += c;
+    }
+    const std::size_t max = 160;
+    if (out.size() > max) out = out.substr(0, max) + "...";
+    return out;
+}
+
+}  // namespace
+
+Statement::Statement(Connection& connection, const std::string& sql) : sql_(sql) {
+    const int rc = sqlite3_prepare_v3(connection.handle(), sql.c_str(), static_cast<int>(sql.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+    if (rc != SQLITE_OK) connection.fail(rc, sql);
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Query::Query(Connection& connection, Statement& statement) : connection_(connection), statement_(statement) {}
+
+Query::~Query() {
+    sqlite3_reset(statement_.get());
+    sqlite3_clear_bindings(statement_.get());
+}
+
+Query& Query::bind(int index, std::nullptr_t) {
+    const int rc = sqlite3_bind_null(statement_.get(), index);
+    if (rc != SQLITE_OK) connection_.fail(rc, statement_.sql());
+    return *this;
+}
+
+Query& Query::bind(int index, std::int64_t value) {
+    const int rc = sqlite3_bind_int64(statement_.get(), index, value);
+    if (rc != SQLITE_OK) connection_.fail(rc, statement_.sql());
+    return *this;
+}
+
+Query& Query::bind(int index, double value) {
+    const int rc = sqlite3_bind_double(statement_.get(), index, value);
+    if (rc != SQLITE_OK) connection_.fail(rc, statement_.sql());
+    return *this;
+}
+
+Query& Query::bind(int index, const std::string& value) {
+    const int rc = sqlite3_bind_text64(statement_.get(), index, value.data(), value.size(), SQLITE_TRANSIENT,
+                                       SQLITE_UTF8);
+    if (rc != SQLITE_OK) connection_.fail(rc, statement_.sql());
+    return *this;
+}
+
+Query& Query::bind(int index, const std::vector<char>& blob) {
+    const int rc = sqlite3_bind_blob64(statement_.get(), index, blob.data(), blob.size(), SQLITE_TRANSIENT);
+    if (rc != SQLITE_OK) connection_.fail(rc, statement_.sql());
+    return *this;
+}
+
+bool Query::step() {
+    const int rc = sqlite3_step(statement_.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    connection_.fail(rc, statement_.sql());
+}
+
+void Query::run() {
+    while (step()) {
+    }
+}
+
+bool Query::is_null(int column) const { return sqlite3_column_type(statement_.get(), column) == SQLITE_NULL; }
+
+std::int64_t Query::integer(int column) const { return sqlite3_column_int64(statement_.get(), column); }
+
+double Query::real(int column) const { return sqlite3_column_double(statement_.get(), column); }
+
+std::string Query::text(int column) const {
+    const auto* p = sqlite3_column_text(statement_.get(), column);
+    const int n = sqlite3_column_bytes(statement_.get(), column);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string();
+}
+
+std::vector<char> Query::blob(int column) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(statement_.get(), column));
+    const int n = sqlite3_column_bytes(statement_.get(), column);
+    return p ? std::vector<char>(p, p + n) : std::vector<char>();
+}
+
+std::optional<std::int64_t> Query::optional_integer(int column) const {
+    if (is_null(column)) return std::nullopt;
+    return integer(column);
+}
+
+std::optional<double> Query::optional_real(int column) const {
+    if (is_null(column)) return std::nullopt;
+    return real(column);
+}
+
+Connection::Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout)
+    : path_(path), busy_timeout_(busy_timeout) {
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+    std::string name = file_uri(path);
+    switch (access) {
+        case Access::ReadWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+        case Access::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+        case Access::Immutable:
+            flags |= SQLITE_OPEN_READONLY;
+            name += "?immutable=1";
+            break;
+    }
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+        sqlite3_close_v2(db_);
+        db_ = nullptr;
+        throw DbError("cannot open " + path + ": " + message, rc);
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
+}
+
+Connection::~Connection() {
+    statements_.clear();  // finalize before closing, or the close is deferred
+    sqlite3_close_v2(db_);
+}
+
+bool Connection::read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+
+Query Connection::query(const std::string& sql) {
+    auto it = statements_.find(sql);
+    if (it == statements_.end()) it = statements_.emplace(sql, std::make_unique<Statement>(*this, sql)).first;
+    return Query(*this, *it->second);
+}
+
+void Connection::exec(const std::string& sql) {
+    char* message = nullptr;
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message);
+    sqlite3_free(message);  // the connection's errmsg says the same, and fail() reads that
+    if (rc != SQLITE_OK) fail(rc, sql);
+}
+
+std::int64_t Connection::integer(const std::string& sql) {
+    Query q = query(sql);
+    if (!q.step()) throw DbError(path_ + ": no row from: " + one_line(sql), SQLITE_ERROR, sql);
+    return q.integer(0);
+}
+
+void Connection::fail(int rc, const std::string& sql) const {
+    const std::string message = sqlite3_errmsg(db_);
+    const int code = sqlite3_extended_errcode(db_) != SQLITE_OK ? sqlite3_extended_errcode(db_) : rc;
+    const std::string where = sql.empty() ? "" : " (while running: " + one_line(sql) + ")";
+    switch (code & 0xff) {
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            throw DbBusyError(path_ + ": the database is locked: another process held it for longer than the busy "
+                                  "timeout (" + std::to_string(busy_timeout_.count()) +
+                                  " ms); try again when it is done, or allow a longer timeout" + where,
+                              code, sql);
+        case SQLITE_NOTADB:
+            throw DbError(path_ + " is not an SQLite database (" + message + ")" + where, code, sql);
+        case SQLITE_CORRUPT:
+            throw DbError(path_ + " is corrupt (" + message +
+                              "); nothing was changed: restore it from a copy, or move it aside to start afresh" + where,
+                          code, sql);
+        case SQLITE_READONLY:
+            throw DbError(path_ + " cannot be written (" + message +
+                              "): check the permissions of the file and of its folder" + where,
+                          code, sql);
+        case SQLITE_CANTOPEN:
+            throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
+        default: throw DbError(path_ + ": " + message + where, code, sql);
+    }
+}
+
+Transaction::Transaction(Connection& connection)
+    : connection_(connection), owner_(sqlite3_get_autocommit(connection.handle()) != 0) {
+    if (owner_) connection_.query("BEGIN IMMEDIATE").run();
+}
+
+Transaction::~Transaction() {
+    if (owner_ && open_) sqlite3_exec(connection_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+    if (owner_) connection_.query("COMMIT").run();
+    open_ = false;
+}
+
+}  // namespace sgemm::sqlite

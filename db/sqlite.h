@@ -1,0 +1,154 @@
+// A thin RAII layer over the SQLite C API: one Connection owns a sqlite3 handle and its
+// prepared statements; a Query is a use of one of them that resets itself when it goes
+// out of scope (an unreset statement would hold a read snapshot open and stall WAL
+// checkpoints); a Transaction rolls back unless committed. Every failure is a DbError that
+// carries SQLite's message, its result code and the SQL that failed.
+#pragma once
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/util/error.h"
+
+namespace sgemm {
+
+struct DbError : Error {
+    DbError(const std::string& message, int code = SQLITE_ERROR, std::string sql = "")
+        : Error(message), code(code), sql(std::move(sql)) {}
+    int code;         // SQLite's extended result code
+    std::string sql;  // the statement that failed, empty when none ran
+};
+
+// The write lock stayed taken by another connection for longer than the busy timeout.
+struct DbBusyError : DbError {
+    using DbError::DbError;
+};
+
+namespace sqlite {
+
+class Connection;
+
+// A prepared statement, owned and cached by its Connection.
+class Statement {
+public:
+    Statement(Connection& connection, const std::string& sql);
+    ~Statement();
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    sqlite3_stmt* get() const { return stmt_; }
+    const std::string& sql() const { return sql_; }
+
+private:
+    sqlite3_stmt* stmt_ = nullptr;
+    std::string sql_;
+};
+
+// One execution of a cached statement: bind by position (1-based), step, read columns
+// (0-based). Resets and clears its bindings on destruction.
+class Query {
+public:
+    Query(Connection& connection, Statement& statement);
+    ~Query();
+    Query(const Query&) = delete;
+    Query& operator=(const Query&) = delete;
+
+    Query& bind(int index, std::nullptr_t);
+    Query& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+    Query& bind(int index, std::int64_t value);
+    Query& bind(int index, double value);
+    Query& bind(int index, const std::string& value);
+    Query& bind(int index, const char* value) { return bind(index, std::string(value)); }
+    Query& bind(int index, const std::vector<char>& blob);
+    template <class T>
+    Query& bind(int index, const std::optional<T>& value) {
+        return value ? bind(index, *value) : bind(index, nullptr);
+    }
+    // Binds the arguments to ?1, ?2, ... in order.
+    template <class... Args>
+    Query& bind_all(const Args&... args) {
+        int index = 0;
+        (bind(++index, args), ...);
+        return *this;
+    }
+
+    // True while there is a row to read; false when done.
+    bool step();
+    // Runs a statement that returns no rows.
+    void run();
+
+    bool is_null(int column) const;
+    std::int64_t integer(int column) const;
+    double real(int column) const;
+    std::string text(int column) const;
+    std::vector<char> blob(int column) const;
+    std::optional<std::int64_t> optional_integer(int column) const;
+    std::optional<double> optional_real(int column) const;
+
+private:
+    Connection& connection_;
+    Statement& statement_;
+};
+
+enum class Access { ReadWrite, ReadOnly, Immutable };
+
+class Connection {
+public:
+    // Opens (ReadWrite: creating) the file. Immutable is read-only without locking, for a
+    // file no one can be writing (a read-only folder, where SQLite cannot create the -shm
+    // file that shared reading of a WAL database needs).
+    Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    const std::string& path() const { return path_; }
+    sqlite3* handle() const { return db_; }
+    bool read_only() const;
+
+    // A statement prepared once per connection and reused.
+    Query query(const std::string& sql);
+    // Runs one or more statements without parameters or results (schema scripts, pragmas).
+    void exec(const std::string& sql);
+    // The first column of the first row of `sql`, which must return one.
+    std::int64_t integer(const std::string& sql);
+    // Rows changed by the last INSERT, UPDATE or DELETE.
+    int changes() const { return sqlite3_changes(db_); }
+
+    // Throws the DbError for result code `rc` of a statement running `sql`.
+    [[noreturn]] void fail(int rc, const std::string& sql) const;
+
+private:
+    std::string path_;
+    std::chrono::milliseconds busy_timeout_;
+    sqlite3* db_ = nullptr;
+    std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
+};
+
+// BEGIN IMMEDIATE takes the write lock at the start (waiting up to the busy timeout), so a
+// transaction never fails halfway because another writer came first. Inside a transaction
+// already open on the connection it joins that one: the outer commit or rollback decides,
+// so a merge can group many single writes into one all-or-nothing transaction.
+class Transaction {
+public:
+    explicit Transaction(Connection& connection);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+
+    void commit();
+
+private:
+    Connection& connection_;
+    bool owner_;         // this object began the transaction
+    bool open_ = true;   // not yet committed or rolled back
+};
+
+}  // namespace sqlite
+}  // namespace sgemm

@@ -1,0 +1,41 @@
+#include "db/stats.h"
+
+#include "db/schema.h"
+
+namespace sgemm {
+
+StoreStats store_stats(TuningStore& store) {
+    sqlite::Connection& db = store.connection();
+    StoreStats s;
+    s.schema_version = store.schema_version();
+    s.file_bytes = db.integer("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
+    s.kernels = db.integer("SELECT count(*) FROM kernels WHERE family <> 'cublas'");
+    s.binaries = db.integer("SELECT count(*) FROM binaries");
+    s.binary_bytes = db.integer("SELECT coalesce(sum(length(cubin)), 0) FROM binaries");
+    s.binary_hits = db.integer("SELECT coalesce(sum(hits), 0) FROM binaries");
+    for (const DeviceFingerprint& device : store.devices()) {
+        DeviceStats d;
+        d.id = device.id();
+        d.device = device;
+        auto q = db.query(
+            "SELECT (SELECT count(*) FROM winners WHERE device_id = ?1), "
+            "(SELECT count(*) FROM winners w JOIN kernels k ON k.id = w.kernel_id "
+            "WHERE w.device_id = ?1 AND k.family = 'cublas'), "
+            "(SELECT count(*) FROM measurements WHERE device_id = ?1), "
+            "(SELECT count(*) FROM measurements WHERE device_id = ?1 AND valid = 0), "
+            "(SELECT count(*) FROM misses WHERE device_id = ?1), "
+            "(SELECT coalesce(sum(count), 0) FROM misses WHERE device_id = ?1)");
+        q.bind(1, d.id);
+        q.step();
+        d.winners = q.integer(0);
+        d.cublas_winners = q.integer(1);
+        d.measurements = q.integer(2);
+        d.invalid_measurements = q.integer(3);
+        d.missed_shapes = q.integer(4);
+        d.misses = q.integer(5);
+        s.devices.push_back(std::move(d));
+    }
+    return s;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,369 @@
+#include "db/store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "db/schema.h"
+
+namespace sgemm {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The current time as the database stores times: ISO 8601 UTC with milliseconds.
+#define SGEMM_DB_NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+// The shape key's columns, in ShapeKey's order, as every table that holds one names them.
+// In every statement the device id is parameter ?1 and the shape key ?2 to ?8.
+#define SGEMM_DB_SHAPE(t) t "m, " t "n, " t "k, " t "trans_a, " t "trans_b, " t "precision, " t "alignment"
+#define SGEMM_DB_SHAPE_VALUES "?2, ?3, ?4, ?5, ?6, ?7, ?8"
+#define SGEMM_DB_KEY_IS(t)                                                                                     \
+    t "device_id = ?1 AND " t "m = ?2 AND " t "n = ?3 AND " t "k = ?4 AND " t "trans_a = ?5 AND " t "trans_b = ?6 " \
+      "AND " t "precision = ?7 AND " t "alignment = ?8"
+
+void bind_key(sqlite::Query& q, const std::string& device_id, const ShapeKey& s) {
+    q.bind(1, device_id).bind(2, s.M).bind(3, s.N).bind(4, s.K);
+    q.bind(5, static_cast<int>(s.trans_a)).bind(6, static_cast<int>(s.trans_b));
+    q.bind(7, to_string(s.precision)).bind(8, s.alignment);
+}
+
+ShapeKey read_shape(const sqlite::Query& q, int first) {
+    ShapeKey s;
+    s.M = static_cast<int>(q.integer(first));
+    s.N = static_cast<int>(q.integer(first + 1));
+    s.K = static_cast<int>(q.integer(first + 2));
+    s.trans_a = q.integer(first + 3) != 0;
+    s.trans_b = q.integer(first + 4) != 0;
+    s.precision = parse_gemm_precision(q.text(first + 5));
+    s.alignment = static_cast<int>(q.integer(first + 6));
+    return s;
+}
+
+#define SGEMM_DB_KERNEL_COLUMNS "k.family, k.params, k.description, k.template_hash"
+
+KernelRef read_kernel(const sqlite::Query& q, int first) {
+    return KernelRef{q.text(first), parse_params(q.text(first + 1)), q.text(first + 2), q.text(first + 3)};
+}
+
+#define SGEMM_DB_BINARY_COLUMNS                                                                                     \
+    "b.cache_key, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes, b.stack_bytes, " \
+    "b.spill_store_bytes, b.spill_load_bytes, b.compile_ms, b.hits"
+
+Binary read_binary(const sqlite::Query& q, int first, KernelRef kernel) {
+    Binary b;
+    b.cache_key = q.text(first);
+    b.kernel = std::move(kernel);
+    b.arch = static_cast<int>(q.integer(first + 1));
+    b.nvrtc_version = q.text(first + 2);
+    b.lowered_name = q.text(first + 3);
+    b.cubin = q.blob(first + 4);
+    b.registers = static_cast<int>(q.integer(first + 5));
+    b.shared_bytes = static_cast<int>(q.integer(first + 6));
+    b.stack_bytes = static_cast<int>(q.integer(first + 7));
+    b.spill_store_bytes = static_cast<int>(q.integer(first + 8));
+    b.spill_load_bytes = static_cast<int>(q.integer(first + 9));
+    b.compile_ms = q.real(first + 10);
+    b.hits = q.integer(first + 11);
+    return b;
+}
+
+// The first kWinnerColumns columns of every winner query.
+#define SGEMM_DB_WINNER_COLUMNS                                                       \
+    "w.device_id, " SGEMM_DB_SHAPE("w.") ", " SGEMM_DB_KERNEL_COLUMNS                 \
+    ", w.binary_key, w.ms, w.cublas_ms, w.tolerance, w.provenance, w.tuned_at, w.speedup, w.tflops"
+#define SGEMM_DB_WINNER_FROM " FROM winners w JOIN kernels k ON k.id = w.kernel_id "
+#define SGEMM_DB_WINNER_ORDER " ORDER BY w.device_id, " SGEMM_DB_SHAPE("w.")
+constexpr int kWinnerColumns = 20;
+
+Winner read_winner(const sqlite::Query& q) {
+    Winner w;
+    w.device_id = q.text(0);
+    w.shape = read_shape(q, 1);
+    w.kernel = read_kernel(q, 8);
+    w.binary_key = q.text(12);
+    w.ms = q.real(13);
+    w.cublas_ms = q.real(14);
+    w.tolerance = q.real(15);
+    w.provenance = q.text(16);
+    w.tuned_at = q.text(17);
+    w.speedup = q.real(18);
+    w.tflops = q.real(19);
+    return w;
+}
+
+DeviceFingerprint read_device(const sqlite::Query& q) {
+    DeviceFingerprint d;
+    d.gpu_name = q.text(1);
+    d.cc_major = static_cast<int>(q.integer(2));
+    d.cc_minor = static_cast<int>(q.integer(3));
+    d.sm_count = static_cast<int>(q.integer(4));
+    d.memory_bytes = q.integer(5);
+    d.driver_version = static_cast<int>(q.integer(6));
+    d.runtime_version = static_cast<int>(q.integer(7));
+    d.nvrtc_version = q.text(8);
+    d.library_version = q.text(9);
+    return d;
+}
+
+#define SGEMM_DB_DEVICE_SELECT                                                                           \
+    "SELECT id, gpu_name, cc_major, cc_minor, sm_count, memory_bytes, driver_version, runtime_version, " \
+    "nvrtc_version, library_version FROM devices "
+
+// Opens the file as `mode` asks, after the checks SQLite would otherwise answer with
+// vaguer messages: a missing file for reading, a folder where the file should be, a folder
+// that cannot hold the -wal and -shm files beside the database.
+std::unique_ptr<sqlite::Connection> open_file(const std::string& path, OpenMode mode,
+                                              std::chrono::milliseconds busy_timeout) {
+    const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
+    const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
+    if (mode == OpenMode::ReadOnly) {
+        if (!fs::exists(path, ec)) throw DbError("no tuning database at " + path, SQLITE_CANTOPEN);
+        // Reading a WAL database needs the -shm file; in a read-only folder it cannot be
+        // created, and the file cannot be written by anyone, so it is read as immutable.
+        auto db = std::make_unique<sqlite::Connection>(
+            path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Immutable, busy_timeout);
+        prepare_schema(*db, false);
+        return db;
+    }
+    if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
+        throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
+                      SQLITE_CANTOPEN);
+    if (!folder_writable && ::access(folder.c_str(), W_OK) != 0)
+        throw DbError("cannot write " + path + ": its folder " + folder.string() +
+                          " is not writable, and SQLite keeps its -wal and -shm files beside the database",
+                      SQLITE_READONLY);
+    auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::ReadWrite, busy_timeout);
+    // SQLite quietly opens a write-protected file read-only; say so now rather than at the
+    // first write.
+    if (db->read_only())
+        throw DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
+    db->exec("PRAGMA foreign_keys = ON");
+    prepare_schema(*db, true);
+    return db;
+}
+
+}  // namespace
+
+TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout)
+    : db_(open_file(path, mode, busy_timeout)) {}
+
+int TuningStore::schema_version() { return static_cast<int>(db_->integer("PRAGMA user_version")); }
+
+std::string TuningStore::add_device(const DeviceFingerprint& d) {
+    const std::string id = d.id();
+    sqlite::Transaction t(*db_);
+    db_->query("INSERT OR IGNORE INTO devices (id, gpu_name, cc_major, cc_minor, sm_count, memory_bytes, "
+               "driver_version, runtime_version, nvrtc_version, library_version) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+        .bind_all(id, d.gpu_name, d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes, d.driver_version,
+                  d.runtime_version, d.nvrtc_version, d.library_version)
+        .run();
+    t.commit();
+    return id;
+}
+
+std::vector<DeviceFingerprint> TuningStore::devices() {
+    std::vector<DeviceFingerprint> out;
+    auto q = db_->query(SGEMM_DB_DEVICE_SELECT "ORDER BY gpu_name, id");
+    while (q.step()) out.push_back(read_device(q));
+    return out;
+}
+
+std::optional<DeviceFingerprint> TuningStore::find_device(const std::string& id) {
+    auto q = db_->query(SGEMM_DB_DEVICE_SELECT "WHERE id = ?1");
+    q.bind(1, id);
+    if (!q.step()) return std::nullopt;
+    return read_device(q);
+}
+
+std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
+    std::vector<std::string> matches;
+    auto q = db_->query("SELECT id FROM devices WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id");
+    q.bind(1, id_or_prefix);
+    while (q.step()) matches.push_back(q.text(0));
+    for (const std::string& id : matches)
+        if (id == id_or_prefix) return id;
+    if (matches.size() == 1 && !id_or_prefix.empty()) return matches.front();
+    std::string known;
+    for (const DeviceFingerprint& d : devices()) known += "\n  " + d.id() + "  " + d.describe();
+    if (known.empty()) known = " none";
+    throw UnknownDeviceError("'" + id_or_prefix + "' " + (matches.empty() ? "names no device" : "names several devices") +
+                             " in " + path() + "; its devices:" + known);
+}
+
+std::int64_t TuningStore::kernel_id(const KernelRef& kernel) {
+    const std::string params = params_text(kernel.params);
+    db_->query("INSERT OR IGNORE INTO kernels (family, params, description, template_hash) VALUES (?1, ?2, ?3, ?4)")
+        .bind_all(kernel.family, params, kernel.description, kernel.template_hash)
+        .run();
+    auto q = db_->query("SELECT id FROM kernels WHERE family = ?1 AND params = ?2 AND template_hash = ?3");
+    q.bind_all(kernel.family, params, kernel.template_hash);
+    q.step();
+    return q.integer(0);
+}
+
+bool TuningStore::put_binary(const Binary& b) {
+    sqlite::Transaction t(*db_);
+    const std::int64_t kernel = kernel_id(b.kernel);
+    db_->query("INSERT OR IGNORE INTO binaries (cache_key, kernel_id, arch, nvrtc_version, lowered_name, cubin, "
+               "registers, shared_bytes, stack_bytes, spill_store_bytes, spill_load_bytes, compile_ms, created_at) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " SGEMM_DB_NOW ")")
+        .bind_all(b.cache_key, kernel, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes,
+                  b.stack_bytes, b.spill_store_bytes, b.spill_load_bytes, b.compile_ms)
+        .run();
+    const bool added = db_->changes() > 0;
+    t.commit();
+    return added;
+}
+
+std::optional<Binary> TuningStore::find_binary(const std::string& cache_key) {
+    std::optional<Binary> found;
+    {
+        auto q = db_->query("SELECT " SGEMM_DB_KERNEL_COLUMNS ", " SGEMM_DB_BINARY_COLUMNS
+                            " FROM binaries b JOIN kernels k ON k.id = b.kernel_id WHERE b.cache_key = ?1");
+        q.bind(1, cache_key);
+        if (q.step()) found = read_binary(q, 4, read_kernel(q, 0));
+    }
+    if (found && !db_->read_only()) {
+        sqlite::Transaction t(*db_);
+        db_->query("UPDATE binaries SET hits = hits + 1, last_hit_at = " SGEMM_DB_NOW " WHERE cache_key = ?1")
+            .bind(1, cache_key)
+            .run();
+        t.commit();
+        ++found->hits;
+    }
+    return found;
+}
+
+void TuningStore::record_measurement(const Measurement& m) {
+    sqlite::Transaction t(*db_);
+    const std::int64_t kernel = kernel_id(m.kernel);
+    auto q = db_->query("INSERT INTO measurements (device_id, " SGEMM_DB_SHAPE("") ", kernel_id, median_ms, min_ms, "
+                        "max_ms, runs, error_norm, valid, invalid_reason, sm_clock_mhz, measured_at, tuner_version) "
+                        "VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                        "coalesce(nullif(?18, ''), " SGEMM_DB_NOW "), ?19)");
+    bind_key(q, m.device_id, m.shape);
+    q.bind(9, kernel).bind(10, m.median_ms).bind(11, m.min_ms).bind(12, m.max_ms).bind(13, m.runs);
+    q.bind(14, m.error_norm).bind(15, static_cast<int>(m.valid)).bind(16, m.invalid_reason);
+    q.bind(17, m.sm_clock_mhz).bind(18, m.measured_at).bind(19, m.tuner_version);
+    q.run();
+    t.commit();
+}
+
+bool TuningStore::has_measurement(const Measurement& m) {
+    auto q = db_->query("SELECT 1 FROM measurements x JOIN kernels k ON k.id = x.kernel_id "
+                        "WHERE " SGEMM_DB_KEY_IS("x.") " AND k.family = ?9 AND k.params = ?10 "
+                        "AND k.template_hash = ?11 AND x.measured_at = ?12 AND x.runs = ?13 AND x.median_ms IS ?14");
+    bind_key(q, m.device_id, m.shape);
+    q.bind(9, m.kernel.family).bind(10, params_text(m.kernel.params)).bind(11, m.kernel.template_hash);
+    q.bind(12, m.measured_at).bind(13, m.runs).bind(14, m.median_ms);
+    return q.step();
+}
+
+std::vector<Measurement> TuningStore::measurements(const std::string& device_id, const std::optional<ShapeKey>& shape) {
+    auto q = db_->query(
+        "SELECT x.device_id, " SGEMM_DB_SHAPE("x.") ", " SGEMM_DB_KERNEL_COLUMNS
+        ", x.median_ms, x.min_ms, x.max_ms, x.runs, x.error_norm, x.valid, x.invalid_reason, x.sm_clock_mhz, "
+        "x.measured_at, x.tuner_version, x.tflops FROM measurements x JOIN kernels k ON k.id = x.kernel_id "
+        "WHERE (?1 = '' OR x.device_id = ?1) AND (?2 IS NULL OR (x.m = ?2 AND x.n = ?3 AND x.k = ?4 AND "
+        "x.trans_a = ?5 AND x.trans_b = ?6 AND x.precision = ?7 AND x.alignment = ?8)) "
+        "ORDER BY x.device_id, " SGEMM_DB_SHAPE("x.") ", x.valid DESC, x.median_ms IS NULL, x.median_ms, x.id");
+    if (shape)
+        bind_key(q, device_id, *shape);
+    else
+        q.bind(1, device_id);
+    std::vector<Measurement> out;
+    while (q.step()) {
+        Measurement m;
+        m.device_id = q.text(0);
+        m.shape = read_shape(q, 1);
+        m.kernel = read_kernel(q, 8);
+        m.median_ms = q.optional_real(12);
+        m.min_ms = q.optional_real(13);
+        m.max_ms = q.optional_real(14);
+        m.runs = static_cast<int>(q.integer(15));
+        m.error_norm = q.optional_real(16);
+        m.valid = q.integer(17) != 0;
+        m.invalid_reason = q.text(18);
+        if (const auto clock = q.optional_integer(19)) m.sm_clock_mhz = static_cast<int>(*clock);
+        m.measured_at = q.text(20);
+        m.tuner_version = q.text(21);
+        m.tflops = q.optional_real(22);
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+void TuningStore::put_winner(const Winner& w) {
+    sqlite::Transaction t(*db_);
+    const std::int64_t kernel = kernel_id(w.kernel);
+    auto q = db_->query("INSERT OR REPLACE INTO winners (device_id, " SGEMM_DB_SHAPE("") ", kernel_id, binary_key, ms, "
+                        "cublas_ms, tolerance, provenance, tuned_at) VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, "
+                        "nullif(?10, ''), ?11, ?12, ?13, ?14, coalesce(nullif(?15, ''), " SGEMM_DB_NOW "))");
+    bind_key(q, w.device_id, w.shape);
+    q.bind(9, kernel).bind(10, w.binary_key).bind(11, w.ms).bind(12, w.cublas_ms).bind(13, w.tolerance);
+    q.bind(14, w.provenance).bind(15, w.tuned_at);
+    q.run();
+    t.commit();
+}
+
+std::optional<Winner> TuningStore::find_winner(const std::string& device_id, const ShapeKey& shape) {
+    auto q = db_->query("SELECT " SGEMM_DB_WINNER_COLUMNS SGEMM_DB_WINNER_FROM "WHERE " SGEMM_DB_KEY_IS("w."));
+    bind_key(q, device_id, shape);
+    if (!q.step()) return std::nullopt;
+    return read_winner(q);
+}
+
+std::vector<Winner> TuningStore::winners(const std::string& device_id) {
+    auto q = db_->query("SELECT " SGEMM_DB_WINNER_COLUMNS SGEMM_DB_WINNER_FROM
+                        "WHERE ?1 = '' OR w.device_id = ?1" SGEMM_DB_WINNER_ORDER);
+    q.bind(1, device_id);
+    std::vector<Winner> out;
+    while (q.step()) out.push_back(read_winner(q));
+    return out;
+}
+
+std::vector<WinnerWithBinary> TuningStore::winners_with_binaries(const std::string& device_id) {
+    auto q = db_->query("SELECT " SGEMM_DB_WINNER_COLUMNS ", " SGEMM_DB_BINARY_COLUMNS SGEMM_DB_WINNER_FROM
+                        "LEFT JOIN binaries b ON b.cache_key = w.binary_key WHERE w.device_id = ?1"
+                        SGEMM_DB_WINNER_ORDER);
+    q.bind(1, device_id);
+    std::vector<WinnerWithBinary> out;
+    while (q.step()) {
+        WinnerWithBinary wb{read_winner(q), std::nullopt};
+        if (!q.is_null(kWinnerColumns)) wb.binary = read_binary(q, kWinnerColumns, wb.winner.kernel);
+        out.push_back(std::move(wb));
+    }
+    return out;
+}
+
+void TuningStore::record_misses(const std::vector<Miss>& misses) {
+    sqlite::Transaction t(*db_);
+    for (const Miss& miss : misses) {
+        auto q = db_->query("INSERT INTO misses (device_id, " SGEMM_DB_SHAPE("") ", count, first_seen, last_seen) "
+                            "VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, coalesce(nullif(?10, ''), " SGEMM_DB_NOW
+                            "), coalesce(nullif(?11, ''), " SGEMM_DB_NOW ")) "
+                            "ON CONFLICT (device_id, " SGEMM_DB_SHAPE("") ") DO UPDATE SET "
+                            "count = count + excluded.count, first_seen = min(first_seen, excluded.first_seen), "
+                            "last_seen = max(last_seen, excluded.last_seen)");
+        bind_key(q, miss.device_id, miss.shape);
+        q.bind(9, miss.count).bind(10, miss.first_seen).bind(11, miss.last_seen);
+        q.run();
+    }
+    t.commit();
+}
+
+std::vector<Miss> TuningStore::misses(const std::string& device_id) {
+    auto q = db_->query("SELECT device_id, " SGEMM_DB_SHAPE("") ", count, first_seen, last_seen FROM misses "
+                        "WHERE ?1 = '' OR device_id = ?1 ORDER BY count DESC, device_id, " SGEMM_DB_SHAPE(""));
+    q.bind(1, device_id);
+    std::vector<Miss> out;
+    while (q.step()) out.push_back(Miss{q.text(0), read_shape(q, 1), q.integer(8), q.text(9), q.text(10)});
+    return out;
+}
+
+}  // namespace sgemm

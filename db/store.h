@@ -1,0 +1,97 @@
+// The tuning database: one SQLite file (WAL mode) that the tuner writes, dispatch reads
+// and people inspect with sgemm-db. Safe for many processes at once: each logical write is
+// one transaction that takes the write lock up front and waits up to the busy timeout for
+// it, and a crash mid-write leaves the file as it was before that write.
+//
+// Opening checks the file before anything is written to it: a file that is not SQLite, a
+// foreign SQLite database, a corrupt file, a newer schema, or a read-only file opened for
+// writing is refused with a DbError that says so. An older schema is upgraded (ReadWrite)
+// by applying the pending migrations of db/migrations/ in one transaction.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+#include "db/sqlite.h"
+
+namespace sgemm {
+
+enum class OpenMode {
+    ReadWrite,  // the tuner, sgemm-db's writing commands: creates the file and its folder
+    ReadOnly,   // dispatch, sgemm-db's reading commands: the file must exist, at this schema
+};
+
+// An id or prefix that names no device, or more than one: a user error.
+struct UnknownDeviceError : Error {
+    using Error::Error;
+};
+
+class TuningStore {
+public:
+    static constexpr std::chrono::milliseconds kDefaultBusyTimeout{5000};
+
+    explicit TuningStore(const std::string& path, OpenMode mode = OpenMode::ReadWrite,
+                         std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
+
+    const std::string& path() const { return db_->path(); }
+    int schema_version();
+
+    // --- devices ---
+    // Adds the device if new; returns its id. Idempotent.
+    std::string add_device(const DeviceFingerprint& device);
+    std::vector<DeviceFingerprint> devices();  // by GPU name, then id
+    std::optional<DeviceFingerprint> find_device(const std::string& id);
+    // The id that `id_or_prefix` names (a full id, or a prefix that only one id starts
+    // with); throws UnknownDeviceError listing the devices otherwise.
+    std::string resolve_device(const std::string& id_or_prefix);
+
+    // --- the binary cache ---
+    // Stores a compiled kernel under binary.cache_key; an existing row is kept. True when
+    // the binary was new.
+    bool put_binary(const Binary& binary);
+    // The cached binary for `cache_key`, if any. On a writable store a found binary's hit
+    // count goes up by one (the figure `sgemm-db stats` reports).
+    std::optional<Binary> find_binary(const std::string& cache_key);
+
+    // --- measurements ---
+    // Appends one candidate's result. The device must have been added.
+    void record_measurement(const Measurement& measurement);
+    // True when a measurement with the same device, shape, kernel, time stamp, runs and
+    // median is stored already (merges skip those).
+    bool has_measurement(const Measurement& measurement);
+    // Measurements of a device (all devices when empty), of one shape when given: valid
+    // ones fastest first, then invalid ones.
+    std::vector<Measurement> measurements(const std::string& device_id = {},
+                                          const std::optional<ShapeKey>& shape = {});
+
+    // --- winners ---
+    // Stores the winner for its device and shape, replacing any earlier one. Its binary, if
+    // any, must have been put first.
+    void put_winner(const Winner& winner);
+    std::optional<Winner> find_winner(const std::string& device_id, const ShapeKey& shape);
+    // Winners of a device (all devices when empty), by device and shape.
+    std::vector<Winner> winners(const std::string& device_id = {});
+    // What dispatch loads at start-up: every winner of the device with its binary.
+    std::vector<WinnerWithBinary> winners_with_binaries(const std::string& device_id);
+
+    // --- misses ---
+    // Adds each miss's count to its row (creating it), in one transaction: dispatch batches
+    // its misses off the hot path and writes them here. Empty first_seen / last_seen mean
+    // now. Each miss's device must have been added.
+    void record_misses(const std::vector<Miss>& misses);
+    // Misses of a device (all devices when empty), most frequent first.
+    std::vector<Miss> misses(const std::string& device_id = {});
+
+    // The connection, for the rest of db/ (merge, prune, stats, verify) and the tests.
+    sqlite::Connection& connection() { return *db_; }
+
+private:
+    std::int64_t kernel_id(const KernelRef& kernel);  // adds the kernel if new
+
+    std::unique_ptr<sqlite::Connection> db_;
+};
+
+}  // namespace sgemm

@@ -1,0 +1,74 @@
+#include "db/verify.h"
+
+#include "db/cubin_elf.h"
+
+namespace sgemm {
+
+std::string binary_problem(const Binary& binary, const DeviceFingerprint& device) {
+    int sm = 0;
+    try {
+        sm = cubin_sm(binary.cubin);
+    } catch (const Error& e) {
+        return std::string("its cubin is ") + e.what();
+    }
+    if (sm != binary.arch)
+        return "its cubin is for sm_" + std::to_string(sm) + " but the row says sm_" + std::to_string(binary.arch);
+    if (sm / 10 != device.sm() / 10 || sm > device.sm())
+        return "a cubin for sm_" + std::to_string(sm) + " cannot run on " + device.gpu_name + " (sm_" +
+               std::to_string(device.sm()) + ")";
+    if (binary.lowered_name.empty()) return "it has no kernel name to look up";
+    return "";
+}
+
+VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_sm) {
+    VerifyReport report;
+    sqlite::Connection& db = store.connection();
+    {
+        auto q = db.query("PRAGMA integrity_check");
+        while (q.step())
+            if (q.text(0) != "ok") report.problems.push_back("integrity: " + q.text(0));
+    }
+    {
+        auto q = db.query("PRAGMA foreign_key_check");
+        while (q.step())
+            report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
+    }
+    report.schema_version = store.schema_version();
+    {
+        auto q = db.query("SELECT w.device_id, w.m, w.n, w.k FROM winners w JOIN binaries b "
+                          "ON b.cache_key = w.binary_key WHERE b.kernel_id <> w.kernel_id");
+        while (q.step())
+            report.problems.push_back("device " + q.text(0) + " M=" + q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
+                                      ": the winner's binary is of another kernel");
+    }
+    for (const DeviceFingerprint& device : store.devices()) {
+        ++report.devices;
+        auto q = db.query("SELECT count(*) FROM devices WHERE id = ?1");
+        q.bind(1, device.id());
+        if (q.step() && q.integer(0) == 0)
+            report.problems.push_back("the device row of " + device.describe() + " does not match its id (edited?)");
+        for (const WinnerWithBinary& wb : store.winners_with_binaries(device.id())) {
+            ++report.winners;
+            const Winner& w = wb.winner;
+            const std::string where = w.device_id.substr(0, 8) + " " + w.shape.to_string() + " " + w.kernel.description;
+            if (w.kernel.is_cublas()) continue;
+            if (!wb.binary) {
+                report.problems.push_back(where + ": its binary " + w.binary_key + " is missing");
+                continue;
+            }
+            ++report.binaries_checked;
+            if (const std::string problem = binary_problem(*wb.binary, device); !problem.empty()) {
+                report.problems.push_back(where + ": " + problem);
+                continue;
+            }
+            if (!try_load || wb.binary->arch != gpu_sm) continue;
+            if (const std::string problem = try_load(*wb.binary); !problem.empty())
+                report.problems.push_back(where + ": loading it on the GPU failed: " + problem);
+            else
+                ++report.binaries_loaded;
+        }
+    }
+    return report;
+}
+
+}  // namespace sgemm

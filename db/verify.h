@@ -1,0 +1,34 @@
+// `sgemm-db verify`: is the file sound, and can dispatch launch every winner in it?
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+
+namespace sgemm {
+
+// Why `binary` cannot serve a winner on `device`, or empty when it can: its cubin must be a
+// CUDA ELF whose header names the binary's arch, and that arch must run on the device
+// (same major compute capability, minor not above the device's).
+std::string binary_problem(const Binary& binary, const DeviceFingerprint& device);
+
+// Loads a binary on this machine's GPU; returns why it failed, or empty on success.
+using TryLoad = std::function<std::string(const Binary& binary)>;
+
+struct VerifyReport {
+    int schema_version = 0;
+    int devices = 0, winners = 0;
+    int binaries_checked = 0;  // ELF headers read
+    int binaries_loaded = 0;   // loaded on the GPU
+    std::vector<std::string> problems;
+    bool ok() const { return problems.empty(); }
+};
+
+// Runs SQLite's integrity and foreign-key checks, checks that each device's id matches its
+// fingerprint, and that every winner that is not cuBLAS has its binary, of its own kernel,
+// passing binary_problem. With `try_load`, also loads every such binary whose arch is
+// `gpu_sm` (the GPU this machine has).
+VerifyReport verify_store(TuningStore& store, const TryLoad& try_load = {}, int gpu_sm = 0);
+
+}  // namespace sgemm

@@ -1,0 +1,63 @@
+#include "src/families/decode_family.h"
+
+#include <algorithm>
+
+#include "templates/sgemm_common.cuh"
+
+namespace sgemm {
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+struct DecodeShape {
+    int mt, bn, kw, splits;
+    int threads() const { return bn / 4 * kw; }
+};
+
+DecodeShape decode_shape(const Family& f, const ParamValues& v) {
+    return {f.value(v, "MT"), f.value(v, "BN"), f.value(v, "KW"), f.value(v, "SPLITS")};
+}
+
+// As in the template: the slice of k per split rounded up to a multiple of 4; shared memory
+// holds the slice of A, later reused for the reduction across the KW groups.
+int k_span(int K, int splits) { return (ceil_div(K, splits) + 3) & ~3; }
+
+unsigned shared_bytes(const DecodeShape& d, int K) {
+    const int rows_per_pass = std::min(d.mt, 4);
+    return 4u * static_cast<unsigned>(std::max(d.mt * k_span(K, d.splits), d.kw * rows_per_pass * d.bn));
+}
+
+}  // namespace
+
+Family decode_family() {
+    Family f;
+    f.name = "decode";
+    f.summary = "skinny M (decode batches): streams B once with 16-byte loads, split-K across warps and blocks";
+    f.template_file = "sgemm_decode.cuh";
+    f.kernel = "sgemm_decode";
+    f.params = {{"MT", {1, 2, 4, 8, 16, 32}},
+                {"BN", {64, 128, 256}},
+                {"KW", {1, 2, 4, 8, 16}},
+                {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, true}};
+    f.defaults = {8, 128, 8, 4};
+    f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
+        const DecodeShape d = decode_shape(f, v);
+        if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)
+            return "BN/4*KW = " + std::to_string(d.threads()) + " threads; it must be a whole number of warps, at most " +
+                   std::to_string(lim.max_threads_per_block);
+        return "";
+    };
+    f.geometry = [f](const ParamValues& v, int M, int N, int K) {
+        const DecodeShape d = decode_shape(f, v);
+        return LaunchGeometry{dim3(ceil_div(N, d.bn), d.splits, ceil_div(M, d.mt)), dim3(d.threads()),
+                              shared_bytes(d, K)};
+    };
+    f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
+        const DecodeShape d = decode_shape(f, v);
+        if (d.splits == 1) return 0;
+        return SGEMM_WORKSPACE_COUNTER_BYTES + 4 * static_cast<std::size_t>(d.splits) * M * N;
+    };
+    return f;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,139 @@
+// The decode family: C[M x N] = alpha * A[M x K] * B[K x N] + beta * C for small M (the
+// batch of a decode step, 1 to 32 rows per block) and N, K in the thousands (the weights).
+//
+// Such a GEMM is bound by reading B: every weight is used by only M rows, so the kernel's
+// whole job is to stream B from memory once, with 16-byte loads and many of them in flight,
+// while the M-row slice of A it needs sits in shared memory. Batch is then nearly free: the
+// same bytes feed 1 or 32 rows.
+//
+// Work split. A block owns BN columns of C and one of gridDim.y slices of K ("split-K").
+//  - Its BN/4 threads along N each own 4 columns, so a warp reads whole rows of B:
+//    consecutive 16-byte vectors, fully coalesced.
+//  - KW groups of such threads take interleaved quads of 4 rows of k inside the slice
+//    (split-K across warps). Each thread keeps MT x 4 accumulators.
+//  - Per quad: four LDG.128 of B (rows k..k+3), then per row m one LDS.128 of A[m][k..k+3]
+//    (the same address for every lane: a broadcast) and 16 FMAs.
+// Reduction, deterministic (fixed order, no float atomics):
+//  - across the KW groups through shared memory, in passes of up to 4 rows of C;
+//  - across the gridDim.y slices, when there are several: each block writes its partial
+//    tile to the workspace, counts itself in on the tile's counter, and the block that
+//    arrives last sums the partials in slice order, applies alpha and beta, writes C, and
+//    resets the counter for the next launch.
+// The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
+// the start, so the B stream runs without a barrier to its end.
+#pragma once
+#include "sgemm_common.cuh"
+
+template <int MT>
+__device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const float* As, int a_stride,
+                                                  int k_local, const float4 (&b)[4]) {
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+        const float4 a = *reinterpret_cast<const float4*>(As + m * a_stride + k_local);
+        acc[m][0] += a.x * b[0].x; acc[m][1] += a.x * b[0].y; acc[m][2] += a.x * b[0].z; acc[m][3] += a.x * b[0].w;
+        acc[m][0] += a.y * b[1].x; acc[m][1] += a.y * b[1].y; acc[m][2] += a.y * b[1].z; acc[m][3] += a.y * b[1].w;
+        acc[m][0] += a.z * b[2].x; acc[m][1] += a.z * b[2].y; acc[m][2] += a.z * b[2].z; acc[m][3] += a.z * b[2].w;
+        acc[m][0] += a.w * b[3].x; acc[m][1] += a.w * b[3].y; acc[m][2] += a.w * b[3].z; acc[m][3] += a.w * b[3].w;
+    }
+}
+
+template <int MT, int BN, int KW>
+__global__ void __launch_bounds__(BN / 4 * KW)
+sgemm_decode(const SgemmArgs p) {
+    constexpr int THREADS = BN / 4 * KW;
+    constexpr int NT = BN / 4;                // threads across the block's columns
+    constexpr int ROWS_PER_PASS = MT < 4 ? MT : 4;
+    constexpr int UNROLL = 2;                 // quads loaded before the first is used
+    extern __shared__ __align__(16) float smem[];
+    __shared__ bool last_block;
+
+    const int tid = threadIdx.x;
+    const int tn = tid % NT, tk = tid / NT;
+    const int n0 = blockIdx.x * BN;
+    const int col = n0 + tn * 4;
+    const int splits = gridDim.y, split = blockIdx.y;
+    const int m0 = blockIdx.z * MT;
+    const int k_span = ((p.K + splits - 1) / splits + 3) & ~3;  // k per slice, a multiple of 4
+    const int kb = split * k_span;
+    const int ke = min(p.K, kb + k_span);
+
+    // Stage A[m0 .. m0+MT)[kb .. kb+k_span) with zeros outside A.
+    float* As = smem;
+    const bool a_vec = sgemm_vec4_ok(p.A, p.lda);
+    for (int i = tid; i < MT * (k_span / 4); i += THREADS) {
+        const int m = i / (k_span / 4), q = i % (k_span / 4);
+        *reinterpret_cast<float4*>(As + m * k_span + 4 * q) = sgemm_load4(p.A, p.lda, m0 + m, kb + 4 * q, p.M, ke, a_vec);
+    }
+    __syncthreads();
+
+    // Stream this block's columns of B over the slice.
+    float acc[MT][4] = {};
+    const bool b_vec = sgemm_vec4_ok(p.B, p.ldb);
+    const int full_quads = max(0, (ke - kb) / 4);      // quads wholly inside the slice
+    const int quads = max(0, (ke - kb + 3) / 4);
+    int q = tk;
+    if (b_vec && n0 + BN <= p.N) {  // interior columns: unconditional 16-byte loads
+        const float* b_col = p.B + col;
+        for (; q + (UNROLL - 1) * KW < full_quads; q += UNROLL * KW) {
+            float4 b[UNROLL][4];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    b[u][i] = __ldg(reinterpret_cast<const float4*>(b_col + sgemm_offset(kb + 4 * (q + u * KW) + i, 0, p.ldb)));
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) sgemm_decode_quad<MT>(acc, As, k_span, 4 * (q + u * KW), b[u]);
+        }
+    }
+    for (; q < quads; q += KW) {  // the rest, and edge columns, element by element where needed
+        float4 b[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) b[i] = sgemm_load4(p.B, p.ldb, kb + 4 * q + i, col, ke, p.N, b_vec);
+        sgemm_decode_quad<MT>(acc, As, k_span, 4 * q, b);
+    }
+
+    // Sum the KW groups, ROWS_PER_PASS rows of C at a time, through shared memory.
+    float* red = smem;  // [KW][ROWS_PER_PASS][BN], reusing A's space
+    float* partial = reinterpret_cast<float*>(static_cast<char*>(p.workspace) + SGEMM_WORKSPACE_COUNTER_BYTES);
+#pragma unroll
+    for (int r0 = 0; r0 < MT; r0 += ROWS_PER_PASS) {
+        __syncthreads();  // A, or the previous pass, is no longer read
+#pragma unroll
+        for (int r = 0; r < ROWS_PER_PASS; ++r)
+            *reinterpret_cast<float4*>(red + (tk * ROWS_PER_PASS + r) * BN + tn * 4) =
+                make_float4(acc[r0 + r][0], acc[r0 + r][1], acc[r0 + r][2], acc[r0 + r][3]);
+        __syncthreads();
+        for (int e = tid; e < ROWS_PER_PASS * BN; e += THREADS) {
+            const int r = e / BN, c = e % BN;
+            float sum = 0.0f;
+#pragma unroll
+            for (int g = 0; g < KW; ++g) sum += red[(g * ROWS_PER_PASS + r) * BN + c];
+            const int row = m0 + r0 + r, column = n0 + c;
+            if (row < p.M && column < p.N) {
+                if (splits == 1)
+                    sgemm_store(p, row, column, sum);
+                else
+                    partial[((long long)split * p.M + row) * p.N + column] = sum;
+            }
+        }
+    }
+    if (splits == 1) return;
+
+    // Split-K: the last block of this tile to finish sums the slices in order.
+    unsigned* counters = static_cast<unsigned*>(p.workspace);
+    const unsigned tile = blockIdx.z * gridDim.x + blockIdx.x;
+    __threadfence();  // this block's partials are visible device-wide before it counts in
+    __syncthreads();
+    if (tid == 0) last_block = atomicAdd(&counters[tile], 1u) == static_cast<unsigned>(splits - 1);
+    __syncthreads();
+    if (!last_block) return;
+    __threadfence();
+    for (int e = tid; e < MT * BN; e += THREADS) {
+        const int row = m0 + e / BN, column = n0 + e % BN;
+        if (row >= p.M || column >= p.N) continue;
+        float sum = 0.0f;
+        for (int s = 0; s < splits; ++s) sum += __ldcg(partial + ((long long)s * p.M + row) * p.N + column);
+        sgemm_store(p, row, column, sum);
+    }
+    if (tid == 0) counters[tile] = 0;  // ready for the next launch
+}

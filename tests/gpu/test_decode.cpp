@@ -1,0 +1,106 @@
+// The decode family against cuBLAS: odd sizes, decode shapes whose K is not a multiple of
+// the split, alpha/beta and beta = 0 over NaN, several row tiles, and split-K results that
+// repeat bit for bit from run to run.
+#include <gtest/gtest.h>
+
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+
+using namespace sgemm;
+using sgemm::testing::loaded_kernel;
+
+namespace {
+
+struct DecodeCase {
+    ParamValues config;  // MT, BN, KW, SPLITS
+    int M, N, K;
+    float alpha, beta;
+};
+
+void PrintTo(const DecodeCase& c, std::ostream* os) {
+    *os << "decode";
+    for (int v : c.config) *os << "_" << v;
+    *os << " " << c.M << "x" << c.N << "x" << c.K << " alpha=" << c.alpha << " beta=" << c.beta;
+}
+
+Accuracy run_case(sgemm::testing::GpuContext& gpu, const DecodeCase& c, std::uint64_t seed) {
+    ProblemSpec spec;
+    spec.M = c.M, spec.N = c.N, spec.K = c.K, spec.alpha = c.alpha, spec.beta = c.beta, spec.seed = seed;
+    GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
+    const LoadedKernel& kernel = loaded_kernel("decode", c.config, gpu.device);
+    problem.reserve_workspace(kernel.workspace_bytes(c.M, c.N, c.K));
+    problem.poison_output(gpu.stream.get());
+    kernel.launch(problem.args(), gpu.stream.get());
+    return problem.check_output();
+}
+
+class DecodeAgainstCublas : public ::testing::TestWithParam<DecodeCase> {};
+
+TEST_P(DecodeAgainstCublas, MatchesWithinTolerance) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const DecodeCase& c = GetParam();
+    const Accuracy a = run_case(*gpu, c, 11 + c.M * 7 + c.N + c.K);
+    EXPECT_TRUE(a.ok()) << a.verdict() << " (rel err norm " << a.rel_err_norm << ")";
+}
+
+std::vector<DecodeCase> decode_cases() {
+    std::vector<DecodeCase> cases;
+    const std::vector<ParamValues> configs = {{8, 128, 8, 4}, {1, 256, 4, 1}, {32, 128, 8, 8}, {4, 64, 2, 3}};
+    const std::vector<std::tuple<int, int, int>> shapes = {
+        {1, 1, 1}, {7, 13, 5}, {17, 31, 7}, {128, 128, 128}, {1000, 3000, 2000},
+        {1, 6144, 4093}, {8, 4096, 4095}, {32, 1000, 14337}, {33, 4097, 1000}};
+    for (const ParamValues& config : configs)
+        for (const auto& [m, n, k] : shapes) {
+            cases.push_back({config, m, n, k, 1.5f, 0.5f});
+            cases.push_back({config, m, n, k, 1.0f, 0.0f});
+        }
+    // The largest odd shape of the foundation list, once: 512 row tiles each stream B.
+    cases.push_back({{8, 128, 8, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(OddAndDecodeShapes, DecodeAgainstCublas, ::testing::ValuesIn(decode_cases()));
+
+// Split-K reduces in a fixed order: the same inputs give the same bits, launch after
+// launch, and the tile counters are left ready for the next launch.
+TEST(DecodeSplitK, RepeatsBitForBit) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 12}, gpu->device);
+    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+    std::vector<float> first;
+    for (int run = 0; run < 4; ++run) {
+        problem.poison_output(gpu->stream.get());
+        kernel.launch(problem.args(), gpu->stream.get());
+        ASSERT_TRUE(problem.check_output().ok()) << "run " << run;
+        const std::vector<float> out = problem.download_output();
+        if (run == 0)
+            first = out;
+        else
+            EXPECT_EQ(out, first) << "run " << run << " differs from run 0";
+    }
+}
+
+// Configurations with different tile counts take turns on one workspace, as they do in
+// dispatch: the counters of one must never land on the partial results of another.
+TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 32, spec.N = 28672, spec.K = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    const std::vector<ParamValues> configs = {{32, 128, 8, 4}, {32, 64, 8, 4}, {16, 128, 8, 8}, {32, 128, 8, 4}};
+    for (const ParamValues& c : configs)
+        problem.reserve_workspace(loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K));
+    for (int round = 0; round < 2; ++round)
+        for (const ParamValues& c : configs) {
+            problem.poison_output(gpu->stream.get());
+            loaded_kernel("decode", c, gpu->device).launch(problem.args(), gpu->stream.get());
+            const Accuracy a = problem.check_output();
+            EXPECT_TRUE(a.ok()) << "round " << round << " config MT=" << c[0] << " BN=" << c[1] << " SPLITS=" << c[3]
+                                << ": " << a.verdict();
+        }
+}
+
+}  // namespace
