@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "src/util/error.h"
 #include "src/util/json.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/roofline.h"
@@ -80,6 +79,79 @@ Json limit_json(const BatchLimit& limit) {
         .set("weights_s", limit.weights_s);
 }
 
+// Everything the tool says, computed before anything is printed so that a GPU spec without a
+// peak for the chosen format fails cleanly.
+struct Report {
+    DecodeSetup setup;
+    std::vector<StepRoofline> steps;
+    std::vector<std::string> assumptions;
+    BatchLimit limit, limit_without_kv_cache;
+
+    double ridge() const { return setup.gpu.peak_flops(setup.weights) / setup.gpu.bytes_per_s(); }
+};
+
+Report make_report(const DecodeSetup& setup, const std::vector<long>& batches) {
+    Report report;
+    report.setup = setup;
+    for (long batch : batches) report.steps.push_back(decode_step(setup, batch));
+    report.assumptions = roofline_assumptions(setup);
+    report.limit = compute_bound_batch(setup);
+    DecodeSetup no_kv_cache = setup;
+    no_kv_cache.context = 0;
+    report.limit_without_kv_cache = compute_bound_batch(no_kv_cache);
+    return report;
+}
+
+Json report_json(const Report& report) {
+    const ModelConfig& m = report.setup.model;
+    const GpuSpec& g = report.setup.gpu;
+    Json steps = Json::array(), notes = Json::array();
+    for (const StepRoofline& step : report.steps) steps.push(step_json(step));
+    for (const std::string& a : report.assumptions) notes.push(a);
+    return Json::object()
+        .set("model", Json::object()
+                          .set("name", m.name)
+                          .set("source", m.source)
+                          .set("hidden_size", m.hidden_size)
+                          .set("intermediate_size", m.intermediate_size)
+                          .set("vocab_size", m.vocab_size)
+                          .set("num_attention_heads", m.num_attention_heads)
+                          .set("num_key_value_heads", m.num_key_value_heads)
+                          .set("head_dim", m.head_dim)
+                          .set("num_hidden_layers", m.num_hidden_layers)
+                          .set("gated_mlp", m.gated_mlp)
+                          .set("sliding_window", m.sliding_window))
+        .set("gpu", Json::object()
+                        .set("name", g.name)
+                        .set("source", g.source)
+                        .set("fp32_tflops", g.fp32_tflops)
+                        .set("fp16_tflops", g.fp16_tflops)
+                        .set("bf16_tflops", g.bf16_tflops)
+                        .set("int8_tops", g.int8_tops)
+                        .set("bandwidth_tbs", g.bandwidth_tbs))
+        .set("dtype", to_string(report.setup.weights))
+        .set("context", report.setup.context)
+        .set("ridge", report.ridge())
+        .set("assumptions", notes)
+        .set("steps", steps)
+        .set("compute_bound", limit_json(report.limit))
+        .set("compute_bound_without_kv_cache", limit_json(report.limit_without_kv_cache));
+}
+
+void print_report(const Report& report) {
+    const DecodeSetup& setup = report.setup;
+    std::printf("%s on %s: %s weights, context %ld; ridge %.1f FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
+                setup.model.name.c_str(), setup.gpu.name.c_str(), to_string(setup.weights).c_str(), setup.context,
+                report.ridge(), setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
+    std::printf("Assumptions:\n");
+    for (const std::string& a : report.assumptions) std::printf("  - %s\n", a.c_str());
+    for (const StepRoofline& step : report.steps) print_step(step);
+    std::printf("\nCompute-bound at context %ld: %s.\n", setup.context, limit_text(report.limit).c_str());
+    if (setup.context > 0)
+        std::printf("Compute-bound without the KV cache (context 0): %s.\n",
+                    limit_text(report.limit_without_kv_cache).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,82 +180,29 @@ int main(int argc, char** argv) {
         ("dtype", po::value<std::string>()->default_value("fp32"), "weight format: fp32, fp16, bf16 or int8")
         ("json", "print JSON instead of tables");
 
-    DecodeSetup setup;
-    std::vector<long> batches;
+    Report report;
     bool json = false;
-    std::vector<StepRoofline> steps;
-    std::vector<std::string> assumptions;
-    BatchLimit limit, limit_no_kv;
     try {
         const po::variables_map vm = parse_command_line(argc, argv, opts, positional);
         if (vm.count("help")) {
             std::cout << opts << "\n";
             return 0;
         }
+        DecodeSetup setup;
         setup.model = model_from_options(vm);
         setup.gpu = gpu_from_name_or_file(vm["gpu"].as<std::string>());
         setup.weights = parse_precision(vm["dtype"].as<std::string>());
         setup.context = vm["context"].as<long>();
         if (setup.context < 0) throw po::error("--context must not be negative");
-        batches = batches_from_options(vm);
         json = vm.count("json") > 0;
-        // Everything is computed before anything is printed, so that a GPU spec without a peak
-        // for this format fails cleanly.
-        for (long batch : batches) steps.push_back(decode_step(setup, batch));
-        assumptions = roofline_assumptions(setup);
-        limit = compute_bound_batch(setup);
-        DecodeSetup no_kv_cache = setup;
-        no_kv_cache.context = 0;
-        limit_no_kv = compute_bound_batch(no_kv_cache);
+        report = make_report(setup, batches_from_options(vm));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", e.what());
         return 1;
     }
-
-    const double ridge = setup.gpu.peak_flops(setup.weights) / setup.gpu.bytes_per_s();
-
-    if (json) {
-        Json step_list = Json::array(), notes = Json::array();
-        for (const StepRoofline& step : steps) step_list.push(step_json(step));
-        for (const std::string& a : assumptions) notes.push(a);
-        const ModelConfig& m = setup.model;
-        Json out = Json::object();
-        out.set("model", Json::object()
-                             .set("name", m.name)
-                             .set("source", m.source)
-                             .set("hidden_size", m.hidden_size)
-                             .set("intermediate_size", m.intermediate_size)
-                             .set("vocab_size", m.vocab_size)
-                             .set("num_attention_heads", m.num_attention_heads)
-                             .set("num_key_value_heads", m.num_key_value_heads)
-                             .set("head_dim", m.head_dim)
-                             .set("num_hidden_layers", m.num_hidden_layers)
-                             .set("gated_mlp", m.gated_mlp)
-                             .set("sliding_window", m.sliding_window));
-        const GpuSpec& g = setup.gpu;
-        out.set("gpu", Json::object()
-                           .set("name", g.name)
-                           .set("source", g.source)
-                           .set("fp32_tflops", g.fp32_tflops)
-                           .set("fp16_tflops", g.fp16_tflops)
-                           .set("bf16_tflops", g.bf16_tflops)
-                           .set("int8_tops", g.int8_tops)
-                           .set("bandwidth_tbs", g.bandwidth_tbs));
-        out.set("dtype", to_string(setup.weights)).set("context", setup.context).set("ridge", ridge);
-        out.set("assumptions", notes).set("steps", step_list);
-        out.set("compute_bound", limit_json(limit)).set("compute_bound_without_kv_cache", limit_json(limit_no_kv));
-        std::cout << out.dump() << "\n";
-        return 0;
-    }
-
-    std::printf("%s on %s: %s weights, context %ld; ridge %.1f FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
-                setup.model.name.c_str(), setup.gpu.name.c_str(), to_string(setup.weights).c_str(), setup.context, ridge,
-                setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
-    std::printf("Assumptions:\n");
-    for (const std::string& a : assumptions) std::printf("  - %s\n", a.c_str());
-    for (const StepRoofline& step : steps) print_step(step);
-    std::printf("\nCompute-bound at context %ld: %s.\n", setup.context, limit_text(limit).c_str());
-    if (setup.context > 0)
-        std::printf("Compute-bound without the KV cache (context 0): %s.\n", limit_text(limit_no_kv).c_str());
+    if (json)
+        std::cout << report_json(report).dump() << "\n";
+    else
+        print_report(report);
     return 0;
 }

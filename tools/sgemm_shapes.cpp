@@ -4,7 +4,6 @@
 #include <fstream>
 #include <iostream>
 
-#include "src/util/error.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
 
