@@ -51,14 +51,15 @@ const std::vector<Migration>& migrations() {
 
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
-void prepare_schema(sqlite::Connection& db, bool writable) {
+int prepare_schema(sqlite::Connection& db, bool writable) {
     check_is_tuning_db(db);
-    const std::int64_t version = db.integer("PRAGMA user_version");
+    const int version = static_cast<int>(db.integer("PRAGMA user_version"));
     check_version(db, version, writable);
-    if (!writable) return;
+    if (!writable) return version;
     // WAL lets readers go on while one process writes; the mode is stored in the file.
     db.exec("PRAGMA journal_mode = WAL");
     if (version < latest_schema_version()) migrate(db, latest_schema_version());
+    return version;
 }
 
 void migrate(sqlite::Connection& db, int version) {

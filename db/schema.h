@@ -26,8 +26,8 @@ int latest_schema_version();
 // Refuses, with a DbError that says why, a file that is not a tuning database (an empty
 // file is one, to be created), one whose schema is newer than this build, and, when not
 // `writable`, one whose schema is older. When `writable`, switches the file to WAL and
-// brings it to the latest version.
-void prepare_schema(sqlite::Connection& db, bool writable);
+// brings it to the latest version. Returns the version the file had.
+int prepare_schema(sqlite::Connection& db, bool writable);
 
 // Applies the migrations after the file's version up to `version`, in one transaction.
 // prepare_schema uses it with the latest version; tests use it to build older files.

@@ -114,8 +114,12 @@ DeviceFingerprint read_device(const sqlite::Query& q) {
 // Opens the file as `mode` asks, after the checks SQLite would otherwise answer with
 // vaguer messages: a missing file for reading, a folder where the file should be, a folder
 // that cannot hold the -wal and -shm files beside the database.
-std::unique_ptr<sqlite::Connection> open_file(const std::string& path, OpenMode mode,
-                                              std::chrono::milliseconds busy_timeout) {
+struct OpenedFile {
+    std::unique_ptr<sqlite::Connection> db;
+    int version;  // before any upgrade
+};
+
+OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
     const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
@@ -126,8 +130,8 @@ std::unique_ptr<sqlite::Connection> open_file(const std::string& path, OpenMode 
         // created, and the file cannot be written by anyone, so it is read as immutable.
         auto db = std::make_unique<sqlite::Connection>(
             path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Immutable, busy_timeout);
-        prepare_schema(*db, false);
-        return db;
+        const int version = prepare_schema(*db, false);
+        return {std::move(db), version};
     }
     if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
         throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
@@ -142,14 +146,18 @@ std::unique_ptr<sqlite::Connection> open_file(const std::string& path, OpenMode 
     if (db->read_only())
         throw DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
     db->exec("PRAGMA foreign_keys = ON");
-    prepare_schema(*db, true);
-    return db;
+    const int version = prepare_schema(*db, true);
+    return {std::move(db), version};
 }
 
 }  // namespace
 
 TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout)
-    : db_(open_file(path, mode, busy_timeout)) {}
+{
+    OpenedFile opened = open_file(path, mode, busy_timeout);
+    db_ = std::move(opened.db);
+    opened_version_ = opened.version;
+}
 
 int TuningStore::schema_version() { return static_cast<int>(db_->integer("PRAGMA user_version")); }
 

@@ -38,6 +38,8 @@ public:
 
     const std::string& path() const { return db_->path(); }
     int schema_version();
+    // The version the file had when opened, before any upgrade: 0 for a new file.
+    int opened_version() const { return opened_version_; }
 
     // --- devices ---
     // Adds the device if new; returns its id. Idempotent.
@@ -92,6 +94,7 @@ private:
     std::int64_t kernel_id(const KernelRef& kernel);  // adds the kernel if new
 
     std::unique_ptr<sqlite::Connection> db_;
+    int opened_version_ = 0;
 };
 
 }  // namespace sgemm

@@ -1,0 +1,634 @@
+// sgemm-db: inspect, share and maintain the tuning database.
+//
+// A thin front end over db/: each subcommand opens the store (read-only unless it
+// writes), calls one db/ function and prints its answer as an aligned table for people or,
+// with --json, as JSON for programs. The only logic here is what needs the GPU (the current
+// device's fingerprint, loading cubins) or the kernel families (whether a kernel can run a
+// shape), which db/ must not depend on.
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "db/default_path.h"
+#include "db/exchange.h"
+#include "db/merge.h"
+#include "db/prune.h"
+#include "db/schema.h"
+#include "db/selection.h"
+#include "db/stats.h"
+#include "db/verify.h"
+#include "src/cuda/device.h"
+#include "src/cuda/library.h"
+#include "src/families/registry.h"
+#include "src/jit/compiler.h"
+#include "src/util/json.h"
+
+namespace po = boost::program_options;
+using namespace sgemm;
+
+namespace {
+
+// A wrong command line: exit 1 with a hint to --help.
+struct UsageError : Error {
+    using Error::Error;
+};
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string optional_fixed(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
+
+Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
+
+// Columns padded to their widest cell; numbers right-aligned.
+class Table {
+public:
+    explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    bool empty() const { return rows_.empty(); }
+
+    void print() const {
+        std::vector<std::size_t> width(header_.size());
+        std::vector<bool> numeric(header_.size(), true);
+        for (std::size_t c = 0; c < header_.size(); ++c) width[c] = header_[c].size();
+        for (const auto& row : rows_)
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                width[c] = std::max(width[c], row[c].size());
+                numeric[c] = numeric[c] && is_number(row[c]);
+            }
+        const auto line = [&](const std::vector<std::string>& cells) {
+            std::string out;
+            for (std::size_t c = 0; c < cells.size(); ++c) {
+                const std::string pad(width[c] - cells[c].size(), ' ');
+                const bool last = c + 1 == cells.size();
+                out += numeric[c] ? pad + cells[c] : cells[c] + (last ? "" : pad);
+                if (!last) out += "  ";
+            }
+            std::printf("%s\n", out.c_str());
+        };
+        line(header_);
+        for (const auto& row : rows_) line(row);
+    }
+
+private:
+    static bool is_number(const std::string& s) {
+        return !s.empty() && (s == "-" || s.find_first_not_of("0123456789.x-") == std::string::npos);
+    }
+    std::vector<std::string> header_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+Json shape_json(const ShapeKey& s) {
+    return Json::object()
+        .set("m", s.M)
+        .set("n", s.N)
+        .set("k", s.K)
+        .set("trans", s.transposes())
+        .set("precision", to_string(s.precision))
+        .set("alignment", s.alignment);
+}
+
+Json winner_json(const Winner& w) {
+    return Json::object()
+        .set("device_id", w.device_id)
+        .set("shape", shape_json(w.shape))
+        .set("family", w.kernel.family)
+        .set("params", params_text(w.kernel.params))
+        .set("kernel", w.kernel.description)
+        .set("ms", w.ms)
+        .set("tflops", w.tflops)
+        .set("cublas_ms", w.cublas_ms)
+        .set("speedup", w.speedup)
+        .set("tolerance", w.tolerance)
+        .set("provenance", w.provenance)
+        .set("tuned_at", w.tuned_at);
+}
+
+// The fingerprint of the GPU this process would dispatch on, or nullopt without one.
+std::optional<DeviceFingerprint> current_gpu() {
+    try {
+        device_count();
+    } catch (const NoDeviceError&) {
+        return std::nullopt;
+    }
+    const DeviceInfo info = use_device(0);
+    DeviceFingerprint f;
+    f.gpu_name = info.name;
+    f.cc_major = info.cc_major;
+    f.cc_minor = info.cc_minor;
+    f.sm_count = info.sm_count;
+    f.memory_bytes = static_cast<std::int64_t>(info.global_memory_bytes);
+    f.driver_version = info.driver_version;
+    f.runtime_version = info.runtime_version;
+    f.nvrtc_version = nvrtc_version();
+    return f;
+}
+
+// Why the winner's kernel cannot run `shape`, as dispatch would judge it from the family.
+std::string cannot_run(const Winner& w, const ShapeKey& shape, const DeviceFingerprint& device) {
+    if (w.kernel.is_cublas()) return "";
+    const Family* family = nullptr;
+    for (const Family& f : all_families())
+        if (f.name == w.kernel.family) family = &f;
+    if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
+    if (family->required_alignment > shape.alignment)
+        return "it needs " + std::to_string(family->required_alignment) + "-byte alignment";
+    if (!family->reads_transposes(w.kernel.params, shape.trans_a, shape.trans_b))
+        return "it does not read " + shape.transposes();
+    return family->unsupported_shape_reason(w.kernel.params, shape.M, shape.N, shape.K, Arch{device.sm()});
+}
+
+struct Context {
+    po::variables_map vm;
+    std::vector<std::string> args;
+    std::string db_path;
+    bool json = false;
+    std::chrono::milliseconds busy_timeout{TuningStore::kDefaultBusyTimeout};
+
+    TuningStore open(OpenMode mode) const { return TuningStore(db_path, mode, busy_timeout); }
+
+    // The one --device, resolved in `store`; empty when not given.
+    std::string device(TuningStore& store) const {
+        if (!vm.count("device")) return "";
+        const auto& ids = vm["device"].as<std::vector<std::string>>();
+        if (ids.size() != 1) throw UsageError("give one --device here");
+        return store.resolve_device(ids.front());
+    }
+
+    int positive(std::size_t i, const char* name) const {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(args.at(i), &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != args.at(i).size() || v < 1) throw UsageError(std::string(name) + " must be a positive integer, not '" + args.at(i) + "'");
+        return v;
+    }
+
+    // The shape key of "M N K" and --trans, --precision, --align.
+    ShapeKey shape() const {
+        ShapeKey s;
+        s.M = positive(0, "M");
+        s.N = positive(1, "N");
+        s.K = positive(2, "K");
+        parse_transposes(vm["trans"].as<std::string>(), s);
+        s.precision = parse_gemm_precision(vm["precision"].as<std::string>());
+        s.alignment = vm["align"].as<int>();
+        if (!valid_alignment_class(s.alignment)) throw UsageError("--align must be 16, 8 or 4");
+        return s;
+    }
+};
+
+int cmd_list(Context& ctx) {
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const std::vector<Winner> winners = store.winners(ctx.device(store));
+    if (ctx.json) {
+        Json out = Json::array();
+        for (const Winner& w : winners) out.push(winner_json(w));
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    std::map<std::string, std::string> gpu;
+    for (const DeviceFingerprint& d : store.devices()) gpu[d.id()] = d.gpu_name;
+    Table table({"device", "gpu", "M", "N", "K", "trans", "prec", "align", "kernel", "ms", "TFLOPS", "cuBLAS ms",
+                 "speedup", "tuned at"});
+    for (const Winner& w : winners)
+        table.add({w.device_id.substr(0, 8), gpu[w.device_id], std::to_string(w.shape.M), std::to_string(w.shape.N),
+                   std::to_string(w.shape.K), w.shape.transposes(), to_string(w.shape.precision),
+                   std::to_string(w.shape.alignment), w.kernel.description, fixed(w.ms, 4), fixed(w.tflops, 2),
+                   fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x", w.tuned_at});
+    if (table.empty())
+        std::printf("no winners in %s\n", store.path().c_str());
+    else
+        table.print();
+    return 0;
+}
+
+int cmd_show(Context& ctx) {
+    const ShapeKey shape = ctx.shape();
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const std::vector<Measurement> rows = store.measurements(ctx.device(store), shape);
+    if (ctx.json) {
+        Json out = Json::array();
+        for (const Measurement& m : rows)
+            out.push(Json::object()
+                         .set("device_id", m.device_id)
+                         .set("family", m.kernel.family)
+                         .set("params", params_text(m.kernel.params))
+                         .set("kernel", m.kernel.description)
+                         .set("median_ms", optional_json(m.median_ms))
+                         .set("min_ms", optional_json(m.min_ms))
+                         .set("max_ms", optional_json(m.max_ms))
+                         .set("runs", m.runs)
+                         .set("tflops", optional_json(m.tflops))
+                         .set("error_norm", optional_json(m.error_norm))
+                         .set("valid", m.valid)
+                         .set("invalid_reason", m.invalid_reason)
+                         .set("sm_clock_mhz", m.sm_clock_mhz ? Json(*m.sm_clock_mhz) : Json())
+                         .set("measured_at", m.measured_at)
+                         .set("tuner_version", m.tuner_version));
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    if (rows.empty()) {
+        std::printf("no measurements of %s in %s\n", shape.to_string().c_str(), store.path().c_str());
+        return 0;
+    }
+    std::printf("%s, best first (* the stored winner)\n", shape.to_string().c_str());
+    Table table({"", "device", "kernel", "median ms", "min ms", "max ms", "runs", "TFLOPS", "error", "MHz", "verdict",
+                 "measured at"});
+    for (const Measurement& m : rows) {
+        const std::optional<Winner> w = store.find_winner(m.device_id, shape);
+        const bool chosen = w && w->kernel == m.kernel;
+        char error[32] = "-";
+        if (m.error_norm) std::snprintf(error, sizeof error, "%.2e", *m.error_norm);
+        table.add({chosen ? "*" : "", m.device_id.substr(0, 8), m.kernel.description, optional_fixed(m.median_ms, 4),
+                   optional_fixed(m.min_ms, 4), optional_fixed(m.max_ms, 4), std::to_string(m.runs),
+                   optional_fixed(m.tflops, 2), error, m.sm_clock_mhz ? std::to_string(*m.sm_clock_mhz) : "-",
+                   m.valid ? "valid" : "INVALID: " + m.invalid_reason, m.measured_at});
+    }
+    table.print();
+    return 0;
+}
+
+// "This device" for explain: --device, else the GPU of this machine, else the file's only
+// device. The GPU comes before the file's only device because it is where dispatch would
+// run; without a GPU the answer is for the file's device.
+std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context& ctx, TuningStore& store) {
+    if (const std::string id = ctx.device(store); !id.empty()) return {id, store.find_device(id)};
+    if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id())};
+    const std::vector<DeviceFingerprint> devices = store.devices();
+    if (devices.size() == 1) return {devices.front().id(), devices.front()};
+    std::string list;
+    for (const DeviceFingerprint& d : devices) list += "\n  " + d.id() + "  " + d.describe();
+    throw UsageError("no GPU is visible and " + store.path() + " holds " + std::to_string(devices.size()) +
+                     " devices: name one with --device" + list);
+}
+
+int cmd_explain(Context& ctx) {
+    const ShapeKey shape = ctx.shape();
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const auto [device_id, device] = explain_device(ctx, store);
+    const std::vector<Winner> winners = device ? store.winners(device_id) : std::vector<Winner>{};
+    Selection selection;
+    if (device)
+        selection = select_kernel(winners, shape, [&](const Winner& w, const ShapeKey& s) { return cannot_run(w, s, *device); });
+    else
+        selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
+                           ": nothing tuned on it is used, so every shape falls back";
+    static const char* kinds[] = {"exact", "nearest", "fallback"};
+    const char* kind = kinds[static_cast<int>(selection.kind)];
+    const std::string launch = selection.winner ? selection.winner->kernel.description
+                                                : "the fallback policy's choice (cuBLAS by default)";
+    if (ctx.json) {
+        Json out = Json::object();
+        out.set("device_id", device_id).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
+        out.set("winner", selection.winner ? winner_json(*selection.winner) : Json()).set("reason", selection.reason);
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    std::printf("device    %s  %s\n", device_id.c_str(), device ? device->describe().c_str() : "(not in the database)");
+    std::printf("shape     %s\n", shape.to_string().c_str());
+    std::printf("decision  %s\n", kind);
+    std::printf("launch    %s\n", launch.c_str());
+    std::printf("why       %s\n", selection.reason.c_str());
+    return 0;
+}
+
+int cmd_stats(Context& ctx) {
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const StoreStats s = store_stats(store);
+    if (ctx.json) {
+        Json devices = Json::array();
+        for (const DeviceStats& d : s.devices)
+            devices.push(Json::object()
+                             .set("device_id", d.id)
+                             .set("description", d.device.describe())
+                             .set("winners", d.winners)
+                             .set("cublas_winners", d.cublas_winners)
+                             .set("measurements", d.measurements)
+                             .set("invalid_measurements", d.invalid_measurements)
+                             .set("missed_shapes", d.missed_shapes)
+                             .set("misses", d.misses));
+        Json out = Json::object();
+        out.set("path", store.path()).set("schema_version", s.schema_version).set("file_bytes", s.file_bytes);
+        out.set("kernels", s.kernels).set("binaries", s.binaries).set("binary_bytes", s.binary_bytes);
+        out.set("binary_hits", s.binary_hits).set("hit_rate", s.hit_rate()).set("devices", devices);
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    std::printf("file      %s (%s KiB, schema version %d)\n", store.path().c_str(),
+                fixed(s.file_bytes / 1024.0, 0).c_str(), s.schema_version);
+    std::printf("kernels   %lld\n", static_cast<long long>(s.kernels));
+    std::printf("binaries  %lld (%s KiB of cubins), %lld cache hits, hit rate %s%%\n",
+                static_cast<long long>(s.binaries), fixed(s.binary_bytes / 1024.0, 0).c_str(),
+                static_cast<long long>(s.binary_hits), fixed(100 * s.hit_rate(), 1).c_str());
+    std::printf("\n");
+    Table table({"device", "winners", "cuBLAS wins", "measured", "invalid", "missed shapes", "misses", "fingerprint"});
+    for (const DeviceStats& d : s.devices)
+        table.add({d.id, std::to_string(d.winners), std::to_string(d.cublas_winners), std::to_string(d.measurements),
+                   std::to_string(d.invalid_measurements), std::to_string(d.missed_shapes), std::to_string(d.misses),
+                   d.device.describe()});
+    if (table.empty())
+        std::printf("no devices\n");
+    else
+        table.print();
+    return 0;
+}
+
+int cmd_misses(Context& ctx) {
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const std::vector<Miss> misses = store.misses(ctx.device(store));
+    if (ctx.json) {
+        Json out = Json::array();
+        for (const Miss& m : misses)
+            out.push(Json::object()
+                         .set("device_id", m.device_id)
+                         .set("shape", shape_json(m.shape))
+                         .set("count", static_cast<long long>(m.count))
+                         .set("first_seen", m.first_seen)
+                         .set("last_seen", m.last_seen));
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    Table table({"device", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen"});
+    for (const Miss& m : misses)
+        table.add({m.device_id.substr(0, 8), std::to_string(m.shape.M), std::to_string(m.shape.N),
+                   std::to_string(m.shape.K), m.shape.transposes(), to_string(m.shape.precision),
+                   std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen});
+    if (table.empty())
+        std::printf("no misses in %s\n", store.path().c_str());
+    else
+        table.print();
+    return 0;
+}
+
+int cmd_export(Context& ctx) {
+    const ExchangeFormat format = parse_exchange_format(ctx.vm["format"].as<std::string>());
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const std::string device = ctx.device(store);
+    if (!ctx.vm.count("output")) {
+        export_winners(store, std::cout, format, device);
+        return 0;
+    }
+    const std::string path = ctx.vm["output"].as<std::string>();
+    std::ofstream out(path, std::ios::binary);
+    if (out) export_winners(store, out, format, device);
+    out.close();
+    if (!out) throw Error("cannot write " + path);
+    return 0;
+}
+
+void print_merge(const Context& ctx, const MergeSummary& s, const std::string& source) {
+    using O = WinnerOffer::Outcome;
+    static const char* names[] = {"added", "replaced", "kept", "refused"};
+    if (ctx.json) {
+        Json changes = Json::array();
+        for (const WinnerOffer& offer : s.winners) {
+            Json c = Json::object();
+            c.set("outcome", names[static_cast<int>(offer.outcome)]).set("incoming", winner_json(offer.incoming));
+            c.set("previous", offer.previous ? winner_json(*offer.previous) : Json()).set("reason", offer.reason);
+            changes.push(c);
+        }
+        Json out = Json::object();
+        out.set("source", source).set("devices_added", s.devices_added).set("winners_added", s.count(O::Added));
+        out.set("winners_replaced", s.count(O::Replaced)).set("winners_kept", s.count(O::Kept));
+        out.set("winners_refused", s.count(O::Refused)).set("binaries_added", s.binaries_added);
+        out.set("measurements_added", s.measurements_added).set("misses_merged", s.misses_merged).set("winners", changes);
+        std::printf("%s\n", out.dump().c_str());
+        return;
+    }
+    for (const WinnerOffer& offer : s.winners) {
+        const Winner& in = offer.incoming;
+        std::string line = std::string(names[static_cast<int>(offer.outcome)]) + "  " + in.device_id.substr(0, 8) +
+                           " " + in.shape.to_string() + ": ";
+        const std::string theirs = in.kernel.description + " " + fixed(in.ms, 4) + " ms";
+        const std::string ours = offer.previous ? offer.previous->kernel.description + " " + fixed(offer.previous->ms, 4) + " ms" : "";
+        switch (offer.outcome) {
+            case O::Added: line += theirs; break;
+            case O::Replaced: line += ours + " -> " + theirs; break;
+            case O::Kept: line += ours + " (theirs: " + theirs + ")"; break;
+            case O::Refused: line += theirs + ": " + offer.reason; break;
+        }
+        std::printf("%s\n", line.c_str());
+    }
+    std::printf("from %s: %d devices added; winners %d added, %d replaced, %d kept, %d refused; %d binaries and %d "
+                "measurements added; %d miss rows merged\n",
+                source.c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
+                s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
+}
+
+int cmd_import(Context& ctx) {
+    const std::string& path = ctx.args.at(0);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError("cannot read " + path);
+    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    print_merge(ctx, import_winners(store, in, path), path);
+    return 0;
+}
+
+int cmd_merge(Context& ctx) {
+    TuningStore other(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
+    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    print_merge(ctx, merge_store(store, other), other.path());
+    return 0;
+}
+
+int cmd_prune(Context& ctx) {
+    const bool stale = ctx.vm.count("stale") > 0;
+    if (stale == (ctx.vm.count("device") > 0)) throw UsageError("prune needs --device ID... or --stale");
+    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    PruneSummary s;
+    if (stale) {
+        s = prune_stale(store);
+    } else {
+        std::vector<std::string> ids;
+        for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>()) ids.push_back(store.resolve_device(id));
+        s = prune_devices(store, ids);
+    }
+    if (ctx.json) {
+        Json out = Json::object();
+        out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
+        out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
+        std::printf("%s\n", out.dump().c_str());
+    } else {
+        std::printf("removed %d devices, %d winners, %d measurements, %d miss rows, %d binaries, %d kernels\n", s.devices,
+                    s.winners, s.measurements, s.misses, s.binaries, s.kernels);
+    }
+    return 0;
+}
+
+int cmd_verify(Context& ctx) {
+    TuningStore store = ctx.open(OpenMode::ReadOnly);
+    const std::optional<DeviceFingerprint> gpu = current_gpu();
+    TryLoad try_load;
+    if (gpu)
+        try_load = [](const Binary& b) {
+            try {
+                Library library(b.cubin);
+                library.kernel(b.lowered_name);
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        };
+    const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0);
+    const std::string loading = gpu ? std::to_string(r.binaries_loaded) + " loaded on " + gpu->gpu_name
+                                    : "none loaded: no GPU is visible";
+    if (ctx.json) {
+        Json problems = Json::array();
+        for (const std::string& p : r.problems) problems.push(p);
+        Json out = Json::object();
+        out.set("ok", r.ok()).set("schema_version", r.schema_version).set("devices", r.devices);
+        out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
+        out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json()).set("problems", problems);
+        std::printf("%s\n", out.dump().c_str());
+    } else {
+        for (const std::string& p : r.problems) std::printf("problem: %s\n", p.c_str());
+        std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binaries checked (%s)\n",
+                    r.ok() ? "ok" : "FAILED", store.path().c_str(), r.schema_version, r.devices, r.winners,
+                    r.binaries_checked, loading.c_str());
+    }
+    return r.ok() ? 0 : 2;
+}
+
+int cmd_upgrade(Context& ctx) {
+    // Opening for writing upgrades; refuse to create a file here, where a typo would.
+    if (!std::filesystem::exists(ctx.db_path)) throw DbError("no tuning database at " + ctx.db_path);
+    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    std::printf("%s: schema version %d (was %d)\n", store.path().c_str(), store.schema_version(),
+                store.opened_version());
+    return 0;
+}
+
+struct Command {
+    const char* name;
+    const char* arguments;  // for the usage line
+    const char* summary;
+    std::size_t args;
+    std::set<std::string> options;  // besides --db, --json and --busy-timeout
+    std::function<int(Context&)> run;
+
+    std::string usage() const { return std::string(name) + (*arguments ? " " : "") + arguments; }
+};
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> all = {
+        {"list", "[--device ID]", "the winners, one line each", 0, {"device"}, cmd_list},
+        {"show", "M N K [--trans NN] [--device ID]", "every measurement of a shape, best first", 3,
+         {"device", "trans", "precision", "align"}, cmd_show},
+        {"explain", "M N K [--trans NN] [--device ID]", "what dispatch would launch on this device, and why", 3,
+         {"device", "trans", "precision", "align"}, cmd_explain},
+        {"stats", "", "counts, devices, size, binary-cache hits", 0, {}, cmd_stats},
+        {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
+        {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
+         {"format", "output", "device"}, cmd_export},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays)", 1, {}, cmd_import},
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays)", 1, {}, cmd_merge},
+        {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,
+         {"device", "stale"}, cmd_prune},
+        {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
+        {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade},
+    };
+    return all;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string help =
+        "sgemm-db: inspect, share and maintain the tuning database.\n\n"
+        "Usage: sgemm-db [--db PATH] COMMAND [ARGS] [--json]\n\nCommands:\n";
+    for (const Command& c : commands()) {
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-50s %s\n", c.usage().c_str(), c.summary);
+        help += line;
+    }
+    help += std::string("\nThe database: --db PATH, default ") + kDefaultDbPathRule +
+            ".\n"
+            "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
+            "Exit codes: 0 ok; 1 a user error (arguments, an import file, an unknown device);\n"
+            "2 an environment error (a database that cannot be opened, read, written or verified; no GPU).\n\n"
+            "Options";
+    po::options_description opts(help);
+    opts.add_options()("help,h", "show this help")
+        ("db", po::value<std::string>(), "the database file")
+        ("json", "print JSON instead of tables")
+        ("busy-timeout", po::value<int>()->default_value(static_cast<int>(TuningStore::kDefaultBusyTimeout.count())),
+         "ms to wait for another process's write lock")
+        ("device", po::value<std::vector<std::string>>(), "a device id (or a unique prefix), as stats lists them")
+        ("trans", po::value<std::string>()->default_value("NN"), "transposes of A and B: NN, NT, TN or TT")
+        ("precision", po::value<std::string>()->default_value("fp32"), "fp32 or tf32")
+        ("align", po::value<int>()->default_value(16), "alignment class of the call: 16, 8 or 4 bytes")
+        ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")
+        ("output,o", po::value<std::string>(), "export to this file instead of standard output")
+        ("stale", "prune: remove devices of other library versions, and binaries and kernels nothing uses");
+    po::options_description hidden;
+    hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description positional;
+    positional.add("command", 1).add("args", -1);
+
+    Context ctx;
+    const Command* command = nullptr;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), ctx.vm);
+        po::notify(ctx.vm);
+        if (ctx.vm.count("help")) {
+            std::cout << opts << "\n";
+            return 0;
+        }
+        if (!ctx.vm.count("command")) throw UsageError("no command given");
+        const std::string name = ctx.vm["command"].as<std::string>();
+        for (const Command& c : commands())
+            if (name == c.name) command = &c;
+        if (!command) throw UsageError("unknown command '" + name + "'");
+        if (ctx.vm.count("args")) ctx.args = ctx.vm["args"].as<std::vector<std::string>>();
+        if (ctx.args.size() != command->args)
+            throw UsageError("usage: sgemm-db " + command->usage());
+        for (const auto& [option, value] : ctx.vm) {
+            static const std::set<std::string> everywhere = {"db", "json", "busy-timeout", "command", "args"};
+            if (!value.defaulted() && !everywhere.count(option) && !command->options.count(option))
+                throw UsageError("--" + option + " does not apply to " + name);
+        }
+        ctx.json = ctx.vm.count("json") > 0;
+        const int timeout = ctx.vm["busy-timeout"].as<int>();
+        if (timeout < 0) throw UsageError("--busy-timeout must not be negative");
+        ctx.busy_timeout = std::chrono::milliseconds(timeout);
+        ctx.db_path = ctx.vm.count("db") ? ctx.vm["db"].as<std::string>() : default_db_path();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", e.what());
+        return 1;
+    }
+
+    try {
+        return command->run(ctx);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", e.what());
+        return 1;
+    } catch (const DbError& e) {
+        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        return 2;
+    } catch (const NoDeviceError& e) {
+        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        return 2;
+    } catch (const Error& e) {  // a value the user gave: an import file, a device id, a format
+        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        return 2;
+    }
+}
