@@ -6,7 +6,8 @@
 // while the M-row slice of A it needs sits in shared memory. Batch is then nearly free: the
 // same bytes feed 1 or 32 rows.
 //
-// Work split. A block owns BN columns of C and one of gridDim.y slices of K ("split-K").
+// Work split. A block owns MT rows and BN columns of C and one of gridDim.y slices of K
+// ("split-K").
 //  - Its BN/4 threads along N each own 4 columns, so a warp reads whole rows of B:
 //    consecutive 16-byte vectors, fully coalesced.
 //  - KW groups of such threads take interleaved quads of 4 rows of k inside the slice
@@ -15,14 +16,13 @@
 //    (the same address for every lane: a broadcast) and 16 FMAs.
 // Reduction, deterministic (fixed order, no float atomics):
 //  - across the KW groups through shared memory, in passes of up to 4 rows of C;
-//  - across the gridDim.y slices, when there are several: each block writes its partial
-//    tile to the workspace, counts itself in on the tile's counter, and the block that
-//    arrives last sums the partials in slice order, applies alpha and beta, writes C, and
-//    resets the counter for the next launch.
+//  - across the gridDim.y slices, when there are several, by the split-K protocol of
+//    sgemm_splitk.cuh (the last block of a tile sums the slices in order).
 // The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
-// the start, so the B stream runs without a barrier to its end.
+// the start, while the first loads of B are already in flight; the B stream then runs
+// without a barrier to its end.
 #pragma once
-#include "sgemm_common.cuh"
+#include "sgemm_splitk.cuh"
 
 template <int MT>
 __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const float* As, int a_stride,
@@ -37,64 +37,76 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
     }
 }
 
-template <int MT, int BN, int KW>
+// UNROLL quads of B (16 * UNROLL bytes per thread) are loaded before the first is used:
+// with few rows there is little arithmetic to hide memory latency behind, so more bytes
+// in flight per thread is what keeps the memory system busy.
+template <int MT, int BN, int KW, int UNROLL>
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
     constexpr int THREADS = BN / 4 * KW;
     constexpr int NT = BN / 4;                // threads across the block's columns
     constexpr int ROWS_PER_PASS = MT < 4 ? MT : 4;
-    constexpr int UNROLL = 2;                 // quads loaded before the first is used
     extern __shared__ __align__(16) float smem[];
-    __shared__ bool last_block;
 
     const int tid = threadIdx.x;
     const int tn = tid % NT, tk = tid / NT;
-    const int n0 = blockIdx.x * BN;
+    // Row tiles are the fastest grid dimension: the blocks that share a strip of B run
+    // side by side, so only the first reads it from memory and the rest hit L2.
+    const int m0 = blockIdx.x * MT;
+    const int n0 = blockIdx.z * BN;
     const int col = n0 + tn * 4;
     const int splits = gridDim.y, split = blockIdx.y;
-    const int m0 = blockIdx.z * MT;
     const int k_span = ((p.K + splits - 1) / splits + 3) & ~3;  // k per slice, a multiple of 4
     const int kb = split * k_span;
     const int ke = min(p.K, kb + k_span);
+
+    // B's interior strips take unconditional 16-byte loads, UNROLL quads at a time.
+    const bool b_vec = sgemm_vec4_ok(p.B, p.ldb);
+    const bool interior = b_vec && n0 + BN <= p.N;
+    const int full_quads = max(0, (ke - kb) / 4);      // quads wholly inside the slice
+    const int quads = max(0, (ke - kb + 3) / 4);
+    const float* b_col = p.B + col;
+    float4 b[UNROLL][4];
+    auto load_batch = [&](int q) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                b[u][i] = __ldg(reinterpret_cast<const float4*>(b_col + sgemm_offset(kb + 4 * (q + u * KW) + i, 0, p.ldb)));
+    };
+    auto batch_fits = [&](int q) { return interior && q + (UNROLL - 1) * KW < full_quads; };
+
+    // The first batch of B is in flight before A is staged: its latency hides the staging.
+    int q = tk;
+    bool batch_loaded = batch_fits(q);
+    if (batch_loaded) load_batch(q);
 
     // Stage A[m0 .. m0+MT)[kb .. kb+k_span) with zeros outside A.
     float* As = smem;
     const bool a_vec = sgemm_vec4_ok(p.A, p.lda);
     for (int i = tid; i < MT * (k_span / 4); i += THREADS) {
-        const int m = i / (k_span / 4), q = i % (k_span / 4);
-        *reinterpret_cast<float4*>(As + m * k_span + 4 * q) = sgemm_load4(p.A, p.lda, m0 + m, kb + 4 * q, p.M, ke, a_vec);
+        const int m = i / (k_span / 4), qa = i % (k_span / 4);
+        *reinterpret_cast<float4*>(As + m * k_span + 4 * qa) = sgemm_load4(p.A, p.lda, m0 + m, kb + 4 * qa, p.M, ke, a_vec);
     }
     __syncthreads();
 
     // Stream this block's columns of B over the slice.
     float acc[MT][4] = {};
-    const bool b_vec = sgemm_vec4_ok(p.B, p.ldb);
-    const int full_quads = max(0, (ke - kb) / 4);      // quads wholly inside the slice
-    const int quads = max(0, (ke - kb + 3) / 4);
-    int q = tk;
-    if (b_vec && n0 + BN <= p.N) {  // interior columns: unconditional 16-byte loads
-        const float* b_col = p.B + col;
-        for (; q + (UNROLL - 1) * KW < full_quads; q += UNROLL * KW) {
-            float4 b[UNROLL][4];
+    for (; batch_fits(q); q += UNROLL * KW) {
+        if (!batch_loaded) load_batch(q);
+        batch_loaded = false;
 #pragma unroll
-            for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-                for (int i = 0; i < 4; ++i)
-                    b[u][i] = __ldg(reinterpret_cast<const float4*>(b_col + sgemm_offset(kb + 4 * (q + u * KW) + i, 0, p.ldb)));
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u) sgemm_decode_quad<MT>(acc, As, k_span, 4 * (q + u * KW), b[u]);
-        }
+        for (int u = 0; u < UNROLL; ++u) sgemm_decode_quad<MT>(acc, As, k_span, 4 * (q + u * KW), b[u]);
     }
     for (; q < quads; q += KW) {  // the rest, and edge columns, element by element where needed
-        float4 b[4];
+        float4 tail[4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) b[i] = sgemm_load4(p.B, p.ldb, kb + 4 * q + i, col, ke, p.N, b_vec);
-        sgemm_decode_quad<MT>(acc, As, k_span, 4 * q, b);
+        for (int i = 0; i < 4; ++i) tail[i] = sgemm_load4(p.B, p.ldb, kb + 4 * q + i, col, ke, p.N, b_vec);
+        sgemm_decode_quad<MT>(acc, As, k_span, 4 * q, tail);
     }
 
     // Sum the KW groups, ROWS_PER_PASS rows of C at a time, through shared memory.
     float* red = smem;  // [KW][ROWS_PER_PASS][BN], reusing A's space
-    float* partial = reinterpret_cast<float*>(static_cast<char*>(p.workspace) + SGEMM_WORKSPACE_COUNTER_BYTES);
 #pragma unroll
     for (int r0 = 0; r0 < MT; r0 += ROWS_PER_PASS) {
         __syncthreads();  // A, or the previous pass, is no longer read
@@ -113,27 +125,9 @@ sgemm_decode(const SgemmArgs p) {
                 if (splits == 1)
                     sgemm_store(p, row, column, sum);
                 else
-                    partial[((long long)split * p.M + row) * p.N + column] = sum;
+                    sgemm_splitk_store_partial(p, split, row, column, sum);
             }
         }
     }
-    if (splits == 1) return;
-
-    // Split-K: the last block of this tile to finish sums the slices in order.
-    unsigned* counters = static_cast<unsigned*>(p.workspace);
-    const unsigned tile = blockIdx.z * gridDim.x + blockIdx.x;
-    __threadfence();  // this block's partials are visible device-wide before it counts in
-    __syncthreads();
-    if (tid == 0) last_block = atomicAdd(&counters[tile], 1u) == static_cast<unsigned>(splits - 1);
-    __syncthreads();
-    if (!last_block) return;
-    __threadfence();
-    for (int e = tid; e < MT * BN; e += THREADS) {
-        const int row = m0 + e / BN, column = n0 + e % BN;
-        if (row >= p.M || column >= p.N) continue;
-        float sum = 0.0f;
-        for (int s = 0; s < splits; ++s) sum += __ldcg(partial + ((long long)s * p.M + row) * p.N + column);
-        sgemm_store(p, row, column, sum);
-    }
-    if (tid == 0) counters[tile] = 0;  // ready for the next launch
+    if (splits > 1) sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN);
 }

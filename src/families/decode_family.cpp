@@ -10,12 +10,12 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct DecodeShape {
-    int mt, bn, kw, splits;
+    int mt, bn, kw, unroll, splits;
     int threads() const { return bn / 4 * kw; }
 };
 
 DecodeShape decode_shape(const Family& f, const ParamValues& v) {
-    return {f.value(v, "MT"), f.value(v, "BN"), f.value(v, "KW"), f.value(v, "SPLITS")};
+    return {f.value(v, "MT"), f.value(v, "BN"), f.value(v, "KW"), f.value(v, "UNROLL"), f.value(v, "SPLITS")};
 }
 
 // As in the template: the slice of k per split rounded up to a multiple of 4; shared memory
@@ -38,18 +38,21 @@ Family decode_family() {
     f.params = {{"MT", {1, 2, 4, 8, 16, 32}},
                 {"BN", {64, 128, 256}},
                 {"KW", {1, 2, 4, 8, 16}},
+                {"UNROLL", {2, 4, 8}},
                 {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, true}};
-    f.defaults = {8, 128, 8, 4};
+    f.defaults = {8, 128, 8, 4, 4};
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
         const DecodeShape d = decode_shape(f, v);
         if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)
             return "BN/4*KW = " + std::to_string(d.threads()) + " threads; it must be a whole number of warps, at most " +
                    std::to_string(lim.max_threads_per_block);
+        if (d.mt * 4 + d.unroll * 16 > 192)
+            return "MT*4 accumulators and UNROLL*16 loaded values need more than 192 registers";
         return "";
     };
     f.geometry = [f](const ParamValues& v, int M, int N, int K) {
         const DecodeShape d = decode_shape(f, v);
-        return LaunchGeometry{dim3(ceil_div(N, d.bn), d.splits, ceil_div(M, d.mt)), dim3(d.threads()),
+        return LaunchGeometry{dim3(ceil_div(M, d.mt), d.splits, ceil_div(N, d.bn)), dim3(d.threads()),
                               shared_bytes(d, K)};
     };
     f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {

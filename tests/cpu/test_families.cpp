@@ -77,27 +77,27 @@ TEST(Families, TooManyRowsOfBlocksIsRefused) {
 
 TEST(Families, DecodeGeometryAndWorkspace) {
     const Family& f = find_family("decode");
-    // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, 4 slices of K.
-    const ParamValues v = {8, 128, 8, 4};
+    // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, UNROLL=2, 4 slices of K.
+    const ParamValues v = {8, 128, 8, 2, 4};
     const LaunchGeometry g = f.geometry(v, 20, 1000, 4093);
-    EXPECT_EQ(g.grid.x, 8u);   // ceil(1000 / 128)
+    EXPECT_EQ(g.grid.x, 3u);   // ceil(20 / 8) row tiles, the fastest dimension
     EXPECT_EQ(g.grid.y, 4u);   // the K slices
-    EXPECT_EQ(g.grid.z, 3u);   // ceil(20 / 8)
+    EXPECT_EQ(g.grid.z, 8u);   // ceil(1000 / 128) column tiles
     EXPECT_EQ(g.block.x, 256u);
     // A's slice: 8 rows x 1024 k (ceil(4093 / 4) = 1024, a multiple of 4) floats.
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 8 * 1024);
     // The fixed counter region, then 4 partial 20 x 1000 results.
     EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
-    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 1}, 20, 1000, 4093), 0u);
+    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1}, 20, 1000, 4093), 0u);
     EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093), 0u);
 }
 
 TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {
     const Family& f = find_family("decode");
     // 32 rows x all of K=14336 in one slice: 1.8 MB of A.
-    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
+    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 2, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
               std::string::npos);
-    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 16}, 32, 4096, 14336, Arch{90}), "");
+    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 2, 16}, 32, 4096, 14336, Arch{90}), "");
 }
 
 TEST(Families, TransposesFollowTheTaAndTbParameters) {

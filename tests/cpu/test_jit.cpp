@@ -29,7 +29,7 @@ std::vector<CompileCase> compile_cases() {
         {"blocktile", {}}, {"blocktile", {64, 64, 8, 4, 4}}, {"blocktile", {128, 64, 16, 8, 4}},
         {"vec4", {}},      {"vec4", {64, 64, 16, 4, 4}},     {"vec4", {128, 128, 16, 8, 8}},
         {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
-        {"decode", {}},    {"decode", {1, 256, 4, 1}},       {"decode", {32, 128, 8, 8}},
+        {"decode", {}},    {"decode", {1, 256, 4, 8, 1}},    {"decode", {32, 128, 8, 2, 8}},
     };
 }
 
@@ -110,9 +110,9 @@ TEST(Compiler, ACompileErrorCarriesTheLog) {
 TEST(Compiler, LaunchParametersShareOneBinary) {
     const Family& f = find_family("decode");
     // SPLITS only shapes the grid: same name expression, same cache key.
-    EXPECT_EQ(f.name_expression({8, 128, 8, 1}), "sgemm_decode<8, 128, 8>");
-    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 16}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 1}, Arch{90}));
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1}), "sgemm_decode<8, 128, 8, 4>");
+    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 16}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1}, Arch{90}));
 }
 
 TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
