@@ -20,6 +20,7 @@
 #include "src/families/registry.h"
 #include "src/jit/loaded_kernel.h"
 #include "src/util/json.h"
+#include "tools/cli_lists.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/timing.h"
 
@@ -35,34 +36,6 @@ struct Shape {
         return square() ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     }
 };
-
-std::vector<int> parse_int_list(const std::string& text, const char* option) {
-    std::vector<int> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        std::size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != item.size() || item.empty() || v < 1)
-            throw po::error(std::string("--") + option + ": '" + item + "' is not a positive integer");
-        out.push_back(v);
-    }
-    if (out.empty()) throw po::error(std::string("--") + option + " is empty");
-    return out;
-}
-
-std::vector<std::string> parse_name_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(item);
-    return out;
-}
 
 struct Row {
     std::string kernel, config;
@@ -211,7 +184,7 @@ int main(int argc, char** argv) {
         if (vm.count("size")) {
             shapes.push_back({vm["size"].as<int>(), vm["size"].as<int>(), vm["size"].as<int>()});
         } else if (vm.count("sizes")) {
-            for (int s : parse_int_list(vm["sizes"].as<std::string>(), "sizes")) shapes.push_back({s, s, s});
+            for (int s : parse_positive_int_list(vm["sizes"].as<std::string>(), "sizes")) shapes.push_back({s, s, s});
         } else {
             if (!vm.count("m") || !vm.count("n") || !vm.count("k")) throw po::error("--m, --n and --k go together");
             shapes.push_back({vm["m"].as<int>(), vm["n"].as<int>(), vm["k"].as<int>()});
@@ -236,7 +209,7 @@ int main(int argc, char** argv) {
                 if (eq == std::string::npos) throw po::error("--config '" + text + "': expected FAMILY=V1,V2,...");
                 const std::string name = text.substr(0, eq);
                 find_family(name);
-                extra_configs.emplace_back(name, parse_int_list(text.substr(eq + 1), "config"));
+                extra_configs.emplace_back(name, parse_positive_int_list(text.substr(eq + 1), "config"));
             }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", e.what());

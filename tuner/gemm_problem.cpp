@@ -60,11 +60,15 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     b_.upload(b);
     c0_.upload(c0);
 
-    // Reference: cuBLAS on the same operands, starting from C0.
-    c_.copy_from_async(c0_, stream);
-    cublas.sgemm(args(), stream);
-    SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    reference_ = c_.download();
+    // Reference: cuBLAS on the same operands, starting from C0, in fp32 or fp64.
+    if (spec_.fp64_reference) {
+        reference_ = fp64_reference(a, b, c0, cublas, stream);
+    } else {
+        c_.copy_from_async(c0_, stream);
+        cublas.sgemm(args(), stream);
+        SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+        reference_ = c_.download();
+    }
 
     // Bound: |alpha| |A| |B| + |beta| |C0|, by the same GEMM on absolute values.
     DeviceBuffer<float> abs_a(a.size()), abs_b(b.size());
@@ -79,6 +83,21 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     cublas.sgemm(bound_args, stream);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     bound_ = c_.download();
+}
+
+std::vector<float> GemmProblem::fp64_reference(const std::vector<float>& a, const std::vector<float>& b,
+                                               const std::vector<float>& c0, const CublasHandle& cublas,
+                                               cudaStream_t stream) const {
+    auto widen = [](const std::vector<float>& m) { return std::vector<double>(m.begin(), m.end()); };
+    DeviceBuffer<double> a64(a.size()), b64(b.size()), c64(c0.size());
+    a64.upload(widen(a));
+    b64.upload(widen(b));
+    c64.upload(widen(c0));
+    cublas.dgemm(spec_.M, spec_.N, spec_.K, spec_.alpha, a64.data(), spec_.lda, b64.data(), spec_.ldb, spec_.beta,
+                 c64.data(), spec_.ldc, stream);
+    SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<double> c = c64.download();
+    return std::vector<float>(c.begin(), c.end());
 }
 
 SgemmArgs GemmProblem::args() const {

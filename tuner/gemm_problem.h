@@ -16,6 +16,9 @@ struct ProblemSpec {
     float alpha = 1.0f, beta = 0.0f;
     int lda = 0, ldb = 0, ldc = 0;  // 0: tight (K, N, N)
     std::uint64_t seed = 1;
+    // Compute the reference in fp64 (cuBLAS DGEMM on the same operands) instead of cuBLAS's
+    // fp32 result: the judge is then exact to fp32 rounding, not another fp32 GEMM.
+    bool fp64_reference = false;
 };
 
 class GemmProblem {
@@ -41,6 +44,10 @@ public:
     double min_bytes() const;    // 4 (MK + KN + MN), plus MN more when beta != 0 (C is read)
 
 private:
+    std::vector<float> fp64_reference(const std::vector<float>& a, const std::vector<float>& b,
+                                      const std::vector<float>& c0, const CublasHandle& cublas,
+                                      cudaStream_t stream) const;
+
     ProblemSpec spec_;
     DeviceBuffer<float> a_, b_, c0_, c_;
     DeviceBuffer<unsigned char> workspace_;

@@ -1,6 +1,7 @@
 #include "tuner/timing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "src/cuda/stream.h"
@@ -13,8 +14,7 @@ void L2Flusher::flush(cudaStream_t stream) {
     SGEMM_CUDA_CHECK(cudaMemsetAsync(scratch_.data(), ++fill_, scratch_.bytes(), stream));
 }
 
-namespace {
-double run_once_ms(const std::function<void(cudaStream_t)>& launch, L2Flusher& flusher, cudaStream_t stream) {
+double time_one_run(const std::function<void(cudaStream_t)>& launch, L2Flusher& flusher, cudaStream_t stream) {
     Event start, stop;
     flusher.flush(stream);
     start.record(stream);
@@ -23,12 +23,50 @@ double run_once_ms(const std::function<void(cudaStream_t)>& launch, L2Flusher& f
     stop.record(stream);
     return stop.elapsed_since(start);
 }
+
+double median_of(std::vector<double>& ms) {
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+namespace {
+TimingStats stats_of(std::vector<double> ms) {
+    TimingStats s;
+    s.runs = static_cast<int>(ms.size());
+    s.median_ms = median_of(ms);
+    s.min_ms = ms.front();
+    s.max_ms = ms.back();
+    return s;
+}
 }  // namespace
+
+AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, double best_ms, double reject_factor,
+                             L2Flusher& flusher, cudaStream_t stream) {
+    for (int i = 0; i < 2; ++i) time_one_run(launch, flusher, stream);
+    std::vector<double> ms;
+    for (int i = 0; i < 3; ++i) ms.push_back(time_one_run(launch, flusher, stream));
+    AdaptiveTiming out;
+    out.stats = stats_of(ms);
+    if (best_ms > 0 && out.stats.median_ms > reject_factor * best_ms) {
+        out.rejected = true;
+        return out;
+    }
+    double previous = out.stats.median_ms;
+    while (ms.size() < 40) {
+        for (int i = 0; i < 5; ++i) ms.push_back(time_one_run(launch, flusher, stream));
+        out.stats = stats_of(ms);
+        const bool settled = std::abs(out.stats.median_ms - previous) <= 0.005 * previous;
+        if (ms.size() >= 10 && settled) break;
+        previous = out.stats.median_ms;
+    }
+    return out;
+}
 
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       L2Flusher& flusher, cudaStream_t stream) {
     double first_ms = 0.0;
-    for (int i = 0; i < std::max(1, plan.warmup); ++i) first_ms = run_once_ms(launch, flusher, stream);
+    for (int i = 0; i < std::max(1, plan.warmup); ++i) first_ms = time_one_run(launch, flusher, stream);
 
     // Slow kernels (the naive rung at 8192) get fewer runs, never fewer than 3.
     int runs = plan.iters;
@@ -46,14 +84,7 @@ TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const Tim
     SGEMM_CUDA_CHECK(cudaGetLastError());
     std::vector<double> ms(runs);
     for (int i = 0; i < runs; ++i) ms[i] = stops[i].elapsed_since(starts[i]);
-    std::sort(ms.begin(), ms.end());
-
-    TimingStats s;
-    s.runs = runs;
-    s.min_ms = ms.front();
-    s.max_ms = ms.back();
-    s.median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
-    return s;
+    return stats_of(ms);
 }
 
 }  // namespace sgemm

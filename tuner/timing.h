@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <vector>
 
 #include "src/cuda/device_buffer.h"
 #include "src/cuda/device.h"
@@ -36,5 +37,24 @@ struct TimingPlan {
 // Times `launch` (which enqueues one GEMM on the stream) per the plan.
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       L2Flusher& flusher, cudaStream_t stream);
+
+// The tuner's timing: an adaptive number of runs, with early rejection.
+//  - 2 warm-up runs, then 3 timed runs; if their median is already more than
+//    reject_factor times `best_ms` (the fastest candidate so far; 0 when none), stop: the
+//    candidate is rejected;
+//  - else more runs, 5 at a time, until the median moves by less than 0.5% between
+//    batches (at least 10 runs) or 40 runs are done.
+struct AdaptiveTiming {
+    TimingStats stats;
+    bool rejected = false;
+};
+AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, double best_ms, double reject_factor,
+                             L2Flusher& flusher, cudaStream_t stream);
+
+// One flushed, timed run, in milliseconds (the re-timing of winner against runner-up).
+double time_one_run(const std::function<void(cudaStream_t)>& launch, L2Flusher& flusher, cudaStream_t stream);
+
+// The median of `ms` (sorted in place).
+double median_of(std::vector<double>& ms);
 
 }  // namespace sgemm

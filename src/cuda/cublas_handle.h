@@ -33,6 +33,13 @@ public:
                                        p.B, p.ldb, p.A, p.lda, &p.beta, p.C, p.ldc));
     }
 
+    // The same in fp64, for references: row-major C = alpha*A*B + beta*C.
+    void dgemm(int M, int N, int K, double alpha, const double* A, int lda, const double* B, int ldb, double beta,
+               double* C, int ldc, cudaStream_t stream) const {
+        SGEMM_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+        SGEMM_CUBLAS_CHECK(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
+    }
+
 private:
     cublasHandle_t handle_ = nullptr;
 };

@@ -1,0 +1,91 @@
+#include "src/records/kernel_records.h"
+
+#include "src/families/registry.h"
+#include "src/jit/embedded_templates.h"
+#include "src/util/hash.h"
+
+namespace sgemm {
+
+DeviceFingerprint fingerprint_of(const DeviceInfo& device) {
+    DeviceFingerprint f;
+    f.gpu_name = device.name;
+    f.cc_major = device.cc_major;
+    f.cc_minor = device.cc_minor;
+    f.sm_count = device.sm_count;
+    f.memory_bytes = static_cast<std::int64_t>(device.global_memory_bytes);
+    f.driver_version = device.driver_version;
+    f.runtime_version = device.runtime_version;
+    f.nvrtc_version = nvrtc_version();
+    return f;
+}
+
+std::string templates_hash() {
+    static const std::string hash = [] {
+        Fnv1a64 h;
+        for (const EmbeddedFile& f : embedded_templates()) h.add(f.name).add(f.text);
+        return h.hex();
+    }();
+    return hash;
+}
+
+KernelRef kernel_ref(const Family& family, const ParamValues& values) {
+    return KernelRef{family.name, values, family.describe(values), templates_hash()};
+}
+
+const Family* family_of(const KernelRef& kernel) {
+    for (const Family& f : all_families())
+        if (f.name == kernel.family) return &f;
+    return nullptr;
+}
+
+std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch) {
+    if (kernel.is_cublas()) return "";
+    const Family* family = family_of(kernel);
+    if (!family) return "this build has no kernel family '" + kernel.family + "'";
+    if (kernel.params.size() != family->params.size())
+        return "it has " + std::to_string(kernel.params.size()) + " parameters; family " + family->name + " takes " +
+               std::to_string(family->params.size());
+    if (family->required_alignment > shape.alignment)
+        return "it needs " + std::to_string(family->required_alignment) + "-byte alignment";
+    if (!family->reads_transposes(kernel.params, shape.trans_a, shape.trans_b))
+        return "it does not read " + shape.transposes();
+    return family->unsupported_shape_reason(kernel.params, shape.M, shape.N, shape.K, arch);
+}
+
+Binary to_binary(const CompiledKernel& compiled, const KernelRef& kernel) {
+    Binary b;
+    b.cache_key = compiled.cache_key;
+    b.kernel = kernel;
+    b.arch = compiled.arch.sm;
+    b.nvrtc_version = nvrtc_version();
+    b.lowered_name = compiled.lowered_name;
+    b.cubin = compiled.cubin;
+    b.registers = compiled.ptxas.registers;
+    b.shared_bytes = compiled.ptxas.shared_bytes;
+    b.stack_bytes = compiled.ptxas.stack_bytes;
+    b.spill_store_bytes = compiled.ptxas.spill_store_bytes;
+    b.spill_load_bytes = compiled.ptxas.spill_load_bytes;
+    b.compile_ms = compiled.compile_ms;
+    return b;
+}
+
+CompiledKernel from_binary(const Binary& b) {
+    CompiledKernel k;
+    k.family = b.kernel.family;
+    k.values = b.kernel.params;
+    k.arch = Arch{b.arch};
+    if (const Family* f = family_of(b.kernel)) k.name_expression = f->name_expression(b.kernel.params);
+    k.lowered_name = b.lowered_name;
+    k.cache_key = b.cache_key;
+    k.cubin = b.cubin;
+    k.compile_ms = b.compile_ms;
+    k.ptxas.found = b.registers > 0;
+    k.ptxas.registers = b.registers;
+    k.ptxas.shared_bytes = b.shared_bytes;
+    k.ptxas.stack_bytes = b.stack_bytes;
+    k.ptxas.spill_store_bytes = b.spill_store_bytes;
+    k.ptxas.spill_load_bytes = b.spill_load_bytes;
+    return k;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,34 @@
+// The bridge between the kernels (src/) and their rows in the tuning database (db/):
+// fingerprints of devices, references to kernels, binaries in the cache, and whether a
+// stored kernel can run a shape. The tuner, dispatch and sgemm-db all go through here.
+#pragma once
+#include <string>
+
+#include "db/records.h"
+#include "src/cuda/device.h"
+#include "src/families/family.h"
+#include "src/jit/compiler.h"
+
+namespace sgemm {
+
+// The fingerprint that scopes every result measured on `device` with this process's
+// NVRTC and library.
+DeviceFingerprint fingerprint_of(const DeviceInfo& device);
+
+// Hash of every kernel template's source: a stored kernel is only reused by a build whose
+// templates are the same.
+std::string templates_hash();
+
+KernelRef kernel_ref(const Family& family, const ParamValues& values);
+
+// The registered family a stored kernel belongs to, or nullptr when this build has none.
+const Family* family_of(const KernelRef& kernel);
+
+// Why `kernel` cannot run `shape` on `arch` (unknown family, alignment, transposes, grid or
+// shared-memory limits), or empty when it can. cuBLAS runs everything.
+std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);
+
+Binary to_binary(const CompiledKernel& compiled, const KernelRef& kernel);
+CompiledKernel from_binary(const Binary& binary);
+
+}  // namespace sgemm

@@ -1,0 +1,38 @@
+#include "tools/cli_lists.h"
+
+#include <boost/program_options/errors.hpp>
+
+#include <sstream>
+
+namespace sgemm {
+
+std::vector<int> parse_positive_int_list(const std::string& text, const char* option) {
+    std::vector<int> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || item.empty() || v < 1)
+            throw boost::program_options::error(std::string("--") + option + ": '" + item + "' is not a positive integer");
+        out.push_back(v);
+    }
+    if (out.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
+    return out;
+}
+
+std::vector<std::string> parse_name_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,277 @@
+// sgemm-tune: find, for every shape of a CSV, the fastest correct kernel on this GPU, and
+// store it in the tuning database for libsgemm_dispatch.
+#include <boost/program_options.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "db/default_path.h"
+#include "src/cuda/device.h"
+#include "src/families/registry.h"
+#include "src/jit/compiler.h"
+#include "src/records/kernel_records.h"
+#include "src/util/json.h"
+#include "tools/cli_lists.h"
+#include "tuner/cost_model.h"
+#include "tuner/kernel_cache.h"
+#include "tuner/tuner.h"
+
+namespace po = boost::program_options;
+using namespace sgemm;
+
+namespace {
+
+// Progress: a bar redrawn in place on a terminal, one line per shape otherwise.
+class ProgressPrinter {
+public:
+    explicit ProgressPrinter(int shapes) : tty_(isatty(STDERR_FILENO)), shapes_(shapes), start_(Clock::now()) {}
+
+    TuneProgress callbacks() {
+        TuneProgress p;
+        p.shape_started = [this](const ShapeRow& row, int index, int total, int candidates) {
+            index_ = index;
+            label_ = row.key.to_string() + (row.name.empty() ? "" : " (" + row.name + ")");
+            candidates_ = candidates;
+            (void)total;
+        };
+        p.step = [this](const std::string& stage, int done, int total) {
+            if (!tty_) return;
+            std::fprintf(stderr, "\r\033[K[%d/%d] %s  %s %d/%d  ETA %s", index_ + 1, shapes_, label_.c_str(),
+                         stage.c_str(), done, total, eta().c_str());
+        };
+        p.shape_finished = [this](const ShapeOutcome& o) {
+            ++finished_;
+            if (!o.skipped) ++tuned_, tuned_seconds_ += o.seconds;
+            if (tty_) std::fprintf(stderr, "\r\033[K");
+            if (o.skipped)
+                std::fprintf(stderr, "[%d/%d] %s: has a winner (%s), skipped; --retune to tune again\n", finished_,
+                             shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str());
+            else
+                std::fprintf(stderr,
+                             "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx) from %d candidates, %d invalid, %d "
+                             "rejected early; %d compiled, %d from cache; %.1f s\n",
+                             finished_, shapes_, o.row.key.to_string().c_str(),
+                             o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description.c_str(), o.winner.ms,
+                             o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, o.candidates, o.invalid, o.rejected,
+                             o.compiled, o.cache_hits, o.seconds);
+        };
+        return p;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    std::string eta() const {
+        if (tuned_ == 0) return "--:--";
+        const int left = static_cast<int>(tuned_seconds_ / tuned_ * (shapes_ - finished_));
+        char text[16];
+        std::snprintf(text, sizeof text, "%d:%02d", left / 60, left % 60);
+        return text;
+    }
+
+    bool tty_;
+    int shapes_, index_ = 0, candidates_ = 0, finished_ = 0, tuned_ = 0;
+    double tuned_seconds_ = 0;
+    std::string label_;
+    Clock::time_point start_;
+};
+
+void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& model, Json& json_rows) {
+    std::printf("\n%-10s %6s %7s %6s  %-44s %10s %8s %8s %9s\n", "name", "M", "N", "K", "winner", "ms", "TFLOPS",
+                "% floor", "x cuBLAS");
+    for (const ShapeOutcome& o : outcomes) {
+        const ShapeKey& k = o.row.key;
+        const double flops = 2.0 * k.M * k.N * static_cast<double>(k.K);
+        const double bytes = 4.0 * (static_cast<double>(k.M) * k.K + static_cast<double>(k.K) * k.N +
+                                    static_cast<double>(k.M) * k.N);
+        const double floor_s = model.floor_seconds(flops, bytes);
+        const double seconds = o.winner.ms * 1e-3;
+        const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description;
+        std::printf("%-10s %6d %7d %6d  %-44s %10.4f %8.2f %7.1f%% %8.2fx\n", o.row.name.c_str(), k.M, k.N, k.K,
+                    winner.c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
+                    o.winner.cublas_ms / o.winner.ms);
+        json_rows.push(Json::object()
+                           .set("name", o.row.name)
+                           .set("m", k.M)
+                           .set("n", k.N)
+                           .set("k", k.K)
+                           .set("transposes", k.transposes())
+                           .set("alignment", k.alignment)
+                           .set("weight", o.row.weight)
+                           .set("winner", Json::object()
+                                              .set("kernel", o.winner.kernel.family)
+                                              .set("config", winner)
+                                              .set("median_ms", o.winner.ms))
+                           .set("cublas_ms", o.winner.cublas_ms)
+                           .set("tflops", flops / seconds / 1e12)
+                           .set("pct_floor", 100.0 * floor_s / seconds)
+                           .set("speedup", o.winner.cublas_ms / o.winner.ms)
+                           .set("skipped", o.skipped)
+                           .set("seconds", o.seconds));
+    }
+}
+
+// --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
+int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
+    const DeviceModel model = planning_model("H200", 132, arch);
+    KernelCache cache(nullptr, arch, options.jobs);
+    for (const ShapeRow& input : shapes.rows) {
+        ShapeKey key = input.key;
+        key.alignment = tuner_alignment(key);
+        const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families);
+        const std::vector<Candidate> chosen = choose_candidates(all, key, model, options.search, {});
+        cache.build(chosen);
+        std::printf("%s%s: %zu valid candidates, %zu to time (%s search)\n", key.to_string().c_str(),
+                    input.name.empty() ? "" : (" (" + input.name + ")").c_str(), all.size(), chosen.size(),
+                    to_string(options.search.strategy).c_str());
+        for (const Candidate& c : chosen) {
+            const BuiltKernel b = cache.get(c);
+            const double est_us = estimate_cost(c, key, model, b.kernel ? &b.kernel->ptxas : nullptr).seconds * 1e6;
+            if (!b.kernel)
+                std::printf("  %-48s does not compile: %s\n", c.describe().c_str(), b.error.substr(0, 200).c_str());
+            else
+                std::printf("  %-48s est %8.1f us  %3d registers  %6d B smem  %s\n", c.describe().c_str(), est_us,
+                            b.kernel->ptxas.registers, b.kernel->ptxas.shared_bytes,
+                            spills_reason(b.kernel->ptxas).empty() ? "no spills" : spills_reason(b.kernel->ptxas).c_str());
+        }
+    }
+    std::printf("dry run: %d kernels compiled for %s; nothing was timed or stored\n", cache.compiled(),
+                arch.name().c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    po::options_description opts(
+        "sgemm-tune: find the fastest correct SGEMM kernel for every shape of a CSV on this GPU and store\n"
+        "the winners in the tuning database, which libsgemm_dispatch reads.\n\n"
+        "For each shape: the candidates of the kernel families are pruned by their constraints, chosen by\n"
+        "the search strategy, compiled with NVRTC through the database's binary cache (in parallel),\n"
+        "validated against cuBLAS (output poisoned with NaN; tolerance u*(4*sqrt(K)+16) per element,\n"
+        "see tuner/accuracy.h), timed with CUDA events and the L2 flushed before every run (adaptive\n"
+        "number of runs; a candidate 1.5x slower than the best after 3 runs is dropped), and compared with\n"
+        "cuBLAS timed in the same run. Every measurement is stored as it is taken; a re-run skips shapes\n"
+        "that already have a winner for this device.\n\n"
+        "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
+        "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n\n"
+        "Shapes CSV: header M,N,K plus optional transA,transB,precision,weight,name; '#' comments.\n\n"
+        "Options");
+    opts.add_options()("help,h", "show this help")
+        ("shapes", po::value<std::string>(), "the shapes CSV to tune")
+        ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
+        ("strategy", po::value<std::string>()->default_value("model"),
+         "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners; exhaustive: every "
+         "pruned candidate; random: --budget candidates")
+        ("top-k", po::value<int>()->default_value(8), "candidates the model strategy times per shape")
+        ("budget", po::value<int>()->default_value(16), "candidates the random strategy times per shape")
+        ("seed", po::value<unsigned long long>()->default_value(1), "seed of the random strategy")
+        ("max-candidates", po::value<int>()->default_value(0), "cap on candidates per shape, any strategy (0: none)")
+        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds (0: none)")
+        ("families", po::value<std::string>(),
+         "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
+        ("retune", "tune shapes that already have a winner for this device")
+        ("check-fp64", "validate against an fp64 reference (cuBLAS DGEMM) instead of cuBLAS fp32")
+        ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+         "compile threads (default: all cores)")
+        ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing")
+        ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run")
+        ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
+        ("json", po::value<std::string>(), "also write the final table as JSON to this file");
+
+    ShapesFile shapes;
+    std::string shapes_path, db_path, json_path;
+    TuneOptions options;
+    bool dry = false;
+    Arch dry_arch;
+    int device_ordinal = 0;
+    try {
+        po::variables_map vm;
+        po::store(po::parse_command_line(argc, argv, opts), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << opts << "\n";
+            return 0;
+        }
+        if (!vm.count("shapes")) throw po::error("--shapes FILE is required");
+        shapes_path = vm["shapes"].as<std::string>();
+        options.search.strategy = parse_strategy(vm["strategy"].as<std::string>());
+        options.search.top_k = vm["top-k"].as<int>();
+        options.search.random_budget = vm["budget"].as<int>();
+        options.search.seed = vm["seed"].as<unsigned long long>();
+        options.search.max_candidates = vm["max-candidates"].as<int>();
+        options.budget_seconds = vm["budget-s"].as<double>();
+        options.jobs = vm["jobs"].as<int>();
+        if (options.search.top_k < 1 || options.search.random_budget < 1 || options.search.max_candidates < 0 ||
+            options.budget_seconds < 0 || options.jobs < 1)
+            throw po::error("--top-k, --budget and --jobs must be at least 1; --max-candidates and --budget-s at least 0");
+        if (vm.count("families")) {
+            options.families = parse_name_list(vm["families"].as<std::string>());
+            for (const std::string& f : options.families) find_family(f);
+        }
+        options.retune = vm.count("retune") > 0;
+        options.check_fp64 = vm.count("check-fp64") > 0;
+        dry = vm.count("dry-run") > 0;
+        dry_arch = parse_arch(vm["arch"].as<std::string>());
+        device_ordinal = vm["device"].as<int>();
+        if (vm.count("json")) json_path = vm["json"].as<std::string>();
+        db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
+        shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
+        return 1;
+    }
+    for (const std::string& w : shapes.warnings) std::fprintf(stderr, "sgemm-tune: warning: %s\n", w.c_str());
+
+    if (dry) {
+        try {
+            return dry_run(shapes, options, dry_arch);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
+            return 2;
+        }
+    }
+
+    try {
+        const DeviceInfo device = use_device(device_ordinal);
+        const std::string too_large = first_shape_too_large(shapes, shapes_path, device.global_memory_bytes);
+        if (!too_large.empty()) {
+            std::fprintf(stderr, "sgemm-tune: %s\n", too_large.c_str());
+            return 1;
+        }
+        TuningStore store(db_path, OpenMode::ReadWrite);
+        std::fprintf(stderr, "sgemm-tune: %zu shapes on %s (sm_%d), database %s, %s search\n", shapes.rows.size(),
+                     device.name.c_str(), device.sm(), store.path().c_str(), to_string(options.search.strategy).c_str());
+        ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
+        const auto start = std::chrono::steady_clock::now();
+        Tuner tuner(store, device, options, printer.callbacks());
+        const std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+        Json rows = Json::array();
+        print_table(outcomes, device_model(device), rows);
+        std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
+        if (!json_path.empty()) {
+            Json doc = Json::object();
+            doc.set("gpu", device.name)
+                .set("sm", device.sm())
+                .set("database", store.path())
+                .set("strategy", to_string(options.search.strategy))
+                .set("seconds", seconds)
+                .set("shapes", rows);
+            std::ofstream out(json_path);
+            out << doc.dump() << "\n";
+            if (!out) throw Error("cannot write " + json_path);
+        }
+        return 0;
+    } catch (const NoDeviceError& e) {
+        std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "\nsgemm-tune: %s\n", e.what());
+        return 2;
+    }
+}

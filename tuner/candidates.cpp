@@ -1,0 +1,33 @@
+#include "tuner/candidates.h"
+
+#include <algorithm>
+
+#include "src/families/registry.h"
+
+namespace sgemm {
+
+std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families) {
+    static const std::vector<std::string> never_win = {"naive", "smem", "blocktile"};
+    std::vector<const Family*> chosen;
+    if (families.empty()) {
+        for (const Family& f : all_families())
+            if (std::find(never_win.begin(), never_win.end(), f.name) == never_win.end()) chosen.push_back(&f);
+    } else {
+        for (const std::string& name : families) chosen.push_back(&find_family(name));
+    }
+    std::vector<Candidate> out;
+    for (const Family* f : chosen)
+        for (const ParamValues& v : f->valid_configs(arch))
+            if (f->reads_transposes(v, shape.trans_a, shape.trans_b) &&
+                f->unsupported_shape_reason(v, shape.M, shape.N, shape.K, arch).empty())
+                out.push_back({f, v});
+    return out;
+}
+
+std::string spills_reason(const PtxasInfo& ptxas) {
+    if (!ptxas.spills()) return "";
+    return "spills to local memory (" + std::to_string(ptxas.spill_store_bytes) + " B stored, " +
+           std::to_string(ptxas.spill_load_bytes) + " B loaded)";
+}
+
+}  // namespace sgemm

@@ -1,0 +1,29 @@
+// The candidates for one shape: every valid configuration of the chosen families that reads
+// the shape's transposes and can run its size on this arch. The ptxas figures prune again
+// after compiling (spills_reason).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "db/shape_key.h"
+#include "src/families/family.h"
+#include "src/jit/ptxas_info.h"
+
+namespace sgemm {
+
+struct Candidate {
+    const Family* family = nullptr;
+    ParamValues values;
+
+    std::string describe() const { return family->describe(values); }
+    bool operator==(const Candidate& o) const { return family == o.family && values == o.values; }
+};
+
+// `families` empty means every registered family except the teaching rungs below rung 4,
+// which never win (naive, smem, blocktile); name them to include them.
+std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families);
+
+// Why a compiled candidate may not be timed: spills to local memory. Empty when it may.
+std::string spills_reason(const PtxasInfo& ptxas);
+
+}  // namespace sgemm

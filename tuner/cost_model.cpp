@@ -1,0 +1,99 @@
+#include "tuner/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace sgemm {
+namespace {
+
+// The fraction of the FFMA peak each family reaches on large problems it suits.
+double reachable_fraction_of_peak(const std::string& family) {
+    static const std::map<std::string, double> fraction = {
+        {"naive", 0.09}, {"smem", 0.12}, {"blocktile", 0.22}, {"vec4", 0.47},
+        {"async", 0.60}, {"warptile", 0.72}, {"decode", 0.30}};
+    const auto it = fraction.find(family);
+    return it == fraction.end() ? 0.5 : it->second;
+}
+
+int param_or(const Family& f, const ParamValues& v, const char* name, int fallback) {
+    for (std::size_t i = 0; i < f.params.size(); ++i)
+        if (f.params[i].name == name) return v[i];
+    return fallback;
+}
+
+// The tile of C one block computes (rows, columns).
+std::pair<int, int> block_tile(const Family& f, const ParamValues& v) {
+    const int rows = param_or(f, v, "BM", param_or(f, v, "MT", param_or(f, v, "BLOCK_Y", param_or(f, v, "TILE", 1))));
+    const int cols = param_or(f, v, "BN", param_or(f, v, "BLOCK_X", param_or(f, v, "TILE", 1)));
+    return {rows, cols};
+}
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+}  // namespace
+
+CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const DeviceModel& device, const PtxasInfo* ptxas) {
+    const Family& f = *c.family;
+    const double M = shape.M, N = shape.N, K = shape.K;
+    const LaunchGeometry g = f.geometry(c.values, shape.M, shape.N, shape.K);
+    const double blocks = static_cast<double>(g.grid.x) * g.grid.y * g.grid.z;
+    const int threads = static_cast<int>(g.block.x * g.block.y * g.block.z);
+    const int splits = param_or(f, c.values, "SPLITS", 1);
+
+    CostEstimate e;
+    const ArchLimits& lim = device.limits;
+    const int registers = ptxas && ptxas->found ? std::max(ptxas->registers, 16) : 128;
+    const int per_thread_regs = (registers + 7) / 8 * 8;  // allocated in units of 8
+    const int shared = static_cast<int>(g.dynamic_shared_bytes) + (ptxas ? ptxas->shared_bytes : 0) + 1024;
+    e.blocks_per_sm = std::min({lim.max_threads_per_sm / threads, lim.registers_per_sm / (per_thread_regs * threads),
+                                lim.shared_per_sm / shared, 32});
+    if (e.blocks_per_sm < 1) {
+        e.seconds = std::numeric_limits<double>::infinity();
+        return e;
+    }
+    // The busiest SM holds ceil(blocks / SMs) blocks; the average is blocks / SMs.
+    const double per_sm = blocks / device.sm_count;
+    e.wave_efficiency = per_sm / std::ceil(per_sm);
+    // Few warps per SM hide latency poorly.
+    const double warps = std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads / 32.0;
+    const double latency_hiding = std::min(1.0, std::sqrt(warps / 16.0));
+
+    const auto [tile_rows, tile_cols] = block_tile(f, c.values);
+    e.tile_efficiency = (M * N) / (ceil_div(M, tile_rows) * tile_rows * ceil_div(N, tile_cols) * tile_cols);
+
+    const double flops = 2.0 * M * N * K;
+    e.compute_seconds = flops / (device.fp32_flops * reachable_fraction_of_peak(f.name) * e.tile_efficiency *
+                                 e.wave_efficiency * latency_hiding);
+    // Operands once, C written once (and read when beta != 0, taken as the usual case in
+    // inference: beta = 0), re-reads of operand strips of which about a tenth miss L2, and
+    // the split-K partials written and read back.
+    const double rereads = M * K * (ceil_div(N, tile_cols) - 1) + K * N * (ceil_div(M, tile_rows) - 1);
+    double bytes = 4.0 * (M * K + K * N + M * N) + 4.0 * 0.1 * rereads;
+    if (splits > 1) bytes += 8.0 * splits * M * N;
+    // Memory throughput needs bytes in flight: about 40 KB per SM on Hopper (bandwidth times
+    // latency over the SMs). A streaming family says how many it keeps: UNROLL 64-byte
+    // quads per thread; for the tiled families occupancy stands in for it.
+    const int unroll = param_or(f, c.values, "UNROLL", 0);
+    const double in_flight = unroll > 0 ? std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads * unroll * 64.0 : 0;
+    const double streaming = unroll > 0 ? std::min(1.0, in_flight / 40e3) : latency_hiding;
+    e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming);
+    const double launch = 3e-6 + (splits > 1 ? 2e-6 : 0.0);
+    // Padding on the edges costs registers and issue slots even where memory hides it: a
+    // small tie-breaker towards tiles that fit the shape.
+    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) + launch) * (1.0 + 0.05 * (1.0 - e.tile_efficiency));
+    return e;
+}
+
+std::vector<Candidate> rank_by_cost(std::vector<Candidate> candidates, const ShapeKey& shape, const DeviceModel& device) {
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        order.emplace_back(estimate_cost(candidates[i], shape, device).seconds, i);
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Candidate> ranked;
+    for (const auto& [cost, i] : order) ranked.push_back(candidates[i]);
+    return ranked;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,36 @@
+// An analytic cost model that ranks candidates before anything is timed, so the default
+// search times only the few most promising ones.
+//
+// For a candidate it estimates, from the family's launch geometry:
+//  - occupancy: blocks per SM allowed by threads, registers (ptxas's, once compiled) and
+//    shared memory;
+//  - wave efficiency: the busiest SM's share of blocks against the average (a grid of 132
+//    blocks on 132 SMs is perfect, 133 blocks take two rounds on one SM);
+//  - tile efficiency on edges: useful elements of C over the padded tiles computed;
+//  - the roofline: compute time at the family's reachable fraction of the FFMA peak, and
+//    memory time for the operands (plus the re-reads that miss L2 and the split-K partials);
+// and takes the larger, plus a launch cost. The per-family fractions of peak are measured
+// figures (docs/RESULTS.md) rounded, not fitted.
+#pragma once
+#include <vector>
+
+#include "tuner/candidates.h"
+#include "tuner/device_model.h"
+
+namespace sgemm {
+
+struct CostEstimate {
+    double seconds = 0;
+    double compute_seconds = 0, memory_seconds = 0;
+    int blocks_per_sm = 0;
+    double wave_efficiency = 0;
+    double tile_efficiency = 0;
+};
+
+CostEstimate estimate_cost(const Candidate& candidate, const ShapeKey& shape, const DeviceModel& device,
+                           const PtxasInfo* ptxas = nullptr);
+
+// The candidates, cheapest estimate first (stable for ties).
+std::vector<Candidate> rank_by_cost(std::vector<Candidate> candidates, const ShapeKey& shape, const DeviceModel& device);
+
+}  // namespace sgemm

@@ -1,0 +1,31 @@
+// What the cost model needs to know of a GPU: its ceilings and its per-SM resources.
+#pragma once
+#include <string>
+
+#include "src/cuda/device.h"
+#include "src/jit/arch.h"
+
+namespace sgemm {
+
+struct DeviceModel {
+    std::string name;
+    Arch arch;
+    int sm_count = 0;
+    double fp32_flops = 0;   // FFMA peak, FLOP/s
+    double bytes_per_s = 0;  // DRAM bandwidth
+    ArchLimits limits;
+
+    // Seconds for the larger of FLOPs at peak and bytes at bandwidth: a GEMM's floor.
+    double floor_seconds(double flops, double bytes) const;
+};
+
+// The model of the GPU in hand: the built-in roofline spec when the name matches one
+// (tuner/decode/gpu_spec.h; "NVIDIA H200" matches "H200"), else the peak from clock and SM
+// count and the bandwidth from the memory clock and bus width.
+DeviceModel device_model(const DeviceInfo& device);
+
+// A stand-in for planning without a GPU (--dry-run): a built-in GPU's ceilings with the
+// SM count given, compiled for `arch`.
+DeviceModel planning_model(const std::string& gpu_name, int sm_count, Arch arch);
+
+}  // namespace sgemm

@@ -1,0 +1,71 @@
+#include "tuner/kernel_cache.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "src/records/kernel_records.h"
+
+namespace sgemm {
+
+void KernelCache::build(const std::vector<Candidate>& candidates, const std::function<void(int, int)>& progress) {
+    // One representative candidate per key not built yet.
+    std::vector<std::pair<std::string, Candidate>> todo;
+    for (const Candidate& c : candidates) {
+        const std::string key = kernel_cache_key(*c.family, c.values, arch_);
+        if (by_key_.count(key) ||
+            std::any_of(todo.begin(), todo.end(), [&](const auto& t) { return t.first == key; }))
+            continue;
+        if (store_) {
+            if (std::optional<Binary> b = store_->find_binary(key)) {
+                by_key_[key] = BuiltKernel{from_binary(*b), "", true};
+                ++cache_hits_;
+                continue;
+            }
+        }
+        todo.emplace_back(key, c);
+    }
+
+    std::vector<BuiltKernel> built(todo.size());
+    std::atomic<std::size_t> next{0};
+    std::atomic<int> done{0};
+    std::mutex progress_mutex;
+    auto worker = [&] {
+        for (std::size_t i; (i = next++) < todo.size();) {
+            const Candidate& c = todo[i].second;
+            try {
+                built[i].kernel = compile_kernel(*c.family, c.values, arch_);
+            } catch (const Error& e) {
+                built[i].error = e.what();
+            }
+            const int finished = ++done;
+            if (progress) {
+                std::lock_guard<std::mutex> lock(progress_mutex);
+                progress(finished, static_cast<int>(todo.size()));
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    const int threads = std::max(1, std::min<int>(jobs_, static_cast<int>(todo.size())));
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (std::thread& t : pool) t.join();
+
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+        if (built[i].kernel) {
+            ++compiled_;
+            if (store_) store_->put_binary(to_binary(*built[i].kernel, kernel_ref(*todo[i].second.family, todo[i].second.values)));
+        }
+        by_key_[todo[i].first] = std::move(built[i]);
+    }
+}
+
+BuiltKernel KernelCache::get(const Candidate& candidate) const {
+    const auto it = by_key_.find(kernel_cache_key(*candidate.family, candidate.values, arch_));
+    if (it == by_key_.end()) throw Error(candidate.describe() + " was not built");
+    BuiltKernel copy = it->second;
+    if (copy.kernel) copy.kernel->values = candidate.values;  // launch parameters are the candidate's own
+    return copy;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,48 @@
+// Compiling candidates through the database's binary cache, in parallel.
+//
+// Candidates that differ only in launch parameters share a binary, so work is keyed by the
+// cache key. Keys found in the database are not compiled again; the rest are compiled on a
+// pool of `jobs` threads (NVRTC is thread-safe for separate programs) and stored. The
+// database is only touched from the calling thread.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "src/jit/compiler.h"
+#include "tuner/candidates.h"
+
+#pragma once
+
+namespace sgemm {
+
+struct BuiltKernel {
+    std::optional<CompiledKernel> kernel;  // absent when compiling failed
+    std::string error;                     // why, when it failed
+    bool from_cache = false;
+};
+
+class KernelCache {
+public:
+    // `store` may be null (dry runs): then nothing is looked up or stored.
+    KernelCache(TuningStore* store, Arch arch, int jobs) : store_(store), arch_(arch), jobs_(jobs) {}
+
+    // Builds every candidate's binary; `progress(done, total)` is called as keys finish.
+    void build(const std::vector<Candidate>& candidates, const std::function<void(int, int)>& progress = {});
+    // The built kernel of a candidate, after build(); its values are the candidate's.
+    BuiltKernel get(const Candidate& candidate) const;
+
+    int compiled() const { return compiled_; }
+    int cache_hits() const { return cache_hits_; }
+
+private:
+    TuningStore* store_;
+    Arch arch_;
+    int jobs_;
+    std::map<std::string, BuiltKernel> by_key_;
+    int compiled_ = 0, cache_hits_ = 0;
+};
+
+}  // namespace sgemm

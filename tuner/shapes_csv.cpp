@@ -1,0 +1,153 @@
+#include "tuner/shapes_csv.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "db/csv.h"
+
+namespace sgemm {
+namespace {
+
+const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name"};
+
+std::string trim(const std::string& s) {
+    std::size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+[[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
+    throw ShapesCsvError(file + ":" + std::to_string(line) + ": " + what);
+}
+
+int parse_dimension(const std::string& text, const char* column, const std::string& file, int line) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (text.empty() || used != text.size())
+        fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
+    if (v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
+    if (v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
+    return static_cast<int>(v);
+}
+
+bool parse_trans(const std::string& text, const char* column, const std::string& file, int line) {
+    if (text.empty() || text == "N" || text == "n") return false;
+    if (text == "T" || text == "t") return true;
+    fail(file, line, std::string(column) + " must be N or T, not '" + text + "'");
+}
+
+}  // namespace
+
+ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
+    // Comment lines become blank lines, which the CSV reader skips, so line numbers hold.
+    std::stringstream uncommented;
+    for (std::string line; std::getline(in, line);)
+        uncommented << (trim(line).rfind('#', 0) == 0 ? "" : line) << "\n";
+    std::vector<CsvRecord> records;
+    try {
+        records = read_csv(uncommented, file);
+    } catch (const ShapesCsvError&) {
+        throw;
+    } catch (const Error& e) {
+        throw ShapesCsvError(e.what());
+    }
+    if (records.empty()) throw ShapesCsvError(file + ": no header: expected a line like M,N,K");
+
+    const CsvRecord& header = records.front();
+    std::map<std::string, std::size_t> at;  // column name -> field index
+    for (std::size_t i = 0; i < header.fields.size(); ++i) {
+        const std::string name = trim(header.fields[i]);
+        if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end())
+            fail(file, header.line, "unknown column '" + name + "'; the columns are M,N,K,transA,transB,precision,weight,name");
+        if (!at.emplace(name, i).second) fail(file, header.line, "column '" + name + "' appears twice");
+    }
+    for (const char* required : {"M", "N", "K"})
+        if (!at.count(required)) fail(file, header.line, std::string("the header has no column ") + required);
+
+    ShapesFile out;
+    std::map<std::string, std::size_t> seen;  // shape key text -> index in out.rows
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const CsvRecord& rec = records[r];
+        if (rec.fields.size() != header.fields.size())
+            fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
+                                     std::to_string(rec.fields.size()));
+        auto field = [&](const char* column) { return at.count(column) ? trim(rec.fields[at[column]]) : std::string(); };
+        ShapeRow row;
+        row.line = rec.line;
+        row.key.M = parse_dimension(field("M"), "M", file, rec.line);
+        row.key.N = parse_dimension(field("N"), "N", file, rec.line);
+        row.key.K = parse_dimension(field("K"), "K", file, rec.line);
+        row.key.trans_a = parse_trans(field("transA"), "transA", file, rec.line);
+        row.key.trans_b = parse_trans(field("transB"), "transB", file, rec.line);
+        if (!field("precision").empty()) {
+            try {
+                row.key.precision = parse_gemm_precision(field("precision"));
+            } catch (const Error& e) {
+                fail(file, rec.line, e.what());
+            }
+        }
+        if (!field("weight").empty()) {
+            const std::string w = field("weight");
+            std::size_t used = 0;
+            try {
+                row.weight = std::stod(w, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != w.size() || !(row.weight > 0))
+                fail(file, rec.line, "weight '" + w + "' must be a positive number");
+        }
+        row.name = field("name");
+
+        const std::string key = row.key.to_string();
+        const auto dup = seen.find(key);
+        if (dup != seen.end()) {
+            ShapeRow& first = out.rows[dup->second];
+            first.weight += row.weight;
+            out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
+                                   std::to_string(first.line) + "; merged (weights added)");
+            continue;
+        }
+        seen.emplace(key, out.rows.size());
+        out.rows.push_back(row);
+    }
+    if (out.rows.empty()) throw ShapesCsvError(file + ": no shapes after the header");
+    return out;
+}
+
+ShapesFile load_shapes_csv(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ShapesCsvError(path + ": cannot open the shapes file");
+    return parse_shapes_csv(in, path);
+}
+
+std::size_t tuning_bytes(const ShapeKey& key) {
+    const double m = key.M, n = key.N, k = key.K;
+    const double bytes = 4.0 * (m * k + k * n + 2.0 * m * n);
+    return static_cast<std::size_t>(bytes * 1.25);
+}
+
+std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file, std::size_t device_bytes) {
+    for (const ShapeRow& row : shapes.rows) {
+        const std::size_t need = tuning_bytes(row.key);
+        if (need > device_bytes) {
+            char text[160];
+            std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
+                          need / 1073741824.0, device_bytes / 1073741824.0);
+            return file + ":" + std::to_string(row.line) + ": " + row.key.to_string() + text;
+        }
+    }
+    return "";
+}
+
+}  // namespace sgemm

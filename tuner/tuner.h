@@ -1,0 +1,87 @@
+// The search driver: for one shape, choose candidates, build them through the binary
+// cache, validate each against the reference, time the valid ones (early rejection of slow
+// ones), time cuBLAS in the same run, re-time the winner against the runner-up in
+// alternation, and store every measurement as it is taken and the winner at the end.
+//
+// Shape keys: the tuner allocates its own operands (256-byte aligned, tight leading
+// dimensions), so a key's alignment class follows from K and N alone; dispatch computes the
+// same class from a call's real pointers and leading dimensions.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/store.h"
+#include "src/cuda/cublas_handle.h"
+#include "src/cuda/device.h"
+#include "src/cuda/stream.h"
+#include "tuner/device_model.h"
+#include "tuner/kernel_cache.h"
+#include "tuner/search.h"
+#include "tuner/shapes_csv.h"
+#include "tuner/timing.h"
+
+namespace sgemm {
+
+struct TuneOptions {
+    SearchPlan search;
+    std::vector<std::string> families;  // empty: the default set (candidates.h)
+    bool retune = false;                // re-tune shapes that already have a winner
+    bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
+    double budget_seconds = 0;          // per shape, for timing candidates; 0: none
+    int jobs = 1;                       // compile threads
+    double reject_factor = 1.5;         // early rejection after 3 runs
+    int retime_rounds = 10;             // winner against runner-up, alternating
+};
+
+// The alignment class the tuner's own buffers give `key` (see above).
+int tuner_alignment(const ShapeKey& key);
+
+struct ShapeOutcome {
+    ShapeRow row;          // its key carries the alignment class it was tuned under
+    bool skipped = false;  // it had a winner and --retune was not given
+    Winner winner;         // what the database now holds for the shape
+    int candidates = 0;    // chosen for timing
+    int invalid = 0;       // failed to build, spilled, or gave a wrong result
+    int rejected = 0;      // dropped early as too slow
+    int compiled = 0, cache_hits = 0;
+    double seconds = 0;    // wall time spent on the shape
+};
+
+// What a long run reports as it goes (the CLI draws a bar or prints lines from it).
+struct TuneProgress {
+    std::function<void(const ShapeRow& row, int index, int total, int candidates)> shape_started;
+    std::function<void(const std::string& stage, int done, int total)> step;
+    std::function<void(const ShapeOutcome& outcome)> shape_finished;
+};
+
+class Tuner {
+public:
+    Tuner(TuningStore& store, const DeviceInfo& device, TuneOptions options, TuneProgress progress);
+
+    // Tunes (or skips) every shape in order; results are in the database as soon as each
+    // is measured.
+    std::vector<ShapeOutcome> tune_all(const std::vector<ShapeRow>& shapes);
+    ShapeOutcome tune(const ShapeRow& row, int index, int total);
+
+private:
+    std::vector<Candidate> neighbour_winners(const ShapeKey& key, const std::vector<Candidate>& all);
+
+    TuningStore& store_;
+    DeviceInfo device_;
+    DeviceModel model_;
+    std::string device_id_;
+    TuneOptions options_;
+    TuneProgress progress_;
+    KernelCache cache_;
+    Stream stream_;
+    CublasHandle cublas_;
+    L2Flusher flusher_;
+};
+
+// Shapes of a run that still need tuning: all with retune, else those without a winner
+// for `device_id` (a killed run resumes where it stopped).
+std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
+                                     const std::vector<ShapeRow>& shapes, bool retune);
+
+}  // namespace sgemm
