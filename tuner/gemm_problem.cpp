@@ -41,16 +41,19 @@ std::size_t elements(int rows, int ld) { return static_cast<std::size_t>(rows) *
 
 GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream)
     : spec_(spec) {
-    if (spec_.lda == 0) spec_.lda = spec_.K;
-    if (spec_.ldb == 0) spec_.ldb = spec_.N;
+    // Rows and row lengths of A and B as stored.
+    const int a_rows = spec_.trans_a ? spec_.K : spec_.M, a_cols = spec_.trans_a ? spec_.M : spec_.K;
+    const int b_rows = spec_.trans_b ? spec_.N : spec_.K, b_cols = spec_.trans_b ? spec_.K : spec_.N;
+    if (spec_.lda == 0) spec_.lda = a_cols;
+    if (spec_.ldb == 0) spec_.ldb = b_cols;
     if (spec_.ldc == 0) spec_.ldc = spec_.N;
     if (spec_.M < 1 || spec_.N < 1 || spec_.K < 1) throw Error("GEMM dimensions must be at least 1");
-    if (spec_.lda < spec_.K || spec_.ldb < spec_.N || spec_.ldc < spec_.N)
+    if (spec_.lda < a_cols || spec_.ldb < b_cols || spec_.ldc < spec_.N)
         throw Error("leading dimensions must be at least the row length");
 
     Random rng(spec_.seed);
-    const std::vector<float> a = random_matrix(elements(spec_.M, spec_.lda), rng);
-    const std::vector<float> b = random_matrix(elements(spec_.K, spec_.ldb), rng);
+    const std::vector<float> a = random_matrix(elements(a_rows, spec_.lda), rng);
+    const std::vector<float> b = random_matrix(elements(b_rows, spec_.ldb), rng);
     const std::vector<float> c0 = random_matrix(elements(spec_.M, spec_.ldc), rng);
     a_ = DeviceBuffer<float>(a.size());
     b_ = DeviceBuffer<float>(b.size());
@@ -65,7 +68,7 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
         reference_ = fp64_reference(a, b, c0, cublas, stream);
     } else {
         c_.copy_from_async(c0_, stream);
-        cublas.sgemm(args(), stream);
+        cublas.sgemm(args(), stream, spec_.trans_a, spec_.trans_b);
         SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
         reference_ = c_.download();
     }
@@ -80,7 +83,7 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     bound_args.B = abs_b.data();
     bound_args.alpha = std::fabs(spec_.alpha);
     bound_args.beta = std::fabs(spec_.beta);
-    cublas.sgemm(bound_args, stream);
+    cublas.sgemm(bound_args, stream, spec_.trans_a, spec_.trans_b);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     bound_ = c_.download();
 }
@@ -94,7 +97,7 @@ std::vector<float> GemmProblem::fp64_reference(const std::vector<float>& a, cons
     b64.upload(widen(b));
     c64.upload(widen(c0));
     cublas.dgemm(spec_.M, spec_.N, spec_.K, spec_.alpha, a64.data(), spec_.lda, b64.data(), spec_.ldb, spec_.beta,
-                 c64.data(), spec_.ldc, stream);
+                 c64.data(), spec_.ldc, stream, spec_.trans_a, spec_.trans_b);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::vector<double> c = c64.download();
     return std::vector<float>(c.begin(), c.end());

@@ -14,7 +14,10 @@ namespace sgemm {
 struct ProblemSpec {
     int M = 1, N = 1, K = 1;
     float alpha = 1.0f, beta = 0.0f;
-    int lda = 0, ldb = 0, ldc = 0;  // 0: tight (K, N, N)
+    // How A and B are stored (sgemm_common.cuh): A as K x M when trans_a, B as N x K when
+    // trans_b; row-major M x K and K x N otherwise.
+    bool trans_a = false, trans_b = false;
+    int lda = 0, ldb = 0, ldc = 0;  // 0: tight, the stored row length
     std::uint64_t seed = 1;
     // Compute the reference in fp64 (cuBLAS DGEMM on the same operands) instead of cuBLAS's
     // fp32 result: the judge is then exact to fp32 rounding, not another fp32 GEMM.

@@ -25,22 +25,28 @@ public:
 
     cublasHandle_t get() const { return handle_; }
 
-    // Row-major C = alpha*A*B + beta*C. cuBLAS is column-major, and a row-major matrix is
-    // its transpose in column-major, so we ask for C^T = B^T * A^T: swap the operands.
-    void sgemm(const SgemmArgs& p, cudaStream_t stream) const {
+    // Row-major C = alpha*op(A)*op(B) + beta*C, where A is stored K x M when trans_a and B
+    // N x K when trans_b (sgemm_common.cuh). cuBLAS is column-major, and a row-major matrix
+    // is its transpose in column-major, so we ask for C^T = op(B)^T * op(A)^T: swap the
+    // operands and keep each flag. (A stored N x K B reads in column-major as B itself, K x N,
+    // so OP_T gives the B^T wanted; an untransposed one reads as B^T already.)
+    void sgemm(const SgemmArgs& p, cudaStream_t stream, bool trans_a = false, bool trans_b = false) const {
         SGEMM_CUBLAS_CHECK(cublasSetStream(handle_, stream));
-        SGEMM_CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M, p.K, &p.alpha,
+        SGEMM_CUBLAS_CHECK(cublasSgemm(handle_, op(trans_b), op(trans_a), p.N, p.M, p.K, &p.alpha,
                                        p.B, p.ldb, p.A, p.lda, &p.beta, p.C, p.ldc));
     }
 
-    // The same in fp64, for references: row-major C = alpha*A*B + beta*C.
+    // The same in fp64, for references: row-major C = alpha*op(A)*op(B) + beta*C.
     void dgemm(int M, int N, int K, double alpha, const double* A, int lda, const double* B, int ldb, double beta,
-               double* C, int ldc, cudaStream_t stream) const {
+               double* C, int ldc, cudaStream_t stream, bool trans_a = false, bool trans_b = false) const {
         SGEMM_CUBLAS_CHECK(cublasSetStream(handle_, stream));
-        SGEMM_CUBLAS_CHECK(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
+        SGEMM_CUBLAS_CHECK(
+            cublasDgemm(handle_, op(trans_b), op(trans_a), N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
     }
 
 private:
+    static cublasOperation_t op(bool transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
     cublasHandle_t handle_ = nullptr;
 };
 
