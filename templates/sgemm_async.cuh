@@ -21,33 +21,7 @@
 // memory, which is free of bank conflicts, and write consecutive float4s of C.
 #pragma once
 #include "sgemm_common.cuh"
-
-// Generic-to-shared address conversion for the cp.async operand.
-__device__ __forceinline__ unsigned sgemm_smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// Copies src_bytes (0 or 4) from global to shared and zero-fills the rest of 4 bytes.
-__device__ __forceinline__ void sgemm_cp_async4(void* smem, const float* gmem, int src_bytes) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
-                 :: "r"(sgemm_smem_addr(smem)), "l"(gmem), "r"(src_bytes));
-}
-
-// Copies src_bytes (0..16) from a 16-byte aligned global address, zero-filling to 16.
-// .cg skips L1: each B vector is used once per block.
-__device__ __forceinline__ void sgemm_cp_async16(void* smem, const float* gmem, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(sgemm_smem_addr(smem)), "l"(gmem), "r"(src_bytes));
-}
-
-__device__ __forceinline__ void sgemm_cp_async_commit() {
-    asm volatile("cp.async.commit_group;\n" ::);
-}
-
-template <int PENDING>
-__device__ __forceinline__ void sgemm_cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" :: "n"(PENDING));
-}
+#include "sgemm_cp_async.cuh"
 
 template <int BM, int BN, int BK, int TM, int TN>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))

@@ -28,6 +28,12 @@ struct SgemmArgs {
 #define SGEMM_WORKSPACE_COUNTER_BYTES (1u << 20)
 #define SGEMM_WORKSPACE_MAX_COUNTERS (SGEMM_WORKSPACE_COUNTER_BYTES / 4u)
 
+// The workspace a launch that splits K into `slices` needs (sgemm_splitk.cuh): the counters,
+// then one partial M x N result per slice. One slice needs none.
+constexpr unsigned long long sgemm_splitk_workspace_bytes(int slices, int M, int N) {
+    return slices == 1 ? 0 : SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * slices * M * N;
+}
+
 #if defined(__CUDACC__)
 
 // Offsets are computed in 64 bits: M * lda alone passes 2^31 for large weights.

@@ -8,7 +8,7 @@
 // beta once, writes C, and resets the counter for the next launch. No float atomics.
 //
 // Workspace layout (SgemmArgs::workspace): SGEMM_WORKSPACE_COUNTER_BYTES of counters, then
-// partials as [slice][M][N] floats. The host sizes it with the same formula.
+// partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh).
 #pragma once
 #include "sgemm_common.cuh"
 

@@ -56,9 +56,7 @@ Family decode_family() {
                               shared_bytes(d, K)};
     };
     f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
-        const DecodeShape d = decode_shape(f, v);
-        if (d.splits == 1) return 0;
-        return SGEMM_WORKSPACE_COUNTER_BYTES + 4 * static_cast<std::size_t>(d.splits) * M * N;
+        return sgemm_splitk_workspace_bytes(decode_shape(f, v).splits, M, N);
     };
     return f;
 }
