@@ -3,6 +3,7 @@
 
 #include "src/families/decode_family.h"
 #include "src/families/ladder_families.h"
+#include "src/families/warptile_family.h"
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -11,6 +12,7 @@ const std::vector<Family>& all_families() {
     static const std::vector<Family> families = [] {
         std::vector<Family> all = ladder_families();
         all.push_back(decode_family());
+        all.push_back(warptile_family());
         return all;
     }();
     return families;

@@ -1,0 +1,87 @@
+#include "src/families/warptile_family.h"
+
+#include "templates/sgemm_warptile.cuh"
+
+namespace sgemm {
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+struct WarptileShape {
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, splits;
+    int warps() const { return (bm / wm) * (bn / wn); }
+    int threads() const { return 32 * warps(); }
+    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb); }
+    // Accumulators, the two register buffers of fragments, and about 40 for addresses and
+    // loop state (ptxas reports 128 to 242 in all for the space below on sm_90).
+    int estimated_registers() const { return tm * tn + 2 * (tm + tn) + 40; }
+};
+
+WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
+    return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
+            f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
+            f.value(v, "TA"), f.value(v, "TB"), f.value(v, "SPLITS")};
+}
+
+std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
+    if (s.wm % s.tm || s.wn % s.tn || (s.wm / s.tm) * (s.wn / s.tn) != 32)
+        return "a " + std::to_string(s.wm) + "x" + std::to_string(s.wn) + " warp tile with " + std::to_string(s.tm) +
+               "x" + std::to_string(s.tn) + " per thread does not give each of a warp's 32 lanes one thread tile";
+    if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
+    if (s.warps() % (s.bk / 8))
+        return "BK=" + std::to_string(s.bk) + " needs a multiple of " + std::to_string(s.bk / 8) +
+               " warps: each warp copies 8 k of a transposed tile";
+    if ((s.stages - 1) * s.bk < 16)
+        return "STAGES-1 tiles in flight hold " + std::to_string((s.stages - 1) * s.bk) +
+               " k; at least 16 are needed for the copies to land while the block computes";
+    const int registers = s.estimated_registers();
+    if (registers > lim.max_registers_per_thread || s.threads() * registers > lim.registers_per_sm)
+        return std::to_string(s.threads()) + " threads of about " + std::to_string(registers) +
+               " registers each (" + std::to_string(s.tm * s.tn) + " accumulators) do not fit one SM";
+    if (static_cast<int>(s.shared_bytes()) > lim.max_shared_per_block)
+        return std::to_string(s.stages) + " stages need " + std::to_string(s.shared_bytes()) +
+               " bytes of shared memory; the limit is " + std::to_string(lim.max_shared_per_block);
+    return "";
+}
+
+}  // namespace
+
+Family warptile_family() {
+    Family f;
+    f.name = "warptile";
+    f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT, split-K for small grids";
+    f.template_file = "sgemm_warptile.cuh";
+    f.kernel = "sgemm_warptile";
+    // Warp tiles are 64 wide: with WM 32 or 64 and 8 or 16 per thread that leaves three warp
+    // shapes whose lanes form 4 x 8 or 8 x 4 (32x64 with 8x8, 64x64 with 16x8 or 8x16), so
+    // LDS.128s of fragments read at most 128 distinct bytes.
+    f.params = {{"BM", {64, 128, 256}},
+                {"BN", {64, 128, 256}},
+                {"BK", {8, 16}},
+                {"WM", {32, 64}},
+                {"WN", {64}},
+                {"TM", {8, 16}},
+                {"TN", {8, 16}},
+                {"STAGES", {2, 3, 4}},
+                {"TA", {0, 1}},
+                {"TB", {0, 1}},
+                {"SPLITS", {1, 2, 4, 8}, true}};
+    // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
+    // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1};
+    f.min_sm = 80;  // cp.async
+    f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) {
+        return warptile_violation(warptile_shape(f, v), lim);
+    };
+    f.geometry = [f](const ParamValues& v, int M, int N, int) {
+        const WarptileShape s = warptile_shape(f, v);
+        return LaunchGeometry{dim3(ceil_div(M, s.bm) * ceil_div(N, s.bn), s.splits), dim3(s.threads()),
+                              s.shared_bytes()};
+    };
+    f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
+        return sgemm_splitk_workspace_bytes(warptile_shape(f, v).splits, M, N);
+    };
+    return f;
+}
+
+}  // namespace sgemm

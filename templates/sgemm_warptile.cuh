@@ -1,0 +1,299 @@
+// The warp-tiled family: C = alpha * op(A) * op(B) + beta * C in exact fp32 (FFMA only),
+// for any M, N, K >= 1, any alpha and beta, any float-aligned pointers, and all four
+// transposes (TA, TB: see sgemm_common.cuh for the stored layouts).
+//
+// Three levels of tiles. A block computes a BM x BN tile of C; its warps each own a WM x WN
+// part of it; a warp's 32 threads each own TM x TN accumulators. A thread's tile is split
+// into 4 x 4 blocks spread a strip apart (rows ty*4 + g*STRIP_M, likewise columns), so for
+// one k the lanes of a warp read their fragments of A and B as consecutive float4s from
+// shared memory (LDS.128, at most 128 distinct bytes each, no bank conflicts) and write C
+// as consecutive float4s, whole 32-byte sectors per row.
+//
+// The pipeline. Tiles of BK values of k flow through STAGES shared-memory stages filled by
+// cp.async (sgemm_cp_async.cuh): while the block computes on one stage, STAGES - 1 later
+// tiles are in flight, which is what hides the memory latency. Per tile there is one
+// barrier; the stage a tile's copies overwrite was last read before the previous barrier.
+// Within a tile, fragments are double-buffered in registers: the LDS.128s for k+1 are
+// issued before the FFMAs of k, so shared-memory latency hides behind arithmetic, across
+// tile boundaries too.
+//
+// How an operand reaches shared memory depends on its stored layout (SgemmTileLoader).
+// Shared memory always holds Xs[k][x] (x = m for A, n for B): the fragments for one k lie
+// side by side there.
+//  - Rows of k in memory, B with TB=0 and A with TA=1 (element (k, x) at X[k*ld + x]):
+//    the rows of the tile are rows of Xs, so 16-byte cp.async copies them across as they
+//    are. Where 16-byte copies are illegal (X not 16-byte aligned, or ld not a multiple of 4)
+//    each vector becomes four 4-byte copies.
+//  - Rows of x in memory, A with TA=0 and B with TB=1 (element (x, k) at X[x*ld + k]):
+//    the tile is transposed on the way, by 4-byte cp.async copies that each write one
+//    element to its transposed place. That costs as many instructions per element as the
+//    alternative, an LDG.128 into registers then four STS, but no registers and no stall.
+//    Rows of Xs are padded by 4 floats so these writes are free of bank conflicts.
+//
+// Split-K. With gridDim.y > 1 the k tiles are divided into gridDim.y contiguous slices, one
+// per block row of the grid, and the slices are summed by the deterministic protocol of
+// sgemm_splitk.cuh. This fills the GPU when there are few tiles of C (1024^3, or M of a
+// few dozen rows).
+#pragma once
+#include "sgemm_common.cuh"
+
+// Floats per k row of an operand tile in shared memory, and the dynamic shared memory a
+// configuration needs. The host includes this file too: the size is defined once.
+constexpr int sgemm_tile_stride(int bx, bool k_rows) { return k_rows ? bx : bx + 4; }
+
+constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stages, int ta, int tb) {
+    return 4u * stages * bk * (sgemm_tile_stride(bm, ta == 1) + sgemm_tile_stride(bn, tb == 0));
+}
+
+#if defined(__CUDACC__)
+#include "sgemm_cp_async.cuh"
+#include "sgemm_splitk.cuh"
+
+// Copies BK x BX tiles of one operand, one tile after another along k, into Xs[BK][STRIDE].
+// K_ROWS: the operand is stored as rows of k. Constructed with the operand's pointer and
+// leading dimension, the tile's first x (x0) and the matrix's extent in x, and the first k
+// of this block's slice; load() then copies the next tile. Copies outside the matrix in x
+// are skipped: those rows or columns of the tile feed only elements of C outside C, which
+// are never stored. Copies past K, in the last tile, are zero-filled: they feed every
+// element.
+template <bool K_ROWS, int BX, int BK, int THREADS>
+struct SgemmTileLoader;
+
+template <int BX, int BK, int THREADS>
+struct SgemmTileLoader<true, BX, BK, THREADS> {
+    static constexpr int STRIDE = sgemm_tile_stride(BX, true);
+    static constexpr int VECS_PER_ROW = BX / 4;
+    static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;  // may exceed BK: then some threads idle
+    static constexpr int PASSES = (BK + ROWS_PER_PASS - 1) / ROWS_PER_PASS;
+    static_assert(THREADS % VECS_PER_ROW == 0, "a pass covers whole rows of the tile");
+
+    const float* src;  // this thread's first element of the next tile (column 0 when outside)
+    int row;           // the tile row (k) this thread copies in pass 0
+    int dst;           // its offset in Xs
+    int cols;          // how many of its 4 columns lie inside the matrix
+    bool vec;          // 16-byte copies are legal
+
+    __device__ SgemmTileLoader(const float* X, int ld, int x0, int extent, int k_first) {
+        row = threadIdx.x / VECS_PER_ROW;
+        const int col = threadIdx.x % VECS_PER_ROW * 4;
+        cols = min(max(extent - x0 - col, 0), 4);
+        vec = sgemm_vec4_ok(X, ld);
+        src = X + sgemm_offset(k_first + row, cols > 0 ? x0 + col : 0, ld);
+        dst = row * STRIDE + col;
+    }
+
+    // CHECKED: the tile may reach past K (rows at or past K are zero-filled) or past the
+    // matrix in x; unchecked tiles lie wholly inside, and their copies need no tests.
+    template <bool CHECKED>
+    __device__ __forceinline__ void load(float* Xs, const float* X, int ld, int k0, int K) {
+        const int bytes = CHECKED ? 4 * cols : 16;
+#pragma unroll
+        for (int i = 0; i < PASSES; ++i) {
+            const int r = row + i * ROWS_PER_PASS;
+            if (BK % ROWS_PER_PASS != 0 && r >= BK) break;
+            const bool inside = !CHECKED || k0 + r < K;
+            const float* g = inside ? src + sgemm_offset(i * ROWS_PER_PASS, 0, ld) : X;
+            float* d = Xs + dst + i * ROWS_PER_PASS * STRIDE;
+            if (vec) {
+                sgemm_cp_async16(d, g, inside ? bytes : 0);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (!CHECKED || j < cols) sgemm_cp_async4(d + j, inside ? g + j : X, inside ? 4 : 0);
+            }
+        }
+        src += sgemm_offset(BK, 0, ld);
+    }
+};
+
+template <int BX, int BK, int THREADS>
+struct SgemmTileLoader<false, BX, BK, THREADS> {
+    static constexpr int STRIDE = sgemm_tile_stride(BX, false);
+    // A warp copies 4 rows x 8 consecutive k: whole 32-byte sectors of global memory, and
+    // shared-memory banks (4 * k + row) mod 32, all distinct thanks to the padding.
+    static constexpr int K_GROUPS = BK / 8;
+    static constexpr int ROWS_PER_PASS = THREADS / BK;
+    static constexpr int PASSES = BX / ROWS_PER_PASS;
+    static_assert(BK % 8 == 0 && (THREADS / 32) % K_GROUPS == 0 && ROWS_PER_PASS % 4 == 0 &&
+                      BX % ROWS_PER_PASS == 0,
+                  "warps tile the BX x BK block in 4 x 8 pieces");
+
+    const float* src;  // this thread's first element of the next tile
+    int col;           // its k within the tile
+    int rows_left;     // rows of the matrix from this thread's pass-0 row on
+    int dst;           // its offset in Xs
+
+    __device__ SgemmTileLoader(const float* X, int ld, int x0, int extent, int k_first) {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int row = warp / K_GROUPS * 4 + lane / 8;
+        col = warp % K_GROUPS * 8 + lane % 8;
+        rows_left = extent - x0 - row;
+        src = X + sgemm_offset(x0 + row, k_first + col, ld);
+        dst = col * STRIDE + row;
+    }
+
+    template <bool CHECKED>
+    __device__ __forceinline__ void load(float* Xs, const float* X, int ld, int k0, int K) {
+        const bool inside = !CHECKED || k0 + col < K;
+#pragma unroll
+        for (int i = 0; i < PASSES; ++i)
+            if (!CHECKED || i * ROWS_PER_PASS < rows_left)
+                sgemm_cp_async4(Xs + dst + i * ROWS_PER_PASS, inside ? src + sgemm_offset(i * ROWS_PER_PASS, 0, ld) : X,
+                                inside ? 4 : 0);
+        src += BK;
+    }
+};
+
+// Blocks start roughly in blockIdx order. Numbering C's tiles down columns within bands of
+// SWIZZLE_ROWS tile rows keeps the blocks resident at one time on a few rows of A and a few
+// columns of B, so each operand tile is fetched from DRAM once and then hit in L2.
+constexpr int SGEMM_SWIZZLE_ROWS = 8;
+
+__device__ __forceinline__ void sgemm_swizzle(int block, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+    const int band_blocks = SGEMM_SWIZZLE_ROWS * tiles_n;
+    const int first_m = block / band_blocks * SGEMM_SWIZZLE_ROWS;
+    const int band_rows = min(SGEMM_SWIZZLE_ROWS, tiles_m - first_m);
+    const int in_band = block % band_blocks;
+    tile_m = first_m + in_band % band_rows;
+    tile_n = in_band / band_rows;
+}
+
+template <int TM, int TN>
+__device__ __forceinline__ void sgemm_outer_product(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN]) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+}
+
+// Reads one k's fragments: TM/4 float4s of A a strip apart, TN/4 of B.
+template <int N, int STRIP>
+__device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* s) {
+#pragma unroll
+    for (int g = 0; g < N / 4; ++g) {
+        const float4 v = *reinterpret_cast<const float4*>(s + g * STRIP);
+        f[4 * g] = v.x; f[4 * g + 1] = v.y; f[4 * g + 2] = v.z; f[4 * g + 3] = v.w;
+    }
+}
+
+// The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
+// slice. Dynamic shared memory: sgemm_warptile_shared_bytes.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+sgemm_warptile(const SgemmArgs p) {
+    constexpr int WARPS_N = BN / WN;
+    constexpr int THREADS = (BM / WM) * WARPS_N * 32;
+    constexpr int LANES_N = WN / TN;  // a warp's lanes form (WM / TM) x LANES_N
+    constexpr int STRIP_M = 4 * (WM / TM);
+    constexpr int STRIP_N = 4 * LANES_N;
+    static_assert((WM / TM) * LANES_N == 32 && TM % 4 == 0 && TN % 4 == 0, "a warp's 32 lanes cover its tile");
+    static_assert(STAGES >= 2, "the pipeline needs a stage to compute on and one to fill");
+    using ATile = SgemmTileLoader<TA == 1, BM, BK, THREADS>;
+    using BTile = SgemmTileLoader<TB == 0, BN, BK, THREADS>;
+    constexpr int A_STAGE = BK * ATile::STRIDE;
+    constexpr int B_STAGE = BK * BTile::STRIDE;
+    extern __shared__ __align__(16) float smem[];
+    float* const As = smem;                     // [STAGES][BK][ATile::STRIDE]
+    float* const Bs = smem + STAGES * A_STAGE;  // [STAGES][BK][BTile::STRIDE]
+
+    int tile_m, tile_n;
+    sgemm_swizzle(blockIdx.x, (p.M + BM - 1) / BM, (p.N + BN - 1) / BN, tile_m, tile_n);
+    const int m0 = tile_m * BM, n0 = tile_n * BN;
+    const bool interior = m0 + BM <= p.M && n0 + BN <= p.N;  // then only the last k tile needs checks
+
+    // This block's slice of k tiles; a late slice may be empty and then adds zeros.
+    const int k_tiles = (p.K + BK - 1) / BK;
+    const int slice_tiles = (k_tiles + gridDim.y - 1) / gridDim.y;
+    const int first_tile = blockIdx.y * slice_tiles;
+    const int tiles = max(0, min(slice_tiles, k_tiles - first_tile));
+
+    ATile a_tile(p.A, p.lda, m0, p.M, first_tile * BK);
+    BTile b_tile(p.B, p.ldb, n0, p.N, first_tile * BK);
+    // Tiles must be loaded in order t = 0, 1, ...: the loaders walk along k.
+    auto load_tile = [&](int stage, int t) {
+        const int k0 = (first_tile + t) * BK;
+        float* as = As + stage * A_STAGE;
+        float* bs = Bs + stage * B_STAGE;
+        if (interior && k0 + BK <= p.K) {
+            a_tile.template load<false>(as, p.A, p.lda, k0, p.K);
+            b_tile.template load<false>(bs, p.B, p.ldb, k0, p.K);
+        } else {
+            a_tile.template load<true>(as, p.A, p.lda, k0, p.K);
+            b_tile.template load<true>(bs, p.B, p.ldb, k0, p.K);
+        }
+    };
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const float* const a_frag_src = As + (warp / WARPS_N) * WM + lane / LANES_N * 4;
+    const float* const b_frag_src = Bs + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+
+    float acc[TM][TN] = {};
+    float a_frag[2][TM], b_frag[2][TN];
+
+    // Fill all stages but one; each tile is one commit group, so "tile t has landed" is
+    // "at most STAGES-2 groups are pending" once the group of tile t+STAGES-2 is committed.
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles) load_tile(s, s);
+        sgemm_cp_async_commit();
+    }
+    sgemm_cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    int read_stage = 0, write_stage = STAGES - 1;
+    sgemm_load_fragment<TM, STRIP_M>(a_frag[0], a_frag_src);
+    sgemm_load_fragment<TN, STRIP_N>(b_frag[0], b_frag_src);
+
+#pragma unroll 1
+    for (int t = 0; t < tiles; ++t) {
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // The next tile's first fragments are read below: wait until it has landed
+                // and every thread's copies of it are visible. Past this barrier no thread
+                // reads the stage of tile t, which tile t+STAGES refills.
+                sgemm_cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+            }
+            const int next_k = (k + 1) % BK;
+            sgemm_load_fragment<TM, STRIP_M>(a_frag[(k + 1) % 2], a_frag_src + read_stage * A_STAGE + next_k * ATile::STRIDE);
+            sgemm_load_fragment<TN, STRIP_N>(b_frag[(k + 1) % 2], b_frag_src + read_stage * B_STAGE + next_k * BTile::STRIDE);
+            if (k == 0) {
+                // The stage of tile t-1 is free: every thread passed the barrier after its
+                // last read. An empty group keeps the count uniform near the end of k.
+                if (t + STAGES - 1 < tiles) load_tile(write_stage, t + STAGES - 1);
+                sgemm_cp_async_commit();
+                write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+            }
+            sgemm_outer_product<TM, TN>(acc, a_frag[k % 2], b_frag[k % 2]);
+        }
+    }
+
+    // The thread's element (i, j) lies at row row0 + (i/4)*STRIP_M + i%4, column
+    // col0 + (j/4)*STRIP_N + j%4 of C.
+    const int row0 = m0 + (warp / WARPS_N) * WM + lane / LANES_N * 4;
+    const int col0 = n0 + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+    if (gridDim.y == 1) {
+        const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int g = 0; g < TN / 4; ++g)
+                sgemm_store4(p, row0 + i / 4 * STRIP_M + i % 4, col0 + g * STRIP_N,
+                             make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]),
+                             c_vec);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = row0 + i / 4 * STRIP_M + i % 4;
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const int col = col0 + j / 4 * STRIP_N + j % 4;
+            if (row < p.M && col < p.N) sgemm_splitk_store_partial(p, blockIdx.y, row, col, acc[i][j]);
+        }
+    }
+    sgemm_splitk_finish<THREADS>(p, blockIdx.x, m0, BM, n0, BN);
+}
+
+#endif

@@ -1,0 +1,124 @@
+// The warptile family without a GPU: its space is pruned but not empty, a spread-out sample
+// of the configurations the tuner may pick compiles for sm_90 without spills, and its
+// geometry, shared memory, workspace and transposes are what the template expects.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "src/families/registry.h"
+#include "src/jit/compiler.h"
+#include "templates/sgemm_common.cuh"
+
+using namespace sgemm;
+
+namespace {
+
+const Family& warptile() { return find_family("warptile"); }
+
+// Configurations with SPLITS = 1: SPLITS only shapes the grid, so these are all the
+// distinct binaries.
+std::vector<ParamValues> distinct_binaries(Arch arch) {
+    std::vector<ParamValues> out;
+    for (const ParamValues& v : warptile().valid_configs(arch))
+        if (warptile().value(v, "SPLITS") == 1) out.push_back(v);
+    return out;
+}
+
+TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
+    const Family& f = warptile();
+    std::size_t product = 1;
+    for (const ParamSpec& p : f.params) product *= p.values.size();
+    const auto valid = f.valid_configs(Arch{90});
+    EXPECT_LT(valid.size(), product / 4);
+    // Per transpose layout about a hundred binaries, each with four split counts.
+    const auto binaries = distinct_binaries(Arch{90});
+    EXPECT_EQ(valid.size(), 4 * binaries.size());
+    EXPECT_GE(binaries.size() / 4, 80u);
+    EXPECT_LE(binaries.size() / 4, 120u);
+    std::set<std::pair<int, int>> layouts;
+    for (const ParamValues& v : binaries) layouts.insert({f.value(v, "TA"), f.value(v, "TB")});
+    EXPECT_EQ(layouts.size(), 4u);
+    EXPECT_EQ(f.valid_configs(Arch{80}).size(), valid.size());
+    EXPECT_TRUE(f.valid_configs(Arch{75}).empty());
+}
+
+TEST(Warptile, ConstraintsSayWhy) {
+    const Family& f = warptile();
+    // BM BN BK WM WN TM TN STAGES TA TB SPLITS
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1}, Arch{90}).find("32 lanes"), std::string::npos);
+    // Warps must divide the tile; outside the lists, so asked of the constraint itself.
+    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1}, arch_limits(Arch{90})).find("multiple of WM"),
+              std::string::npos);
+    EXPECT_NE(f.invalid_reason({64, 64, 16, 64, 64, 16, 8, 3, 0, 0, 1}, Arch{90}).find("warps"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1}, Arch{90}).find("in flight"),
+              std::string::npos);
+    // 256x128 with 16 warps of 32x64: 512 threads of about 136 registers overflow the SM.
+    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1}, Arch{90}).find("registers"),
+              std::string::npos);
+    // The largest stages (4 x 16 k of 256 + 4 and 132 floats: 100352 bytes) need the opt-in.
+    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1};
+    EXPECT_EQ(f.invalid_reason(big, Arch{90}), "");
+    ArchLimits small = arch_limits(Arch{90});
+    small.max_shared_per_block = 96 * 1024;
+    EXPECT_NE(f.constraint_violation(big, small).find("100352 bytes of shared memory"), std::string::npos);
+}
+
+TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
+    const Family& f = warptile();
+    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 4};
+    const LaunchGeometry g = f.geometry(v, 4095, 4097, 4093);
+    EXPECT_EQ(g.grid.x, 16u * 33u);  // ceil(4095/256) x ceil(4097/128) tiles of C
+    EXPECT_EQ(g.grid.y, 4u);         // the k slices
+    EXPECT_EQ(g.grid.z, 1u);
+    EXPECT_EQ(g.block.x, 256u);      // 4 x 2 warps of 64 x 64
+    // 3 stages of 16 k: A transposed into 256 + 4 floats a row, B as is, 128 a row.
+    EXPECT_EQ(g.dynamic_shared_bytes, 4u * 3 * 16 * (260 + 128));
+    // TA=1 reads A as is; TB=1 transposes B.
+    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1}, 8, 8, 8).dynamic_shared_bytes,
+              4u * 3 * 16 * (256 + 132));
+    EXPECT_EQ(f.workspace_bytes(v, 100, 200, 300), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 100 * 200);
+    EXPECT_EQ(f.workspace_bytes(f.defaults, 100, 200, 300), 0u);
+}
+
+TEST(Warptile, ReadsTheTransposesItsParametersName) {
+    const Family& f = warptile();
+    for (int ta : {0, 1})
+        for (int tb : {0, 1}) {
+            ParamValues v = f.defaults;
+            v[8] = ta, v[9] = tb;
+            EXPECT_TRUE(f.reads_transposes(v, ta, tb));
+            EXPECT_FALSE(f.reads_transposes(v, !ta, tb));
+            EXPECT_FALSE(f.reads_transposes(v, ta, !tb));
+        }
+}
+
+TEST(Warptile, LaunchOnlySplitsShareOneBinary) {
+    const Family& f = warptile();
+    ParamValues split = f.defaults;
+    split.back() = 8;
+    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0>");
+    EXPECT_EQ(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split, Arch{90}));
+}
+
+// Twelve binaries, three spread evenly over each transpose layout's list (tiles, BK,
+// stages), compiled for sm_90: none may spill.
+TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
+    const Family& f = warptile();
+    for (int ta : {0, 1})
+        for (int tb : {0, 1}) {
+            std::vector<ParamValues> layout;
+            for (const ParamValues& v : distinct_binaries(Arch{90}))
+                if (f.value(v, "TA") == ta && f.value(v, "TB") == tb) layout.push_back(v);
+            ASSERT_GE(layout.size(), 3u);
+            for (std::size_t i = 0; i < 3; ++i) {
+                const ParamValues& v = layout[(2 * i + 1) * layout.size() / 6];
+                SCOPED_TRACE(f.describe(v));
+                const CompiledKernel k = compile_kernel(f, v, Arch{90});
+                ASSERT_TRUE(k.ptxas.found) << k.log;
+                EXPECT_FALSE(k.ptxas.spills()) << k.log;
+                EXPECT_LE(k.ptxas.registers, 255);
+            }
+        }
+}
+
+}  // namespace

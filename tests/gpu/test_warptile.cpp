@@ -1,0 +1,136 @@
+// The warptile family against cuBLAS: the odd-size list for every transpose with alpha/beta
+// and with beta = 0 over NaN, split-K with K not a multiple of the split (and slices left
+// empty), padded and misaligned leading dimensions, and split-K results that repeat bit for
+// bit. Each configuration is compiled once for the whole binary (loaded_kernel).
+#include <gtest/gtest.h>
+
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+
+using namespace sgemm;
+using sgemm::testing::loaded_kernel;
+
+namespace {
+
+struct WarptileCase {
+    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB SPLITS
+    int M, N, K;
+    float alpha, beta;
+};
+
+void PrintTo(const WarptileCase& c, std::ostream* os) {
+    *os << "warptile";
+    for (int v : c.config) *os << "_" << v;
+    *os << " " << c.M << "x" << c.N << "x" << c.K << " alpha=" << c.alpha << " beta=" << c.beta;
+}
+
+// The problem a configuration reads: its TA and TB are the stored layouts.
+ProblemSpec spec_for(const ParamValues& config, int M, int N, int K, float alpha, float beta) {
+    const Family& f = find_family("warptile");
+    ProblemSpec spec;
+    spec.M = M, spec.N = N, spec.K = K, spec.alpha = alpha, spec.beta = beta;
+    spec.trans_a = f.value(config, "TA") != 0;
+    spec.trans_b = f.value(config, "TB") != 0;
+    spec.seed = 3 + M * 5 + N * 3 + K;
+    return spec;
+}
+
+Accuracy run_once(sgemm::testing::GpuContext& gpu, GemmProblem& problem, const ParamValues& config) {
+    const ProblemSpec& s = problem.spec();
+    const LoadedKernel& kernel = loaded_kernel("warptile", config, gpu.device);
+    problem.reserve_workspace(kernel.workspace_bytes(s.M, s.N, s.K));
+    problem.poison_output(gpu.stream.get());
+    kernel.launch(problem.args(), gpu.stream.get());
+    return problem.check_output();
+}
+
+class WarptileAgainstCublas : public ::testing::TestWithParam<WarptileCase> {};
+
+TEST_P(WarptileAgainstCublas, MatchesWithinTolerance) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const WarptileCase& c = GetParam();
+    GemmProblem problem(spec_for(c.config, c.M, c.N, c.K, c.alpha, c.beta), gpu->cublas, gpu->stream.get());
+    const Accuracy a = run_once(*gpu, problem, c.config);
+    EXPECT_TRUE(a.ok()) << a.verdict() << " (rel err norm " << a.rel_err_norm << ")";
+}
+
+ParamValues with_layout(ParamValues config, int ta, int tb) {
+    config[8] = ta, config[9] = tb;
+    return config;
+}
+
+const std::vector<std::tuple<int, int, int>> kOddShapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
+                                                          {128, 128, 128}, {1000, 3000, 2000}, {4095, 4097, 4093}};
+
+// The default tile in every layout, on the odd-size list.
+std::vector<WarptileCase> layout_cases() {
+    std::vector<WarptileCase> cases;
+    for (int ta : {0, 1})
+        for (int tb : {0, 1})
+            for (const auto& [m, n, k] : kOddShapes) {
+                const ParamValues config = with_layout(find_family("warptile").defaults, ta, tb);
+                cases.push_back({config, m, n, k, 1.5f, 0.5f});
+                cases.push_back({config, m, n, k, 1.0f, 0.0f});
+            }
+    return cases;
+}
+
+// Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
+// tiles at all, and 2500 rows make bands of tile rows that the swizzle leaves partial.
+std::vector<WarptileCase> split_cases() {
+    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 4},
+                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 8},
+                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 2},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 4}};
+    const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
+                                                           {1024, 1024, 1023}, {2500, 300, 77}};
+    std::vector<WarptileCase> cases;
+    for (const ParamValues& config : configs)
+        for (const auto& [m, n, k] : shapes) {
+            cases.push_back({config, m, n, k, 1.5f, 0.5f});
+            cases.push_back({config, m, n, k, 1.0f, 0.0f});
+        }
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
+INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
+
+// Leading dimensions longer than the rows and not multiples of 4: the 16-byte copies are
+// illegal, so the copies of untransposed rows fall back to 4 bytes each.
+TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (const ParamValues& base :
+         {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 4}})
+        for (int ta : {0, 1})
+            for (int tb : {0, 1}) {
+                const ParamValues config = with_layout(base, ta, tb);
+                ProblemSpec spec = spec_for(config, 267, 330, 145, -0.75f, 2.0f);
+                spec.lda = (ta ? spec.M : spec.K) + 2;
+                spec.ldb = (tb ? spec.K : spec.N) + 5;
+                spec.ldc = spec.N + 1;
+                GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+                const Accuracy a = run_once(*gpu, problem, config);
+                EXPECT_TRUE(a.ok()) << "TA=" << ta << " TB=" << tb << " SPLITS=" << config.back() << ": "
+                                    << a.verdict();
+            }
+}
+
+// Split-K sums the slices in a fixed order: the same inputs give the same bits, launch
+// after launch, and the tile counters are left ready for the next launch.
+TEST(WarptileSplitK, RepeatsBitForBit) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const ParamValues config = {128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 8};
+    GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    std::vector<float> first;
+    for (int run = 0; run < 4; ++run) {
+        ASSERT_TRUE(run_once(*gpu, problem, config).ok()) << "run " << run;
+        const std::vector<float> out = problem.download_output();
+        if (run == 0)
+            first = out;
+        else
+            EXPECT_EQ(out, first) << "run " << run << " differs from run 0";
+    }
+}
+
+}  // namespace
