@@ -1,0 +1,51 @@
+// A killed tuning run resumes where it stopped: shapes with a winner for this device are
+// skipped unless --retune, on a real database file.
+#include <gtest/gtest.h>
+
+#include "tests/db/fixture.h"
+#include "tuner/tuner.h"
+
+using namespace sgemm;
+using sgemm::testing::TempDir;
+
+namespace {
+
+ShapeRow row(int M, int N, int K, int line) {
+    ShapeRow r;
+    r.key.M = M, r.key.N = N, r.key.K = K;
+    r.line = line;
+    return r;
+}
+
+TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
+    TempDir dir;
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2), row(8, 4096, 4093, 3), row(32, 4096, 4096, 4)};
+    std::string device_id;
+    {
+        // The run that was killed: shape 1 finished (measurements and winner), shape 2 got
+        // as far as one measurement.
+        TuningStore store(dir.file("tuning.db"));
+        device_id = store.add_device(sgemm::testing::h200());
+        store.put_binary(sgemm::testing::naive_binary());
+        ShapeKey first = shapes[0].key;
+        first.alignment = tuner_alignment(first);
+        store.record_measurement(sgemm::testing::measurement(device_id, first, 0.03));
+        store.put_winner(sgemm::testing::winner(device_id, first, 1.0, nullptr));
+        ShapeKey second = shapes[1].key;
+        second.alignment = tuner_alignment(second);
+        store.record_measurement(sgemm::testing::measurement(device_id, second, 0.05));
+    }
+    TuningStore store(dir.file("tuning.db"));
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false);
+    ASSERT_EQ(todo.size(), 2u);
+    EXPECT_EQ(todo[0].line, 3);
+    EXPECT_EQ(todo[1].line, 4);
+    EXPECT_EQ(todo[0].key.alignment, 4);  // K = 4093: rows of A are not 16-byte aligned
+    EXPECT_EQ(todo[1].key.alignment, 16);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true).size(), 3u);
+    // Another device has tuned nothing.
+    const std::string other = store.add_device(sgemm::testing::h200(1));
+    EXPECT_EQ(shapes_to_tune(store, other, shapes, false).size(), 3u);
+}
+
+}  // namespace

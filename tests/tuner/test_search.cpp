@@ -1,0 +1,138 @@
+// Candidate pruning, the cost model's ranking on cases whose answer is known, and the
+// search strategies.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "src/families/registry.h"
+#include "src/util/error.h"
+#include "tuner/cost_model.h"
+#include "tuner/search.h"
+
+using namespace sgemm;
+
+namespace {
+
+ShapeKey nn(int M, int N, int K) {
+    ShapeKey k;
+    k.M = M, k.N = N, k.K = K;
+    return k;
+}
+
+const DeviceModel& h200() {
+    static const DeviceModel m = planning_model("H200", 132, Arch{90});
+    return m;
+}
+
+bool has_family(const std::vector<Candidate>& cs, const std::string& name) {
+    return std::any_of(cs.begin(), cs.end(), [&](const Candidate& c) { return c.family->name == name; });
+}
+
+double cost(const std::string& family, const ParamValues& values, const ShapeKey& shape) {
+    return estimate_cost({&find_family(family), values}, shape, h200()).seconds;
+}
+
+TEST(Candidates, DefaultFamiliesLeaveOutTheTeachingRungs) {
+    const std::vector<Candidate> cs = enumerate_candidates(nn(8, 4096, 4096), Arch{90}, {});
+    EXPECT_TRUE(has_family(cs, "decode"));
+    EXPECT_TRUE(has_family(cs, "async"));
+    EXPECT_FALSE(has_family(cs, "naive"));
+    EXPECT_FALSE(has_family(cs, "blocktile"));
+    for (const Candidate& c : cs) EXPECT_EQ(c.family->invalid_reason(c.values, Arch{90}), "");
+}
+
+TEST(Candidates, NamedFamiliesOnly) {
+    const std::vector<Candidate> cs = enumerate_candidates(nn(8, 4096, 4096), Arch{90}, {"naive", "smem"});
+    EXPECT_TRUE(has_family(cs, "naive"));
+    EXPECT_FALSE(has_family(cs, "decode"));
+    EXPECT_EQ(cs.size(), find_family("naive").valid_configs(Arch{90}).size() +
+                             find_family("smem").valid_configs(Arch{90}).size());
+}
+
+TEST(Candidates, ShapesAFamilyCannotRunArePruned) {
+    // Decode stages 32 rows x K of A in shared memory: at K = 65536 with one slice that is
+    // 8 MB, so those configurations must be gone.
+    const std::vector<Candidate> cs = enumerate_candidates(nn(32, 4096, 65536), Arch{90}, {"decode"});
+    ASSERT_FALSE(cs.empty());
+    for (const Candidate& c : cs)
+        EXPECT_EQ(c.family->unsupported_shape_reason(c.values, 32, 4096, 65536, Arch{90}), "") << c.describe();
+    EXPECT_LT(cs.size(), find_family("decode").valid_configs(Arch{90}).size());
+}
+
+TEST(Candidates, TransposedShapesOnlyGetFamiliesThatReadThem) {
+    ShapeKey key = nn(64, 512, 512);
+    key.trans_b = true;
+    const std::vector<Candidate> cs = enumerate_candidates(key, Arch{90}, {});
+    for (const Candidate& c : cs) EXPECT_TRUE(c.family->reads_transposes(c.values, false, true)) << c.describe();
+    EXPECT_FALSE(has_family(cs, "async"));  // the ladder reads NN only
+}
+
+TEST(Candidates, SpillsAreReasonsNotToTime) {
+    PtxasInfo clean;
+    clean.found = true;
+    EXPECT_EQ(spills_reason(clean), "");
+    PtxasInfo spilling = clean;
+    spilling.spill_store_bytes = 8;
+    EXPECT_NE(spills_reason(spilling).find("8 B stored"), std::string::npos);
+}
+
+TEST(CostModel, SkinnyShapesPreferTheStreamingFamily) {
+    const ShapeKey key = nn(1, 4096, 4096);
+    EXPECT_LT(cost("decode", {1, 128, 8, 4, 4}, key), cost("async", {128, 256, 8, 8, 16}, key));
+}
+
+TEST(CostModel, TheLadderRanksInOrderOnALargeSquare) {
+    const ShapeKey key = nn(4096, 4096, 4096);
+    const double naive = cost("naive", {32, 8}, key);
+    const double vec4 = cost("vec4", {128, 128, 8, 8, 8}, key);
+    const double async = cost("async", {128, 256, 8, 8, 16}, key);
+    EXPECT_LT(async, vec4);
+    EXPECT_LT(vec4, naive);
+}
+
+TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
+    // 1024^3: 128x256 tiles make 32 blocks for 132 SMs; 64x64 tiles make 256.
+    const ShapeKey key = nn(1024, 1024, 1024);
+    EXPECT_LT(cost("async", {64, 64, 16, 4, 4}, key), cost("async", {128, 256, 8, 8, 16}, key));
+}
+
+TEST(CostModel, RowTilesThatFitTheBatchWin) {
+    // Batch 8: an 8-row tile wastes nothing; a 32-row tile computes 4x the rows.
+    const ShapeKey key = nn(8, 4096, 4096);
+    EXPECT_LT(cost("decode", {8, 128, 8, 4, 4}, key), cost("decode", {32, 128, 8, 2, 4}, key));
+}
+
+TEST(Search, StrategiesChooseAsDocumented) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    SearchPlan plan;
+
+    plan.strategy = Strategy::Exhaustive;
+    EXPECT_EQ(choose_candidates(all, key, h200(), plan, {}).size(), all.size());
+    plan.max_candidates = 5;
+    EXPECT_EQ(choose_candidates(all, key, h200(), plan, {}).size(), 5u);
+    plan.max_candidates = 0;
+
+    plan.strategy = Strategy::Random;
+    plan.random_budget = 7;
+    const auto first = choose_candidates(all, key, h200(), plan, {});
+    EXPECT_EQ(first.size(), 7u);
+    EXPECT_EQ(first, choose_candidates(all, key, h200(), plan, {}));  // seeded: repeatable
+    plan.seed = 2;
+    EXPECT_NE(first, choose_candidates(all, key, h200(), plan, {}));
+
+    plan.strategy = Strategy::Model;
+    plan.top_k = 3;
+    const std::vector<Candidate> ranked = rank_by_cost(all, key, h200());
+    const Candidate neighbour = ranked.back();  // the worst by the model: only a neighbour brings it in
+    const Candidate foreign{&find_family("async"), find_family("async").defaults};  // not in `all`
+    const auto chosen = choose_candidates(all, key, h200(), plan, {neighbour, foreign});
+    ASSERT_EQ(chosen.size(), 4u);
+    EXPECT_EQ(std::vector<Candidate>(chosen.begin(), chosen.begin() + 3),
+              std::vector<Candidate>(ranked.begin(), ranked.begin() + 3));
+    EXPECT_EQ(chosen.back(), neighbour);
+    EXPECT_EQ(parse_strategy("random"), Strategy::Random);
+    EXPECT_THROW(parse_strategy("greedy"), Error);
+}
+
+}  // namespace

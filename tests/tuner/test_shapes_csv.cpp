@@ -1,0 +1,93 @@
+// The shapes CSV: what parses, and every bad input named by file and line.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tuner/shapes_csv.h"
+
+using namespace sgemm;
+
+namespace {
+
+ShapesFile parse(const std::string& text) {
+    std::istringstream in(text);
+    return parse_shapes_csv(in, "shapes.csv");
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        parse(text);
+    } catch (const ShapesCsvError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(ShapesCsv, ParsesRequiredAndOptionalColumnsInAnyOrder) {
+    const ShapesFile f = parse(
+        "# decode shapes\n"
+        "name,K,M,N,weight,transB\n"
+        "qkv,4096,8,6144,32,N\n"
+        "\n"
+        "  # indented comment\n"
+        "lm_head,4096,1,128256,1,T\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].key.M, 8);
+    EXPECT_EQ(f.rows[0].key.N, 6144);
+    EXPECT_EQ(f.rows[0].key.K, 4096);
+    EXPECT_EQ(f.rows[0].weight, 32);
+    EXPECT_EQ(f.rows[0].name, "qkv");
+    EXPECT_EQ(f.rows[0].line, 3);
+    EXPECT_FALSE(f.rows[0].key.trans_b);
+    EXPECT_TRUE(f.rows[1].key.trans_b);
+    EXPECT_EQ(f.rows[1].line, 6);
+    EXPECT_TRUE(f.warnings.empty());
+}
+
+TEST(ShapesCsv, DefaultsForOmittedColumns) {
+    const ShapesFile f = parse("M,N,K\n1,2,3\n");
+    EXPECT_EQ(f.rows[0].weight, 1.0);
+    EXPECT_EQ(f.rows[0].key.precision, GemmPrecision::fp32);
+    EXPECT_FALSE(f.rows[0].key.trans_a);
+}
+
+TEST(ShapesCsv, DuplicatesAreMergedWithAWarning) {
+    const ShapesFile f = parse("M,N,K,weight\n8,4096,4096,32\n1,2,3,1\n8,4096,4096,2\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].weight, 34);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_NE(f.warnings[0].find("shapes.csv:4:"), std::string::npos) << f.warnings[0];
+    EXPECT_NE(f.warnings[0].find("repeats line 2"), std::string::npos) << f.warnings[0];
+}
+
+TEST(ShapesCsv, BadInputsNameTheLine) {
+    EXPECT_NE(error_of("M,N,K\n1,2,3\n4,x,6\n").find("shapes.csv:3: N 'x' is not a whole number"), std::string::npos)
+        << error_of("M,N,K\n1,2,3\n4,x,6\n");
+    EXPECT_NE(error_of("M,N,K\n0,2,3\n").find("shapes.csv:2: M must be at least 1"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n1,-2,3\n").find("shapes.csv:2: N must be at least 1"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n1,2,3.5\n").find("shapes.csv:2: K '3.5' is not a whole number"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K,batch\n1,2,3,4\n").find("shapes.csv:1: unknown column 'batch'"), std::string::npos);
+    EXPECT_NE(error_of("M,N\n1,2\n").find("shapes.csv:1: the header has no column K"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n1,2\n").find("shapes.csv:2: expected 3 fields, found 2"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K,transA\n1,2,3,X\n").find("shapes.csv:2: transA must be N or T"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0\n").find("shapes.csv:2: weight '0' must be a positive number"),
+              std::string::npos);
+    EXPECT_NE(error_of("M,N,K,precision\n1,2,3,fp8\n").find("shapes.csv:2:"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n99999999999,2,3\n").find("does not fit in 32 bits"), std::string::npos);
+    EXPECT_NE(error_of("# only a comment\n").find("no header"), std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n").find("no shapes"), std::string::npos);
+}
+
+TEST(ShapesCsv, AMissingFileIsAnError) {
+    EXPECT_THROW(load_shapes_csv("/nonexistent/shapes.csv"), ShapesCsvError);
+}
+
+TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {
+    const ShapesFile f = parse("M,N,K\n8,4096,4096\n65536,65536,65536\n");
+    EXPECT_EQ(first_shape_too_large(f, "s.csv", std::size_t(141) << 30), "");
+    const std::string why = first_shape_too_large(f, "s.csv", std::size_t(16) << 30);
+    EXPECT_NE(why.find("s.csv:3:"), std::string::npos) << why;
+    EXPECT_NE(why.find("GiB"), std::string::npos) << why;
+}
+
+}  // namespace

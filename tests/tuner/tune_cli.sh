@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
+# --dry-run over a small space (compiles, no GPU), and without a GPU a clear exit 2.
+set -u
+tune="$1"
+fail() { echo "FAIL: $*"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export SGEMM_DB="$dir/tuning.db"
+
+out=$("$tune" --help) || fail "--help exited non-zero"
+for word in --shapes --strategy --dry-run --retune --check-fp64 --jobs --budget-s; do
+  grep -q -- "$word" <<<"$out" || fail "--help does not document $word"
+done
+
+printf 'M,N,K\n8,4096,4096\n8,abc,4096\n' > "$dir/bad.csv"
+err=$("$tune" --shapes "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a bad CSV exited $rc, expected 1"
+grep -q "bad.csv:3: N 'abc' is not a whole number" <<<"$err" || fail "bad CSV message: $err"
+[ ! -e "$SGEMM_DB" ] || fail "a bad CSV created the database"
+
+err=$("$tune" --shapes "$dir/missing.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a missing CSV exited $rc, expected 1"
+err=$("$tune" --shapes "$dir/bad.csv" --strategy greedy 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "an unknown strategy exited $rc, expected 1"
+grep -q "unknown search strategy 'greedy'" <<<"$err" || fail "strategy message: $err"
+
+printf 'M,N,K,name\n8,1000,517,odd\n1,256,256,tiny\n' > "$dir/small.csv"
+out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async,decode --top-k 3 --jobs 2 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "--dry-run exited $rc: $out"
+grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 3 to time" <<<"$out" || fail "dry run plan: $out"
+[ "$(grep -c 'registers' <<<"$out")" -eq 6 ] || fail "expected 6 compiled candidates: $out"
+grep -q "nothing was timed or stored" <<<"$out" || fail "dry run summary: $out"
+[ ! -e "$SGEMM_DB" ] || fail "--dry-run created the database"
+
+err=$("$tune" --shapes "$dir/small.csv" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ]; then
+  echo "a GPU is visible: the no-GPU message cannot be checked here"
+  exit 0
+fi
+[ $rc -eq 2 ] || fail "without a GPU sgemm-tune exited $rc, expected 2: $err"
+grep -q "no CUDA device is visible" <<<"$err" || fail "no-GPU message: $err"
+echo "ok"
