@@ -1,6 +1,8 @@
 #include "db/schema.h"
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "db/embedded_migrations.h"
 
@@ -8,28 +10,53 @@ namespace sgemm {
 
 namespace {
 
-// Throws unless the file holds a tuning database, or nothing at all yet.
-void check_is_tuning_db(sqlite::Connection& db) {
-    const std::int64_t application_id = db.integer("PRAGMA application_id");
-    if (application_id == kTuningDbApplicationId) return;
-    const std::int64_t objects = db.integer("SELECT count(*) FROM sqlite_master");
-    if (application_id == 0 && objects == 0) return;
-    throw DbError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
-                  std::to_string(application_id) + ", " + std::to_string(objects) +
-                  " schema objects); it was left untouched: give another --db");
+// What the file's header and catalogue say, read in one statement so that it is one
+// snapshot: another process may be creating the schema at the same moment.
+struct FileState {
+    std::int64_t application_id, version, objects;
+};
+
+FileState read_state(sqlite::Connection& db) {
+    auto q = db.query("SELECT (SELECT application_id FROM pragma_application_id()), "
+                      "(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_master)");
+    q.step();
+    return {q.integer(0), q.integer(1), q.integer(2)};
 }
 
-// Throws unless this build can use `version`.
-void check_version(sqlite::Connection& db, std::int64_t version, bool writable) {
+// Throws unless the file holds a tuning database that this build can use, or nothing yet.
+void check(sqlite::Connection& db, const FileState& state, bool writable) {
+    if (state.application_id != kTuningDbApplicationId && !(state.application_id == 0 && state.objects == 0))
+        throw DbError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
+                      std::to_string(state.application_id) + ", " + std::to_string(state.objects) +
+                      " schema objects); it was left untouched: give another --db");
     const int latest = latest_schema_version();
-    if (version > latest)
-        throw DbError(db.path() + " has schema version " + std::to_string(version) +
+    if (state.version > latest)
+        throw DbError(db.path() + " has schema version " + std::to_string(state.version) +
                       ", newer than this build of sgemm reads (" + std::to_string(latest) +
                       "): it was written by a newer sgemm; use that, or another --db");
-    if (!writable && version < latest)
-        throw DbError(db.path() + " has schema version " + std::to_string(version) + " and this build reads " +
+    if (!writable && state.version < latest)
+        throw DbError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
                       std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +
                       db.path() + ")");
+}
+
+// WAL lets readers go on while one process writes; the mode is stored in the file. Switching
+// needs the file to itself, and SQLite answers "busy" at once rather than wait when another
+// connection is reading it (processes creating the same file together), so retry until the
+// mode is WAL or the busy timeout has passed.
+void use_wal(sqlite::Connection& db) {
+    const auto deadline = std::chrono::steady_clock::now() + db.busy_timeout();
+    while (true) {
+        try {
+            auto q = db.query("PRAGMA journal_mode = WAL");
+            if (q.step() && q.text(0) == "wal") return;
+        } catch (const DbBusyError&) {
+            if (std::chrono::steady_clock::now() > deadline) throw;
+        }
+        if (std::chrono::steady_clock::now() > deadline)
+            throw DbBusyError(db.path() + ": cannot switch to WAL mode: another process keeps the file busy");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
 }
 
 }  // namespace
@@ -52,22 +79,20 @@ const std::vector<Migration>& migrations() {
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
 int prepare_schema(sqlite::Connection& db, bool writable) {
-    check_is_tuning_db(db);
-    const int version = static_cast<int>(db.integer("PRAGMA user_version"));
-    check_version(db, version, writable);
-    if (!writable) return version;
-    // WAL lets readers go on while one process writes; the mode is stored in the file.
-    db.exec("PRAGMA journal_mode = WAL");
-    if (version < latest_schema_version()) migrate(db, latest_schema_version());
-    return version;
+    const FileState state = read_state(db);
+    check(db, state, writable);
+    if (!writable) return static_cast<int>(state.version);
+    use_wal(db);
+    if (state.version < latest_schema_version()) migrate(db, latest_schema_version());
+    return static_cast<int>(state.version);
 }
 
 void migrate(sqlite::Connection& db, int version) {
     sqlite::Transaction transaction(db);
     // Read again under the write lock: another process may have migrated meanwhile.
-    check_is_tuning_db(db);
-    const std::int64_t current = db.integer("PRAGMA user_version");
-    check_version(db, current, true);
+    const FileState state = read_state(db);
+    check(db, state, true);
+    const std::int64_t current = state.version;
     for (const Migration& m : migrations())
         if (m.version > current && m.version <= version) db.exec(m.sql);
     if (version > current) {

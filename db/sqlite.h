@@ -110,6 +110,7 @@ public:
 
     const std::string& path() const { return path_; }
     sqlite3* handle() const { return db_; }
+    std::chrono::milliseconds busy_timeout() const { return busy_timeout_; }
     bool read_only() const;
 
     // A statement prepared once per connection and reused.

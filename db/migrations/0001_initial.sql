@@ -16,8 +16,7 @@ CREATE TABLE devices (
     driver_version  INTEGER NOT NULL,  -- as cudaDriverGetVersion: 13000 is 13.0
     runtime_version INTEGER NOT NULL,  -- as cudaRuntimeGetVersion
     nvrtc_version   TEXT NOT NULL,     -- '13.0'
-    library_version TEXT NOT NULL,     -- this project's version
-    first_seen      TEXT NOT NULL
+    library_version TEXT NOT NULL      -- this project's version
 );
 
 -- A point of a family's parameter space. cuBLAS itself is the kernel of family 'cublas'.

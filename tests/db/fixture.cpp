@@ -1,0 +1,150 @@
+#include "tests/db/fixture.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "src/families/registry.h"
+#include "src/jit/compiler.h"
+#include "src/util/hash.h"
+
+namespace sgemm::testing {
+
+TempDir::TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "sgemm-db-test-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw Error("mkdtemp failed");
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, ec);
+    std::filesystem::remove_all(path_, ec);
+}
+
+DeviceFingerprint h200(int variant) {
+    DeviceFingerprint d;
+    d.gpu_name = "NVIDIA H200";
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    d.sm_count = 132;
+    d.memory_bytes = 150754820096;
+    d.driver_version = 13000 + 10 * variant;
+    d.runtime_version = 13000;
+    d.nvrtc_version = "13.0";
+    return d;
+}
+
+Binary naive_binary() {
+    static const Binary binary = [] {
+        const Family& family = find_family("naive");
+        const CompiledKernel k = compile_kernel(family, family.defaults, Arch{90});
+        Binary b;
+        b.cache_key = k.cache_key;
+        b.kernel = KernelRef{family.name, k.values, family.describe(k.values), Fnv1a64().add(render_source(family)).hex()};
+        b.arch = k.arch.sm;
+        b.nvrtc_version = nvrtc_version();
+        b.lowered_name = k.lowered_name;
+        b.cubin = k.cubin;
+        b.registers = k.ptxas.registers;
+        b.shared_bytes = k.ptxas.shared_bytes;
+        b.stack_bytes = k.ptxas.stack_bytes;
+        b.spill_store_bytes = k.ptxas.spill_store_bytes;
+        b.spill_load_bytes = k.ptxas.spill_load_bytes;
+        b.compile_ms = k.compile_ms;
+        return b;
+    }();
+    return binary;
+}
+
+ShapeKey shape(int M, int N, int K) {
+    ShapeKey s;
+    s.M = M;
+    s.N = N;
+    s.K = K;
+    return s;
+}
+
+Winner winner(const std::string& device_id, const ShapeKey& shape, double ms, const Binary* binary) {
+    Winner w;
+    w.device_id = device_id;
+    w.shape = shape;
+    w.kernel = binary ? binary->kernel : KernelRef::cublas();
+    w.binary_key = binary ? binary->cache_key : "";
+    w.ms = ms;
+    w.cublas_ms = 1.0;
+    w.tolerance = 1e-4;
+    w.provenance = "test";
+    return w;
+}
+
+Measurement measurement(const std::string& device_id, const ShapeKey& shape, double median_ms) {
+    Measurement m;
+    m.device_id = device_id;
+    m.shape = shape;
+    m.kernel = naive_binary().kernel;
+    m.median_ms = median_ms;
+    m.min_ms = median_ms * 0.9;
+    m.max_ms = median_ms * 1.2;
+    m.runs = 20;
+    m.error_norm = 1e-7;
+    m.sm_clock_mhz = 1980;
+    return m;
+}
+
+std::string fill_sample(TuningStore& store) {
+    const std::string id = store.add_device(h200());
+    const Binary binary = naive_binary();
+    store.put_binary(binary);
+    for (int M : {1, 8, 32}) {
+        store.record_measurement(measurement(id, shape(M, 4096, 4096), 0.05 * M));
+        store.put_winner(winner(id, shape(M, 4096, 4096), 0.05 * M, &binary));
+    }
+    Measurement rejected = measurement(id, shape(8, 4096, 4096), 0);
+    rejected.median_ms = rejected.min_ms = rejected.max_ms = std::nullopt;
+    rejected.valid = false;
+    rejected.invalid_reason = "wrong result: max error 3.1 above tolerance";
+    store.record_measurement(rejected);
+    store.put_winner(winner(id, shape(4096, 4096, 4096), 1.0, nullptr));
+    store.record_misses({Miss{id, shape(16, 4096, 4096), 5, "", ""}, Miss{id, shape(2, 14336, 4096), 1, "", ""}});
+    return id;
+}
+
+ChildProcess::ChildProcess(const std::function<void()>& body) {
+    std::fflush(nullptr);  // or the child flushes the parent's buffered output again
+    pid_ = fork();
+    if (pid_ < 0) throw Error("fork failed");
+    if (pid_ > 0) return;
+    int status = 0;
+    try {
+        body();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "child %d: %s\n", getpid(), e.what());
+        status = 1;
+    }
+    std::fflush(nullptr);
+    _exit(status);  // no atexit handlers, no destructors of the parent's objects
+}
+
+ChildProcess::~ChildProcess() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+}
+
+int ChildProcess::wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+void ChildProcess::kill(int signal) { ::kill(pid_, signal); }
+
+int in_child(const std::function<void()>& body) { return ChildProcess(body).wait(); }
+
+}  // namespace sgemm::testing

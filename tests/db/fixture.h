@@ -1,0 +1,65 @@
+// Building tuning databases for the tests: fingerprints, winners, measurements and real
+// cubins (compiled by NVRTC, which needs no GPU), and temporary folders that clean up.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "db/store.h"
+
+namespace sgemm::testing {
+
+// A fresh folder under the system's temp dir, removed with everything in it.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+// An H200-like device; `variant` changes the driver version, which makes another device.
+DeviceFingerprint h200(int variant = 0);
+
+// A real cubin of the ladder's naive kernel for sm_90 (compiled once per process).
+Binary naive_binary();
+
+// M x N x K, NN, fp32, 16-byte aligned.
+ShapeKey shape(int M, int N, int K);
+
+// A winner of `binary`'s kernel, or of cuBLAS when `binary` is null; cuBLAS takes 1 ms.
+Winner winner(const std::string& device_id, const ShapeKey& shape, double ms, const Binary* binary);
+
+// A valid measurement of the naive kernel.
+Measurement measurement(const std::string& device_id, const ShapeKey& shape, double median_ms);
+
+// Fills `store` with one device (h200()) holding winners of 3 decode shapes (naive kernel,
+// with its binary) and one of cuBLAS, measurements of each and two misses. Returns the
+// device's id.
+std::string fill_sample(TuningStore& store);
+
+// A forked child process that runs `body` and exits: 0 when body returned, 1 when it
+// threw (the message goes to stderr).
+class ChildProcess {
+public:
+    explicit ChildProcess(const std::function<void()>& body);
+    ~ChildProcess();  // kills and reaps a child still running
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    // Waits for the exit; returns its status, or 128 + the signal that killed it.
+    int wait();
+    void kill(int signal);
+
+private:
+    int pid_ = -1;
+};
+
+// ChildProcess(body).wait().
+int in_child(const std::function<void()>& body);
+
+}  // namespace sgemm::testing

@@ -1,0 +1,223 @@
+// Bad input gets a clear error and loses nothing: each case of issue 3 on a real file.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "db/store.h"
+#include "db/verify.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string bytes_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// The message of the DbError that `body` throws; fails the test when it throws none.
+std::string db_error_of(const std::function<void()>& body) {
+    try {
+        body();
+    } catch (const DbError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no DbError";
+    return "";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Runs `body` in a child process without root's power to ignore file permissions (as
+// 'nobody' when the tests run as root); returns its exit status.
+int as_unprivileged(const std::function<void()>& body) {
+    return in_child([&] {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) throw Error("cannot drop root");
+        body();
+    });
+}
+
+}  // namespace
+
+TEST(BadInput, AFileThatIsNotSqliteIsRefusedAndKept) {
+    TempDir dir;
+    const std::string path = dir.file("notes.db");
+    const std::string text = "M,N,K\n8,4096,4096\nthese are not the pages of a database, but they are long enough\n";
+    write_file(path, text);
+    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
+        const std::string message = db_error_of([&] { TuningStore store(path, mode); });
+        EXPECT_TRUE(contains(message, "is not an SQLite database")) << message;
+        EXPECT_TRUE(contains(message, path)) << message;
+    }
+    EXPECT_EQ(bytes_of(path), text);
+}
+
+TEST(BadInput, ASqliteFileOfSomethingElseIsRefusedAndKept) {
+    TempDir dir;
+    const std::string path = dir.file("other.db");
+    {
+        sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(0));
+        db.exec("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('bread')");
+    }
+    const std::string before = bytes_of(path);
+    const std::string message = db_error_of([&] { TuningStore store(path); });
+    EXPECT_TRUE(contains(message, "not a tuning database")) << message;
+    EXPECT_EQ(bytes_of(path), before);
+}
+
+TEST(BadInput, ATruncatedFileIsReportedCorruptAndNotChanged) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        fill_sample(store);
+    }
+    const std::string whole = bytes_of(path);
+    ASSERT_GT(whole.size(), 8192u);
+    const std::string truncated = whole.substr(0, whole.size() / 2);
+    write_file(path, truncated);
+    const std::string message = db_error_of([&] {
+        TuningStore store(path);
+        store.winners_with_binaries(store.devices().at(0).id());
+        store.measurements();
+        if (!verify_store(store).ok()) throw DbError("verify found the damage");
+    });
+    EXPECT_TRUE(contains(message, "corrupt") || contains(message, "damage")) << message;
+    EXPECT_EQ(bytes_of(path), truncated);
+}
+
+TEST(BadInput, ACorruptPageIsFoundByVerify) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        fill_sample(store);
+    }
+    std::string bytes = bytes_of(path);
+    const std::size_t page = 4096;  // SQLite's default page size
+    ASSERT_GT(bytes.size(), 4 * page);
+    // Scribble over the b-tree header at the start of every page but the first.
+    for (std::size_t p = page; p < bytes.size(); p += page)
+        for (std::size_t i = p; i < p + 64; ++i) bytes[i] = static_cast<char>(i * 7);
+    write_file(path, bytes);
+    bool found = false;
+    try {
+        TuningStore store(path, OpenMode::ReadOnly);
+        found = !verify_store(store).ok();
+    } catch (const DbError& e) {
+        found = contains(e.what(), "corrupt");
+    }
+    EXPECT_TRUE(found);
+    EXPECT_EQ(bytes_of(path), bytes);
+}
+
+TEST(BadInput, AReadOnlyFileIsRefusedForWritingAndStillReadable) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        fill_sample(store);
+    }
+    const std::string before = bytes_of(path);
+    fs::permissions(dir.path(), fs::perms::all);  // the folder is writable by anyone
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    EXPECT_EQ(as_unprivileged([&] {
+                  const std::string message = db_error_of([&] { TuningStore store(path); });
+                  if (!contains(message, "the file is read-only")) throw Error("unexpected: " + message);
+                  TuningStore reader(path, OpenMode::ReadOnly);
+                  if (reader.winners().size() != 4) throw Error("the read-only file reads wrong");
+              }),
+              0);
+    EXPECT_EQ(bytes_of(path), before);
+}
+
+TEST(BadInput, AReadOnlyFolderIsRefusedForWritingAndStillReadable) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        fill_sample(store);
+    }
+    fs::permissions(path, fs::perms::all);
+    fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                    fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    EXPECT_EQ(as_unprivileged([&] {
+                  const std::string message = db_error_of([&] { TuningStore store(path); });
+                  if (!contains(message, "is not writable")) throw Error("unexpected: " + message);
+                  // SQLite cannot create the -shm file WAL readers share here: read as immutable.
+                  TuningStore reader(path, OpenMode::ReadOnly);
+                  if (reader.winners().size() != 4) throw Error("the file in a read-only folder reads wrong");
+              }),
+              0);
+}
+
+TEST(BadInput, AMissingFileIsNotCreatedByAReader) {
+    TempDir dir;
+    const std::string message = db_error_of([&] { TuningStore store(dir.file("absent.db"), OpenMode::ReadOnly); });
+    EXPECT_TRUE(contains(message, "no tuning database at")) << message;
+    EXPECT_FALSE(fs::exists(dir.file("absent.db")));
+}
+
+// A writer that holds the lock longer than the busy timeout: the write waits that long,
+// then fails saying the database is locked; with a longer timeout it waits and succeeds.
+TEST(BadInput, ADatabaseLockedByALongWriterWaitsThenSaysSo) {
+    using Clock = std::chrono::steady_clock;
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    std::string id;
+    {
+        TuningStore store(path);
+        id = store.add_device(h200());
+    }
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    const auto hold = std::chrono::milliseconds(1500);
+    ChildProcess writer([&] {
+        TuningStore store(path);
+        sqlite::Transaction t(store.connection());
+        store.record_measurement(measurement(id, shape(1, 2, 3), 1));
+        if (write(ready[1], "x", 1) != 1) throw Error("pipe");
+        std::this_thread::sleep_for(hold);
+        t.commit();
+    });
+    close(ready[1]);  // so that the read below ends if the writer dies before it writes
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    const auto locked_at = Clock::now();
+    {
+        TuningStore store(path, OpenMode::ReadWrite, std::chrono::milliseconds(200));  // opening needs no lock
+        EXPECT_EQ(store.measurements().size(), 0u) << "readers see the last commit while a writer works";
+        std::string message;
+        try {
+            store.record_measurement(measurement(id, shape(4, 5, 6), 1));
+        } catch (const DbBusyError& e) {
+            message = e.what();
+        }
+        const auto waited = Clock::now() - locked_at;
+        EXPECT_TRUE(contains(message, "the database is locked")) << message;
+        EXPECT_TRUE(contains(message, "200 ms")) << message;
+        EXPECT_GE(waited, std::chrono::milliseconds(200));
+        EXPECT_LT(waited, hold);
+    }
+    TuningStore patient(path, OpenMode::ReadWrite, std::chrono::milliseconds(10000));
+    patient.record_measurement(measurement(id, shape(4, 5, 6), 1));
+    EXPECT_GE(Clock::now() - locked_at, hold - std::chrono::milliseconds(100));
+    EXPECT_EQ(writer.wait(), 0);
+    EXPECT_EQ(patient.measurements().size(), 2u) << "both writes are there";
+    close(ready[0]);
+}

@@ -1,0 +1,110 @@
+// Several processes at once, and a process killed in the middle of a write.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "db/store.h"
+#include "db/verify.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+// 8 processes open a file that does not exist yet, all at once, and each writes its
+// measurements one transaction at a time: every row arrives, and no process sees
+// "database is locked" (each waits its turn within the default busy timeout).
+TEST(Processes, EightWritersAtOnceLoseNoRowAndNeverFailLocked) {
+    TempDir dir;
+    const std::string path = dir.file("shared.db");
+    constexpr int kProcesses = 8, kRowsEach = 150;
+    int start[2];
+    ASSERT_EQ(pipe(start), 0);
+    std::vector<std::unique_ptr<ChildProcess>> writers;
+    for (int p = 0; p < kProcesses; ++p)
+        writers.push_back(std::make_unique<ChildProcess>([&, p] {
+            char go = 0;
+            if (read(start[0], &go, 1) != 1) throw Error("start pipe");
+            TuningStore store(path);
+            const std::string id = store.add_device(h200());
+            for (int i = 0; i < kRowsEach; ++i) {
+                store.record_measurement(measurement(id, shape(p + 1, 64, i + 1), 0.01 * (i + 1)));
+                if (i % 50 == 0) store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", ""}});
+            }
+        }));
+    const std::string go(kProcesses, 'x');
+    ASSERT_EQ(write(start[1], go.data(), go.size()), static_cast<ssize_t>(go.size()));  // all start together
+    for (auto& w : writers) EXPECT_EQ(w->wait(), 0) << "a writer failed (its error is on stderr)";
+    close(start[0]);
+    close(start[1]);
+
+    TuningStore store(path, OpenMode::ReadOnly);
+    ASSERT_EQ(store.devices().size(), 1u);
+    const std::string id = store.devices()[0].id();
+    EXPECT_EQ(store.measurements().size(), static_cast<std::size_t>(kProcesses * kRowsEach));
+    for (int p = 0; p < kProcesses; ++p)
+        EXPECT_EQ(store.connection().integer("SELECT count(DISTINCT k) FROM measurements WHERE m = " + std::to_string(p + 1)),
+                  kRowsEach)
+            << "process " << p;
+    EXPECT_EQ(store.misses(id).size(), static_cast<std::size_t>(kProcesses));
+    for (const Miss& m : store.misses(id)) EXPECT_EQ(m.count, 3);
+    EXPECT_TRUE(verify_store(store).ok());
+}
+
+// Killed inside a transaction: what it committed before is there, what it had not is not,
+// and the file is sound.
+TEST(Processes, AProcessKilledInsideATransactionLeavesTheLastCommit) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    const int status = in_child([&] {
+        TuningStore store(path);
+        const std::string id = store.add_device(h200());
+        for (int i = 0; i < 10; ++i) store.record_measurement(measurement(id, shape(1, 64, i + 1), 1));
+        sqlite::Transaction open(store.connection());
+        for (int i = 0; i < 50; ++i) store.record_measurement(measurement(id, shape(2, 64, i + 1), 1));
+        store.put_binary(naive_binary());
+        kill(getpid(), SIGKILL);
+    });
+    EXPECT_EQ(status, 128 + SIGKILL);
+    TuningStore store(path);
+    EXPECT_EQ(store.measurements().size(), 10u);
+    EXPECT_FALSE(store.find_binary(naive_binary().cache_key));
+    const VerifyReport report = verify_store(store);
+    EXPECT_TRUE(report.ok()) << (report.problems.empty() ? "" : report.problems[0]);
+    store.record_measurement(measurement(store.devices()[0].id(), shape(3, 3, 3), 1));  // and it takes writes
+}
+
+// Killed at arbitrary points of a stream of writes: the file always opens, passes verify
+// and holds only whole rows.
+TEST(Processes, AProcessKilledAtAnyPointOfAWriteLeavesAValidDatabase) {
+    for (int delay_ms : {20, 60, 150, 300}) {
+        SCOPED_TRACE("killed after " + std::to_string(delay_ms) + " ms");
+        TempDir dir;
+        const std::string path = dir.file("t.db");
+        {
+            TuningStore store(path);
+            fill_sample(store);
+        }
+        ChildProcess writer([&] {
+            TuningStore store(path);
+            const std::string id = store.devices().at(0).id();
+            const Binary b = naive_binary();
+            for (int i = 1;; ++i) {
+                store.record_measurement(measurement(id, shape(7, 64, i), 0.5));
+                store.put_winner(winner(id, shape(7, 64, i), 0.5, &b));
+            }
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        writer.kill(SIGKILL);
+        EXPECT_EQ(writer.wait(), 128 + SIGKILL);
+        TuningStore store(path);
+        const VerifyReport report = verify_store(store);
+        EXPECT_TRUE(report.ok()) << (report.problems.empty() ? "" : report.problems[0]);
+        const auto written = store.connection().integer("SELECT count(*) FROM measurements WHERE m = 7");
+        const auto won = store.connection().integer("SELECT count(*) FROM winners WHERE m = 7");
+        EXPECT_TRUE(won == written || won == written - 1) << written << " measurements, " << won << " winners";
+        EXPECT_EQ(store.connection().integer("SELECT count(*) FROM measurements WHERE median_ms IS NULL AND valid"), 0);
+    }
+}

@@ -1,0 +1,125 @@
+// Migrations: from an empty file, from every earlier version, and the refusals.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "db/schema.h"
+#include "db/store.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+namespace {
+
+std::string bytes_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::int64_t user_version(const std::string& path) {
+    sqlite::Connection db(path, sqlite::Access::ReadOnly, std::chrono::milliseconds(0));
+    return db.integer("PRAGMA user_version");
+}
+
+}  // namespace
+
+TEST(Schema, MigrationsAreNumberedFromOneWithoutGaps) {
+    ASSERT_GE(migrations().size(), 2u);
+    for (std::size_t i = 0; i < migrations().size(); ++i) {
+        EXPECT_EQ(migrations()[i].version, static_cast<int>(i) + 1);
+        EXPECT_FALSE(migrations()[i].sql.empty());
+    }
+    EXPECT_EQ(latest_schema_version(), static_cast<int>(migrations().size()));
+}
+
+TEST(Schema, AnEmptyFileGetsTheLatestSchemaInWalMode) {
+    TempDir dir;
+    const std::string path = dir.file("sub/folder/tuning.db");  // the folders are created too
+    {
+        TuningStore store(path);
+        EXPECT_EQ(store.opened_version(), 0);
+        EXPECT_EQ(store.schema_version(), latest_schema_version());
+        EXPECT_EQ(store.connection().integer("PRAGMA application_id"), kTuningDbApplicationId);
+        auto q = store.connection().query("PRAGMA journal_mode");
+        ASSERT_TRUE(q.step());
+        EXPECT_EQ(q.text(0), "wal");
+    }
+    TuningStore again(path, OpenMode::ReadOnly);
+    EXPECT_EQ(again.opened_version(), latest_schema_version());
+    for (const char* view : {"winners_summary", "measurements_summary", "misses_summary", "binaries_summary"})
+        EXPECT_EQ(again.connection().integer(std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + view + "'"), 1)
+            << view;
+}
+
+// For each earlier version v: a file migrated to v only, holding a device row, opens at
+// the latest version with the row kept and every later object present.
+TEST(Schema, EveryEarlierVersionIsUpgradedKeepingItsRows) {
+    for (int v = 0; v < latest_schema_version(); ++v) {
+        SCOPED_TRACE("from version " + std::to_string(v));
+        TempDir dir;
+        const std::string path = dir.file("old.db");
+        const DeviceFingerprint device = h200();
+        {
+            sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+            migrate(db, v);
+            EXPECT_EQ(db.integer("PRAGMA user_version"), v);
+            if (v >= 1)
+                db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+                    .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
+                              device.memory_bytes, device.driver_version, device.runtime_version,
+                              device.nvrtc_version, device.library_version)
+                    .run();
+        }
+        if (v > 0) EXPECT_THROW(TuningStore(path, OpenMode::ReadOnly), DbError) << "read-only must not upgrade";
+        TuningStore store(path);
+        EXPECT_EQ(store.opened_version(), v);
+        EXPECT_EQ(store.schema_version(), latest_schema_version());
+        if (v >= 1) {
+            ASSERT_EQ(store.devices().size(), 1u);
+            EXPECT_EQ(store.devices()[0].gpu_name, "NVIDIA H200");
+        }
+        store.put_winner(winner(store.add_device(device), shape(1, 64, 64), 0.5, nullptr));
+        EXPECT_EQ(store.connection().integer("SELECT count(*) FROM winners_summary"), 1);
+    }
+}
+
+TEST(Schema, AReadOnlyOpenOfAnOlderFileSaysHowToUpgrade) {
+    TempDir dir;
+    const std::string path = dir.file("old.db");
+    {
+        sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+        migrate(db, 1);
+    }
+    try {
+        TuningStore store(path, OpenMode::ReadOnly);
+        FAIL() << "opened an older schema read-only";
+    } catch (const DbError& e) {
+        EXPECT_NE(std::string(e.what()).find("sgemm-db upgrade"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(user_version(path), 1);
+}
+
+TEST(Schema, ANewerSchemaIsRefusedAndTheFileLeftAsItWas) {
+    TempDir dir;
+    const std::string path = dir.file("newer.db");
+    {
+        TuningStore store(path);
+        fill_sample(store);
+        store.connection().exec("PRAGMA user_version = " + std::to_string(latest_schema_version() + 1));
+    }
+    const std::string before = bytes_of(path);
+    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
+        try {
+            TuningStore store(path, mode);
+            FAIL() << "opened a newer schema";
+        } catch (const DbError& e) {
+            EXPECT_NE(std::string(e.what()).find("newer than this build"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(bytes_of(path), before);
+    EXPECT_EQ(user_version(path), latest_schema_version() + 1);
+}

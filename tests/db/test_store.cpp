@@ -1,0 +1,171 @@
+// The store's reads and writes, on real files.
+#include <gtest/gtest.h>
+
+#include "db/store.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+TEST(Store, DevicesAreKeyedByTheirWholeFingerprint) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string a = store.add_device(h200());
+    EXPECT_EQ(store.add_device(h200()), a) << "adding twice is one device";
+    const std::string b = store.add_device(h200(1));  // another driver: another device
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a.size(), 16u);
+    ASSERT_EQ(store.devices().size(), 2u);
+    ASSERT_TRUE(store.find_device(b));
+    EXPECT_EQ(store.find_device(b)->driver_version, 13010);
+    EXPECT_EQ(store.find_device(b)->id(), b);
+    EXPECT_FALSE(store.find_device("0123456789abcdef"));
+}
+
+TEST(Store, ResolvesADeviceByIdOrUniquePrefix) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string a = store.add_device(h200());
+    EXPECT_EQ(store.resolve_device(a), a);
+    EXPECT_EQ(store.resolve_device(a.substr(0, 6)), a);
+    try {
+        store.resolve_device("zz");
+        FAIL();
+    } catch (const UnknownDeviceError& e) {
+        EXPECT_NE(std::string(e.what()).find(a), std::string::npos) << "lists the devices: " << e.what();
+    }
+    store.add_device(h200(1));
+    EXPECT_THROW(store.resolve_device(""), UnknownDeviceError) << "an empty prefix names every device";
+}
+
+TEST(Store, BinaryCacheStoresTheCubinAndCountsHits) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const Binary b = naive_binary();
+    EXPECT_TRUE(store.put_binary(b));
+    EXPECT_FALSE(store.put_binary(b)) << "a known key is kept";
+    EXPECT_FALSE(store.find_binary("no such key"));
+    const std::optional<Binary> found = store.find_binary(b.cache_key);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->cubin, b.cubin);
+    EXPECT_EQ(found->lowered_name, b.lowered_name);
+    EXPECT_EQ(found->kernel, b.kernel);
+    EXPECT_EQ(found->arch, 90);
+    EXPECT_EQ(found->registers, b.registers);
+    EXPECT_EQ(found->hits, 1);
+    EXPECT_EQ(store.find_binary(b.cache_key)->hits, 2);
+}
+
+TEST(Store, ReadOnlyStoreReadsButDoesNotCountHits) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        store.put_binary(naive_binary());
+    }
+    TuningStore reader(path, OpenMode::ReadOnly);
+    ASSERT_TRUE(reader.find_binary(naive_binary().cache_key));
+    EXPECT_EQ(reader.find_binary(naive_binary().cache_key)->hits, 0);
+    EXPECT_THROW(reader.add_device(h200()), DbError);
+}
+
+TEST(Store, MeasurementsComeBackValidFastestFirstThenInvalid) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    const ShapeKey s = shape(8, 4096, 4096);
+    Measurement bad = measurement(id, s, 0.1);
+    bad.valid = false;
+    bad.invalid_reason = "NaN in the output";
+    store.record_measurement(bad);
+    store.record_measurement(measurement(id, s, 0.3));
+    store.record_measurement(measurement(id, s, 0.2));
+    store.record_measurement(measurement(id, shape(1, 4096, 4096), 0.01));  // another shape
+    const std::vector<Measurement> rows = store.measurements(id, s);
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_DOUBLE_EQ(*rows[0].median_ms, 0.2);
+    EXPECT_DOUBLE_EQ(*rows[1].median_ms, 0.3);
+    EXPECT_FALSE(rows[2].valid);
+    EXPECT_EQ(rows[2].invalid_reason, "NaN in the output");
+    EXPECT_NEAR(*rows[0].tflops, 2.0 * 8 * 4096 * 4096 / 0.2e-3 / 1e12, 1e-9) << "the database computes TFLOPS";
+    EXPECT_EQ(rows[0].sm_clock_mhz, 1980);
+    EXPECT_FALSE(rows[0].measured_at.empty());
+    EXPECT_EQ(store.measurements().size(), 4u);
+    EXPECT_TRUE(store.has_measurement(rows[0]));
+    Measurement other = rows[0];
+    other.runs += 1;
+    EXPECT_FALSE(store.has_measurement(other));
+}
+
+TEST(Store, AnInvalidMeasurementNeedsAReason) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    Measurement m = measurement(store.add_device(h200()), shape(1, 1, 1), 1);
+    m.valid = false;
+    EXPECT_THROW(store.record_measurement(m), DbError);
+    EXPECT_TRUE(store.measurements().empty());
+}
+
+TEST(Store, AMeasurementOfAnUnknownDeviceIsRefused) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    EXPECT_THROW(store.record_measurement(measurement("0000000000000000", shape(1, 1, 1), 1)), DbError);
+}
+
+TEST(Store, AWinnerReplacesTheShapesEarlierWinnerAndComesWithItsBinary) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    const Binary b = naive_binary();
+    store.put_binary(b);
+    const ShapeKey s = shape(8, 4096, 4096);
+    store.put_winner(winner(id, s, 0.9, nullptr));
+    store.put_winner(winner(id, s, 0.5, &b));
+    store.put_winner(winner(id, shape(4096, 4096, 4096), 0.7, nullptr));
+    const std::vector<Winner> all = store.winners(id);
+    ASSERT_EQ(all.size(), 2u);
+    const std::optional<Winner> w = store.find_winner(id, s);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->kernel, b.kernel);
+    EXPECT_DOUBLE_EQ(w->ms, 0.5);
+    EXPECT_DOUBLE_EQ(w->speedup, 2.0);
+    EXPECT_FALSE(w->tuned_at.empty());
+    const std::vector<WinnerWithBinary> loaded = store.winners_with_binaries(id);
+    ASSERT_EQ(loaded.size(), 2u);
+    for (const WinnerWithBinary& wb : loaded) {
+        EXPECT_EQ(wb.binary.has_value(), !wb.winner.kernel.is_cublas());
+        if (wb.binary) EXPECT_EQ(wb.binary->cubin, b.cubin);
+    }
+    EXPECT_TRUE(store.winners_with_binaries(store.add_device(h200(1))).empty()) << "another device has none";
+}
+
+TEST(Store, AWinnerWhoseBinaryIsNotCachedIsRefused) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const Binary b = naive_binary();  // never put
+    EXPECT_THROW(store.put_winner(winner(store.add_device(h200()), shape(1, 1, 1), 1, &b)), DbError);
+    EXPECT_TRUE(store.winners().empty());
+}
+
+TEST(Store, MissesAddUpPerShape) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{id, shape(5, 64, 64), 1, "", ""}});
+    store.record_misses({Miss{id, shape(3, 64, 64), 4, "", ""}});
+    const std::vector<Miss> misses = store.misses(id);
+    ASSERT_EQ(misses.size(), 2u);
+    EXPECT_EQ(misses[0].shape, shape(3, 64, 64)) << "most frequent first";
+    EXPECT_EQ(misses[0].count, 6);
+    EXPECT_LE(misses[0].first_seen, misses[0].last_seen);
+    EXPECT_EQ(misses[1].count, 1);
+}
+
+TEST(Store, AFailedWriteInsideABatchLeavesNothingBehind) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{"unknown", shape(5, 64, 64), 1, "", ""}}),
+                 DbError);
+    EXPECT_TRUE(store.misses().empty());
+}
