@@ -1,0 +1,72 @@
+// A tiny tuning run on the GPU: 3 shapes, 2 families, a real database. Every shape gets a
+// winner, and every winner's stored binary, loaded back from the database, computes the
+// right answer on fresh operands.
+#include <gtest/gtest.h>
+
+#include "src/jit/loaded_kernel.h"
+#include "src/records/kernel_records.h"
+#include "tests/db/fixture.h"
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+#include "tuner/tuner.h"
+
+using namespace sgemm;
+
+namespace {
+
+ShapeRow row(int M, int N, int K) {
+    ShapeRow r;
+    r.key.M = M, r.key.N = N, r.key.K = K;
+    return r;
+}
+
+TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"decode", "async"};
+    options.search.top_k = 3;
+    options.jobs = 8;
+    const std::vector<ShapeRow> shapes = {row(8, 1000, 517), row(1, 4096, 1024), row(200, 384, 256)};
+    Tuner tuner(store, gpu->device, options, {});
+    const std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes);
+    ASSERT_EQ(outcomes.size(), 3u);
+
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    for (const ShapeOutcome& o : outcomes) {
+        SCOPED_TRACE(o.row.key.to_string());
+        EXPECT_FALSE(o.skipped);
+        EXPECT_GE(o.candidates, 1);
+        const std::optional<Winner> w = store.find_winner(device_id, o.row.key);
+        ASSERT_TRUE(w.has_value());
+        EXPECT_GT(w->cublas_ms, 0);
+        EXPECT_LE(w->ms, w->cublas_ms);  // a kernel wins only by beating cuBLAS
+        EXPECT_FALSE(store.measurements(device_id, o.row.key).empty());
+        if (w->kernel.is_cublas()) continue;
+
+        const std::optional<Binary> binary = store.find_binary(w->binary_key);
+        ASSERT_TRUE(binary.has_value());
+        CompiledKernel compiled = from_binary(*binary);
+        compiled.values = w->kernel.params;
+        const Family* family = family_of(w->kernel);
+        ASSERT_NE(family, nullptr);
+        const LoadedKernel kernel(*family, compiled);
+
+        ProblemSpec spec;
+        spec.M = o.row.key.M, spec.N = o.row.key.N, spec.K = o.row.key.K;
+        spec.alpha = 0.5f, spec.beta = 2.0f, spec.seed = 4242;
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+        problem.poison_output(gpu->stream.get());
+        kernel.launch(problem.args(), gpu->stream.get());
+        const Accuracy a = problem.check_output();
+        EXPECT_TRUE(a.ok()) << w->kernel.description << ": " << a.verdict();
+    }
+
+    // A second run skips every shape, and compiles nothing.
+    const std::vector<ShapeOutcome> again = Tuner(store, gpu->device, options, {}).tune_all(shapes);
+    for (const ShapeOutcome& o : again) EXPECT_TRUE(o.skipped) << o.row.key.to_string();
+}
+
+}  // namespace
