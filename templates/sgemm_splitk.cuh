@@ -34,13 +34,28 @@ __device__ void sgemm_splitk_finish(const SgemmArgs& p, unsigned tile, int m0, i
     __syncthreads();
     if (!last_block) return;
     __threadfence();
+    // A thread sums BATCH elements, THREADS apart, at a time: the loads of all of them are in
+    // flight together, so a large tile costs a few L2 round trips rather than one per element.
+    constexpr int BATCH = 8;
     const float* partials = sgemm_splitk_partials(p);
-    for (int e = threadIdx.x; e < rows * cols; e += THREADS) {
-        const int row = m0 + e / cols, col = n0 + e % cols;
-        if (row >= p.M || col >= p.N) continue;
-        float sum = 0.0f;
-        for (int s = 0; s < slices; ++s) sum += __ldcg(partials + ((long long)s * p.M + row) * p.N + col);
-        sgemm_store(p, row, col, sum);
+    const long long slice_stride = (long long)p.M * p.N;
+    for (int e0 = threadIdx.x; e0 < rows * cols; e0 += BATCH * THREADS) {
+        int row[BATCH], col[BATCH];
+        float sum[BATCH];
+#pragma unroll
+        for (int b = 0; b < BATCH; ++b) {
+            const int e = e0 + b * THREADS;
+            row[b] = e < rows * cols ? m0 + e / cols : p.M;  // p.M: nothing to do
+            col[b] = n0 + e % cols;
+            sum[b] = 0.0f;
+        }
+        for (int s = 0; s < slices; ++s)
+#pragma unroll
+            for (int b = 0; b < BATCH; ++b)
+                if (row[b] < p.M && col[b] < p.N) sum[b] += __ldcg(partials + s * slice_stride + sgemm_offset(row[b], col[b], p.N));
+#pragma unroll
+        for (int b = 0; b < BATCH; ++b)
+            if (row[b] < p.M && col[b] < p.N) sgemm_store(p, row[b], col[b], sum[b]);
     }
     if (threadIdx.x == 0) counters[tile] = 0;  // ready for the next launch
 }
