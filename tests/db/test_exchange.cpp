@@ -1,0 +1,178 @@
+// Export and import: the round trip, the CSV and base64 underneath, and bad import files.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "db/base64.h"
+#include "db/csv.h"
+#include "db/exchange.h"
+#include "db/verify.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+namespace {
+
+std::string export_text(TuningStore& store, ExchangeFormat format = ExchangeFormat::csv) {
+    std::ostringstream out;
+    export_winners(store, out, format);
+    return out.str();
+}
+
+MergeSummary import_text(TuningStore& store, const std::string& text) {
+    std::istringstream in(text);
+    return import_winners(store, in, "winners.csv");
+}
+
+std::vector<CsvRecord> records(const std::string& csv) {
+    std::istringstream in(csv);
+    return read_csv(in, "export");
+}
+
+// The sample's export with one field of one data row replaced.
+std::string with_field(const std::string& csv, int row, const std::string& column, const std::string& value) {
+    std::vector<CsvRecord> records = ::records(csv);
+    const std::vector<std::string> names = exchange_columns();
+    const auto at = std::find(names.begin(), names.end(), column) - names.begin();
+    records.at(row).fields.at(at) = value;
+    std::string out;
+    for (const CsvRecord& r : records) out += csv_line(r.fields);
+    return out;
+}
+
+}  // namespace
+
+TEST(Csv, QuotesWhatNeedsItAndReadsItBackWithLineNumbers) {
+    const std::vector<std::string> fields = {"plain", "a,b", "say \"hi\"", "two\nlines", ""};
+    const std::string line = csv_line(fields);
+    EXPECT_EQ(line, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\n");
+    std::istringstream in("h1,h2\r\n\n" + line + "x,y\n");
+    const std::vector<CsvRecord> records = read_csv(in, "f.csv");
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[0].line, 1);
+    EXPECT_EQ(records[0].fields, (std::vector<std::string>{"h1", "h2"}));
+    EXPECT_EQ(records[1].line, 3) << "the blank line 2 is skipped";
+    EXPECT_EQ(records[1].fields, fields);
+    EXPECT_EQ(records[2].line, 5) << "the quoted line break counts";
+}
+
+TEST(Csv, AnUnclosedQuoteNamesItsLine) {
+    std::istringstream in("a,b\n1,\"open\n2,3\n");
+    try {
+        read_csv(in, "f.csv");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "f.csv:2: a quoted field is never closed");
+    }
+}
+
+TEST(Base64, RoundTripsEveryLengthAndRejectsBadText) {
+    std::vector<char> bytes;
+    for (int n = 0; n < 10; ++n) {
+        EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes) << n;
+        bytes.push_back(static_cast<char>(0xf0 + n * 37));
+    }
+    EXPECT_EQ(base64_encode({'M', 'a'}), "TWE=");
+    EXPECT_THROW(base64_decode("TWE"), Error);
+    EXPECT_THROW(base64_decode("TW!="), Error);
+    EXPECT_THROW(base64_decode("T=E="), Error);
+}
+
+// Export, import into an empty file, export again: the same text, and the imported file
+// passes verify with the same winners and binaries.
+TEST(Exchange, ExportThenImportRoundTrips) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    const std::string id = fill_sample(source);
+    const std::string csv = export_text(source);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << "a header and four winners";
+
+    TuningStore copy(dir.file("b.db"));
+    const MergeSummary summary = import_text(copy, csv);
+    EXPECT_EQ(summary.devices_added, 1);
+    EXPECT_EQ(summary.count(WinnerOffer::Outcome::Added), 4);
+    EXPECT_EQ(summary.binaries_added, 1);
+    // Every field comes back as it was, but the provenance, which says where it came from.
+    const std::string round_trip = export_text(copy);
+    const std::vector<CsvRecord> before = records(csv), after = records(round_trip);
+    const std::vector<std::string> names = exchange_columns();
+    ASSERT_EQ(before.size(), after.size());
+    for (std::size_t r = 0; r < before.size(); ++r)
+        for (std::size_t c = 0; c < names.size(); ++c) {
+            const std::string expected =
+                r > 0 && names[c] == "provenance" ? before[r].fields[c] + "; merged from winners.csv" : before[r].fields[c];
+            EXPECT_TRUE(after[r].fields.at(c) == expected) << "row " << r << " column " << names[c];
+        }
+    const std::vector<WinnerWithBinary> a = source.winners_with_binaries(id), b = copy.winners_with_binaries(id);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].winner.shape, b[i].winner.shape);
+        EXPECT_EQ(a[i].winner.ms, b[i].winner.ms) << "times survive exactly";
+        EXPECT_EQ(a[i].binary.has_value(), b[i].binary.has_value());
+        if (a[i].binary) EXPECT_EQ(a[i].binary->cubin, b[i].binary->cubin);
+    }
+    EXPECT_TRUE(verify_store(copy).ok());
+
+    const MergeSummary again = import_text(copy, csv);
+    EXPECT_EQ(again.count(WinnerOffer::Outcome::Kept), 4) << "importing twice changes nothing";
+    EXPECT_TRUE(export_text(copy) == round_trip);
+}
+
+TEST(Exchange, JsonExportHasOneObjectPerWinnerWithTypedValues) {
+    TempDir dir;
+    TuningStore store(dir.file("a.db"));
+    fill_sample(store);
+    const std::string json = export_text(store, ExchangeFormat::json);
+    EXPECT_EQ(json.front(), '[');
+    std::size_t objects = 0;
+    for (std::size_t at = json.find("\"device_id\""); at != std::string::npos; at = json.find("\"device_id\"", at + 1))
+        ++objects;
+    EXPECT_EQ(objects, 4u);
+    EXPECT_NE(json.find("\"m\": 4096,"), std::string::npos) << "numbers are numbers";
+    EXPECT_NE(json.find("\"cubin_base64\": null"), std::string::npos) << "the cuBLAS winner has no binary";
+    EXPECT_NE(json.find("\"family\": \"naive\""), std::string::npos);
+}
+
+// Every bad line is named, and nothing of the file is applied.
+TEST(Exchange, AnImportWithBadRowsNamesEachLineAndAppliesNothing) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    fill_sample(source);
+    std::string csv = export_text(source);
+    csv = with_field(csv, 1, "m", "eight");
+    csv = with_field(csv, 3, "alignment", "12");
+    csv = with_field(csv, 4, "driver_version", "12000");  // the fingerprint no longer matches its id
+    TuningStore target(dir.file("b.db"));
+    try {
+        import_text(target, csv);
+        FAIL() << "imported a bad file";
+    } catch (const ImportError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("3 bad lines, nothing imported"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:2: column m: 'eight' is not an integer"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:4: column alignment: '12' is not 4, 8 or 16"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:5: device_id"), std::string::npos) << message;
+    }
+    EXPECT_TRUE(target.devices().empty());
+    EXPECT_TRUE(target.winners().empty());
+}
+
+TEST(Exchange, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    fill_sample(source);
+    const std::string csv = export_text(source);
+    TuningStore target(dir.file("b.db"));
+    EXPECT_THROW(import_text(target, ""), ImportError);
+    EXPECT_THROW(import_text(target, "m,n,k,colour\n1,2,3,red\n"), ImportError);
+    // Row 1 is the first naive winner: a cubin that is not an ELF.
+    try {
+        import_text(target, with_field(csv, 1, "cubin_base64", base64_encode({'n', 'o', 'p', 'e'})));
+        FAIL();
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("winners.csv:2: the binary: its cubin is not an ELF"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(target.winners().empty());
+}

@@ -1,0 +1,122 @@
+// Merging another database: conflicts, another device, and refusals.
+#include <gtest/gtest.h>
+
+#include "db/merge.h"
+#include "db/selection.h"
+#include "db/verify.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+namespace {
+using Outcome = WinnerOffer::Outcome;
+}
+
+// Same device in both files: the faster winner of each shape stays, with its provenance;
+// new shapes arrive; measurements are added once however often the merge runs; miss
+// counts add up.
+TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
+    TempDir dir;
+    const Binary b = naive_binary();
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = ours.add_device(h200());
+    ours.put_binary(b);
+    ours.put_winner(winner(id, shape(1, 4096, 4096), 1.0, &b));   // theirs is faster
+    ours.put_winner(winner(id, shape(8, 4096, 4096), 2.0, &b));   // ours is faster
+    ours.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}});
+    {
+        TuningStore theirs(dir.file("theirs.db"));
+        theirs.add_device(h200());
+        theirs.put_binary(b);
+        Winner faster = winner(id, shape(1, 4096, 4096), 0.8, &b);
+        faster.provenance = "sgemm-tune on box 2";
+        theirs.put_winner(faster);
+        theirs.put_winner(winner(id, shape(8, 4096, 4096), 2.5, &b));
+        theirs.put_winner(winner(id, shape(32, 4096, 4096), 3.0, nullptr));  // new, cuBLAS
+        theirs.record_measurement(measurement(id, shape(1, 4096, 4096), 0.8));
+        theirs.record_misses({Miss{id, shape(3, 64, 64), 5, "", ""}});
+    }
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    EXPECT_EQ(s.count(Outcome::Replaced), 1);
+    EXPECT_EQ(s.count(Outcome::Kept), 1);
+    EXPECT_EQ(s.count(Outcome::Added), 1);
+    EXPECT_EQ(s.devices_added, 0);
+    EXPECT_EQ(s.measurements_added, 1);
+
+    const Winner replaced = *ours.find_winner(id, shape(1, 4096, 4096));
+    EXPECT_DOUBLE_EQ(replaced.ms, 0.8);
+    EXPECT_EQ(replaced.provenance, "sgemm-tune on box 2; merged from " + theirs.path());
+    EXPECT_DOUBLE_EQ(ours.find_winner(id, shape(8, 4096, 4096))->ms, 2.0);
+    EXPECT_EQ(ours.find_winner(id, shape(8, 4096, 4096))->provenance, "test");
+    EXPECT_TRUE(ours.find_winner(id, shape(32, 4096, 4096))->kernel.is_cublas());
+    EXPECT_EQ(ours.misses(id).at(0).count, 7);
+
+    const MergeSummary again = merge_store(ours, theirs);
+    EXPECT_EQ(again.count(Outcome::Kept), 3);
+    EXPECT_EQ(again.measurements_added, 0);
+    EXPECT_EQ(ours.measurements().size(), 1u);
+    EXPECT_TRUE(verify_store(ours).ok());
+}
+
+// Another device's rows come in beside ours and never touch our winners or what our
+// device's dispatch would choose.
+TEST(Merge, AnotherDevicesRowsAreKeptApart) {
+    TempDir dir;
+    const Binary b = naive_binary();
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = fill_sample(ours);
+    const std::vector<Winner> before = ours.winners(id);
+    std::string other_id;
+    {
+        TuningStore theirs(dir.file("theirs.db"));
+        other_id = theirs.add_device(h200(1));  // a newer driver: another device
+        theirs.put_binary(b);
+        theirs.put_winner(winner(other_id, shape(1, 4096, 4096), 0.001, &b));  // far faster
+        theirs.put_winner(winner(other_id, shape(4, 4096, 4096), 0.001, &b));
+    }
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    EXPECT_EQ(s.devices_added, 1);
+    EXPECT_EQ(s.count(Outcome::Added), 2);
+    EXPECT_EQ(s.count(Outcome::Replaced), 0);
+    EXPECT_EQ(ours.devices().size(), 2u);
+    const std::vector<Winner> after = ours.winners(id);
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t i = 0; i < after.size(); ++i) EXPECT_DOUBLE_EQ(after[i].ms, before[i].ms);
+    EXPECT_EQ(ours.winners(other_id).size(), 2u);
+    // M=4 was tuned only on the other device: ours still picks its own nearest shape.
+    const Selection pick = select_kernel(after, shape(4, 4096, 4096));
+    ASSERT_EQ(pick.kind, SelectionKind::Nearest);
+    EXPECT_EQ(pick.winner->device_id, id);
+}
+
+TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
+    TempDir dir;
+    Binary wrong = naive_binary();
+    wrong.cache_key = "for-sm_80";
+    wrong.arch = 80;  // the row says sm_80, the cubin is sm_90
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = fill_sample(ours);
+    {
+        TuningStore theirs(dir.file("theirs.db"));
+        theirs.add_device(h200());
+        theirs.put_binary(wrong);
+        theirs.put_winner(winner(id, shape(1, 4096, 4096), 0.0001, &wrong));
+    }
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    ASSERT_EQ(s.count(Outcome::Refused), 1);
+    EXPECT_NE(s.winners[0].reason.find("sm_90 but the row says sm_80"), std::string::npos) << s.winners[0].reason;
+    EXPECT_DOUBLE_EQ(ours.find_winner(id, shape(1, 4096, 4096))->ms, 0.05);
+    EXPECT_FALSE(ours.find_binary("for-sm_80"));
+}
+
+TEST(Merge, AFileIsNotMergedIntoItself) {
+    TempDir dir;
+    TuningStore ours(dir.file("ours.db"));
+    fill_sample(ours);
+    TuningStore same(dir.file("./ours.db"), OpenMode::ReadOnly);
+    EXPECT_THROW(merge_store(ours, same), Error);
+}

@@ -1,0 +1,112 @@
+// The selection rule (exact, nearest, fallback), on a hand-built database.
+#include <gtest/gtest.h>
+
+#include "db/selection.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+namespace {
+
+// Winners for M = 1, 8, 32, 128 at N = K = 4096 (NN fp32 align16), one TN winner, one at
+// 8-byte alignment, and a decoy on another device that is faster everywhere.
+class Selection_ : public ::testing::Test {
+protected:
+    void SetUp() override {
+        store_ = std::make_unique<TuningStore>(dir_.file("t.db"));
+        const Binary b = naive_binary();
+        store_->put_binary(b);
+        id_ = store_->add_device(h200());
+        for (int M : {1, 8, 32, 128}) store_->put_winner(winner(id_, shape(M, 4096, 4096), 0.01 * M, &b));
+        ShapeKey tn = shape(8, 4096, 4096);
+        tn.trans_a = true;
+        store_->put_winner(winner(id_, tn, 0.5, nullptr));
+        ShapeKey a8 = shape(8, 4096, 4096);
+        a8.alignment = 8;
+        store_->put_winner(winner(id_, a8, 0.5, &b));
+        const std::string other = store_->add_device(h200(1));
+        store_->put_winner(winner(other, shape(2, 4096, 4096), 1e-6, &b));
+        winners_ = store_->winners(id_);
+    }
+    TempDir dir_;
+    std::unique_ptr<TuningStore> store_;
+    std::string id_;
+    std::vector<Winner> winners_;
+};
+
+}  // namespace
+
+TEST_F(Selection_, AnExactWinnerIsTakenAsIs) {
+    const Selection s = select_kernel(winners_, shape(32, 4096, 4096));
+    ASSERT_EQ(s.kind, SelectionKind::Exact);
+    EXPECT_EQ(s.winner->shape, shape(32, 4096, 4096));
+    EXPECT_NE(s.reason.find("exact winner"), std::string::npos) << s.reason;
+}
+
+TEST_F(Selection_, TheNearestInLogMComesFirst) {
+    // log2 4 = 2: M=8 is 1 away, M=1 is 2 away.
+    Selection s = select_kernel(winners_, shape(4, 4096, 4096));
+    ASSERT_EQ(s.kind, SelectionKind::Nearest);
+    EXPECT_EQ(s.winner->shape.M, 8);
+    // M=16 is as near to 8 as to 32 in log space: the tie goes to the smaller.
+    s = select_kernel(winners_, shape(16, 4096, 4096));
+    EXPECT_EQ(s.winner->shape.M, 8);
+    // M decides before N and K: M=100 with other N and K still takes M=128.
+    s = select_kernel(winners_, shape(100, 1024, 14336));
+    ASSERT_EQ(s.kind, SelectionKind::Nearest);
+    EXPECT_EQ(s.winner->shape.M, 128);
+    EXPECT_NE(s.reason.find("nearest tuned shape with NN fp32 align16 is M=128"), std::string::npos) << s.reason;
+}
+
+TEST_F(Selection_, NAndKBreakTiesInM) {
+    const Binary b = naive_binary();
+    store_->put_winner(winner(id_, shape(8, 1024, 1024), 0.1, &b));
+    winners_ = store_->winners(id_);
+    EXPECT_EQ(select_kernel(winners_, shape(8, 1000, 1000)).winner->shape, shape(8, 1024, 1024));
+    EXPECT_EQ(select_kernel(winners_, shape(8, 3000, 5000)).winner->shape, shape(8, 4096, 4096));
+}
+
+TEST_F(Selection_, TransposesPrecisionAndAlignmentMustMatch) {
+    ShapeKey tn = shape(4, 4096, 4096);
+    tn.trans_a = true;
+    EXPECT_TRUE(select_kernel(winners_, tn).winner->kernel.is_cublas()) << "the TN winner, the only TN one";
+    ShapeKey a4 = shape(8, 4096, 4096);
+    a4.alignment = 4;
+    const Selection s = select_kernel(winners_, a4);
+    EXPECT_EQ(s.kind, SelectionKind::Fallback) << "no winner at 4-byte alignment";
+    EXPECT_NE(s.reason.find("none of the device's 6 winners has NN fp32 align4"), std::string::npos) << s.reason;
+    ShapeKey tf32 = shape(8, 4096, 4096);
+    tf32.precision = GemmPrecision::tf32;
+    EXPECT_EQ(select_kernel(winners_, tf32).kind, SelectionKind::Fallback);
+}
+
+TEST_F(Selection_, AKernelThatCannotRunTheShapeIsPassedOver) {
+    const CannotRun too_small_m = [](const Winner& w, const ShapeKey&) {
+        return w.shape.M < 32 ? std::string("grid too large") : std::string();
+    };
+    Selection s = select_kernel(winners_, shape(4, 4096, 4096), too_small_m);
+    ASSERT_EQ(s.kind, SelectionKind::Nearest);
+    EXPECT_EQ(s.winner->shape.M, 32);
+    EXPECT_NE(s.reason.find("passed over M=8 N=4096 K=4096 NN fp32 align16"), std::string::npos) << s.reason;
+    s = select_kernel(winners_, shape(4, 4096, 4096), [](const Winner&, const ShapeKey&) { return std::string("no"); });
+    EXPECT_EQ(s.kind, SelectionKind::Fallback);
+    EXPECT_EQ(s.winner, nullptr);
+}
+
+TEST_F(Selection_, AnotherDevicesWinnersAreNeverCandidates) {
+    // The other device has an exact winner for M=2; this device's list does not.
+    const Selection s = select_kernel(winners_, shape(2, 4096, 4096));
+    ASSERT_EQ(s.kind, SelectionKind::Nearest);
+    EXPECT_EQ(s.winner->device_id, id_);
+    EXPECT_EQ(s.winner->shape.M, 1);
+}
+
+TEST_F(Selection_, NearestCandidatesAreOrderedByTheRule) {
+    const std::vector<const Winner*> c = nearest_candidates(winners_, shape(16, 4096, 4096));
+    ASSERT_EQ(c.size(), 4u);
+    EXPECT_EQ(c[0]->shape.M, 8);
+    EXPECT_EQ(c[1]->shape.M, 32);
+    EXPECT_EQ(c[2]->shape.M, 128);  // 3 away in log2 M
+    EXPECT_EQ(c[3]->shape.M, 1);    // 4 away
+}

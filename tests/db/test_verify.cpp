@@ -1,0 +1,141 @@
+// verify and prune, and the cubin header they read.
+#include <gtest/gtest.h>
+
+#include "db/cubin_elf.h"
+#include "db/prune.h"
+#include "db/stats.h"
+#include "db/verify.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+TEST(CubinElf, ReadsTheSmOfARealCubinAndRefusesOtherBytes) {
+    EXPECT_EQ(cubin_sm(naive_binary().cubin), 90);
+    EXPECT_THROW(cubin_sm({}), Error);
+    std::vector<char> not_cuda = naive_binary().cubin;
+    not_cuda[18] = 62;  // e_machine: x86-64
+    EXPECT_THROW(cubin_sm(not_cuda), Error);
+    std::vector<char> other_sm = naive_binary().cubin;
+    other_sm[49] = 80;  // e_flags bits 8-15 (ELF ABI version 8)
+    EXPECT_EQ(cubin_sm(other_sm), 80);
+}
+
+TEST(Verify, PassesOnADatabaseTheTestsWrote) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    fill_sample(store);
+    const VerifyReport r = verify_store(store);
+    EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+    EXPECT_EQ(r.winners, 4);
+    EXPECT_EQ(r.binaries_checked, 3);
+    EXPECT_EQ(r.binaries_loaded, 0);
+}
+
+TEST(Verify, LoadsTheBinariesOfTheGpusArchWhenAskedTo) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    fill_sample(store);
+    int loads = 0;
+    const TryLoad load = [&](const Binary&) { return ++loads == 2 ? std::string("no kernel image") : std::string(); };
+    VerifyReport r = verify_store(store, load, 90);
+    EXPECT_EQ(loads, 3);
+    EXPECT_EQ(r.binaries_loaded, 2);
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("loading it on the GPU failed: no kernel image"), std::string::npos) << r.problems[0];
+    r = verify_store(store, load, 80);  // another GPU: its cubins are not tried
+    EXPECT_EQ(loads, 3);
+}
+
+TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = fill_sample(store);
+    sqlite::Connection& db = store.connection();
+    db.exec("UPDATE binaries SET cubin = x'00112233'");
+    VerifyReport r = verify_store(store);
+    EXPECT_EQ(r.problems.size(), 3u) << "each of the three winners that use it";
+    EXPECT_NE(r.problems[0].find("its cubin is not an ELF file"), std::string::npos) << r.problems[0];
+
+    db.exec("PRAGMA foreign_keys = OFF; DELETE FROM binaries; PRAGMA foreign_keys = ON");  // as a hand edit would
+    r = verify_store(store);
+    EXPECT_NE(r.problems.at(0).find("refers to a missing row of binaries"), std::string::npos) << r.problems[0];
+    bool missing = false;
+    for (const std::string& p : r.problems) missing = missing || p.find("is missing") != std::string::npos;
+    EXPECT_TRUE(missing);
+
+    db.query("UPDATE devices SET sm_count = 1 WHERE id = ?1").bind(1, id).run();
+    r = verify_store(store);
+    bool edited = false;
+    for (const std::string& p : r.problems) edited = edited || p.find("does not match its id") != std::string::npos;
+    EXPECT_TRUE(edited);
+}
+
+TEST(Prune, RemovingADeviceRemovesItsRowsOnly) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = fill_sample(store);
+    const std::string other = store.add_device(h200(1));
+    store.put_winner(winner(other, shape(1, 1, 1), 1, nullptr));
+    const PruneSummary s = prune_devices(store, {id});
+    EXPECT_EQ(s.devices, 1);
+    EXPECT_EQ(s.winners, 4);
+    EXPECT_EQ(s.measurements, 4);
+    EXPECT_EQ(s.misses, 2);
+    EXPECT_TRUE(store.winners(id).empty());
+    EXPECT_TRUE(store.measurements(id).empty());
+    EXPECT_TRUE(store.misses(id).empty());
+    EXPECT_EQ(store.winners(other).size(), 1u);
+    EXPECT_TRUE(store.find_binary(naive_binary().cache_key)) << "the cache is not per device";
+}
+
+TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string current = fill_sample(store);
+    DeviceFingerprint old = h200();
+    old.library_version = "0.0.1";
+    old.nvrtc_version = "12.4";
+    const std::string old_id = store.add_device(old);
+    Binary old_binary = naive_binary();
+    old_binary.cache_key = "built-by-nvrtc-12.4";
+    old_binary.nvrtc_version = "12.4";
+    old_binary.kernel.template_hash = "an older template";
+    store.put_binary(old_binary);
+    store.put_winner(winner(old_id, shape(1, 4096, 4096), 0.5, &old_binary));
+
+    const PruneSummary s = prune_stale(store);
+    EXPECT_EQ(s.devices, 1);
+    EXPECT_EQ(s.winners, 1);
+    EXPECT_EQ(s.binaries, 1);
+    EXPECT_EQ(s.kernels, 1);
+    EXPECT_FALSE(store.find_device(old_id));
+    EXPECT_FALSE(store.find_binary("built-by-nvrtc-12.4"));
+    EXPECT_EQ(store.winners(current).size(), 4u);
+    EXPECT_TRUE(verify_store(store).ok());
+    const PruneSummary again = prune_stale(store);
+    EXPECT_EQ(again.devices + again.binaries + again.kernels, 0);
+}
+
+TEST(Stats, CountsRowsAndTheCacheHitRate) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = fill_sample(store);
+    store.find_binary(naive_binary().cache_key);
+    store.find_binary(naive_binary().cache_key);
+    store.find_binary(naive_binary().cache_key);
+    const StoreStats s = store_stats(store);
+    EXPECT_EQ(s.binaries, 1);
+    EXPECT_EQ(s.binary_hits, 3);
+    EXPECT_DOUBLE_EQ(s.hit_rate(), 0.75);
+    EXPECT_EQ(s.kernels, 1);
+    EXPECT_GT(s.file_bytes, 0);
+    ASSERT_EQ(s.devices.size(), 1u);
+    EXPECT_EQ(s.devices[0].id, id);
+    EXPECT_EQ(s.devices[0].winners, 4);
+    EXPECT_EQ(s.devices[0].cublas_winners, 1);
+    EXPECT_EQ(s.devices[0].measurements, 4);
+    EXPECT_EQ(s.devices[0].invalid_measurements, 1);
+    EXPECT_EQ(s.devices[0].missed_shapes, 2);
+    EXPECT_EQ(s.devices[0].misses, 6);
+}
