@@ -248,9 +248,10 @@ int cmd_show(Context& ctx) {
     std::printf("%s, best first (* the stored winner)\n", shape.to_string().c_str());
     Table table({"", "device", "kernel", "median ms", "min ms", "max ms", "runs", "TFLOPS", "error", "MHz", "verdict",
                  "measured at"});
+    std::set<std::string> marked;  // devices whose winner's row is marked: its fastest valid run
     for (const Measurement& m : rows) {
         const std::optional<Winner> w = store.find_winner(m.device_id, shape);
-        const bool chosen = w && w->kernel == m.kernel;
+        const bool chosen = w && w->kernel == m.kernel && m.valid && marked.insert(m.device_id).second;
         char error[32] = "-";
         if (m.error_norm) std::snprintf(error, sizeof error, "%.2e", *m.error_norm);
         table.add({chosen ? "*" : "", m.device_id.substr(0, 8), m.kernel.description, optional_fixed(m.median_ms, 4),
@@ -411,8 +412,9 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
     }
     for (const WinnerOffer& offer : s.winners) {
         const Winner& in = offer.incoming;
-        std::string line = std::string(names[static_cast<int>(offer.outcome)]) + "  " + in.device_id.substr(0, 8) +
-                           " " + in.shape.to_string() + ": ";
+        char outcome[16];
+        std::snprintf(outcome, sizeof outcome, "%-9s", names[static_cast<int>(offer.outcome)]);
+        std::string line = outcome + in.device_id.substr(0, 8) + " " + in.shape.to_string() + ": ";
         const std::string theirs = in.kernel.description + " " + fixed(in.ms, 4) + " ms";
         const std::string ours = offer.previous ? offer.previous->kernel.description + " " + fixed(offer.previous->ms, 4) + " ms" : "";
         switch (offer.outcome) {

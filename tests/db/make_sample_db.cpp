@@ -1,0 +1,50 @@
+// Writes a tuning database for the sgemm-db command-line test (sgemm_db_cli.sh).
+//
+// usage: make_sample_db PATH ours|theirs|old
+//   ours    the fixture's sample: one H200 with 4 winners (3 naive, 1 cuBLAS),
+//           measurements and 2 misses (fill_sample)
+//   theirs  to merge into ours: the same H200 with a faster winner at M=1, a slower one at
+//           M=8, and another device (a newer driver) with a winner at M=2
+//   old     an empty database at schema version 1, to upgrade
+#include <cstdio>
+#include <string>
+
+#include "db/schema.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old\n");
+        return 1;
+    }
+    const std::string path = argv[1], kind = argv[2];
+    try {
+        if (kind == "old") {
+            sqlite::Connection db(path, sqlite::Access::ReadWrite, TuningStore::kDefaultBusyTimeout);
+            migrate(db, 1);
+            return 0;
+        }
+        TuningStore store(path);
+        if (kind == "ours") {
+            fill_sample(store);
+            return 0;
+        }
+        if (kind != "theirs") throw Error("unknown kind '" + kind + "'");
+        const Binary b = naive_binary();
+        store.put_binary(b);
+        const std::string id = store.add_device(h200());
+        Winner faster = winner(id, shape(1, 4096, 4096), 0.04, &b);
+        faster.provenance = "sgemm-tune on the other box";
+        store.put_winner(faster);
+        store.put_winner(winner(id, shape(8, 4096, 4096), 0.9, &b));
+        const std::string other = store.add_device(h200(1));
+        store.put_winner(winner(other, shape(2, 4096, 4096), 0.03, &b));
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "make_sample_db: %s\n", e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# sgemm-db's command line on real files: every subcommand, --json, the default path, exit
+# codes (0 ok, 1 user error, 2 environment error) and clear one-line errors.
+# usage: sgemm_db_cli.sh SGEMM_DB MAKE_SAMPLE_DB
+set -u
+db_tool="$1"
+make_sample="$2"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# run EXPECTED_RC ARGS...: runs sgemm-db, keeps stdout in $out and stderr in $err.
+run() {
+  local want=$1; shift
+  out=$("$db_tool" "$@" 2>"$dir/err"); local rc=$?
+  err=$(cat "$dir/err")
+  [ $rc -eq "$want" ] || fail "sgemm-db $* exited $rc, expected $want; stderr: $err"
+}
+has() { grep -qF -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$out" || fail "not JSON: $out"; }
+
+"$make_sample" "$dir/ours.db" ours || fail "make_sample_db ours"
+"$make_sample" "$dir/theirs.db" theirs || fail "make_sample_db theirs"
+"$make_sample" "$dir/old.db" old || fail "make_sample_db old"
+ours=(--db "$dir/ours.db")
+
+# --- help and usage errors: exit 1, a message and a hint ---
+run 0 --help
+for c in list show explain stats misses export import merge prune verify upgrade; do has "$out" "  $c"; done
+has "$out" '$SGEMM_DB if set, else $XDG_DATA_HOME/sgemm/tuning.db, else ~/.local/share/sgemm/tuning.db'
+run 1 "${ours[@]}"; has "$err" "no command given"
+run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"
+run 1 "${ours[@]}" show 8 4096; has "$err" "usage: sgemm-db show M N K"
+run 1 "${ours[@]}" show 8 x 4096; has "$err" "N must be a positive integer, not 'x'"
+run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
+run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"
+run 1 "${ours[@]}" list --device feedface; has "$err" "'feedface' names no device"
+
+# --- the default path: $SGEMM_DB, then $XDG_DATA_HOME, then ~/.local/share ---
+out=$(SGEMM_DB="$dir/env.db" "$db_tool" list 2>&1); has "$out" "no tuning database at $dir/env.db"
+out=$(env -u SGEMM_DB XDG_DATA_HOME="$dir/xdg" "$db_tool" list 2>&1); has "$out" "$dir/xdg/sgemm/tuning.db"
+out=$(env -u SGEMM_DB -u XDG_DATA_HOME HOME="$dir/home" "$db_tool" list 2>&1)
+has "$out" "$dir/home/.local/share/sgemm/tuning.db"
+
+# --- bad databases: exit 2, one line that says what is wrong, the file untouched ---
+run 2 --db "$dir/absent.db" list; has "$err" "no tuning database at $dir/absent.db"
+[ ! -e "$dir/absent.db" ] || fail "a reading command created the file"
+printf 'M,N,K\n8,4096,4096\n%.0s' {1..100} > "$dir/shapes.csv"
+cp "$dir/shapes.csv" "$dir/shapes.keep"
+run 2 --db "$dir/shapes.csv" list; has "$err" "is not an SQLite database"
+[ "$(wc -l <<<"$err")" -eq 1 ] || fail "expected one line, got: $err"
+cmp -s "$dir/shapes.csv" "$dir/shapes.keep" || fail "the CSV was changed"
+cp "$dir/ours.db" "$dir/newer.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=99'); c.commit()" "$dir/newer.db"
+run 2 --db "$dir/newer.db" list; has "$err" "schema version 99, newer than this build"
+run 2 --db "$dir/newer.db" import /dev/null; has "$err" "newer than this build"
+
+# --- an older file: readers say how to upgrade, upgrade does it ---
+run 2 --db "$dir/old.db" list; has "$err" "sgemm-db upgrade"
+run 0 --db "$dir/old.db" upgrade; has "$out" "schema version 2 (was 1)"
+run 0 --db "$dir/old.db" list; has "$out" "no winners"
+run 2 --db "$dir/absent.db" upgrade; [ ! -e "$dir/absent.db" ] || fail "upgrade created a file"
+
+# --- list, show, stats, misses ---
+run 0 "${ours[@]}" list
+[ "$(wc -l <<<"$out")" -eq 5 ] || fail "list: expected a header and 4 winners: $out"
+has "$out" "naive BLOCK_X=32 BLOCK_Y=8"; has "$out" "cuBLAS"; has "$out" "NVIDIA H200"
+head -1 <<<"$out" | grep -q "device  *gpu  *M  *N  *K  *trans" || fail "list header: $out"
+run 0 "${ours[@]}" list --json
+[ "$(json 'len(d)')" = 4 ] || fail "list --json: $out"
+[ "$(json 'd[1]["shape"]["m"]')" = 8 ] || fail "list --json order: $out"
+id=$(json 'd[0]["device_id"]')
+
+run 0 "${ours[@]}" show 8 4096 4096
+has "$out" "M=8 N=4096 K=4096 NN fp32 align16, best first"
+has "$out" "INVALID: wrong result: max error 3.1 above tolerance"
+[ "$(grep -c "^\* " <<<"$out")" -eq 1 ] || fail "show marks the winner's run once: $out"
+tail -1 <<<"$out" | grep -q INVALID || fail "show: invalid rows last: $out"
+run 0 "${ours[@]}" show 8 4096 4096 --json
+[ "$(json 'd[0]["valid"], d[1]["valid"]')" = "True False" ] || fail "show --json: $out"
+run 0 "${ours[@]}" show 3 3 3; has "$out" "no measurements of M=3 N=3 K=3"
+
+run 0 "${ours[@]}" stats
+has "$out" "schema version 2"; has "$out" "$id"; has "$out" "hit rate"
+run 0 "${ours[@]}" stats --json
+[ "$(json 'd["devices"][0]["winners"], d["binaries"]')" = "4 1" ] || fail "stats --json: $out"
+
+run 0 "${ours[@]}" misses
+[ "$(wc -l <<<"$out")" -eq 3 ] || fail "misses: $out"
+sed -n 2p <<<"$out" | grep -q " 16  *4096  *4096  *NN  *fp32  *16  *5 " || fail "misses: most frequent first: $out"
+run 0 "${ours[@]}" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "misses --json: $out"
+
+# --- explain: exact, nearest, fallback, and why ---
+run 0 "${ours[@]}" explain 8 4096 4096 --device "${id:0:6}"
+has "$out" "decision  exact"; has "$out" "launch    naive BLOCK_X=32 BLOCK_Y=8"
+run 0 "${ours[@]}" explain 4 4096 4096 --device "$id"
+has "$out" "decision  nearest"; has "$out" "the nearest tuned shape with NN fp32 align16 is M=8 N=4096 K=4096"
+run 0 "${ours[@]}" explain 8 4096 4096 --align 4 --device "$id"
+has "$out" "decision  fallback"; has "$out" "cuBLAS by default"; has "$out" "has NN fp32 align4"
+run 0 "${ours[@]}" explain 2000 4096 4096 --trans TN --json --device "$id"
+[ "$(json 'd["decision"]')" = fallback ] || fail "explain --json: $out"
+run 0 "${ours[@]}" explain 4096 4096 4096   # "this device": the GPU here, else the file's only device
+has "$out" "decision"
+
+# --- export and import ---
+run 0 "${ours[@]}" export -o "$dir/winners.csv"
+[ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
+run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
+run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
+run 0 --db "$dir/copy.db" import "$dir/winners.csv"; has "$out" "winners 4 added, 0 replaced, 0 kept"
+run 0 "${ours[@]}" list; before=$out
+run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "import did not rebuild the winners: $out"
+run 0 --db "$dir/copy.db" verify; has "$out" "ok:"
+
+sed '3s/,8,4096,4096,NN,/,8,4096,4096,XX,/' "$dir/winners.csv" > "$dir/bad.csv"
+run 1 --db "$dir/copy.db" import "$dir/bad.csv"
+has "$err" "1 bad line, nothing imported"; has "$err" "$dir/bad.csv:3: column trans: unknown transposes 'XX'"
+run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "a failed import changed the database"
+run 1 --db "$dir/copy.db" import "$dir/nothing-here.csv"; has "$err" "cannot read"
+
+# --- merge: the faster winner stays, another device is kept apart ---
+cp "$dir/ours.db" "$dir/merged.db"
+run 0 --db "$dir/merged.db" merge "$dir/theirs.db"
+has "$out" "replaced ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16: naive BLOCK_X=32 BLOCK_Y=8 0.0500 ms -> naive BLOCK_X=32 BLOCK_Y=8 0.0400 ms"
+has "$out" "kept     ${id:0:8} M=8 N=4096 K=4096"
+has "$out" "1 devices added; winners 1 added, 1 replaced, 1 kept, 0 refused"
+run 0 --db "$dir/merged.db" list --device "$id" --json
+[ "$(json 'len(d)')" = 4 ] || fail "merge added rows to our device: $out"
+has "$out" "sgemm-tune on the other box; merged from $dir/theirs.db"
+run 0 --db "$dir/merged.db" stats --json; [ "$(json 'len(d["devices"])')" = 2 ] || fail "merge: $out"
+other=$(json '[x["device_id"] for x in d["devices"] if x["device_id"] != "'"$id"'"][0]')
+run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
+run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database"
+
+# --- prune ---
+run 1 --db "$dir/merged.db" prune; has "$err" "prune needs --device ID... or --stale"
+run 0 --db "$dir/merged.db" prune --device "$other"; has "$out" "removed 1 devices, 1 winners"
+run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
+run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
+
+# --- verify: passes on what the tests wrote, fails (exit 2) on a broken cubin ---
+run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version 2, 1 devices, 4 winners, 3 binaries checked"
+run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify --json: $out"
+run 0 --db "$dir/merged.db" verify
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"
+run 2 --db "$dir/merged.db" verify; has "$out" "problem:"; has "$out" "its cubin is not an ELF file"
+
+# --- the views read well in a plain SQL shell ---
+python3 - "$dir/ours.db" <<'PY' || fail "winners_summary"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("SELECT * FROM winners_summary").fetchall()
+names = [d[0] for d in c.execute("SELECT * FROM winners_summary").description]
+assert names[:9] == ["device", "gpu", "M", "N", "K", "trans", "precision", "align", "kernel"], names
+assert "tflops" in names and "speedup" in names and "cublas_ms" in names, names
+assert len(rows) == 4, rows
+for r in rows: print(" | ".join(str(v) for v in r))
+PY
+echo "ok: sgemm-db command line"
