@@ -109,14 +109,13 @@ struct SgemmTileLoader<true, BX, BK, THREADS> {
 template <int BX, int BK, int THREADS>
 struct SgemmTileLoader<false, BX, BK, THREADS> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, false);
-    // A warp copies 4 rows x 8 consecutive k: whole 32-byte sectors of global memory, and
-    // shared-memory banks (4 * k + row) mod 32, all distinct thanks to the padding.
-    static constexpr int K_GROUPS = BK / 8;
-    static constexpr int ROWS_PER_PASS = THREADS / BK;
+    // Thread t copies row t/8, k t%8 (+ 8j): a warp copies 4 rows x 8 consecutive k at a time,
+    // whole 32-byte sectors of global memory, into shared-memory banks (4 * k + row) mod 32,
+    // all distinct thanks to the padding. The k groups of a row differ by a constant offset,
+    // so only the row passes need an address computed.
+    static constexpr int ROWS_PER_PASS = THREADS / 8;
     static constexpr int PASSES = BX / ROWS_PER_PASS;
-    static_assert(BK % 8 == 0 && (THREADS / 32) % K_GROUPS == 0 && ROWS_PER_PASS % 4 == 0 &&
-                      BX % ROWS_PER_PASS == 0,
-                  "warps tile the BX x BK block in 4 x 8 pieces");
+    static_assert(BK % 8 == 0 && BX % ROWS_PER_PASS == 0, "the block covers the BX x BK tile in 4 x 8 pieces");
 
     const float* src;  // this thread's first element of the next tile
     int col;           // its k within the tile
@@ -124,9 +123,8 @@ struct SgemmTileLoader<false, BX, BK, THREADS> {
     int dst;           // its offset in Xs
 
     __device__ SgemmTileLoader(const float* X, int ld, int x0, int extent, int k_first) {
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const int row = warp / K_GROUPS * 4 + lane / 8;
-        col = warp % K_GROUPS * 8 + lane % 8;
+        const int row = threadIdx.x / 8;
+        col = threadIdx.x % 8;
         rows_left = extent - x0 - row;
         src = X + sgemm_offset(x0 + row, k_first + col, ld);
         dst = col * STRIDE + row;
@@ -134,12 +132,16 @@ struct SgemmTileLoader<false, BX, BK, THREADS> {
 
     template <bool CHECKED>
     __device__ __forceinline__ void load(float* Xs, const float* X, int ld, int k0, int K) {
-        const bool inside = !CHECKED || k0 + col < K;
 #pragma unroll
-        for (int i = 0; i < PASSES; ++i)
-            if (!CHECKED || i * ROWS_PER_PASS < rows_left)
-                sgemm_cp_async4(Xs + dst + i * ROWS_PER_PASS, inside ? src + sgemm_offset(i * ROWS_PER_PASS, 0, ld) : X,
-                                inside ? 4 : 0);
+        for (int i = 0; i < PASSES; ++i) {
+            if (CHECKED && i * ROWS_PER_PASS >= rows_left) break;
+            const float* g = src + sgemm_offset(i * ROWS_PER_PASS, 0, ld);
+#pragma unroll
+            for (int j = 0; j < BK / 8; ++j) {
+                const bool inside = !CHECKED || k0 + col + 8 * j < K;
+                sgemm_cp_async4(Xs + dst + 8 * j * STRIDE + i * ROWS_PER_PASS, inside ? g + 8 * j : X, inside ? 4 : 0);
+            }
+        }
         src += BK;
     }
 };

@@ -28,9 +28,6 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
         return "a " + std::to_string(s.wm) + "x" + std::to_string(s.wn) + " warp tile with " + std::to_string(s.tm) +
                "x" + std::to_string(s.tn) + " per thread does not give each of a warp's 32 lanes one thread tile";
     if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
-    if (s.warps() % (s.bk / 8))
-        return "BK=" + std::to_string(s.bk) + " needs a multiple of " + std::to_string(s.bk / 8) +
-               " warps: each warp copies 8 k of a transposed tile";
     if ((s.stages - 1) * s.bk < 16)
         return "STAGES-1 tiles in flight hold " + std::to_string((s.stages - 1) * s.bk) +
                " k; at least 16 are needed for the copies to land while the block computes";
