@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "db/shape_key.h"
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device.h"
 #include "src/cuda/stream.h"
@@ -43,12 +44,13 @@ struct Row {
     Accuracy accuracy;
 };
 
-Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
+Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
                  const CublasHandle& cublas, const TimingPlan& plan, L2Flusher& flusher, Stream& stream,
                  const DeviceInfo& device, bool& all_ok) {
     std::fprintf(stderr, "[%s] preparing operands and the cuBLAS reference...\n", shape.label().c_str());
     ProblemSpec spec;
     spec.M = shape.m, spec.N = shape.n, spec.K = shape.k;
+    spec.trans_a = layout.trans_a, spec.trans_b = layout.trans_b;
     GemmProblem problem(spec, cublas, stream.get());
 
     std::vector<Row> rows;
@@ -69,10 +71,13 @@ Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKer
     };
     for (const auto& k : kernels) problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
     const SgemmArgs args = problem.args();
-    measure("cublas", "default math (fp32 FFMA)", [&](cudaStream_t s) { cublas.sgemm(args, s); });
+    measure("cublas", "default math (fp32 FFMA)",
+            [&](cudaStream_t s) { cublas.sgemm(args, s, spec.trans_a, spec.trans_b); });
     for (const auto& k : kernels) {
-        const std::string why = k->family().unsupported_shape_reason(k->values(), shape.m, shape.n, shape.k,
-                                                                     Arch{device.sm()});
+        std::string why = k->family().unsupported_shape_reason(k->values(), shape.m, shape.n, shape.k,
+                                                               Arch{device.sm()});
+        if (!k->family().reads_transposes(k->values(), spec.trans_a, spec.trans_b))
+            why = k->family().describe(k->values()) + " does not read the " + layout.transposes() + " layout";
         if (!why.empty()) {
             std::fprintf(stderr, "[%s] skipping %s: %s\n", shape.label().c_str(), k->family().name.c_str(), why.c_str());
             continue;
@@ -87,12 +92,13 @@ Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKer
         one.M = 1;
         GemmProblem row(one, cublas, stream.get());
         const SgemmArgs row_args = row.args();
-        cublas_one_row = time_runs([&](cudaStream_t s) { cublas.sgemm(row_args, s); }, plan, flusher, stream.get());
+        cublas_one_row = time_runs([&](cudaStream_t s) { cublas.sgemm(row_args, s, spec.trans_a, spec.trans_b); },
+                                   plan, flusher, stream.get());
     }
 
     const double cublas_ms = rows.front().timing.median_ms;
-    std::printf("\nM=%d N=%d K=%d on %s (sm_%d), median of up to %d runs, L2 flushed\n", shape.m, shape.n,
-                shape.k, device.name.c_str(), device.sm(), plan.iters);
+    std::printf("\nM=%d N=%d K=%d %s on %s (sm_%d), median of up to %d runs, L2 flushed\n", shape.m, shape.n,
+                shape.k, layout.transposes().c_str(), device.name.c_str(), device.sm(), plan.iters);
     if (cublas_one_row)
         std::printf("cuBLAS at M=1 (same N, K): %.4f ms; 'x M=1' is each kernel's time over it\n",
                     cublas_one_row->median_ms);
@@ -128,7 +134,7 @@ Json bench_shape(const Shape& shape, const std::vector<std::unique_ptr<LoadedKer
         entry.set("size", shape.n);
     else
         entry.set("size", shape.label());
-    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("iters", plan.iters);
+    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("trans", layout.transposes()).set("iters", plan.iters);
     if (cublas_one_row) entry.set("cublas_m1_ms", cublas_one_row->median_ms);
     entry.set("results", results);
     return entry;
@@ -157,6 +163,9 @@ int main(int argc, char** argv) {
         ("max-seconds", po::value<double>()->default_value(10.0),
          "time budget per kernel and shape; slow kernels get fewer runs (at least 3)")
         ("kernels", po::value<std::string>(), "comma-separated subset of the families (default: all)")
+        ("trans", po::value<std::string>()->default_value("NN"),
+         "how A and B are stored: NN, NT, TN or TT (A as K x M with T first, B as N x K with T second); "
+         "kernels that read another layout are skipped")
         ("config", po::value<std::vector<std::string>>(),
          "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable")
         ("save-cubins", po::value<std::string>(), "write each kernel's cubin into this folder (for cuobjdump)")
@@ -164,6 +173,7 @@ int main(int argc, char** argv) {
         ("json", po::value<std::string>(), "also write the results as JSON to this file");
 
     std::vector<Shape> shapes;
+    ShapeKey layout;  // only its transposes
     TimingPlan plan;
     std::vector<std::string> wanted;
     std::vector<std::pair<std::string, ParamValues>> extra_configs;
@@ -197,6 +207,7 @@ int main(int argc, char** argv) {
         if (plan.iters < 1 || plan.warmup < 0 || plan.max_seconds <= 0)
             throw po::error("--iters must be at least 1, --warmup at least 0, --max-seconds positive");
         device_ordinal = vm["device"].as<int>();
+        parse_transposes(vm["trans"].as<std::string>(), layout);
         if (vm.count("kernels")) {
             wanted = parse_name_list(vm["kernels"].as<std::string>());
             for (const std::string& name : wanted) find_family(name);  // unknown names fail here
@@ -253,7 +264,7 @@ int main(int argc, char** argv) {
         bool all_ok = true;
         std::vector<Json> entries;
         for (const Shape& shape : shapes)
-            entries.push_back(bench_shape(shape, kernels, cublas, plan, flusher, stream, device, all_ok));
+            entries.push_back(bench_shape(shape, layout, kernels, cublas, plan, flusher, stream, device, all_ok));
         if (!json_path.empty()) {
             // One shape: one object. A sweep: an array with one object per size.
             Json sweep = Json::array();

@@ -23,6 +23,10 @@ err=$("$bench" --size 64 --kernels naive,bogus 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "an unknown kernel exited $rc, expected 1"
 grep -q "unknown kernel family 'bogus'" <<<"$err" || fail "unknown kernel message: $err"
 
+err=$("$bench" --size 64 --trans XN 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--trans XN exited $rc, expected 1"
+grep -q "unknown transposes 'XN'" <<<"$err" || fail "--trans message: $err"
+
 err=$("$bench" --size 64 --iters 2 --kernels naive 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 0 ]; then
   echo "a GPU is visible: the no-GPU message cannot be checked here"
