@@ -31,7 +31,7 @@
 //    Rows of Xs are padded by 4 floats so these writes are free of bank conflicts.
 //
 // Split-K. With gridDim.y > 1 the k tiles are divided into gridDim.y contiguous slices, one
-// per block row of the grid, and the slices are summed by the deterministic protocol of
+// per blockIdx.y, and the slices are summed by the deterministic protocol of
 // sgemm_splitk.cuh. This fills the GPU when there are few tiles of C (1024^3, or M of a
 // few dozen rows).
 #pragma once
@@ -53,9 +53,9 @@ constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stage
 // K_ROWS: the operand is stored as rows of k. Constructed with the operand's pointer and
 // leading dimension, the tile's first x (x0) and the matrix's extent in x, and the first k
 // of this block's slice; load() then copies the next tile. Copies outside the matrix in x
-// are skipped: those rows or columns of the tile feed only elements of C outside C, which
-// are never stored. Copies past K, in the last tile, are zero-filled: they feed every
-// element.
+// may be skipped, leaving stale values: those rows or columns of the tile feed only elements
+// of C outside C, which are never stored. Copies past K, in the last tile, are zero-filled:
+// they feed every element.
 template <bool K_ROWS, int BX, int BK, int THREADS>
 struct SgemmTileLoader;
 
