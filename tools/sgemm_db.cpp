@@ -4,7 +4,7 @@
 // writes), calls one db/ function and prints its answer as an aligned table for people or,
 // with --json, as JSON for programs. The only logic here is what needs the GPU (the current
 // device's fingerprint, loading cubins) or the kernel families (whether a kernel can run a
-// shape), which db/ must not depend on.
+// shape, from src/records), which db/ must not depend on.
 #include <boost/program_options.hpp>
 
 #include <cstdio>
@@ -25,8 +25,7 @@
 #include "db/verify.h"
 #include "src/cuda/device.h"
 #include "src/cuda/library.h"
-#include "src/families/registry.h"
-#include "src/jit/compiler.h"
+#include "src/records/kernel_records.h"
 #include "src/util/json.h"
 
 namespace po = boost::program_options;
@@ -120,31 +119,7 @@ std::optional<DeviceFingerprint> current_gpu() {
     } catch (const NoDeviceError&) {
         return std::nullopt;
     }
-    const DeviceInfo info = use_device(0);
-    DeviceFingerprint f;
-    f.gpu_name = info.name;
-    f.cc_major = info.cc_major;
-    f.cc_minor = info.cc_minor;
-    f.sm_count = info.sm_count;
-    f.memory_bytes = static_cast<std::int64_t>(info.global_memory_bytes);
-    f.driver_version = info.driver_version;
-    f.runtime_version = info.runtime_version;
-    f.nvrtc_version = nvrtc_version();
-    return f;
-}
-
-// Why the winner's kernel cannot run `shape`, as dispatch would judge it from the family.
-std::string cannot_run(const Winner& w, const ShapeKey& shape, const DeviceFingerprint& device) {
-    if (w.kernel.is_cublas()) return "";
-    const Family* family = nullptr;
-    for (const Family& f : all_families())
-        if (f.name == w.kernel.family) family = &f;
-    if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
-    if (family->required_alignment > shape.alignment)
-        return "it needs " + std::to_string(family->required_alignment) + "-byte alignment";
-    if (!family->reads_transposes(w.kernel.params, shape.trans_a, shape.trans_b))
-        return "it does not read " + shape.transposes();
-    return family->unsupported_shape_reason(w.kernel.params, shape.M, shape.N, shape.K, Arch{device.sm()});
+    return fingerprint_of(use_device(0));
 }
 
 struct Context {
@@ -284,7 +259,9 @@ int cmd_explain(Context& ctx) {
     const std::vector<Winner> winners = device ? store.winners(device_id) : std::vector<Winner>{};
     Selection selection;
     if (device)
-        selection = select_kernel(winners, shape, [&](const Winner& w, const ShapeKey& s) { return cannot_run(w, s, *device); });
+        selection = select_kernel(winners, shape, [&](const Winner& w, const ShapeKey& s) {
+            return kernel_cannot_run(w.kernel, s, Arch{device->sm()});
+        });
     else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back";

@@ -7,10 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "src/families/registry.h"
-#include "src/jit/compiler.h"
-#include "src/util/hash.h"
+#include "src/records/kernel_records.h"
 
 namespace sgemm::testing {
 
@@ -42,21 +43,7 @@ DeviceFingerprint h200(int variant) {
 Binary naive_binary() {
     static const Binary binary = [] {
         const Family& family = find_family("naive");
-        const CompiledKernel k = compile_kernel(family, family.defaults, Arch{90});
-        Binary b;
-        b.cache_key = k.cache_key;
-        b.kernel = KernelRef{family.name, k.values, family.describe(k.values), Fnv1a64().add(render_source(family)).hex()};
-        b.arch = k.arch.sm;
-        b.nvrtc_version = nvrtc_version();
-        b.lowered_name = k.lowered_name;
-        b.cubin = k.cubin;
-        b.registers = k.ptxas.registers;
-        b.shared_bytes = k.ptxas.shared_bytes;
-        b.stack_bytes = k.ptxas.stack_bytes;
-        b.spill_store_bytes = k.ptxas.spill_store_bytes;
-        b.spill_load_bytes = k.ptxas.spill_load_bytes;
-        b.compile_ms = k.compile_ms;
-        return b;
+        return to_binary(compile_kernel(family, family.defaults, Arch{90}), kernel_ref(family, family.defaults));
     }();
     return binary;
 }
@@ -112,6 +99,20 @@ std::string fill_sample(TuningStore& store) {
     store.put_winner(winner(id, shape(4096, 4096, 4096), 1.0, nullptr));
     store.record_misses({Miss{id, shape(16, 4096, 4096), 5, "", ""}, Miss{id, shape(2, 14336, 4096), 1, "", ""}});
     return id;
+}
+
+std::string write_sample(const TempDir& dir, const std::string& name) {
+    const std::string path = dir.file(name);
+    TuningStore store(path);
+    fill_sample(store);
+    return path;
+}
+
+std::string bytes_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
 }
 
 ChildProcess::ChildProcess(const std::function<void()>& body) {

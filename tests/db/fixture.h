@@ -42,6 +42,12 @@ Measurement measurement(const std::string& device_id, const ShapeKey& shape, dou
 // device's id.
 std::string fill_sample(TuningStore& store);
 
+// fill_sample into a new, closed file `name` in `dir`; returns its path.
+std::string write_sample(const TempDir& dir, const std::string& name = "sample.db");
+
+// The bytes of a file, to check that a failed open changed nothing.
+std::string bytes_of(const std::string& path);
+
 // A forked child process that runs `body` and exits: 0 when body returned, 1 when it
 // threw (the message goes to stderr).
 class ChildProcess {

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "db/store.h"
@@ -18,13 +17,6 @@ using namespace sgemm::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string bytes_of(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 void write_file(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;
@@ -82,11 +74,7 @@ TEST(BadInput, ASqliteFileOfSomethingElseIsRefusedAndKept) {
 
 TEST(BadInput, ATruncatedFileIsReportedCorruptAndNotChanged) {
     TempDir dir;
-    const std::string path = dir.file("t.db");
-    {
-        TuningStore store(path);
-        fill_sample(store);
-    }
+    const std::string path = write_sample(dir, "t.db");
     const std::string whole = bytes_of(path);
     ASSERT_GT(whole.size(), 8192u);
     const std::string truncated = whole.substr(0, whole.size() / 2);
@@ -103,11 +91,7 @@ TEST(BadInput, ATruncatedFileIsReportedCorruptAndNotChanged) {
 
 TEST(BadInput, ACorruptPageIsFoundByVerify) {
     TempDir dir;
-    const std::string path = dir.file("t.db");
-    {
-        TuningStore store(path);
-        fill_sample(store);
-    }
+    const std::string path = write_sample(dir, "t.db");
     std::string bytes = bytes_of(path);
     const std::size_t page = 4096;  // SQLite's default page size
     ASSERT_GT(bytes.size(), 4 * page);
@@ -128,11 +112,7 @@ TEST(BadInput, ACorruptPageIsFoundByVerify) {
 
 TEST(BadInput, AReadOnlyFileIsRefusedForWritingAndStillReadable) {
     TempDir dir;
-    const std::string path = dir.file("t.db");
-    {
-        TuningStore store(path);
-        fill_sample(store);
-    }
+    const std::string path = write_sample(dir, "t.db");
     const std::string before = bytes_of(path);
     fs::permissions(dir.path(), fs::perms::all);  // the folder is writable by anyone
     fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
@@ -148,11 +128,7 @@ TEST(BadInput, AReadOnlyFileIsRefusedForWritingAndStillReadable) {
 
 TEST(BadInput, AReadOnlyFolderIsRefusedForWritingAndStillReadable) {
     TempDir dir;
-    const std::string path = dir.file("t.db");
-    {
-        TuningStore store(path);
-        fill_sample(store);
-    }
+    const std::string path = write_sample(dir, "t.db");
     fs::permissions(path, fs::perms::all);
     fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                                     fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);

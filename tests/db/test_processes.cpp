@@ -82,11 +82,7 @@ TEST(Processes, AProcessKilledAtAnyPointOfAWriteLeavesAValidDatabase) {
     for (int delay_ms : {20, 60, 150, 300}) {
         SCOPED_TRACE("killed after " + std::to_string(delay_ms) + " ms");
         TempDir dir;
-        const std::string path = dir.file("t.db");
-        {
-            TuningStore store(path);
-            fill_sample(store);
-        }
+        const std::string path = write_sample(dir);
         ChildProcess writer([&] {
             TuningStore store(path);
             const std::string id = store.devices().at(0).id();

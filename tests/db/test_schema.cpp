@@ -1,8 +1,6 @@
 // Migrations: from an empty file, from every earlier version, and the refusals.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "db/schema.h"
 #include "db/store.h"
@@ -12,13 +10,6 @@ using namespace sgemm;
 using namespace sgemm::testing;
 
 namespace {
-
-std::string bytes_of(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::int64_t user_version(const std::string& path) {
     sqlite::Connection db(path, sqlite::Access::ReadOnly, std::chrono::milliseconds(0));
@@ -105,12 +96,9 @@ TEST(Schema, AReadOnlyOpenOfAnOlderFileSaysHowToUpgrade) {
 
 TEST(Schema, ANewerSchemaIsRefusedAndTheFileLeftAsItWas) {
     TempDir dir;
-    const std::string path = dir.file("newer.db");
-    {
-        TuningStore store(path);
-        fill_sample(store);
-        store.connection().exec("PRAGMA user_version = " + std::to_string(latest_schema_version() + 1));
-    }
+    const std::string path = write_sample(dir);
+    sqlite::Connection(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
+        .exec("PRAGMA user_version = " + std::to_string(latest_schema_version() + 1));
     const std::string before = bytes_of(path);
     for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
         try {
