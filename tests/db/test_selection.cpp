@@ -52,10 +52,13 @@ TEST_F(Selection_, TheNearestInLogMComesFirst) {
     // M=16 is as near to 8 as to 32 in log space: the tie goes to the smaller.
     s = select_kernel(winners_, shape(16, 4096, 4096));
     EXPECT_EQ(s.winner->shape.M, 8);
-    // M decides before N and K: M=100 with other N and K still takes M=128.
+    // M decides before N and K: M=100 takes M=128 over a winner of its very N and K at M=8.
+    const Binary b = naive_binary();
+    store_->put_winner(winner(id_, shape(8, 1024, 14336), 0.1, &b));
+    winners_ = store_->winners(id_);
     s = select_kernel(winners_, shape(100, 1024, 14336));
     ASSERT_EQ(s.kind, SelectionKind::Nearest);
-    EXPECT_EQ(s.winner->shape.M, 128);
+    EXPECT_EQ(s.winner->shape, shape(128, 4096, 4096));
     EXPECT_NE(s.reason.find("nearest tuned shape with NN fp32 align16 is M=128"), std::string::npos) << s.reason;
 }
 
