@@ -114,6 +114,26 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
     }
 }
 
+// After an exhaustive run: would the default model strategy have found the winner?
+void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
+    int shapes = 0, found = 0, within_3 = 0;
+    std::printf("\nmodel strategy against exhaustive search (same top-k, its candidates' medians from this run):\n");
+    for (const ShapeOutcome& o : outcomes) {
+        if (o.exhaustive_best_ms <= 0) continue;
+        ++shapes;
+        const double ratio = o.model_best_ms > 0 ? o.model_best_ms / o.exhaustive_best_ms : 0;
+        if (ratio > 0 && ratio <= 1.0 + 1e-9) ++found;
+        if (ratio > 0 && ratio <= 1.03) ++within_3;
+        std::printf("  %-36s exhaustive best %.4f ms, model's best %s\n", o.row.key.to_string().c_str(),
+                    o.exhaustive_best_ms,
+                    ratio > 0 ? (std::to_string(o.model_best_ms).substr(0, 7) + " ms (" +
+                                 std::to_string(ratio).substr(0, 5) + "x)").c_str()
+                              : "none valid");
+    }
+    std::printf("model strategy: the exhaustive winner in %d of %d shapes, within 3%% in %d of %d\n", found, shapes,
+                within_3, shapes);
+}
+
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
 int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model("H200", 132, arch);
@@ -254,6 +274,7 @@ int main(int argc, char** argv) {
         Json rows = Json::array();
         print_table(outcomes, device_model(device), rows);
         std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
+        if (options.search.strategy == Strategy::Exhaustive) print_model_evaluation(outcomes);
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", device.name)

@@ -1,5 +1,6 @@
 #include "tuner/tuner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -154,6 +155,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     }
 
     std::vector<Timed> timed;
+    std::vector<std::pair<Candidate, double>> medians;  // every valid candidate timed, rejected ones too
     double best_ms = 0;
     int done = 0;
     for (const Candidate& c : chosen) {
@@ -188,6 +190,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         m.runs = t.stats.runs;
         m.error_norm = accuracy.rel_err_norm;
         store_.record_measurement(m);
+        medians.emplace_back(c, t.stats.median_ms);
         if (t.rejected) {
             ++outcome.rejected;
             continue;
@@ -209,6 +212,18 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         timed[0].median_ms = median_of(first);
         timed[1].median_ms = median_of(second);
         if (timed[1].median_ms < timed[0].median_ms) std::swap(timed[0], timed[1]);
+    }
+
+    if (options_.search.strategy == Strategy::Exhaustive && !timed.empty()) {
+        SearchPlan model_plan = options_.search;
+        model_plan.strategy = Strategy::Model;
+        model_plan.max_candidates = 0;
+        const std::vector<Candidate> model_choice = choose_candidates(all, key, model_, model_plan, {});
+        outcome.exhaustive_best_ms = timed[0].median_ms;
+        for (const auto& [c, ms] : medians)
+            if (std::find(model_choice.begin(), model_choice.end(), c) != model_choice.end() &&
+                (outcome.model_best_ms == 0 || ms < outcome.model_best_ms))
+                outcome.model_best_ms = ms;
     }
 
     Winner& w = outcome.winner;
