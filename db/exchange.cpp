@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <map>
 
 #include "db/base64.h"
 #include "db/csv.h"
