@@ -117,7 +117,7 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
 // After an exhaustive run: would the default model strategy have found the winner?
 void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
     int shapes = 0, found = 0, within_3 = 0;
-    std::printf("\nmodel strategy against exhaustive search (same top-k, its candidates' medians from this run):\n");
+    std::printf("\nmodel strategy against exhaustive search (replayed on this run's medians, same top-k and refinement):\n");
     for (const ShapeOutcome& o : outcomes) {
         if (o.exhaustive_best_ms <= 0) continue;
         ++shapes;

@@ -1,37 +1,49 @@
 #include "tuner/gemm_problem.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <thread>
 
 #include "src/cuda/check.h"
 
 namespace sgemm {
 namespace {
 
-// splitmix64: fast, seedable, and good enough to make operands that look random.
-class Random {
-public:
-    explicit Random(std::uint64_t seed) : state_(seed) {}
-    float uniform_pm1() {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 24) * 2.0 - 1.0);
-    }
+// Runs body(begin, end) over [0, count) split across the machine's cores: generating the
+// operands of a 128256 x 4096 weight on one core alone takes seconds.
+void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t chunk = (count + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (std::size_t begin = 0; begin < count; begin += chunk)
+        pool.emplace_back(body, begin, std::min(count, begin + chunk));
+    for (std::thread& t : pool) t.join();
+}
 
-private:
-    std::uint64_t state_;
-};
+// Element i of a matrix is splitmix64(seed, i) mapped to [-1, 1): counter-based, so the
+// values do not depend on how the work is split across threads.
+float uniform_pm1(std::uint64_t seed, std::uint64_t i) {
+    std::uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 24) * 2.0 - 1.0);
+}
 
-std::vector<float> random_matrix(std::size_t count, Random& rng) {
+std::vector<float> random_matrix(std::size_t count, std::uint64_t seed) {
     std::vector<float> m(count);
-    for (float& x : m) x = rng.uniform_pm1();
+    parallel_for(count, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) m[i] = uniform_pm1(seed, i);
+    });
     return m;
 }
 
 std::vector<float> absolute(const std::vector<float>& m) {
     std::vector<float> out(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) out[i] = std::fabs(m[i]);
+    parallel_for(m.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) out[i] = std::fabs(m[i]);
+    });
     return out;
 }
 
@@ -51,10 +63,10 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     if (spec_.lda < a_cols || spec_.ldb < b_cols || spec_.ldc < spec_.N)
         throw Error("leading dimensions must be at least the row length");
 
-    Random rng(spec_.seed);
-    const std::vector<float> a = random_matrix(elements(a_rows, spec_.lda), rng);
-    const std::vector<float> b = random_matrix(elements(b_rows, spec_.ldb), rng);
-    const std::vector<float> c0 = random_matrix(elements(spec_.M, spec_.ldc), rng);
+    // Three streams of one seed, one per operand.
+    const std::vector<float> a = random_matrix(elements(a_rows, spec_.lda), spec_.seed * 3);
+    const std::vector<float> b = random_matrix(elements(b_rows, spec_.ldb), spec_.seed * 3 + 1);
+    const std::vector<float> c0 = random_matrix(elements(spec_.M, spec_.ldc), spec_.seed * 3 + 2);
     a_ = DeviceBuffer<float>(a.size());
     b_ = DeviceBuffer<float>(b.size());
     c0_ = DeviceBuffer<float>(c0.size());

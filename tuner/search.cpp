@@ -1,6 +1,8 @@
 #include "tuner/search.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <random>
 
 #include "src/util/error.h"
@@ -22,6 +24,26 @@ std::string to_string(Strategy strategy) {
         case Strategy::Random: return "random";
     }
     return "?";
+}
+
+std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all) {
+    std::vector<Candidate> out;
+    const std::vector<ParamSpec>& params = from.family->params;
+    for (const Candidate& c : all) {
+        if (c.family != from.family) continue;
+        int moved = 0;
+        bool one_step = true;
+        for (std::size_t i = 0; i < params.size() && one_step; ++i) {
+            if (c.values[i] == from.values[i]) continue;
+            const auto& list = params[i].values;
+            const auto a = std::find(list.begin(), list.end(), c.values[i]);
+            const auto b = std::find(list.begin(), list.end(), from.values[i]);
+            one_step = std::abs(static_cast<int>(a - b)) == 1;
+            ++moved;
+        }
+        if (one_step && moved == 1) out.push_back(c);
+    }
+    return out;
 }
 
 std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, const ShapeKey& shape,
@@ -52,6 +74,76 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
     if (plan.max_candidates > 0 && chosen.size() > static_cast<std::size_t>(plan.max_candidates))
         chosen.resize(static_cast<std::size_t>(plan.max_candidates));
     return chosen;
+}
+
+}  // namespace sgemm
+
+namespace sgemm {
+
+namespace {
+double time_of(const std::vector<TimedCandidate>& timed, const Candidate& c) {
+    for (const TimedCandidate& t : timed)
+        if (t.candidate == c) return t.ms;
+    return std::numeric_limits<double>::infinity();
+}
+}  // namespace
+
+std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) {
+    if (!started_) {
+        // The starting points: the fastest few timed so far.
+        std::vector<TimedCandidate> order = timed;
+        std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+        for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < starts_; ++i) pending_.push_back(order[i].candidate);
+        started_ = true;
+    }
+    while (true) {
+        if (at_) {
+            // Move to the fastest of the last batch if it beat the current point.
+            std::optional<Candidate> better;
+            double best = time_of(timed, *at_);
+            for (const Candidate& c : batch_)
+                if (time_of(timed, c) < best) best = time_of(timed, c), better = c;
+            if (better && round_ < rounds_) {
+                at_ = better;
+            } else if (!batch_.empty() || round_ >= rounds_) {
+                at_.reset();  // a local minimum, or out of rounds: next start
+            }
+        }
+        if (!at_) {
+            if (pending_.empty()) return {};
+            at_ = pending_.front();
+            pending_.erase(pending_.begin());
+            round_ = 0;
+        }
+        batch_.clear();
+        for (const Candidate& n : one_step_neighbours(*at_, all_))
+            if (std::find(tried.begin(), tried.end(), n) == tried.end()) batch_.push_back(n);
+        ++round_;
+        if (!batch_.empty()) return batch_;
+        at_.reset();  // nothing new around this point
+    }
+}
+
+std::optional<double> replay_model_search(const std::vector<Candidate>& all, const ShapeKey& shape,
+                                          const DeviceModel& device, const SearchPlan& plan,
+                                          const MeasuredTime& measured) {
+    SearchPlan model_plan = plan;
+    model_plan.strategy = Strategy::Model;
+    model_plan.max_candidates = 0;
+    std::vector<TimedCandidate> timed;
+    std::vector<Candidate> tried;
+    auto consider = [&](const Candidate& c) {
+        tried.push_back(c);
+        if (const std::optional<double> t = measured(c)) timed.push_back({c, *t});
+    };
+    for (const Candidate& c : choose_candidates(all, shape, device, model_plan, {})) consider(c);
+    Refinement refinement(all, model_plan.refine_starts, model_plan.refine_rounds);
+    for (std::vector<Candidate> batch; !(batch = refinement.next(timed, tried)).empty();)
+        for (const Candidate& c : batch) consider(c);
+    std::optional<double> best;
+    for (const TimedCandidate& t : timed)
+        if (!best || t.ms < *best) best = t.ms;
+    return best;
 }
 
 }  // namespace sgemm

@@ -2,12 +2,17 @@
 //
 //   model       (default) rank every candidate with the cost model; time the best top_k,
 //               plus the winners of the nearest tuned shapes of this device that can run
-//               this shape (the database's nearest-shape rule, db/selection.h).
+//               this shape (the database's nearest-shape rule, db/selection.h); then refine
+//               (Refinement): from each of the refine_starts fastest, walk downhill by
+//               one-step moves for up to refine_rounds steps. The model knows the broad
+//               shape of the space; measurement finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
 //   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).
 // max_candidates, when set, caps any strategy's list.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,10 +33,49 @@ struct SearchPlan {
     int random_budget = 16;
     std::uint64_t seed = 1;
     int max_candidates = 0;  // 0: no cap
+    int refine_starts = 3;   // model strategy only
+    int refine_rounds = 3;
 };
+
+struct TimedCandidate {
+    Candidate candidate;
+    double ms;
+};
+
+// The candidates of `all` that differ from `from` in exactly one parameter, moved by one
+// place in that parameter's list of values.
+std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all);
 
 std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, const ShapeKey& shape,
                                          const DeviceModel& device, const SearchPlan& plan,
                                          const std::vector<Candidate>& neighbour_winners);
+
+// Hill climbing over measured times. Ask next() for a batch, time it, ask again with the
+// times so far; an empty batch means done. The starts are the fastest candidates timed when
+// refinement begins; a walk moves to the fastest neighbour that beats its point and stops at
+// a local minimum or after `rounds` moves.
+class Refinement {
+public:
+    Refinement(std::vector<Candidate> all, int starts, int rounds)
+        : all_(std::move(all)), starts_(starts), rounds_(rounds) {}
+    std::vector<Candidate> next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried);
+
+private:
+    std::vector<Candidate> all_;
+    int starts_, rounds_;
+    bool started_ = false;
+    std::vector<Candidate> pending_;  // starts not walked yet
+    std::optional<Candidate> at_;     // the current point of the walk
+    std::vector<Candidate> batch_;    // its neighbours handed out last
+    int round_ = 0;
+};
+
+// The model strategy replayed on known timings: the best time it would reach, choosing
+// and refining as above, when `measured` gives each candidate's time (nullopt for those
+// that cannot be timed). This is how an exhaustive run judges the default strategy.
+using MeasuredTime = std::function<std::optional<double>(const Candidate&)>;
+std::optional<double> replay_model_search(const std::vector<Candidate>& all, const ShapeKey& shape,
+                                          const DeviceModel& device, const SearchPlan& plan,
+                                          const MeasuredTime& measured);
 
 }  // namespace sgemm

@@ -111,8 +111,6 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     cache_.build(chosen, [&](int done, int all_keys) {
         if (progress_.step) progress_.step("compiling", done, all_keys);
     });
-    outcome.compiled = cache_.compiled() - compiled_before;
-    outcome.cache_hits = cache_.cache_hits() - hits_before;
 
     ProblemSpec spec;
     spec.M = key.M, spec.N = key.N, spec.K = key.K;
@@ -129,7 +127,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         m.sm_clock_mhz = read_sm_clock_mhz(device_.ordinal);
         return m;
     };
-    auto record_invalid = [&](const Candidate& c, const std::string& why) {
+    auto record_invalid = [&](const Candidate& c, const std::string& why) -> void {
         Measurement m = measurement(kernel_ref(*c.family, c.values));
         m.valid = false;
         m.invalid_reason = why;
@@ -158,18 +156,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     std::vector<std::pair<Candidate, double>> medians;  // every valid candidate timed, rejected ones too
     double best_ms = 0;
     int done = 0;
-    for (const Candidate& c : chosen) {
-        if (progress_.step) progress_.step("timing", done++, outcome.candidates);
-        if (options_.budget_seconds > 0 && seconds_since(start) > options_.budget_seconds) break;
+    // Builds, checks, validates and times one candidate; records what happened.
+    auto try_candidate = [&](const Candidate& c) {
         const BuiltKernel built = cache_.get(c);
-        if (!built.kernel) {
-            record_invalid(c, "does not compile: " + built.error.substr(0, 400));
-            continue;
-        }
-        if (const std::string spill = spills_reason(built.kernel->ptxas); !spill.empty()) {
-            record_invalid(c, spill);
-            continue;
-        }
+        if (!built.kernel) return record_invalid(c, "does not compile: " + built.error.substr(0, 400));
+        if (const std::string spill = spills_reason(built.kernel->ptxas); !spill.empty())
+            return record_invalid(c, spill);
         auto kernel = std::make_shared<LoadedKernel>(*c.family, *built.kernel);
         problem.reserve_workspace(kernel->workspace_bytes(key.M, key.N, key.K));
         const SgemmArgs args = problem.args();
@@ -178,10 +170,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         problem.poison_output(stream_.get());
         run(stream_.get());
         const Accuracy accuracy = problem.check_output();
-        if (!accuracy.ok()) {
-            record_invalid(c, "wrong result: " + accuracy.verdict());
-            continue;
-        }
+        if (!accuracy.ok()) return record_invalid(c, "wrong result: " + accuracy.verdict());
         const AdaptiveTiming t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get());
         Measurement m = measurement(kernel_ref(*c.family, c.values));
         m.median_ms = t.stats.median_ms;
@@ -193,11 +182,40 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         medians.emplace_back(c, t.stats.median_ms);
         if (t.rejected) {
             ++outcome.rejected;
-            continue;
+            return;
         }
         timed.push_back({c, built.kernel->cache_key, kernel, t.stats.median_ms});
         if (best_ms == 0 || t.stats.median_ms < best_ms) best_ms = t.stats.median_ms;
+    };
+    auto over_budget = [&] { return options_.budget_seconds > 0 && seconds_since(start) > options_.budget_seconds; };
+
+    std::vector<Candidate> tried;
+    for (const Candidate& c : chosen) {
+        if (progress_.step) progress_.step("timing", done++, outcome.candidates);
+        if (over_budget()) break;
+        try_candidate(c);
+        tried.push_back(c);
     }
+    // Model strategy: walk downhill from the fastest by one-step moves (search.h).
+    if (options_.search.strategy == Strategy::Model) {
+        Refinement refinement(all, options_.search.refine_starts, options_.search.refine_rounds);
+        auto timed_so_far = [&] {
+            std::vector<TimedCandidate> out;
+            for (const auto& [c, ms] : medians) out.push_back({c, ms});
+            return out;
+        };
+        for (std::vector<Candidate> batch; !over_budget() && !(batch = refinement.next(timed_so_far(), tried)).empty();) {
+            outcome.candidates += static_cast<int>(batch.size());
+            cache_.build(batch);
+            for (const Candidate& c : batch) {
+                if (progress_.step) progress_.step("refining", done++, outcome.candidates);
+                try_candidate(c);
+                tried.push_back(c);
+            }
+        }
+    }
+    outcome.compiled = cache_.compiled() - compiled_before;
+    outcome.cache_hits = cache_.cache_hits() - hits_before;
 
     // The two fastest, re-timed in alternation so that drift in clocks or temperature
     // cannot favour whichever happened to run first.
@@ -215,15 +233,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     }
 
     if (options_.search.strategy == Strategy::Exhaustive && !timed.empty()) {
-        SearchPlan model_plan = options_.search;
-        model_plan.strategy = Strategy::Model;
-        model_plan.max_candidates = 0;
-        const std::vector<Candidate> model_choice = choose_candidates(all, key, model_, model_plan, {});
         outcome.exhaustive_best_ms = timed[0].median_ms;
-        for (const auto& [c, ms] : medians)
-            if (std::find(model_choice.begin(), model_choice.end(), c) != model_choice.end() &&
-                (outcome.model_best_ms == 0 || ms < outcome.model_best_ms))
-                outcome.model_best_ms = ms;
+        outcome.model_best_ms = replay_model_search(all, key, model_, options_.search, [&](const Candidate& c) {
+                                    for (const auto& [timed_c, ms] : medians)
+                                        if (timed_c == c) return std::optional<double>(ms);
+                                    return std::optional<double>();
+                                }).value_or(0);
     }
 
     Winner& w = outcome.winner;

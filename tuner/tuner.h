@@ -46,10 +46,10 @@ struct ShapeOutcome {
     int rejected = 0;      // dropped early as too slow
     int compiled = 0, cache_hits = 0;
     double seconds = 0;    // wall time spent on the shape
-    // After an exhaustive search: the fastest median among the candidates the default model
-    // strategy would have timed (same top-k), against the fastest of all. This is how the
-    // model strategy is judged (sgemm-tune prints how often it finds the winner or one
-    // within 3% of it).
+    // After an exhaustive search: the time the default model strategy would have reached on
+    // this run's measurements (replay_model_search), against the fastest of all. This is
+    // how the model strategy is judged (sgemm-tune prints how often it finds the winner or
+    // one within 3% of it).
     double exhaustive_best_ms = 0;
     double model_best_ms = 0;
 };

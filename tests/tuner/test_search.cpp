@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "src/families/registry.h"
 #include "src/util/error.h"
@@ -133,6 +134,51 @@ TEST(Search, StrategiesChooseAsDocumented) {
     EXPECT_EQ(chosen.back(), neighbour);
     EXPECT_EQ(parse_strategy("random"), Strategy::Random);
     EXPECT_THROW(parse_strategy("greedy"), Error);
+}
+
+TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    const Candidate from{&find_family("decode"), {8, 128, 8, 4, 4}};
+    const std::vector<Candidate> near = one_step_neighbours(from, all);
+    ASSERT_FALSE(near.empty());
+    for (const Candidate& c : near) {
+        int changed = 0;
+        for (std::size_t i = 0; i < c.values.size(); ++i) changed += c.values[i] != from.values[i];
+        EXPECT_EQ(changed, 1) << c.describe();
+    }
+    // MT 8 -> 4 and 16 are one place away in {1,2,4,8,16,32}; 2 is two.
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {4, 128, 8, 4, 4}}), near.end());
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {16, 128, 8, 4, 4}}), near.end());
+    EXPECT_EQ(std::find(near.begin(), near.end(), Candidate{from.family, {2, 128, 8, 4, 4}}), near.end());
+}
+
+// Timings shaped like a bowl around one configuration: refinement must walk to its bottom
+// from wherever the model starts, and the replay must report that time.
+TEST(Search, RefinementWalksDownhillToTheMinimum) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    const Family& f = find_family("decode");
+    const ParamValues target = {2, 64, 4, 2, 3};
+    ASSERT_NE(std::find(all.begin(), all.end(), Candidate{&f, target}), all.end());
+    auto place = [&](std::size_t param, int value) {
+        const auto& list = f.params[param].values;
+        return static_cast<int>(std::find(list.begin(), list.end(), value) - list.begin());
+    };
+    const MeasuredTime bowl = [&](const Candidate& c) -> std::optional<double> {
+        double d = 1.0;
+        for (std::size_t i = 0; i < target.size(); ++i) d += std::abs(place(i, c.values[i]) - place(i, target[i]));
+        return d;
+    };
+    SearchPlan plan;
+    plan.top_k = 4;
+    plan.refine_starts = 1;
+    plan.refine_rounds = 40;
+    EXPECT_EQ(replay_model_search(all, key, h200(), plan, bowl), 1.0);
+    // Without refinement the model's top 4 alone do not contain the bottom: the walk is
+    // what found it.
+    plan.refine_starts = 0;
+    EXPECT_GT(*replay_model_search(all, key, h200(), plan, bowl), 1.0);
 }
 
 }  // namespace
