@@ -88,8 +88,6 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     key.alignment = tuner_alignment(key);
     if (key.precision != GemmPrecision::fp32)
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
-    if (key.trans_a || key.trans_b)
-        throw Error(key.to_string() + ": the tuner measures NN shapes only so far (line " + std::to_string(input.line) + ")");
 
     if (!options_.retune) {
         if (std::optional<Winner> w = store_.find_winner(device_id_, key)) {
@@ -114,6 +112,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
 
     ProblemSpec spec;
     spec.M = key.M, spec.N = key.N, spec.K = key.K;
+    spec.trans_a = key.trans_a, spec.trans_b = key.trans_b;
     spec.alpha = 1.0f, spec.beta = 0.0f;
     spec.seed = 0x5eed0000u + static_cast<std::uint64_t>(key.M) * 31 + key.N * 7 + key.K;
     spec.fp64_reference = options_.check_fp64;
@@ -137,7 +136,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
 
     // cuBLAS, the bar, timed in the same run.
     const SgemmArgs cublas_args = problem.args();
-    auto run_cublas = [&](cudaStream_t s) { cublas_.sgemm(cublas_args, s); };
+    auto run_cublas = [&](cudaStream_t s) { cublas_.sgemm(cublas_args, s, key.trans_a, key.trans_b); };
     problem.poison_output(stream_.get());
     run_cublas(stream_.get());
     const Accuracy cublas_accuracy = problem.check_output();
