@@ -1,4 +1,5 @@
-// A tiny tuning run on the GPU: 3 shapes, 2 families, a real database. Every shape gets a
+// A tiny tuning run on the GPU: 3 shapes, 2 families, a real database (and a transposed
+// shape no family reads). Every shape gets a
 // winner, and every winner's stored binary, loaded back from the database, computes the
 // right answer on fresh operands.
 #include <gtest/gtest.h>
@@ -28,10 +29,15 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     options.families = {"decode", "async"};
     options.search.top_k = 3;
     options.jobs = 8;
-    const std::vector<ShapeRow> shapes = {row(8, 1000, 517), row(1, 4096, 1024), row(200, 384, 256)};
+    // The last shape reads B transposed, which neither family does: cuBLAS must win it.
+    ShapeRow transposed = row(64, 384, 256);
+    transposed.key.trans_b = true;
+    const std::vector<ShapeRow> shapes = {row(8, 1000, 517), row(1, 4096, 1024), row(200, 384, 256), transposed};
     Tuner tuner(store, gpu->device, options, {});
     const std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes);
-    ASSERT_EQ(outcomes.size(), 3u);
+    ASSERT_EQ(outcomes.size(), 4u);
+    EXPECT_EQ(outcomes[3].candidates, 0);
+    EXPECT_TRUE(outcomes[3].winner.kernel.is_cublas());
 
     const std::string device_id = fingerprint_of(gpu->device).id();
     for (const ShapeOutcome& o : outcomes) {
