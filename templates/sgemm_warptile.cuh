@@ -179,9 +179,11 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
 }
 
 // The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
-// slice. Dynamic shared memory: sgemm_warptile_shared_bytes.
+// slice. Dynamic shared memory: sgemm_warptile_shared_bytes. One block per SM is all the
+// launch bounds promise: left free, ptxas squeezes configurations that need a little over
+// 128 registers into 128 (two 256-thread blocks per SM) and spills.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
     constexpr int WARPS_N = BN / WN;
     constexpr int THREADS = (BM / WM) * WARPS_N * 32;
@@ -272,30 +274,45 @@ sgemm_warptile(const SgemmArgs p) {
     }
 
     // The thread's element (i, j) lies at row row0 + (i/4)*STRIP_M + i%4, column
-    // col0 + (j/4)*STRIP_N + j%4 of C.
+    // col0 + (j/4)*STRIP_N + j%4 of C: its 4 x 4 blocks are rows row(i) by columns col(g) .. +3.
     const int row0 = m0 + (warp / WARPS_N) * WM + lane / LANES_N * 4;
     const int col0 = n0 + (warp % WARPS_N) * WN + lane % LANES_N * 4;
-    if (gridDim.y == 1) {
-        const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
+    auto row = [&](int i) { return row0 + i / 4 * STRIP_M + i % 4; };
+    auto col = [&](int g) { return col0 + g * STRIP_N; };
+    auto quad = [&](int i, int g) { return make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]); };
+
+    if (gridDim.y > 1) {
+        // Split-K: store this slice's partials; the block that arrives last sums all slices
+        // in order over its threads' own elements, and the sums take the place of acc. A
+        // thread sums 4 rows at a time, their loads of a slice in flight together: enough to
+        // overlap the L2 round trips, few enough to need no more registers than the k loop.
+        const bool vec = sgemm_vec4_ok(sgemm_splitk_partials(p, 0), p.N);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int g = 0; g < TN / 4; ++g)
-                sgemm_store4(p, row0 + i / 4 * STRIP_M + i % 4, col0 + g * STRIP_N,
-                             make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]),
-                             c_vec);
-        return;
-    }
+            for (int g = 0; g < TN / 4; ++g) sgemm_splitk_store_partial4(p, blockIdx.y, row(i), col(g), quad(i, g), vec);
+        if (!sgemm_splitk_arrive(p, blockIdx.x)) return;
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int row = row0 + i / 4 * STRIP_M + i % 4;
+        for (int i0 = 0; i0 < TM; i0 += 4)
+#pragma unroll 1
+            for (int s = 0; s < static_cast<int>(gridDim.y); ++s)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            const int col = col0 + j / 4 * STRIP_N + j % 4;
-            if (row < p.M && col < p.N) sgemm_splitk_store_partial(p, blockIdx.y, row, col, acc[i][j]);
-        }
+                for (int i = i0; i < i0 + 4; ++i)
+#pragma unroll
+                    for (int g = 0; g < TN / 4; ++g) {
+                        const float4 v = sgemm_splitk_load_partial4(p, s, row(i), col(g), vec);
+                        float* a = &acc[i][4 * g];
+                        a[0] = (s == 0 ? 0.0f : a[0]) + v.x;
+                        a[1] = (s == 0 ? 0.0f : a[1]) + v.y;
+                        a[2] = (s == 0 ? 0.0f : a[2]) + v.z;
+                        a[3] = (s == 0 ? 0.0f : a[3]) + v.w;
+                    }
     }
-    sgemm_splitk_finish<THREADS>(p, blockIdx.x, m0, BM, n0, BN);
+    const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int g = 0; g < TN / 4; ++g) sgemm_store4(p, row(i), col(g), quad(i, g), c_vec);
 }
 
 #endif
