@@ -35,11 +35,18 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     }
     report.schema_version = store.schema_version();
     {
-        auto q = db.query("SELECT w.device_id, w.m, w.n, w.k FROM winners w JOIN binaries b "
-                          "ON b.cache_key = w.binary_key WHERE b.kernel_id <> w.kernel_id");
+        // Configurations that differ only in launch parameters (a split-K count) share one
+        // binary, stored under whichever was compiled first: the binary must be of the
+        // winner's family and template, not of its exact parameter list. The cache key,
+        // which hashes the instantiated template, covers the rest.
+        auto q = db.query("SELECT w.device_id, w.m, w.n, w.k FROM winners w "
+                          "JOIN kernels wk ON wk.id = w.kernel_id "
+                          "JOIN binaries b ON b.cache_key = w.binary_key "
+                          "JOIN kernels bk ON bk.id = b.kernel_id "
+                          "WHERE bk.family <> wk.family OR bk.template_hash <> wk.template_hash");
         while (q.step())
             report.problems.push_back("device " + q.text(0) + " M=" + q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
-                                      ": the winner's binary is of another kernel");
+                                      ": the winner's binary is of another kernel family or template");
     }
     for (const DeviceFingerprint& device : store.devices()) {
         ++report.devices;

@@ -26,8 +26,8 @@ struct VerifyReport {
 };
 
 // Runs SQLite's integrity and foreign-key checks, checks that each device's id matches its
-// fingerprint, and that every winner that is not cuBLAS has its binary, of its own kernel,
-// passing binary_problem. With `try_load`, also loads every such binary whose arch is
+// fingerprint, and that every winner that is not cuBLAS has its binary, of its own kernel
+// family and template, passing binary_problem. With `try_load`, also loads every such binary whose arch is
 // `gpu_sm` (the GPU this machine has).
 VerifyReport verify_store(TuningStore& store, const TryLoad& try_load = {}, int gpu_sm = 0);
 

@@ -71,6 +71,30 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     EXPECT_TRUE(edited);
 }
 
+// Configurations differing only in a launch parameter share one binary, filed under the
+// first of them: a winner with other launch parameters passes; a binary of another family
+// does not.
+TEST(Verify, AcceptsASharedBinaryButNotAnotherFamilys) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    const Binary binary = naive_binary();
+    store.put_binary(binary);
+    Winner w = winner(id, shape(8, 64, 64), 0.5, &binary);
+    w.kernel.params.back() += 1;  // as a split count would differ
+    w.kernel.description += " (other launch parameters)";
+    store.put_winner(w);
+    VerifyReport r = verify_store(store);
+    EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+
+    w.kernel.family = "smem";
+    w.kernel.description = "smem TILE=32";
+    store.put_winner(w);
+    r = verify_store(store);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.problems[0].find("another kernel family"), std::string::npos) << r.problems[0];
+}
+
 TEST(Prune, RemovingADeviceRemovesItsRowsOnly) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
