@@ -75,4 +75,25 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     for (const ShapeOutcome& o : again) EXPECT_TRUE(o.skipped) << o.row.key.to_string();
 }
 
+// --check-fp64: candidates are judged against an fp64 reference, and still pass.
+TEST(Tune, ValidatesAgainstAnFp64Reference) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"decode"};
+    options.search.top_k = 2;
+    options.search.refine_starts = 0;
+    options.check_fp64 = true;
+    const ShapeOutcome o = Tuner(store, gpu->device, options, {}).tune(row(4, 2048, 1531), 0, 1);
+    EXPECT_EQ(o.invalid, 0);
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    int valid = 0;
+    for (const Measurement& m : store.measurements(device_id, o.row.key)) {
+        valid += m.valid;
+        if (m.error_norm) EXPECT_LT(*m.error_norm, 1e-6) << m.kernel.description;
+    }
+    EXPECT_GE(valid, 3);  // cuBLAS and the two candidates
+}
+
 }  // namespace
