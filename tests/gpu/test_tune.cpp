@@ -91,7 +91,9 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
     int valid = 0;
     for (const Measurement& m : store.measurements(device_id, o.row.key)) {
         valid += m.valid;
-        if (m.error_norm) EXPECT_LT(*m.error_norm, 1e-6) << m.kernel.description;
+        if (m.error_norm) {
+            EXPECT_LT(*m.error_norm, 1e-6) << m.kernel.description;
+        }
     }
     EXPECT_GE(valid, 3);  // cuBLAS and the two candidates
 }
