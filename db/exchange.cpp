@@ -1,5 +1,7 @@
 #include "db/exchange.h"
 
+#include "src/util/parse_number.h"
+
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -37,15 +39,9 @@ std::string exact(double v) {  // enough digits to read back the same double
 }
 
 long long parse_integer(const std::string& text) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-        v = std::stoll(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (text.empty() || used != text.size()) throw Error("'" + text + "' is not an integer");
-    return v;
+    const std::optional<long long> v = parse_whole_number(text);
+    if (!v) throw Error("'" + text + "' is not an integer");
+    return *v;
 }
 
 int parse_int(const std::string& text) {

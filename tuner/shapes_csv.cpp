@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "db/csv.h"
+#include "src/util/parse_number.h"
 
 namespace sgemm {
 namespace {
@@ -26,18 +27,11 @@ std::string trim(const std::string& s) {
 }
 
 int parse_dimension(const std::string& text, const char* column, const std::string& file, int line) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-        v = std::stoll(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (text.empty() || used != text.size())
-        fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
-    if (v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
-    if (v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
-    return static_cast<int>(v);
+    const std::optional<long long> v = parse_whole_number(text);
+    if (!v) fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
+    if (*v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
+    if (*v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
+    return static_cast<int>(*v);
 }
 
 bool parse_trans(const std::string& text, const char* column, const std::string& file, int line) {

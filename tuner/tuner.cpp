@@ -126,6 +126,15 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         m.sm_clock_mhz = read_sm_clock_mhz(device_.ordinal);
         return m;
     };
+    auto record_timed = [&](const KernelRef& kernel, const TimingStats& t, const Accuracy& accuracy) {
+        Measurement m = measurement(kernel);
+        m.median_ms = t.median_ms;
+        m.min_ms = t.min_ms;
+        m.max_ms = t.max_ms;
+        m.runs = t.runs;
+        m.error_norm = accuracy.rel_err_norm;
+        store_.record_measurement(m);
+    };
     auto record_invalid = [&](const Candidate& c, const std::string& why) -> void {
         Measurement m = measurement(kernel_ref(*c.family, c.values));
         m.valid = false;
@@ -141,15 +150,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     run_cublas(stream_.get());
     const Accuracy cublas_accuracy = problem.check_output();
     const AdaptiveTiming cublas_timing = time_adaptive(run_cublas, 0, 0, flusher_, stream_.get());
-    {
-        Measurement m = measurement(KernelRef::cublas());
-        m.median_ms = cublas_timing.stats.median_ms;
-        m.min_ms = cublas_timing.stats.min_ms;
-        m.max_ms = cublas_timing.stats.max_ms;
-        m.runs = cublas_timing.stats.runs;
-        m.error_norm = cublas_accuracy.rel_err_norm;
-        store_.record_measurement(m);
-    }
+    record_timed(KernelRef::cublas(), cublas_timing.stats, cublas_accuracy);
 
     std::vector<Timed> timed;
     std::vector<std::pair<Candidate, double>> medians;  // every valid candidate timed, rejected ones too
@@ -171,13 +172,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         const Accuracy accuracy = problem.check_output();
         if (!accuracy.ok()) return record_invalid(c, "wrong result: " + accuracy.verdict());
         const AdaptiveTiming t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get());
-        Measurement m = measurement(kernel_ref(*c.family, c.values));
-        m.median_ms = t.stats.median_ms;
-        m.min_ms = t.stats.min_ms;
-        m.max_ms = t.stats.max_ms;
-        m.runs = t.stats.runs;
-        m.error_norm = accuracy.rel_err_norm;
-        store_.record_measurement(m);
+        record_timed(kernel_ref(*c.family, c.values), t.stats, accuracy);
         medians.emplace_back(c, t.stats.median_ms);
         if (t.rejected) {
             ++outcome.rejected;
