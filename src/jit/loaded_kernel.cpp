@@ -11,22 +11,31 @@ std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
     return family_->workspace_bytes(values_, M, N, K);
 }
 
-void LoadedKernel::launch(const SgemmArgs& args, cudaStream_t stream) const {
-    const LaunchGeometry g = family_->geometry(values_, args.M, args.N, args.K);
-    if (!args.workspace && workspace_bytes(args.M, args.N, args.K) > 0)
-        throw Error(family_->describe(values_) + " needs a workspace for this shape and got none");
+KernelLaunch LoadedKernel::prepare(int M, int N, int K) const {
+    const KernelLaunch l{kernel_, family_->geometry(values_, M, N, K), workspace_bytes(M, N, K)};
     // Past 48 KiB a kernel must opt in to dynamic shared memory. Families size it by
     // shape, so the limit is raised on the first launch that needs more, and only then.
-    if (g.dynamic_shared_bytes > 48 * 1024 && static_cast<int>(g.dynamic_shared_bytes) > shared_opt_in_) {
+    const int shared = static_cast<int>(l.geometry.dynamic_shared_bytes);
+    if (shared > 48 * 1024 && shared > shared_opt_in_) {
         SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(g.dynamic_shared_bytes)));
-        shared_opt_in_ = static_cast<int>(g.dynamic_shared_bytes);
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+        shared_opt_in_ = shared;
     }
-    SgemmArgs copy = args;
+    return l;
+}
+
+void LoadedKernel::launch(const SgemmArgs& args, cudaStream_t stream) const {
+    const KernelLaunch l = prepare(args.M, args.N, args.K);
+    if (!args.workspace && l.workspace_bytes > 0)
+        throw Error(family_->describe(values_) + " needs a workspace for this shape and got none");
+    SGEMM_CUDA_CHECK(l.launch(args, stream));
+}
+
+cudaError_t KernelLaunch::launch(const SgemmArgs& args, cudaStream_t stream) const noexcept {
+    SgemmArgs copy = args;  // cudaLaunchKernel takes non-const pointers to the arguments
     void* params[] = {&copy};
-    SGEMM_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), g.grid, g.block, params,
-                                      g.dynamic_shared_bytes, stream));
+    return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), geometry.grid, geometry.block, params,
+                            geometry.dynamic_shared_bytes, stream);
 }
 
 }  // namespace sgemm

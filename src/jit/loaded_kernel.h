@@ -11,6 +11,17 @@
 
 namespace sgemm {
 
+// Everything a launch of one kernel at one shape needs, computed once: dispatch keeps one
+// per shape key, so its hot path is this launch and nothing else.
+struct KernelLaunch {
+    cudaKernel_t kernel = nullptr;
+    LaunchGeometry geometry;
+    std::size_t workspace_bytes = 0;  // args.workspace must hold this many
+
+    // cudaLaunchKernel on `stream`: asynchronous, allocates nothing, throws nothing.
+    cudaError_t launch(const SgemmArgs& args, cudaStream_t stream) const noexcept;
+};
+
 class LoadedKernel {
 public:
     // Loads kernel.cubin, which must be for the current device's arch.
@@ -20,6 +31,9 @@ public:
     // the shape. Throws on a launch error.
     void launch(const SgemmArgs& args, cudaStream_t stream) const;
     std::size_t workspace_bytes(int M, int N, int K) const;
+    // The launch of an M x N x K problem, with the kernel's shared-memory limit raised if
+    // the shape needs more than it allows so far. Throws on a CUDA error.
+    KernelLaunch prepare(int M, int N, int K) const;
 
     const Family& family() const { return *family_; }
     const ParamValues& values() const { return values_; }
