@@ -1,0 +1,186 @@
+/* libsgemm_dispatch: production SGEMMs through the tuning database.
+ *
+ * One call per GEMM launches the kernel that sgemm-tune found fastest for the call's shape
+ * on this GPU, on the caller's stream: no compilation, no allocation and no
+ * synchronisation on the hot path. A C API, usable from C99 and any FFI; include/sgemm/
+ * dispatch.hpp wraps it for C++.
+ *
+ * The GEMM, row-major as in the rest of the project:
+ *     C (M x N) = alpha * op(A) (M x K) * op(B) (K x N) + beta * C
+ * with element (r, c) of a matrix X at X[r * ldx + c]. A is stored M x K (lda >= K), or
+ * K x M when trans_a is SGEMM_DISPATCH_OP_T (lda >= M); B is stored K x N (ldb >= N), or
+ * N x K when transposed (ldb >= K); ldc >= N. With beta == 0, C is not read.
+ *
+ * Choosing the kernel (sgemm-db explain prints the same decision):
+ *   1. exact    the database's winner for this device and shape key (M, N, K, transposes,
+ *               precision, and the alignment class of the pointers and leading dimensions:
+ *               16, 8 or 4 bytes);
+ *   2. nearest  else the winner of the nearest tuned shape with the same transposes,
+ *               precision and alignment class (nearest in log2 M first, then log2 N + log2 K)
+ *               whose kernel can run this shape;
+ *   3. fallback else the fallback policy: cuBLAS (the default), the built-in default kernel,
+ *               or SGEMM_DISPATCH_NO_KERNEL.
+ * A winner whose kernel is cuBLAS calls cuBLAS. Only rows of this very device are used: the
+ * device's fingerprint covers the GPU, the driver, the CUDA runtime, NVRTC and this library's
+ * version, and kernels tuned with other kernel templates are skipped.
+ *
+ * Threading and streams:
+ *   - sgemm_dispatch_gemm, _explain and _get_info may be called from any number of threads
+ *     at once, on any number of streams. _create and _destroy must not race with any other
+ *     call on the same handle.
+ *   - A call runs on the handle's device: the calling thread's current device (cudaSetDevice)
+ *     must be it, else SGEMM_DISPATCH_WRONG_DEVICE. create and destroy make it the calling
+ *     thread's current device.
+ *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
+ *   - Split-K kernels need a zeroed scratch workspace and cuBLAS a handle; both are per
+ *     stream. create allocates `max_streams` of each; a stream takes one on its first call
+ *     that needs it and keeps it until the handle is destroyed. A call on one stream more
+ *     than that returns SGEMM_DISPATCH_TOO_MANY_STREAMS (kernels that need neither still
+ *     run). The legacy default stream (0) is one stream; cudaStreamPerThread is one stream
+ *     per thread that uses it. Synchronise a stream before destroying it: a new stream that
+ *     reuses its handle value reuses its workspace.
+ *   - CUDA stream capture: gemm is legal inside capture in every capture mode, so a graph
+ *     replays the tuned kernels. The first call of a shape key the handle has not seen does
+ *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
+ *     capture mode for that moment. A captured split-K kernel keeps the capturing stream's
+ *     workspace: launch the graph on that stream (or while nothing else uses that stream's
+ *     workspace), one launch at a time. Destroy graphs that hold dispatch calls before the
+ *     handle.
+ *   - destroy waits for the device to finish the handle's work, writes pending misses and
+ *     frees everything but a 16-byte shell, kept so that a later call with the handle is
+ *     reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than undefined.
+ *
+ * Misses: with record_misses, every call whose shape key has no exact winner is counted in
+ * memory (one atomic add) and the counts are written to the database's misses table from a
+ * background thread every miss_flush_ms and at destroy. `sgemm-tune --from-misses` then
+ * tunes them: record in production, tune later.
+ *
+ * Errors: every function returns a status; bad arguments touch nothing. The reason of the
+ * last failure in the calling thread is in sgemm_dispatch_last_error().
+ */
+#ifndef SGEMM_DISPATCH_H
+#define SGEMM_DISPATCH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cudaStream_t is `struct CUstream_st *`: declared here so that no CUDA header is needed. */
+struct CUstream_st;
+
+typedef struct sgemm_dispatch* sgemm_dispatch_t;
+
+typedef enum sgemm_dispatch_status {
+    SGEMM_DISPATCH_SUCCESS = 0,
+    SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, or destroyed already */
+    SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range */
+    SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K below 1 */
+    SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length */
+    SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer, or a leading dimension, not float-aligned */
+    SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
+    SGEMM_DISPATCH_WRONG_DEVICE = 7,              /* the calling thread's current device is another */
+    SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign or newer database */
+    SGEMM_DISPATCH_NO_KERNEL = 9,                 /* nothing found and the fallback policy is ERROR */
+    SGEMM_DISPATCH_TOO_MANY_STREAMS = 10,         /* every per-stream workspace is taken */
+    SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache */
+    SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation) */
+    SGEMM_DISPATCH_CUBLAS_ERROR = 13,
+    SGEMM_DISPATCH_BUFFER_TOO_SMALL = 14,         /* explain: the text was cut to fit */
+    SGEMM_DISPATCH_INTERNAL_ERROR = 15
+} sgemm_dispatch_status_t;
+
+typedef enum sgemm_dispatch_op {
+    SGEMM_DISPATCH_OP_N = 0, /* stored as the product reads it */
+    SGEMM_DISPATCH_OP_T = 1  /* stored transposed */
+} sgemm_dispatch_op_t;
+
+typedef enum sgemm_dispatch_fallback {
+    SGEMM_DISPATCH_FALLBACK_CUBLAS = 0,  /* cuBLAS (the default) */
+    SGEMM_DISPATCH_FALLBACK_BUILTIN = 1, /* the built-in default kernel (warptile at its defaults) */
+    SGEMM_DISPATCH_FALLBACK_ERROR = 2    /* return SGEMM_DISPATCH_NO_KERNEL */
+} sgemm_dispatch_fallback_t;
+
+typedef enum sgemm_dispatch_precision {
+    SGEMM_DISPATCH_FP32 = 0, /* IEEE fp32 FMA, cuBLAS's default math */
+    SGEMM_DISPATCH_TF32 = 1  /* inputs rounded to TF32: tf32 winners, cuBLAS in TF32 mode */
+} sgemm_dispatch_precision_t;
+
+typedef struct sgemm_dispatch_options {
+    const char* db_path;                  /* NULL: $SGEMM_DB, else $XDG_DATA_HOME/sgemm/tuning.db,
+                                             else ~/.local/share/sgemm/tuning.db */
+    int device;                           /* CUDA device ordinal */
+    sgemm_dispatch_fallback_t fallback;
+    sgemm_dispatch_precision_t precision;
+    int record_misses;                    /* nonzero: count misses and write them to the database */
+    int without_database;                 /* nonzero: a missing or unreadable database is no error;
+                                             every shape then takes the fallback */
+    int max_streams;                      /* per-stream workspaces; 0: 8 */
+    int miss_flush_ms;                    /* how often misses are written; 0: 10000 */
+} sgemm_dispatch_options_t;
+
+/* What create did, and what the handle holds now. */
+typedef struct sgemm_dispatch_info {
+    int winners;                   /* this device's winners in use */
+    int winners_skipped;           /* this device's winners this build cannot use (explain says why) */
+    int kernels_loaded;            /* distinct kernels loaded on the device */
+    int kernels_compiled;          /* of which NVRTC compiled: binaries missing from the cache */
+    double create_ms;              /* the whole of create */
+    double device_ms;              /* of which: CUDA context creation and device properties */
+    double database_ms;            /* of which: opening the database, reading the winners and binaries */
+    double kernels_ms;             /* of which: loading the kernels (NVRTC included) */
+    double compile_ms;             /* of kernels_ms: NVRTC */
+    double memory_ms;              /* of which: workspaces and cuBLAS handles */
+    int shapes_prepared;           /* shape keys with a launch ready in the hash map */
+    int streams_used;              /* streams holding a workspace */
+    int max_streams;
+    size_t workspace_bytes;        /* split-K workspace per stream */
+    long long misses_pending;      /* counted, not yet written */
+    long long misses_written;
+} sgemm_dispatch_info_t;
+
+/* Fills `options` with the defaults: default database path, device 0, cuBLAS fallback,
+   fp32, no miss recording. */
+void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
+
+/* Opens the database read-only, loads every winner of this device with its binary (NVRTC
+   compiles only binaries missing from the cache), and allocates the per-stream workspaces.
+   `options` NULL means the defaults. On failure *handle is NULL and the status says why:
+   INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR, CUBLAS_ERROR. */
+sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options);
+
+/* Enqueues C = alpha * op(A) * op(B) + beta * C on `stream` (NULL: the legacy default
+   stream). Asynchronous; see the contract above. */
+sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                            sgemm_dispatch_op_t trans_b, int M, int N, int K, float alpha,
+                                            const float* A, int lda, const float* B, int ldb, float beta, float* C,
+                                            int ldc, struct CUstream_st* stream);
+
+/* Writes into `buffer` (NUL-terminated) which kernel gemm would launch for these arguments,
+   and why; pointers are only read for their alignment, and NULL stands for an aligned one.
+   `length`, if not NULL, receives the text's full length without the NUL. Returns
+   BUFFER_TOO_SMALL when the text was cut. Enqueues nothing. */
+sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                               sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
+                                               int lda, const float* B, int ldb, const float* C, int ldc,
+                                               char* buffer, size_t buffer_size, size_t* length);
+
+sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
+
+/* Waits for the device, writes pending misses, frees the handle. NULL is a no-op. */
+sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle);
+
+/* "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal": a status's name
+   and meaning; "unknown status" for a value that is none. */
+const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status);
+
+/* Why the last call that failed in this thread failed (or, after explain, the problem it
+   found in the arguments); "" when none has. Valid until the thread's next such call. */
+const char* sgemm_dispatch_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SGEMM_DISPATCH_H */

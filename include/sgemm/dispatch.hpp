@@ -1,0 +1,86 @@
+// The C++ face of libsgemm_dispatch: an RAII owner of a handle whose failures throw. Header
+// only, over the C API of dispatch.h (whose comment holds the contract), so no C++ symbol
+// crosses the library boundary.
+#pragma once
+#include <sgemm/dispatch.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace sgemm {
+
+// A failed dispatch call: the status, and sgemm_dispatch_last_error()'s reason.
+class DispatchError : public std::runtime_error {
+public:
+    explicit DispatchError(sgemm_dispatch_status_t status)
+        : std::runtime_error(std::string(sgemm_dispatch_status_string(status)) + ": " + sgemm_dispatch_last_error()),
+          status_(status) {}
+    sgemm_dispatch_status_t status() const { return status_; }
+
+private:
+    sgemm_dispatch_status_t status_;
+};
+
+class Dispatch {
+public:
+    static sgemm_dispatch_options_t default_options() {
+        sgemm_dispatch_options_t options;
+        sgemm_dispatch_options_init(&options);
+        return options;
+    }
+
+    explicit Dispatch(const sgemm_dispatch_options_t& options = default_options()) {
+        check(sgemm_dispatch_create(&handle_, &options));
+    }
+    ~Dispatch() { sgemm_dispatch_destroy(handle_); }
+    Dispatch(const Dispatch&) = delete;
+    Dispatch& operator=(const Dispatch&) = delete;
+    Dispatch(Dispatch&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    Dispatch& operator=(Dispatch&& other) noexcept {
+        std::swap(handle_, other.handle_);
+        return *this;
+    }
+
+    // Row-major C = alpha * op(A) * op(B) + beta * C on `stream`; asynchronous.
+    void gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+              int ldb, float beta, float* C, int ldc, CUstream_st* stream) const {
+        check(sgemm_dispatch_gemm(handle_, op(trans_a), op(trans_b), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                  stream));
+    }
+
+    // Which kernel gemm would launch for these arguments, and why.
+    std::string explain(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda, const float* B,
+                        int ldb, const float* C, int ldc) const {
+        std::size_t length = 0;
+        std::string text(1024, '\0');
+        for (;;) {
+            const sgemm_dispatch_status_t status = sgemm_dispatch_explain(
+                handle_, op(trans_a), op(trans_b), M, N, K, A, lda, B, ldb, C, ldc, &text[0], text.size(), &length);
+            if (status != SGEMM_DISPATCH_BUFFER_TOO_SMALL) {
+                check(status);
+                text.resize(length);
+                return text;
+            }
+            text.resize(length + 1);
+        }
+    }
+
+    sgemm_dispatch_info_t info() const {
+        sgemm_dispatch_info_t info;
+        check(sgemm_dispatch_get_info(handle_, &info));
+        return info;
+    }
+
+    sgemm_dispatch_t get() const { return handle_; }
+
+private:
+    static sgemm_dispatch_op_t op(bool transposed) { return transposed ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N; }
+    static void check(sgemm_dispatch_status_t status) {
+        if (status != SGEMM_DISPATCH_SUCCESS) throw DispatchError(status);
+    }
+
+    sgemm_dispatch_t handle_ = nullptr;
+};
+
+}  // namespace sgemm
