@@ -1,0 +1,150 @@
+// The C API of include/sgemm/dispatch.h over sgemm::Dispatcher: handles, statuses, and no
+// exception ever crosses it.
+#include "src/dispatch/c_api.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "src/dispatch/dispatch_error.h"
+#include "src/dispatch/last_error.h"
+
+// The handle is a shell around the dispatcher. destroy frees the dispatcher but keeps the
+// 16-byte shell, marked destroyed, so that a later call is caught by its magic number
+// instead of reading freed memory.
+struct sgemm_dispatch {
+    std::atomic<std::uint64_t> magic;
+    sgemm::Dispatcher* dispatcher;
+};
+
+namespace sgemm {
+namespace {
+
+constexpr std::uint64_t kLive = 0x53474d4d44535031;       // "SGMMDSP1"
+constexpr std::uint64_t kDestroyed = 0x44455354524f5944;  // "DESTROYD"
+
+}  // namespace
+
+Dispatcher* dispatcher_of(sgemm_dispatch_t handle) {
+    if (!handle) {
+        fail(SGEMM_DISPATCH_INVALID_HANDLE, "the handle is NULL");
+        return nullptr;
+    }
+    const std::uint64_t magic = handle->magic.load(std::memory_order_relaxed);
+    if (magic == kLive) return handle->dispatcher;
+    fail(SGEMM_DISPATCH_INVALID_HANDLE, magic == kDestroyed ? "the handle was destroyed"
+                                                           : "the handle did not come from sgemm_dispatch_create");
+    return nullptr;
+}
+
+}  // namespace sgemm
+
+using sgemm::Dispatcher;
+using sgemm::dispatcher_of;
+using sgemm::fail;
+
+extern "C" {
+
+void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options) {
+    if (!options) return;
+    std::memset(options, 0, sizeof *options);  // NULL path, device 0, cuBLAS, fp32, defaults
+}
+
+sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options) {
+    if (!handle) return fail(SGEMM_DISPATCH_INVALID_VALUE, "handle (the pointer to write it to) is NULL");
+    *handle = nullptr;
+    sgemm_dispatch_options_t o;
+    sgemm_dispatch_options_init(&o);
+    if (options) o = *options;
+    try {
+        auto dispatcher = std::make_unique<Dispatcher>(o);
+        *handle = new sgemm_dispatch{{sgemm::kLive}, dispatcher.release()};
+        return SGEMM_DISPATCH_SUCCESS;
+    } catch (const sgemm::DispatchError& e) {
+        return fail(e.status, "%s", e.what());
+    } catch (const std::exception& e) {
+        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+    }
+}
+
+sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                            sgemm_dispatch_op_t trans_b, int M, int N, int K, float alpha,
+                                            const float* A, int lda, const float* B, int ldb, float beta, float* C,
+                                            int ldc, struct CUstream_st* stream) {
+    Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    return d->gemm(sgemm::GemmCall{trans_a, trans_b, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc}, stream);
+}
+
+sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                               sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
+                                               int lda, const float* B, int ldb, const float* C, int ldc,
+                                               char* buffer, size_t buffer_size, size_t* length) {
+    const Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    if (!buffer && buffer_size > 0) return fail(SGEMM_DISPATCH_INVALID_VALUE, "buffer is NULL, buffer_size is not 0");
+    try {
+        // Only the pointers' alignment is read, so C is never written through.
+        const std::string text =
+            d->explain(sgemm::GemmCall{trans_a, trans_b, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, const_cast<float*>(C), ldc});
+        if (length) *length = text.size();
+        if (buffer_size == 0) return fail(SGEMM_DISPATCH_BUFFER_TOO_SMALL, "explain needs %zu bytes", text.size() + 1);
+        const std::size_t n = std::min(text.size(), buffer_size - 1);
+        std::memcpy(buffer, text.data(), n);
+        buffer[n] = '\0';
+        return n < text.size() ? fail(SGEMM_DISPATCH_BUFFER_TOO_SMALL, "explain needs %zu bytes", text.size() + 1)
+                               : SGEMM_DISPATCH_SUCCESS;
+    } catch (const std::exception& e) {
+        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+    }
+}
+
+sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info) {
+    const Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    if (!info) return fail(SGEMM_DISPATCH_INVALID_VALUE, "info is NULL");
+    *info = d->info();
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
+    if (!handle) return SGEMM_DISPATCH_SUCCESS;
+    Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    handle->magic.store(sgemm::kDestroyed, std::memory_order_relaxed);
+    handle->dispatcher = nullptr;
+    delete d;
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
+    switch (status) {
+        case SGEMM_DISPATCH_SUCCESS: return "SGEMM_DISPATCH_SUCCESS: no error";
+        case SGEMM_DISPATCH_INVALID_HANDLE: return "SGEMM_DISPATCH_INVALID_HANDLE: NULL, or destroyed already";
+        case SGEMM_DISPATCH_INVALID_VALUE: return "SGEMM_DISPATCH_INVALID_VALUE: a NULL pointer, or an option or op out of range";
+        case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K below 1";
+        case SGEMM_DISPATCH_INVALID_LEADING_DIMENSION:
+            return "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION: lda, ldb or ldc below the stored row length";
+        case SGEMM_DISPATCH_MISALIGNED: return "SGEMM_DISPATCH_MISALIGNED: a pointer that is not float-aligned";
+        case SGEMM_DISPATCH_NO_DEVICE: return "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal";
+        case SGEMM_DISPATCH_WRONG_DEVICE:
+            return "SGEMM_DISPATCH_WRONG_DEVICE: the calling thread's current device is not the handle's";
+        case SGEMM_DISPATCH_DATABASE_ERROR:
+            return "SGEMM_DISPATCH_DATABASE_ERROR: the tuning database is missing, unreadable, foreign or newer";
+        case SGEMM_DISPATCH_NO_KERNEL: return "SGEMM_DISPATCH_NO_KERNEL: no kernel found and the fallback policy is ERROR";
+        case SGEMM_DISPATCH_TOO_MANY_STREAMS:
+            return "SGEMM_DISPATCH_TOO_MANY_STREAMS: every per-stream workspace belongs to another stream";
+        case SGEMM_DISPATCH_COMPILE_ERROR: return "SGEMM_DISPATCH_COMPILE_ERROR: NVRTC failed on a missing binary";
+        case SGEMM_DISPATCH_CUDA_ERROR: return "SGEMM_DISPATCH_CUDA_ERROR: the CUDA runtime failed";
+        case SGEMM_DISPATCH_CUBLAS_ERROR: return "SGEMM_DISPATCH_CUBLAS_ERROR: cuBLAS failed";
+        case SGEMM_DISPATCH_BUFFER_TOO_SMALL: return "SGEMM_DISPATCH_BUFFER_TOO_SMALL: the text was cut to fit";
+        case SGEMM_DISPATCH_INTERNAL_ERROR: return "SGEMM_DISPATCH_INTERNAL_ERROR: a bug in libsgemm_dispatch";
+    }
+    return "unknown status";
+}
+
+const char* sgemm_dispatch_last_error(void) { return sgemm::last_error(); }
+
+}  // extern "C"

@@ -1,0 +1,103 @@
+#include "src/dispatch/catalog.h"
+
+#include <algorithm>
+
+#include "db/verify.h"
+#include "src/families/registry.h"
+#include "src/records/kernel_records.h"
+
+namespace sgemm {
+namespace {
+
+// Why this build cannot launch `w`'s kernel, or empty.
+std::string cannot_use(const Winner& w, Arch arch) {
+    if (w.kernel.is_cublas()) return "";
+    if (family_of(w.kernel) && w.kernel.template_hash != templates_hash())
+        return "tuned with other kernel templates than this build's";
+    return kernel_cannot_run(w.kernel, w.shape, arch);
+}
+
+}  // namespace
+
+Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
+    Catalog catalog;
+    catalog.device = device;
+    const Arch arch{device.sm()};
+    for (WinnerWithBinary& row : store.winners_with_binaries(device.id())) {
+        const Winner& w = row.winner;
+        if (const std::string why = cannot_use(w, arch); !why.empty()) {
+            catalog.skipped.push_back(w.shape.to_string() + " " + w.kernel.description + ": " + why);
+            continue;
+        }
+        if (!w.kernel.is_cublas()) {
+            if (!row.binary)
+                catalog.unusable_binaries[w.binary_key] = "missing from the binary cache";
+            else if (const std::string problem = binary_problem(*row.binary, device); !problem.empty())
+                catalog.unusable_binaries[w.binary_key] = problem;
+            else
+                catalog.binaries.emplace(w.binary_key, std::move(*row.binary));
+        }
+        catalog.winners.push_back(w);
+    }
+    return catalog;
+}
+
+std::size_t workspace_bytes_needed(const Catalog& catalog) {
+    std::size_t bytes = 0;
+    for (const Winner& w : catalog.winners)
+        if (const Family* f = family_of(w.kernel))
+            bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, w.shape.M, w.shape.N, w.shape.K));
+    return bytes;
+}
+
+KernelRef builtin_kernel(bool trans_a, bool trans_b) {
+    const Family& family = find_family("warptile");
+    ParamValues values = family.defaults;
+    for (std::size_t i = 0; i < family.params.size(); ++i) {
+        if (family.params[i].name == "TA") values[i] = trans_a;
+        if (family.params[i].name == "TB") values[i] = trans_b;
+        if (family.params[i].name == "SPLITS") values[i] = 1;  // no workspace: runs on any stream
+    }
+    return kernel_ref(family, values);
+}
+
+Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
+                std::size_t workspace_bytes) {
+    Decision d;
+    d.selection = select_kernel(catalog.winners, key, [&](const Winner& w, const ShapeKey& shape) -> std::string {
+        if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
+        const Family* f = family_of(w.kernel);
+        const std::size_t needs = f ? f->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K) : 0;
+        if (needs > workspace_bytes)
+            return "it would need " + std::to_string(needs) + " bytes of split-K workspace; each stream holds " +
+                   std::to_string(workspace_bytes);
+        return "";
+    });
+    d.reason = d.selection.reason;
+    if (const Winner* w = d.selection.winner) {
+        d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
+        d.kernel = w->kernel;
+        return d;
+    }
+    const bool tf32 = key.precision == GemmPrecision::tf32;
+    switch (fallback) {
+        case SGEMM_DISPATCH_FALLBACK_CUBLAS:
+            d.route = Route::Cublas;
+            d.kernel = KernelRef::cublas();
+            d.reason += tf32 ? "; fallback policy: cuBLAS (TF32 tensor-op math)" : "; fallback policy: cuBLAS";
+            break;
+        case SGEMM_DISPATCH_FALLBACK_BUILTIN:
+            d.route = Route::Builtin;
+            d.kernel = builtin_kernel(key.trans_a, key.trans_b);
+            d.reason += "; fallback policy: the built-in kernel, " + d.kernel.description +
+                        (tf32 ? " (fp32 math, more exact than TF32)" : "");
+            break;
+        case SGEMM_DISPATCH_FALLBACK_ERROR:
+            d.route = Route::Refuse;
+            d.reason += "; fallback policy: error, so the call returns SGEMM_DISPATCH_NO_KERNEL";
+            break;
+    }
+    return d;
+}
+
+}  // namespace sgemm

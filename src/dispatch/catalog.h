@@ -1,0 +1,60 @@
+// What dispatch knows before it touches the GPU: the winners of one device that this build
+// can use, their cached binaries, and the decision for a shape key (db/selection.h's rule,
+// then the fallback policy). No CUDA here, so the tests check decisions on hand-built
+// databases without a GPU.
+#pragma once
+#include <sgemm/dispatch.h>
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "db/selection.h"
+#include "db/store.h"
+#include "src/jit/arch.h"
+
+namespace sgemm {
+
+struct Catalog {
+    DeviceFingerprint device;
+    std::vector<Winner> winners;              // the device's winners this build can launch
+    std::vector<std::string> skipped;         // the others: "shape kernel: why"
+    std::map<std::string, Binary> binaries;   // usable cached binaries of the winners, by cache key
+    std::map<std::string, std::string> unusable_binaries;  // cache key -> why it must be compiled again
+};
+
+// The catalog of `device` in `store`. Rows of every other device (another GPU, driver, CUDA,
+// NVRTC or library version) are never read. A winner is skipped when this build cannot run
+// its kernel at its own shape: an unknown family, other kernel templates than this build's
+// (the stored geometry would not match the code), or a kernel_cannot_run reason.
+Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device);
+
+// The split-K workspace each stream needs so that every winner runs at its own shape.
+std::size_t workspace_bytes_needed(const Catalog& catalog);
+
+// The built-in default kernel for a call's transposes: warptile at its defaults, no split-K.
+KernelRef builtin_kernel(bool trans_a, bool trans_b);
+
+// How a call is served.
+enum class Route {
+    Kernel,   // the selected winner's kernel
+    Cublas,   // cuBLAS: a cuBLAS winner, or the cuBLAS fallback
+    Builtin,  // the built-in default kernel (fallback)
+    Refuse,   // SGEMM_DISPATCH_NO_KERNEL (fallback policy ERROR)
+};
+
+struct Decision {
+    Selection selection;  // exact, nearest or fallback, with the winner and the reason
+    Route route = Route::Refuse;
+    KernelRef kernel;     // what runs: the winner's kernel, cuBLAS or the built-in one
+    std::string reason;   // the selection's reason, then what the fallback policy did
+};
+
+// The decision for `key`. A nearest winner is passed over when its kernel cannot run the
+// shape (kernel_cannot_run) or would need more split-K workspace than `workspace_bytes`,
+// what each stream holds.
+Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
+                std::size_t workspace_bytes);
+
+}  // namespace sgemm

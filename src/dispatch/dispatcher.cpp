@@ -1,0 +1,265 @@
+#include "src/dispatch/dispatcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "db/default_path.h"
+#include "src/dispatch/dispatch_error.h"
+#include "src/dispatch/last_error.h"
+#include "src/families/registry.h"
+#include "src/records/kernel_records.h"
+
+namespace sgemm {
+namespace {
+
+constexpr int kDefaultMaxStreams = 8;
+constexpr int kDefaultMissFlushMs = 10000;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Runs one step of create, turning its failure into a DispatchError with `status`.
+template <typename Step>
+auto step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
+    try {
+        return run();
+    } catch (const DispatchError&) {
+        throw;
+    } catch (const NoDeviceError& e) {
+        throw DispatchError(SGEMM_DISPATCH_NO_DEVICE, e.what());
+    } catch (const std::exception& e) {
+        throw DispatchError(status, std::string(what) + ": " + e.what());
+    }
+}
+
+void check_options(const sgemm_dispatch_options_t& o) {
+    const auto bad = [](const std::string& what) { throw DispatchError(SGEMM_DISPATCH_INVALID_VALUE, what); };
+    if (o.device < 0) bad("options.device=" + std::to_string(o.device) + ": an ordinal is at least 0");
+    if (o.fallback != SGEMM_DISPATCH_FALLBACK_CUBLAS && o.fallback != SGEMM_DISPATCH_FALLBACK_BUILTIN &&
+        o.fallback != SGEMM_DISPATCH_FALLBACK_ERROR)
+        bad("options.fallback=" + std::to_string(o.fallback) + " is not a sgemm_dispatch_fallback_t");
+    if (o.precision != SGEMM_DISPATCH_FP32 && o.precision != SGEMM_DISPATCH_TF32)
+        bad("options.precision=" + std::to_string(o.precision) + " is not a sgemm_dispatch_precision_t");
+    if (o.max_streams < 0 || o.max_streams > 1024)
+        bad("options.max_streams=" + std::to_string(o.max_streams) + ": 0 (the default, 8) to 1024");
+    if (o.miss_flush_ms < 0) bad("options.miss_flush_ms=" + std::to_string(o.miss_flush_ms) + " is negative");
+}
+
+// Lets this thread make capture-unsafe calls (cudaFuncSetAttribute, loading a kernel into
+// the context) for a moment, even while it captures a stream in global or thread-local mode.
+class RelaxedCapture {
+public:
+    RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+    ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+    RelaxedCapture(const RelaxedCapture&) = delete;
+    RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+private:
+    cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
+const char* decision_name(SelectionKind kind) {
+    static const char* names[] = {"exact", "nearest", "fallback"};
+    return names[static_cast<int>(kind)];
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(options) {
+    const Clock::time_point start = Clock::now();
+    check_options(options_);
+    if (options_.max_streams == 0) options_.max_streams = kDefaultMaxStreams;
+    if (options_.miss_flush_ms == 0) options_.miss_flush_ms = kDefaultMissFlushMs;
+    precision_ = options_.precision == SGEMM_DISPATCH_TF32 ? GemmPrecision::tf32 : GemmPrecision::fp32;
+
+    // The database before the device, so that its problems are reported without a GPU too.
+    Clock::time_point t = Clock::now();
+    std::optional<TuningStore> store;
+    try {
+        db_path_ = options_.db_path ? options_.db_path : default_db_path();
+        store.emplace(db_path_, OpenMode::ReadOnly);
+    } catch (const Error& e) {
+        if (!options_.without_database)
+            throw DispatchError(SGEMM_DISPATCH_DATABASE_ERROR,
+                                std::string(e.what()) + " (options.without_database runs on the fallback alone)");
+        db_problem_ = e.what();
+    }
+    if (options_.record_misses && db_path_.empty())
+        throw DispatchError(SGEMM_DISPATCH_INVALID_VALUE, "record_misses needs a database path: " + db_problem_);
+    timings_.database_ms = ms_since(t);
+
+    t = Clock::now();
+    device_ = step(SGEMM_DISPATCH_NO_DEVICE, "device", [&] { return use_device(options_.device); });
+    timings_.device_ms = ms_since(t);
+
+    t = Clock::now();
+    catalog_.device = fingerprint_of(device_);
+    if (store)
+        catalog_ = step(SGEMM_DISPATCH_DATABASE_ERROR, "reading the winners",
+                        [&] { return load_catalog(*store, catalog_.device); });
+    timings_.database_ms += ms_since(t);
+
+    t = Clock::now();
+    const bool builtin = options_.fallback == SGEMM_DISPATCH_FALLBACK_BUILTIN;
+    if (builtin && device_.sm() < find_family("warptile").min_sm)
+        throw DispatchError(SGEMM_DISPATCH_INVALID_VALUE, "the built-in kernel (warptile) needs sm_" +
+                                                              std::to_string(find_family("warptile").min_sm) +
+                                                              "; this GPU is sm_" + std::to_string(device_.sm()));
+    kernels_.emplace(step(SGEMM_DISPATCH_CUDA_ERROR, "loading kernels",
+                          [&] { return KernelSet(catalog_, builtin, store ? &*store : nullptr); }));
+    timings_.kernels_ms = ms_since(t);
+    timings_.compile_ms = kernels_->compile_ms();
+
+    t = Clock::now();
+    const bool cublas = options_.fallback == SGEMM_DISPATCH_FALLBACK_CUBLAS ||
+                        std::any_of(catalog_.winners.begin(), catalog_.winners.end(),
+                                    [](const Winner& w) { return w.kernel.is_cublas(); });
+    step(SGEMM_DISPATCH_CUDA_ERROR, "per-stream workspaces and cuBLAS handles", [&] {
+        slots_.emplace(options_.max_streams, workspace_bytes_needed(catalog_), cublas,
+                       precision_ == GemmPrecision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+    });
+    timings_.memory_ms = ms_since(t);
+
+    t = Clock::now();
+    for (const Winner& w : catalog_.winners)
+        if (!plan(w.shape)) throw DispatchError(SGEMM_DISPATCH_CUDA_ERROR, last_error());
+    timings_.kernels_ms += ms_since(t);
+
+    if (options_.record_misses)
+        misses_.emplace(plans_, db_path_, catalog_.device, std::chrono::milliseconds(options_.miss_flush_ms));
+    timings_.create_ms = ms_since(start);
+}
+
+Dispatcher::~Dispatcher() {
+    // The workspaces and kernels must outlive every launch that uses them.
+    cudaSetDevice(device_.ordinal);
+    cudaDeviceSynchronize();
+}
+
+sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stream) noexcept {
+    ShapeKey key;
+    if (const sgemm_dispatch_status_t status = check_call(call, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
+        return status;
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess || current != device_.ordinal)
+        return fail(SGEMM_DISPATCH_WRONG_DEVICE,
+                    "the calling thread's current device is %d, the handle's is %d: cudaSetDevice(%d) first", current,
+                    device_.ordinal, device_.ordinal);
+    const Plan* p = plans_.find(key);
+    if (!p && !(p = plan(key))) return SGEMM_DISPATCH_CUDA_ERROR;
+    if (misses_ && !p->exact) p->unwritten_misses.fetch_add(1, std::memory_order_relaxed);
+
+    SgemmArgs args = call.args();
+    StreamSlot* slot = nullptr;
+    if (p->route == Route::Cublas || p->launch.workspace_bytes > 0) {
+        slot = slots_->slot_for(stream);
+        if (!slot)
+            return fail(SGEMM_DISPATCH_TOO_MANY_STREAMS,
+                        "all %d per-stream workspaces belong to other streams (options.max_streams)",
+                        slots_->count());
+        args.workspace = slot->splitk_workspace();
+    }
+    switch (p->route) {
+        case Route::Kernel:
+        case Route::Builtin:
+            if (const cudaError_t e = p->launch.launch(args, stream); e != cudaSuccess)
+                return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaLaunchKernel: %s", cudaGetErrorString(e));
+            return SGEMM_DISPATCH_SUCCESS;
+        case Route::Cublas:
+            if (const cublasStatus_t s = slot->cublas_sgemm(stream, args, key.trans_a, key.trans_b);
+                s != CUBLAS_STATUS_SUCCESS)
+                return fail(SGEMM_DISPATCH_CUBLAS_ERROR, "cublasSgemm: %s", cublasGetStatusString(s));
+            return SGEMM_DISPATCH_SUCCESS;
+        case Route::Refuse:
+            break;
+    }
+    return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for M=%d N=%d K=%d %s align%d, and the fallback policy is ERROR",
+                key.M, key.N, key.K, key.transposes().c_str(), key.alignment);  // 2 chars: no allocation
+}
+
+const Plan* Dispatcher::plan(const ShapeKey& key) noexcept {
+    if (const Plan* p = plans_.find(key)) return p;
+    try {
+        std::lock_guard<std::mutex> lock(resolve_mutex_);
+        if (const Plan* p = plans_.find(key)) return p;  // another thread prepared it meanwhile
+        RelaxedCapture relaxed;
+        const Decision decision = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
+        return plans_.insert(make_plan(key, decision));
+    } catch (const std::exception& e) {
+        fail(SGEMM_DISPATCH_CUDA_ERROR, "preparing the launch for %s: %s", key.to_string().c_str(), e.what());
+        return nullptr;
+    }
+}
+
+std::unique_ptr<Plan> Dispatcher::make_plan(const ShapeKey& key, const Decision& decision) const {
+    auto plan = std::make_unique<Plan>();
+    plan->key = key;
+    plan->route = decision.route;
+    plan->exact = decision.selection.kind == SelectionKind::Exact;
+    if (decision.route == Route::Kernel || decision.route == Route::Builtin) {
+        // Every winner's kernel and the built-in ones were loaded at create.
+        plan->launch = kernels_->find(decision.kernel)->prepare(key.M, key.N, key.K);
+        // Loads the kernel into the context now, not at its first launch (maybe in capture).
+        cudaFuncAttributes attributes;
+        SGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(plan->launch.kernel)));
+    }
+    return plan;
+}
+
+std::string Dispatcher::explain(const GemmCall& call) const {
+    // Pointers are read only for their alignment: NULL stands for an aligned one.
+    float* const aligned = reinterpret_cast<float*>(256);
+    GemmCall c = call;
+    if (!c.A) c.A = aligned;
+    if (!c.B) c.B = aligned;
+    if (!c.C) c.C = aligned;
+    ShapeKey key;
+    if (const sgemm_dispatch_status_t status = check_call(c, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
+        return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
+               last_error() + "\n";
+
+    const Decision d = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
+    std::string launch;
+    if (d.route == Route::Cublas)
+        launch = "cuBLAS (cublasSgemm with this stream's handle)";
+    else if (d.route == Route::Refuse)
+        launch = "nothing: gemm returns SGEMM_DISPATCH_NO_KERNEL";
+    else {
+        const Family& f = *family_of(d.kernel);
+        const LaunchGeometry g = f.geometry(d.kernel.params, key.M, key.N, key.K);
+        char geometry[200];
+        std::snprintf(geometry, sizeof geometry,
+                      ": grid %u x %u x %u, %u threads, %u bytes of shared memory, %zu bytes of split-K workspace",
+                      g.grid.x, g.grid.y, g.grid.z, g.block.x, g.dynamic_shared_bytes,
+                      f.workspace_bytes(d.kernel.params, key.M, key.N, key.K));
+        launch = d.kernel.description + geometry;
+    }
+    std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
+    if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";
+    for (const std::string& s : catalog_.skipped) database += "\n          skipped " + s;
+    for (const std::string& s : kernels_->compiled_notes()) database += "\n          compiled at create: " + s;
+    if (misses_ && !misses_->last_error().empty()) database += "\n          " + misses_->last_error();
+    return "shape     " + key.to_string() + "\ndecision  " + decision_name(d.selection.kind) + "\nlaunch    " + launch +
+           "\nwhy       " + d.reason + "\ndevice    " + catalog_.device.id() + "  " + catalog_.device.describe() +
+           "\ndatabase  " + database + "\n";
+}
+
+sgemm_dispatch_info_t Dispatcher::info() const {
+    sgemm_dispatch_info_t info = timings_;
+    info.winners = static_cast<int>(catalog_.winners.size());
+    info.winners_skipped = static_cast<int>(catalog_.skipped.size());
+    info.kernels_loaded = kernels_->loaded();
+    info.kernels_compiled = kernels_->compiled();
+    info.shapes_prepared = plans_.size();
+    info.streams_used = slots_->used();
+    info.max_streams = slots_->count();
+    info.workspace_bytes = slots_->splitk_bytes();
+    info.misses_pending = misses_ ? misses_->pending() : 0;
+    info.misses_written = misses_ ? misses_->written() : 0;
+    return info;
+}
+
+}  // namespace sgemm

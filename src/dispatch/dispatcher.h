@@ -1,0 +1,66 @@
+// One sgemm_dispatch handle: what create builds and every call reads.
+//
+//   create   options -> database (read-only) -> device -> catalog of this device's winners
+//            -> kernels loaded (NVRTC only for missing binaries) -> per-stream workspaces
+//            and cuBLAS handles -> a plan for every exact winner -> the miss log
+//   gemm     check the arguments -> shape key -> plan (lock-free hash lookup; the first
+//            call of a new key decides and prepares it under a mutex) -> count a miss ->
+//            launch the kernel or call cuBLAS on the caller's stream
+#pragma once
+#include <sgemm/dispatch.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "db/store.h"
+#include "src/cuda/device.h"
+#include "src/dispatch/catalog.h"
+#include "src/dispatch/gemm_call.h"
+#include "src/dispatch/kernel_set.h"
+#include "src/dispatch/miss_log.h"
+#include "src/dispatch/plan_table.h"
+#include "src/dispatch/stream_slots.h"
+
+namespace sgemm {
+
+class Dispatcher {
+public:
+    // Throws DispatchError with the status create returns.
+    explicit Dispatcher(const sgemm_dispatch_options_t& options);
+    ~Dispatcher();  // waits for the device, then writes the misses left
+
+    // The hot path: no allocation, no synchronisation, no compilation once the call's
+    // shape key has a plan. Never throws.
+    sgemm_dispatch_status_t gemm(const GemmCall& call, cudaStream_t stream) noexcept;
+
+    // The decision for a call, as text (dispatch.h: sgemm_dispatch_explain).
+    std::string explain(const GemmCall& call) const;
+    sgemm_dispatch_info_t info() const;
+
+    // The plan for `key`, prepared now if it has none (benchmarks launch its kernel bare).
+    // Never throws: nullptr with last_error() set when preparing failed.
+    const Plan* plan(const ShapeKey& key) noexcept;
+
+    const DeviceInfo& device() const { return device_; }
+
+private:
+    const Plan* prepare(const ShapeKey& key) noexcept;  // under resolve_mutex_
+    std::unique_ptr<Plan> make_plan(const ShapeKey& key, const Decision& decision) const;
+
+    sgemm_dispatch_options_t options_;
+    std::string db_path_;
+    std::string db_problem_;  // why the database is not used (without_database), else ""
+    DeviceInfo device_;
+    GemmPrecision precision_;
+    Catalog catalog_;
+    std::optional<KernelSet> kernels_;
+    std::optional<StreamSlots> slots_;
+    PlanTable plans_;
+    std::mutex resolve_mutex_;
+    std::optional<MissLog> misses_;
+    sgemm_dispatch_info_t timings_{};  // create's phases
+};
+
+}  // namespace sgemm

@@ -1,0 +1,44 @@
+#include "src/dispatch/gemm_call.h"
+
+#include "src/dispatch/last_error.h"
+
+namespace sgemm {
+
+sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, ShapeKey& key) {
+    const auto is_op = [](sgemm_dispatch_op_t op) { return op == SGEMM_DISPATCH_OP_N || op == SGEMM_DISPATCH_OP_T; };
+    if (!is_op(c.trans_a) || !is_op(c.trans_b))
+        return fail(SGEMM_DISPATCH_INVALID_VALUE, "trans_a=%d, trans_b=%d: each must be SGEMM_DISPATCH_OP_N (0) or _T (1)",
+                    static_cast<int>(c.trans_a), static_cast<int>(c.trans_b));
+    if (c.M < 1 || c.N < 1 || c.K < 1)
+        return fail(SGEMM_DISPATCH_INVALID_SIZE, "M=%d N=%d K=%d: each must be at least 1", c.M, c.N, c.K);
+    if (!c.A || !c.B || !c.C)
+        return fail(SGEMM_DISPATCH_INVALID_VALUE, "%s is NULL", !c.A ? "A" : !c.B ? "B" : "C");
+
+    const bool ta = c.trans_a == SGEMM_DISPATCH_OP_T, tb = c.trans_b == SGEMM_DISPATCH_OP_T;
+    // The row length of each matrix as stored (see dispatch.h).
+    const int a_row = ta ? c.M : c.K, b_row = tb ? c.K : c.N;
+    if (c.lda < a_row)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "lda=%d is less than %s=%d, the row length of A stored %s",
+                    c.lda, ta ? "M" : "K", a_row, ta ? "K x M (transposed)" : "M x K");
+    if (c.ldb < b_row)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "ldb=%d is less than %s=%d, the row length of B stored %s",
+                    c.ldb, tb ? "K" : "N", b_row, tb ? "N x K (transposed)" : "K x N");
+    if (c.ldc < c.N)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "ldc=%d is less than N=%d, the row length of C", c.ldc,
+                    c.N);
+
+    const int alignment = alignment_class(c.A, c.lda, c.B, c.ldb, c.C, c.ldc);
+    if (alignment == 0)
+        return fail(SGEMM_DISPATCH_MISALIGNED, "A=%p, B=%p and C=%p must be 4-byte aligned", static_cast<const void*>(c.A),
+                    static_cast<const void*>(c.B), static_cast<const void*>(c.C));
+    key.M = c.M;
+    key.N = c.N;
+    key.K = c.K;
+    key.trans_a = ta;
+    key.trans_b = tb;
+    key.precision = precision;
+    key.alignment = alignment;
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,32 @@
+// One sgemm_dispatch_gemm call's arguments, and their check. The check runs before any
+// device work (it needs no GPU, so the tests run it on CI) and computes the call's shape key.
+#pragma once
+#include <sgemm/dispatch.h>
+
+#include "db/shape_key.h"
+#include "templates/sgemm_common.cuh"
+
+namespace sgemm {
+
+struct GemmCall {
+    sgemm_dispatch_op_t trans_a = SGEMM_DISPATCH_OP_N, trans_b = SGEMM_DISPATCH_OP_N;
+    int M = 0, N = 0, K = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    const float* A = nullptr;
+    int lda = 0;
+    const float* B = nullptr;
+    int ldb = 0;
+    float* C = nullptr;
+    int ldc = 0;
+
+    // The kernels' argument block (no workspace yet).
+    SgemmArgs args() const { return SgemmArgs{M, N, K, alpha, beta, A, lda, B, ldb, C, ldc, nullptr}; }
+};
+
+// SGEMM_DISPATCH_SUCCESS with `key` filled in (at `precision`), or the first problem found,
+// its reason in last_error(): an op other than N or T, M, N or K below 1, a NULL pointer, a
+// leading dimension below its stored row length, or a pointer or leading dimension that is
+// not float-aligned (alignment class 0).
+sgemm_dispatch_status_t check_call(const GemmCall& call, GemmPrecision precision, ShapeKey& key);
+
+}  // namespace sgemm

@@ -1,0 +1,85 @@
+#include "src/dispatch/kernel_set.h"
+
+#include <chrono>
+#include <future>
+#include <optional>
+
+#include "db/verify.h"
+#include "src/dispatch/dispatch_error.h"
+#include "src/families/registry.h"
+#include "src/records/kernel_records.h"
+
+namespace sgemm {
+namespace {
+
+// A kernel to load, with its binary or why it has to be compiled.
+struct Wanted {
+    KernelRef kernel;
+    std::optional<Binary> binary;
+    std::string why_compile;
+    CompiledKernel compiled;
+};
+
+}  // namespace
+
+KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* store) {
+    const Arch arch{catalog.device.sm()};
+    std::map<std::pair<std::string, ParamValues>, Wanted> wanted;
+    for (const Winner& w : catalog.winners) {
+        if (w.kernel.is_cublas()) continue;
+        Wanted& x = wanted[{w.kernel.family, w.kernel.params}];
+        x.kernel = w.kernel;
+        if (const auto b = catalog.binaries.find(w.binary_key); b != catalog.binaries.end())
+            x.binary = b->second;
+        else
+            x.why_compile = catalog.unusable_binaries.at(w.binary_key);
+    }
+    for (int t = 0; with_builtin && t < 4; ++t) {  // NN, NT, TN, TT
+        const KernelRef builtin = builtin_kernel(t / 2, t % 2);
+        Wanted& x = wanted[{builtin.family, builtin.params}];
+        x.kernel = builtin;
+        const std::string key = kernel_cache_key(find_family(builtin.family), builtin.params, arch);
+        if (std::optional<Binary> b = store ? store->find_binary(key) : std::nullopt;
+            b && binary_problem(*b, catalog.device).empty())
+            x.binary = std::move(b);
+        else
+            x.why_compile = "the built-in kernel is not in the binary cache";
+    }
+
+    // Compiles run in parallel: NVRTC takes a second or more per kernel.
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::pair<Wanted*, std::future<CompiledKernel>>> compiles;
+    for (auto& [key, x] : wanted)
+        if (!x.binary)
+            compiles.emplace_back(&x, std::async(std::launch::async, [&x, arch] {
+                                      return compile_kernel(*family_of(x.kernel), x.kernel.params, arch);
+                                  }));
+    std::string compile_error;
+    for (auto& [x, result] : compiles) {
+        try {
+            x->compiled = result.get();
+            compiled_.push_back(x->kernel.description + ": " + x->why_compile);
+        } catch (const std::exception& e) {
+            compile_error = "compiling " + x->kernel.description + " (" + x->why_compile + "): " + e.what();
+        }
+    }
+    compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!compile_error.empty()) throw DispatchError(SGEMM_DISPATCH_COMPILE_ERROR, compile_error);
+
+    for (auto& [key, x] : wanted) {
+        CompiledKernel k = x.binary ? from_binary(*x.binary) : std::move(x.compiled);
+        k.values = x.kernel.params;  // a binary serves every split count of its kernel
+        try {
+            kernels_[key] = std::make_unique<LoadedKernel>(*family_of(x.kernel), k);
+        } catch (const Error& e) {
+            throw DispatchError(SGEMM_DISPATCH_CUDA_ERROR, "loading " + x.kernel.description + ": " + e.what());
+        }
+    }
+}
+
+const LoadedKernel* KernelSet::find(const KernelRef& kernel) const {
+    const auto it = kernels_.find({kernel.family, kernel.params});
+    return it == kernels_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace sgemm

@@ -1,0 +1,77 @@
+#include "src/dispatch/miss_log.h"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "db/store.h"
+
+namespace sgemm {
+
+MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
+                 std::chrono::milliseconds interval)
+    : plans_(plans), db_path_(std::move(db_path)), device_(std::move(device)), interval_(interval) {
+    thread_ = std::thread([this] { run(); });
+}
+
+MissLog::~MissLog() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    flush();
+}
+
+void MissLog::run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
+        lock.unlock();
+        flush();
+        lock.lock();
+    }
+}
+
+std::int64_t MissLog::flush() {
+    std::lock_guard<std::mutex> flushing(flushing_);
+    std::vector<std::pair<const Plan*, std::int64_t>> taken;
+    std::vector<Miss> batch;
+    for (const Plan* plan : plans_.plans())
+        if (const std::int64_t n = plan->unwritten_misses.exchange(0, std::memory_order_relaxed); n > 0) {
+            taken.emplace_back(plan, n);
+            batch.push_back(Miss{device_.id(), plan->key, n, "", ""});  // first and last seen: now
+        }
+    if (batch.empty()) return 0;
+    std::string error;
+    try {
+        TuningStore store(db_path_, OpenMode::ReadWrite);
+        store.add_device(device_);
+        store.record_misses(batch);
+    } catch (const std::exception& e) {
+        error = std::string("writing misses to ") + db_path_ + ": " + e.what();
+    }
+    std::int64_t calls = 0;
+    for (const auto& [plan, n] : taken) {
+        if (!error.empty()) plan->unwritten_misses.fetch_add(n, std::memory_order_relaxed);  // next time
+        calls += n;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_error_ = error;
+    if (!error.empty()) return 0;
+    written_ += calls;
+    return calls;
+}
+
+std::int64_t MissLog::pending() const {
+    std::int64_t n = 0;
+    for (const Plan* plan : plans_.plans()) n += plan->unwritten_misses.load(std::memory_order_relaxed);
+    return n;
+}
+
+std::string MissLog::last_error() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_error_;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,49 @@
+// Misses, off the hot path: a call whose shape key has no exact winner adds one to its
+// plan's counter (Plan::unwritten_misses); this writes the counts to the database's misses
+// table in one transaction every `interval` from a background thread, and once more when
+// destroyed. A failed write keeps the counts for the next one and says why in last_error().
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "db/records.h"
+#include "src/dispatch/plan_table.h"
+
+namespace sgemm {
+
+class MissLog {
+public:
+    MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device, std::chrono::milliseconds interval);
+    ~MissLog();  // stops the thread, then writes what is left
+    MissLog(const MissLog&) = delete;
+    MissLog& operator=(const MissLog&) = delete;
+
+    // Writes the counts now; returns how many calls it wrote.
+    std::int64_t flush();
+
+    std::int64_t pending() const;  // counted, not yet written
+    std::int64_t written() const { return written_; }
+    std::string last_error() const;  // of the last write that failed; "" after one that worked
+
+private:
+    void run();
+
+    const PlanTable& plans_;
+    const std::string db_path_;
+    const DeviceFingerprint device_;
+    const std::chrono::milliseconds interval_;
+    std::atomic<std::int64_t> written_{0};
+    std::mutex flushing_;       // one flush at a time: the thread's, destroy's, an explicit one
+    mutable std::mutex mutex_;  // guards stop_ and last_error_
+    std::condition_variable wake_;
+    bool stop_ = false;
+    std::string last_error_;
+    std::thread thread_;
+};
+
+}  // namespace sgemm

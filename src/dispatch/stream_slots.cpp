@@ -1,0 +1,81 @@
+#include "src/dispatch/stream_slots.h"
+
+namespace sgemm {
+namespace {
+
+// What cuBLAS's own workspace pool would give a handle on Hopper (its documentation asks
+// for 32 MiB there, 4 MiB before): smaller could make it choose slower algorithms than a
+// plain cuBLAS call.
+constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;
+
+std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// A stream's identity for the slot table; never 0, which marks a free slot. A handle names
+// one stream in every thread, except cudaStreamPerThread, which names each thread's own
+// stream: its unique id (with the top bit set, which no pointer has) stands for it. 0 and
+// cudaStreamLegacy are the same stream. Returns 0 when the id cannot be read.
+std::uint64_t stream_key(cudaStream_t stream) noexcept {
+    if (stream == cudaStreamPerThread) {
+        unsigned long long id = 0;
+        if (cudaStreamGetId(stream, &id) != cudaSuccess) return 0;
+        return id | (1ull << 63);
+    }
+    if (stream == nullptr) stream = cudaStreamLegacy;
+    return reinterpret_cast<std::uintptr_t>(stream);
+}
+
+}  // namespace
+
+cublasStatus_t StreamSlot::cublas_sgemm(cudaStream_t stream, const SgemmArgs& args, bool trans_a, bool trans_b) {
+    std::lock_guard<std::mutex> lock(cublas_mutex_);
+    if (!cublas_bound_) {
+        // Host-side settings only, so this is legal inside capture too.
+        const cublasStatus_t status = cublas_->bind(stream, cublas_workspace_, cublas_workspace_bytes_);
+        if (status != CUBLAS_STATUS_SUCCESS) return status;
+        cublas_bound_ = true;
+    }
+    return cublas_->sgemm_on_bound_stream(args, trans_a, trans_b);
+}
+
+StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math)
+    : count_(count), splitk_bytes_(round_up(splitk_bytes)), slots_(new StreamSlot[count]) {
+    const std::size_t cublas_bytes = with_cublas ? kCublasWorkspaceBytes : 0;
+    const std::size_t stride = splitk_bytes_ + cublas_bytes;
+    memory_ = DeviceBuffer<unsigned char>(stride * count);
+    if (memory_.bytes() > 0) {
+        SGEMM_CUDA_CHECK(cudaMemset(memory_.data(), 0, memory_.bytes()));
+        SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    for (int i = 0; i < count; ++i) {
+        StreamSlot& s = slots_[i];
+        unsigned char* base = memory_.data() + stride * i;
+        if (splitk_bytes_ > 0) s.splitk_workspace_ = base;
+        if (!with_cublas) continue;
+        s.cublas_.emplace(math);
+        s.cublas_workspace_ = base + splitk_bytes_;
+        s.cublas_workspace_bytes_ = cublas_bytes;
+    }
+}
+
+StreamSlot* StreamSlots::slot_for(cudaStream_t stream) noexcept {
+    const std::uint64_t key = stream_key(stream);
+    if (key == 0) return nullptr;
+    for (int i = 0; i < count_; ++i)
+        if (slots_[i].owner_.load(std::memory_order_acquire) == key) return &slots_[i];
+    for (int i = 0; i < count_; ++i) {
+        std::uint64_t expected = 0;
+        // Another thread may claim this slot for the same stream at the same moment: then
+        // the slot is ours too.
+        if (slots_[i].owner_.compare_exchange_strong(expected, key, std::memory_order_acq_rel) || expected == key)
+            return &slots_[i];
+    }
+    return nullptr;
+}
+
+int StreamSlots::used() const {
+    int n = 0;
+    for (int i = 0; i < count_; ++i) n += slots_[i].owner_.load(std::memory_order_relaxed) != 0;
+    return n;
+}
+
+}  // namespace sgemm

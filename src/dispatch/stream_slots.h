@@ -1,0 +1,60 @@
+// What each stream needs of its own: a split-K workspace (one launch at a time may use one:
+// SgemmArgs::workspace) and a cuBLAS handle (cuBLAS handles must not be used by two threads
+// at once). All of it is allocated, zeroed and created up front, so that a call never
+// allocates, synchronises or creates anything, not even inside CUDA graph capture; a stream
+// claims a slot on its first call that needs one and keeps it until the handle is destroyed.
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "src/cuda/cublas_handle.h"
+#include "src/cuda/device_buffer.h"
+
+namespace sgemm {
+
+class StreamSlot {
+public:
+    void* splitk_workspace() const { return splitk_workspace_; }
+    // cuBLAS's row-major sgemm on the slot's stream; callers of one stream from many
+    // threads take turns here.
+    cublasStatus_t cublas_sgemm(cudaStream_t stream, const SgemmArgs& args, bool trans_a, bool trans_b);
+
+private:
+    friend class StreamSlots;
+    std::atomic<std::uint64_t> owner_{0};  // stream_key() of the stream, 0 while free
+    void* splitk_workspace_ = nullptr;
+    std::mutex cublas_mutex_;
+    std::optional<CublasHandle> cublas_;  // absent when the handle never calls cuBLAS
+    void* cublas_workspace_ = nullptr;
+    std::size_t cublas_workspace_bytes_ = 0;
+    bool cublas_bound_ = false;  // under cublas_mutex_
+};
+
+class StreamSlots {
+public:
+    // `count` slots of `splitk_bytes` each (counters zeroed), with a cuBLAS handle in `math`
+    // mode and its workspace each when `with_cublas`. Synchronises the device once.
+    StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math);
+
+    // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to
+    // another stream. Lock-free: a scan of `count` atomics.
+    StreamSlot* slot_for(cudaStream_t stream) noexcept;
+
+    int count() const { return count_; }
+    int used() const;
+    std::size_t splitk_bytes() const { return splitk_bytes_; }
+
+private:
+    int count_;
+    std::size_t splitk_bytes_;
+    std::unique_ptr<StreamSlot[]> slots_;
+    DeviceBuffer<unsigned char> memory_;  // every slot's workspaces, in one allocation
+};
+
+}  // namespace sgemm
