@@ -1,0 +1,30 @@
+/* dispatch.h is C99: compiled with -std=c99 -pedantic -Wall -Wextra -Werror by the test
+   "dispatch.h compiles as C99", which only compiles it. Every type and function is used. */
+#include <sgemm/dispatch.h>
+
+#include <stdio.h>
+
+int c99_use_every_declaration(struct CUstream_st* stream, const float* A, const float* B, float* C) {
+    sgemm_dispatch_options_t options;
+    sgemm_dispatch_info_t info;
+    sgemm_dispatch_t handle = NULL;
+    sgemm_dispatch_status_t status;
+    char text[512];
+    size_t length = 0;
+
+    sgemm_dispatch_options_init(&options);
+    options.fallback = SGEMM_DISPATCH_FALLBACK_BUILTIN;
+    options.precision = SGEMM_DISPATCH_TF32;
+    status = sgemm_dispatch_create(&handle, &options);
+    if (status != SGEMM_DISPATCH_SUCCESS) {
+        fprintf(stderr, "%s: %s\n", sgemm_dispatch_status_string(status), sgemm_dispatch_last_error());
+        return 1;
+    }
+    status = sgemm_dispatch_gemm(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_T, 8, 64, 32, 1.0f, A, 32, B, 32, 0.0f,
+                                 C, 64, stream);
+    status = sgemm_dispatch_explain(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 8, 64, 32, NULL, 32, NULL, 64, NULL,
+                                    64, text, sizeof text, &length);
+    status = sgemm_dispatch_get_info(handle, &info);
+    printf("%s %d %zu\n", text, info.winners, length);
+    return sgemm_dispatch_destroy(handle) == SGEMM_DISPATCH_SUCCESS ? (int)status : 1;
+}

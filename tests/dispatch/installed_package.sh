@@ -1,0 +1,49 @@
+#!/bin/sh
+# `meson install` puts libsgemm_dispatch, its headers and sgemm_dispatch.pc in place: this
+# installs the build into a temporary DESTDIR, asks pkg-config for the flags, and builds and
+# runs a C program and compiles a C++ one against the installed package alone.
+# Usage: installed_package.sh MESON BUILD_DIR
+set -eu
+meson=$1
+build=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$meson" install -C "$build" --no-rebuild --destdir "$tmp/root" >"$tmp/install.log" 2>&1 ||
+    { cat "$tmp/install.log"; echo "meson install failed"; exit 1; }
+pc=$(find "$tmp/root" -name sgemm_dispatch.pc)
+[ -n "$pc" ] || { echo "no sgemm_dispatch.pc was installed"; exit 1; }
+export PKG_CONFIG_PATH="$(dirname "$pc")"
+# The file names the real prefix; the package sits under DESTDIR for now.
+prefix=$(pkg-config --variable=prefix sgemm_dispatch)
+pkgconfig() { pkg-config --define-variable=prefix="$tmp/root$prefix" "$@" sgemm_dispatch; }
+echo "pkg-config --cflags --libs sgemm_dispatch: $(pkgconfig --cflags --libs)"
+case "$(pkgconfig --libs)" in *-lsgemm_dispatch*) ;; *) echo "no -lsgemm_dispatch in --libs"; exit 1 ;; esac
+for header in dispatch.h dispatch.hpp; do
+    [ -f "$(pkgconfig --variable=includedir)/sgemm/$header" ] || { echo "sgemm/$header was not installed"; exit 1; }
+done
+
+# A C program: create fails on a missing database before it looks for a GPU, so this runs
+# the same with and without one.
+cat >"$tmp/use.c" <<'C'
+#include <sgemm/dispatch.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    sgemm_dispatch_options_t options;
+    sgemm_dispatch_t handle;
+    sgemm_dispatch_status_t status;
+    sgemm_dispatch_options_init(&options);
+    options.db_path = "/nonexistent/tuning.db";
+    status = sgemm_dispatch_create(&handle, &options);
+    printf("%s\n%s\n", sgemm_dispatch_status_string(status), sgemm_dispatch_last_error());
+    return status == SGEMM_DISPATCH_DATABASE_ERROR && handle == NULL ? 0 : 1;
+}
+C
+cc -std=c99 -Wall -Werror "$tmp/use.c" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use"
+LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" "$tmp/use"
+
+# The C++ wrapper compiles against the installed headers alone.
+printf '#include <sgemm/dispatch.hpp>\nint main() { return sgemm::Dispatch::default_options().device; }\n' >"$tmp/use.cpp"
+c++ -std=c++17 -Wall -Werror "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use_cpp"
+echo "ok: installed, found by pkg-config, built against and run"

@@ -1,0 +1,155 @@
+// The public API where it needs no GPU: options, statuses and their strings, the order of
+// create's checks (options, then the database, then the device), handles that are NULL or
+// not handles, and the C++ wrapper's errors.
+#include <gtest/gtest.h>
+#include <sgemm/dispatch.h>
+#include <sgemm/dispatch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "src/cuda/device.h"
+#include "tests/db/fixture.h"
+
+using namespace sgemm::testing;
+
+namespace {
+
+bool has_gpu() {
+    try {
+        sgemm::device_count();
+        return true;
+    } catch (const sgemm::NoDeviceError&) {
+        return false;
+    }
+}
+
+bool last_error_has(const std::string& text) {
+    return std::string(sgemm_dispatch_last_error()).find(text) != std::string::npos;
+}
+
+// Options naming `db_path`, which must outlive them.
+sgemm_dispatch_options_t options_for(const std::string& db_path) {
+    sgemm_dispatch_options_t o;
+    sgemm_dispatch_options_init(&o);
+    o.db_path = db_path.c_str();
+    return o;
+}
+
+}  // namespace
+
+TEST(DispatchApi, OptionsStartAtTheDocumentedDefaults) {
+    sgemm_dispatch_options_t o;
+    std::memset(&o, 0x5a, sizeof o);
+    sgemm_dispatch_options_init(&o);
+    EXPECT_EQ(o.db_path, nullptr);
+    EXPECT_EQ(o.device, 0);
+    EXPECT_EQ(o.fallback, SGEMM_DISPATCH_FALLBACK_CUBLAS);
+    EXPECT_EQ(o.precision, SGEMM_DISPATCH_FP32);
+    EXPECT_EQ(o.record_misses, 0);
+    EXPECT_EQ(o.without_database, 0);
+    EXPECT_EQ(o.max_streams, 0);
+    EXPECT_EQ(o.miss_flush_ms, 0);
+}
+
+TEST(DispatchApi, EveryStatusHasItsNameAndMeaning) {
+    for (int s = SGEMM_DISPATCH_SUCCESS; s <= SGEMM_DISPATCH_INTERNAL_ERROR; ++s) {
+        const std::string text = sgemm_dispatch_status_string(static_cast<sgemm_dispatch_status_t>(s));
+        EXPECT_EQ(text.rfind("SGEMM_DISPATCH_", 0), 0u) << s << ": " << text;
+        EXPECT_NE(text.find(": "), std::string::npos) << text;
+    }
+    EXPECT_STREQ(sgemm_dispatch_status_string(static_cast<sgemm_dispatch_status_t>(99)), "unknown status");
+    EXPECT_STREQ(sgemm_dispatch_status_string(SGEMM_DISPATCH_NO_DEVICE),
+                 "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal");
+}
+
+TEST(DispatchApi, BadOptionsAreRefusedBeforeAnythingElse) {
+    sgemm_dispatch_t handle = reinterpret_cast<sgemm_dispatch_t>(0x1);
+    sgemm_dispatch_options_t o = options_for("/nonexistent/never.db");
+    o.fallback = static_cast<sgemm_dispatch_fallback_t>(7);
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_EQ(handle, nullptr) << "a failed create leaves NULL";
+    EXPECT_TRUE(last_error_has("options.fallback=7")) << sgemm_dispatch_last_error();
+
+    o = options_for("/nonexistent/never.db");
+    o.precision = static_cast<sgemm_dispatch_precision_t>(3);
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    o = options_for("/nonexistent/never.db");
+    o.max_streams = -1;
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    o = options_for("/nonexistent/never.db");
+    o.device = -2;
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_EQ(sgemm_dispatch_create(nullptr, &o), SGEMM_DISPATCH_INVALID_VALUE);
+}
+
+TEST(DispatchApi, AMissingOrUnreadableDatabaseFailsWithTheReason) {
+    TempDir dir;
+    sgemm_dispatch_t handle = nullptr;
+    const std::string missing = dir.file("missing.db");
+    sgemm_dispatch_options_t o = options_for(missing);
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
+    EXPECT_TRUE(last_error_has(missing)) << sgemm_dispatch_last_error();
+    EXPECT_TRUE(last_error_has("without_database")) << "it says how to run anyway: " << sgemm_dispatch_last_error();
+
+    const std::string text = dir.file("notes.db");
+    std::ofstream(text) << "not a database, but long enough to be read as one's header......................\n";
+    o = options_for(text);
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
+    EXPECT_EQ(handle, nullptr);
+}
+
+TEST(DispatchApi, WithoutAGpuCreateSaysThereIsNoDevice) {
+    if (has_gpu()) GTEST_SKIP() << "a GPU is visible: create would succeed";
+    TempDir dir;
+    const std::string path = dir.file("t.db"), missing = dir.file("missing.db");
+    {
+        sgemm::TuningStore store(path);
+        fill_sample(store);
+    }
+    sgemm_dispatch_t handle = nullptr;
+    sgemm_dispatch_options_t o = options_for(path);
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_NO_DEVICE);
+    EXPECT_EQ(handle, nullptr);
+    EXPECT_TRUE(last_error_has("no CUDA device")) << sgemm_dispatch_last_error();
+
+    // without_database: the missing file is no error, the missing GPU still is.
+    o = options_for(missing);
+    o.without_database = 1;
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_NO_DEVICE);
+
+    // The C++ wrapper throws the same.
+    try {
+        sgemm::Dispatch dispatch(options_for(path));
+        ADD_FAILURE() << "created without a GPU";
+    } catch (const sgemm::DispatchError& e) {
+        EXPECT_EQ(e.status(), SGEMM_DISPATCH_NO_DEVICE);
+        EXPECT_NE(std::string(e.what()).find("SGEMM_DISPATCH_NO_DEVICE"), std::string::npos) << e.what();
+    }
+}
+
+TEST(DispatchApi, ANullHandleIsRefusedByEveryCall) {
+    float x[4] = {};
+    EXPECT_EQ(sgemm_dispatch_gemm(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, 1.0f, x, 1, x, 1, 0.0f,
+                                  x, 1, nullptr),
+              SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_TRUE(last_error_has("NULL")) << sgemm_dispatch_last_error();
+    char text[64];
+    EXPECT_EQ(sgemm_dispatch_explain(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, x, 1, x, 1, x, 1, text,
+                                     sizeof text, nullptr),
+              SGEMM_DISPATCH_INVALID_HANDLE);
+    sgemm_dispatch_info_t info;
+    EXPECT_EQ(sgemm_dispatch_get_info(nullptr, &info), SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_EQ(sgemm_dispatch_destroy(nullptr), SGEMM_DISPATCH_SUCCESS) << "like free(NULL)";
+}
+
+TEST(DispatchApi, MemoryThatIsNoHandleIsRefused) {
+    std::uint64_t not_a_handle[2] = {0x1234, 0};
+    const auto h = reinterpret_cast<sgemm_dispatch_t>(not_a_handle);
+    sgemm_dispatch_info_t info;
+    EXPECT_EQ(sgemm_dispatch_get_info(h, &info), SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_TRUE(last_error_has("did not come from sgemm_dispatch_create")) << sgemm_dispatch_last_error();
+    EXPECT_EQ(sgemm_dispatch_destroy(h), SGEMM_DISPATCH_INVALID_HANDLE);
+}

@@ -1,0 +1,200 @@
+// What dispatch decides for a shape key, on hand-built databases with real cubins and no
+// GPU: exact, nearest and fallback (each policy), rows of other devices and toolchains never
+// used, winners this build cannot run skipped, and the per-stream workspace respected.
+#include <gtest/gtest.h>
+
+#include "src/dispatch/catalog.h"
+#include "src/families/registry.h"
+#include "src/records/kernel_records.h"
+#include "templates/sgemm_common.cuh"
+#include "tests/db/fixture.h"
+
+using namespace sgemm;
+using namespace sgemm::testing;
+
+namespace {
+
+// The decode family at MT=8 BN=128 KW=8 UNROLL=4 SPLITS=4: split-K, so it needs a workspace.
+Binary decode_binary() {
+    static const Binary binary = [] {
+        const Family& f = find_family("decode");
+        const ParamValues v = {8, 128, 8, 4, 4};
+        return to_binary(compile_kernel(f, v, Arch{90}), kernel_ref(f, v));
+    }();
+    return binary;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Winners of h200(): the naive kernel at M = 1, 8, 32 (N = K = 4096), cuBLAS at 4096^3, and
+// the split-K decode kernel at 8 x 1024 x 4096.
+class Catalog_ : public ::testing::Test {
+protected:
+    void SetUp() override {
+        store_ = std::make_unique<TuningStore>(dir_.file("t.db"));
+        const Binary naive = naive_binary(), decode = decode_binary();
+        store_->put_binary(naive);
+        store_->put_binary(decode);
+        id_ = store_->add_device(h200());
+        for (int M : {1, 8, 32}) store_->put_winner(winner(id_, shape(M, 4096, 4096), 0.01 * M, &naive));
+        store_->put_winner(winner(id_, shape(4096, 4096, 4096), 1.0, nullptr));
+        store_->put_winner(winner(id_, shape(8, 1024, 4096), 0.01, &decode));
+    }
+    Catalog catalog() { return load_catalog(*store_, h200()); }
+    // A decision points into its catalog: this one is kept in catalog_.
+    Decision decide_for(const ShapeKey& key, sgemm_dispatch_fallback_t fallback = SGEMM_DISPATCH_FALLBACK_CUBLAS) {
+        catalog_ = catalog();
+        return decide(catalog_, key, fallback, Arch{90}, workspace_bytes_needed(catalog_));
+    }
+
+    TempDir dir_;
+    Catalog catalog_;
+    std::unique_ptr<TuningStore> store_;
+    std::string id_;
+};
+
+}  // namespace
+
+TEST_F(Catalog_, LoadsTheDevicesWinnersWithTheirBinaries) {
+    const Catalog c = catalog();
+    EXPECT_EQ(c.device.id(), id_);
+    EXPECT_EQ(c.winners.size(), 5u);
+    EXPECT_TRUE(c.skipped.empty());
+    EXPECT_EQ(c.binaries.size(), 2u);
+    EXPECT_TRUE(c.binaries.count(naive_binary().cache_key));
+    EXPECT_TRUE(c.unusable_binaries.empty());
+}
+
+TEST_F(Catalog_, AnExactWinnerRunsItsKernel) {
+    const Decision d = decide_for(shape(8, 4096, 4096));
+    EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
+    EXPECT_EQ(d.route, Route::Kernel);
+    EXPECT_EQ(d.kernel, naive_binary().kernel);
+}
+
+TEST_F(Catalog_, ACublasWinnerCallsCublas) {
+    const Decision d = decide_for(shape(4096, 4096, 4096), SGEMM_DISPATCH_FALLBACK_ERROR);
+    EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
+    EXPECT_EQ(d.route, Route::Cublas);
+    EXPECT_TRUE(d.kernel.is_cublas());
+}
+
+TEST_F(Catalog_, AShapeWithoutWinnerTakesTheNearest) {
+    const Decision d = decide_for(shape(4, 4096, 4000));
+    EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
+    EXPECT_EQ(d.route, Route::Kernel);
+    EXPECT_EQ(d.selection.winner->shape, shape(8, 4096, 4096));
+}
+
+TEST_F(Catalog_, NothingNearFallsBackByPolicy) {
+    ShapeKey tt = shape(8, 4096, 4096);
+    tt.trans_a = tt.trans_b = true;  // no TT winner at all
+
+    Decision d = decide_for(tt, SGEMM_DISPATCH_FALLBACK_CUBLAS);
+    EXPECT_EQ(d.selection.kind, SelectionKind::Fallback);
+    EXPECT_EQ(d.route, Route::Cublas);
+    EXPECT_TRUE(contains(d.reason, "fallback policy: cuBLAS")) << d.reason;
+
+    d = decide_for(tt, SGEMM_DISPATCH_FALLBACK_BUILTIN);
+    EXPECT_EQ(d.route, Route::Builtin);
+    EXPECT_EQ(d.kernel, builtin_kernel(true, true));
+    EXPECT_TRUE(contains(d.kernel.description, "TA=1 TB=1")) << d.kernel.description;
+    EXPECT_TRUE(contains(d.kernel.description, "SPLITS=1")) << d.kernel.description;
+
+    d = decide_for(tt, SGEMM_DISPATCH_FALLBACK_ERROR);
+    EXPECT_EQ(d.route, Route::Refuse);
+    EXPECT_TRUE(contains(d.reason, "SGEMM_DISPATCH_NO_KERNEL")) << d.reason;
+}
+
+TEST_F(Catalog_, AnotherAlignmentClassFallsBack) {
+    ShapeKey a4 = shape(8, 4096, 4096);
+    a4.alignment = 4;
+    EXPECT_EQ(decide_for(a4).selection.kind, SelectionKind::Fallback);
+}
+
+TEST_F(Catalog_, RowsOfAnotherDeviceOrToolchainAreNeverUsed) {
+    // The same GPU with another driver, and with another NVRTC: other devices.
+    DeviceFingerprint other_driver = h200(1), other_nvrtc = h200();
+    other_nvrtc.nvrtc_version = "12.4";
+    for (const DeviceFingerprint& other : {other_driver, other_nvrtc}) {
+        const std::string other_id = store_->add_device(other);
+        store_->put_winner(winner(other_id, shape(2, 4096, 4096), 1e-6, nullptr));  // faster, and exact
+    }
+    const Catalog mine = catalog();
+    EXPECT_EQ(mine.winners.size(), 5u);
+    const Decision d = decide(mine, shape(2, 4096, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0);
+    EXPECT_EQ(d.selection.kind, SelectionKind::Nearest) << "the other devices' exact winners are not seen";
+    EXPECT_FALSE(d.kernel.is_cublas());
+
+    // A device with no rows at all: everything falls back.
+    const Catalog none = load_catalog(*store_, h200(2));
+    EXPECT_TRUE(none.winners.empty());
+    EXPECT_EQ(decide(none, shape(8, 4096, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).selection.kind,
+              SelectionKind::Fallback);
+}
+
+TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
+    Binary stale = naive_binary();
+    stale.cache_key = "stale";
+    stale.kernel.template_hash = "an older template";
+    store_->put_binary(stale);
+    store_->put_winner(winner(id_, shape(2, 2048, 2048), 0.01, &stale));
+    Binary unknown = naive_binary();
+    unknown.cache_key = "unknown";
+    unknown.kernel.family = "retired";
+    store_->put_binary(unknown);
+    store_->put_winner(winner(id_, shape(3, 2048, 2048), 0.01, &unknown));
+
+    const Catalog c = catalog();
+    EXPECT_EQ(c.winners.size(), 5u);
+    ASSERT_EQ(c.skipped.size(), 2u);
+    const std::string all = c.skipped[0] + "\n" + c.skipped[1];
+    EXPECT_TRUE(contains(all, "other kernel templates")) << all;
+    EXPECT_TRUE(contains(all, "no kernel family 'retired'")) << all;
+    EXPECT_EQ(decide(c, shape(2, 2048, 2048), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).selection.winner->shape,
+              shape(1, 4096, 4096))
+        << "the stale exact winner is not taken";
+}
+
+TEST_F(Catalog_, AMissingBinaryIsMarkedForCompiling) {
+    store_->connection().exec("PRAGMA foreign_keys = OFF");
+    store_->connection().exec("DELETE FROM binaries WHERE cache_key = '" + decode_binary().cache_key + "'");
+    const Catalog c = catalog();
+    EXPECT_EQ(c.winners.size(), 5u) << "the winner stays; its kernel is compiled at create";
+    ASSERT_TRUE(c.unusable_binaries.count(decode_binary().cache_key));
+    EXPECT_EQ(c.unusable_binaries.at(decode_binary().cache_key), "missing from the binary cache");
+}
+
+TEST_F(Catalog_, ACubinForAnotherArchIsMarkedForCompiling) {
+    Binary wrong_arch = naive_binary();
+    wrong_arch.cache_key = "sm_80";
+    const Family& naive = find_family("naive");
+    wrong_arch.cubin = compile_kernel(naive, naive.defaults, Arch{80}).cubin;
+    wrong_arch.arch = 80;
+    ShapeKey key = shape(5, 64, 64);
+    store_->put_binary(wrong_arch);
+    store_->put_winner(winner(id_, key, 0.01, &wrong_arch));
+    const Catalog c = catalog();
+    ASSERT_TRUE(c.unusable_binaries.count("sm_80"));
+    EXPECT_TRUE(contains(c.unusable_binaries.at("sm_80"), "cannot run")) << c.unusable_binaries.at("sm_80");
+}
+
+TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
+    const Catalog c = catalog();
+    const std::size_t needed = workspace_bytes_needed(c);
+    EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 8, 1024));
+
+    // M=16 at N=1024: the nearest is the decode winner at M=8, whose 4 slices of 16 x 1024
+    // partials would overflow the workspace sized for M=8.
+    Decision d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    EXPECT_FALSE(d.kernel == decode_binary().kernel);
+    EXPECT_TRUE(contains(d.reason, "split-K workspace")) << d.reason;
+    // With room for it, it is taken.
+    d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+               sgemm_splitk_workspace_bytes(4, 16, 1024));
+    EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
+    EXPECT_EQ(d.kernel, decode_binary().kernel);
+    // Smaller than a winner's own shape: still served.
+    d = decide(c, shape(4, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    EXPECT_EQ(d.kernel, decode_binary().kernel);
+}

@@ -1,0 +1,124 @@
+// The argument check that runs before any device work: every bad argument is refused with
+// its own status and a reason, and a good call gets its shape key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "src/dispatch/gemm_call.h"
+#include "src/dispatch/last_error.h"
+
+using namespace sgemm;
+
+namespace {
+
+// Never dereferenced: only the addresses' alignment matters to the check.
+const float* at(std::uintptr_t address) { return reinterpret_cast<const float*>(address); }
+
+// A good NN call: 8 x 4096 x 1024, tight leading dimensions, 256-byte aligned pointers.
+GemmCall good() {
+    GemmCall c;
+    c.M = 8, c.N = 4096, c.K = 1024;
+    c.A = at(0x10000), c.lda = 1024;
+    c.B = at(0x20000), c.ldb = 4096;
+    c.C = const_cast<float*>(at(0x30000)), c.ldc = 4096;
+    return c;
+}
+
+sgemm_dispatch_status_t check(const GemmCall& c, ShapeKey* key = nullptr) {
+    ShapeKey k;
+    const sgemm_dispatch_status_t s = check_call(c, GemmPrecision::fp32, k);
+    if (key) *key = k;
+    return s;
+}
+
+bool reason_has(const std::string& text) { return std::string(last_error()).find(text) != std::string::npos; }
+
+}  // namespace
+
+TEST(GemmCall, AGoodCallGetsItsShapeKey) {
+    ShapeKey key;
+    ASSERT_EQ(check(good(), &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(key.M, 8);
+    EXPECT_EQ(key.N, 4096);
+    EXPECT_EQ(key.K, 1024);
+    EXPECT_FALSE(key.trans_a);
+    EXPECT_FALSE(key.trans_b);
+    EXPECT_EQ(key.alignment, 16);
+    EXPECT_EQ(key.precision, GemmPrecision::fp32);
+    ShapeKey tf32;
+    ASSERT_EQ(check_call(good(), GemmPrecision::tf32, tf32), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(tf32.precision, GemmPrecision::tf32);
+}
+
+TEST(GemmCall, OpsOtherThanNOrTAreRefused) {
+    GemmCall c = good();
+    c.trans_b = static_cast<sgemm_dispatch_op_t>(2);
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_TRUE(reason_has("trans_b=2")) << last_error();
+}
+
+TEST(GemmCall, DimensionsBelowOneAreRefused) {
+    for (int which = 0; which < 3; ++which)
+        for (int value : {0, -1}) {
+            GemmCall c = good();
+            (which == 0 ? c.M : which == 1 ? c.N : c.K) = value;
+            EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_SIZE) << which << " " << value;
+        }
+    EXPECT_TRUE(reason_has("at least 1")) << last_error();
+}
+
+TEST(GemmCall, NullPointersAreRefusedByName) {
+    for (const char* name : {"A", "B", "C"}) {
+        GemmCall c = good();
+        if (name[0] == 'A') c.A = nullptr;
+        if (name[0] == 'B') c.B = nullptr;
+        if (name[0] == 'C') c.C = nullptr;
+        EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_VALUE) << name;
+        EXPECT_TRUE(reason_has(std::string(name) + " is NULL")) << last_error();
+    }
+}
+
+TEST(GemmCall, LeadingDimensionsFollowTheStoredLayout) {
+    GemmCall c = good();
+    c.lda = 1023;  // A is M x K: rows of K
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_TRUE(reason_has("lda=1023 is less than K=1024")) << last_error();
+
+    c = good();
+    c.trans_a = SGEMM_DISPATCH_OP_T;  // A is K x M: rows of M, so lda = 8 is enough
+    c.lda = 8;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_SUCCESS) << last_error();
+    c.lda = 7;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_TRUE(reason_has("transposed")) << last_error();
+
+    c = good();
+    c.ldb = 4095;  // B is K x N: rows of N
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    c.trans_b = SGEMM_DISPATCH_OP_T;  // B is N x K: rows of K
+    c.ldb = 1024;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_SUCCESS) << last_error();
+    c.ldb = 1000;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+
+    c = good();
+    c.ldc = 4000;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_TRUE(reason_has("ldc=4000 is less than N=4096")) << last_error();
+}
+
+TEST(GemmCall, AlignmentClassComesFromPointersAndLeadingDimensions) {
+    ShapeKey key;
+    GemmCall c = good();
+    c.B = at(0x20008);
+    ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(key.alignment, 8);
+    c = good();
+    c.ldc = 4097;  // 4097 * 4 bytes: only 4-byte aligned rows
+    ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(key.alignment, 4);
+    c = good();
+    c.A = at(0x10002);  // not even float-aligned: no kernel may read it
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_MISALIGNED);
+    EXPECT_TRUE(reason_has("4-byte aligned")) << last_error();
+}
