@@ -1,0 +1,443 @@
+// libsgemm_dispatch on the GPU, through its public API, against cuBLAS: tuned (exact),
+// nearest and fallback shapes with odd sizes, transposes and padded leading dimensions;
+// each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
+// stream capture and graph replay; misses written to the database; bad arguments that touch
+// nothing; a destroyed handle; the per-stream workspace limit.
+#include <gtest/gtest.h>
+#include <sgemm/dispatch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "src/records/kernel_records.h"
+#include "tests/db/fixture.h"
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+#include "tuner/tuner.h"
+
+using namespace sgemm;
+using sgemm::testing::TempDir;
+
+namespace {
+
+// warptile at its defaults with these layouts and split count.
+ParamValues warptile(int ta, int tb, int splits) {
+    ParamValues v = find_family("warptile").defaults;
+    v[8] = ta, v[9] = tb, v[10] = splits;
+    return v;
+}
+const ParamValues kDecode = {8, 128, 8, 4, 4};  // MT BN KW UNROLL SPLITS: split-K
+
+// A call's shape key as the tests make their calls: tight leading dimensions (or padded by
+// `pad`) on cudaMalloc'd buffers.
+ShapeKey key_of(int M, int N, int K, bool ta, bool tb, int pad = 0) {
+    ShapeKey k;
+    k.M = M, k.N = N, k.K = K, k.trans_a = ta, k.trans_b = tb;
+    k.alignment = tuner_alignment(k);
+    if (pad) k.alignment = alignment_class(nullptr, (ta ? M : K) + pad, nullptr, tb ? K : N, nullptr, N);
+    return k;
+}
+
+// The database of these tests, built once (compiling is the slow part): winners of this GPU
+//   decode (split-K)      8 x 1000 x 517 NN     (align 4)
+//   warptile              200 x 384 x 256 NN, and 96 x 160 x 72 TN, NT and TT
+//   warptile SPLITS=2     64 x 64 x 1024 NN
+//   cuBLAS                33 x 65 x 17 NN       (align 4)
+// and, to show they are never used, a faster winner of another device for every shape of
+// kCases.
+struct TestDb {
+    TempDir dir;
+    std::string path;
+    std::string device_id;
+    std::string tt_binary_key;
+};
+
+struct Case {
+    const char* name;
+    int M, N, K;
+    bool ta, tb;
+    int pad;               // added to lda
+    const char* decision;  // what explain must say
+};
+
+const Case kCases[] = {
+    {"decode split-K", 8, 1000, 517, false, false, 0, "exact"},
+    {"warptile NN", 200, 384, 256, false, false, 0, "exact"},
+    {"warptile TN", 96, 160, 72, true, false, 0, "exact"},
+    {"warptile NT", 96, 160, 72, false, true, 0, "exact"},
+    {"warptile TT", 96, 160, 72, true, true, 0, "exact"},
+    {"warptile split-K", 64, 64, 1024, false, false, 0, "exact"},
+    {"cuBLAS winner", 33, 65, 17, false, false, 0, "exact"},
+    {"odd sizes near the decode winner", 5, 997, 515, false, false, 0, "nearest"},
+    {"near the warptile NN winner", 192, 400, 240, false, false, 0, "nearest"},
+    {"near the TN winner", 112, 176, 80, true, false, 0, "nearest"},
+    {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
+    {"tiny odd TT", 3, 5, 7, true, true, 0, "fallback"},
+    {"padded lda: align 4, nearest is cuBLAS", 200, 384, 256, false, false, 1, "nearest"},
+};
+const Case& case_named(const std::string& name) {
+    for (const Case& c : kCases)
+        if (name == c.name) return c;
+    throw Error("no case " + name);
+}
+
+const TestDb& test_db(const DeviceInfo& device) {
+    static const std::unique_ptr<TestDb> db = [&] {
+        auto d = std::make_unique<TestDb>();
+        d->path = d->dir.file("tuning.db");
+        const Arch arch{device.sm()};
+        const auto compile = [arch](const char* family, const ParamValues& v) {
+            return std::async(std::launch::async, [=] {
+                const Family& f = find_family(family);
+                return to_binary(compile_kernel(f, v, arch), kernel_ref(f, v));
+            });
+        };
+        auto decode = compile("decode", kDecode), nn = compile("warptile", warptile(0, 0, 1)),
+             tn = compile("warptile", warptile(1, 0, 1)), nt = compile("warptile", warptile(0, 1, 1)),
+             tt = compile("warptile", warptile(1, 1, 1));
+        const Binary b_decode = decode.get(), b_nn = nn.get(), b_tn = tn.get(), b_nt = nt.get(), b_tt = tt.get();
+        d->tt_binary_key = b_tt.cache_key;
+
+        TuningStore store(d->path);
+        d->device_id = store.add_device(fingerprint_of(device));
+        for (const Binary* b : {&b_decode, &b_nn, &b_tn, &b_nt, &b_tt}) store.put_binary(*b);
+        using sgemm::testing::winner;
+        store.put_winner(winner(d->device_id, key_of(8, 1000, 517, false, false), 0.01, &b_decode));
+        store.put_winner(winner(d->device_id, key_of(200, 384, 256, false, false), 0.01, &b_nn));
+        store.put_winner(winner(d->device_id, key_of(96, 160, 72, true, false), 0.01, &b_tn));
+        store.put_winner(winner(d->device_id, key_of(96, 160, 72, false, true), 0.01, &b_nt));
+        store.put_winner(winner(d->device_id, key_of(96, 160, 72, true, true), 0.01, &b_tt));
+        Winner split = winner(d->device_id, key_of(64, 64, 1024, false, false), 0.01, &b_nn);
+        split.kernel = kernel_ref(find_family("warptile"), warptile(0, 0, 2));  // the NN binary, 2 slices
+        store.put_winner(split);
+        store.put_winner(winner(d->device_id, key_of(33, 65, 17, false, false), 0.01, nullptr));
+
+        DeviceFingerprint other = fingerprint_of(device);
+        other.driver_version += 10;
+        const std::string other_id = store.add_device(other);
+        for (const Case& c : kCases)
+            store.put_winner(winner(other_id, key_of(c.M, c.N, c.K, c.ta, c.tb, c.pad), 1e-6, &b_decode));
+        return d;
+    }();
+    return *db;
+}
+
+// A copy of the test database, for tests that write to it or edit it.
+std::string copy_of_test_db(const TestDb& db, const TempDir& dir) {
+    const std::string copy = dir.file("copy.db");
+    std::filesystem::copy_file(db.path, copy);
+    return copy;
+}
+
+sgemm_dispatch_options_t options(const std::string& db_path,
+                                 sgemm_dispatch_fallback_t fallback = SGEMM_DISPATCH_FALLBACK_CUBLAS) {
+    sgemm_dispatch_options_t o = Dispatch::default_options();
+    o.db_path = db_path.c_str();
+    o.fallback = fallback;
+    return o;
+}
+
+ProblemSpec spec_of(const Case& c, float alpha, float beta) {
+    ProblemSpec s;
+    s.M = c.M, s.N = c.N, s.K = c.K, s.trans_a = c.ta, s.trans_b = c.tb;
+    s.lda = c.pad ? (c.ta ? c.M : c.K) + c.pad : 0;
+    s.alpha = alpha, s.beta = beta;
+    s.seed = 11 + c.M * 7 + c.N * 3 + c.K;
+    return s;
+}
+
+void run(const Dispatch& dispatch, const GemmProblem& p, cudaStream_t stream) {
+    const SgemmArgs a = p.args();
+    const ProblemSpec& s = p.spec();
+    dispatch.gemm(s.trans_a, s.trans_b, s.M, s.N, s.K, s.alpha, a.A, a.lda, a.B, a.ldb, s.beta, a.C, a.ldc, stream);
+}
+
+std::string explain(const Dispatch& dispatch, const GemmProblem& p) {
+    const SgemmArgs a = p.args();
+    const ProblemSpec& s = p.spec();
+    return dispatch.explain(s.trans_a, s.trans_b, s.M, s.N, s.K, a.A, a.lda, a.B, a.ldb, a.C, a.ldc);
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(Dispatch, CreateLoadsThisDevicesWinnersFromTheCache) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    const Dispatch dispatch(options(db.path));
+    const sgemm_dispatch_info_t info = dispatch.info();
+    EXPECT_EQ(info.winners, 7);
+    EXPECT_EQ(info.winners_skipped, 0);
+    EXPECT_EQ(info.kernels_loaded, 6) << "decode, warptile NN/TN/NT/TT, and NN with 2 slices";
+    EXPECT_EQ(info.kernels_compiled, 0) << "every binary is in the cache";
+    EXPECT_EQ(info.shapes_prepared, 7);
+    EXPECT_EQ(info.workspace_bytes, sgemm_splitk_workspace_bytes(4, 8, 1000));
+    std::printf("cold start: %.1f ms in all (device %.1f, database %.1f, kernels %.1f, memory %.1f) for %d winners\n",
+                info.create_ms, info.device_ms, info.database_ms, info.kernels_ms, info.memory_ms, info.winners);
+}
+
+TEST(Dispatch, TunedNearestAndFallbackShapesMatchCublas) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    for (const Case& c : kCases)
+        for (float beta : {0.0f, 0.5f}) {
+            SCOPED_TRACE(std::string(c.name) + (beta != 0 ? ", beta 0.5" : ", beta 0"));
+            GemmProblem p(spec_of(c, 0.75f, beta), gpu->cublas, gpu->stream.get());
+            p.poison_output(gpu->stream.get());
+            run(dispatch, p, gpu->stream.get());
+            const Accuracy a = p.check_output();
+            EXPECT_TRUE(a.ok()) << a.verdict();
+            const std::string why = explain(dispatch, p);
+            EXPECT_TRUE(contains(why, std::string("decision  ") + c.decision)) << why;
+        }
+}
+
+TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    std::string text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 SPLITS=4")) << text;
+    EXPECT_TRUE(contains(text, "bytes of split-K workspace")) << text;
+    text = dispatch.explain(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
+    EXPECT_TRUE(contains(text, "launch    cuBLAS")) << text;
+    text = dispatch.explain(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
+    EXPECT_TRUE(contains(text, "fallback policy: cuBLAS")) << text;
+    text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 100, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION")) << text;
+}
+
+TEST(Dispatch, TheBuiltInFallbackComesFromTheCacheAndIsRight) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_BUILTIN));
+    EXPECT_EQ(dispatch.info().kernels_compiled, 0) << "the four built-in kernels are the tuned warptile binaries";
+    for (const char* name : {"odd TN, no TN winner at align 4", "tiny odd TT"}) {
+        SCOPED_TRACE(name);
+        GemmProblem p(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+        p.poison_output(gpu->stream.get());
+        run(dispatch, p, gpu->stream.get());
+        const Accuracy a = p.check_output();
+        EXPECT_TRUE(a.ok()) << a.verdict();
+        EXPECT_TRUE(contains(explain(dispatch, p), "fallback policy: the built-in kernel, warptile"));
+    }
+}
+
+TEST(Dispatch, TheErrorFallbackRefusesWhatHasNoWinner) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_ERROR));
+    GemmProblem fallback(spec_of(case_named("tiny odd TT"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    try {
+        run(dispatch, fallback, gpu->stream.get());
+        ADD_FAILURE() << "no kernel, yet no error";
+    } catch (const DispatchError& e) {
+        EXPECT_EQ(e.status(), SGEMM_DISPATCH_NO_KERNEL) << e.what();
+    }
+    GemmProblem tuned(spec_of(case_named("decode split-K"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    run(dispatch, tuned, gpu->stream.get());
+    EXPECT_TRUE(tuned.check_output().ok());
+}
+
+TEST(Dispatch, ABinaryMissingFromTheCacheIsCompiledAndCounted) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir;
+    const std::string path = copy_of_test_db(db, dir);
+    {
+        TuningStore store(path);
+        store.connection().exec("PRAGMA foreign_keys = OFF");
+        store.connection().exec("DELETE FROM binaries WHERE cache_key = '" + db.tt_binary_key + "'");
+    }
+    const Dispatch dispatch(options(path));
+    EXPECT_EQ(dispatch.info().kernels_compiled, 1);
+    EXPECT_GT(dispatch.info().compile_ms, 0.0);
+    GemmProblem p(spec_of(case_named("warptile TT"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    p.poison_output(gpu->stream.get());
+    run(dispatch, p, gpu->stream.get());
+    EXPECT_TRUE(p.check_output().ok());
+    const std::string why = explain(dispatch, p);
+    EXPECT_TRUE(contains(why, "compiled at create: warptile") && contains(why, "missing from the binary cache")) << why;
+}
+
+TEST(Dispatch, SixteenThreadsOnFourStreamsAtOnce) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    std::vector<Stream> streams(4);
+    const char* names[] = {"decode split-K", "warptile split-K", "cuBLAS winner", "odd sizes near the decode winner",
+                           "odd TN, no TN winner at align 4", "warptile TN"};
+    // Each thread has its own outputs; beta = 0, so repeating a call repeats its result.
+    std::vector<std::vector<std::unique_ptr<GemmProblem>>> problems(16);
+    for (int t = 0; t < 16; ++t)
+        for (const char* name : names) {
+            problems[t].push_back(std::make_unique<GemmProblem>(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas,
+                                                                gpu->stream.get()));
+            problems[t].back()->poison_output(gpu->stream.get());
+        }
+    gpu->stream.synchronize();
+
+    std::vector<std::future<std::string>> threads;
+    for (int t = 0; t < 16; ++t)
+        threads.push_back(std::async(std::launch::async, [&, t]() -> std::string {
+            try {
+                for (int round = 0; round < 20; ++round)
+                    for (const auto& p : problems[t]) run(dispatch, *p, streams[t % 4].get());
+                return "";
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        }));
+    for (auto& t : threads) EXPECT_EQ(t.get(), "");
+    for (int t = 0; t < 16; ++t)
+        for (std::size_t i = 0; i < problems[t].size(); ++i) {
+            const Accuracy a = problems[t][i]->check_output();
+            EXPECT_TRUE(a.ok()) << "thread " << t << ", " << names[i] << ": " << a.verdict();
+        }
+    EXPECT_EQ(dispatch.info().streams_used, 4);
+}
+
+TEST(Dispatch, CapturedCallsReplayAsAGraph) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    Stream stream;
+    // Split-K decode, a cuBLAS winner, and shapes this handle has not met yet (a nearest
+    // warptile that opts in to more shared memory, and a cuBLAS fallback): their first call
+    // is inside the capture.
+    std::vector<std::unique_ptr<GemmProblem>> problems;
+    for (const char* name : {"decode split-K", "cuBLAS winner", "near the warptile NN winner",
+                             "odd TN, no TN winner at align 4", "warptile split-K"}) {
+        problems.push_back(std::make_unique<GemmProblem>(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas,
+                                                         gpu->stream.get()));
+        problems.back()->poison_output(gpu->stream.get());
+    }
+    gpu->stream.synchronize();
+
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    std::string error;
+    try {
+        for (const auto& p : problems) run(dispatch, *p, stream.get());
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+    ASSERT_EQ(error, "");
+    EXPECT_TRUE(std::isnan(problems[0]->download_output()[0])) << "captured work must not run before the replay";
+
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 3; ++replay) ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+    stream.synchronize();
+    for (const auto& p : problems) {
+        const Accuracy a = p->check_output();
+        EXPECT_TRUE(a.ok()) << p->spec().M << "x" << p->spec().N << "x" << p->spec().K << ": " << a.verdict();
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+}
+
+TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir;
+    const std::string path = copy_of_test_db(db, dir);
+    const Case& nearest = case_named("odd sizes near the decode winner");
+    const Case& fallback = case_named("odd TN, no TN winner at align 4");
+    GemmProblem near_p(spec_of(nearest, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    GemmProblem fall_p(spec_of(fallback, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    GemmProblem exact_p(spec_of(case_named("decode split-K"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    {
+        sgemm_dispatch_options_t o = options(path);
+        o.record_misses = 1;
+        o.miss_flush_ms = 50;
+        const Dispatch dispatch(o);
+        for (int i = 0; i < 3; ++i) run(dispatch, near_p, gpu->stream.get());
+        for (int i = 0; i < 2; ++i) run(dispatch, fall_p, gpu->stream.get());
+        run(dispatch, exact_p, gpu->stream.get());
+        // The background thread writes them, well before destroy.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (dispatch.info().misses_written < 5 && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        EXPECT_EQ(dispatch.info().misses_written, 5);
+        EXPECT_EQ(dispatch.info().misses_pending, 0);
+    }
+    {
+        sgemm_dispatch_options_t o = options(path);
+        o.record_misses = 1;
+        o.miss_flush_ms = 3600 * 1000;  // only destroy writes
+        const Dispatch dispatch(o);
+        run(dispatch, near_p, gpu->stream.get());
+        EXPECT_EQ(dispatch.info().misses_pending, 1);
+    }
+    TuningStore store(path, OpenMode::ReadOnly);
+    const std::vector<Miss> misses = store.misses(db.device_id);
+    ASSERT_EQ(misses.size(), 2u);
+    EXPECT_EQ(misses[0].shape, key_of(nearest.M, nearest.N, nearest.K, nearest.ta, nearest.tb));
+    EXPECT_EQ(misses[0].count, 4);
+    EXPECT_EQ(misses[1].shape, key_of(fallback.M, fallback.N, fallback.K, fallback.ta, fallback.tb));
+    EXPECT_EQ(misses[1].count, 2);
+}
+
+TEST(Dispatch, BadArgumentsTouchNothing) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    GemmProblem p(spec_of(case_named("warptile NN"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    p.poison_output(gpu->stream.get());
+    const SgemmArgs a = p.args();
+    const auto status_of = [&](int M, int lda, const float* A, float* C) {
+        return sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, 384, 256, 1.0f, A, lda,
+                                   a.B, a.ldb, 0.0f, C, a.ldc, gpu->stream.get());
+    };
+    EXPECT_EQ(status_of(200, 255, a.A, a.C), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_EQ(status_of(0, 256, a.A, a.C), SGEMM_DISPATCH_INVALID_SIZE);
+    EXPECT_EQ(status_of(200, 256, nullptr, a.C), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_EQ(status_of(200, 256, a.A + 0, reinterpret_cast<float*>(reinterpret_cast<char*>(a.C) + 2)),
+              SGEMM_DISPATCH_MISALIGNED);
+    for (float x : p.download_output()) ASSERT_TRUE(std::isnan(x)) << "a refused call wrote C";
+}
+
+TEST(Dispatch, ADestroyedHandleIsRefused) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const std::string path = test_db(gpu->device).path;
+    const sgemm_dispatch_options_t o = options(path);
+    sgemm_dispatch_t handle = nullptr;
+    ASSERT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
+    ASSERT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_SUCCESS);
+    float* x = nullptr;
+    ASSERT_EQ(cudaMalloc(&x, 64), cudaSuccess);
+    EXPECT_EQ(sgemm_dispatch_gemm(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, 1.0f, x, 1, x, 1, 0.0f, x,
+                                  1, nullptr),
+              SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "destroyed")) << sgemm_dispatch_last_error();
+    EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_INVALID_HANDLE) << "destroyed twice";
+    cudaFree(x);
+}
+
+TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm_dispatch_options_t o = options(test_db(gpu->device).path);
+    o.max_streams = 1;
+    const Dispatch dispatch(o);
+    Stream first, second;
+    GemmProblem split(spec_of(case_named("decode split-K"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    GemmProblem plain(spec_of(case_named("warptile NN"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    GemmProblem cublas(spec_of(case_named("cuBLAS winner"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    split.poison_output(gpu->stream.get());
+    plain.poison_output(gpu->stream.get());
+    gpu->stream.synchronize();
+    run(dispatch, split, first.get());
+    const auto status_on_second = [&](const GemmProblem& p) {
+        try {
+            run(dispatch, p, second.get());
+            return SGEMM_DISPATCH_SUCCESS;
+        } catch (const DispatchError& e) {
+            return e.status();
+        }
+    };
+    EXPECT_EQ(status_on_second(split), SGEMM_DISPATCH_TOO_MANY_STREAMS);
+    EXPECT_EQ(status_on_second(cublas), SGEMM_DISPATCH_TOO_MANY_STREAMS);
+    EXPECT_EQ(status_on_second(plain), SGEMM_DISPATCH_SUCCESS) << "no workspace, no cuBLAS: any stream";
+    EXPECT_TRUE(split.check_output().ok());
+    EXPECT_TRUE(plain.check_output().ok());
+}
