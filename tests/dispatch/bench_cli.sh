@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# sgemm-dispatch-bench's command line: --help, bad arguments (exit 1, a message), a missing
+# database (exit 2, saying so) and, without a GPU, exit 2 saying no CUDA device is visible.
+# Usage: bench_cli.sh SGEMM_DISPATCH_BENCH MAKE_SAMPLE_DB
+set -u
+bench="$1"
+make_sample_db="$2"
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+out=$("$bench" --help) || fail "--help exited non-zero"
+grep -q -- "--calls" <<<"$out" || fail "--help does not document --calls"
+
+err=$("$bench" --db "$tmp/x.db" --m 0 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--m 0 exited $rc, expected 1"
+grep -q "at least 1" <<<"$err" || fail "--m 0 message: $err"
+
+err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"
+grep -q "cublas, builtin or error" <<<"$err" || fail "--fallback message: $err"
+
+err=$("$bench" --db "$tmp/missing.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "a missing database exited $rc, expected 2"
+grep -q "SGEMM_DISPATCH_DATABASE_ERROR" <<<"$err" || fail "missing database message: $err"
+grep -q "$tmp/missing.db" <<<"$err" || fail "the message does not name the file: $err"
+
+"$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
+err=$("$bench" --db "$tmp/sample.db" --rounds 1 --calls 1 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ]; then
+  echo "a GPU is visible: the no-GPU message cannot be checked here"
+  exit 0
+fi
+[ $rc -eq 2 ] || fail "without a GPU sgemm-dispatch-bench exited $rc, expected 2: $err"
+grep -q "SGEMM_DISPATCH_NO_DEVICE" <<<"$err" || fail "no-GPU message: $err"
+echo "ok: $err"

@@ -1,0 +1,237 @@
+// sgemm-dispatch-bench: what libsgemm_dispatch costs on top of the kernels it launches.
+//
+//   host overhead   host time per sgemm_dispatch_gemm call against a bare cudaLaunchKernel of
+//                   the very kernel and launch dispatch chose (or a bare cublasSgemm when it
+//                   chose cuBLAS), in batches of --calls, alternating, median of --rounds
+//                   (target: at most 1 us more);
+//   back-to-back    --calls tiny GEMMs in a row on one stream, CUDA events around them: time
+//                   per call with dispatch against cuBLAS alone (target: no slower than
+//                   cuBLAS, about 5.9 us a call on the H200);
+//   cold start      create's time and its phases (target: at most 50 ms for 15 cached
+//                   winners), once with the CUDA context still to make and once after.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+
+#include <sgemm/dispatch.hpp>
+
+#include "db/default_path.h"
+#include "src/cuda/cublas_handle.h"
+#include "src/cuda/device_buffer.h"
+#include "src/cuda/stream.h"
+#include "src/dispatch/c_api.h"
+#include "src/util/json.h"
+#include "tuner/gemm_problem.h"
+
+namespace po = boost::program_options;
+using namespace sgemm;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Host microseconds per call of `call`, over `calls` calls; the stream is drained before and
+// after, outside the timing.
+double host_us_per_call(const std::function<void()>& call, int calls, const Stream& stream) {
+    stream.synchronize();
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    stream.synchronize();
+    return us / calls;
+}
+
+// Device microseconds per call of `call` issued back to back, `calls` of them between two
+// events.
+double device_us_per_call(const std::function<void()>& call, int calls, const Stream& stream) {
+    Event start, stop;
+    stream.synchronize();
+    start.record(stream.get());
+    for (int i = 0; i < calls; ++i) call();
+    stop.record(stream.get());
+    return 1000.0 * stop.elapsed_since(start) / calls;
+}
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+void check(sgemm_dispatch_status_t status) {
+    if (status != SGEMM_DISPATCH_SUCCESS) throw DispatchError(status);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    po::options_description opts(
+        "sgemm-dispatch-bench: the host overhead of libsgemm_dispatch over a bare launch of the same kernel,\n"
+        "back-to-back tiny GEMMs with dispatch against cuBLAS, and create's cold-start time.\n\n"
+        "The tiny GEMM runs what the database says for its shape: tune it first for a tuned kernel, e.g.\n"
+        "  printf 'M,N,K\\n1,64,64\\n' > tiny.csv && sgemm-tune --shapes tiny.csv\n\n"
+        "Usage: sgemm-dispatch-bench [--db PATH] [--m 1 --n 64 --k 64] [--json FILE]\n\nOptions");
+    opts.add_options()("help,h", "show this help")
+        ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
+        ("fallback", po::value<std::string>()->default_value("cublas"), "cublas, builtin or error")
+        ("m", po::value<int>()->default_value(1), "M of the GEMM")
+        ("n", po::value<int>()->default_value(64), "N of the GEMM")
+        ("k", po::value<int>()->default_value(64), "K of the GEMM")
+        ("calls", po::value<int>()->default_value(200), "calls per timed batch")
+        ("rounds", po::value<int>()->default_value(31), "timed batches; the median is reported")
+        ("json", po::value<std::string>(), "also write the results as JSON to this file");
+    std::string db_path, json_path;
+    sgemm_dispatch_options_t options = Dispatch::default_options();
+    int M = 0, N = 0, K = 0, calls = 0, rounds = 0;
+    try {
+        po::variables_map vm;
+        po::store(po::parse_command_line(argc, argv, opts), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << opts << "\n";
+            return 0;
+        }
+        db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
+        const std::string fallback = vm["fallback"].as<std::string>();
+        if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
+            throw po::error("--fallback is cublas, builtin or error, not '" + fallback + "'");
+        options.fallback = fallback == "cublas"    ? SGEMM_DISPATCH_FALLBACK_CUBLAS
+                           : fallback == "builtin" ? SGEMM_DISPATCH_FALLBACK_BUILTIN
+                                                   : SGEMM_DISPATCH_FALLBACK_ERROR;
+        M = vm["m"].as<int>(), N = vm["n"].as<int>(), K = vm["k"].as<int>();
+        calls = vm["calls"].as<int>(), rounds = vm["rounds"].as<int>();
+        if (M < 1 || N < 1 || K < 1 || calls < 1 || rounds < 1)
+            throw po::error("--m, --n, --k, --calls and --rounds must be at least 1");
+        if (vm.count("json")) json_path = vm["json"].as<std::string>();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
+        return 1;
+    }
+    options.db_path = db_path.c_str();
+
+    try {
+        // Cold start: the first create makes the CUDA context; the second finds it made.
+        const Dispatch cold(options);
+        const sgemm_dispatch_info_t first = cold.info();
+        const Dispatch dispatch(options);
+        const sgemm_dispatch_info_t info = dispatch.info();
+
+        Stream stream;
+        const CublasHandle cublas;
+        ProblemSpec spec;
+        spec.M = M, spec.N = N, spec.K = K;
+        GemmProblem problem(spec, cublas, stream.get());
+        SgemmArgs args = problem.args();
+        const std::string decision = dispatch.explain(false, false, M, N, K, args.A, args.lda, args.B, args.ldb,
+                                                      args.C, args.ldc);
+
+        // The plan dispatch made for the call, to launch bare.
+        GemmCall call{SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, 1.0f, 0.0f, args.A, args.lda,
+                      args.B, args.ldb, args.C, args.ldc};
+        ShapeKey key;
+        check(check_call(call, options.precision == SGEMM_DISPATCH_TF32 ? GemmPrecision::tf32 : GemmPrecision::fp32,
+                         key));
+        const Plan* plan = dispatcher_of(dispatch.get())->plan(key);
+        if (!plan) throw Error(sgemm_dispatch_last_error());
+        if (plan->route == Route::Refuse) throw Error("dispatch has no kernel for this shape (--fallback error)");
+        problem.reserve_workspace(plan->launch.workspace_bytes);
+        args = problem.args();
+        DeviceBuffer<unsigned char> cublas_workspace(32u << 20);
+        if (cublas.bind(stream.get(), cublas_workspace.data(), cublas_workspace.bytes()) != CUBLAS_STATUS_SUCCESS)
+            throw Error("cublasSetStream / cublasSetWorkspace failed");
+
+        const auto with_dispatch = [&] {
+            check(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, 1.0f, args.A,
+                                      args.lda, args.B, args.ldb, 0.0f, args.C, args.ldc, stream.get()));
+        };
+        const auto cublas_alone = [&] {
+            if (cublas.sgemm_on_bound_stream(args, false, false) != CUBLAS_STATUS_SUCCESS) throw Error("cublasSgemm");
+        };
+        // The same launch as dispatch's, with nothing around it.
+        SgemmArgs launch_args = args;
+        void* params[] = {&launch_args};
+        const KernelLaunch& l = plan->launch;
+        const auto bare = [&] {
+            if (plan->route == Route::Cublas) return cublas_alone();
+            check(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel), l.geometry.grid, l.geometry.block, params,
+                                   l.geometry.dynamic_shared_bytes, stream.get()),
+                  "cudaLaunchKernel");
+        };
+
+        problem.poison_output(stream.get());
+        with_dispatch();
+        const Accuracy accuracy = problem.check_output();
+        if (!accuracy.ok()) throw Error("dispatch computed a wrong result: " + accuracy.verdict());
+
+        for (int warm = 0; warm < 3; ++warm) {  // warm-up: first launches, clocks
+            host_us_per_call(bare, calls, stream);
+            host_us_per_call(with_dispatch, calls, stream);
+            host_us_per_call(cublas_alone, calls, stream);
+        }
+        std::vector<double> host_bare, host_dispatch, dev_dispatch, dev_cublas;
+        for (int r = 0; r < rounds; ++r) {
+            host_bare.push_back(host_us_per_call(bare, calls, stream));
+            host_dispatch.push_back(host_us_per_call(with_dispatch, calls, stream));
+            dev_dispatch.push_back(device_us_per_call(with_dispatch, calls, stream));
+            dev_cublas.push_back(device_us_per_call(cublas_alone, calls, stream));
+        }
+        const double hb = median(host_bare), hd = median(host_dispatch);
+        const double dd = median(dev_dispatch), dc = median(dev_cublas);
+        const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+        const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
+
+        std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),
+                    db_path.c_str());
+        std::printf("%s\n", decision.substr(0, decision.find("\ndevice")).c_str());
+        std::printf("\n%-52s %12s %12s %12s   %s\n", "measure", "dispatch", "baseline", "difference", "target");
+        std::printf("%-52s %9.3f us %9.3f us %+9.3f us   at most +1 us\n",
+                    ("host time per call " + shape + " (vs " + baseline + ")").c_str(), hd, hb, hd - hb);
+        std::printf("%-52s %9.3f us %9.3f us %11.2fx   at most 1.00x\n",
+                    ("back-to-back " + shape + ", time per call (vs cuBLAS)").c_str(), dd, dc, dd / dc);
+        std::printf("%-52s %9.1f ms %12s %12s\n", "create, CUDA context included", first.create_ms, "", "");
+        std::printf("%-52s %9.1f ms %12s %12s   at most 50 ms for 15 winners\n",
+                    ("create, context made: " + std::to_string(info.winners) + " winners, " +
+                     std::to_string(info.kernels_compiled) + " compiled").c_str(),
+                    info.create_ms, "", "");
+        std::printf("  create's phases: device %.1f ms, database %.1f ms, kernels %.1f ms (NVRTC %.1f ms), "
+                    "workspaces and cuBLAS handles %.1f ms\n",
+                    info.device_ms, info.database_ms, info.kernels_ms, info.compile_ms, info.memory_ms);
+
+        if (!json_path.empty()) {
+            Json doc = Json::object();
+            doc.set("gpu", dispatcher_of(dispatch.get())->device().name)
+                .set("database", db_path)
+                .set("shape", Json::object().set("m", M).set("n", N).set("k", K))
+                .set("decision", decision)
+                .set("calls_per_batch", calls)
+                .set("rounds", rounds)
+                .set("host_us_per_call", Json::object().set("dispatch", hd).set("bare", hb).set("baseline", baseline))
+                .set("overhead_us", hd - hb)
+                .set("back_to_back_us_per_call", Json::object().set("dispatch", dd).set("cublas", dc))
+                .set("create_ms", Json::object()
+                                      .set("with_context", first.create_ms)
+                                      .set("context_made", info.create_ms)
+                                      .set("device", info.device_ms)
+                                      .set("database", info.database_ms)
+                                      .set("kernels", info.kernels_ms)
+                                      .set("compile", info.compile_ms)
+                                      .set("memory", info.memory_ms))
+                .set("winners", info.winners)
+                .set("kernels_compiled", info.kernels_compiled);
+            std::ofstream out(json_path);
+            out << doc.dump() << "\n";
+            if (!out) throw Error("cannot write " + json_path);
+        }
+        return 0;
+    } catch (const std::exception& e) {  // no GPU, no database, a wrong result: the environment
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
+        return 2;
+    }
+}
