@@ -177,11 +177,14 @@ int main(int argc, char** argv) {
         "cuBLAS timed in the same run. Every measurement is stored as it is taken; a re-run skips shapes\n"
         "that already have a winner for this device.\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
-        "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n\n"
+        "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
+        "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"
         "Shapes CSV: header M,N,K plus optional transA,transB,precision,weight,name; '#' comments.\n\n"
         "Options");
     opts.add_options()("help,h", "show this help")
         ("shapes", po::value<std::string>(), "the shapes CSV to tune")
+        ("from-misses", "tune the shape keys libsgemm_dispatch recorded without an exact winner on this GPU "
+         "(the database's misses, most frequent first) instead of a CSV")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("strategy", po::value<std::string>()->default_value("model"),
          "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners; exhaustive: every "
@@ -205,7 +208,7 @@ int main(int argc, char** argv) {
     ShapesFile shapes;
     std::string shapes_path, db_path, json_path;
     TuneOptions options;
-    bool dry = false;
+    bool dry = false, from_misses = false;
     Arch dry_arch;
     int device_ordinal = 0;
     try {
@@ -216,8 +219,11 @@ int main(int argc, char** argv) {
             std::cout << opts << "\n";
             return 0;
         }
-        if (!vm.count("shapes")) throw po::error("--shapes FILE is required");
-        shapes_path = vm["shapes"].as<std::string>();
+        from_misses = vm.count("from-misses") > 0;
+        if (from_misses == (vm.count("shapes") > 0)) throw po::error("give --shapes FILE or --from-misses, one of them");
+        if (from_misses && vm.count("dry-run"))
+            throw po::error("--from-misses reads this GPU's misses from the database, so it cannot be a --dry-run");
+        if (!from_misses) shapes_path = vm["shapes"].as<std::string>();
         options.search.strategy = parse_strategy(vm["strategy"].as<std::string>());
         options.search.top_k = vm["top-k"].as<int>();
         options.search.random_budget = vm["budget"].as<int>();
@@ -239,7 +245,7 @@ int main(int argc, char** argv) {
         device_ordinal = vm["device"].as<int>();
         if (vm.count("json")) json_path = vm["json"].as<std::string>();
         db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
-        shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
+        if (!from_misses) shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
         return 1;
@@ -257,6 +263,23 @@ int main(int argc, char** argv) {
 
     try {
         const DeviceInfo device = use_device(device_ordinal);
+        if (from_misses) {
+            const std::string device_id = fingerprint_of(device).id();
+            shapes_path = "the misses of device " + device_id;
+            // The shape keys as recorded; the tuner gives each the alignment class of its own buffers.
+            for (const Miss& miss : TuningStore(db_path, OpenMode::ReadOnly).misses(device_id)) {
+                ShapeRow row;
+                row.key = miss.shape;
+                row.weight = static_cast<double>(miss.count);
+                row.name = std::to_string(miss.count) + " misses";
+                shapes.rows.push_back(row);
+            }
+            if (shapes.rows.empty()) {
+                std::fprintf(stderr, "sgemm-tune: %s holds no misses of this GPU (device %s)\n", db_path.c_str(),
+                             device_id.c_str());
+                return 0;
+            }
+        }
         const std::string too_large = first_shape_too_large(shapes, shapes_path, device.global_memory_bytes);
         if (!too_large.empty()) {
             std::fprintf(stderr, "sgemm-tune: %s\n", too_large.c_str());
