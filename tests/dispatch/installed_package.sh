@@ -1,11 +1,13 @@
 #!/bin/sh
 # `meson install` puts libsgemm_dispatch, its headers and sgemm_dispatch.pc in place: this
-# installs the build into a temporary DESTDIR, asks pkg-config for the flags, and builds and
-# runs a C program and compiles a C++ one against the installed package alone.
-# Usage: installed_package.sh MESON BUILD_DIR
+# installs the build into a temporary DESTDIR, asks pkg-config for the flags, builds and runs
+# a C program and builds a C++ one against the installed package alone, and builds
+# examples/dispatch_decode with its own Makefile, as its users would.
+# Usage: installed_package.sh MESON BUILD_DIR SOURCE_DIR
 set -eu
 meson=$1
 build=$2
+source=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -46,4 +48,8 @@ LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" "$tmp/use"
 # The C++ wrapper compiles against the installed headers alone.
 printf '#include <sgemm/dispatch.hpp>\nint main() { return sgemm::Dispatch::default_options().device; }\n' >"$tmp/use.cpp"
 c++ -std=c++17 -Wall -Werror "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use_cpp"
-echo "ok: installed, found by pkg-config, built against and run"
+# The example, copied out of the tree so that nothing but the installed package is near it.
+cp "$source/examples/dispatch_decode/Makefile" "$source/examples/dispatch_decode/dispatch_decode.cpp" "$tmp/"
+make -s -C "$tmp" PKG_CONFIG_FLAGS="--define-variable=prefix=$tmp/root$prefix" dispatch_decode ||
+    { echo "examples/dispatch_decode does not build against the installed package"; exit 1; }
+echo "ok: installed, found by pkg-config, built against and run; the example builds"
