@@ -8,7 +8,7 @@
 #include <memory>
 #include <new>
 
-#include "src/dispatch/dispatch_error.h"
+#include "src/dispatch/status_error.h"
 #include "src/dispatch/last_error.h"
 
 // The handle is a shell around the dispatcher. destroy frees the dispatcher but keeps the
@@ -62,7 +62,7 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
         auto dispatcher = std::make_unique<Dispatcher>(o);
         *handle = new sgemm_dispatch{{sgemm::kLive}, dispatcher.release()};
         return SGEMM_DISPATCH_SUCCESS;
-    } catch (const sgemm::DispatchError& e) {
+    } catch (const sgemm::StatusError& e) {
         return fail(e.status, "%s", e.what());
     } catch (const std::exception& e) {
         return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());

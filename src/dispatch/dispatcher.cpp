@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "db/default_path.h"
-#include "src/dispatch/dispatch_error.h"
+#include "src/dispatch/status_error.h"
 #include "src/dispatch/last_error.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
@@ -21,22 +21,22 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Runs one step of create, turning its failure into a DispatchError with `status`.
+// Runs one step of create, turning its failure into a StatusError with `status`.
 template <typename Step>
 auto step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
     try {
         return run();
-    } catch (const DispatchError&) {
+    } catch (const StatusError&) {
         throw;
     } catch (const NoDeviceError& e) {
-        throw DispatchError(SGEMM_DISPATCH_NO_DEVICE, e.what());
+        throw StatusError(SGEMM_DISPATCH_NO_DEVICE, e.what());
     } catch (const std::exception& e) {
-        throw DispatchError(status, std::string(what) + ": " + e.what());
+        throw StatusError(status, std::string(what) + ": " + e.what());
     }
 }
 
 void check_options(const sgemm_dispatch_options_t& o) {
-    const auto bad = [](const std::string& what) { throw DispatchError(SGEMM_DISPATCH_INVALID_VALUE, what); };
+    const auto bad = [](const std::string& what) { throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, what); };
     if (o.device < 0) bad("options.device=" + std::to_string(o.device) + ": an ordinal is at least 0");
     if (o.fallback != SGEMM_DISPATCH_FALLBACK_CUBLAS && o.fallback != SGEMM_DISPATCH_FALLBACK_BUILTIN &&
         o.fallback != SGEMM_DISPATCH_FALLBACK_ERROR)
@@ -83,12 +83,12 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
         store.emplace(db_path_, OpenMode::ReadOnly);
     } catch (const Error& e) {
         if (!options_.without_database)
-            throw DispatchError(SGEMM_DISPATCH_DATABASE_ERROR,
+            throw StatusError(SGEMM_DISPATCH_DATABASE_ERROR,
                                 std::string(e.what()) + " (options.without_database runs on the fallback alone)");
         db_problem_ = e.what();
     }
     if (options_.record_misses && db_path_.empty())
-        throw DispatchError(SGEMM_DISPATCH_INVALID_VALUE, "record_misses needs a database path: " + db_problem_);
+        throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "record_misses needs a database path: " + db_problem_);
     timings_.database_ms = ms_since(t);
 
     t = Clock::now();
@@ -105,7 +105,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     t = Clock::now();
     const bool builtin = options_.fallback == SGEMM_DISPATCH_FALLBACK_BUILTIN;
     if (builtin && device_.sm() < find_family("warptile").min_sm)
-        throw DispatchError(SGEMM_DISPATCH_INVALID_VALUE, "the built-in kernel (warptile) needs sm_" +
+        throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "the built-in kernel (warptile) needs sm_" +
                                                               std::to_string(find_family("warptile").min_sm) +
                                                               "; this GPU is sm_" + std::to_string(device_.sm()));
     kernels_.emplace(step(SGEMM_DISPATCH_CUDA_ERROR, "loading kernels",
@@ -125,7 +125,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
 
     t = Clock::now();
     for (const Winner& w : catalog_.winners)
-        if (!plan(w.shape)) throw DispatchError(SGEMM_DISPATCH_CUDA_ERROR, last_error());
+        if (!plan(w.shape)) throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, last_error());
     timings_.kernels_ms += ms_since(t);
 
     if (options_.record_misses)

@@ -27,7 +27,7 @@ namespace sgemm {
 
 class Dispatcher {
 public:
-    // Throws DispatchError with the status create returns.
+    // Throws StatusError with the status create returns.
     explicit Dispatcher(const sgemm_dispatch_options_t& options);
     ~Dispatcher();  // waits for the device, then writes the misses left
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "db/verify.h"
-#include "src/dispatch/dispatch_error.h"
+#include "src/dispatch/status_error.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
 
@@ -64,7 +64,7 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
         }
     }
     compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!compile_error.empty()) throw DispatchError(SGEMM_DISPATCH_COMPILE_ERROR, compile_error);
+    if (!compile_error.empty()) throw StatusError(SGEMM_DISPATCH_COMPILE_ERROR, compile_error);
 
     for (auto& [key, x] : wanted) {
         CompiledKernel k = x.binary ? from_binary(*x.binary) : std::move(x.compiled);
@@ -72,7 +72,7 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
         try {
             kernels_[key] = std::make_unique<LoadedKernel>(*family_of(x.kernel), k);
         } catch (const Error& e) {
-            throw DispatchError(SGEMM_DISPATCH_CUDA_ERROR, "loading " + x.kernel.description + ": " + e.what());
+            throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, "loading " + x.kernel.description + ": " + e.what());
         }
     }
 }

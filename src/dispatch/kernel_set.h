@@ -18,7 +18,7 @@ namespace sgemm {
 class KernelSet {
 public:
     // `store` (may be null) is searched for the built-in kernels' binaries. Throws
-    // DispatchError: COMPILE_ERROR when NVRTC fails, CUDA_ERROR when a load fails.
+    // StatusError: COMPILE_ERROR when NVRTC fails, CUDA_ERROR when a load fails.
     KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* store);
 
     // The loaded kernel of `kernel` (its family and parameters), or nullptr.
