@@ -2,7 +2,7 @@
 # Installs what building and testing need on Debian or Ubuntu (the CUDA toolkit itself,
 # nvcc with NVRTC and cuBLAS, is expected to be installed already, under /usr/local/cuda).
 set -euo pipefail
-packages=(meson ninja-build pkg-config g++ libboost-program-options-dev libgtest-dev
+packages=(meson ninja-build pkg-config g++ make libboost-program-options-dev libgtest-dev
           libsqlite3-dev sqlite3 python3 python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do

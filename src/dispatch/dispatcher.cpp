@@ -84,7 +84,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     } catch (const Error& e) {
         if (!options_.without_database)
             throw StatusError(SGEMM_DISPATCH_DATABASE_ERROR,
-                                std::string(e.what()) + " (options.without_database runs on the fallback alone)");
+                              std::string(e.what()) + " (options.without_database runs on the fallback alone)");
         db_problem_ = e.what();
     }
     if (options_.record_misses && db_path_.empty())
@@ -104,10 +104,11 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
 
     t = Clock::now();
     const bool builtin = options_.fallback == SGEMM_DISPATCH_FALLBACK_BUILTIN;
-    if (builtin && device_.sm() < find_family("warptile").min_sm)
+    const int builtin_sm = find_family("warptile").min_sm;
+    if (builtin && device_.sm() < builtin_sm)
         throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "the built-in kernel (warptile) needs sm_" +
-                                                              std::to_string(find_family("warptile").min_sm) +
-                                                              "; this GPU is sm_" + std::to_string(device_.sm()));
+                                                            std::to_string(builtin_sm) + "; this GPU is sm_" +
+                                                            std::to_string(device_.sm()));
     kernels_.emplace(step(SGEMM_DISPATCH_CUDA_ERROR, "loading kernels",
                           [&] { return KernelSet(catalog_, builtin, store ? &*store : nullptr); }));
     timings_.kernels_ms = ms_since(t);

@@ -198,3 +198,15 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     d = decide(c, shape(4, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
     EXPECT_EQ(d.kernel, decode_binary().kernel);
 }
+
+TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
+    const Family& warptile = find_family("warptile");
+    for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+            const KernelRef k = builtin_kernel(ta, tb);
+            EXPECT_EQ(k.family, "warptile");
+            EXPECT_EQ(warptile.invalid_reason(k.params, Arch{90}), "") << k.description;
+            EXPECT_TRUE(warptile.reads_transposes(k.params, ta, tb)) << k.description;
+            EXPECT_EQ(warptile.workspace_bytes(k.params, 4095, 4097, 4093), 0u) << "no split-K: no workspace";
+        }
+}
