@@ -238,6 +238,9 @@ int main(int argc, char** argv) {
             for_each_gemm_of_step([&](const Gemm& g) {
                 with_dispatch(g, M, o.y(g));
                 with_cublas(g, M, reference.get());
+                // The copies below run on the legacy default stream, which does not wait for
+                // a non-blocking stream: wait here, or they read results still being written.
+                check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
                 const std::size_t count = static_cast<std::size_t>(M) * g.N;
                 const double error = relative_error(o.outputs.at(g.N)->download(count), reference.download(count));
                 worst = std::max(worst, error);

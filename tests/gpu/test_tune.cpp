@@ -43,7 +43,9 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     for (const ShapeOutcome& o : outcomes) {
         SCOPED_TRACE(o.row.key.to_string());
         EXPECT_FALSE(o.skipped);
-        EXPECT_GE(o.candidates, 1);
+        if (!o.row.key.trans_b) {
+            EXPECT_GE(o.candidates, 1);
+        }
         const std::optional<Winner> w = store.find_winner(device_id, o.row.key);
         ASSERT_TRUE(w.has_value());
         EXPECT_GT(w->cublas_ms, 0);
