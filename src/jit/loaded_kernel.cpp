@@ -3,7 +3,11 @@
 namespace sgemm {
 
 LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
-    : family_(&family), values_(kernel.values), library_(kernel.cubin) {
+    : family_(&family),
+      values_(kernel.values),
+      library_(kernel.cubin),
+      static_shared_(kernel.ptxas.shared_bytes),
+      shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {
     kernel_ = library_.kernel(kernel.lowered_name);
 }
 
@@ -13,10 +17,11 @@ std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
 
 KernelLaunch LoadedKernel::prepare(int M, int N, int K) const {
     const KernelLaunch l{kernel_, family_->geometry(values_, M, N, K), workspace_bytes(M, N, K)};
-    // Past 48 KiB a kernel must opt in to dynamic shared memory. Families size it by
-    // shape, so the limit is raised on the first launch that needs more, and only then.
+    // Past 48 KiB of static and dynamic shared memory together a kernel must opt in to
+    // more dynamic shared memory. Families size it by shape, so the limit is raised on the
+    // first launch that needs more, and only then.
     const int shared = static_cast<int>(l.geometry.dynamic_shared_bytes);
-    if (shared > 48 * 1024 && shared > shared_opt_in_) {
+    if (shared > shared_opt_in_) {
         SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_),
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
         shared_opt_in_ = shared;
