@@ -6,8 +6,7 @@ LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
     : family_(&family),
       values_(kernel.values),
       library_(kernel.cubin),
-      static_shared_(kernel.ptxas.shared_bytes),
-      shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {
+      shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {  // static shared memory counts too
     kernel_ = library_.kernel(kernel.lowered_name);
 }
 

@@ -42,7 +42,6 @@ private:
     const Family* family_;
     ParamValues values_;
     Library library_;
-    int static_shared_;  // ptxas's figure: counts against the same 48 KiB default
     cudaKernel_t kernel_ = nullptr;
     // The dynamic shared memory this kernel may use so far: what the 48 KiB default leaves
     // beside its static share, raised by opt-ins. Threads that race here at worst both
