@@ -6,7 +6,7 @@
 
 namespace sgemm {
 
-std::vector<int> parse_positive_int_list(const std::string& text, const char* option) {
+std::vector<int> parse_int_list(const std::string& text, const char* option, int min_value) {
     std::vector<int> out;
     std::stringstream ss(text);
     std::string item;
@@ -18,8 +18,9 @@ std::vector<int> parse_positive_int_list(const std::string& text, const char* op
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != item.size() || item.empty() || v < 1)
-            throw boost::program_options::error(std::string("--") + option + ": '" + item + "' is not a positive integer");
+        if (used != item.size() || item.empty() || v < min_value)
+            throw boost::program_options::error(std::string("--") + option + ": '" + item + "' is not " +
+                                                (min_value == 1 ? "a positive integer" : "an integer of at least " + std::to_string(min_value)));
         out.push_back(v);
     }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");

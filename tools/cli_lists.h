@@ -5,9 +5,12 @@
 
 namespace sgemm {
 
-// "1024,2048" -> {1024, 2048}; anything but positive integers throws
+// "1024,2048" -> {1024, 2048}; anything but integers of at least `min_value` throws
 // boost::program_options::error naming the option and the bad item.
-std::vector<int> parse_positive_int_list(const std::string& text, const char* option);
+std::vector<int> parse_int_list(const std::string& text, const char* option, int min_value);
+inline std::vector<int> parse_positive_int_list(const std::string& text, const char* option) {
+    return parse_int_list(text, option, 1);
+}
 
 // "a,b" -> {"a", "b"}; empty items are dropped.
 std::vector<std::string> parse_name_list(const std::string& text);

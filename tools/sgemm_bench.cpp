@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
                 if (eq == std::string::npos) throw po::error("--config '" + text + "': expected FAMILY=V1,V2,...");
                 const std::string name = text.substr(0, eq);
                 find_family(name);
-                extra_configs.emplace_back(name, parse_positive_int_list(text.substr(eq + 1), "config"));
+                extra_configs.emplace_back(name, parse_int_list(text.substr(eq + 1), "config", 0));  // flags may be 0
             }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", e.what());

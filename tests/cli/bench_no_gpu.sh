@@ -16,6 +16,10 @@ err=$("$bench" --sizes 1024,x 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--sizes 1024,x exited $rc, expected 1"
 grep -q "'x' is not a positive integer" <<<"$err" || fail "--sizes message: $err"
 
+err=$("$bench" --size 64 --config async=128,-1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a negative config value exited $rc, expected 1"
+grep -q "'-1' is not an integer of at least 0" <<<"$err" || fail "--config message: $err"
+
 err=$("$bench" --size 64 --m 3 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--size with --m exited $rc, expected 1"
 
