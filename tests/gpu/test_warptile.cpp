@@ -1,7 +1,7 @@
 // The warptile family against cuBLAS: the odd-size list for every transpose with alpha/beta
 // and with beta = 0 over NaN, split-K with K not a multiple of the split (and slices left
-// empty), padded and misaligned leading dimensions, and split-K results that repeat bit for
-// bit. Each configuration is compiled once for the whole binary (loaded_kernel).
+// empty), 32-row decode tiles on decode shapes, padded and misaligned leading dimensions,
+// and split-K results that repeat bit for bit. Each configuration is compiled once for the whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -93,8 +93,27 @@ std::vector<WarptileCase> split_cases() {
     return cases;
 }
 
+// 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
+// whose K is no multiple of the split (4093 over 3 or 6 slices) and on M of 1, 17 and 33.
+std::vector<WarptileCase> decode_tile_cases() {
+    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 3},
+                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 6},
+                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1},
+                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 2}};
+    const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
+                                                           {33, 300, 77}};
+    std::vector<WarptileCase> cases;
+    for (const ParamValues& config : configs)
+        for (const auto& [m, n, k] : shapes) {
+            cases.push_back({config, m, n, k, 1.5f, 0.5f});
+            cases.push_back({config, m, n, k, 1.0f, 0.0f});
+        }
+    return cases;
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
 INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
+INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 
 // Leading dimensions longer than the rows and not multiples of 4: the 16-byte copies are
 // illegal, so the copies of untransposed rows fall back to 4 bytes each.
