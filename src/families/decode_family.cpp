@@ -38,7 +38,7 @@ Family decode_family() {
     f.params = {{"MT", {1, 2, 4, 8, 16, 32}},
                 {"BN", {64, 128, 256}},
                 {"KW", {1, 2, 4, 8, 16}},
-                {"UNROLL", {2, 4, 8}},
+                {"UNROLL", {1, 2, 4}},
                 {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, true}};
     f.defaults = {8, 128, 8, 4, 4};
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
@@ -46,8 +46,8 @@ Family decode_family() {
         if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)
             return "BN/4*KW = " + std::to_string(d.threads()) + " threads; it must be a whole number of warps, at most " +
                    std::to_string(lim.max_threads_per_block);
-        if (d.mt * 4 + d.unroll * 16 > 192)
-            return "MT*4 accumulators and UNROLL*16 loaded values need more than 192 registers";
+        if (d.mt * 4 + 2 * d.unroll * 16 > 192)
+            return "MT*4 accumulators and two batches of UNROLL*16 loaded values need more than 192 registers";
         return "";
     };
     f.geometry = [f](const ParamValues& v, int M, int N, int K) {
