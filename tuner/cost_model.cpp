@@ -53,17 +53,9 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
         e.seconds = std::numeric_limits<double>::infinity();
         return e;
     }
-    // Work is balanced over the SMs' warp schedulers (4 per SM), which run a block's warps
-    // side by side. A block of 4 or more warps loads them all alike, so the busiest holds
-    // the busiest SM's share: ceil(blocks / SMs) blocks. Blocks of 1 or 2 warps spread over
-    // the schedulers one warp at a time.
+    // The busiest SM holds ceil(blocks / SMs) blocks; the average is blocks / SMs.
     const double per_sm = blocks / device.sm_count;
-    const double warps_per_block = threads / 32.0;
-    const double schedulers = 4.0 * device.sm_count;
-    const double mean_warps = blocks * warps_per_block / schedulers;
-    const double busiest_warps = warps_per_block >= 4 ? std::ceil(per_sm) * warps_per_block / 4
-                                                      : std::ceil(blocks * warps_per_block / schedulers);
-    e.wave_efficiency = mean_warps / busiest_warps;
+    e.wave_efficiency = per_sm / std::ceil(per_sm);
     // Few warps per SM hide latency poorly.
     const double warps = std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads / 32.0;
     const double latency_hiding = std::min(1.0, std::sqrt(warps / 16.0));

@@ -53,10 +53,8 @@ Family warptile_family() {
     // Warp tiles are 64 wide: with WM 32 or 64 and 8 or 16 per thread that leaves three warp
     // shapes whose lanes form 4 x 8 or 8 x 4 (32x64 with 8x8, 64x64 with 16x8 or 8x16), so
     // LDS.128s of fragments read at most 128 distinct bytes. BM 32 is one row of 32x64 warps:
-    // a batch-32 decode GEMM in a single tile row, so every weight is read once. Such shapes
-    // have few tiles of one or two warps, and what fills the H200 is then the warps per
-    // scheduler (132 SMs x 4): split counts of 3, 6 and 11 even them out where powers of two
-    // do not (48 tiles of two warps, split 11 ways, are 2 warps on every scheduler).
+    // a batch-32 decode GEMM in a single tile row, so every weight is read once. Split counts
+    // of 3 and 6 fit the tile counts of such shapes to 132 SMs where powers of two do not.
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16}},
@@ -67,7 +65,7 @@ Family warptile_family() {
                 {"STAGES", {2, 3, 4}},
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
-                {"SPLITS", {1, 2, 3, 4, 6, 8, 11, 16}, true}};
+                {"SPLITS", {1, 2, 3, 4, 6, 8}, true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1};

@@ -97,23 +97,6 @@ TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
     EXPECT_LT(cost("async", {64, 64, 16, 4, 4}, key), cost("async", {128, 256, 8, 8, 16}, key));
 }
 
-TEST(CostModel, BalanceIsCountedInWarpsPerScheduler) {
-    const auto wave_efficiency = [](int n, int splits) {
-        const ParamValues v = {32, 128, 16, 32, 64, 8, 8, 4, 0, 0, splits};  // two-warp blocks
-        return estimate_cost({&find_family("warptile"), v}, nn(32, n, 4096), h200()).wave_efficiency;
-    };
-    // 48 tiles split 11 ways: 1056 warps, 2 on each of the H200's 528 schedulers.
-    EXPECT_DOUBLE_EQ(wave_efficiency(6144, 11), 1.0);
-    // 33 tiles split 12 ways: 3 blocks on every SM, yet 792 warps put 2 on some schedulers
-    // and 1 on others; the busiest sets the time.
-    EXPECT_DOUBLE_EQ(wave_efficiency(33 * 128, 12), 0.75);
-    // Blocks of 4 or more warps load the schedulers alike: the busiest SM counts (132 + 1
-    // blocks of four warps: two on one SM).
-    const ParamValues four_warps = {32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1};
-    EXPECT_NEAR(estimate_cost({&find_family("warptile"), four_warps}, nn(32, 133 * 256, 4096), h200()).wave_efficiency,
-                133.0 / 132 / 2, 1e-12);
-}
-
 TEST(CostModel, RowTilesThatFitTheBatchWin) {
     // Batch 8: an 8-row tile wastes nothing; a 32-row tile computes 4x the rows.
     const ShapeKey key = nn(8, 4096, 4096);
