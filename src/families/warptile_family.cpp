@@ -13,8 +13,8 @@ struct WarptileShape {
     int threads() const { return 32 * warps(); }
     unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb); }
     // Accumulators, the two register buffers of fragments, and about 40 for addresses and
-    // loop state. ptxas (CUDA 13.0) gives the 440 binaries of the space below 142 to 255
-    // registers on sm_90 and 130 to 251 on sm_80, none spilling.
+    // loop state. ptxas (CUDA 13.0) gives the 230 NN binaries of the space below 105 to 247
+    // registers on sm_90, none spilling (sgemm-tune --dry-run --strategy exhaustive).
     int estimated_registers() const { return tm * tn + 2 * (tm + tn) + 40; }
 };
 
@@ -28,6 +28,9 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.wm % s.tm || s.wn % s.tn || (s.wm / s.tm) * (s.wn / s.tn) != 32)
         return "a " + std::to_string(s.wm) + "x" + std::to_string(s.wn) + " warp tile with " + std::to_string(s.tm) +
                "x" + std::to_string(s.tn) + " per thread does not give each of a warp's 32 lanes one thread tile";
+    if (s.wm / s.tm != 4 && s.wm / s.tm != 8)
+        return "a warp's lanes must form 4 x 8 or 8 x 4 thread tiles, so that an LDS.128 of fragments reads at "
+               "most 128 distinct bytes";
     if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
     if ((s.stages - 1) * s.bk < 16)
         return "STAGES-1 tiles in flight hold " + std::to_string((s.stages - 1) * s.bk) +
@@ -50,18 +53,19 @@ Family warptile_family() {
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT, split-K for small grids";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
-    // Warp tiles are 64 wide: with WM 32 or 64 and 8 or 16 per thread that leaves three warp
-    // shapes whose lanes form 4 x 8 or 8 x 4 (32x64 with 8x8, 64x64 with 16x8 or 8x16), so
-    // LDS.128s of fragments read at most 128 distinct bytes. BM 32 is one row of 32x64 warps:
+    // Warp tiles are 32 or 64 on a side, their lanes 4 x 8 or 8 x 4 thread tiles (32x64 with
+    // 8x8, 64x64 with 16x8 or 8x16, 32x32 with 8x4, 64x32 with 8x8 or 16x4), so LDS.128s of
+    // fragments read at most 128 distinct bytes. The small ones give small-grid shapes
+    // (1024^3) several warps per scheduler. BM 32 is one row of 32x64 warps:
     // a batch-32 decode GEMM in a single tile row, so every weight is read once. Split counts
     // of 3 and 6 fit the tile counts of such shapes to 132 SMs where powers of two do not.
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16}},
                 {"WM", {32, 64}},
-                {"WN", {64}},
+                {"WN", {32, 64}},
                 {"TM", {8, 16}},
-                {"TN", {8, 16}},
+                {"TN", {4, 8, 16}},
                 {"STAGES", {2, 3, 4}},
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
