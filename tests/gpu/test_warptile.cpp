@@ -62,17 +62,24 @@ ParamValues with_layout(ParamValues config, int ta, int tb) {
 const std::vector<std::tuple<int, int, int>> kOddShapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                           {128, 128, 128}, {1000, 3000, 2000}, {4095, 4097, 4093}};
 
+// Each configuration on each shape, with alpha/beta and with beta = 0 over NaN.
+std::vector<WarptileCase> every_config_on_every_shape(const std::vector<ParamValues>& configs,
+                                                      const std::vector<std::tuple<int, int, int>>& shapes) {
+    std::vector<WarptileCase> cases;
+    for (const ParamValues& config : configs)
+        for (const auto& [m, n, k] : shapes) {
+            cases.push_back({config, m, n, k, 1.5f, 0.5f});
+            cases.push_back({config, m, n, k, 1.0f, 0.0f});
+        }
+    return cases;
+}
+
 // The default tile in every layout, on the odd-size list.
 std::vector<WarptileCase> layout_cases() {
-    std::vector<WarptileCase> cases;
+    std::vector<ParamValues> configs;
     for (int ta : {0, 1})
-        for (int tb : {0, 1})
-            for (const auto& [m, n, k] : kOddShapes) {
-                const ParamValues config = with_layout(find_family("warptile").defaults, ta, tb);
-                cases.push_back({config, m, n, k, 1.5f, 0.5f});
-                cases.push_back({config, m, n, k, 1.0f, 0.0f});
-            }
-    return cases;
+        for (int tb : {0, 1}) configs.push_back(with_layout(find_family("warptile").defaults, ta, tb));
+    return every_config_on_every_shape(configs, kOddShapes);
 }
 
 // Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
@@ -86,13 +93,7 @@ std::vector<WarptileCase> split_cases() {
                                               {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 3}};
     const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
                                                            {1024, 1024, 1023}, {2500, 300, 77}};
-    std::vector<WarptileCase> cases;
-    for (const ParamValues& config : configs)
-        for (const auto& [m, n, k] : shapes) {
-            cases.push_back({config, m, n, k, 1.5f, 0.5f});
-            cases.push_back({config, m, n, k, 1.0f, 0.0f});
-        }
-    return cases;
+    return every_config_on_every_shape(configs, shapes);
 }
 
 // 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
@@ -106,13 +107,7 @@ std::vector<WarptileCase> decode_tile_cases() {
                                               {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 6}};
     const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
                                                            {33, 300, 77}};
-    std::vector<WarptileCase> cases;
-    for (const ParamValues& config : configs)
-        for (const auto& [m, n, k] : shapes) {
-            cases.push_back({config, m, n, k, 1.5f, 0.5f});
-            cases.push_back({config, m, n, k, 1.0f, 0.0f});
-        }
-    return cases;
+    return every_config_on_every_shape(configs, shapes);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
