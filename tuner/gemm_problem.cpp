@@ -124,7 +124,11 @@ void GemmProblem::reserve_workspace(std::size_t bytes) {
     if (bytes <= workspace_.size()) return;
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
     workspace_ = DeviceBuffer<unsigned char>(bytes);
+    // cudaMemset runs on the legacy default stream, which does not order work on the
+    // non-blocking streams kernels run on: without the wait, a split-K kernel could count
+    // its blocks in before the counters were zeroed (seen as rare wrong results).
     SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, bytes));
+    SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void GemmProblem::poison_output(cudaStream_t stream) {

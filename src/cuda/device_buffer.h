@@ -37,6 +37,9 @@ public:
     void upload(const std::vector<T>& host) {
         if (host.size() != count_) throw Error("DeviceBuffer::upload: size mismatch");
         SGEMM_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+        // From pageable memory cudaMemcpy may return before the copy has landed, and it runs
+        // on the legacy default stream, which kernels on non-blocking streams do not wait for.
+        SGEMM_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     }
     std::vector<T> download() const {
         std::vector<T> host(count_);
