@@ -37,7 +37,7 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
     }
 }
 
-// UNROLL quads of B (16 * UNROLL bytes per thread) are loaded before the first is used:
+// UNROLL quads of B (64 * UNROLL bytes per thread) are loaded before the first is used:
 // with few rows there is little arithmetic to hide memory latency behind, so more bytes
 // in flight per thread is what keeps the memory system busy. The next batch is loaded into
 // a second set of registers before the current one is computed on, so a thread's loads stay

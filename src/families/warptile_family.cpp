@@ -55,10 +55,11 @@ Family warptile_family() {
     f.kernel = "sgemm_warptile";
     // Warp tiles are 32 or 64 on a side, their lanes 4 x 8 or 8 x 4 thread tiles (32x64 with
     // 8x8, 64x64 with 16x8 or 8x16, 32x32 with 8x4, 64x32 with 8x8 or 16x4), so LDS.128s of
-    // fragments read at most 128 distinct bytes. The small ones give small-grid shapes
-    // (1024^3) several warps per scheduler. BM 32 is one row of 32x64 warps:
-    // a batch-32 decode GEMM in a single tile row, so every weight is read once. Split counts
-    // of 3 and 6 fit the tile counts of such shapes to 132 SMs where powers of two do not.
+    // fragments read at most 128 distinct bytes. The small ones give small grids (1024^3,
+    // batch 32) more warps per scheduler.
+    // BM 32 is one row of warps: a batch-32 decode GEMM in a single tile row, so every weight
+    // is read once. Split counts of 3 and 6 fit the tile counts of such shapes to 132 SMs
+    // where powers of two do not.
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16}},
