@@ -62,8 +62,20 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
             break;
         }
         case Strategy::Model: {
-            chosen = rank_by_cost(all, shape, device);
-            chosen.resize(std::min<std::size_t>(chosen.size(), static_cast<std::size_t>(plan.top_k)));
+            // Candidates of one family with the same estimate differ only where the model
+            // sees no difference (BK, STAGES and the like): time the first of each such tie
+            // and leave its variants to refinement, so top_k timings try top_k estimates.
+            std::vector<double> chosen_costs;
+            for (const Candidate& c : rank_by_cost(all, shape, device)) {
+                if (chosen.size() == static_cast<std::size_t>(plan.top_k)) break;
+                const double cost = estimate_cost(c, shape, device).seconds;
+                bool tie = false;
+                for (std::size_t i = 0; i < chosen.size() && !tie; ++i)
+                    tie = chosen[i].family == c.family && chosen_costs[i] == cost;
+                if (tie) continue;
+                chosen.push_back(c);
+                chosen_costs.push_back(cost);
+            }
             for (const Candidate& n : neighbour_winners)
                 if (std::find(all.begin(), all.end(), n) != all.end() &&
                     std::find(chosen.begin(), chosen.end(), n) == chosen.end())
