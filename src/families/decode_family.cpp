@@ -12,6 +12,10 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 struct DecodeShape {
     int mt, bn, kw, unroll, splits;
     int threads() const { return bn / 4 * kw; }
+    // Accumulators, two batches of B in registers, and about 40 for addresses and loop
+    // state. Within 10 of ptxas (CUDA 13.0, sm_90) for up to 8 rows, the binaries whose
+    // blocks can be large; more rows need more (225 for 16 rows with UNROLL 2).
+    int estimated_registers() const { return 4 * mt + 2 * 16 * unroll + 40; }
 };
 
 DecodeShape decode_shape(const Family& f, const ParamValues& v) {
@@ -46,8 +50,16 @@ Family decode_family() {
         if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)
             return "BN/4*KW = " + std::to_string(d.threads()) + " threads; it must be a whole number of warps, at most " +
                    std::to_string(lim.max_threads_per_block);
-        if (d.mt * 4 + 2 * d.unroll * 16 > 192)
-            return "MT*4 accumulators and two batches of UNROLL*16 loaded values need more than 192 registers";
+        // ptxas (CUDA 13.0) spills 16 rows with UNROLL 4 and 32 rows with UNROLL 2 (192 here).
+        if (d.mt * 4 + 2 * d.unroll * 16 > 160)
+            return "MT*4 accumulators and two batches of UNROLL*16 loaded values need more than 160 registers";
+        // The launch bounds let ptxas give a block of T threads at most 65536 / T registers
+        // each; past that it spills (all 1024-thread blocks did, and 512-thread blocks with
+        // UNROLL 4).
+        const int registers = d.estimated_registers();
+        if (registers > lim.max_registers_per_thread || d.threads() * registers > lim.registers_per_sm)
+            return std::to_string(d.threads()) + " threads of about " + std::to_string(registers) +
+                   " registers each do not fit one SM without spilling";
         return "";
     };
     f.geometry = [f](const ParamValues& v, int M, int N, int K) {

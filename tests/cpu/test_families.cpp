@@ -95,9 +95,18 @@ TEST(Families, DecodeGeometryAndWorkspace) {
 TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {
     const Family& f = find_family("decode");
     // 32 rows x all of K=14336 in one slice: 1.8 MB of A.
-    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 2, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
+    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
               std::string::npos);
-    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 2, 16}, 32, 4096, 14336, Arch{90}), "");
+    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 16}, 32, 4096, 14336, Arch{90}), "");
+}
+
+TEST(Families, DecodeBlocksThatCannotHoldTheirRegistersAreRefused) {
+    const Family& f = find_family("decode");
+    // 1024 threads leave 64 registers a thread: ptxas spills every such block.
+    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    // 512 threads leave 128: 8 rows with two batches of 2 quads need about 136.
+    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1}, Arch{90}), "");
 }
 
 TEST(Families, TransposesFollowTheTaAndTbParameters) {
