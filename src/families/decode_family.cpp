@@ -13,7 +13,7 @@ struct DecodeShape {
     int mt, bn, kw, unroll, splits;
     int threads() const { return bn / 4 * kw; }
     // Accumulators, two batches of B in registers, and about 40 for addresses and loop
-    // state. Within 10 of ptxas (CUDA 13.0, sm_90) for up to 8 rows, the binaries whose
+    // state. Within 15 of ptxas (CUDA 13.0, sm_90) for up to 8 rows, the binaries whose
     // blocks can be large; more rows need more (225 for 16 rows with UNROLL 2).
     int estimated_registers() const { return 4 * mt + 2 * 16 * unroll + 40; }
 };
