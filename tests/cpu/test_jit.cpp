@@ -7,6 +7,7 @@
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "src/jit/embedded_templates.h"
+#include "tests/cpu/compile_samples.h"
 
 using namespace sgemm;
 
@@ -78,17 +79,10 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
 // GPU when it compiles them.)
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
-    std::vector<ParamValues> binaries;
-    for (const ParamValues& v : f.valid_configs(Arch{90}))
-        if (f.value(v, "SPLITS") == 1) binaries.push_back(v);
+    const std::vector<ParamValues> binaries = sgemm::testing::distinct_binaries(f, Arch{90});
     ASSERT_GE(binaries.size(), 8u);
-    for (std::size_t i = 0; i < 8; ++i) {
-        const ParamValues& v = binaries[(2 * i + 1) * binaries.size() / 16];
-        SCOPED_TRACE(f.describe(v));
-        const CompiledKernel k = compile_kernel(f, v, Arch{90});
-        ASSERT_TRUE(k.ptxas.found) << k.log;
-        EXPECT_FALSE(k.ptxas.spills()) << k.log;
-    }
+    for (const ParamValues& v : sgemm::testing::spread_sample(binaries, 8))
+        sgemm::testing::expect_compiles_without_spills(f, v, Arch{90});
 }
 
 TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {

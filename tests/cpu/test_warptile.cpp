@@ -1,6 +1,6 @@
 // The warptile family without a GPU: its space is pruned but not empty, a spread-out sample
-// of the configurations the tuner may pick compiles for sm_90 without spills, and its
-// geometry, shared memory, workspace and transposes are what the template expects.
+// of the configurations the tuner may pick compiles for sm_80 and sm_90 without spills, and
+// its geometry, shared memory, workspace and transposes are what the template expects.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -8,6 +8,7 @@
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "templates/sgemm_common.cuh"
+#include "tests/cpu/compile_samples.h"
 
 using namespace sgemm;
 
@@ -15,14 +16,7 @@ namespace {
 
 const Family& warptile() { return find_family("warptile"); }
 
-// Configurations with SPLITS = 1: SPLITS only shapes the grid, so these are all the
-// distinct binaries.
-std::vector<ParamValues> distinct_binaries(Arch arch) {
-    std::vector<ParamValues> out;
-    for (const ParamValues& v : warptile().valid_configs(arch))
-        if (warptile().value(v, "SPLITS") == 1) out.push_back(v);
-    return out;
-}
+std::vector<ParamValues> distinct_binaries(Arch arch) { return sgemm::testing::distinct_binaries(warptile(), arch); }
 
 TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     const Family& f = warptile();
@@ -99,25 +93,20 @@ TEST(Warptile, LaunchOnlySplitsShareOneBinary) {
     EXPECT_EQ(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split, Arch{90}));
 }
 
-// Twelve binaries, three spread evenly over each transpose layout's list (tiles, BK,
-// stages), compiled for sm_90: none may spill.
+// Sixteen binaries: for sm_80 and sm_90, two spread evenly over each transpose layout's
+// list (tiles, BK, stages). None may spill.
 TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
     const Family& f = warptile();
-    for (int ta : {0, 1})
-        for (int tb : {0, 1}) {
-            std::vector<ParamValues> layout;
-            for (const ParamValues& v : distinct_binaries(Arch{90}))
-                if (f.value(v, "TA") == ta && f.value(v, "TB") == tb) layout.push_back(v);
-            ASSERT_GE(layout.size(), 3u);
-            for (std::size_t i = 0; i < 3; ++i) {
-                const ParamValues& v = layout[(2 * i + 1) * layout.size() / 6];
-                SCOPED_TRACE(f.describe(v));
-                const CompiledKernel k = compile_kernel(f, v, Arch{90});
-                ASSERT_TRUE(k.ptxas.found) << k.log;
-                EXPECT_FALSE(k.ptxas.spills()) << k.log;
-                EXPECT_LE(k.ptxas.registers, 255);
+    for (int sm : {80, 90})
+        for (int ta : {0, 1})
+            for (int tb : {0, 1}) {
+                std::vector<ParamValues> layout;
+                for (const ParamValues& v : distinct_binaries(Arch{sm}))
+                    if (f.value(v, "TA") == ta && f.value(v, "TB") == tb) layout.push_back(v);
+                ASSERT_GE(layout.size(), 2u);
+                for (const ParamValues& v : sgemm::testing::spread_sample(layout, 2))
+                    sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
             }
-        }
 }
 
 }  // namespace
