@@ -126,7 +126,7 @@ void GemmProblem::reserve_workspace(std::size_t bytes) {
     workspace_ = DeviceBuffer<unsigned char>(bytes);
     // cudaMemset runs on the legacy default stream, which does not order work on the
     // non-blocking streams kernels run on: without the wait, a split-K kernel could count
-    // its blocks in before the counters were zeroed (seen as rare wrong results).
+    // its blocks in before the counters were zeroed (rare split-K test failures fit this).
     SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, bytes));
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
 }
