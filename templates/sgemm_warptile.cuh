@@ -281,34 +281,24 @@ sgemm_warptile(const SgemmArgs p) {
     auto col = [&](int g) { return col0 + g * STRIP_N; };
     auto quad = [&](int i, int g) { return make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]); };
 
+    const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
     if (gridDim.y > 1) {
-        // Split-K: store this slice's partials; the block that arrives last sums all slices
-        // in order over its threads' own elements, and the sums take the place of acc. A
-        // thread sums 4 rows at a time, their loads of a slice in flight together: enough to
-        // overlap the L2 round trips, few enough to need no more registers than the k loop.
+        // Split-K: store this slice's partials; the block that arrives last sums the tile
+        // (sgemm_splitk_finish4). Its accumulators are dead by then, so 16 float4 loads in
+        // flight fit in about the registers the k loop needed: ptxas (sm_90) gives the 8x4
+        // thread tiles 3 to 9 more, which leaves as many blocks per SM, the others no more.
+        constexpr int QUADS_IN_FLIGHT = 16;
         const bool vec = sgemm_vec4_ok(sgemm_splitk_partials(p, 0), p.N);
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int g = 0; g < TN / 4; ++g) sgemm_splitk_store_partial4(p, blockIdx.y, row(i), col(g), quad(i, g), vec);
-        if (!sgemm_splitk_arrive(p, blockIdx.x)) return;
-#pragma unroll
-        for (int i0 = 0; i0 < TM; i0 += 4)
-#pragma unroll 1
-            for (int s = 0; s < static_cast<int>(gridDim.y); ++s)
-#pragma unroll
-                for (int i = i0; i < i0 + 4; ++i)
-#pragma unroll
-                    for (int g = 0; g < TN / 4; ++g) {
-                        const float4 v = sgemm_splitk_load_partial4(p, s, row(i), col(g), vec);
-                        float* a = &acc[i][4 * g];
-                        a[0] = (s == 0 ? 0.0f : a[0]) + v.x;
-                        a[1] = (s == 0 ? 0.0f : a[1]) + v.y;
-                        a[2] = (s == 0 ? 0.0f : a[2]) + v.z;
-                        a[3] = (s == 0 ? 0.0f : a[3]) + v.w;
-                    }
+        if (vec)
+            sgemm_splitk_finish4<THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, m0, BM, n0, BN, c_vec);
+        else
+            sgemm_splitk_finish<THREADS>(p, blockIdx.x, m0, BM, n0, BN);
+        return;
     }
-    const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll

@@ -1,7 +1,7 @@
 // The JIT core without a GPU: every ladder template compiles through NVRTC for sm_80 and
-// sm_90, a sample of the decode space does so without spills (warptile's: test_warptile),
-// invalid configurations are refused before NVRTC runs, compile errors carry the log, and
-// the ptxas figures are parsed.
+// sm_90, a sample of the decode space does so without spills on both (warptile's sample:
+// test_warptile), invalid configurations are refused before NVRTC runs, compile errors
+// carry the log, and the ptxas figures are parsed.
 #include <gtest/gtest.h>
 
 #include "src/families/registry.h"
@@ -73,16 +73,20 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
                              return c.values.empty() ? name + "_default" : name;
                          });
 
-// Eight decode binaries spread evenly over the space (SPLITS only shapes the grid), for
-// sm_90: none may spill. (For sm_80, ptxas spills 12-16 bytes of predicates in the split-K
-// finish of the 1- and 2-row binaries with UNROLL 1; the tuner rejects those on an sm_80
-// GPU when it compiles them.)
+// Decode binaries spread evenly over the space (SPLITS only shapes the grid), five for
+// sm_80 and five for sm_90, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K
+// finish spilled predicates there while its loads were predicated per element: none may
+// spill.
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
-    const std::vector<ParamValues> binaries = sgemm::testing::distinct_binaries(f, Arch{90});
-    ASSERT_GE(binaries.size(), 8u);
-    for (const ParamValues& v : sgemm::testing::spread_sample(binaries, 8))
-        sgemm::testing::expect_compiles_without_spills(f, v, Arch{90});
+    for (int sm : {80, 90}) {
+        const std::vector<ParamValues> binaries = sgemm::testing::distinct_binaries(f, Arch{sm});
+        ASSERT_GE(binaries.size(), 5u);
+        for (const ParamValues& v : sgemm::testing::spread_sample(binaries, 5))
+            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+    }
+    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 1}, Arch{80});
 }
 
 TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {
