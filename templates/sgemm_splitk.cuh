@@ -3,11 +3,11 @@
 //
 // Each block computes a partial tile of C for its slice of K and stores it with
 // sgemm_splitk_store_partial or sgemm_splitk_store_partial4 (no alpha, no beta). Then every
-// thread calls sgemm_splitk_arrive: the block counts itself in on its tile's counter, and
-// in the block that arrives last it returns true (and resets the counter for the next
-// launch). That block sums the partials of all slices in slice order, so results repeat bit
-// for bit, applies alpha and beta once and writes C: element by element with
-// sgemm_splitk_finish, four columns at a time with sgemm_splitk_finish4. No float atomics.
+// thread calls sgemm_splitk_finish (element by element) or sgemm_splitk_finish4 (four
+// columns at a time). Both arrive first (sgemm_splitk_arrive): the block counts itself in
+// on its tile's counter, and only the block that arrives last goes on (and resets the
+// counter for the next launch). That block sums the partials of all slices in slice order,
+// so results repeat bit for bit, applies alpha and beta once and writes C. No float atomics.
 //
 // The finish is a chain of L2 round trips (the partials were just written by other blocks):
 // the number of round trips, not the bytes, is what it costs. On the H200, summing a
@@ -43,21 +43,6 @@ __device__ __forceinline__ void sgemm_splitk_store_partial4(const SgemmArgs& p, 
     if (col + 1 < p.N) x[1] = v.y;
     if (col + 2 < p.N) x[2] = v.z;
     if (col + 3 < p.N) x[3] = v.w;
-}
-
-// The four partials of one slice at row, col .. col+3, zeros outside C; read from L2
-// (__ldcg), where the other blocks stored them.
-__device__ __forceinline__ float4 sgemm_splitk_load_partial4(const SgemmArgs& p, int slice, int row, int col,
-                                                             bool vec_ok) {
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (row >= p.M) return v;
-    const float* x = sgemm_splitk_partials(p, slice) + sgemm_offset(row, col, p.N);
-    if (vec_ok && col + 3 < p.N) return __ldcg(reinterpret_cast<const float4*>(x));
-    if (col + 0 < p.N) v.x = __ldcg(x);
-    if (col + 1 < p.N) v.y = __ldcg(x + 1);
-    if (col + 2 < p.N) v.z = __ldcg(x + 2);
-    if (col + 3 < p.N) v.w = __ldcg(x + 3);
-    return v;
 }
 
 // Every thread of the block calls this after storing its partials; true in the block that
