@@ -17,7 +17,8 @@
 // Reduction, deterministic (fixed order, no float atomics):
 //  - across the KW groups through shared memory, in passes of up to 4 rows of C;
 //  - across the gridDim.y slices, when there are several, by the split-K protocol of
-//    sgemm_splitk.cuh (the last block of a tile sums the slices in order).
+//    sgemm_splitk.cuh (the last block of a tile sums the slices in order). Only binaries
+//    with SPLIT_K carry that code; they are launched with gridDim.y > 1, the others with 1.
 // The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
 // the start, while the first loads of B are already in flight; the B stream then runs
 // without a barrier to its end.
@@ -43,7 +44,7 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
 // a second set of registers before the current one is computed on, so a thread's loads stay
 // in flight while it computes: on the H200 that made the best configurations of batch 1 and
 // 8 (o, qkv) 1-5% faster than loading after the FMAs.
-template <int MT, int BN, int KW, int UNROLL>
+template <int MT, int BN, int KW, int UNROLL, bool SPLIT_K>
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
     constexpr int THREADS = BN / 4 * KW;
@@ -137,12 +138,12 @@ sgemm_decode(const SgemmArgs p) {
             for (int g = 0; g < KW; ++g) sum += red[(g * ROWS_PER_PASS + r) * BN + c];
             const int row = m0 + r0 + r, column = n0 + c;
             if (row < p.M && column < p.N) {
-                if (splits == 1)
-                    sgemm_store(p, row, column, sum);
-                else
+                if (SPLIT_K)
                     sgemm_splitk_store_partial(p, split, row, column, sum);
+                else
+                    sgemm_store(p, row, column, sum);
             }
         }
     }
-    if (splits > 1) sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN);
+    if (SPLIT_K) sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN);
 }

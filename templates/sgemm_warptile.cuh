@@ -33,7 +33,8 @@
 // Split-K. With gridDim.y > 1 the k tiles are divided into gridDim.y contiguous slices, one
 // per blockIdx.y, and the slices are summed by the deterministic protocol of
 // sgemm_splitk.cuh. This fills the GPU when there are few tiles of C (1024^3, or M of a
-// few dozen rows).
+// few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
+// else 1): compiled in but unused, it made the non-split kernels 3-6% slower on the H200.
 #pragma once
 #include "sgemm_common.cuh"
 
@@ -182,7 +183,7 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
 // slice. Dynamic shared memory: sgemm_warptile_shared_bytes. One block per SM is all the
 // launch bounds promise: left free, ptxas squeezes configurations that need a little over
 // 128 registers into 128 (two 256-thread blocks per SM) and spills.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, bool SPLIT_K>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
     constexpr int WARPS_N = BN / WN;
@@ -282,7 +283,7 @@ sgemm_warptile(const SgemmArgs p) {
     auto quad = [&](int i, int g) { return make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]); };
 
     const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
-    if (gridDim.y > 1) {
+    if (SPLIT_K) {
         // Split-K: store this slice's partials; the block that arrives last sums the tile
         // (sgemm_splitk_finish4). Its accumulators are dead by then, so 16 float4 loads in
         // flight fit in about the registers the k loop needed: ptxas (sm_90) gives the 8x4

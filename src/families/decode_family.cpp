@@ -43,7 +43,7 @@ Family decode_family() {
                 {"BN", {64, 128, 256}},
                 {"KW", {1, 2, 4, 8, 16}},
                 {"UNROLL", {1, 2, 4}},
-                {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, true}};
+                {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, /*split_count=*/true}};
     f.defaults = {8, 128, 8, 4, 4};
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
         const DecodeShape d = decode_shape(f, v);

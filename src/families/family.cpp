@@ -15,8 +15,10 @@ int Family::value(const ParamValues& values, const std::string& param) const {
 
 std::string Family::name_expression(const ParamValues& values) const {
     std::string args;
-    for (std::size_t i = 0; i < values.size() && i < params.size(); ++i)
-        if (!params[i].launch_only) args += (args.empty() ? "" : ", ") + std::to_string(values[i]);
+    for (std::size_t i = 0; i < values.size() && i < params.size(); ++i) {
+        const std::string arg = params[i].split_count ? (values[i] > 1 ? "true" : "false") : std::to_string(values[i]);
+        args += (args.empty() ? "" : ", ") + arg;
+    }
     return kernel + "<" + args + ">";
 }
 

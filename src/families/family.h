@@ -17,9 +17,12 @@ namespace sgemm {
 struct ParamSpec {
     std::string name;         // as in the template, e.g. "BM"
     std::vector<int> values;  // the values the tuner may try
-    // A launch parameter (the split-K count, say) shapes the grid, not the code: it is not
-    // a template argument, and configurations differing only in it share one binary.
-    bool launch_only = false;
+    // The split-K count: it shapes the grid, and the template receives only whether it
+    // exceeds 1 (a bool), so configurations differing only in it share one binary on each
+    // side of 1. Binaries that never split carry no split-K code: compiled in but unused,
+    // it cost the H200's non-split warptile kernels 3-6% (ptxas allocated and scheduled
+    // the whole kernel around it).
+    bool split_count = false;
 };
 
 struct LaunchGeometry {
@@ -51,8 +54,8 @@ struct Family {
 
     // The value of parameter `param` in `values`; throws for an unknown name.
     int value(const ParamValues& values, const std::string& param) const;
-    // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates (template
-    // parameters only, in order).
+    // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates (the values in
+    // order; a split count as "true" or "false", whether it exceeds 1).
     std::string name_expression(const ParamValues& values) const;
     // "async BM=128 BN=128 BK=8 TM=8 TN=8": for people and the database.
     std::string describe(const ParamValues& values) const;

@@ -70,7 +70,7 @@ Family warptile_family() {
                 {"STAGES", {2, 3, 4}},
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
-                {"SPLITS", {1, 2, 3, 4, 6, 8}, true}};
+                {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1};

@@ -4,6 +4,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "src/families/registry.h"
@@ -11,12 +13,13 @@
 
 namespace sgemm::testing {
 
-// The configurations valid on `arch` with SPLITS = 1: SPLITS only shapes the grid, so these
-// are all the distinct binaries.
+// One configuration per distinct binary valid on `arch` (configurations that differ only
+// in their split count share binaries: the template sees only whether it exceeds 1).
 inline std::vector<ParamValues> distinct_binaries(const Family& f, Arch arch) {
     std::vector<ParamValues> out;
+    std::set<std::string> seen;
     for (const ParamValues& v : f.valid_configs(arch))
-        if (f.value(v, "SPLITS") == 1) out.push_back(v);
+        if (seen.insert(f.name_expression(v)).second) out.push_back(v);
     return out;
 }
 

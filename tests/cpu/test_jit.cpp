@@ -73,10 +73,9 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
                              return c.values.empty() ? name + "_default" : name;
                          });
 
-// Decode binaries spread evenly over the space (SPLITS only shapes the grid), five for
-// sm_80 and five for sm_90, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K
-// finish spilled predicates there while its loads were predicated per element: none may
-// spill.
+// Decode binaries spread evenly over the space (with and without split-K), five for sm_80
+// and five for sm_90, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K finish
+// spilled predicates there while its loads were predicated per element: none may spill.
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
     for (int sm : {80, 90}) {
@@ -85,8 +84,8 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
         for (const ParamValues& v : sgemm::testing::spread_sample(binaries, 5))
             sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
     }
-    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 1}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 2}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 2}, Arch{80});
 }
 
 TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {
@@ -128,11 +127,13 @@ TEST(Compiler, ACompileErrorCarriesTheLog) {
     }
 }
 
-TEST(Compiler, LaunchParametersShareOneBinary) {
+TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
-    // SPLITS only shapes the grid: same name expression, same cache key.
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1}), "sgemm_decode<8, 128, 8, 4>");
-    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 16}, Arch{90}));
+    // The template sees only whether SPLITS exceeds 1.
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1}), "sgemm_decode<8, 128, 8, 4, false>");
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 16}), "sgemm_decode<8, 128, 8, 4, true>");
+    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 2}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 16}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 2}, Arch{90}));
     EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1}, Arch{90}));
 }
 

@@ -24,11 +24,12 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     for (const ParamSpec& p : f.params) product *= p.values.size();
     const auto valid = f.valid_configs(Arch{90});
     EXPECT_LT(valid.size(), product);
-    // Per transpose layout about two hundred binaries, each with every split count.
+    // Per transpose layout about two hundred tiles, each with every split count: two
+    // binaries per tile, one that splits and one that does not.
     const auto binaries = distinct_binaries(Arch{90});
-    EXPECT_EQ(valid.size(), f.params.back().values.size() * binaries.size());
-    EXPECT_GE(binaries.size() / 4, 80u);
-    EXPECT_LE(binaries.size() / 4, 240u);
+    EXPECT_EQ(2 * valid.size(), f.params.back().values.size() * binaries.size());
+    EXPECT_GE(binaries.size() / 8, 80u);
+    EXPECT_LE(binaries.size() / 8, 240u);
     std::set<std::pair<int, int>> layouts;
     for (const ParamValues& v : binaries) layouts.insert({f.value(v, "TA"), f.value(v, "TB")});
     EXPECT_EQ(layouts.size(), 4u);
@@ -85,27 +86,33 @@ TEST(Warptile, ReadsTheTransposesItsParametersName) {
         }
 }
 
-TEST(Warptile, LaunchOnlySplitsShareOneBinary) {
+TEST(Warptile, SplitCountsAboveOneShareABinaryWithoutSplitsAnother) {
     const Family& f = warptile();
-    ParamValues split = f.defaults;
-    split.back() = 8;
-    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0>");
-    EXPECT_EQ(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split, Arch{90}));
+    ParamValues split2 = f.defaults, split8 = f.defaults;
+    split2.back() = 2;
+    split8.back() = 8;
+    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, false>");
+    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, true>");
+    EXPECT_EQ(kernel_cache_key(f, split2, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
 }
 
-// Sixteen binaries: for sm_80 and sm_90, two spread evenly over each transpose layout's
-// list (tiles, BK, stages). None may spill.
+// Sixteen binaries: for sm_80 and sm_90 and each transpose layout, one without split-K
+// from the first half of the layout's list (tiles, BK, stages) and one with it from the
+// second half. None may spill.
 TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
     const Family& f = warptile();
     for (int sm : {80, 90})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
-                std::vector<ParamValues> layout;
+                std::vector<ParamValues> whole, split;
                 for (const ParamValues& v : distinct_binaries(Arch{sm}))
-                    if (f.value(v, "TA") == ta && f.value(v, "TB") == tb) layout.push_back(v);
-                ASSERT_GE(layout.size(), 2u);
-                for (const ParamValues& v : sgemm::testing::spread_sample(layout, 2))
-                    sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+                    if (f.value(v, "TA") == ta && f.value(v, "TB") == tb)
+                        (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+                ASSERT_GE(whole.size(), 2u);
+                ASSERT_GE(split.size(), 2u);
+                sgemm::testing::expect_compiles_without_spills(f, sgemm::testing::spread_sample(whole, 2)[0], Arch{sm});
+                sgemm::testing::expect_compiles_without_spills(f, sgemm::testing::spread_sample(split, 2)[1], Arch{sm});
             }
 }
 

@@ -97,22 +97,21 @@ const TestDb& test_db(const DeviceInfo& device) {
         };
         auto decode = compile("decode", kDecode), nn = compile("warptile", warptile(0, 0, 1)),
              tn = compile("warptile", warptile(1, 0, 1)), nt = compile("warptile", warptile(0, 1, 1)),
-             tt = compile("warptile", warptile(1, 1, 1));
-        const Binary b_decode = decode.get(), b_nn = nn.get(), b_tn = tn.get(), b_nt = nt.get(), b_tt = tt.get();
+             tt = compile("warptile", warptile(1, 1, 1)), nn_split = compile("warptile", warptile(0, 0, 2));
+        const Binary b_decode = decode.get(), b_nn = nn.get(), b_tn = tn.get(), b_nt = nt.get(), b_tt = tt.get(),
+                     b_nn_split = nn_split.get();
         d->tt_binary_key = b_tt.cache_key;
 
         TuningStore store(d->path);
         d->device_id = store.add_device(fingerprint_of(device));
-        for (const Binary* b : {&b_decode, &b_nn, &b_tn, &b_nt, &b_tt}) store.put_binary(*b);
+        for (const Binary* b : {&b_decode, &b_nn, &b_tn, &b_nt, &b_tt, &b_nn_split}) store.put_binary(*b);
         using sgemm::testing::winner;
         store.put_winner(winner(d->device_id, key_of(8, 1000, 517, false, false), 0.01, &b_decode));
         store.put_winner(winner(d->device_id, key_of(200, 384, 256, false, false), 0.01, &b_nn));
         store.put_winner(winner(d->device_id, key_of(96, 160, 72, true, false), 0.01, &b_tn));
         store.put_winner(winner(d->device_id, key_of(96, 160, 72, false, true), 0.01, &b_nt));
         store.put_winner(winner(d->device_id, key_of(96, 160, 72, true, true), 0.01, &b_tt));
-        Winner split = winner(d->device_id, key_of(64, 64, 1024, false, false), 0.01, &b_nn);
-        split.kernel = kernel_ref(find_family("warptile"), warptile(0, 0, 2));  // the NN binary, 2 slices
-        store.put_winner(split);
+        store.put_winner(winner(d->device_id, key_of(64, 64, 1024, false, false), 0.01, &b_nn_split));
         store.put_winner(winner(d->device_id, key_of(33, 65, 17, false, false), 0.01, nullptr));
 
         DeviceFingerprint other = fingerprint_of(device);

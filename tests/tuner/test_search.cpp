@@ -136,8 +136,11 @@ TEST(Search, StrategiesChooseAsDocumented) {
     std::set<double> chosen_costs;
     for (int i = 0; i < 3; ++i) chosen_costs.insert(seconds(chosen[i]));
     EXPECT_EQ(chosen_costs.size(), 3u);
-    for (const Candidate& c : ranked)
-        if (seconds(c) < *chosen_costs.rbegin()) EXPECT_EQ(chosen_costs.count(seconds(c)), 1u) << c.describe();
+    for (const Candidate& c : ranked) {
+        if (seconds(c) < *chosen_costs.rbegin()) {
+            EXPECT_EQ(chosen_costs.count(seconds(c)), 1u) << c.describe();
+        }
+    }
     EXPECT_EQ(chosen.back(), neighbour);
     EXPECT_EQ(parse_strategy("random"), Strategy::Random);
     EXPECT_THROW(parse_strategy("greedy"), Error);
