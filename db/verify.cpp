@@ -35,10 +35,10 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     }
     report.schema_version = store.schema_version();
     {
-        // Configurations that differ only in launch parameters (a split-K count) share one
-        // binary, stored under whichever was compiled first: the binary must be of the
-        // winner's family and template, not of its exact parameter list. The cache key,
-        // which hashes the instantiated template, covers the rest.
+        // Configurations that differ only in their split-K count (on the same side of 1)
+        // share one binary, stored under whichever was compiled first: the binary must be of
+        // the winner's family and template, not of its exact parameter list. The cache key,
+        // which hashes the instantiated template (split or not included), covers the rest.
         auto q = db.query("SELECT w.device_id, w.m, w.n, w.k FROM winners w "
                           "JOIN kernels wk ON wk.id = w.kernel_id "
                           "JOIN binaries b ON b.cache_key = w.binary_key "

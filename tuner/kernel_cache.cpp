@@ -64,7 +64,7 @@ BuiltKernel KernelCache::get(const Candidate& candidate) const {
     const auto it = by_key_.find(kernel_cache_key(*candidate.family, candidate.values, arch_));
     if (it == by_key_.end()) throw Error(candidate.describe() + " was not built");
     BuiltKernel copy = it->second;
-    if (copy.kernel) copy.kernel->values = candidate.values;  // launch parameters are the candidate's own
+    if (copy.kernel) copy.kernel->values = candidate.values;  // its split count is the candidate's own
     return copy;
 }
 

@@ -1,7 +1,7 @@
 // Compiling candidates through the database's binary cache, in parallel.
 //
-// Candidates that differ only in launch parameters share a binary, so work is keyed by the
-// cache key. Keys found in the database are not compiled again; the rest are compiled on a
+// Candidates that differ only in their split count (on the same side of 1) share a binary,
+// so work is keyed by the cache key. Keys found in the database are not compiled again; the rest are compiled on a
 // pool of `jobs` threads (NVRTC is thread-safe for separate programs) and stored. The
 // database is only touched from the calling thread.
 #include <functional>
