@@ -179,6 +179,36 @@ TEST_F(Catalog_, ACubinForAnotherArchIsMarkedForCompiling) {
     EXPECT_TRUE(contains(c.unusable_binaries.at("sm_80"), "cannot run")) << c.unusable_binaries.at("sm_80");
 }
 
+// The split-K decode binary (SPLITS=4) serves a winner with 2 slices as it is; paired with a
+// winner that does not split (an edited database), it would run wrongly, so that winner gets
+// its own binary's key, marked for compiling.
+TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
+    const Family& decode = find_family("decode");
+    Winner two_slices = winner(id_, shape(8, 2048, 4096), 0.01, nullptr);
+    two_slices.kernel = kernel_ref(decode, {8, 128, 8, 4, 2});
+    two_slices.binary_key = decode_binary().cache_key;
+    Winner whole = two_slices;
+    whole.shape = shape(8, 512, 4096);
+    whole.kernel = kernel_ref(decode, {8, 128, 8, 4, 1});
+    store_->put_winner(two_slices);
+    store_->put_winner(whole);
+    const Catalog c = catalog();
+    const std::string own_key = kernel_cache_key(decode, {8, 128, 8, 4, 1}, Arch{90});
+    ASSERT_NE(own_key, decode_binary().cache_key);
+    const auto key_of = [&](const ShapeKey& s) {
+        for (const Winner& w : c.winners)
+            if (w.shape == s) return w.binary_key;
+        return std::string("no winner");
+    };
+    EXPECT_EQ(key_of(shape(8, 2048, 4096)), decode_binary().cache_key);
+    EXPECT_EQ(key_of(shape(8, 512, 4096)), own_key);
+    EXPECT_TRUE(c.binaries.count(decode_binary().cache_key));
+    ASSERT_TRUE(c.unusable_binaries.count(own_key));
+    EXPECT_TRUE(contains(c.unusable_binaries.at(own_key), "sgemm_decode<8, 128, 8, 4, true>, not "
+                                                          "sgemm_decode<8, 128, 8, 4, false>"))
+        << c.unusable_binaries.at(own_key);
+}
+
 TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     const Catalog c = catalog();
     const std::size_t needed = workspace_bytes_needed(c);
