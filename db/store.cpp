@@ -50,7 +50,6 @@ KernelRef read_kernel(const sqlite::Query& q, int first) {
 #define SGEMM_DB_BINARY_COLUMNS                                                                                     \
     "b.cache_key, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes, b.stack_bytes, " \
     "b.spill_store_bytes, b.spill_load_bytes, b.compile_ms, b.hits"
-constexpr int kBinaryColumns = 12;
 
 Binary read_binary(const sqlite::Query& q, int first, KernelRef kernel) {
     Binary b;
@@ -344,18 +343,14 @@ std::vector<Winner> TuningStore::winners(const std::string& device_id) {
 }
 
 std::vector<WinnerWithBinary> TuningStore::winners_with_binaries(const std::string& device_id) {
-    // The binary's own kernel row too: configurations that share a binary differ in their
-    // split count, and dispatch checks that the binary is an instantiation the winner can use.
-    auto q = db_->query("SELECT " SGEMM_DB_WINNER_COLUMNS ", " SGEMM_DB_BINARY_COLUMNS
-                        ", bk.family, bk.params, bk.description, bk.template_hash" SGEMM_DB_WINNER_FROM
-                        "LEFT JOIN binaries b ON b.cache_key = w.binary_key LEFT JOIN kernels bk ON bk.id = b.kernel_id "
-                        "WHERE w.device_id = ?1" SGEMM_DB_WINNER_ORDER);
+    auto q = db_->query("SELECT " SGEMM_DB_WINNER_COLUMNS ", " SGEMM_DB_BINARY_COLUMNS SGEMM_DB_WINNER_FROM
+                        "LEFT JOIN binaries b ON b.cache_key = w.binary_key WHERE w.device_id = ?1"
+                        SGEMM_DB_WINNER_ORDER);
     q.bind(1, device_id);
     std::vector<WinnerWithBinary> out;
     while (q.step()) {
         WinnerWithBinary wb{read_winner(q), std::nullopt};
-        if (!q.is_null(kWinnerColumns))
-            wb.binary = read_binary(q, kWinnerColumns, read_kernel(q, kWinnerColumns + kBinaryColumns));
+        if (!q.is_null(kWinnerColumns)) wb.binary = read_binary(q, kWinnerColumns, wb.winner.kernel);
         out.push_back(std::move(wb));
     }
     return out;

@@ -462,7 +462,8 @@ int cmd_verify(Context& ctx) {
                 return std::string(e.what());
             }
         };
-    const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0);
+    const auto mismatch = [](const Winner& w, int sm) { return binary_mismatch(w, Arch{sm}); };
+    const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0, mismatch);
     const std::string loading = gpu ? std::to_string(r.binaries_loaded) + " loaded on " + gpu->gpu_name
                                     : "none loaded: no GPU is visible";
     if (ctx.json) {

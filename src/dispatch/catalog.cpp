@@ -4,7 +4,6 @@
 
 #include "db/verify.h"
 #include "src/families/registry.h"
-#include "src/jit/compiler.h"
 #include "src/records/kernel_records.h"
 
 namespace sgemm {
@@ -16,19 +15,6 @@ std::string cannot_use(const Winner& w, Arch arch) {
     if (family_of(w.kernel) && w.kernel.template_hash != templates_hash())
         return "tuned with other kernel templates than this build's";
     return kernel_cannot_run(w.kernel, w.shape, arch);
-}
-
-// A binary serves every winner whose parameters instantiate its template alike (split counts
-// on the same side of 1). An edited or merged database may pair a winner with another
-// instantiation's binary, which would compute wrongly (one without split-K launched over
-// several slices): why, or empty when the binary is the winner's own.
-std::string other_instantiation(const Winner& w, const Binary& binary) {
-    const Family* family = family_of(w.kernel);
-    if (!family) return "";
-    const std::string wanted = family->name_expression(w.kernel.params);
-    const std::string stored = binary.kernel.family == w.kernel.family ? family->name_expression(binary.kernel.params)
-                                                                      : binary.kernel.description;
-    return stored == wanted ? "" : "the database paired it with the binary of " + stored + ", not " + wanted;
 }
 
 }  // namespace
@@ -44,12 +30,15 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
             continue;
         }
         if (!w.kernel.is_cublas()) {
-            if (const std::string why = row.binary ? other_instantiation(w, *row.binary) : ""; !why.empty()) {
-                // Its own binary, compiled at create unless another winner brings it.
-                w.binary_key = kernel_cache_key(*family_of(w.kernel), w.kernel.params, arch);
-                if (!catalog.binaries.count(w.binary_key)) catalog.unusable_binaries[w.binary_key] = why;
-            } else if (!row.binary)
-                catalog.unusable_binaries[w.binary_key] = "missing from the binary cache";
+            std::string why_compile = "missing from the binary cache";
+            if (std::string mismatch = binary_mismatch(w, arch); !mismatch.empty()) {
+                // Its own binary instead: from the cache, else compiled at create.
+                w.binary_key = own_binary_key(w, arch);
+                row.binary = store.find_binary(w.binary_key);
+                why_compile = std::move(mismatch);
+            }
+            if (!row.binary)
+                catalog.unusable_binaries[w.binary_key] = why_compile;
             else if (const std::string problem = binary_problem(*row.binary, device); !problem.empty())
                 catalog.unusable_binaries[w.binary_key] = problem;
             else

@@ -68,7 +68,7 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
 
     for (auto& [key, x] : wanted) {
         CompiledKernel k = x.binary ? from_binary(*x.binary) : std::move(x.compiled);
-        k.values = x.kernel.params;  // a binary serves every split count of its kernel
+        k.values = x.kernel.params;  // a binary serves the split counts on its side of 1
         try {
             kernels_[key] = std::make_unique<LoadedKernel>(*family_of(x.kernel), k);
         } catch (const Error& e) {

@@ -13,8 +13,9 @@ struct WarptileShape {
     int threads() const { return 32 * warps(); }
     unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb); }
     // Accumulators, the two register buffers of fragments, and about 40 for addresses and
-    // loop state. ptxas (CUDA 13.0) gives the 920 binaries of the space below 96 to 249
-    // registers on sm_90 and 92 to 251 on sm_80, none spilling.
+    // loop state. ptxas (CUDA 13.0) gave the 920 tiles of the space below 96 to 249
+    // registers on sm_90 and 92 to 251 on sm_80, none spilling, when one binary per tile
+    // held the split-K code too (second session; now each tile has two binaries).
     int estimated_registers() const { return tm * tn + 2 * (tm + tn) + 40; }
 };
 

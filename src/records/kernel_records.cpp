@@ -52,6 +52,20 @@ std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Ar
     return family->unsupported_shape_reason(kernel.params, shape.M, shape.N, shape.K, arch);
 }
 
+std::string own_binary_key(const Winner& w, Arch arch) {
+    const Family* family = family_of(w.kernel);
+    if (!family || w.kernel.template_hash != templates_hash() || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
+        return "";
+    return kernel_cache_key(*family, w.kernel.params, arch);
+}
+
+std::string binary_mismatch(const Winner& w, Arch arch) {
+    const std::string own = own_binary_key(w, arch);
+    if (own.empty() || own == w.binary_key) return "";
+    return "its binary " + w.binary_key + " is not " + family_of(w.kernel)->name_expression(w.kernel.params) +
+           " for " + arch.name() + " (that is " + own + ")";
+}
+
 Binary to_binary(const CompiledKernel& compiled, const KernelRef& kernel) {
     Binary b;
     b.cache_key = compiled.cache_key;

@@ -28,6 +28,17 @@ const Family* family_of(const KernelRef& kernel);
 // shared-memory limits), or empty when it can. cuBLAS runs everything.
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);
 
+// The cache key of `w`'s own binary for `arch`, when this build can tell: its family is
+// known and it was tuned with this build's templates; else empty.
+std::string own_binary_key(const Winner& w, Arch arch);
+
+// Why the binary stored under `w.binary_key` is not `w`'s own (for `arch`), or empty when it
+// is or this build cannot tell. Configurations share a binary only when they instantiate the
+// template alike (split counts on the same side of 1); an edited, merged or imported
+// database may pair a winner with another instantiation's binary, which would compute
+// wrongly (a binary without split-K launched over several slices).
+std::string binary_mismatch(const Winner& w, Arch arch);
+
 Binary to_binary(const CompiledKernel& compiled, const KernelRef& kernel);
 CompiledKernel from_binary(const Binary& binary);
 

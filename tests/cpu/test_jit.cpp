@@ -73,15 +73,22 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
                              return c.values.empty() ? name + "_default" : name;
                          });
 
-// Decode binaries spread evenly over the space (with and without split-K), five for sm_80
-// and five for sm_90, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K finish
-// spilled predicates there while its loads were predicated per element: none may spill.
+// Decode binaries spread evenly over the space, for sm_80 and for sm_90 three without split-K
+// and two with it, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K finish
+// spilled predicates there while its loads were predicated per element: none may spill. (Of
+// the whole space one sm_80 binary spills, MT=8 BN=64 KW=2 UNROLL=2 with split-K: the tuner
+// rejects it there after compiling; docs/RESULTS.md.)
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
     for (int sm : {80, 90}) {
-        const std::vector<ParamValues> binaries = sgemm::testing::distinct_binaries(f, Arch{sm});
-        ASSERT_GE(binaries.size(), 5u);
-        for (const ParamValues& v : sgemm::testing::spread_sample(binaries, 5))
+        std::vector<ParamValues> whole, split;
+        for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
+            (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+        ASSERT_GE(whole.size(), 3u);
+        ASSERT_GE(split.size(), 2u);
+        for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
+            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+        for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
             sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
     }
     sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 2}, Arch{80});

@@ -110,7 +110,9 @@ TEST(Exchange, ExportThenImportRoundTrips) {
         EXPECT_EQ(a[i].winner.shape, b[i].winner.shape);
         EXPECT_EQ(a[i].winner.ms, b[i].winner.ms) << "times survive exactly";
         EXPECT_EQ(a[i].binary.has_value(), b[i].binary.has_value());
-        if (a[i].binary) EXPECT_EQ(a[i].binary->cubin, b[i].binary->cubin);
+        if (a[i].binary) {
+            EXPECT_EQ(a[i].binary->cubin, b[i].binary->cubin);
+        }
     }
     EXPECT_TRUE(verify_store(copy).ok());
 

@@ -71,9 +71,9 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     EXPECT_TRUE(edited);
 }
 
-// Configurations differing only in a launch parameter share one binary, filed under the
-// first of them: a winner with other launch parameters passes; a binary of another family
-// does not.
+// Configurations that share a binary (split counts on the same side of 1) file it under the
+// first of them; the database alone checks only that the binary is of the winner's family
+// and template: a winner with other parameters passes, a binary of another family does not.
 TEST(Verify, AcceptsASharedBinaryButNotAnotherFamilys) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
@@ -82,7 +82,7 @@ TEST(Verify, AcceptsASharedBinaryButNotAnotherFamilys) {
     store.put_binary(binary);
     Winner w = winner(id, shape(8, 64, 64), 0.5, &binary);
     w.kernel.params.back() += 1;  // as a split count would differ
-    w.kernel.description += " (other launch parameters)";
+    w.kernel.description += " (other parameters)";
     store.put_winner(w);
     VerifyReport r = verify_store(store);
     EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
@@ -93,6 +93,28 @@ TEST(Verify, AcceptsASharedBinaryButNotAnotherFamilys) {
     r = verify_store(store);
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.problems[0].find("another kernel family"), std::string::npos) << r.problems[0];
+}
+
+// Whether a binary is the winner's own instantiation is the families' call: the check
+// given to verify_store runs on every winner with a readable binary, with its device's sm.
+TEST(Verify, ReportsWhatTheMismatchCheckSays) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    const Binary binary = naive_binary();
+    store.put_binary(binary);
+    store.put_winner(winner(id, shape(8, 64, 64), 0.5, &binary));
+    store.put_winner(winner(id, shape(9, 64, 64), 0.5, &binary));
+    std::vector<int> sms;
+    const BinaryMismatch mismatch = [&](const Winner& w, int sm) -> std::string {
+        sms.push_back(sm);
+        return w.shape.M == 9 ? "not its own" : "";
+    };
+    const VerifyReport r = verify_store(store, {}, 0, mismatch);
+    EXPECT_EQ(sms, (std::vector<int>{90, 90}));
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("M=9"), std::string::npos) << r.problems[0];
+    EXPECT_NE(r.problems[0].find("not its own"), std::string::npos) << r.problems[0];
 }
 
 TEST(Prune, RemovingADeviceRemovesItsRowsOnly) {

@@ -165,23 +165,24 @@ TEST_F(Catalog_, AMissingBinaryIsMarkedForCompiling) {
     EXPECT_EQ(c.unusable_binaries.at(decode_binary().cache_key), "missing from the binary cache");
 }
 
+// A row whose cubin is for sm_80, filed under the key of the sm_90 binary (a damaged
+// cache): the cubin cannot run here, so the kernel is compiled again.
 TEST_F(Catalog_, ACubinForAnotherArchIsMarkedForCompiling) {
-    Binary wrong_arch = naive_binary();
-    wrong_arch.cache_key = "sm_80";
     const Family& naive = find_family("naive");
-    wrong_arch.cubin = compile_kernel(naive, naive.defaults, Arch{80}).cubin;
-    wrong_arch.arch = 80;
-    ShapeKey key = shape(5, 64, 64);
+    const ParamValues v = {16, 8};
+    Binary wrong_arch = to_binary(compile_kernel(naive, v, Arch{80}), kernel_ref(naive, v));
+    wrong_arch.cache_key = kernel_cache_key(naive, v, Arch{90});
     store_->put_binary(wrong_arch);
-    store_->put_winner(winner(id_, key, 0.01, &wrong_arch));
+    store_->put_winner(winner(id_, shape(5, 64, 64), 0.01, &wrong_arch));
     const Catalog c = catalog();
-    ASSERT_TRUE(c.unusable_binaries.count("sm_80"));
-    EXPECT_TRUE(contains(c.unusable_binaries.at("sm_80"), "cannot run")) << c.unusable_binaries.at("sm_80");
+    ASSERT_TRUE(c.unusable_binaries.count(wrong_arch.cache_key));
+    const std::string why = c.unusable_binaries.at(wrong_arch.cache_key);
+    EXPECT_TRUE(contains(why, "cannot run")) << why;
 }
 
 // The split-K decode binary (SPLITS=4) serves a winner with 2 slices as it is; paired with a
 // winner that does not split (an edited database), it would run wrongly, so that winner gets
-// its own binary's key, marked for compiling.
+// its own binary's key: marked for compiling, or taken from the cache once it is there.
 TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
     const Family& decode = find_family("decode");
     Winner two_slices = winner(id_, shape(8, 2048, 4096), 0.01, nullptr);
@@ -204,9 +205,15 @@ TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
     EXPECT_EQ(key_of(shape(8, 512, 4096)), own_key);
     EXPECT_TRUE(c.binaries.count(decode_binary().cache_key));
     ASSERT_TRUE(c.unusable_binaries.count(own_key));
-    EXPECT_TRUE(contains(c.unusable_binaries.at(own_key), "sgemm_decode<8, 128, 8, 4, true>, not "
-                                                          "sgemm_decode<8, 128, 8, 4, false>"))
+    EXPECT_TRUE(contains(c.unusable_binaries.at(own_key), "is not sgemm_decode<8, 128, 8, 4, false> for sm_90"))
         << c.unusable_binaries.at(own_key);
+
+    const Family& decode_family = find_family("decode");
+    store_->put_binary(to_binary(compile_kernel(decode_family, {8, 128, 8, 4, 1}, Arch{90}),
+                                 kernel_ref(decode_family, {8, 128, 8, 4, 1})));
+    const Catalog cached = catalog();
+    EXPECT_TRUE(cached.binaries.count(own_key));
+    EXPECT_FALSE(cached.unusable_binaries.count(own_key));
 }
 
 TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <future>
 #include <thread>
+#include <tuple>
 
 #include "src/records/kernel_records.h"
 #include "tests/db/fixture.h"
@@ -53,6 +54,7 @@ struct TestDb {
     std::string path;
     std::string device_id;
     std::string tt_binary_key;
+    std::string nn_binary_key, nn_split_binary_key;  // warptile NN without and with split-K
 };
 
 struct Case {
@@ -101,6 +103,8 @@ const TestDb& test_db(const DeviceInfo& device) {
         const Binary b_decode = decode.get(), b_nn = nn.get(), b_tn = tn.get(), b_nt = nt.get(), b_tt = tt.get(),
                      b_nn_split = nn_split.get();
         d->tt_binary_key = b_tt.cache_key;
+        d->nn_binary_key = b_nn.cache_key;
+        d->nn_split_binary_key = b_nn_split.cache_key;
 
         TuningStore store(d->path);
         d->device_id = store.add_device(fingerprint_of(device));
@@ -111,7 +115,9 @@ const TestDb& test_db(const DeviceInfo& device) {
         store.put_winner(winner(d->device_id, key_of(96, 160, 72, true, false), 0.01, &b_tn));
         store.put_winner(winner(d->device_id, key_of(96, 160, 72, false, true), 0.01, &b_nt));
         store.put_winner(winner(d->device_id, key_of(96, 160, 72, true, true), 0.01, &b_tt));
-        store.put_winner(winner(d->device_id, key_of(64, 64, 1024, false, false), 0.01, &b_nn_split));
+        Winner split = winner(d->device_id, key_of(64, 64, 1024, false, false), 0.01, &b_nn_split);
+        split.kernel = kernel_ref(find_family("warptile"), warptile(0, 0, 4));  // the split binary, 4 slices
+        store.put_winner(split);
         store.put_winner(winner(d->device_id, key_of(33, 65, 17, false, false), 0.01, nullptr));
 
         DeviceFingerprint other = fingerprint_of(device);
@@ -258,6 +264,39 @@ TEST(Dispatch, ABinaryMissingFromTheCacheIsCompiledAndCounted) {
     EXPECT_TRUE(p.check_output().ok());
     const std::string why = explain(dispatch, p);
     EXPECT_TRUE(contains(why, "compiled at create: warptile") && contains(why, "missing from the binary cache")) << why;
+}
+
+// An edited database pairs a winner without split-K with the split binary, and one with 3
+// slices with the binary that does not split: each runs its own binary (both in the cache,
+// so nothing is compiled) and gets C right.
+TEST(Dispatch, AWinnerPairedWithAnotherInstantiationsBinaryRunsItsOwn) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir;
+    const std::string path = copy_of_test_db(db, dir);
+    const Family& warptile_family = find_family("warptile");
+    {
+        TuningStore store(path);
+        for (auto [M, splits, binary_key] : {std::tuple{64, 1, db.nn_split_binary_key}, std::tuple{96, 3, db.nn_binary_key}}) {
+            Winner w = sgemm::testing::winner(db.device_id, key_of(M, 128, 1536, false, false), 0.01, nullptr);
+            w.kernel = kernel_ref(warptile_family, warptile(0, 0, splits));
+            w.binary_key = binary_key;
+            store.put_winner(w);
+        }
+    }
+    const Dispatch dispatch(options(path));
+    EXPECT_EQ(dispatch.info().kernels_compiled, 0);
+    for (int M : {64, 96}) {
+        SCOPED_TRACE("M=" + std::to_string(M));
+        const Case c{"edited", M, 128, 1536, false, false, 0, "exact"};
+        for (float beta : {0.0f, 0.5f}) {
+            GemmProblem p(spec_of(c, 0.75f, beta), gpu->cublas, gpu->stream.get());
+            p.poison_output(gpu->stream.get());
+            run(dispatch, p, gpu->stream.get());
+            const Accuracy a = p.check_output();
+            EXPECT_TRUE(a.ok()) << a.verdict();
+        }
+    }
 }
 
 TEST(Dispatch, SixteenThreadsOnFourStreamsAtOnce) {
