@@ -38,13 +38,20 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
     }
 }
 
+// EF=1 loads B with the evict-first policy (ld.global.cs): lines read once leave L2 first,
+// so the stream does not push out what L2 holds for other kernels, dirty lines included,
+// whose write-back would compete with the stream for DRAM. On the H200, with L2 full of
+// dirty lines (the benchmark's flush), it made 1x4096x4096 12% and 8x6144x4096 7% faster,
+// but 8x28672x4096 with two row tiles 5% slower (the second tile's reads of B miss L2):
+// the tuner chooses.
+//
 // UNROLL quads of B (64 * UNROLL bytes per thread) are loaded before the first is used:
 // with few rows there is little arithmetic to hide memory latency behind, so more bytes
 // in flight per thread is what keeps the memory system busy. The next batch is loaded into
 // a second set of registers before the current one is computed on, so a thread's loads stay
 // in flight while it computes: on the H200 that made the best configurations of batch 1 and
 // 8 (o, qkv) 1-5% faster than loading after the FMAs.
-template <int MT, int BN, int KW, int UNROLL, bool SPLIT_K>
+template <int MT, int BN, int KW, int UNROLL, int EF, bool SPLIT_K>
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
     constexpr int THREADS = BN / 4 * KW;
@@ -76,8 +83,10 @@ sgemm_decode(const SgemmArgs p) {
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
-                b[u][i] = __ldg(reinterpret_cast<const float4*>(b_col + sgemm_offset(kb + 4 * (q + u * KW) + i, 0, p.ldb)));
+            for (int i = 0; i < 4; ++i) {
+                const float4* x = reinterpret_cast<const float4*>(b_col + sgemm_offset(kb + 4 * (q + u * KW) + i, 0, p.ldb));
+                b[u][i] = EF ? __ldcs(x) : __ldg(x);
+            }
     };
     auto batch_fits = [&](int q) { return interior && q + (UNROLL - 1) * KW < full_quads; };
 

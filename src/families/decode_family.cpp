@@ -43,8 +43,9 @@ Family decode_family() {
                 {"BN", {64, 128, 256}},
                 {"KW", {1, 2, 4, 8, 16}},
                 {"UNROLL", {1, 2, 4}},
+                {"EF", {1, 0}},  // evict-first loads of B; first, so the tuner times it first
                 {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, /*split_count=*/true}};
-    f.defaults = {8, 128, 8, 4, 4};
+    f.defaults = {8, 128, 8, 4, 1, 4};
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
         const DecodeShape d = decode_shape(f, v);
         if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)

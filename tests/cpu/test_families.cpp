@@ -77,8 +77,8 @@ TEST(Families, TooManyRowsOfBlocksIsRefused) {
 
 TEST(Families, DecodeGeometryAndWorkspace) {
     const Family& f = find_family("decode");
-    // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, UNROLL=2, 4 slices of K.
-    const ParamValues v = {8, 128, 8, 2, 4};
+    // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, UNROLL=2, EF=1, 4 slices of K.
+    const ParamValues v = {8, 128, 8, 2, 1, 4};
     const LaunchGeometry g = f.geometry(v, 20, 1000, 4093);
     EXPECT_EQ(g.grid.x, 3u);   // ceil(20 / 8) row tiles, the fastest dimension
     EXPECT_EQ(g.grid.y, 4u);   // the K slices
@@ -88,25 +88,25 @@ TEST(Families, DecodeGeometryAndWorkspace) {
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 8 * 1024);
     // The fixed counter region, then 4 partial 20 x 1000 results.
     EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
-    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1}, 20, 1000, 4093), 0u);
+    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 1}, 20, 1000, 4093), 0u);
     EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093), 0u);
 }
 
 TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {
     const Family& f = find_family("decode");
     // 32 rows x all of K=14336 in one slice: 1.8 MB of A.
-    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
+    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
               std::string::npos);
-    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 16}, 32, 4096, 14336, Arch{90}), "");
+    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 1, 16}, 32, 4096, 14336, Arch{90}), "");
 }
 
 TEST(Families, DecodeBlocksThatCannotHoldTheirRegistersAreRefused) {
     const Family& f = find_family("decode");
     // 1024 threads leave 64 registers a thread: ptxas spills every such block.
-    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
     // 512 threads leave 128: 8 rows with two batches of 2 quads need about 136.
-    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1}, Arch{90}), "");
+    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1, 1}, Arch{90}), "");
 }
 
 TEST(Families, TransposesFollowTheTaAndTbParameters) {

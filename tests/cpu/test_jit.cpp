@@ -31,7 +31,7 @@ std::vector<CompileCase> compile_cases() {
         {"blocktile", {}}, {"blocktile", {64, 64, 8, 4, 4}}, {"blocktile", {128, 64, 16, 8, 4}},
         {"vec4", {}},      {"vec4", {64, 64, 16, 4, 4}},     {"vec4", {128, 128, 16, 8, 8}},
         {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
-        {"decode", {}},    {"decode", {1, 256, 4, 1, 1}},    {"decode", {32, 128, 8, 1, 8}},
+        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 1}}, {"decode", {32, 128, 8, 1, 0, 8}},
         {"warptile", {}},
         {"warptile", {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1}},
         {"warptile", {128, 128, 8, 32, 64, 8, 8, 4, 1, 1, 2}},
@@ -91,8 +91,8 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
         for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
             sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
     }
-    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 2}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 2}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 2}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 2}, Arch{80});
 }
 
 TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {
@@ -137,11 +137,11 @@ TEST(Compiler, ACompileErrorCarriesTheLog) {
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
     // The template sees only whether SPLITS exceeds 1.
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1}), "sgemm_decode<8, 128, 8, 4, false>");
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 16}), "sgemm_decode<8, 128, 8, 4, true>");
-    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 2}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 16}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 2}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1}, Arch{90}));
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 1}), "sgemm_decode<8, 128, 8, 4, 1, false>");
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 16}), "sgemm_decode<8, 128, 8, 4, 0, true>");
+    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 2}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 16}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 2}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 1}, Arch{90}));
 }
 
 TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {

@@ -12,7 +12,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct DecodeCase {
-    ParamValues config;  // MT, BN, KW, UNROLL, SPLITS
+    ParamValues config;  // MT, BN, KW, UNROLL, EF, SPLITS
     int M, N, K;
     float alpha, beta;
 };
@@ -45,7 +45,7 @@ TEST_P(DecodeAgainstCublas, MatchesWithinTolerance) {
 
 std::vector<DecodeCase> decode_cases() {
     std::vector<DecodeCase> cases;
-    const std::vector<ParamValues> configs = {{8, 128, 8, 4, 4}, {1, 256, 4, 1, 1}, {32, 128, 8, 1, 8}, {4, 64, 2, 4, 3}};
+    const std::vector<ParamValues> configs = {{8, 128, 8, 4, 1, 4}, {1, 256, 4, 1, 1, 1}, {32, 128, 8, 1, 0, 8}, {4, 64, 2, 4, 0, 3}};
     const std::vector<std::tuple<int, int, int>> shapes = {
         {1, 1, 1}, {7, 13, 5}, {17, 31, 7}, {128, 128, 128}, {1000, 3000, 2000},
         {1, 6144, 4093}, {8, 4096, 4095}, {32, 1000, 14337}, {33, 4097, 1000}};
@@ -55,7 +55,7 @@ std::vector<DecodeCase> decode_cases() {
             cases.push_back({config, m, n, k, 1.0f, 0.0f});
         }
     // The largest odd shape of the foundation list, once: 512 row tiles each stream B.
-    cases.push_back({{8, 128, 8, 4, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 4, 1, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
     return cases;
 }
 
@@ -68,7 +68,7 @@ TEST(DecodeSplitK, RepeatsBitForBit) {
     ProblemSpec spec;
     spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 4, 12}, gpu->device);
+    const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 4, 1, 12}, gpu->device);
     problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
     std::vector<float> first;
     for (int run = 0; run < 4; ++run) {
@@ -90,7 +90,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
     ProblemSpec spec;
     spec.M = 32, spec.N = 28672, spec.K = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 4}, {32, 64, 8, 1, 4}, {16, 128, 8, 2, 8}, {32, 128, 8, 1, 4}};
+    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 4}, {32, 64, 8, 1, 0, 4}, {16, 128, 8, 2, 1, 8}, {32, 128, 8, 1, 1, 4}};
     for (const ParamValues& c : configs)
         problem.reserve_workspace(loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K));
     for (int round = 0; round < 2; ++round)
@@ -98,7 +98,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
             problem.poison_output(gpu->stream.get());
             loaded_kernel("decode", c, gpu->device).launch(problem.args(), gpu->stream.get());
             const Accuracy a = problem.check_output();
-            EXPECT_TRUE(a.ok()) << "round " << round << " config MT=" << c[0] << " BN=" << c[1] << " SPLITS=" << c[4]
+            EXPECT_TRUE(a.ok()) << "round " << round << " config MT=" << c[0] << " BN=" << c[1] << " SPLITS=" << c[5]
                                 << ": " << a.verdict();
         }
 }

@@ -80,7 +80,7 @@ TEST(Candidates, SpillsAreReasonsNotToTime) {
 
 TEST(CostModel, SkinnyShapesPreferTheStreamingFamily) {
     const ShapeKey key = nn(1, 4096, 4096);
-    EXPECT_LT(cost("decode", {1, 128, 8, 4, 4}, key), cost("async", {128, 256, 8, 8, 16}, key));
+    EXPECT_LT(cost("decode", {1, 128, 8, 4, 1, 4}, key), cost("async", {128, 256, 8, 8, 16}, key));
 }
 
 TEST(CostModel, TheLadderRanksInOrderOnALargeSquare) {
@@ -101,7 +101,7 @@ TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
 TEST(CostModel, RowTilesThatFitTheBatchWin) {
     // Batch 8: an 8-row tile wastes nothing; a 32-row tile computes 4x the rows.
     const ShapeKey key = nn(8, 4096, 4096);
-    EXPECT_LT(cost("decode", {8, 128, 8, 4, 4}, key), cost("decode", {32, 128, 8, 1, 4}, key));
+    EXPECT_LT(cost("decode", {8, 128, 8, 4, 1, 4}, key), cost("decode", {32, 128, 8, 1, 1, 4}, key));
 }
 
 TEST(Search, StrategiesChooseAsDocumented) {
@@ -167,7 +167,7 @@ TEST(Search, ModelTimesOneCandidateOfEachTie) {
 TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
-    const Candidate from{&find_family("decode"), {8, 128, 8, 2, 4}};
+    const Candidate from{&find_family("decode"), {8, 128, 8, 2, 1, 4}};
     const std::vector<Candidate> near = one_step_neighbours(from, all);
     ASSERT_FALSE(near.empty());
     for (const Candidate& c : near) {
@@ -176,9 +176,11 @@ TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
         EXPECT_EQ(changed, 1) << c.describe();
     }
     // MT 8 -> 4 and 16 are one place away in {1,2,4,8,16,32}; 2 is two.
-    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {4, 128, 8, 2, 4}}), near.end());
-    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {16, 128, 8, 2, 4}}), near.end());
-    EXPECT_EQ(std::find(near.begin(), near.end(), Candidate{from.family, {2, 128, 8, 2, 4}}), near.end());
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {4, 128, 8, 2, 1, 4}}), near.end());
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {16, 128, 8, 2, 1, 4}}), near.end());
+    EXPECT_EQ(std::find(near.begin(), near.end(), Candidate{from.family, {2, 128, 8, 2, 1, 4}}), near.end());
+    // The load policy is one move away.
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {8, 128, 8, 2, 0, 4}}), near.end());
 }
 
 // Timings shaped like a bowl around one configuration: refinement must walk to its bottom
@@ -187,7 +189,7 @@ TEST(Search, RefinementWalksDownhillToTheMinimum) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const ParamValues target = {2, 64, 4, 2, 3};
+    const ParamValues target = {2, 64, 4, 2, 0, 3};
     ASSERT_NE(std::find(all.begin(), all.end(), Candidate{&f, target}), all.end());
     auto place = [&](std::size_t param, int value) {
         const auto& list = f.params[param].values;
