@@ -76,8 +76,8 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
 // Decode binaries spread evenly over the space, for sm_80 and for sm_90 three without split-K
 // and two with it, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K finish
 // spilled predicates there while its loads were predicated per element: none may spill. (Of
-// the whole space one sm_80 binary spills, MT=8 BN=64 KW=2 UNROLL=2 with split-K: the tuner
-// rejects it there after compiling; docs/RESULTS.md.)
+// the whole space one tile spills on sm_80, MT=8 BN=64 KW=2 UNROLL=2 with split-K, either EF:
+// the tuner rejects it there after compiling; docs/RESULTS.md.)
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
     for (int sm : {80, 90}) {
