@@ -3,7 +3,9 @@
 #include <nvrtc.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "src/cuda/check.h"
 #include "src/jit/embedded_templates.h"
@@ -29,12 +31,24 @@ std::vector<std::string> compile_options(Arch arch) {
 }
 
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch) {
+    // Within a process the key depends only on these three (the templates and NVRTC are
+    // fixed): each is hashed once, not again for every candidate a tuning run builds or
+    // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
+    const std::string source = render_source(family), instance = family.name_expression(values);
+    const std::string id = source + instance + arch.name();
+    static std::mutex mutex;
+    static std::map<std::string, std::string> known;
+    {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (const auto it = known.find(id); it != known.end()) return it->second;
+    }
     Fnv1a64 h;
-    h.add(render_source(family)).add(family.name_expression(values));
+    h.add(source).add(instance);
     for (const EmbeddedFile& f : embedded_templates()) h.add(f.name).add(f.text);
     for (const std::string& o : compile_options(arch)) h.add(o);
     h.add(arch.name()).add(nvrtc_version());
-    return h.hex();
+    const std::lock_guard<std::mutex> lock(mutex);
+    return known.emplace(id, h.hex()).first->second;
 }
 
 namespace {
