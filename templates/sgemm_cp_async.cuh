@@ -26,6 +26,29 @@ __device__ __forceinline__ void sgemm_cp_async16(void* smem, const float* gmem, 
                  :: "r"(sgemm_smem_addr(smem)), "l"(gmem), "r"(src_bytes));
 }
 
+// The same copies with an L2 cache policy (sgemm_evict_first_policy) for the lines they
+// bring in.
+__device__ __forceinline__ void sgemm_cp_async4(void* smem, const float* gmem, int src_bytes,
+                                                unsigned long long policy) {
+    asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2, %3;\n"
+                 :: "r"(sgemm_smem_addr(smem)), "l"(gmem), "r"(src_bytes), "l"(policy));
+}
+
+__device__ __forceinline__ void sgemm_cp_async16(void* smem, const float* gmem, int src_bytes,
+                                                 unsigned long long policy) {
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n"
+                 :: "r"(sgemm_smem_addr(smem)), "l"(gmem), "r"(src_bytes), "l"(policy));
+}
+
+// Lines fetched under this policy are the first L2 evicts. For an operand streamed once,
+// it keeps L2's other lines, among them dirty ones whose write-back would otherwise compete
+// with the stream for DRAM. Not volatile: the compiler may create it once and reuse it.
+__device__ __forceinline__ unsigned long long sgemm_evict_first_policy() {
+    unsigned long long policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
 __device__ __forceinline__ void sgemm_cp_async_commit() {
     asm volatile("cp.async.commit_group;\n" ::);
 }
