@@ -187,17 +187,20 @@ __device__ __forceinline__ void sgemm_swizzle(int block, int tiles_m, int tiles_
     tile_n = in_band / band_rows;
 }
 
-// The FFMAs go in a serpentine along the longer side of the thread's tile: each run of
-// FFMAs shares one operand, and the next run starts on the operand the last one ended on.
-// ptxas follows this order closely; consecutive FFMAs that share a register read it from
-// the operand reuse cache, which saves register-file reads (bank conflicts that stall
-// dispatch). On the H200 this made 4096^3 3% faster (90.0% to 93.1% of cuBLAS for the
-// default tile, 91.7% to 94.7% for 128x256), 4095x4097x4093 91.6% to 94.4%, and the
-// batch-32 tiles 1-3.5% faster. Row-major order everywhere, or a serpentine along rows
-// for every tile, was slower for 16x8 tiles (docs/RESULTS.md).
+// The FFMAs go in a serpentine: each run of FFMAs shares one operand, and the next run
+// starts on the operand the last one ended on, so consecutive FFMAs can read it from the
+// operand reuse cache instead of the register file (whose bank conflicts stall dispatch).
+// Runs go along rows (a[i] shared), except in tiles taller than wide with at least 8
+// columns (16x8), where they go along columns. Which way suits a tile depends on how
+// ptxas then allocates and schedules; the choice follows a static count over each tile
+// shape's hot loop in SASS (the stall cycles ptxas encodes plus the bank conflicts the
+// reuse cache leaves), which ranked the orders as the H200 measured them. Against plain
+// row-major order: 4096^3 90.0% to 93.1% of cuBLAS for the default 16x8 tile, 91.7% to
+// 94.7% for 8x16, 4095x4097x4093 91.6% to 94.4%, 1024^3 with 8x4 tiles 2% faster
+// (docs/RESULTS.md).
 template <int TM, int TN>
 __device__ __forceinline__ void sgemm_outer_product(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN]) {
-    if (TN >= TM) {
+    if (TN >= TM || TN < 8) {
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
