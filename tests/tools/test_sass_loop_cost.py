@@ -1,0 +1,108 @@
+"""sass_loop_cost.py on hand-written SASS listings: it finds the loop with the most FFMAs, and
+its counts, stall cycles and bank conflicts follow from the listing; bad input exits 1.
+
+Usage: test_sass_loop_cost.py TOOLS_DIR (run by meson test).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOOLS = sys.argv[1]
+
+
+def line(address, text, stall):
+    """One instruction as cuobjdump prints it: the text with the low word, then the control
+    word (stall count in bits 41-44) on a line of its own."""
+    return (f"        /*{address:04x}*/                   {text} ;   /* 0x0000000000000000 */\n"
+            f"                                                               /* 0x{stall << 41:016x} */\n")
+
+
+def listing(name, instructions):
+    return f"\n\tFunction : {name}\n" + "".join(line(a, t, s) for a, t, s in instructions)
+
+
+# The loop 0x10..0x70 (4 FFMA); a smaller loop 0x80..0x90 (1 FFMA) that is not the hot one.
+#   0x10 FFMA R10 <- R2.reuse, R4, R10: nothing cached; R2, R4, R10 all in bank 0: 2 conflicts
+#   0x20 FFMA R11 <- R2, R6, R11: R2 from the reuse cache; R6 bank 0, R11 bank 1: none
+#   0x30 FFMA R12 <- R3, R5, R13: R3, R5, R13 all in bank 1: 2 conflicts
+#   0x40 LDS.128, 0x50 LDGSTS: not FFMAs, and they break the reuse chain
+#   0x60 FFMA R14 <- R8.reuse, R8, R14: R8 counted once; R8, R14 bank 0: 1 conflict
+#   0x70 the branch back
+HOT = [
+    (0x00, "MOV R1, c[0x0][0x28]", 1),
+    (0x10, "FFMA R10, R2.reuse, R4, R10", 1),
+    (0x20, "FFMA R11, R2, R6, R11", 2),
+    (0x30, "FFMA R12, R3, R5, R13", 1),
+    (0x40, "LDS.128 R20, [R30]", 1),
+    (0x50, "LDGSTS.E.BYPASS.128 [R40], desc[UR4][R42.64]", 1),
+    (0x60, "FFMA R14, R8.reuse, R8, R14", 1),
+    (0x70, "@P0 BRA 0x10", 5),
+    (0x80, "FFMA R15, R9, R7, R15", 1),
+    (0x90, "@P1 BRA 0x80", 3),
+    (0xa0, "EXIT", 1),
+]
+
+
+def run(text, *args):
+    with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
+        f.write(text)
+    try:
+        return subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), f.name, *args],
+                              capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+
+
+class SassLoopCost(unittest.TestCase):
+    def test_counts_the_loop_with_the_most_ffmas(self):
+        r = run(listing("_Z6kernelv", HOT), "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = json.loads(r.stdout)
+        self.assertEqual(got["kernel"], "_Z6kernelv")
+        self.assertEqual(got["instructions"], 7)
+        self.assertEqual(got["ffma"], 4)
+        self.assertEqual(got["lds128"], 1)
+        self.assertEqual(got["ldgsts"], 1)
+        self.assertEqual(got["local"], 0)
+        self.assertEqual(got["stall_cycles"], 1 + 2 + 1 + 1 + 1 + 1 + 5)
+        self.assertEqual(got["bank_conflicts"], 2 + 0 + 2 + 1)
+        self.assertEqual(got["cost"], got["stall_cycles"] + got["bank_conflicts"])
+
+    def test_a_reuse_flag_without_the_same_register_next_saves_nothing(self):
+        # R2.reuse in slot 0, then R3 in slot 0: the second FFMA reads all three sources.
+        body = [(0x10, "FFMA R10, R2.reuse, R4, R10", 1), (0x20, "FFMA R12, R3, R5, R13", 1), (0x30, "BRA 0x10", 1)]
+        got = json.loads(run(listing("k", body), "--json").stdout)
+        self.assertEqual(got["bank_conflicts"], 2 + 2)
+
+    def test_spills_in_the_loop_are_counted(self):
+        body = [(0x10, "FFMA R10, R2, R5, R10", 1), (0x20, "STL [R1], R2", 1), (0x30, "LDL R3, [R1]", 1),
+                (0x40, "BRA 0x10", 1)]
+        got = json.loads(run(listing("k", body), "--json").stdout)
+        self.assertEqual(got["local"], 2)
+
+    def test_every_kernel_of_a_listing_is_reported(self):
+        r = run(listing("first", HOT) + listing("second", HOT[1:8]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("first", r.stdout)
+        self.assertIn("second", r.stdout)
+        self.assertIn("4 FFMA (57.1%)", r.stdout)
+        self.assertIn("static cost 17 = 12 stall cycles + 5 bank conflicts", r.stdout)
+
+    def test_bad_input_exits_1_with_a_message(self):
+        r = run("not a listing\n")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no SASS instructions", r.stderr)
+        r = run(listing("straight", [(0x10, "FFMA R10, R2, R4, R10", 1), (0x20, "EXIT", 1)]))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no backward branch", r.stderr)
+        r = subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), "/nonexistent.sass"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot read", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]])

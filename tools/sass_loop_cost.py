@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The static cost of a kernel's hot loop, read from its SASS: what ptxas made of the k loop,
+without a GPU.
+
+Usage: sass_loop_cost.py KERNEL.sass [--json]
+
+KERNEL.sass is the output of `cuobjdump --dump-sass` on a cubin (one or more kernels; each is
+reported). A binary the tuner compiled is in its database:
+    sqlite3 tuning.db "select writefile('k.cubin', cubin) from binaries where cache_key = '...'"
+    cuobjdump --dump-sass k.cubin > k.sass
+
+The hot loop is the backward branch whose body holds the most FFMAs. For it the script counts
+the instructions, the FFMAs (and their share), LDS.128, LDGSTS (cp.async) and local-memory
+accesses (LDL/STL: spills), and two static costs:
+  stall cycles    the stall counts ptxas encodes in the control bits of each instruction
+                  (bits 41-44 of the second 64-bit word): the cycles one warp needs to issue
+                  the loop once when nothing else holds it back;
+  bank conflicts  among the register sources of each FFMA that are not read from the operand
+                  reuse cache (the previous instruction read the same register in the same
+                  slot with .reuse), one for every extra distinct register in a bank (two
+                  banks: register number mod 2).
+cost = stall cycles + bank conflicts. On the H200 it ranked the FFMA orders of the warptile
+family's tile shapes as measured (docs/RESULTS.md, "Serpentine FFMA order"); it is a guide
+for comparing builds of one kernel, not a time.
+
+--json prints one JSON object per kernel instead of the table. Input without SASS
+instructions, or a kernel without a loop, is an error (exit 1).
+"""
+import argparse
+import json
+import re
+import sys
+
+INSTRUCTION = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* (0x[0-9a-f]{16}) \*/")
+CONTROL = re.compile(r"^\s+/\* (0x[0-9a-f]{16}) \*/\s*$")
+FUNCTION = re.compile(r"Function : (\S+)")
+REGISTER_BANKS = 2
+
+
+class UserError(Exception):
+    """Bad input: the script prints the message and exits with 1."""
+
+
+def parse(text):
+    """{kernel name: [(address, instruction text, control word)]} in listing order."""
+    kernels, name, lines = {}, None, text.split("\n")
+    for i, line in enumerate(lines):
+        if m := FUNCTION.search(line):
+            name = m.group(1)
+            kernels[name] = []
+        elif (m := INSTRUCTION.match(line)) and i + 1 < len(lines) and (c := CONTROL.match(lines[i + 1])):
+            kernels.setdefault(name or "kernel", []).append((int(m.group(1), 16), m.group(2), int(c.group(1), 16)))
+    return {k: v for k, v in kernels.items() if v}
+
+
+def opcode(text):
+    """The opcode with its modifiers, past a predicate guard ('@P0 FFMA ...' -> 'FFMA')."""
+    words = text.split()
+    return words[1] if words[0].startswith("@") else words[0]
+
+
+def sources(text):
+    """The source operands of an instruction: everything after the destination."""
+    body = text.split(None, 2 if text.startswith("@") else 1)[-1]
+    return [s.strip() for s in body.split(",")[1:]]
+
+
+def hot_loop(instructions):
+    """The body of the backward branch that holds the most FFMAs, or None."""
+    best = None
+    for address, text, _ in instructions:
+        m = re.search(r"\bBRA\b.*?(0x[0-9a-f]+)", text)
+        if m and int(m.group(1), 16) < address:
+            body = [x for x in instructions if int(m.group(1), 16) <= x[0] <= address]
+            ffma = sum(1 for x in body if opcode(x[1]).startswith("FFMA"))
+            if best is None or ffma > best[0]:
+                best = (ffma, body)
+    return best[1] if best else None
+
+
+def bank_conflicts(body):
+    """Conflicts among FFMA sources not read from the reuse cache (see the module doc)."""
+    conflicts, previous = 0, None
+    for _, text, _ in body:
+        if not opcode(text).startswith("FFMA"):
+            previous = None  # another instruction in between: the reuse chain is broken
+            continue
+        slots = []
+        for operand in sources(text)[:3]:
+            m = re.match(r"-?\|?R(\d+)(\.reuse)?", operand)
+            slots.append((int(m.group(1)), bool(m.group(2))) if m else None)
+        banks = {}
+        for slot, reg in enumerate(slots):
+            if reg is None:
+                continue
+            cached = previous is not None and previous[slot] is not None and previous[slot][0] == reg[0] and previous[slot][1]
+            if not cached:
+                banks.setdefault(reg[0] % REGISTER_BANKS, set()).add(reg[0])
+        conflicts += sum(len(regs) - 1 for regs in banks.values())
+        previous = slots
+    return conflicts
+
+
+def loop_cost(name, instructions):
+    body = hot_loop(instructions)
+    if body is None:
+        raise UserError(f"kernel {name}: no backward branch, so no loop to measure")
+    ops = [opcode(text) for _, text, _ in body]
+    count = lambda pred: sum(1 for o in ops if pred(o))  # noqa: E731
+    stall = sum((control >> 41) & 0xF for _, _, control in body)
+    conflicts = bank_conflicts(body)
+    ffma = count(lambda o: o.startswith("FFMA"))
+    return {"kernel": name, "instructions": len(body), "ffma": ffma, "ffma_share": ffma / len(body),
+            "lds128": count(lambda o: o.startswith("LDS") and ".128" in o),
+            "ldgsts": count(lambda o: o.startswith("LDGSTS")),
+            "local": count(lambda o: o.startswith("LDL") or o.startswith("STL")),
+            "stall_cycles": stall, "bank_conflicts": conflicts, "cost": stall + conflicts}
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        """Bad arguments are user errors: exit 1, as the project's other tools do."""
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def main():
+    parser = _ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                             epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("sass", help="output of cuobjdump --dump-sass")
+    parser.add_argument("--json", action="store_true", help="one JSON object per kernel")
+    args = parser.parse_args()
+    try:
+        with open(args.sass) as f:
+            kernels = parse(f.read())
+    except OSError as e:
+        raise UserError(f"cannot read {args.sass}: {e.strerror}")
+    if not kernels:
+        raise UserError(f"{args.sass}: no SASS instructions (expected cuobjdump --dump-sass output)")
+    for name, instructions in kernels.items():
+        r = loop_cost(name, instructions)
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"{r['kernel']}\n  hot loop: {r['instructions']} instructions, {r['ffma']} FFMA ({100 * r['ffma_share']:.1f}%), "
+                  f"{r['lds128']} LDS.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL\n"
+                  f"  static cost {r['cost']} = {r['stall_cycles']} stall cycles + {r['bank_conflicts']} bank conflicts")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except UserError as e:
+        print(f"sass_loop_cost.py: {e}", file=sys.stderr)
+        sys.exit(1)
