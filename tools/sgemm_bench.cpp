@@ -22,6 +22,7 @@
 #include "src/jit/loaded_kernel.h"
 #include "src/util/json.h"
 #include "tools/cli_lists.h"
+#include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/timing.h"
 
@@ -182,12 +183,7 @@ int main(int argc, char** argv) {
     std::string json_path;
     try {
         po::variables_map vm;
-        po::store(po::parse_command_line(argc, argv, opts), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << opts << "\n";
-            return 0;
-        }
+        if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
         const int ways = static_cast<int>(vm.count("size")) + static_cast<int>(vm.count("sizes")) +
                          (vm.count("m") || vm.count("n") || vm.count("k") ? 1 : 0);
         if (ways != 1) throw po::error("give exactly one of --size, --sizes, or --m/--n/--k");

@@ -26,6 +26,7 @@
 #include "src/cuda/stream.h"
 #include "src/dispatch/c_api.h"
 #include "src/util/json.h"
+#include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
 
 namespace po = boost::program_options;
@@ -92,12 +93,7 @@ int main(int argc, char** argv) {
     int M = 0, N = 0, K = 0, calls = 0, rounds = 0;
     try {
         po::variables_map vm;
-        po::store(po::parse_command_line(argc, argv, opts), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << opts << "\n";
-            return 0;
-        }
+        if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
         db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
         const std::string fallback = vm["fallback"].as<std::string>();
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")

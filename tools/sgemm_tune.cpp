@@ -16,6 +16,7 @@
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
 #include "tools/cli_lists.h"
+#include "tools/cli_parse.h"
 #include "tuner/cost_model.h"
 #include "tuner/kernel_cache.h"
 #include "tuner/tuner.h"
@@ -213,12 +214,7 @@ int main(int argc, char** argv) {
     int device_ordinal = 0;
     try {
         po::variables_map vm;
-        po::store(po::parse_command_line(argc, argv, opts), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << opts << "\n";
-            return 0;
-        }
+        if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
         from_misses = vm.count("from-misses") > 0;
         if (from_misses == (vm.count("shapes") > 0)) throw po::error("give --shapes FILE or --from-misses, one of them");
         if (from_misses && vm.count("dry-run"))

@@ -1,0 +1,13 @@
+// The command-line parse every tool starts with.
+#pragma once
+#include <boost/program_options.hpp>
+
+namespace sgemm {
+
+// Parses argv against `options` into `vm`. With --help it prints the options and returns
+// false: the tool then exits with 0. Bad options throw boost::program_options::error, which
+// the tools report as a usage error.
+bool parse_or_print_help(int argc, char** argv, const boost::program_options::options_description& options,
+                         boost::program_options::variables_map& vm);
+
+}  // namespace sgemm
