@@ -77,6 +77,12 @@ class SassLoopCost(unittest.TestCase):
         got = json.loads(run(listing("k", body), "--json").stdout)
         self.assertEqual(got["bank_conflicts"], 2 + 2)
 
+    def test_the_same_register_without_a_reuse_flag_is_read_again(self):
+        # R2 in slot 0 twice, but no .reuse: the second FFMA reads R2, R6 (bank 0) and R11.
+        body = [(0x10, "FFMA R10, R2, R5, R11", 1), (0x20, "FFMA R11, R2, R6, R11", 1), (0x30, "BRA 0x10", 1)]
+        got = json.loads(run(listing("k", body), "--json").stdout)
+        self.assertEqual(got["bank_conflicts"], 1 + 1)
+
     def test_spills_in_the_loop_are_counted(self):
         body = [(0x10, "FFMA R10, R2, R5, R10", 1), (0x20, "STL [R1], R2", 1), (0x30, "LDL R3, [R1]", 1),
                 (0x40, "BRA 0x10", 1)]
