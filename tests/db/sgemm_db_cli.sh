@@ -7,7 +7,7 @@ db_tool="$1"
 make_sample="$2"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../cli_checks.sh"
 
 # run EXPECTED_RC ARGS...: runs sgemm-db, keeps stdout in $out and stderr in $err.
 run() {

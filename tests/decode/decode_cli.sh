@@ -6,7 +6,7 @@ set -u
 shapes="$1" roofline="$2" fixtures="$3" example="$4" python="$5"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../cli_checks.sh"
 
 # expect_user_error MESSAGE_PART COMMAND...: exit 1, the message on stderr, nothing on stdout.
 expect_user_error() {

@@ -5,7 +5,7 @@
 set -u
 tune="$1"
 make_sample_db="$2"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../cli_checks.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
@@ -23,11 +23,5 @@ err=$("$tune" --db "$tmp/sample.db" --from-misses --dry-run 2>&1 >/dev/null); rc
 [ $rc -eq 1 ] || fail "--from-misses --dry-run exited $rc, expected 1"
 grep -q "cannot be a --dry-run" <<<"$err" || fail "--dry-run message: $err"
 
-err=$("$tune" --db "$tmp/sample.db" --from-misses 2>&1 >/dev/null); rc=$?
-if [ $rc -eq 0 ]; then
-  echo "a GPU is visible: the no-GPU message cannot be checked here"
-  exit 0
-fi
-[ $rc -eq 2 ] || fail "without a GPU --from-misses exited $rc, expected 2: $err"
-grep -q "no CUDA device is visible" <<<"$err" || fail "no-GPU message: $err"
-echo "ok: $err"
+expect_no_gpu "--from-misses" "no CUDA device is visible" "$tune" --db "$tmp/sample.db" --from-misses
+echo "ok: $no_gpu_message"

@@ -1,0 +1,19 @@
+# Sourced by the command-line tests: how they fail, and the check of a tool's exit on a
+# machine without a GPU (CI's), which every tool that needs one must make the same way.
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect_no_gpu WHAT PATTERN CMD...: runs CMD, which without a GPU must exit 2 with PATTERN
+# in its stderr; sets no_gpu_message to that stderr. Where a GPU is visible CMD does real
+# work instead, and the message cannot be checked: the script then ends, passing.
+expect_no_gpu() {
+  local what="$1" pattern="$2" rc
+  shift 2
+  no_gpu_message=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 0 ]; then
+    echo "a GPU is visible: the no-GPU message cannot be checked here"
+    exit 0
+  fi
+  [ $rc -eq 2 ] || fail "without a GPU $what exited $rc, expected 2: $no_gpu_message"
+  grep -q -- "$pattern" <<<"$no_gpu_message" || fail "no-GPU message: $no_gpu_message"
+}
