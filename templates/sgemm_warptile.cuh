@@ -42,6 +42,14 @@
 // sgemm_splitk.cuh. This fills the GPU when there are few tiles of C (1024^3, or M of a
 // few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
 // else 1): compiled in but unused, it made the non-split kernels 3-6% slower on the H200.
+//
+// Split-K inside the block (WK > 1). WK groups of warps share each tile of k: group g
+// computes the g-th of WK contiguous runs of BK / WK values of k, for the whole block tile
+// of C. After the last tile the groups' accumulators are summed through shared memory, in
+// group order, and group 0 writes C. The grid stays the same while the SM gets WK times the
+// warps: for grids too small to fill the GPU (a batch-32 decode GEMM, 1024^3) those warps
+// hide the latency that few warps per scheduler leave exposed, without the extra partial
+// tiles and L2 round trips of more slices across blocks.
 #pragma once
 #include "sgemm_common.cuh"
 
@@ -49,8 +57,11 @@
 // configuration needs. The host includes this file too: the size is defined once.
 constexpr int sgemm_tile_stride(int bx, bool k_rows) { return k_rows ? bx : bx + 4; }
 
-constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stages, int ta, int tb) {
-    return 4u * stages * bk * (sgemm_tile_stride(bm, ta == 1) + sgemm_tile_stride(bn, tb == 0));
+// With WK > 1 the same memory later holds the partial tiles of WK - 1 groups of warps.
+constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stages, int ta, int tb, int wk) {
+    const unsigned pipeline = 4u * stages * bk * (sgemm_tile_stride(bm, ta == 1) + sgemm_tile_stride(bn, tb == 0));
+    const unsigned reduction = 4u * (wk - 1) * bm * bn;
+    return pipeline > reduction ? pipeline : reduction;
 }
 
 #if defined(__CUDACC__)
@@ -233,16 +244,19 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
 // slice. Dynamic shared memory: sgemm_warptile_shared_bytes. One block per SM is all the
 // launch bounds promise: left free, ptxas squeezes configurations that need a little over
 // 128 registers into 128 (two 256-thread blocks per SM) and spills.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, bool SPLIT_K>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, 1)
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
     constexpr int WARPS_N = BN / WN;
-    constexpr int THREADS = (BM / WM) * WARPS_N * 32;
+    constexpr int GROUP_THREADS = (BM / WM) * WARPS_N * 32;  // one group of warps covers the block tile
+    constexpr int THREADS = GROUP_THREADS * WK;
+    constexpr int GROUP_K = BK / WK;                          // values of k per tile for each group
     constexpr int LANES_N = WN / TN;  // a warp's lanes form (WM / TM) x LANES_N
     constexpr int STRIP_M = 4 * (WM / TM);
     constexpr int STRIP_N = 4 * LANES_N;
     static_assert((WM / TM) * LANES_N == 32 && TM % 4 == 0 && TN % 4 == 0, "a warp's 32 lanes cover its tile");
     static_assert(STAGES >= 2, "the pipeline needs a stage to compute on and one to fill");
+    static_assert(BK % WK == 0 && GROUP_K >= 2, "each group of warps takes a run of at least 2 k per tile");
     using ATile = SgemmTileLoader<TA == 1, BM, BK, THREADS, false>;
     using BTile = SgemmTileLoader<TB == 0, BN, BK, THREADS, true>;
     constexpr int A_STAGE = BK * ATile::STRIDE;
@@ -278,9 +292,11 @@ sgemm_warptile(const SgemmArgs p) {
         }
     };
 
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const float* const a_frag_src = As + (warp / WARPS_N) * WM + lane / LANES_N * 4;
-    const float* const b_frag_src = Bs + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+    const int group = threadIdx.x / GROUP_THREADS, group_thread = threadIdx.x % GROUP_THREADS;
+    const int warp = group_thread / 32, lane = threadIdx.x % 32;
+    const int group_k0 = group * GROUP_K;
+    const float* const a_frag_src = As + group_k0 * ATile::STRIDE + (warp / WARPS_N) * WM + lane / LANES_N * 4;
+    const float* const b_frag_src = Bs + group_k0 * BTile::STRIDE + (warp % WARPS_N) * WN + lane % LANES_N * 4;
 
     float acc[TM][TN] = {};
     float a_frag[2][TM], b_frag[2][TN];
@@ -301,8 +317,8 @@ sgemm_warptile(const SgemmArgs p) {
 #pragma unroll 1
     for (int t = 0; t < tiles; ++t) {
 #pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            if (k == BK - 1) {
+        for (int k = 0; k < GROUP_K; ++k) {
+            if (k == GROUP_K - 1) {
                 // The next tile's first fragments are read below: wait until it has landed
                 // and every thread's copies of it are visible. Past this barrier no thread
                 // reads the stage of tile t, which tile t+STAGES refills.
@@ -310,7 +326,7 @@ sgemm_warptile(const SgemmArgs p) {
                 __syncthreads();
                 read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
             }
-            const int next_k = (k + 1) % BK;
+            const int next_k = (k + 1) % GROUP_K;
             sgemm_load_fragment<TM, STRIP_M>(a_frag[(k + 1) % 2], a_frag_src + read_stage * A_STAGE + next_k * ATile::STRIDE);
             sgemm_load_fragment<TN, STRIP_N>(b_frag[(k + 1) % 2], b_frag_src + read_stage * B_STAGE + next_k * BTile::STRIDE);
             if (k == 0) {
@@ -332,6 +348,34 @@ sgemm_warptile(const SgemmArgs p) {
     auto col = [&](int g) { return col0 + g * STRIP_N; };
     auto quad = [&](int i, int g) { return make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]); };
 
+    if (WK > 1) {
+        // Every group's copies have landed and no warp reads a stage any more: the stages'
+        // memory takes groups 1 .. WK-1's tiles, each thread's quads GROUP_THREADS apart
+        // (consecutive threads, consecutive float4s: no bank conflicts). Group 0 adds them
+        // in group order, so results repeat bit for bit.
+        constexpr int QUADS = TM * TN / 4;
+        float4* const partials = reinterpret_cast<float4*>(smem);
+        sgemm_cp_async_wait<0>();
+        __syncthreads();
+        if (group > 0)
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int g = 0; g < TN / 4; ++g)
+                    partials[((group - 1) * QUADS + i * (TN / 4) + g) * GROUP_THREADS + group_thread] = quad(i, g);
+        __syncthreads();
+        if (group == 0)
+#pragma unroll 1
+            for (int other = 1; other < WK; ++other)
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int g = 0; g < TN / 4; ++g) {
+                        const float4 v = partials[((other - 1) * QUADS + i * (TN / 4) + g) * GROUP_THREADS + group_thread];
+                        acc[i][4 * g] += v.x; acc[i][4 * g + 1] += v.y; acc[i][4 * g + 2] += v.z; acc[i][4 * g + 3] += v.w;
+                    }
+    }
+
     const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
     if (SPLIT_K) {
         // Split-K: store this slice's partials; the block that arrives last sums the tile
@@ -340,16 +384,18 @@ sgemm_warptile(const SgemmArgs p) {
         // thread tiles 3 to 9 more, which leaves as many blocks per SM, the others no more.
         constexpr int QUADS_IN_FLIGHT = 16;
         const bool vec = sgemm_vec4_ok(sgemm_splitk_partials(p, 0), p.N);
+        if (group == 0)
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+            for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int g = 0; g < TN / 4; ++g) sgemm_splitk_store_partial4(p, blockIdx.y, row(i), col(g), quad(i, g), vec);
+                for (int g = 0; g < TN / 4; ++g) sgemm_splitk_store_partial4(p, blockIdx.y, row(i), col(g), quad(i, g), vec);
         if (vec)
             sgemm_splitk_finish4<THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, m0, BM, n0, BN, c_vec);
         else
             sgemm_splitk_finish<THREADS>(p, blockIdx.x, m0, BM, n0, BN);
         return;
     }
+    if (group > 0) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll

@@ -101,7 +101,32 @@ double time_of(const std::vector<TimedCandidate>& timed, const Candidate& c) {
         if (t.candidate == c) return t.ms;
     return std::numeric_limits<double>::infinity();
 }
+
+// Whether a and b differ at most in their split counts: one binary on each side of 1.
+bool same_tile(const Candidate& a, const Candidate& b) {
+    if (a.family != b.family) return false;
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+        if (!a.family->params[i].split_count && a.values[i] != b.values[i]) return false;
+    return true;
+}
 }  // namespace
+
+std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>& timed,
+                                               const std::vector<Candidate>& tried) const {
+    std::vector<TimedCandidate> order = timed;
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    std::vector<Candidate> tiles, batch;
+    for (const TimedCandidate& t : order) {
+        if (static_cast<int>(tiles.size()) == starts_) break;
+        if (std::none_of(tiles.begin(), tiles.end(), [&](const Candidate& c) { return same_tile(c, t.candidate); }))
+            tiles.push_back(t.candidate);
+    }
+    for (const Candidate& c : all_)
+        if (std::any_of(tiles.begin(), tiles.end(), [&](const Candidate& t) { return same_tile(c, t); }) &&
+            std::find(tried.begin(), tried.end(), c) == tried.end())
+            batch.push_back(c);
+    return batch;
+}
 
 std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) {
     if (!started_) {
@@ -125,7 +150,11 @@ std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed
             }
         }
         if (!at_) {
-            if (pending_.empty()) return {};
+            if (pending_.empty()) {
+                if (swept_) return {};
+                swept_ = true;
+                return split_sweep(timed, tried);
+            }
             at_ = pending_.front();
             pending_.erase(pending_.begin());
             round_ = 0;

@@ -5,8 +5,9 @@
 //               winners of the nearest tuned shapes of this device that can run
 //               this shape (the database's nearest-shape rule, db/selection.h); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
-//               one-step moves for up to refine_rounds steps. The model knows the broad
-//               shape of the space; measurement finds the exact spot.
+//               one-step moves for up to refine_rounds steps, then time every split count
+//               of the refine_starts fastest tiles. The model knows the broad shape of
+//               the space; measurement finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
 //   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).
 // max_candidates, when set, caps any strategy's list.
@@ -54,7 +55,11 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // Hill climbing over measured times. Ask next() for a batch, time it, ask again with the
 // times so far; an empty batch means done. The starts are the fastest candidates timed when
 // refinement begins; a walk moves to the fastest neighbour that beats its point and stops at
-// a local minimum or after `rounds` moves.
+// a local minimum or after `rounds` moves. Last, one batch holds the untried split counts of
+// the `starts` fastest tiles timed by then: a tile met on a walk without becoming its point
+// has had only the split count it was met with, and split times are not monotonic (on the
+// H200 a 1024^3 tile's best split count, 3, was met that way only in some runs). They
+// share their tile's binaries, so they cost timing, not compiling.
 class Refinement {
 public:
     Refinement(std::vector<Candidate> all, int starts, int rounds)
@@ -69,6 +74,8 @@ private:
     std::optional<Candidate> at_;     // the current point of the walk
     std::vector<Candidate> batch_;    // its neighbours handed out last
     int round_ = 0;
+    bool swept_ = false;  // the split sweep has been handed out
+    std::vector<Candidate> split_sweep(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) const;
 };
 
 // The model strategy replayed on known timings: the best time it would reach, choosing

@@ -8,10 +8,10 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct WarptileShape {
-    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, splits;
-    int warps() const { return (bm / wm) * (bn / wn); }
-    int threads() const { return 32 * warps(); }
-    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb); }
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits;
+    int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
+    int threads() const { return 32 * tile_warps() * wk; }
+    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk); }
     // Accumulators, the two register buffers of fragments, and about 40 for addresses and
     // loop state. ptxas (CUDA 13.0) gave the 920 tiles of the space below 96 to 249
     // registers on sm_90 and 92 to 251 on sm_80, none spilling, when one binary per tile
@@ -22,7 +22,7 @@ struct WarptileShape {
 WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
             f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
-            f.value(v, "TA"), f.value(v, "TB"), f.value(v, "SPLITS")};
+            f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS")};
 }
 
 std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
@@ -33,6 +33,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
         return "a warp's lanes must form 4 x 8 or 8 x 4 thread tiles, so that an LDS.128 of fragments reads at "
                "most 128 distinct bytes";
     if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
+    if (s.wk > 1 && s.tile_warps() * s.wk > 8)
+        return "WK > 1 is for small grids: groups of warps share a tile's k only in blocks of at most 8 warps";
     if ((s.stages - 1) * s.bk < 16)
         return "STAGES-1 tiles in flight hold " + std::to_string((s.stages - 1) * s.bk) +
                " k; at least 16 are needed for the copies to land while the block computes";
@@ -60,7 +62,9 @@ Family warptile_family() {
     // batch 32) more warps per scheduler.
     // BM 32 is one row of warps: a batch-32 decode GEMM in a single tile row, so every weight
     // is read once. Split counts of 3 and 6 fit the tile counts of such shapes to 132 SMs
-    // where powers of two do not.
+    // where powers of two do not. WK = 2 splits each k tile between two groups of warps
+    // (sgemm_warptile.cuh): the same grid with twice the warps per SM. WK = 4 was slower
+    // than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16}},
@@ -71,10 +75,11 @@ Family warptile_family() {
                 {"STAGES", {2, 3, 4}},
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
+                {"WK", {1, 2}},
                 {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
-    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1};
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1};
     f.min_sm = 80;  // cp.async
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) {
         return warptile_violation(warptile_shape(f, v), lim);

@@ -1,7 +1,8 @@
 // The warptile family against cuBLAS: the odd-size list for every transpose with alpha/beta
 // and with beta = 0 over NaN, split-K with K not a multiple of the split (and slices left
-// empty), 32-row decode tiles on decode shapes, padded and misaligned leading dimensions,
-// and split-K results that repeat bit for bit. Each configuration is compiled once for the whole binary (loaded_kernel).
+// empty), 32-row decode tiles on decode shapes, groups of warps along k, padded and
+// misaligned leading dimensions, and split-K results that repeat bit for bit. Each
+// configuration is compiled once for the whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -13,7 +14,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct WarptileCase {
-    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB SPLITS
+    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS
     int M, N, K;
     float alpha, beta;
 };
@@ -85,12 +86,12 @@ std::vector<WarptileCase> layout_cases() {
 // Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
 // tiles at all, and 2500 rows make bands of tile rows that the swizzle leaves partial.
 std::vector<WarptileCase> split_cases() {
-    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 4},
-                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 8},
-                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 2},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 4},
-                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 2},
-                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 3}};
+    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4},
+                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8},
+                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4},
+                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2},
+                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3}};
     const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
                                                            {1024, 1024, 1023}, {2500, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -99,13 +100,26 @@ std::vector<WarptileCase> split_cases() {
 // 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
 // whose K is no multiple of the split (4093 over 3 or 6 slices) and on M of 1, 17 and 33.
 std::vector<WarptileCase> decode_tile_cases() {
-    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 3},
-                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 6},
-                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1},
-                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 2},
-                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 4},
-                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 6}};
+    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3},
+                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6},
+                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1},
+                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2},
+                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4},
+                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6}};
     const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
+                                                           {33, 300, 77}};
+    return every_config_on_every_shape(configs, shapes);
+}
+
+// Groups of warps sharing each k tile (down to 4 k per group), with and without split-K,
+// in four layouts, on odd sizes and decode shapes.
+std::vector<WarptileCase> warp_group_cases() {
+    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8},
+                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1},
+                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1}};
+    const std::vector<std::tuple<int, int, int>> shapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
+                                                           {128, 128, 128}, {1000, 3000, 2000}, {32, 6144, 4093},
                                                            {33, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
 }
@@ -113,13 +127,14 @@ std::vector<WarptileCase> decode_tile_cases() {
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
 INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
+INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
 
 // Leading dimensions longer than the rows and not multiples of 4: the 16-byte copies are
 // illegal, so the copies of untransposed rows fall back to 4 bytes each.
 TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
     SGEMM_REQUIRE_GPU(gpu);
     for (const ParamValues& base :
-         {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 4}})
+         {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4}})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
                 const ParamValues config = with_layout(base, ta, tb);
@@ -134,20 +149,23 @@ TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
             }
 }
 
-// Split-K sums the slices in a fixed order: the same inputs give the same bits, launch
-// after launch, and the tile counters are left ready for the next launch.
+// Split-K sums the slices in a fixed order, and groups of warps their partial tiles: the
+// same inputs give the same bits, launch after launch, and the tile counters are left
+// ready for the next launch.
 TEST(WarptileSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    const ParamValues config = {128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 8};
-    GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-    std::vector<float> first;
-    for (int run = 0; run < 4; ++run) {
-        ASSERT_TRUE(run_once(*gpu, problem, config).ok()) << "run " << run;
-        const std::vector<float> out = problem.download_output();
-        if (run == 0)
-            first = out;
-        else
-            EXPECT_EQ(out, first) << "run " << run << " differs from run 0";
+    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8},
+                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6}}) {
+        GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+        std::vector<float> first;
+        for (int run = 0; run < 4; ++run) {
+            ASSERT_TRUE(run_once(*gpu, problem, config).ok()) << "run " << run;
+            const std::vector<float> out = problem.download_output();
+            if (run == 0)
+                first = out;
+            else
+                EXPECT_EQ(out, first) << "WK=" << config[10] << ": run " << run << " differs from run 0";
+        }
     }
 }
 

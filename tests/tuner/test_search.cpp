@@ -96,8 +96,19 @@ TEST(CostModel, LargeThreadTilesWinOnALargeSquare) {
     // 4096^3 fills the H200 with 64x128 blocks of 8x4 thread tiles as with 256x128 blocks of
     // 16x8; the latter read fewer fragments per FFMA and ran 18% faster there.
     const ShapeKey key = nn(4096, 4096, 4096);
-    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1}, key),
-              cost("warptile", {64, 128, 16, 32, 32, 8, 4, 3, 0, 0, 1}, key));
+    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1}, key),
+              cost("warptile", {64, 128, 16, 32, 32, 8, 4, 3, 0, 0, 1, 1}, key));
+}
+
+TEST(CostModel, GroupsOfWarpsAlongKOnlyWhereWarpsAreFew) {
+    // On the H200 two groups of warps per 32x128 block of 2 warps made 32x4096x4096 12%
+    // faster (about 6 warps per SM without them), and per 64x128 block of 4 warps made
+    // 1024^3 22% slower (about 12 warps per SM without them).
+    const ShapeKey skinny = nn(32, 4096, 4096), square = nn(1024, 1024, 1024);
+    EXPECT_LT(cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8}, skinny),
+              cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8}, skinny));
+    EXPECT_LT(cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3}, square),
+              cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 3}, square));
 }
 
 TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
@@ -204,6 +215,42 @@ TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
     for (int splits : {1, 2, 3, 6, 8, 12, 16, 24, 32})
         EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {8, 128, 8, 2, 1, splits}}), near.end())
             << splits;
+}
+
+// A walk out of rounds stops where it is; a tile it met on the way, faster, then gets every
+// other split count timed, and after that refinement is done.
+TEST(Search, RefinementTimesEverySplitCountOfTheFastestTiles) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    const Family& f = find_family("decode");
+    const Candidate start{&f, {8, 128, 8, 2, 1, 4}}, met{&f, {8, 128, 8, 2, 0, 4}};
+    Refinement refinement(all, 1, 1);
+    std::vector<TimedCandidate> timed = {{start, 1.0}};
+    std::vector<Candidate> tried = {start};
+    const std::vector<Candidate> walk = refinement.next(timed, tried);
+    ASSERT_NE(std::find(walk.begin(), walk.end(), met), walk.end());
+    for (const Candidate& c : walk) {
+        tried.push_back(c);
+        timed.push_back({c, c == met ? 0.9 : 2.0});
+    }
+    std::vector<Candidate> expected;
+    for (const Candidate& c : all) {
+        ParamValues v = c.values;
+        v.back() = met.values.back();
+        if (Candidate{&f, v} == met && !(c == met)) expected.push_back(c);
+    }
+    ASSERT_GE(expected.size(), 5u);
+    const std::vector<Candidate> sweep = refinement.next(timed, tried);
+    const auto values_of = [](const std::vector<Candidate>& cs) {
+        std::set<ParamValues> out;
+        for (const Candidate& c : cs) out.insert(c.values);
+        return out;
+    };
+    EXPECT_EQ(values_of(sweep), values_of(expected));
+    EXPECT_EQ(sweep.size(), expected.size());
+    tried.insert(tried.end(), sweep.begin(), sweep.end());
+    for (const Candidate& c : sweep) timed.push_back({c, 3.0});
+    EXPECT_TRUE(refinement.next(timed, tried).empty());
 }
 
 // Timings shaped like a bowl around one configuration: refinement must walk to its bottom
