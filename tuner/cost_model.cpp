@@ -51,7 +51,7 @@ double tile_intensity_efficiency(const Family& f, const ParamValues& v) {
 // Groups of warps sharing each k tile (warptile's WK) add warps to hide latency, counted in
 // the latency term, but each group meets the block's barrier every BK / WK values of k and
 // the groups' partial tiles are summed at the end. On the H200 WK = 2 made blocks of 2
-// warps at about 6 warps per SM (batch-32 decode shapes) 10-24% faster, and blocks of 4
+// warps at 4 to 6 warps per SM (batch-32 decode shapes) 10-24% faster, and blocks of 4
 // warps at about 12 warps per SM from 4% faster to 22% slower (1024^3): about a fifth of
 // the compute rate per doubling, against the latency term's gain.
 double warp_group_efficiency(const Family& f, const ParamValues& v) {

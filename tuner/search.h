@@ -59,7 +59,8 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // the `starts` fastest tiles timed by then: a tile met on a walk without becoming its point
 // has had only the split count it was met with, and split times are not monotonic (on the
 // H200 a 1024^3 tile's best split count, 3, was met that way only in some runs). They
-// share their tile's binaries, so they cost timing, not compiling.
+// share their tile's binaries (one on each side of 1 slice), so they cost timing and at
+// most one compile per tile.
 class Refinement {
 public:
     Refinement(std::vector<Candidate> all, int starts, int rounds)

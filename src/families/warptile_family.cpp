@@ -13,7 +13,7 @@ struct WarptileShape {
     int threads() const { return 32 * tile_warps() * wk; }
     unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk); }
     // Accumulators, the two register buffers of fragments, and about 40 for addresses and
-    // loop state. ptxas (CUDA 13.0) gave the 920 tiles of the space below 96 to 249
+    // loop state. ptxas (CUDA 13.0) gave the 920 tiles with WK = 1 of the space below 96 to 249
     // registers on sm_90 and 92 to 251 on sm_80, none spilling, when one binary per tile
     // held the split-K code too (second session; now each tile has two binaries).
     int estimated_registers() const { return tm * tn + 2 * (tm + tn) + 40; }
@@ -35,6 +35,11 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
     if (s.wk > 1 && s.tile_warps() * s.wk > 8)
         return "WK > 1 is for small grids: groups of warps share a tile's k only in blocks of at most 8 warps";
+    // Each group's fragments alternate between two register buffers from one k to the next,
+    // across tiles too: a group's run of k must have an even length.
+    if (s.bk % s.wk || (s.bk / s.wk) % 2)
+        return "BK " + std::to_string(s.bk) + " does not split into " + std::to_string(s.wk) +
+               " runs of k of even length, one per group of warps";
     if ((s.stages - 1) * s.bk < 16)
         return "STAGES-1 tiles in flight hold " + std::to_string((s.stages - 1) * s.bk) +
                " k; at least 16 are needed for the copies to land while the block computes";

@@ -64,6 +64,9 @@ TEST(Warptile, ConstraintsSayWhy) {
     // More groups pass the constraint where the warps stay few (a value outside the list, so
     // asked of the constraint itself).
     EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8}, arch_limits(Arch{90})), "");
+    // ... as long as each group's run of k has an even length (8 k over 8 groups: 1).
+    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1}, arch_limits(Arch{90})).find("even length"),
+              std::string::npos);
 }
 
 TEST(Warptile, GeometrySharedMemoryAndWorkspace) {

@@ -112,12 +112,18 @@ std::vector<WarptileCase> decode_tile_cases() {
 }
 
 // Groups of warps sharing each k tile (down to 4 k per group), with and without split-K,
-// in four layouts, on odd sizes and decode shapes.
+// in four layouts, on odd sizes and decode shapes: blocks of 1, 2 and 4 warps a group,
+// thread tiles of 8x4, 8x8 and 16x8, and shared memory sized by the stages or, in the
+// last two, by the partial tile (64x64: 16384 bytes against 12672 for three stages of 8 k;
+// 64x128: 32768 against 25088 for two of 16).
 std::vector<WarptileCase> warp_group_cases() {
     const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8},
                                               {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3},
                                               {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1},
-                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1}};
+                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1},
+                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1},
+                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2}};
     const std::vector<std::tuple<int, int, int>> shapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                            {128, 128, 128}, {1000, 3000, 2000}, {32, 6144, 4093},
                                                            {33, 300, 77}};

@@ -34,6 +34,17 @@ double cost(const std::string& family, const ParamValues& values, const ShapeKey
     return estimate_cost({&find_family(family), values}, shape, h200()).seconds;
 }
 
+std::set<ParamValues> values_of(const std::vector<Candidate>& cs) {
+    std::set<ParamValues> out;
+    for (const Candidate& c : cs) out.insert(c.values);
+    return out;
+}
+
+// Decode candidates that differ at most in SPLITS, the family's last parameter.
+bool same_decode_tile(const Candidate& a, const Candidate& b) {
+    return std::equal(a.values.begin(), a.values.end() - 1, b.values.begin());
+}
+
 TEST(Candidates, DefaultFamiliesLeaveOutTheTeachingRungs) {
     const std::vector<Candidate> cs = enumerate_candidates(nn(8, 4096, 4096), Arch{90}, {});
     EXPECT_TRUE(has_family(cs, "decode"));
@@ -102,7 +113,7 @@ TEST(CostModel, LargeThreadTilesWinOnALargeSquare) {
 
 TEST(CostModel, GroupsOfWarpsAlongKOnlyWhereWarpsAreFew) {
     // On the H200 two groups of warps per 32x128 block of 2 warps made 32x4096x4096 12%
-    // faster (about 6 warps per SM without them), and per 64x128 block of 4 warps made
+    // faster (about 4 warps per SM without them), and per 64x128 block of 4 warps made
     // 1024^3 22% slower (about 12 warps per SM without them).
     const ShapeKey skinny = nn(32, 4096, 4096), square = nn(1024, 1024, 1024);
     EXPECT_LT(cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8}, skinny),
@@ -234,23 +245,48 @@ TEST(Search, RefinementTimesEverySplitCountOfTheFastestTiles) {
         timed.push_back({c, c == met ? 0.9 : 2.0});
     }
     std::vector<Candidate> expected;
-    for (const Candidate& c : all) {
-        ParamValues v = c.values;
-        v.back() = met.values.back();
-        if (Candidate{&f, v} == met && !(c == met)) expected.push_back(c);
-    }
+    for (const Candidate& c : all)
+        if (same_decode_tile(c, met) && !(c == met)) expected.push_back(c);
     ASSERT_GE(expected.size(), 5u);
     const std::vector<Candidate> sweep = refinement.next(timed, tried);
-    const auto values_of = [](const std::vector<Candidate>& cs) {
-        std::set<ParamValues> out;
-        for (const Candidate& c : cs) out.insert(c.values);
-        return out;
-    };
     EXPECT_EQ(values_of(sweep), values_of(expected));
     EXPECT_EQ(sweep.size(), expected.size());
     tried.insert(tried.end(), sweep.begin(), sweep.end());
     for (const Candidate& c : sweep) timed.push_back({c, 3.0});
     EXPECT_TRUE(refinement.next(timed, tried).empty());
+}
+
+// The sweep takes the fastest tiles, not the fastest timings: with two starts, when the two
+// fastest timings are one tile's, the next tile is swept too.
+TEST(Search, TheSplitSweepTakesTheFastestTilesNotTimings) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    const Family& f = find_family("decode");
+    const Candidate fastest{&f, {8, 128, 8, 2, 0, 4}}, same_tile{&f, {8, 128, 8, 2, 0, 8}}, next_tile{&f, {2, 64, 4, 2, 0, 3}};
+    ASSERT_NE(std::find(all.begin(), all.end(), next_tile), all.end());
+    Refinement refinement(all, 2, 1);
+    std::vector<TimedCandidate> timed = {{fastest, 0.9}, {same_tile, 0.95}, {next_tile, 1.0}};
+    std::vector<Candidate> tried = {fastest, same_tile, next_tile};
+    // The walks from the two fastest find nothing faster; the batch after them is the sweep,
+    // the only batch that can hold next_tile's other split counts (they are no neighbours).
+    std::vector<Candidate> sweep;
+    for (int batches = 0; batches < 8 && sweep.empty(); ++batches) {
+        const std::vector<Candidate> batch = refinement.next(timed, tried);
+        ASSERT_FALSE(batch.empty()) << "refinement ended without sweeping next_tile";
+        if (std::any_of(batch.begin(), batch.end(), [&](const Candidate& c) { return same_decode_tile(c, next_tile); }))
+            sweep = batch;
+        for (const Candidate& c : batch) {
+            tried.push_back(c);
+            timed.push_back({c, 2.0});
+        }
+    }
+    std::vector<Candidate> expected;
+    for (const Candidate& c : all)
+        if ((same_decode_tile(c, fastest) || same_decode_tile(c, next_tile)) &&
+            (std::find(sweep.begin(), sweep.end(), c) != sweep.end() ||
+             std::find(tried.begin(), tried.end(), c) == tried.end()))
+            expected.push_back(c);
+    EXPECT_EQ(values_of(sweep), values_of(expected));
 }
 
 // Timings shaped like a bowl around one configuration: refinement must walk to its bottom
