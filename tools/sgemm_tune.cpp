@@ -54,11 +54,11 @@ public:
             else
                 std::fprintf(stderr,
                              "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx) from %d candidates, %d invalid, %d "
-                             "rejected early; %d compiled, %d from cache; %.1f s\n",
+                             "rejected early; %d compiled, %d from cache; %.1f s (compiling %.1f s)\n",
                              finished_, shapes_, o.row.key.to_string().c_str(),
                              o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description.c_str(), o.winner.ms,
                              o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, o.candidates, o.invalid, o.rejected,
-                             o.compiled, o.cache_hits, o.seconds);
+                             o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
         };
         return p;
     }
@@ -111,7 +111,8 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                            .set("pct_floor", 100.0 * floor_s / seconds)
                            .set("speedup", o.winner.cublas_ms / o.winner.ms)
                            .set("skipped", o.skipped)
-                           .set("seconds", o.seconds));
+                           .set("seconds", o.seconds)
+                           .set("compile_seconds", o.compile_seconds));
     }
 }
 

@@ -45,7 +45,8 @@ struct ShapeOutcome {
     int invalid = 0;       // failed to build, spilled, or gave a wrong result
     int rejected = 0;      // dropped early as too slow
     int compiled = 0, cache_hits = 0;
-    double seconds = 0;    // wall time spent on the shape
+    double seconds = 0;          // wall time spent on the shape
+    double compile_seconds = 0;  // the part of it spent waiting for NVRTC
     // After an exhaustive search: the time the default model strategy would have reached on
     // this run's measurements (replay_model_search), against the fastest of all. This is
     // how the model strategy is judged (sgemm-tune prints how often it finds the winner or
