@@ -47,10 +47,6 @@ public:
     double min_bytes() const;    // 4 (MK + KN + MN), plus MN more when beta != 0 (C is read)
 
 private:
-    std::vector<float> fp64_reference(const std::vector<float>& a, const std::vector<float>& b,
-                                      const std::vector<float>& c0, const CublasHandle& cublas,
-                                      cudaStream_t stream) const;
-
     ProblemSpec spec_;
     DeviceBuffer<float> a_, b_, c0_, c_;
     DeviceBuffer<unsigned char> workspace_;

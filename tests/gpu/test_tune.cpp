@@ -44,7 +44,9 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
         SCOPED_TRACE(o.row.key.to_string());
         EXPECT_FALSE(o.skipped);
         EXPECT_LE(o.compile_seconds, o.seconds);
-        if (o.compiled > 0) EXPECT_GT(o.compile_seconds, 0);
+        if (o.compiled > 0) {
+            EXPECT_GT(o.compile_seconds, 0);
+        }
         if (!o.row.key.trans_b) {
             EXPECT_GE(o.candidates, 1);
         }
