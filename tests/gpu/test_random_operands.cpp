@@ -20,6 +20,7 @@ template <typename T>
 void expect_drawn(std::size_t count, std::uint64_t seed, Magnitude magnitude) {
     DeviceBuffer<T> buffer(count);
     SGEMM_CUDA_CHECK(cudaMemset(buffer.data(), 0xff, buffer.bytes()));  // NaN where nothing lands
+    SGEMM_CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream's memset does not order the upload's stream
     upload_random(buffer, seed, magnitude);
     const std::vector<T> host = buffer.download();
     std::size_t wrong = 0, first_wrong = count;
