@@ -17,6 +17,7 @@
 #include "src/util/json.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_parse.h"
+#include "tuner/batch_cost.h"
 #include "tuner/cost_model.h"
 #include "tuner/kernel_cache.h"
 #include "tuner/tuner.h"
@@ -81,9 +82,13 @@ private:
 };
 
 void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& model, Json& json_rows) {
-    std::printf("\n%-10s %6s %7s %6s  %-44s %10s %8s %8s %9s\n", "name", "M", "N", "K", "winner", "ms", "TFLOPS",
-                "% floor", "x cuBLAS");
-    for (const ShapeOutcome& o : outcomes) {
+    // The last column: a batch's time over cuBLAS's batch-1 time for the same weights,
+    // where the run tuned that batch-1 shape too (batch_cost.h).
+    const std::vector<std::optional<double>> over_batch1 = time_over_cublas_batch1(outcomes);
+    std::printf("\n%-10s %6s %7s %6s  %-44s %10s %8s %8s %9s %13s\n", "name", "M", "N", "K", "winner", "ms", "TFLOPS",
+                "% floor", "x cuBLAS", "/ cuBLAS M=1");
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const ShapeOutcome& o = outcomes[i];
         const ShapeKey& k = o.row.key;
         const double flops = 2.0 * k.M * k.N * static_cast<double>(k.K);
         const double bytes = 4.0 * (static_cast<double>(k.M) * k.K + static_cast<double>(k.K) * k.N +
@@ -91,10 +96,12 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
         const double floor_s = model.floor_seconds(flops, bytes);
         const double seconds = o.winner.ms * 1e-3;
         const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description;
-        std::printf("%-10s %6d %7d %6d  %-44s %10.4f %8.2f %7.1f%% %8.2fx\n", o.row.name.c_str(), k.M, k.N, k.K,
+        char batch1[16] = "-";
+        if (over_batch1[i]) std::snprintf(batch1, sizeof batch1, "%.2f", *over_batch1[i]);
+        std::printf("%-10s %6d %7d %6d  %-44s %10.4f %8.2f %7.1f%% %8.2fx %13s\n", o.row.name.c_str(), k.M, k.N, k.K,
                     winner.c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
-                    o.winner.cublas_ms / o.winner.ms);
-        json_rows.push(Json::object()
+                    o.winner.cublas_ms / o.winner.ms, batch1);
+        Json row = Json::object()
                            .set("name", o.row.name)
                            .set("m", k.M)
                            .set("n", k.N)
@@ -112,7 +119,9 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                            .set("speedup", o.winner.cublas_ms / o.winner.ms)
                            .set("skipped", o.skipped)
                            .set("seconds", o.seconds)
-                           .set("compile_seconds", o.compile_seconds));
+                           .set("compile_seconds", o.compile_seconds);
+        if (over_batch1[i]) row.set("time_over_cublas_batch1", *over_batch1[i]);
+        json_rows.push(std::move(row));
     }
 }
 
