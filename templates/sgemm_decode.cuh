@@ -54,6 +54,8 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
 template <int MT, int BN, int KW, int UNROLL, int EF, bool SPLIT_K>
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
+    SgemmTimeline timeline;
+    timeline.mark(SGEMM_MARK_START);
     constexpr int THREADS = BN / 4 * KW;
     constexpr int NT = BN / 4;                // threads across the block's columns
     constexpr int ROWS_PER_PASS = MT < 4 ? MT : 4;
@@ -130,6 +132,7 @@ sgemm_decode(const SgemmArgs p) {
         sgemm_decode_quad<MT>(acc, As, k_span, 4 * q, tail);
     }
 
+    timeline.mark(SGEMM_MARK_LOOP_END);
     // Sum the KW groups, ROWS_PER_PASS rows of C at a time, through shared memory.
     float* red = smem;  // [KW][ROWS_PER_PASS][BN], reusing A's space
 #pragma unroll
@@ -154,5 +157,10 @@ sgemm_decode(const SgemmArgs p) {
             }
         }
     }
-    if (SPLIT_K) sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN);
+    if (SPLIT_K) {
+        timeline.mark(SGEMM_MARK_PARTIAL_STORED);
+        sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN, timeline);
+    }
+    timeline.mark(SGEMM_MARK_END);
+    timeline.store(p);
 }

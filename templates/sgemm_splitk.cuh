@@ -18,6 +18,7 @@
 // partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh).
 #pragma once
 #include "sgemm_common.cuh"
+#include "sgemm_timeline.cuh"
 
 // The partial M x N result of one slice (row stride N).
 __device__ __forceinline__ float* sgemm_splitk_partials(const SgemmArgs& p, int slice) {
@@ -138,15 +139,21 @@ __device__ void sgemm_splitk_sum_tile(const SgemmArgs& p, int m0, int rows, int 
 // Arrives, and in the last block sums the tile element by element: rows [m0, m0 + rows)
 // and columns [n0, n0 + cols), clipped to C. 16 loads in flight per thread.
 template <int THREADS>
-__device__ void sgemm_splitk_finish(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols) {
-    if (sgemm_splitk_arrive(p, tile)) sgemm_splitk_sum_tile<THREADS, 1, 4, 4>(p, m0, rows, n0, cols, false);
+__device__ void sgemm_splitk_finish(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
+                                    SgemmTimeline& timeline) {
+    const bool last = sgemm_splitk_arrive(p, tile);
+    timeline.arrived(last);
+    if (last) sgemm_splitk_sum_tile<THREADS, 1, 4, 4>(p, m0, rows, n0, cols, false);
 }
 
 // The same four columns at a time, with QUADS float4 loads in flight per thread: only
 // where the partials take 16-byte accesses (sgemm_vec4_ok of the partials, so N is a
 // multiple of 4) and cols is a multiple of 4. c_vec: C takes them too.
 template <int THREADS, int QUADS>
-__device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols, bool c_vec) {
+__device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols, bool c_vec,
+                                     SgemmTimeline& timeline) {
     constexpr int BATCH = QUADS < 4 ? QUADS : 4;
-    if (sgemm_splitk_arrive(p, tile)) sgemm_splitk_sum_tile<THREADS, 4, BATCH, QUADS / BATCH>(p, m0, rows, n0, cols, c_vec);
+    const bool last = sgemm_splitk_arrive(p, tile);
+    timeline.arrived(last);
+    if (last) sgemm_splitk_sum_tile<THREADS, 4, BATCH, QUADS / BATCH>(p, m0, rows, n0, cols, c_vec);
 }

@@ -247,6 +247,8 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
+    SgemmTimeline timeline;
+    timeline.mark(SGEMM_MARK_START);
     constexpr int WARPS_N = BN / WN;
     constexpr int GROUP_THREADS = (BM / WM) * WARPS_N * 32;  // one group of warps covers the block tile
     constexpr int THREADS = GROUP_THREADS * WK;
@@ -340,6 +342,7 @@ sgemm_warptile(const SgemmArgs p) {
         }
     }
 
+    timeline.mark(SGEMM_MARK_LOOP_END);
     // The thread's element (i, j) lies at row row0 + (i/4)*STRIP_M + i%4, column
     // col0 + (j/4)*STRIP_N + j%4 of C: its 4 x 4 blocks are rows row(i) by columns col(g) .. +3.
     const int row0 = m0 + (warp / WARPS_N) * WM + lane / LANES_N * 4;
@@ -389,10 +392,13 @@ sgemm_warptile(const SgemmArgs p) {
             for (int i = 0; i < TM; ++i)
 #pragma unroll
                 for (int g = 0; g < TN / 4; ++g) sgemm_splitk_store_partial4(p, blockIdx.y, row(i), col(g), quad(i, g), vec);
+        timeline.mark(SGEMM_MARK_PARTIAL_STORED);
         if (vec)
-            sgemm_splitk_finish4<THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, m0, BM, n0, BN, c_vec);
+            sgemm_splitk_finish4<THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, m0, BM, n0, BN, c_vec, timeline);
         else
-            sgemm_splitk_finish<THREADS>(p, blockIdx.x, m0, BM, n0, BN);
+            sgemm_splitk_finish<THREADS>(p, blockIdx.x, m0, BM, n0, BN, timeline);
+        timeline.mark(SGEMM_MARK_END);
+        timeline.store(p);
         return;
     }
     if (group > 0) return;
@@ -400,6 +406,8 @@ sgemm_warptile(const SgemmArgs p) {
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int g = 0; g < TN / 4; ++g) sgemm_store4(p, row(i), col(g), quad(i, g), c_vec);
+    timeline.mark(SGEMM_MARK_END);
+    timeline.store(p);
 }
 
 #endif

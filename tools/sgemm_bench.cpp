@@ -3,6 +3,8 @@
 // Every ladder kernel runs at its default configuration. Each is first checked against
 // cuBLAS on the same random operands with its output poisoned with NaN, then timed with
 // CUDA events, after a warm-up, with L2 flushed before every run; the median is reported.
+// With --timeline, the --config kernels of the families that mark per-block timelines also
+// run in a timeline build (tuner/timeline.h), which shows where a launch's time goes.
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "tools/cli_lists.h"
 #include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
+#include "tuner/timeline.h"
 #include "tuner/timing.h"
 
 namespace po = boost::program_options;
@@ -45,9 +48,49 @@ struct Row {
     Accuracy accuracy;
 };
 
+// Launches of a timeline build recorded per shape; the one with the median event time is shown.
+constexpr int kTimelineLaunches = 5;
+
+// Why `k` cannot run this shape and layout, or "".
+std::string skip_reason(const LoadedKernel& k, const Shape& shape, const ShapeKey& layout, Arch arch) {
+    if (!k.family().reads_transposes(k.values(), layout.trans_a, layout.trans_b))
+        return k.family().describe(k.values()) + " does not read the " + layout.transposes() + " layout";
+    return k.family().unsupported_shape_reason(k.values(), shape.m, shape.n, shape.k, arch);
+}
+
+// The timeline build's result is checked like any kernel's, then kTimelineLaunches launches
+// are recorded; the summary of the one with the median event time is printed and returned.
+Json timeline_of(const LoadedKernel& k, const Shape& shape, GemmProblem& problem, L2Flusher& flusher, Stream& stream,
+                 bool& all_ok) {
+    problem.reserve_workspace(timeline_workspace_bytes(k, shape.m, shape.n, shape.k));
+    problem.poison_output(stream.get());
+    k.launch(problem.args(), stream.get());
+    const Accuracy accuracy = problem.check_output();
+    std::vector<LaunchTimeline> launches;
+    for (int i = 0; i < kTimelineLaunches; ++i) launches.push_back(record_timeline(k, problem, flusher, stream.get()));
+    std::sort(launches.begin(), launches.end(),
+              [](const LaunchTimeline& a, const LaunchTimeline& b) { return a.event_us < b.event_us; });
+    const TimelineSummary s = summarize(launches[kTimelineLaunches / 2]);
+    std::printf("\ntimeline of %s (the launch with the median event time of %d; times from the first block's start)%s\n%s\n",
+                k.family().describe(k.values()).c_str(), kTimelineLaunches,
+                accuracy.ok() ? "" : "  [WRONG RESULT]", describe(s).c_str());
+    if (!accuracy.ok()) all_ok = false;
+    Json t = Json::object();
+    t.set("config", k.family().describe(k.values()))
+        .set("valid", accuracy.ok())
+        .set("blocks", s.blocks)
+        .set("sms", s.sms)
+        .set("event_us", s.event_us)
+        .set("loops_end_us", s.loops_end_us)
+        .set("last_end_us", s.last_end_us)
+        .set("summing_blocks", s.summing_blocks);
+    if (s.summing_blocks > 0) t.set("store_us", s.store_us).set("arrive_us", s.arrive_us).set("sum_us", s.sum_us);
+    return t;
+}
+
 Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
-                 const CublasHandle& cublas, const TimingPlan& plan, L2Flusher& flusher, Stream& stream,
-                 const DeviceInfo& device, bool& all_ok) {
+                 const std::vector<std::unique_ptr<LoadedKernel>>& timeline_kernels, const CublasHandle& cublas,
+                 const TimingPlan& plan, L2Flusher& flusher, Stream& stream, const DeviceInfo& device, bool& all_ok) {
     std::fprintf(stderr, "[%s] preparing operands and the cuBLAS reference...\n", shape.label().c_str());
     ProblemSpec spec;
     spec.M = shape.m, spec.N = shape.n, spec.K = shape.k;
@@ -75,10 +118,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<s
     measure("cublas", "default math (fp32 FFMA)",
             [&](cudaStream_t s) { cublas.sgemm(args, s, spec.trans_a, spec.trans_b); });
     for (const auto& k : kernels) {
-        std::string why = k->family().unsupported_shape_reason(k->values(), shape.m, shape.n, shape.k,
-                                                               Arch{device.sm()});
-        if (!k->family().reads_transposes(k->values(), spec.trans_a, spec.trans_b))
-            why = k->family().describe(k->values()) + " does not read the " + layout.transposes() + " layout";
+        const std::string why = skip_reason(*k, shape, layout, Arch{device.sm()});
         if (!why.empty()) {
             std::fprintf(stderr, "[%s] skipping %s: %s\n", shape.label().c_str(), k->family().name.c_str(), why.c_str());
             continue;
@@ -138,6 +178,11 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<s
     entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("trans", layout.transposes()).set("iters", plan.iters);
     if (cublas_one_row) entry.set("cublas_m1_ms", cublas_one_row->median_ms);
     entry.set("results", results);
+    Json timelines = Json::array();
+    for (const auto& k : timeline_kernels)
+        if (skip_reason(*k, shape, layout, Arch{device.sm()}).empty())
+            timelines.push(timeline_of(*k, shape, problem, flusher, stream, all_ok));
+    if (!timeline_kernels.empty()) entry.set("timelines", timelines);
     return entry;
 }
 
@@ -169,6 +214,11 @@ int main(int argc, char** argv) {
          "kernels that read another layout are skipped")
         ("config", po::value<std::vector<std::string>>(),
          "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable")
+        ("timeline", po::bool_switch(),
+         "also run each --config kernel of a family that marks per-block timelines (warptile, decode) in a "
+         "timeline build, and print where its launch's time goes: when the blocks' main loops end, when the "
+         "last block ends, and for split-K how long the blocks that sum a tile take to store their partial, "
+         "count in, and sum")
         ("save-cubins", po::value<std::string>(), "write each kernel's cubin into this folder (for cuobjdump)")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
         ("json", po::value<std::string>(), "also write the results as JSON to this file");
@@ -179,6 +229,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> wanted;
     std::vector<std::pair<std::string, ParamValues>> extra_configs;
     std::string cubin_dir;
+    bool timeline = false;
     int device_ordinal = 0;
     std::string json_path;
     try {
@@ -218,6 +269,10 @@ int main(int argc, char** argv) {
                 find_family(name);
                 extra_configs.emplace_back(name, parse_int_list(text.substr(eq + 1), "config", 0));  // flags may be 0
             }
+        timeline = vm["timeline"].as<bool>();
+        if (timeline && std::none_of(extra_configs.begin(), extra_configs.end(),
+                                     [](const auto& c) { return find_family(c.first).records_timeline; }))
+            throw po::error("--timeline needs a --config of a family that marks timelines (warptile or decode)");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", e.what());
         return 1;
@@ -226,9 +281,12 @@ int main(int argc, char** argv) {
     try {
         const DeviceInfo device = use_device(device_ordinal);
         const Arch arch{device.sm()};
-        std::vector<std::unique_ptr<LoadedKernel>> kernels;
+        std::vector<std::unique_ptr<LoadedKernel>> kernels, timeline_kernels;
         auto add_kernel = [&](const Family& family, const ParamValues& values) {
             const CompiledKernel compiled = compile_kernel(family, values, arch);
+            if (timeline && family.records_timeline)
+                timeline_kernels.push_back(
+                    std::make_unique<LoadedKernel>(family, compile_kernel(family, values, arch, KernelBuild::timeline)));
             std::fprintf(stderr, "compiled %-40s %4.0f ms  %3d registers  %5d B smem  %d B spilled\n",
                          family.describe(values).c_str(), compiled.compile_ms, compiled.ptxas.registers,
                          compiled.ptxas.shared_bytes,
@@ -260,7 +318,8 @@ int main(int argc, char** argv) {
         bool all_ok = true;
         std::vector<Json> entries;
         for (const Shape& shape : shapes)
-            entries.push_back(bench_shape(shape, layout, kernels, cublas, plan, flusher, stream, device, all_ok));
+            entries.push_back(
+                bench_shape(shape, layout, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
         if (!json_path.empty()) {
             // One shape: one object. A sweep: an array with one object per size.
             Json sweep = Json::array();

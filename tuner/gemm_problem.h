@@ -35,6 +35,7 @@ public:
     SgemmArgs args() const;
     // Grows the zeroed split-K workspace to at least `bytes` (see SgemmArgs::workspace).
     void reserve_workspace(std::size_t bytes);
+    std::size_t workspace_bytes() const { return workspace_.size(); }
     // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
     // when beta == 0, so any element a kernel fails to write, or any read of C, shows.
     void poison_output(cudaStream_t stream);

@@ -71,6 +71,7 @@ Family decode_family() {
     f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
         return sgemm_splitk_workspace_bytes(decode_shape(f, v).splits, M, N);
     };
+    f.records_timeline = true;
     return f;
 }
 

@@ -51,6 +51,9 @@ struct Family {
     std::function<LaunchGeometry(const ParamValues&, int M, int N, int K)> geometry;
     // Bytes of SgemmArgs::workspace a launch needs; unset means none.
     std::function<std::size_t(const ParamValues&, int M, int N, int K)> workspace;
+    // Whether the template marks its blocks' timelines (templates/sgemm_timeline.cuh), for
+    // `sgemm-bench --timeline`.
+    bool records_timeline = false;
 
     // The value of parameter `param` in `values`; throws for an unknown name.
     int value(const ParamValues& values, const std::string& param) const;

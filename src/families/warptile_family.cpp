@@ -86,6 +86,7 @@ Family warptile_family() {
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1};
     f.min_sm = 80;  // cp.async
+    f.records_timeline = true;
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) {
         return warptile_violation(warptile_shape(f, v), lim);
     };

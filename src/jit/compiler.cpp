@@ -23,19 +23,21 @@ std::string render_source(const Family& family) {
     return "#include \"" + family.template_file + "\"\n";
 }
 
-std::vector<std::string> compile_options(Arch arch) {
+std::vector<std::string> compile_options(Arch arch, KernelBuild build) {
     // A real sm_XY target makes NVRTC emit a cubin (SASS), so loading needs no driver JIT.
     // -v puts ptxas's register, shared-memory and spill report into the log.
-    return {"--gpu-architecture=" + arch.name(), "--std=c++17", "--ptxas-options=-v",
-            "--fmad=true", "--device-as-default-execution-space"};
+    std::vector<std::string> options = {"--gpu-architecture=" + arch.name(), "--std=c++17", "--ptxas-options=-v",
+                                        "--fmad=true", "--device-as-default-execution-space"};
+    if (build == KernelBuild::timeline) options.push_back("-DSGEMM_TIMELINE");
+    return options;
 }
 
-std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch) {
+std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
     // Within a process the key depends only on these three (the templates and NVRTC are
     // fixed): each is hashed once, not again for every candidate a tuning run builds or
     // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
     const std::string source = render_source(family), instance = family.name_expression(values);
-    const std::string id = source + instance + arch.name();
+    const std::string id = source + instance + arch.name() + (build == KernelBuild::timeline ? " timeline" : "");
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
     {
@@ -45,7 +47,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
     Fnv1a64 h;
     h.add(source).add(instance);
     for (const EmbeddedFile& f : embedded_templates()) h.add(f.name).add(f.text);
-    for (const std::string& o : compile_options(arch)) h.add(o);
+    for (const std::string& o : compile_options(arch, build)) h.add(o);
     h.add(arch.name()).add(nvrtc_version());
     const std::lock_guard<std::mutex> lock(mutex);
     return known.emplace(id, h.hex()).first->second;
@@ -60,7 +62,7 @@ struct ProgramDeleter {
 };
 }  // namespace
 
-CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch) {
+CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
     const std::string invalid = family.invalid_reason(values, arch);
     if (!invalid.empty())
         throw InvalidConfigError("invalid configuration " + family.describe(values) + " for " +
@@ -71,7 +73,7 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     out.values = values;
     out.arch = arch;
     out.name_expression = family.name_expression(values);
-    out.cache_key = kernel_cache_key(family, values, arch);
+    out.cache_key = kernel_cache_key(family, values, arch, build);
 
     std::vector<const char*> header_texts, header_names;
     for (const EmbeddedFile& f : embedded_templates()) {
@@ -86,7 +88,7 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
                                          static_cast<int>(header_texts.size()), header_texts.data(),
                                          header_names.data()));
     SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(*program, out.name_expression.c_str()));
-    const std::vector<std::string> options = compile_options(arch);
+    const std::vector<std::string> options = compile_options(arch, build);
     std::vector<const char*> option_ptrs;
     for (const std::string& o : options) option_ptrs.push_back(o.c_str());
     const nvrtcResult status =

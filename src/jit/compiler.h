@@ -12,6 +12,10 @@
 
 namespace sgemm {
 
+// What a build is for. Timeline builds record per-block timelines (templates/
+// sgemm_timeline.cuh) for `sgemm-bench --timeline`; they never go into a database.
+enum class KernelBuild { product, timeline };
+
 struct CompiledKernel {
     std::string family;
     ParamValues values;
@@ -43,13 +47,15 @@ std::string nvrtc_version();
 std::string render_source(const Family& family);
 
 // The NVRTC options for `arch`.
-std::vector<std::string> compile_options(Arch arch);
+std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBuild::product);
 
 // Hash of everything that determines the binary: the rendered source, every template it
 // may include, the name expression, the options, the arch and the NVRTC version.
-std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch);
+std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,
+                             KernelBuild build = KernelBuild::product);
 
 // Compiles; throws InvalidConfigError (before NVRTC runs) or CompileError.
-CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch);
+CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch,
+                              KernelBuild build = KernelBuild::product);
 
 }  // namespace sgemm

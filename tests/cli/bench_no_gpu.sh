@@ -31,6 +31,11 @@ err=$("$bench" --size 64 --trans XN 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--trans XN exited $rc, expected 1"
 grep -q "unknown transposes 'XN'" <<<"$err" || fail "--trans message: $err"
 
+grep -q -- "--timeline" <<<"$out" || fail "--help does not document --timeline"
+err=$("$bench" --size 64 --timeline --config async=64,64,16,4,4 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--timeline without a warptile or decode config exited $rc, expected 1"
+grep -q "needs a --config of a family that marks timelines" <<<"$err" || fail "--timeline message: $err"
+
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive
 [ "$(wc -l <<<"$no_gpu_message")" -eq 1 ] || fail "expected one line without a GPU, got: $no_gpu_message"
 echo "ok: $no_gpu_message"

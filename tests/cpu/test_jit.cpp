@@ -4,6 +4,8 @@
 // carry the log, and the ptxas figures are parsed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "src/jit/embedded_templates.h"
@@ -152,6 +154,46 @@ TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
     EXPECT_NE(key, kernel_cache_key(f, f.defaults, Arch{80}));
     EXPECT_NE(key, kernel_cache_key(f, {64, 64, 8, 4, 4}, Arch{90}));
     EXPECT_NE(key, kernel_cache_key(find_family("vec4"), f.defaults, Arch{90}));
+}
+
+// Timeline builds (sgemm-bench --timeline) define SGEMM_TIMELINE and never share a cache
+// key, so a database never mistakes one for the product kernel.
+TEST(Compiler, TimelineBuildsAreKeptApartFromProductBuilds) {
+    const auto has_macro = [](const std::vector<std::string>& options) {
+        return std::find(options.begin(), options.end(), "-DSGEMM_TIMELINE") != options.end();
+    };
+    EXPECT_FALSE(has_macro(compile_options(Arch{90})));
+    EXPECT_TRUE(has_macro(compile_options(Arch{90}, KernelBuild::timeline)));
+    const Family& f = find_family("warptile");
+    EXPECT_NE(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline));
+    EXPECT_EQ(kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline),
+              kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline));
+}
+
+// Every family that marks timelines compiles as a timeline build, with and without
+// split-K, on both archs, without spilling; and the marks change the binary, while a
+// family that does not mark them gets the same binary either way.
+TEST(Compiler, TimelineBuildsCompileAndDifferFromProductBuilds) {
+    const std::vector<std::pair<std::string, ParamValues>> cases = {
+        {"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8}},
+        {"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 1, 1, 1, 1}},
+        {"decode", {8, 256, 8, 1, 1, 8}},
+        {"decode", {1, 128, 8, 2, 1, 1}},
+    };
+    for (const auto& [name, values] : cases)
+        for (int sm : {80, 90}) {
+            const Family& f = find_family(name);
+            SCOPED_TRACE(f.describe(values) + " for sm_" + std::to_string(sm));
+            ASSERT_TRUE(f.records_timeline);
+            const CompiledKernel timeline = compile_kernel(f, values, Arch{sm}, KernelBuild::timeline);
+            ASSERT_TRUE(timeline.ptxas.found) << timeline.log;
+            EXPECT_FALSE(timeline.ptxas.spills()) << timeline.log;
+            EXPECT_NE(timeline.cubin, compile_kernel(f, values, Arch{sm}).cubin);
+        }
+    const Family& naive = find_family("naive");
+    EXPECT_FALSE(naive.records_timeline);
+    EXPECT_EQ(compile_kernel(naive, naive.defaults, Arch{90}, KernelBuild::timeline).cubin,
+              compile_kernel(naive, naive.defaults, Arch{90}).cubin);
 }
 
 TEST(Compiler, ReportsTheNvrtcVersion) {

@@ -1,0 +1,92 @@
+// Timeline builds on the GPU (tuner/timeline.h, sgemm-bench --timeline): the marks must not
+// change the result, every block must leave its marks in order, on a real SM, and with
+// split-K exactly one block per tile must sum it. Odd shapes, so edge tiles are covered.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+#include "tuner/timeline.h"
+
+using namespace sgemm;
+
+namespace {
+
+struct TimelineCase {
+    std::string family;
+    ParamValues values;
+    int m, n, k;
+};
+
+void PrintTo(const TimelineCase& c, std::ostream* os) {
+    *os << c.family;
+    for (int v : c.values) *os << " " << v;
+    *os << " at " << c.m << "x" << c.n << "x" << c.k;
+}
+
+class TimelineBuild : public ::testing::TestWithParam<TimelineCase> {};
+
+TEST_P(TimelineBuild, KeepsTheResultAndLeavesOrderedMarksInEveryBlock) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TimelineCase& c = GetParam();
+    const Family& f = find_family(c.family);
+    const Arch arch{gpu->device.sm()};
+    const LoadedKernel kernel(f, compile_kernel(f, c.values, arch, KernelBuild::timeline));
+    ProblemSpec spec;
+    spec.M = c.m, spec.N = c.n, spec.K = c.k;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    problem.reserve_workspace(timeline_workspace_bytes(kernel, c.m, c.n, c.k));
+
+    problem.poison_output(gpu->stream.get());
+    L2Flusher flusher(gpu->device);
+    const LaunchTimeline t = record_timeline(kernel, problem, flusher, gpu->stream.get());
+    const Accuracy accuracy = problem.check_output();
+    EXPECT_TRUE(accuracy.ok()) << accuracy.verdict();
+
+    const LaunchGeometry g = f.geometry(c.values, c.m, c.n, c.k);
+    ASSERT_EQ(t.blocks.size(), std::size_t{g.grid.x} * g.grid.y * g.grid.z);
+    const TimelineSummary s = summarize(t);  // throws on a missing or backward mark
+    EXPECT_LE(s.sms, gpu->device.sm_count);
+    for (const BlockTimeline& b : t.blocks) EXPECT_LT(b.sm, static_cast<unsigned>(gpu->device.sm_count));
+    EXPECT_GT(s.loops_end_us, 0.0);
+    EXPECT_LE(s.loops_end_us, s.last_end_us);
+    // The marks and the events read different clocks; the span still lies inside the launch.
+    EXPECT_LE(s.last_end_us, 1.05 * s.event_us + 2.0);
+
+    const unsigned slices = g.grid.y;
+    if (slices > 1) {
+        // One summing block per tile: the tiles are the blocks of one slice.
+        EXPECT_EQ(static_cast<std::size_t>(s.summing_blocks), t.blocks.size() / slices);
+        for (const BlockTimeline& b : t.blocks) {
+            EXPECT_NE(b.at[SGEMM_MARK_PARTIAL_STORED], 0u);
+            EXPECT_NE(b.at[SGEMM_MARK_ARRIVED], 0u);
+        }
+    } else {
+        EXPECT_EQ(s.summing_blocks, 0);
+        for (const BlockTimeline& b : t.blocks) EXPECT_EQ(b.at[SGEMM_MARK_PARTIAL_STORED], 0u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    WarptileAndDecode, TimelineBuild,
+    ::testing::Values(TimelineCase{"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8}, 17, 1000, 4095},
+                      TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3}, 1000, 1000, 1000},
+                      TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1}, 1000, 1000, 1000},
+                      TimelineCase{"decode", {8, 256, 8, 1, 1, 8}, 7, 4097, 1000},
+                      TimelineCase{"decode", {1, 128, 8, 2, 1, 1}, 1, 1000, 4095}));
+
+// A product build leaves no marks, and the summary says so rather than printing zeros.
+TEST(TimelineBuild, AProductBuildIsRefused) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const ParamValues values = {8, 256, 8, 1, 1, 8};
+    const LoadedKernel& kernel = ::sgemm::testing::loaded_kernel("decode", values, gpu->device);
+    ProblemSpec spec;
+    spec.M = 8, spec.N = 1024, spec.K = 1024;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    problem.reserve_workspace(timeline_workspace_bytes(kernel, spec.M, spec.N, spec.K));
+    L2Flusher flusher(gpu->device);
+    EXPECT_THROW(summarize(record_timeline(kernel, problem, flusher, gpu->stream.get())), Error);
+}
+
+}  // namespace
