@@ -1,7 +1,8 @@
 // The JIT core without a GPU: every ladder template compiles through NVRTC for sm_80 and
 // sm_90, a sample of the decode space does so without spills on both (warptile's sample:
 // test_warptile), invalid configurations are refused before NVRTC runs, compile errors
-// carry the log, and the ptxas figures are parsed.
+// carry the log, the ptxas figures are parsed, and timeline builds (sgemm-bench
+// --timeline) compile apart from the product builds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
