@@ -141,9 +141,7 @@ __device__ void sgemm_splitk_sum_tile(const SgemmArgs& p, int m0, int rows, int 
 template <int THREADS>
 __device__ void sgemm_splitk_finish(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
                                     SgemmTimeline& timeline) {
-    const bool last = sgemm_splitk_arrive(p, tile);
-    timeline.arrived(last);
-    if (last) sgemm_splitk_sum_tile<THREADS, 1, 4, 4>(p, m0, rows, n0, cols, false);
+    if (timeline.arrived(sgemm_splitk_arrive(p, tile))) sgemm_splitk_sum_tile<THREADS, 1, 4, 4>(p, m0, rows, n0, cols, false);
 }
 
 // The same four columns at a time, with QUADS float4 loads in flight per thread: only
@@ -153,7 +151,6 @@ template <int THREADS, int QUADS>
 __device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols, bool c_vec,
                                      SgemmTimeline& timeline) {
     constexpr int BATCH = QUADS < 4 ? QUADS : 4;
-    const bool last = sgemm_splitk_arrive(p, tile);
-    timeline.arrived(last);
-    if (last) sgemm_splitk_sum_tile<THREADS, 4, BATCH, QUADS / BATCH>(p, m0, rows, n0, cols, c_vec);
+    if (timeline.arrived(sgemm_splitk_arrive(p, tile)))
+        sgemm_splitk_sum_tile<THREADS, 4, BATCH, QUADS / BATCH>(p, m0, rows, n0, cols, c_vec);
 }

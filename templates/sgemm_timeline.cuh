@@ -6,9 +6,12 @@
 // A block reads %globaltimer (ns) at each mark it reaches. At its end, thread 0 stores the
 // marks, the block's SM and whether the block summed its tile's split-K slices (it arrived
 // last: sgemm_splitk.cuh), as
-// SGEMM_TIMELINE_WORDS 64-bit words. They go into the workspace, past what the split-K
-// protocol uses (sgemm_timeline_offset_bytes), at the block's linear index
-// (x fastest, then y, then z). A mark a block never reaches stays 0.
+// SGEMM_TIMELINE_WORDS 64-bit words. They go into the workspace past what the split-K
+// protocol uses, its counters included even where the launch does not split
+// (sgemm_timeline_offset_bytes), at the block's linear index (x fastest, then y, then z).
+// A mark a block never reaches stays 0. The marks are thread 0's view of its block: where
+// threads of a block part (decode's groups along k), another thread's lag shows in the
+// next phase.
 //
 // On the H200 a timeline build's launches took within 4% of the product build's median
 // time, most of them less (docs/RESULTS.md). Printing the marks with device printf instead
@@ -27,9 +30,10 @@ enum SgemmTimelineMark {
 // The marks, then the SM the block ran on, then 1 if it summed its tile's slices.
 #define SGEMM_TIMELINE_WORDS (SGEMM_TIMELINE_MARKS + 2)
 
-// Where the timelines start in the workspace of a launch with `slices` split-K slices.
+// Where the timelines start in the workspace of a launch with `slices` split-K slices:
+// never over the counters, which every kernel must leave zeroed for the next launch.
 constexpr unsigned long long sgemm_timeline_offset_bytes(int slices, int M, int N) {
-    return (sgemm_splitk_workspace_bytes(slices, M, N) + 7ull) & ~7ull;
+    return slices == 1 ? SGEMM_WORKSPACE_COUNTER_BYTES : (sgemm_splitk_workspace_bytes(slices, M, N) + 7ull) & ~7ull;
 }
 
 #if defined(__CUDACC__)
@@ -40,12 +44,13 @@ struct SgemmTimeline {
     bool summed = false;
 
     __device__ __forceinline__ void mark(SgemmTimelineMark m) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(at[m]));
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(at[m])::"memory");  // not moved past loads or stores
     }
-    // Split-K: the block has counted in; `last`: it sums the tile.
-    __device__ __forceinline__ void arrived(bool last) {
+    // Split-K: the block has counted in; `last`: it sums the tile. Returns `last`.
+    __device__ __forceinline__ bool arrived(bool last) {
         mark(SGEMM_MARK_ARRIVED);
         summed = last;
+        return last;
     }
     __device__ __forceinline__ void store(const SgemmArgs& p) const {
         if (threadIdx.x != 0) return;
@@ -61,7 +66,7 @@ struct SgemmTimeline {
     }
 #else
     __device__ __forceinline__ void mark(SgemmTimelineMark) {}
-    __device__ __forceinline__ void arrived(bool) {}
+    __device__ __forceinline__ bool arrived(bool last) { return last; }
     __device__ __forceinline__ void store(const SgemmArgs&) const {}
 #endif
 };

@@ -282,9 +282,10 @@ int main(int argc, char** argv) {
         const DeviceInfo device = use_device(device_ordinal);
         const Arch arch{device.sm()};
         std::vector<std::unique_ptr<LoadedKernel>> kernels, timeline_kernels;
-        auto add_kernel = [&](const Family& family, const ParamValues& values) {
+        // `from_config`: named by --config, so also built with timeline marks under --timeline.
+        auto add_kernel = [&](const Family& family, const ParamValues& values, bool from_config) {
             const CompiledKernel compiled = compile_kernel(family, values, arch);
-            if (timeline && family.records_timeline)
+            if (timeline && from_config && family.records_timeline)
                 timeline_kernels.push_back(
                     std::make_unique<LoadedKernel>(family, compile_kernel(family, values, arch, KernelBuild::timeline)));
             std::fprintf(stderr, "compiled %-40s %4.0f ms  %3d registers  %5d B smem  %d B spilled\n",
@@ -309,9 +310,9 @@ int main(int argc, char** argv) {
                              family.min_sm, arch.name().c_str());
                 continue;
             }
-            add_kernel(family, family.defaults);
+            add_kernel(family, family.defaults, false);
         }
-        for (const auto& [name, values] : extra_configs) add_kernel(find_family(name), values);
+        for (const auto& [name, values] : extra_configs) add_kernel(find_family(name), values, true);
         CublasHandle cublas;
         Stream stream;
         L2Flusher flusher(device);

@@ -3,7 +3,7 @@
 // split-K exactly one block per tile must sum it. Odd shapes, so edge tiles are covered.
 #include <gtest/gtest.h>
 
-#include <set>
+#include <algorithm>
 
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
@@ -75,6 +75,41 @@ INSTANTIATE_TEST_SUITE_P(
                       TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1}, 1000, 1000, 1000},
                       TimelineCase{"decode", {8, 256, 8, 1, 1, 8}, 7, 4097, 1000},
                       TimelineCase{"decode", {1, 128, 8, 2, 1, 1}, 1, 1000, 4095}));
+
+// Kernels share a workspace one after another (sgemm-bench runs every kernel of a shape on
+// one): a timeline build without split-K must leave the split-K counters zeroed, so that a
+// split-K launch after it, marked or not, still sums every tile once.
+TEST(TimelineBuild, LeavesTheSplitKCountersZeroedForTheNextLaunch) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Arch arch{gpu->device.sm()};
+    const Family& decode = find_family("decode");
+    const ParamValues unsplit = {8, 128, 8, 4, 1, 1}, split = {8, 128, 8, 4, 1, 2};
+    const LoadedKernel unsplit_timeline(decode, compile_kernel(decode, unsplit, arch, KernelBuild::timeline));
+    const LoadedKernel split_timeline(decode, compile_kernel(decode, split, arch, KernelBuild::timeline));
+    const LoadedKernel& split_product = ::sgemm::testing::loaded_kernel("decode", split, gpu->device);
+    ProblemSpec spec;
+    spec.M = 8, spec.N = 4096, spec.K = 1000;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    problem.reserve_workspace(std::max(timeline_workspace_bytes(unsplit_timeline, spec.M, spec.N, spec.K),
+                                       timeline_workspace_bytes(split_timeline, spec.M, spec.N, spec.K)));
+    L2Flusher flusher(gpu->device);
+
+    for (int round = 0; round < 2; ++round) {
+        SCOPED_TRACE(round);
+        problem.poison_output(gpu->stream.get());
+        summarize(record_timeline(unsplit_timeline, problem, flusher, gpu->stream.get()));
+        EXPECT_TRUE(problem.check_output().ok());
+
+        problem.poison_output(gpu->stream.get());
+        const TimelineSummary s = summarize(record_timeline(split_timeline, problem, flusher, gpu->stream.get()));
+        EXPECT_TRUE(problem.check_output().ok());
+        EXPECT_EQ(s.summing_blocks, s.blocks / 2);
+
+        problem.poison_output(gpu->stream.get());
+        split_product.launch(problem.args(), gpu->stream.get());
+        EXPECT_TRUE(problem.check_output().ok());
+    }
+}
 
 // A product build leaves no marks, and the summary says so rather than printing zeros.
 TEST(TimelineBuild, AProductBuildIsRefused) {
