@@ -20,9 +20,12 @@
 //    sgemm_splitk.cuh (the last block of a tile sums the slices in order). Only binaries
 //    with SPLIT_K carry that code; they are launched with gridDim.y > 1, the others with 1.
 // The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
-// the start, while the first loads of B are already in flight; the B stream then runs
-// without a barrier to its end.
+// the start, by cp.async copies, while the first loads of B are already in flight; the B
+// stream then runs without a barrier to its end. Staging all of K there lets a block of
+// narrow columns (BN = 32 or 64) with many groups along k (KW = 32 or 64) own its columns
+// without split-K, so no partial results cross blocks.
 #pragma once
+#include "sgemm_cp_async.cuh"
 #include "sgemm_splitk.cuh"
 
 template <int MT>
@@ -98,13 +101,25 @@ sgemm_decode(const SgemmArgs p) {
     const bool first_fits = batch_fits(q);
     if (first_fits) load_batch(b0, q);
 
-    // Stage A[m0 .. m0+MT)[kb .. kb+k_span) with zeros outside A.
+    // Stage A[m0 .. m0+MT)[kb .. kb+k_span) with zeros outside A. Where A allows 16-byte
+    // accesses, as cp.async copies: a thread issues all of its copies before any has
+    // landed, where loads through registers would wait for each one before storing it. A
+    // block that owns all of K stages 8 rows x 4096 k = 128 KB, 16 copies per thread.
     float* As = smem;
     const bool a_vec = sgemm_vec4_ok(p.A, p.lda);
     for (int i = tid; i < MT * (k_span / 4); i += THREADS) {
         const int m = i / (k_span / 4), qa = i % (k_span / 4);
-        *reinterpret_cast<float4*>(As + m * k_span + 4 * qa) = sgemm_load4(p.A, p.lda, m0 + m, kb + 4 * qa, p.M, ke, a_vec);
+        const int row = m0 + m, k = kb + 4 * qa;
+        float* dst = As + m * k_span + 4 * qa;
+        if (a_vec) {
+            const bool inside = row < p.M && k < ke;
+            sgemm_cp_async16(dst, inside ? p.A + sgemm_offset(row, k, p.lda) : p.A, inside ? 4 * min(4, ke - k) : 0);
+        } else {
+            *reinterpret_cast<float4*>(dst) = sgemm_load4(p.A, p.lda, row, k, p.M, ke, false);
+        }
     }
+    sgemm_cp_async_commit();
+    sgemm_cp_async_wait<0>();
     __syncthreads();
 
     // Stream this block's columns of B over the slice. While the batch in `now` is computed

@@ -109,6 +109,14 @@ TEST(Families, DecodeBlocksThatCannotHoldTheirRegistersAreRefused) {
     EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1, 1}, Arch{90}), "");
 }
 
+TEST(Families, DecodeNarrowStripsNeedManyGroupsAlongK) {
+    const Family& f = find_family("decode");
+    EXPECT_NE(f.invalid_reason({8, 32, 8, 1, 1, 1}, Arch{90}).find("KW >= 16"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({8, 32, 16, 1, 1, 1}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 32, 64, 1, 1, 1}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 64, 8, 1, 1, 1}, Arch{90}), "");  // wider strips keep their KW
+}
+
 TEST(Families, TransposesFollowTheTaAndTbParameters) {
     const Family& ladder = find_family("async");
     EXPECT_TRUE(ladder.reads_transposes(ladder.defaults, false, false));
