@@ -20,10 +20,12 @@
 //    sgemm_splitk.cuh (the last block of a tile sums the slices in order). Only binaries
 //    with SPLIT_K carry that code; they are launched with gridDim.y > 1, the others with 1.
 // The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
-// the start, by cp.async copies, while the first loads of B are already in flight; the B
-// stream then runs without a barrier to its end. Staging all of K there lets a block of
-// narrow columns (BN = 32 or 64) with many groups along k (KW = 32 or 64) own its columns
-// without split-K, so no partial results cross blocks.
+// the start, while the first loads of B are already in flight: by cp.async copies on
+// sm_80 and newer where A allows 16-byte accesses, else through registers. The B stream
+// then runs without a barrier to its end. With cp.async, staging all of K is cheap enough
+// for blocks of narrow columns (BN = 32 or 64) with many groups along k (KW = 32 or 64,
+// where the registers allow) to own their columns without split-K, so no partial results
+// cross blocks.
 #pragma once
 #include "sgemm_cp_async.cuh"
 #include "sgemm_splitk.cuh"
@@ -102,24 +104,28 @@ sgemm_decode(const SgemmArgs p) {
     if (first_fits) load_batch(b0, q);
 
     // Stage A[m0 .. m0+MT)[kb .. kb+k_span) with zeros outside A. Where A allows 16-byte
-    // accesses, as cp.async copies: a thread issues all of its copies before any has
-    // landed, where loads through registers would wait for each one before storing it. A
-    // block that owns all of K stages 8 rows x 4096 k = 128 KB, 16 copies per thread.
+    // accesses, on sm_80 and newer, as cp.async copies: a thread issues all of its copies
+    // before any has landed, where loads through registers wait for each one before storing
+    // it. A block that owns all of K stages 8 rows x 4096 k = 128 KB, 16 copies a thread.
     float* As = smem;
     const bool a_vec = sgemm_vec4_ok(p.A, p.lda);
     for (int i = tid; i < MT * (k_span / 4); i += THREADS) {
         const int m = i / (k_span / 4), qa = i % (k_span / 4);
         const int row = m0 + m, k = kb + 4 * qa;
         float* dst = As + m * k_span + 4 * qa;
+#if __CUDA_ARCH__ >= 800
         if (a_vec) {
             const bool inside = row < p.M && k < ke;
             sgemm_cp_async16(dst, inside ? p.A + sgemm_offset(row, k, p.lda) : p.A, inside ? 4 * min(4, ke - k) : 0);
-        } else {
-            *reinterpret_cast<float4*>(dst) = sgemm_load4(p.A, p.lda, row, k, p.M, ke, false);
+            continue;
         }
+#endif
+        *reinterpret_cast<float4*>(dst) = sgemm_load4(p.A, p.lda, row, k, p.M, ke, a_vec);
     }
+#if __CUDA_ARCH__ >= 800
     sgemm_cp_async_commit();
     sgemm_cp_async_wait<0>();
+#endif
     __syncthreads();
 
     // Stream this block's columns of B over the slice. While the batch in `now` is computed

@@ -56,9 +56,10 @@ Family decode_family() {
             return "BN/4*KW = " + std::to_string(d.threads()) + " threads; it must be a whole number of warps, at most " +
                    std::to_string(lim.max_threads_per_block);
         // A 32-column strip (128 bytes a row) streams at full speed only with many loads in
-        // flight per block: on the H200 a pure stream of 4096 x 4096 in such strips took
-        // 26.3 us with KW = 32 (UNROLL 2) and 22.5 us with KW = 64. Below 16 groups the
-        // blocks are one or two warps, and ptxas spilled some of them (8 rows, UNROLL 2).
+        // flight per block. On the H200 a pure stream of 4096 x 4096 in such strips took
+        // 26.3 us with KW = 32 and UNROLL 2, 22.5 us with KW = 64; the tuned batch-1 o kernel
+        // has KW = 16 with UNROLL 4. Below 16 groups a block is one or two warps, and with 8
+        // rows and UNROLL 2 ptxas (CUDA 13.0) spilled such blocks on sm_80 and sm_90.
         if (d.bn == 32 && d.kw < 16)
             return "BN=32 columns stream well only with KW >= 16 groups along k";
         // ptxas (CUDA 13.0) spills 16 rows with UNROLL 4 and 32 rows with UNROLL 2 (192 here).

@@ -98,6 +98,14 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 2}, Arch{80});
 }
 
+// The decode family stages A with cp.async only where the target has it (sm_80+); on sm_75
+// the same source must compile, through registers (ptxas refuses cp.async there).
+TEST(CompileSamples, DecodeCompilesForTuringWithoutCpAsync) {
+    const Family& f = find_family("decode");
+    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 1}})
+        sgemm::testing::expect_compiles_without_spills(f, v, Arch{75});
+}
+
 TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {
     const Family& f = find_family("blocktile");
     try {

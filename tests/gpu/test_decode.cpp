@@ -64,6 +64,27 @@ std::vector<DecodeCase> decode_cases() {
 
 INSTANTIATE_TEST_SUITE_P(OddAndDecodeShapes, DecodeAgainstCublas, ::testing::ValuesIn(decode_cases()));
 
+// A padded to a multiple of 4 floats a row allows 16-byte copies while K does not end on a
+// vector: the last copy of each row of A reads 1 to 3 floats and zero-fills the rest, and
+// the random padding behind it must not leak into C. Unsplit and split-K, on sm_80+ the
+// cp.async path.
+TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 1}, ParamValues{8, 128, 8, 4, 1, 4}})
+        for (int k : {4093, 4094, 4095}) {
+            ProblemSpec spec;
+            spec.M = 8, spec.N = 1000, spec.K = k, spec.lda = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
+            spec.seed = 5 + k;
+            GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+            const LoadedKernel& kernel = loaded_kernel("decode", config, gpu->device);
+            problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+            problem.poison_output(gpu->stream.get());
+            kernel.launch(problem.args(), gpu->stream.get());
+            const Accuracy a = problem.check_output();
+            EXPECT_TRUE(a.ok()) << "MT=" << config[0] << " SPLITS=" << config[5] << " K=" << k << ": " << a.verdict();
+        }
+}
+
 // Split-K reduces in a fixed order: the same inputs give the same bits, launch after
 // launch, and the tile counters are left ready for the next launch.
 TEST(DecodeSplitK, RepeatsBitForBit) {
