@@ -15,6 +15,7 @@ struct DecodeCase {
     ParamValues config;  // MT, BN, KW, UNROLL, EF, SPLITS
     int M, N, K;
     float alpha, beta;
+    int lda = 0;  // 0: K, tight
 };
 
 void PrintTo(const DecodeCase& c, std::ostream* os) {
@@ -25,7 +26,7 @@ void PrintTo(const DecodeCase& c, std::ostream* os) {
 
 Accuracy run_case(sgemm::testing::GpuContext& gpu, const DecodeCase& c, std::uint64_t seed) {
     ProblemSpec spec;
-    spec.M = c.M, spec.N = c.N, spec.K = c.K, spec.alpha = c.alpha, spec.beta = c.beta, spec.seed = seed;
+    spec.M = c.M, spec.N = c.N, spec.K = c.K, spec.lda = c.lda, spec.alpha = c.alpha, spec.beta = c.beta, spec.seed = seed;
     GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
     const LoadedKernel& kernel = loaded_kernel("decode", c.config, gpu.device);
     problem.reserve_workspace(kernel.workspace_bytes(c.M, c.N, c.K));
@@ -72,15 +73,7 @@ TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
     SGEMM_REQUIRE_GPU(gpu);
     for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 1}, ParamValues{8, 128, 8, 4, 1, 4}})
         for (int k : {4093, 4094, 4095}) {
-            ProblemSpec spec;
-            spec.M = 8, spec.N = 1000, spec.K = k, spec.lda = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
-            spec.seed = 5 + k;
-            GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-            const LoadedKernel& kernel = loaded_kernel("decode", config, gpu->device);
-            problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
-            problem.poison_output(gpu->stream.get());
-            kernel.launch(problem.args(), gpu->stream.get());
-            const Accuracy a = problem.check_output();
+            const Accuracy a = run_case(*gpu, {config, 8, 1000, k, 1.0f, 0.0f, /*lda=*/4096}, 5 + k);
             EXPECT_TRUE(a.ok()) << "MT=" << config[0] << " SPLITS=" << config[5] << " K=" << k << ": " << a.verdict();
         }
 }
