@@ -23,10 +23,11 @@ int param_or(const Family& f, const ParamValues& v, const char* name, int fallba
     return fallback;
 }
 
-// The tile of C one block computes (rows, columns).
+// The tile of C one block computes (rows, columns); warptile's CT = 1 tiles C^T.
 std::pair<int, int> block_tile(const Family& f, const ParamValues& v) {
     const int rows = param_or(f, v, "BM", param_or(f, v, "MT", param_or(f, v, "BLOCK_Y", param_or(f, v, "TILE", 1))));
     const int cols = param_or(f, v, "BN", param_or(f, v, "BLOCK_X", param_or(f, v, "TILE", 1)));
+    if (param_or(f, v, "CT", 0)) return {cols, rows};
     return {rows, cols};
 }
 

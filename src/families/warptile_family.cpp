@@ -8,10 +8,13 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct WarptileShape {
-    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits;
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct;
     int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
     int threads() const { return 32 * tile_warps() * wk; }
-    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk); }
+    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk, ct); }
+    // The extents of the matrix the block tiles cover: C, or C^T with CT.
+    int tiled_rows(int M, int N) const { return ct ? N : M; }
+    int tiled_cols(int M, int N) const { return ct ? M : N; }
     // Accumulators, the two register buffers of fragments, and about 40 for addresses and
     // loop state. ptxas (CUDA 13.0) gave the 920 tiles with WK = 1 of the space below 96 to 249
     // registers on sm_90 and 92 to 251 on sm_80, none spilling, when one binary per tile
@@ -22,7 +25,8 @@ struct WarptileShape {
 WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
             f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
-            f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS")};
+            f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS"),
+            f.value(v, "CT")};
 }
 
 std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
@@ -33,6 +37,9 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
         return "a warp's lanes must form 4 x 8 or 8 x 4 thread tiles, so that an LDS.128 of fragments reads at "
                "most 128 distinct bytes";
     if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
+    if (s.ct && (s.ta || s.tb))
+        return "CT = 1 (tiles of C^T) serves only NN, where it moves A's transposing copies to the tile's BN side; "
+               "in the other layouts it would change no copy";
     if (s.wk > 1 && s.tile_warps() * s.wk > 8)
         return "WK > 1 is for small grids: groups of warps share a tile's k only in blocks of at most 8 warps";
     // Each group's fragments alternate between two register buffers from one k to the next,
@@ -65,6 +72,7 @@ Family warptile_family() {
     // 8x8, 64x64 with 16x8 or 8x16, 32x32 with 8x4, 64x32 with 8x8 or 16x4), so LDS.128s of
     // fragments read at most 128 distinct bytes. The small ones give small grids (1024^3,
     // batch 32) more warps per scheduler.
+    // CT = 1 (tiles of C^T, for NN only) is described in the template.
     // BM 32 is one row of warps: a batch-32 decode GEMM in a single tile row, so every weight
     // is read once. Split counts of 3 and 6 fit the tile counts of such shapes to 132 SMs
     // where powers of two do not. WK = 2 splits each k tile between two groups of warps
@@ -81,10 +89,11 @@ Family warptile_family() {
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
                 {"WK", {1, 2}},
-                {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true}};
+                {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true},
+                {"CT", {0, 1}}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
-    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1};
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0};
     f.min_sm = 80;  // cp.async
     f.records_timeline = true;
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) {
@@ -92,8 +101,8 @@ Family warptile_family() {
     };
     f.geometry = [f](const ParamValues& v, int M, int N, int) {
         const WarptileShape s = warptile_shape(f, v);
-        return LaunchGeometry{dim3(ceil_div(M, s.bm) * ceil_div(N, s.bn), s.splits), dim3(s.threads()),
-                              s.shared_bytes()};
+        return LaunchGeometry{dim3(ceil_div(s.tiled_rows(M, N), s.bm) * ceil_div(s.tiled_cols(M, N), s.bn), s.splits),
+                              dim3(s.threads()), s.shared_bytes()};
     };
     f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
         return sgemm_splitk_workspace_bytes(warptile_shape(f, v).splits, M, N);

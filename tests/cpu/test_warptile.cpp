@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
@@ -24,34 +25,34 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     for (const ParamSpec& p : f.params) product *= p.values.size();
     const auto valid = f.valid_configs(Arch{90});
     EXPECT_LT(valid.size(), product);
-    // Per transpose layout about 360 tiles (with their groups of warps along k),
-    // each with every split count: two binaries per tile, one that splits and one that
-    // does not.
+    // Per transpose layout about 360 tiles (with their groups of warps along k), and NN's
+    // again as tiles of C^T (CT = 1), each with every split count: two binaries per tile,
+    // one that splits and one that does not.
     const auto binaries = distinct_binaries(Arch{90});
-    EXPECT_EQ(2 * valid.size(), f.params.back().values.size() * binaries.size());
-    EXPECT_GE(binaries.size() / 8, 200u);
-    EXPECT_LE(binaries.size() / 8, 480u);
-    std::set<std::pair<int, int>> layouts;
-    for (const ParamValues& v : binaries) layouts.insert({f.value(v, "TA"), f.value(v, "TB")});
-    EXPECT_EQ(layouts.size(), 4u);
+    EXPECT_EQ(2 * valid.size(), f.params[11].values.size() * binaries.size());  // SPLITS
+    EXPECT_GE(binaries.size() / 10, 200u);
+    EXPECT_LE(binaries.size() / 10, 480u);
+    std::set<std::tuple<int, int, int>> layouts;
+    for (const ParamValues& v : binaries) layouts.insert({f.value(v, "TA"), f.value(v, "TB"), f.value(v, "CT")});
+    EXPECT_EQ(layouts, (std::set<std::tuple<int, int, int>>{{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {1, 1, 0}}));
     EXPECT_EQ(f.valid_configs(Arch{80}).size(), valid.size());
     EXPECT_TRUE(f.valid_configs(Arch{75}).empty());
 }
 
 TEST(Warptile, ConstraintsSayWhy) {
     const Family& f = warptile();
-    // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1}, Arch{90}).find("32 lanes"), std::string::npos);
+    // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1, 0}, Arch{90}).find("32 lanes"), std::string::npos);
     // Warps must divide the tile; outside the lists, so asked of the constraint itself.
-    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1}, arch_limits(Arch{90})).find("multiple of WM"),
+    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0}, arch_limits(Arch{90})).find("multiple of WM"),
               std::string::npos);
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1, 1}, Arch{90}).find("in flight"),
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1, 1, 0}, Arch{90}).find("in flight"),
               std::string::npos);
     // 256x128 with 16 warps of 32x64: 512 threads of about 136 registers overflow the SM.
-    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1}, Arch{90}).find("registers"),
+    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0}, Arch{90}).find("registers"),
               std::string::npos);
     // The largest stages (4 x 16 k of 256 + 4 and 132 floats: 100352 bytes) need the opt-in.
-    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1};
+    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1, 0};
     EXPECT_EQ(f.invalid_reason(big, Arch{90}), "");
     ArchLimits small = arch_limits(Arch{90});
     small.max_shared_per_block = 96 * 1024;
@@ -60,18 +61,18 @@ TEST(Warptile, ConstraintsSayWhy) {
     ParamValues grouped = f.defaults;
     grouped[10] = 2;
     EXPECT_NE(f.invalid_reason(grouped, Arch{90}).find("at most 8 warps"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0}, Arch{90}), "");
     // More groups pass the constraint where the warps stay few (a value outside the list, so
     // asked of the constraint itself).
-    EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8}, arch_limits(Arch{90})), "");
+    EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8, 0}, arch_limits(Arch{90})), "");
     // ... as long as each group's run of k has an even length (8 k over 8 groups: 1).
-    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1}, arch_limits(Arch{90})).find("even length"),
+    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1, 0}, arch_limits(Arch{90})).find("even length"),
               std::string::npos);
 }
 
 TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     const Family& f = warptile();
-    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4};
+    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0};
     const LaunchGeometry g = f.geometry(v, 4095, 4097, 4093);
     EXPECT_EQ(g.grid.x, 16u * 33u);  // ceil(4095/256) x ceil(4097/128) tiles of C
     EXPECT_EQ(g.grid.y, 4u);         // the k slices
@@ -80,7 +81,7 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     // 3 stages of 16 k: A transposed into 256 + 4 floats a row, B as is, 128 a row.
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 3 * 16 * (260 + 128));
     // TA=1 reads A as is; TB=1 transposes B.
-    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1}, 8, 8, 8).dynamic_shared_bytes,
+    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1, 0}, 8, 8, 8).dynamic_shared_bytes,
               4u * 3 * 16 * (256 + 132));
     EXPECT_EQ(f.workspace_bytes(v, 100, 200, 300), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 100 * 200);
     EXPECT_EQ(f.workspace_bytes(f.defaults, 100, 200, 300), 0u);
@@ -91,17 +92,34 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
 // the stages.
 TEST(Warptile, GroupsOfWarpsAlongK) {
     const Family& f = warptile();
-    const ParamValues two = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8};
+    const ParamValues two = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0};
     const LaunchGeometry g2 = f.geometry(two, 32, 6144, 4096);
     EXPECT_EQ(g2.grid.x, 48u);
     EXPECT_EQ(g2.grid.y, 8u);
     EXPECT_EQ(g2.block.x, 2u * 64u);  // two groups of the 2 warps of 32 x 64
     EXPECT_EQ(g2.dynamic_shared_bytes, 4u * 3 * 16 * (36 + 128));  // stages: 31488 > 1 x 32 x 128 x 4
-    const ParamValues wide = {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 1};
+    const ParamValues wide = {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 1, 0};
     const LaunchGeometry g = f.geometry(wide, 1024, 1024, 1024);
     EXPECT_EQ(g.block.x, 2u * 4u * 32u);
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 64 * 128);  // the partial tile: 32768 > 25088 of stages
-    EXPECT_EQ(f.name_expression(wide), "sgemm_warptile<64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, false>");
+    EXPECT_EQ(f.name_expression(wide), "sgemm_warptile<64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, false, 0>");
+}
+
+// CT = 1 tiles C^T: the grid covers N by BM and M by BN, B sits in the tile's A place (as
+// rows of k in NN: no padding) and A in B's (transposed: padded), and only NN may use it.
+TEST(Warptile, TilesOfCTransposedServeNNOnly) {
+    const Family& f = warptile();
+    ParamValues v = f.defaults;
+    v[12] = 1;  // CT
+    EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
+    const LaunchGeometry g = f.geometry(v, 4095, 4097, 4093);
+    EXPECT_EQ(g.grid.x, 17u * 32u);  // ceil(4097/256) x ceil(4095/128) tiles of C^T
+    EXPECT_EQ(g.dynamic_shared_bytes, 4u * 3 * 16 * (256 + 132));
+    EXPECT_TRUE(f.reads_transposes(v, false, false));
+    for (const auto& [ta, tb] : {std::pair{0, 1}, std::pair{1, 0}, std::pair{1, 1}}) {
+        v[8] = ta, v[9] = tb;
+        EXPECT_NE(f.invalid_reason(v, Arch{90}).find("serves only NN"), std::string::npos) << ta << tb;
+    }
 }
 
 TEST(Warptile, ReadsTheTransposesItsParametersName) {
@@ -119,31 +137,31 @@ TEST(Warptile, ReadsTheTransposesItsParametersName) {
 TEST(Warptile, SplitCountsAboveOneShareABinaryWithoutSplitsAnother) {
     const Family& f = warptile();
     ParamValues split2 = f.defaults, split8 = f.defaults;
-    split2.back() = 2;
-    split8.back() = 8;
-    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false>");
-    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, true>");
+    split2[11] = 2;  // SPLITS
+    split8[11] = 8;
+    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0>");
+    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, true, 0>");
     EXPECT_EQ(kernel_cache_key(f, split2, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
     EXPECT_NE(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
 }
 
-// Sixteen binaries: for sm_80 and sm_90 and each transpose layout, one without split-K
-// from the first half of the layout's list (tiles, BK, stages) and one with it from the
-// second half. None may spill.
+// Twenty binaries: for sm_80 and sm_90 and each transpose layout (NN twice, as tiles of C
+// and of C^T), one without split-K from the first half of the layout's list (tiles, BK,
+// stages) and one with it from the second half. None may spill.
 TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
     const Family& f = warptile();
+    const std::tuple<int, int, int> layouts[] = {{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {1, 1, 0}};  // TA TB CT
     for (int sm : {80, 90})
-        for (int ta : {0, 1})
-            for (int tb : {0, 1}) {
-                std::vector<ParamValues> whole, split;
-                for (const ParamValues& v : distinct_binaries(Arch{sm}))
-                    if (f.value(v, "TA") == ta && f.value(v, "TB") == tb)
-                        (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
-                ASSERT_GE(whole.size(), 2u);
-                ASSERT_GE(split.size(), 2u);
-                sgemm::testing::expect_compiles_without_spills(f, sgemm::testing::spread_sample(whole, 2)[0], Arch{sm});
-                sgemm::testing::expect_compiles_without_spills(f, sgemm::testing::spread_sample(split, 2)[1], Arch{sm});
-            }
+        for (const auto& [ta, tb, ct] : layouts) {
+            std::vector<ParamValues> whole, split;
+            for (const ParamValues& v : distinct_binaries(Arch{sm}))
+                if (f.value(v, "TA") == ta && f.value(v, "TB") == tb && f.value(v, "CT") == ct)
+                    (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+            ASSERT_GE(whole.size(), 2u);
+            ASSERT_GE(split.size(), 2u);
+            sgemm::testing::expect_compiles_without_spills(f, sgemm::testing::spread_sample(whole, 2)[0], Arch{sm});
+            sgemm::testing::expect_compiles_without_spills(f, sgemm::testing::spread_sample(split, 2)[1], Arch{sm});
+        }
 }
 
 }  // namespace

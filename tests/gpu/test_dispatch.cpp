@@ -27,7 +27,7 @@ namespace {
 // warptile at its defaults with these layouts and split count.
 ParamValues warptile(int ta, int tb, int splits) {
     ParamValues v = find_family("warptile").defaults;
-    v[8] = ta, v[9] = tb, v.back() = splits;
+    v[8] = ta, v[9] = tb, v[11] = splits;
     return v;
 }
 const ParamValues kDecode = {8, 128, 8, 4, 1, 4};  // MT BN KW UNROLL EF SPLITS: split-K

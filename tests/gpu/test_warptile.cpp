@@ -1,8 +1,8 @@
-// The warptile family against cuBLAS: the odd-size list for every transpose with alpha/beta
-// and with beta = 0 over NaN, split-K with K not a multiple of the split (and slices left
-// empty), 32-row decode tiles on decode shapes, groups of warps along k, padded and
-// misaligned leading dimensions, and split-K results that repeat bit for bit. Each
-// configuration is compiled once for the whole binary (loaded_kernel).
+// The warptile family against cuBLAS: the odd-size list for every transpose (and NN as
+// tiles of C^T) with alpha/beta and with beta = 0 over NaN, split-K with K not a multiple
+// of the split (and slices left empty), 32-row decode tiles on decode shapes, groups of
+// warps along k, padded and misaligned leading dimensions, and split-K results that repeat
+// bit for bit. Each configuration is compiled once for the whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -14,7 +14,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct WarptileCase {
-    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS
+    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT
     int M, N, K;
     float alpha, beta;
 };
@@ -75,23 +75,32 @@ std::vector<WarptileCase> every_config_on_every_shape(const std::vector<ParamVal
     return cases;
 }
 
-// The default tile in every layout, on the odd-size list.
+// NN's tiles of C^T (CT = 1): B in the tile's A place, A in B's, C stored transposed.
+ParamValues tiles_of_c_transposed(ParamValues config) {
+    config[12] = 1;
+    return config;
+}
+
+// The default tile in every layout, and as tiles of C^T for NN, on the odd-size list.
 std::vector<WarptileCase> layout_cases() {
     std::vector<ParamValues> configs;
     for (int ta : {0, 1})
         for (int tb : {0, 1}) configs.push_back(with_layout(find_family("warptile").defaults, ta, tb));
+    configs.push_back(tiles_of_c_transposed(find_family("warptile").defaults));
     return every_config_on_every_shape(configs, kOddShapes);
 }
 
 // Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
 // tiles at all, and 2500 rows make bands of tile rows that the swizzle leaves partial.
 std::vector<WarptileCase> split_cases() {
-    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4},
-                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8},
-                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4},
-                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2},
-                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3}};
+    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0},
+                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0},
+                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0},
+                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0},
+                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1}};
     const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
                                                            {1024, 1024, 1023}, {2500, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -100,12 +109,12 @@ std::vector<WarptileCase> split_cases() {
 // 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
 // whose K is no multiple of the split (4093 over 3 or 6 slices) and on M of 1, 17 and 33.
 std::vector<WarptileCase> decode_tile_cases() {
-    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3},
-                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6},
-                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1},
-                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2},
-                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4},
-                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6}};
+    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0},
+                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0},
+                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0},
+                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0},
+                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
                                                            {33, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -117,13 +126,14 @@ std::vector<WarptileCase> decode_tile_cases() {
 // last two, by the partial tile (64x64: 16384 bytes against 12672 for three stages of 8 k;
 // 64x128: 32768 against 25088 for two of 16).
 std::vector<WarptileCase> warp_group_cases() {
-    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8},
-                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1},
-                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1},
-                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1},
-                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2}};
+    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0},
+                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0},
+                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1}};
     const std::vector<std::tuple<int, int, int>> shapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                            {128, 128, 128}, {1000, 3000, 2000}, {32, 6144, 4093},
                                                            {33, 300, 77}};
@@ -139,10 +149,11 @@ INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::
 // illegal, so the copies of untransposed rows fall back to 4 bytes each.
 TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& base :
-         {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4}})
+    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0},
+                                    tiles_of_c_transposed(find_family("warptile").defaults)})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
+                if (base[12] && (ta || tb)) continue;  // tiles of C^T are for NN only
                 const ParamValues config = with_layout(base, ta, tb);
                 ProblemSpec spec = spec_for(config, 267, 330, 145, -0.75f, 2.0f);
                 spec.lda = (ta ? spec.M : spec.K) + 2;
@@ -150,7 +161,7 @@ TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
                 spec.ldc = spec.N + 1;
                 GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
                 const Accuracy a = run_once(*gpu, problem, config);
-                EXPECT_TRUE(a.ok()) << "TA=" << ta << " TB=" << tb << " SPLITS=" << config.back() << ": "
+                EXPECT_TRUE(a.ok()) << "TA=" << ta << " TB=" << tb << " SPLITS=" << config[11] << " CT=" << config[12] << ": "
                                     << a.verdict();
             }
 }
@@ -160,8 +171,9 @@ TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
 // ready for the next launch.
 TEST(WarptileSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8},
-                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6}}) {
+    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0},
+                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1}}) {
         GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         std::vector<float> first;
         for (int run = 0; run < 4; ++run) {

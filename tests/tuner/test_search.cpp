@@ -107,8 +107,16 @@ TEST(CostModel, LargeThreadTilesWinOnALargeSquare) {
     // 4096^3 fills the H200 with 64x128 blocks of 8x4 thread tiles as with 256x128 blocks of
     // 16x8; the latter read fewer fragments per FFMA and ran 18% faster there.
     const ShapeKey key = nn(4096, 4096, 4096);
-    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1}, key),
-              cost("warptile", {64, 128, 16, 32, 32, 8, 4, 3, 0, 0, 1, 1}, key));
+    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0}, key),
+              cost("warptile", {64, 128, 16, 32, 32, 8, 4, 3, 0, 0, 1, 1, 0}, key));
+}
+
+// Tiles of C^T cover M by BN: at batch 32, a 32-row tile of C^T wastes most of a 256-wide
+// BN, where the same tile of C fits M exactly.
+TEST(CostModel, TilesOfCTransposedAreMeasuredAgainstTheirOwnFit) {
+    const ShapeKey skinny = nn(32, 4096, 4096);
+    EXPECT_LT(cost("warptile", {32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0}, skinny),
+              cost("warptile", {32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1}, skinny));
 }
 
 TEST(CostModel, GroupsOfWarpsAlongKOnlyWhereWarpsAreFew) {
@@ -116,10 +124,10 @@ TEST(CostModel, GroupsOfWarpsAlongKOnlyWhereWarpsAreFew) {
     // faster (about 4 warps per SM without them), and per 64x128 block of 4 warps made
     // 1024^3 22% slower (about 12 warps per SM without them).
     const ShapeKey skinny = nn(32, 4096, 4096), square = nn(1024, 1024, 1024);
-    EXPECT_LT(cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8}, skinny),
-              cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8}, skinny));
-    EXPECT_LT(cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3}, square),
-              cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 3}, square));
+    EXPECT_LT(cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0}, skinny),
+              cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0}, skinny));
+    EXPECT_LT(cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0}, square),
+              cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 3, 0}, square));
 }
 
 TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
