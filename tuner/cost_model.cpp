@@ -49,6 +49,22 @@ double tile_intensity_efficiency(const Family& f, const ParamValues& v) {
     return std::min(1.0, std::pow(thread_ratio, 0.125)) * std::min(1.0, std::pow(block_ratio, 0.125));
 }
 
+// Operands that reach shared memory transposed, 4 bytes a copy, cost issue slots and L1
+// throughput in proportion to their share of the tile's copies: warptile's A with TA = 0 in
+// the tile's A place and B with TB = 1 in its B place (CT = 1 swaps the places). On the
+// H200 at 4096^3, the 256x128 tile of 16x8 ran at 98.3% of cuBLAS with no such copies (TN),
+// 97.0% with them on its 128 side (TT; NN with CT: 98.2%) and 93.3% on its 256 side (NN);
+// 64x256 of 8x16 at 96.5% and, with them on its 64 side, 95.2%: about 6% times the share.
+// Without this the model saw NN's tiles of C^T as equal to tiles of C and timed them only
+// when refinement happened to step there.
+double transposed_copy_efficiency(const Family& f, const ParamValues& v) {
+    const int ta = param_or(f, v, "TA", -1), tb = param_or(f, v, "TB", -1), ct = param_or(f, v, "CT", 0);
+    const double bm = param_or(f, v, "BM", 0), bn = param_or(f, v, "BN", 0);
+    if (ta < 0 || tb < 0 || bm + bn == 0) return 1.0;
+    const bool a_place = ct ? tb == 1 : ta == 0, b_place = ct ? ta == 0 : tb == 1;
+    return 1.0 - 0.06 * (a_place * bm + b_place * bn) / (bm + bn);
+}
+
 // Groups of warps sharing each k tile (warptile's WK) add warps to hide latency, counted in
 // the latency term, but each group meets the block's barrier every BK / WK values of k and
 // the groups' partial tiles are summed at the end. On the H200 WK = 2 made blocks of 2
@@ -94,6 +110,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     const double flops = 2.0 * M * N * K;
     e.compute_seconds = flops / (device.fp32_flops * reachable_fraction_of_peak(f.name) *
                                  tile_intensity_efficiency(f, c.values) * warp_group_efficiency(f, c.values) *
+                                 transposed_copy_efficiency(f, c.values) *
                                  e.tile_efficiency * e.wave_efficiency * latency_hiding);
     // Operands once, C written once (and read when beta != 0, taken as the usual case in
     // inference: beta = 0), re-reads of operand strips of which about a tenth miss L2, and

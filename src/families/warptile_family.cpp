@@ -39,7 +39,7 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.bm % s.wm || s.bn % s.wn) return "BM must be a multiple of WM and BN of WN";
     if (s.ct && (s.ta || s.tb))
         return "CT = 1 (tiles of C^T) serves only NN, where it moves A's transposing copies to the tile's BN side; "
-               "in the other layouts it would change no copy";
+               "TN has no such copies, and for NT and TT it was not measured to help";
     if (s.wk > 1 && s.tile_warps() * s.wk > 8)
         return "WK > 1 is for small grids: groups of warps share a tile's k only in blocks of at most 8 warps";
     // Each group's fragments alternate between two register buffers from one k to the next,
@@ -65,7 +65,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
 Family warptile_family() {
     Family f;
     f.name = "warptile";
-    f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT, split-K for small grids";
+    f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
+                "split-K for small grids";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
     // Warp tiles are 32 or 64 on a side, their lanes 4 x 8 or 8 x 4 thread tiles (32x64 with

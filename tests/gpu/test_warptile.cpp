@@ -140,8 +140,20 @@ std::vector<WarptileCase> warp_group_cases() {
     return every_config_on_every_shape(configs, shapes);
 }
 
+// NN as tiles of C^T in other tile shapes: 8 x 4 lane grids (8x16 and 8x4 thread tiles,
+// strips of 32 rows), 4 and 16 wide thread tiles, BK = 8, a 32-row tile, and groups of warps
+// with and without split-K, on the odd-size list.
+std::vector<WarptileCase> c_transposed_cases() {
+    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1},
+                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1},
+                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1},
+                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1}};
+    return every_config_on_every_shape(configs, kOddShapes);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
 INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
+INSTANTIATE_TEST_SUITE_P(TilesOfCTransposed, WarptileAgainstCublas, ::testing::ValuesIn(c_transposed_cases()));
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
 
@@ -150,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::
 TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
     SGEMM_REQUIRE_GPU(gpu);
     for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0},
-                                    tiles_of_c_transposed(find_family("warptile").defaults)})
+                                    tiles_of_c_transposed(find_family("warptile").defaults),
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1}})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
                 if (base[12] && (ta || tb)) continue;  // tiles of C^T are for NN only
