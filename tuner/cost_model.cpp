@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include "templates/sgemm_warptile.cuh"
+
 namespace sgemm {
 namespace {
 
@@ -61,7 +63,8 @@ double transposed_copy_efficiency(const Family& f, const ParamValues& v) {
     const int ta = param_or(f, v, "TA", -1), tb = param_or(f, v, "TB", -1), ct = param_or(f, v, "CT", 0);
     const double bm = param_or(f, v, "BM", 0), bn = param_or(f, v, "BN", 0);
     if (ta < 0 || tb < 0 || bm + bn == 0) return 1.0;
-    const bool a_place = ct ? tb == 1 : ta == 0, b_place = ct ? ta == 0 : tb == 1;
+    // Which places hold operands stored as rows of x, not of k: the template's own rule.
+    const bool a_place = !sgemm_warptile_a_k_rows(ta, tb, ct), b_place = !sgemm_warptile_b_k_rows(ta, tb, ct);
     return 1.0 - 0.06 * (a_place * bm + b_place * bn) / (bm + bn);
 }
 
