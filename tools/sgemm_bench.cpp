@@ -42,6 +42,12 @@ struct Shape {
     }
 };
 
+// Leading dimensions in floats as --lda, --ldb and --ldc give them; 0 is tight (the stored row
+// length).
+struct LeadingDims {
+    int lda = 0, ldb = 0, ldc = 0;
+};
+
 struct Row {
     std::string kernel, config;
     TimingStats timing;
@@ -88,13 +94,15 @@ Json timeline_of(const LoadedKernel& k, const Shape& shape, GemmProblem& problem
     return t;
 }
 
-Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
+Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& ld,
+                 const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
                  const std::vector<std::unique_ptr<LoadedKernel>>& timeline_kernels, const CublasHandle& cublas,
                  const TimingPlan& plan, L2Flusher& flusher, Stream& stream, const DeviceInfo& device, bool& all_ok) {
     std::fprintf(stderr, "[%s] preparing operands and the cuBLAS reference...\n", shape.label().c_str());
     ProblemSpec spec;
     spec.M = shape.m, spec.N = shape.n, spec.K = shape.k;
     spec.trans_a = layout.trans_a, spec.trans_b = layout.trans_b;
+    spec.lda = ld.lda, spec.ldb = ld.ldb, spec.ldc = ld.ldc;
     GemmProblem problem(spec, cublas, stream.get());
 
     std::vector<Row> rows;
@@ -138,8 +146,9 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<s
     }
 
     const double cublas_ms = rows.front().timing.median_ms;
-    std::printf("\nM=%d N=%d K=%d %s on %s (sm_%d), median of up to %d runs, L2 flushed\n", shape.m, shape.n,
-                shape.k, layout.transposes().c_str(), device.name.c_str(), device.sm(), plan.iters);
+    std::printf("\nM=%d N=%d K=%d %s (lda %d, ldb %d, ldc %d) on %s (sm_%d), median of up to %d runs, L2 flushed\n",
+                shape.m, shape.n, shape.k, layout.transposes().c_str(), args.lda, args.ldb, args.ldc,
+                device.name.c_str(), device.sm(), plan.iters);
     if (cublas_one_row)
         std::printf("cuBLAS at M=1 (same N, K): %.4f ms; 'x M=1' is each kernel's time over it\n",
                     cublas_one_row->median_ms);
@@ -176,6 +185,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const std::vector<s
     else
         entry.set("size", shape.label());
     entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("trans", layout.transposes()).set("iters", plan.iters);
+    entry.set("lda", args.lda).set("ldb", args.ldb).set("ldc", args.ldc);
     if (cublas_one_row) entry.set("cublas_m1_ms", cublas_one_row->median_ms);
     entry.set("results", results);
     Json timelines = Json::array();
@@ -212,6 +222,10 @@ int main(int argc, char** argv) {
         ("trans", po::value<std::string>()->default_value("NN"),
          "how A and B are stored: NN, NT, TN or TT (A as K x M with T first, B as N x K with T second); "
          "kernels that read another layout are skipped")
+        ("lda", po::value<int>(), "leading dimension of A in floats (default: tight, its stored row length); "
+         "with --ldb and --ldc, for padded or misaligned operands, as in the shape key's alignment class")
+        ("ldb", po::value<int>(), "leading dimension of B in floats (default: tight)")
+        ("ldc", po::value<int>(), "leading dimension of C in floats (default: tight, N)")
         ("config", po::value<std::vector<std::string>>(),
          "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable")
         ("timeline", po::bool_switch(),
@@ -225,6 +239,7 @@ int main(int argc, char** argv) {
 
     std::vector<Shape> shapes;
     ShapeKey layout;  // only its transposes
+    LeadingDims ld;
     TimingPlan plan;
     std::vector<std::string> wanted;
     std::vector<std::pair<std::string, ParamValues>> extra_configs;
@@ -255,6 +270,22 @@ int main(int argc, char** argv) {
             throw po::error("--iters must be at least 1, --warmup at least 0, --max-seconds positive");
         device_ordinal = vm["device"].as<int>();
         parse_transposes(vm["trans"].as<std::string>(), layout);
+        if (vm.count("lda") || vm.count("ldb") || vm.count("ldc")) {
+            if (shapes.size() != 1) throw po::error("--lda, --ldb and --ldc need one shape, not --sizes");
+            const Shape& s = shapes.front();
+            // The stored row lengths (sgemm_common.cuh): A is K x M when transposed, B N x K.
+            const int a_cols = layout.trans_a ? s.m : s.k, b_cols = layout.trans_b ? s.k : s.n;
+            auto leading = [&](const char* name, int row_length) {
+                if (!vm.count(name)) return 0;
+                const int v = vm[name].as<int>();
+                if (v < row_length)
+                    throw po::error(std::string("--") + name + " " + std::to_string(v) +
+                                    " is shorter than the row it strides over (" + std::to_string(row_length) +
+                                    " floats)");
+                return v;
+            };
+            ld = {leading("lda", a_cols), leading("ldb", b_cols), leading("ldc", s.n)};
+        }
         if (vm.count("kernels")) {
             wanted = parse_name_list(vm["kernels"].as<std::string>());
             for (const std::string& name : wanted) find_family(name);  // unknown names fail here
@@ -320,7 +351,7 @@ int main(int argc, char** argv) {
         std::vector<Json> entries;
         for (const Shape& shape : shapes)
             entries.push_back(
-                bench_shape(shape, layout, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
+                bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
         if (!json_path.empty()) {
             // One shape: one object. A sweep: an array with one object per size.
             Json sweep = Json::array();

@@ -31,6 +31,14 @@ err=$("$bench" --size 64 --trans XN 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--trans XN exited $rc, expected 1"
 grep -q "unknown transposes 'XN'" <<<"$err" || fail "--trans message: $err"
 
+grep -q -- "--ldb" <<<"$out" || fail "--help does not document --ldb"
+err=$("$bench" --m 8 --n 100 --k 64 --trans NT --ldb 63 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--ldb shorter than B's stored rows exited $rc, expected 1"
+grep -q -- "--ldb 63 is shorter than the row it strides over (64 floats)" <<<"$err" || fail "--ldb message: $err"
+err=$("$bench" --sizes 64,128 --lda 200 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--lda with --sizes exited $rc, expected 1"
+grep -q "need one shape" <<<"$err" || fail "--lda with --sizes message: $err"
+
 grep -q -- "--timeline" <<<"$out" || fail "--help does not document --timeline"
 err=$("$bench" --size 64 --timeline --config async=64,64,16,4,4 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--timeline without a warptile or decode config exited $rc, expected 1"
