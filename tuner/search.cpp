@@ -26,6 +26,28 @@ std::string to_string(Strategy strategy) {
     return "?";
 }
 
+namespace {
+// Whether b is a with the values of one swappable pair of parameters exchanged
+// (Family::swappable_params), and nothing else changed.
+bool swapped_pair(const Candidate& a, const Candidate& b) {
+    const std::vector<ParamSpec>& params = a.family->params;
+    auto index = [&](const std::string& name) {
+        std::size_t i = 0;
+        while (i < params.size() && params[i].name != name) ++i;
+        return i;
+    };
+    for (const auto& [first, second] : a.family->swappable_params) {
+        const std::size_t i = index(first), j = index(second);
+        if (i == params.size() || j == params.size() || a.values[i] == a.values[j]) continue;
+        bool rest_equal = true;
+        for (std::size_t k = 0; k < params.size() && rest_equal; ++k)
+            rest_equal = k == i || k == j || a.values[k] == b.values[k];
+        if (rest_equal && b.values[i] == a.values[j] && b.values[j] == a.values[i]) return true;
+    }
+    return false;
+}
+}  // namespace
+
 std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all) {
     std::vector<Candidate> out;
     const std::vector<ParamSpec>& params = from.family->params;
@@ -44,7 +66,7 @@ std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vec
             one_step = params[i].split_count || std::abs(static_cast<int>(a - b)) == 1;
             ++moved;
         }
-        if (one_step && moved == 1) out.push_back(c);
+        if ((one_step && moved == 1) || swapped_pair(from, c)) out.push_back(c);
     }
     return out;
 }
@@ -65,16 +87,19 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
             break;
         }
         case Strategy::Model: {
-            // Candidates of one family with the same estimate differ only where the model
-            // sees no difference (BK, STAGES and the like): time the first of each such tie
-            // and leave its variants to refinement, so top_k timings try top_k estimates.
+            // Candidates of one block tile with the same estimate differ only where the
+            // model sees no difference (BK, STAGES and the like): time the first of each such
+            // tie and leave its variants to refinement, so top_k timings try top_k estimates.
+            // Other tiles that the model happens to rate alike are timed each: on large NN
+            // squares, 128x256 tiles of C and 256x128 tiles of C^T (93% and 98% of cuBLAS
+            // on the H200 as 8x16 and 16x8 thread tiles), where the first alone was timed.
             std::vector<double> chosen_costs;
             for (const Candidate& c : rank_by_cost(all, shape, device)) {
                 if (chosen.size() == static_cast<std::size_t>(plan.top_k)) break;
                 const double cost = estimate_cost(c, shape, device).seconds;
                 bool tie = false;
                 for (std::size_t i = 0; i < chosen.size() && !tie; ++i)
-                    tie = chosen[i].family == c.family && chosen_costs[i] == cost;
+                    tie = chosen_costs[i] == cost && same_block_tile(chosen[i], c);
                 if (tie) continue;
                 chosen.push_back(c);
                 chosen_costs.push_back(cost);

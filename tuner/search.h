@@ -45,7 +45,8 @@ struct TimedCandidate {
 };
 
 // The candidates of `all` that differ from `from` in exactly one parameter, moved by one
-// place in that parameter's list of values.
+// place in that parameter's list of values (any place for a split count), or that trade the
+// values of a swappable pair of parameters (Family::swappable_params).
 std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all);
 
 std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, const ShapeKey& shape,

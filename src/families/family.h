@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/jit/arch.h"
@@ -41,6 +42,11 @@ struct Family {
     std::string kernel;         // the template's name, "sgemm_async"
     std::vector<ParamSpec> params;
     ParamValues defaults;
+    // Pairs of parameters whose values one refinement move may trade (tuner/search.h).
+    // Warptile's TM and TN: a thread tile turned on its side keeps the cost model's estimate,
+    // yet 16x8 and 8x16 differ by 5% on the H200, and moving one parameter at a time cannot
+    // turn it without passing through a slower tile.
+    std::vector<std::pair<std::string, std::string>> swappable_params;
     int min_sm = 70;
     // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have. The ladder
     // kernels need only float alignment (4): they test for 16 bytes at run time and take

@@ -95,6 +95,7 @@ Family warptile_family() {
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0};
+    f.swappable_params = {{"TM", "TN"}};
     f.min_sm = 80;  // cp.async
     f.records_timeline = true;
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) {
