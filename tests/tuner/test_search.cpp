@@ -40,6 +40,13 @@ std::set<ParamValues> values_of(const std::vector<Candidate>& cs) {
     return out;
 }
 
+// How many parameters a and b differ in.
+int params_changed(const Candidate& a, const Candidate& b) {
+    int changed = 0;
+    for (std::size_t i = 0; i < a.values.size(); ++i) changed += a.values[i] != b.values[i];
+    return changed;
+}
+
 // Decode candidates that differ at most in SPLITS, the family's last parameter.
 bool same_decode_tile(const Candidate& a, const Candidate& b) {
     return std::equal(a.values.begin(), a.values.end() - 1, b.values.begin());
@@ -258,11 +265,7 @@ TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
     const Candidate from{&find_family("decode"), {8, 128, 8, 2, 1, 4}};
     const std::vector<Candidate> near = one_step_neighbours(from, all);
     ASSERT_FALSE(near.empty());
-    for (const Candidate& c : near) {
-        int changed = 0;
-        for (std::size_t i = 0; i < c.values.size(); ++i) changed += c.values[i] != from.values[i];
-        EXPECT_EQ(changed, 1) << c.describe();
-    }
+    for (const Candidate& c : near) EXPECT_EQ(params_changed(c, from), 1) << c.describe();
     // MT 8 -> 4 and 16 are one place away in {1,2,4,8,16,32}; 2 is two.
     EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {4, 128, 8, 2, 1, 4}}), near.end());
     EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {16, 128, 8, 2, 1, 4}}), near.end());
@@ -293,18 +296,13 @@ TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
     // Only the pair trades: every other neighbour still differs in one parameter.
     for (const Candidate& c : from_wide) {
         if (c == tall) continue;
-        int changed = 0;
-        for (std::size_t i = 0; i < c.values.size(); ++i) changed += c.values[i] != wide.values[i];
-        EXPECT_EQ(changed, 1) << c.describe();
+        EXPECT_EQ(params_changed(c, wide), 1) << c.describe();
     }
     // A square thread tile has nothing to trade.
     const Candidate square{&f, {128, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0}};
     ASSERT_NE(std::find(all.begin(), all.end(), square), all.end());
-    for (const Candidate& c : one_step_neighbours(square, all)) {
-        int changed = 0;
-        for (std::size_t i = 0; i < c.values.size(); ++i) changed += c.values[i] != square.values[i];
-        EXPECT_EQ(changed, 1) << c.describe();
-    }
+    for (const Candidate& c : one_step_neighbours(square, all))
+        EXPECT_EQ(params_changed(c, square), 1) << c.describe();
 }
 
 // A walk out of rounds stops where it is; a tile it met on the way, faster, then gets every
