@@ -104,18 +104,17 @@ __device__ __forceinline__ void sgemm_tile_copy16(float* smem, const float* gmem
 
 // Copies BK x BX tiles of one operand, one tile after another along k, into Xs[BK][STRIDE].
 // K_ROWS: the operand is stored as rows of k. EVICT_FIRST: fetch its lines under L2's
-// evict-first policy. VEC (rows of k only): 16-byte copies are legal (sgemm_vec4_ok), else
-// each vector is four 4-byte copies. Constructed with the operand's pointer and
+// evict-first policy. Constructed with the operand's pointer and
 // leading dimension, the tile's first x (x0) and the matrix's extent in x, and the first k
 // of this block's slice; load() then copies the next tile. Copies outside the matrix in x
 // may be skipped, leaving stale values: those rows or columns of the tile feed only elements
 // of C outside C, which are never stored. Copies past K, in the last tile, are zero-filled:
 // they feed every element.
-template <bool K_ROWS, int BX, int BK, int THREADS, bool EVICT_FIRST, bool VEC>
+template <bool K_ROWS, int BX, int BK, int THREADS, bool EVICT_FIRST>
 struct SgemmTileLoader;
 
-template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool VEC>
-struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, VEC> {
+template <int BX, int BK, int THREADS, bool EVICT_FIRST>
+struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, true);
     static constexpr int VECS_PER_ROW = BX / 4;
     static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;  // may exceed BK: then some threads idle
@@ -126,11 +125,13 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, VEC> {
     int row;           // the tile row (k) this thread copies in pass 0
     int dst;           // its offset in Xs
     int cols;          // how many of its 4 columns lie inside the matrix
+    bool vec;          // 16-byte copies are legal
 
     __device__ SgemmTileLoader(const float* X, int ld, int x0, int extent, int k_first) {
         row = threadIdx.x / VECS_PER_ROW;
         const int col = threadIdx.x % VECS_PER_ROW * 4;
         cols = min(max(extent - x0 - col, 0), 4);
+        vec = sgemm_vec4_ok(X, ld);
         src = X + sgemm_offset(k_first + row, cols > 0 ? x0 + col : 0, ld);
         dst = row * STRIDE + col;
     }
@@ -147,7 +148,7 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, VEC> {
             const bool inside = !CHECKED || k0 + r < K;
             const float* g = inside ? src + sgemm_offset(i * ROWS_PER_PASS, 0, ld) : X;
             float* d = Xs + dst + i * ROWS_PER_PASS * STRIDE;
-            if (VEC) {
+            if (vec) {
                 sgemm_tile_copy16<EVICT_FIRST>(d, g, inside ? bytes : 0);
             } else {
 #pragma unroll
@@ -159,8 +160,8 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, VEC> {
     }
 };
 
-template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool VEC>
-struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST, VEC> {
+template <int BX, int BK, int THREADS, bool EVICT_FIRST>
+struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, false);
     // Thread t copies row t/8, k t%8 (+ 8j): a warp copies 4 rows x 8 consecutive k at a time,
     // whole 32-byte sectors of global memory, into shared-memory banks (4 * k + row) mod 32,
@@ -256,10 +257,13 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
     }
 }
 
-// The kernel's body; VEC: the operands stored as rows of k take 16-byte copies.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
-          bool VEC>
-__device__ __forceinline__ void sgemm_warptile_body(const SgemmArgs& p) {
+// The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
+// slice. Dynamic shared memory: sgemm_warptile_shared_bytes. One block per SM is all the
+// launch bounds promise: left free, ptxas squeezes configurations that need a little over
+// 128 registers into 128 (two 256-thread blocks per SM) and spills.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
+sgemm_warptile(const SgemmArgs p) {
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);
     constexpr int WARPS_N = BN / WN;
@@ -278,8 +282,8 @@ __device__ __forceinline__ void sgemm_warptile_body(const SgemmArgs& p) {
     const float* const B = CT ? p.A : p.B;
     const int lda = CT ? p.ldb : p.lda, ldb = CT ? p.lda : p.ldb;
     const int M = CT ? p.N : p.M, N = CT ? p.M : p.N;
-    using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1, VEC>;
-    using BTile = SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0, VEC>;
+    using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1>;
+    using BTile = SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0>;
     constexpr int A_STAGE = BK * ATile::STRIDE;
     constexpr int B_STAGE = BK * BTile::STRIDE;
     extern __shared__ __align__(16) float smem[];
@@ -441,26 +445,6 @@ __device__ __forceinline__ void sgemm_warptile_body(const SgemmArgs& p) {
     for_each_c_quad([&](int r, int c, float4 v) { sgemm_store4(p, r, c, v, c_vec); });
     timeline.mark(SGEMM_MARK_END);
     timeline.store(p);
-}
-
-// The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
-// slice. Dynamic shared memory: sgemm_warptile_shared_bytes. One block per SM is all the
-// launch bounds promise: left free, ptxas squeezes configurations that need a little over
-// 128 registers into 128 (two 256-thread blocks per SM) and spills.
-//
-// Whether the copies of operands stored as rows of k may be 16 bytes wide is decided once
-// here, and the body is compiled for either answer: tested per copy, ptxas predicated both
-// kinds of copy and issued them all every tile. When only one of two such operands allows
-// 16-byte copies (TN with one odd leading dimension), both take the 4-byte path.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
-sgemm_warptile(const SgemmArgs p) {
-    const bool a_vec = !sgemm_warptile_a_k_rows(TA, TB, CT) || (CT ? sgemm_vec4_ok(p.B, p.ldb) : sgemm_vec4_ok(p.A, p.lda));
-    const bool b_vec = !sgemm_warptile_b_k_rows(TA, TB, CT) || (CT ? sgemm_vec4_ok(p.A, p.lda) : sgemm_vec4_ok(p.B, p.ldb));
-    if (a_vec && b_vec)
-        sgemm_warptile_body<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, SPLIT_K, CT, true>(p);
-    else
-        sgemm_warptile_body<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, SPLIT_K, CT, false>(p);
 }
 
 #endif
