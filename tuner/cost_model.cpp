@@ -25,15 +25,10 @@ int param_or(const Family& f, const ParamValues& v, const char* name, int fallba
     return fallback;
 }
 
-// A block's tile (rows, columns) as the family's parameters give it; of C^T with CT = 1.
-std::pair<int, int> declared_block_tile(const Family& f, const ParamValues& v) {
-    return {param_or(f, v, "BM", param_or(f, v, "MT", param_or(f, v, "BLOCK_Y", param_or(f, v, "TILE", 1)))),
-            param_or(f, v, "BN", param_or(f, v, "BLOCK_X", param_or(f, v, "TILE", 1)))};
-}
-
 // The tile of C one block computes (rows, columns); warptile's CT = 1 tiles C^T.
 std::pair<int, int> block_tile(const Family& f, const ParamValues& v) {
-    const auto [rows, cols] = declared_block_tile(f, v);
+    const int rows = param_or(f, v, "BM", param_or(f, v, "MT", param_or(f, v, "BLOCK_Y", param_or(f, v, "TILE", 1))));
+    const int cols = param_or(f, v, "BN", param_or(f, v, "BLOCK_X", param_or(f, v, "TILE", 1)));
     if (param_or(f, v, "CT", 0)) return {cols, rows};
     return {rows, cols};
 }
@@ -73,12 +68,14 @@ double transposed_copy_efficiency(const Family& f, const ParamValues& v) {
     return 1.0 - 0.06 * (a_place * bm + b_place * bn) / (bm + bn);
 }
 
-// Thread tiles wider than tall (TN > TM) lose to the same tile turned on its side. On the H200
-// at 4096^3 with no transposing copies (TN), 256x128 blocks of 16x8 ran at 98.3% of cuBLAS
-// and 128x256 of 8x16 at 96.2%; as TT 101.8% and 97.7%. Without this the model ranked the
-// two alike and, its ties broken by the order of the lists, timed 8x16 first on large NN
-// squares; 16x8 (as tiles of C^T) was then several refinement moves away.
+// Warptile's thread tiles wider than tall (TN > TM) lose to the same tile turned on its side.
+// On the H200 at 4096^3 with no transposing copies (TN), 256x128 blocks of 16x8 ran at 98.3%
+// of cuBLAS and 128x256 of 8x16 at 96.2%; as TT 101.8% and 97.7%. Without this the model
+// ranked the two alike and, its ties broken by the order of the lists, timed 8x16 first on
+// large NN squares. The ladder's async rung measured the other way (8x16 best), so only
+// warptile pays.
 double thread_tile_orientation_efficiency(const Family& f, const ParamValues& v) {
+    if (f.name != "warptile") return 1.0;
     return param_or(f, v, "TN", 0) > param_or(f, v, "TM", 0) ? 0.98 : 1.0;
 }
 
@@ -151,8 +148,8 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     return e;
 }
 
-bool same_block_tile(const Candidate& a, const Candidate& b) {
-    return a.family == b.family && declared_block_tile(*a.family, a.values) == declared_block_tile(*b.family, b.values);
+bool same_output_tiling(const Candidate& a, const Candidate& b) {
+    return param_or(*a.family, a.values, "CT", 0) == param_or(*b.family, b.values, "CT", 0);
 }
 
 std::vector<Candidate> rank_by_cost(std::vector<Candidate> candidates, const ShapeKey& shape, const DeviceModel& device) {

@@ -30,10 +30,8 @@ struct CostEstimate {
 CostEstimate estimate_cost(const Candidate& candidate, const ShapeKey& shape, const DeviceModel& device,
                            const PtxasInfo* ptxas = nullptr);
 
-// Whether a and b are of one family and their blocks' tiles are declared alike (BM and BN,
-// or the family's names for them). Tiles of C and of C^T with the same BM and BN are not
-// alike: 128x256 of C and 256x128 of C^T cover the same part of C.
-bool same_block_tile(const Candidate& a, const Candidate& b);
+// Whether a and b tile the same matrix: both C, or both C^T (warptile's CT = 1).
+bool same_output_tiling(const Candidate& a, const Candidate& b);
 
 // The candidates, cheapest estimate first (stable for ties).
 std::vector<Candidate> rank_by_cost(std::vector<Candidate> candidates, const ShapeKey& shape, const DeviceModel& device);

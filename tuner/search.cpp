@@ -27,22 +27,15 @@ std::string to_string(Strategy strategy) {
 }
 
 namespace {
-// Whether b is a with the values of one swappable pair of parameters exchanged
-// (Family::swappable_params), and nothing else changed.
-bool swapped_pair(const Candidate& a, const Candidate& b) {
-    const std::vector<ParamSpec>& params = a.family->params;
-    auto index = [&](const std::string& name) {
-        std::size_t i = 0;
-        while (i < params.size() && params[i].name != name) ++i;
-        return i;
-    };
-    for (const auto& [first, second] : a.family->swappable_params) {
-        const std::size_t i = index(first), j = index(second);
-        if (i == params.size() || j == params.size() || a.values[i] == a.values[j]) continue;
+// Whether b is a with the values of one of `pairs` (indices of parameters) traded, and
+// nothing else changed.
+bool swapped_pair(const Candidate& a, const Candidate& b, const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+    for (const auto& [i, j] : pairs) {
+        if (a.values[i] == a.values[j] || b.values[i] != a.values[j] || b.values[j] != a.values[i]) continue;
         bool rest_equal = true;
-        for (std::size_t k = 0; k < params.size() && rest_equal; ++k)
+        for (std::size_t k = 0; k < a.values.size() && rest_equal; ++k)
             rest_equal = k == i || k == j || a.values[k] == b.values[k];
-        if (rest_equal && b.values[i] == a.values[j] && b.values[j] == a.values[i]) return true;
+        if (rest_equal) return true;
     }
     return false;
 }
@@ -51,6 +44,9 @@ bool swapped_pair(const Candidate& a, const Candidate& b) {
 std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all) {
     std::vector<Candidate> out;
     const std::vector<ParamSpec>& params = from.family->params;
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (const auto& [first, second] : from.family->swappable_params)
+        pairs.emplace_back(from.family->param_index(first), from.family->param_index(second));
     for (const Candidate& c : all) {
         if (c.family != from.family) continue;
         int moved = 0;
@@ -66,7 +62,7 @@ std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vec
             one_step = params[i].split_count || std::abs(static_cast<int>(a - b)) == 1;
             ++moved;
         }
-        if ((one_step && moved == 1) || swapped_pair(from, c)) out.push_back(c);
+        if ((one_step && moved == 1) || swapped_pair(from, c, pairs)) out.push_back(c);
     }
     return out;
 }
@@ -87,19 +83,19 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
             break;
         }
         case Strategy::Model: {
-            // Candidates of one block tile with the same estimate differ only where the
-            // model sees no difference (BK, STAGES and the like): time the first of each such
-            // tie and leave its variants to refinement, so top_k timings try top_k estimates.
-            // Other tiles that the model happens to rate alike are timed each: on large NN
-            // squares, 128x256 tiles of C and 256x128 tiles of C^T (93% and 98% of cuBLAS
-            // on the H200 as 8x16 and 16x8 thread tiles), where the first alone was timed.
+            // Candidates with the same estimate mostly differ only where the model sees no
+            // difference (BK, STAGES and the like): time the first of each such tie and leave
+            // its variants to refinement, so top_k timings try about top_k estimates. A tile
+            // of C and a tile of C^T are never one tie: on large NN squares the model rates
+            // 128x256 tiles of C and 256x128 tiles of C^T alike by construction, and with
+            // 16x8 thread tiles the H200 ran the second at 98% of cuBLAS, the first at 93-96%.
             std::vector<double> chosen_costs;
             for (const Candidate& c : rank_by_cost(all, shape, device)) {
                 if (chosen.size() == static_cast<std::size_t>(plan.top_k)) break;
                 const double cost = estimate_cost(c, shape, device).seconds;
                 bool tie = false;
                 for (std::size_t i = 0; i < chosen.size() && !tie; ++i)
-                    tie = chosen_costs[i] == cost && same_block_tile(chosen[i], c);
+                    tie = chosen[i].family == c.family && chosen_costs[i] == cost && same_output_tiling(chosen[i], c);
                 if (tie) continue;
                 chosen.push_back(c);
                 chosen_costs.push_back(cost);

@@ -1,7 +1,8 @@
 // Search strategies: which of a shape's candidates get compiled and timed, in what order.
 //
 //   model       (default) rank every candidate with the cost model; time the best top_k
-//               (one candidate of each tie: same family, same estimate), plus the
+//               (one candidate of each tie: same family, same estimate, both tiles of C
+//               or both of C^T), plus the
 //               winners of the nearest tuned shapes of this device that can run
 //               this shape (the database's nearest-shape rule, db/selection.h); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by

@@ -7,10 +7,14 @@
 
 namespace sgemm {
 
-int Family::value(const ParamValues& values, const std::string& param) const {
-    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
-        if (params[i].name == param) return values[i];
+std::size_t Family::param_index(const std::string& param) const {
+    for (std::size_t i = 0; i < params.size(); ++i)
+        if (params[i].name == param) return i;
     throw Error("family " + name + " has no parameter " + param);
+}
+
+int Family::value(const ParamValues& values, const std::string& param) const {
+    return values.at(param_index(param));
 }
 
 std::string Family::name_expression(const ParamValues& values) const {

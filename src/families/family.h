@@ -43,9 +43,9 @@ struct Family {
     std::vector<ParamSpec> params;
     ParamValues defaults;
     // Pairs of parameters whose values one refinement move may trade (tuner/search.h).
-    // Warptile's TM and TN: a thread tile turned on its side keeps the cost model's estimate,
-    // yet 16x8 and 8x16 differ by 5% on the H200, and moving one parameter at a time cannot
-    // turn it without passing through a slower tile.
+    // Warptile's TM and TN: a thread tile turned on its side. 16x8 and 8x16 ran 2-4% apart
+    // on the H200, and moving one parameter at a time cannot turn it without passing
+    // through a slower tile (8x8 or 16x16).
     std::vector<std::pair<std::string, std::string>> swappable_params;
     int min_sm = 70;
     // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have. The ladder
@@ -63,6 +63,8 @@ struct Family {
 
     // The value of parameter `param` in `values`; throws for an unknown name.
     int value(const ParamValues& values, const std::string& param) const;
+    // Where parameter `param` sits in params (and in every ParamValues); throws for an unknown name.
+    std::size_t param_index(const std::string& param) const;
     // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates (the values in
     // order; a split count as "true" or "false", whether it exceeds 1).
     std::string name_expression(const ParamValues& values) const;

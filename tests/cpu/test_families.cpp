@@ -1,6 +1,8 @@
 // Family data: parameter spaces, constraints and launch geometry, without compiling.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "src/families/registry.h"
 #include "src/util/error.h"
 #include "templates/sgemm_common.cuh"
@@ -35,6 +37,20 @@ TEST(Families, ConstraintsPruneTheSpace) {
     EXPECT_LT(valid.size(), product);
     // Every pruned point has a reason.
     EXPECT_NE(f.invalid_reason({32, 32, 4, 16, 16}, Arch{90}), "");
+}
+
+// A swappable pair (Family::swappable_params) names two parameters of the family that share
+// values to trade; an unknown name is an error, not a pair that silently never moves.
+TEST(Families, SwappableParametersExistAndShareValues) {
+    for (const Family& f : all_families())
+        for (const auto& [first, second] : f.swappable_params) {
+            const auto& a = f.params.at(f.param_index(first)).values;
+            const auto& b = f.params.at(f.param_index(second)).values;
+            EXPECT_TRUE(std::any_of(a.begin(), a.end(), [&](int v) { return std::count(b.begin(), b.end(), v) > 0; }))
+                << f.name << ": " << first << " and " << second;
+        }
+    EXPECT_THROW(find_family("warptile").param_index("TK"), Error);
+    EXPECT_EQ(find_family("warptile").param_index("TN"), 6u);
 }
 
 TEST(Families, CpAsyncNeedsAmpere) {
