@@ -29,7 +29,9 @@ std::string to_string(Strategy strategy) {
 namespace {
 // Whether b is a with the values of one of `pairs` (indices of parameters) traded, and
 // nothing else changed.
-bool swapped_pair(const Candidate& a, const Candidate& b, const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+using IndexPairs = std::vector<std::pair<std::size_t, std::size_t>>;
+
+bool swapped_pair(const Candidate& a, const Candidate& b, const IndexPairs& pairs) {
     for (const auto& [i, j] : pairs) {
         if (a.values[i] == a.values[j] || b.values[i] != a.values[j] || b.values[j] != a.values[i]) continue;
         bool rest_equal = true;
@@ -44,7 +46,7 @@ bool swapped_pair(const Candidate& a, const Candidate& b, const std::vector<std:
 std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all) {
     std::vector<Candidate> out;
     const std::vector<ParamSpec>& params = from.family->params;
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    IndexPairs pairs;
     for (const auto& [first, second] : from.family->swappable_params)
         pairs.emplace_back(from.family->param_index(first), from.family->param_index(second));
     for (const Candidate& c : all) {
