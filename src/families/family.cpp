@@ -14,7 +14,11 @@ std::size_t Family::param_index(const std::string& param) const {
 }
 
 int Family::value(const ParamValues& values, const std::string& param) const {
-    return values.at(param_index(param));
+    const std::size_t i = param_index(param);
+    if (i >= values.size())
+        throw Error("family " + name + " takes " + std::to_string(params.size()) + " parameters, got " +
+                    std::to_string(values.size()));
+    return values[i];
 }
 
 std::string Family::name_expression(const ParamValues& values) const {
