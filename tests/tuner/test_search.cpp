@@ -40,6 +40,15 @@ std::set<ParamValues> values_of(const std::vector<Candidate>& cs) {
     return out;
 }
 
+bool contains(const std::vector<Candidate>& cs, const Candidate& c) {
+    return std::find(cs.begin(), cs.end(), c) != cs.end();
+}
+
+// The warptile candidates of an NN 4096^3 GEMM on sm_90.
+std::vector<Candidate> warptile_4096() {
+    return enumerate_candidates(nn(4096, 4096, 4096), Arch{90}, {"warptile"});
+}
+
 // How many parameters a and b differ in.
 int params_changed(const Candidate& a, const Candidate& b) {
     int changed = 0;
@@ -247,14 +256,13 @@ TEST(Search, ModelTimesOneCandidateOfEachTie) {
 // 128x256 tiles of C and 256x128 tiles of C^T alike, and both are timed.
 TEST(Search, ModelTimesEachTileItRatesAlike) {
     const ShapeKey key = nn(4096, 4096, 4096);
-    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
     const Family& f = find_family("warptile");
     const Candidate of_c{&f, {128, 256, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0}};
     const Candidate of_c_transposed{&f, {256, 128, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1}};
     ASSERT_EQ(estimate_cost(of_c, key, h200()).seconds, estimate_cost(of_c_transposed, key, h200()).seconds);
-    const std::vector<Candidate> chosen = choose_candidates(all, key, h200(), SearchPlan{}, {});
-    EXPECT_NE(std::find(chosen.begin(), chosen.end(), of_c), chosen.end());
-    EXPECT_NE(std::find(chosen.begin(), chosen.end(), of_c_transposed), chosen.end());
+    const std::vector<Candidate> chosen = choose_candidates(warptile_4096(), key, h200(), SearchPlan{}, {});
+    EXPECT_TRUE(contains(chosen, of_c));
+    EXPECT_TRUE(contains(chosen, of_c_transposed));
     // Their variants in BK and STAGES, which the model cannot see, still wait for refinement:
     // each tile is timed once, at the first BK and STAGES of the lists it allows.
     for (const Candidate& c : chosen) {
@@ -285,17 +293,15 @@ TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
 // A thread tile turned on its side (warptile's TM and TN traded) is one move away: moving one
 // of them at a time passes through 8x8 or 16x16 tiles, which may be slower than both.
 TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
-    const ShapeKey key = nn(4096, 4096, 4096);
-    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
+    const std::vector<Candidate> all = warptile_4096();
     const Family& f = find_family("warptile");
     const Candidate wide{&f, {256, 128, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 1}};
     const Candidate tall{&f, {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1}};
-    ASSERT_NE(std::find(all.begin(), all.end(), wide), all.end());
-    ASSERT_NE(std::find(all.begin(), all.end(), tall), all.end());
+    ASSERT_TRUE(contains(all, wide));
+    ASSERT_TRUE(contains(all, tall));
     const std::vector<Candidate> from_wide = one_step_neighbours(wide, all);
-    EXPECT_NE(std::find(from_wide.begin(), from_wide.end(), tall), from_wide.end());
-    const std::vector<Candidate> from_tall = one_step_neighbours(tall, all);
-    EXPECT_NE(std::find(from_tall.begin(), from_tall.end(), wide), from_tall.end());
+    EXPECT_TRUE(contains(from_wide, tall));
+    EXPECT_TRUE(contains(one_step_neighbours(tall, all), wide));
     // Only the pair trades: every other neighbour still differs in one parameter.
     for (const Candidate& c : from_wide) {
         if (c == tall) continue;
@@ -303,7 +309,7 @@ TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
     }
     // A square thread tile has nothing to trade.
     const Candidate square{&f, {128, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0}};
-    ASSERT_NE(std::find(all.begin(), all.end(), square), all.end());
+    ASSERT_TRUE(contains(all, square));
     for (const Candidate& c : one_step_neighbours(square, all))
         EXPECT_EQ(params_changed(c, square), 1) << c.describe();
 }
