@@ -47,14 +47,14 @@ __device__ __forceinline__ void sgemm_splitk_store_partial4(const SgemmArgs& p, 
 }
 
 // Every thread of the block calls this after storing its partials; true in the block that
-// arrives last. `tile` numbers the block's C tile uniquely among the launch's tiles
-// (< SGEMM_WORKSPACE_MAX_COUNTERS).
-__device__ __forceinline__ bool sgemm_splitk_arrive(const SgemmArgs& p, unsigned tile) {
+// arrives last of the `blocks` that share the tile. `tile` numbers the block's C tile
+// uniquely among the launch's tiles (< SGEMM_WORKSPACE_MAX_COUNTERS).
+__device__ __forceinline__ bool sgemm_splitk_arrive(const SgemmArgs& p, unsigned tile, unsigned blocks) {
     __shared__ bool last_block;
     unsigned* counters = static_cast<unsigned*>(p.workspace);
     __threadfence();  // this block's partials are visible device-wide before it counts in
     __syncthreads();
-    if (threadIdx.x == 0) last_block = atomicAdd(&counters[tile], 1u) == gridDim.y - 1;
+    if (threadIdx.x == 0) last_block = atomicAdd(&counters[tile], 1u) == blocks - 1;
     __syncthreads();
     if (!last_block) return false;
     __threadfence();
@@ -141,7 +141,7 @@ __device__ void sgemm_splitk_sum_tile(const SgemmArgs& p, int m0, int rows, int 
 template <int THREADS>
 __device__ void sgemm_splitk_finish(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
                                     SgemmTimeline& timeline) {
-    if (timeline.arrived(sgemm_splitk_arrive(p, tile))) sgemm_splitk_sum_tile<THREADS, 1, 4, 4>(p, m0, rows, n0, cols, false);
+    if (timeline.arrived(sgemm_splitk_arrive(p, tile, gridDim.y))) sgemm_splitk_sum_tile<THREADS, 1, 4, 4>(p, m0, rows, n0, cols, false);
 }
 
 // The same four columns at a time, with QUADS float4 loads in flight per thread: only
@@ -151,6 +151,6 @@ template <int THREADS, int QUADS>
 __device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols, bool c_vec,
                                      SgemmTimeline& timeline) {
     constexpr int BATCH = QUADS < 4 ? QUADS : 4;
-    if (timeline.arrived(sgemm_splitk_arrive(p, tile)))
+    if (timeline.arrived(sgemm_splitk_arrive(p, tile, gridDim.y)))
         sgemm_splitk_sum_tile<THREADS, 4, BATCH, QUADS / BATCH>(p, m0, rows, n0, cols, c_vec);
 }

@@ -81,6 +81,12 @@ constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stage
     return pipeline > reduction ? pipeline : reduction;
 }
 
+// The workspace of a stream-K tail of `blocks` blocks (sgemm_warptile_stream_k): the tile
+// counters, then two partial BM x BN tiles per block.
+constexpr unsigned long long sgemm_stream_k_workspace_bytes(int bm, int bn, int blocks) {
+    return SGEMM_WORKSPACE_COUNTER_BYTES + 2ull * blocks * bm * bn * 4;
+}
+
 #if defined(__CUDACC__)
 #include "sgemm_cp_async.cuh"
 #include "sgemm_splitk.cuh"
@@ -257,127 +263,163 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
     }
 }
 
-// The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
-// slice. Dynamic shared memory: sgemm_warptile_shared_bytes. One block per SM is all the
-// launch bounds promise: left free, ptxas squeezes configurations that need a little over
-// 128 registers into 128 (two 256-thread blocks per SM) and spills.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
-sgemm_warptile(const SgemmArgs p) {
-    SgemmTimeline timeline;
-    timeline.mark(SGEMM_MARK_START);
-    constexpr int WARPS_N = BN / WN;
-    constexpr int GROUP_THREADS = (BM / WM) * WARPS_N * 32;  // one group of warps covers the block tile
-    constexpr int THREADS = GROUP_THREADS * WK;
-    constexpr int GROUP_K = BK / WK;                          // values of k per tile for each group
-    constexpr int LANES_N = WN / TN;  // a warp's lanes form (WM / TM) x LANES_N
-    constexpr int STRIP_M = 4 * (WM / TM);
-    constexpr int STRIP_N = 4 * LANES_N;
+// One block's view of a configuration: its operands in the tile's A and B places, its
+// shared-memory stages, where its threads sit, and the steps both kernels below are made of.
+// Every method is inlined, so each kernel compiles as if written out in one piece.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, int CT>
+struct SgemmWarptileBlock {
+    static constexpr int WARPS_N = BN / WN;
+    static constexpr int GROUP_THREADS = (BM / WM) * WARPS_N * 32;  // one group of warps covers the block tile
+    static constexpr int THREADS = GROUP_THREADS * WK;
+    static constexpr int GROUP_K = BK / WK;                          // values of k per tile for each group
+    static constexpr int LANES_N = WN / TN;  // a warp's lanes form (WM / TM) x LANES_N
+    static constexpr int STRIP_M = 4 * (WM / TM);
+    static constexpr int STRIP_N = 4 * LANES_N;
+    static constexpr int QUADS = TM * TN / 4;  // a thread's accumulators as float4s
     static_assert((WM / TM) * LANES_N == 32 && TM % 4 == 0 && TN % 4 == 0, "a warp's 32 lanes cover its tile");
     static_assert(STAGES >= 2, "the pipeline needs a stage to compute on and one to fill");
     static_assert(BK % WK == 0 && GROUP_K >= 2, "each group of warps takes a run of at least 2 k per tile");
-    // The operands in the tile's A and B places, and the extents of the C (or C^T) they make.
     // B, the weights in decoding, is the one fetched under the evict-first policy.
-    const float* const A = CT ? p.B : p.A;
-    const float* const B = CT ? p.A : p.B;
-    const int lda = CT ? p.ldb : p.lda, ldb = CT ? p.lda : p.ldb;
-    const int M = CT ? p.N : p.M, N = CT ? p.M : p.N;
     using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1>;
     using BTile = SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0>;
-    constexpr int A_STAGE = BK * ATile::STRIDE;
-    constexpr int B_STAGE = BK * BTile::STRIDE;
-    extern __shared__ __align__(16) float smem[];
-    float* const As = smem;                     // [STAGES][BK][ATile::STRIDE]
-    float* const Bs = smem + STAGES * A_STAGE;  // [STAGES][BK][BTile::STRIDE]
+    static constexpr int A_STAGE = BK * ATile::STRIDE;
+    static constexpr int B_STAGE = BK * BTile::STRIDE;
+    using Accumulators = float[TM][TN];
 
-    int tile_m, tile_n;
-    sgemm_swizzle(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, tile_m, tile_n);
-    const int m0 = tile_m * BM, n0 = tile_n * BN;
-    const bool interior = m0 + BM <= M && n0 + BN <= N;  // then only the last k tile needs checks
+    const SgemmArgs& p;
+    // The operands in the tile's A and B places, and the extents of the C (or C^T) they make.
+    const float* const A;
+    const float* const B;
+    const int lda, ldb, M, N;
+    float* const As;  // [STAGES][BK][ATile::STRIDE]
+    float* const Bs;  // [STAGES][BK][BTile::STRIDE]
+    const int group, group_thread, warp, lane;
 
-    // This block's slice of k tiles; a late slice may be empty and then adds zeros.
-    const int k_tiles = (p.K + BK - 1) / BK;
-    const int slice_tiles = (k_tiles + gridDim.y - 1) / gridDim.y;
-    const int first_tile = blockIdx.y * slice_tiles;
-    const int tiles = max(0, min(slice_tiles, k_tiles - first_tile));
+    __device__ __forceinline__ SgemmWarptileBlock(const SgemmArgs& args, float* smem)
+        : p(args),
+          A(CT ? args.B : args.A),
+          B(CT ? args.A : args.B),
+          lda(CT ? args.ldb : args.lda),
+          ldb(CT ? args.lda : args.ldb),
+          M(CT ? args.N : args.M),
+          N(CT ? args.M : args.N),
+          As(smem),
+          Bs(smem + STAGES * A_STAGE),
+          group(threadIdx.x / GROUP_THREADS),
+          group_thread(threadIdx.x % GROUP_THREADS),
+          warp(group_thread / 32),
+          lane(threadIdx.x % 32) {}
 
-    ATile a_tile(A, lda, m0, M, first_tile * BK);
-    BTile b_tile(B, ldb, n0, N, first_tile * BK);
-    // Tiles must be loaded in order t = 0, 1, ...: the loaders walk along k.
-    auto load_tile = [&](int stage, int t) {
-        const int k0 = (first_tile + t) * BK;
-        float* as = As + stage * A_STAGE;
-        float* bs = Bs + stage * B_STAGE;
-        if (interior && k0 + BK <= p.K) {
-            a_tile.template load<false>(as, A, lda, k0, p.K);
-            b_tile.template load<false>(bs, B, ldb, k0, p.K);
-        } else {
-            a_tile.template load<true>(as, A, lda, k0, p.K);
-            b_tile.template load<true>(bs, B, ldb, k0, p.K);
-        }
-    };
+    __device__ __forceinline__ int tiles_m() const { return (M + BM - 1) / BM; }
+    __device__ __forceinline__ int tiles_n() const { return (N + BN - 1) / BN; }
+    __device__ __forceinline__ int k_tiles() const { return (p.K + BK - 1) / BK; }
 
-    const int group = threadIdx.x / GROUP_THREADS, group_thread = threadIdx.x % GROUP_THREADS;
-    const int warp = group_thread / 32, lane = threadIdx.x % 32;
-    const int group_k0 = group * GROUP_K;
-    const float* const a_frag_src = As + group_k0 * ATile::STRIDE + (warp / WARPS_N) * WM + lane / LANES_N * 4;
-    const float* const b_frag_src = Bs + group_k0 * BTile::STRIDE + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+    // Adds the products of k tiles first_tile .. first_tile + tiles - 1 of the block tile at
+    // (m0, n0) to acc. It leaves copies pending (empty groups, or none) and no barrier after
+    // the last reads of the stages: before the stages are filled again, wait for the copies
+    // and synchronise.
+    __device__ __forceinline__ void accumulate(int m0, int n0, int first_tile, int tiles, Accumulators& acc) const {
+        const bool interior = m0 + BM <= M && n0 + BN <= N;  // then only the last k tile needs checks
+        ATile a_tile(A, lda, m0, M, first_tile * BK);
+        BTile b_tile(B, ldb, n0, N, first_tile * BK);
+        // Tiles must be loaded in order t = 0, 1, ...: the loaders walk along k.
+        auto load_tile = [&](int stage, int t) {
+            const int k0 = (first_tile + t) * BK;
+            float* as = As + stage * A_STAGE;
+            float* bs = Bs + stage * B_STAGE;
+            if (interior && k0 + BK <= p.K) {
+                a_tile.template load<false>(as, A, lda, k0, p.K);
+                b_tile.template load<false>(bs, B, ldb, k0, p.K);
+            } else {
+                a_tile.template load<true>(as, A, lda, k0, p.K);
+                b_tile.template load<true>(bs, B, ldb, k0, p.K);
+            }
+        };
 
-    float acc[TM][TN] = {};
-    float a_frag[2][TM], b_frag[2][TN];
+        const int group_k0 = group * GROUP_K;
+        const float* const a_frag_src = As + group_k0 * ATile::STRIDE + (warp / WARPS_N) * WM + lane / LANES_N * 4;
+        const float* const b_frag_src = Bs + group_k0 * BTile::STRIDE + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+        float a_frag[2][TM], b_frag[2][TN];
 
-    // Fill all stages but one; each tile is one commit group, so "tile t has landed" is
-    // "at most STAGES-2 groups are pending" once the group of tile t+STAGES-2 is committed.
+        // Fill all stages but one; each tile is one commit group, so "tile t has landed" is
+        // "at most STAGES-2 groups are pending" once the group of tile t+STAGES-2 is committed.
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles) load_tile(s, s);
-        sgemm_cp_async_commit();
-    }
-    sgemm_cp_async_wait<STAGES - 2>();
-    __syncthreads();
-    int read_stage = 0, write_stage = STAGES - 1;
-    sgemm_load_fragment<TM, STRIP_M>(a_frag[0], a_frag_src);
-    sgemm_load_fragment<TN, STRIP_N>(b_frag[0], b_frag_src);
+        for (int s = 0; s < STAGES - 1; ++s) {
+            if (s < tiles) load_tile(s, s);
+            sgemm_cp_async_commit();
+        }
+        sgemm_cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        int read_stage = 0, write_stage = STAGES - 1;
+        sgemm_load_fragment<TM, STRIP_M>(a_frag[0], a_frag_src);
+        sgemm_load_fragment<TN, STRIP_N>(b_frag[0], b_frag_src);
 
 #pragma unroll 1
-    for (int t = 0; t < tiles; ++t) {
+        for (int t = 0; t < tiles; ++t) {
 #pragma unroll
-        for (int k = 0; k < GROUP_K; ++k) {
-            if (k == GROUP_K - 1) {
-                // The next tile's first fragments are read below: wait until it has landed
-                // and every thread's copies of it are visible. Past this barrier no thread
-                // reads the stage of tile t, which tile t+STAGES refills.
-                sgemm_cp_async_wait<STAGES - 2>();
-                __syncthreads();
-                read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+            for (int k = 0; k < GROUP_K; ++k) {
+                if (k == GROUP_K - 1) {
+                    // The next tile's first fragments are read below: wait until it has landed
+                    // and every thread's copies of it are visible. Past this barrier no thread
+                    // reads the stage of tile t, which tile t+STAGES refills.
+                    sgemm_cp_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+                }
+                const int next_k = (k + 1) % GROUP_K;
+                sgemm_load_fragment<TM, STRIP_M>(a_frag[(k + 1) % 2], a_frag_src + read_stage * A_STAGE + next_k * ATile::STRIDE);
+                sgemm_load_fragment<TN, STRIP_N>(b_frag[(k + 1) % 2], b_frag_src + read_stage * B_STAGE + next_k * BTile::STRIDE);
+                if (k == 0) {
+                    // The stage of tile t-1 is free: every thread passed the barrier after its
+                    // last read. An empty group keeps the count uniform near the end of k.
+                    if (t + STAGES - 1 < tiles) load_tile(write_stage, t + STAGES - 1);
+                    sgemm_cp_async_commit();
+                    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+                }
+                sgemm_outer_product<TM, TN>(acc, a_frag[k % 2], b_frag[k % 2]);
             }
-            const int next_k = (k + 1) % GROUP_K;
-            sgemm_load_fragment<TM, STRIP_M>(a_frag[(k + 1) % 2], a_frag_src + read_stage * A_STAGE + next_k * ATile::STRIDE);
-            sgemm_load_fragment<TN, STRIP_N>(b_frag[(k + 1) % 2], b_frag_src + read_stage * B_STAGE + next_k * BTile::STRIDE);
-            if (k == 0) {
-                // The stage of tile t-1 is free: every thread passed the barrier after its
-                // last read. An empty group keeps the count uniform near the end of k.
-                if (t + STAGES - 1 < tiles) load_tile(write_stage, t + STAGES - 1);
-                sgemm_cp_async_commit();
-                write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
-            }
-            sgemm_outer_product<TM, TN>(acc, a_frag[k % 2], b_frag[k % 2]);
         }
     }
 
-    timeline.mark(SGEMM_MARK_LOOP_END);
-    // The thread's element (i, j) lies at row row0 + (i/4)*STRIP_M + i%4, column
-    // col0 + (j/4)*STRIP_N + j%4 of the tile's matrix (C, or C^T with CT): its 4 x 4 blocks
-    // are rows row(i) by columns col(g) .. +3.
-    const int row0 = m0 + (warp / WARPS_N) * WM + lane / LANES_N * 4;
-    const int col0 = n0 + (warp % WARPS_N) * WN + lane % LANES_N * 4;
-    auto row = [&](int i) { return row0 + i / 4 * STRIP_M + i % 4; };
-    auto col = [&](int g) { return col0 + g * STRIP_N; };
-    auto quad = [&](int i, int g) { return make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]); };
-    // Calls store(row, column, float4) for the thread's accumulators as float4s along rows of
-    // C. With CT the tile is one of C^T: a float4 gathers 4 consecutive i of one j, which
-    // are 4 consecutive columns of one row of C.
-    auto for_each_c_quad = [&](auto&& store) {
+    // WK > 1: sums the groups' accumulators into group 0's. Every group's copies have landed
+    // and no warp reads a stage any more: the stages' memory takes groups 1 .. WK-1's tiles,
+    // each thread's quads GROUP_THREADS apart (consecutive threads, consecutive float4s: no
+    // bank conflicts). Group 0 adds them in group order, so results repeat bit for bit.
+    __device__ __forceinline__ void sum_groups(Accumulators& acc) const {
+        float4* const partials = reinterpret_cast<float4*>(As);
+        sgemm_cp_async_wait<0>();
+        __syncthreads();
+        if (group > 0)
+#pragma unroll
+            for (int q = 0; q < QUADS; ++q) partials[((group - 1) * QUADS + q) * GROUP_THREADS + group_thread] = quad(acc, q);
+        __syncthreads();
+        if (group == 0)
+#pragma unroll 1
+            for (int other = 1; other < WK; ++other)
+#pragma unroll
+                for (int q = 0; q < QUADS; ++q) add_quad(acc, q, partials[((other - 1) * QUADS + q) * GROUP_THREADS + group_thread]);
+    }
+
+    // A thread's accumulators as float4s: quad q is row q / (TN/4), columns 4 (q % (TN/4)) .. +3.
+    static __device__ __forceinline__ float4 quad(const Accumulators& acc, int q) {
+        const int i = q / (TN / 4), j = 4 * (q % (TN / 4));
+        return make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+    }
+    static __device__ __forceinline__ void add_quad(Accumulators& acc, int q, float4 v) {
+        const int i = q / (TN / 4), j = 4 * (q % (TN / 4));
+        acc[i][j] += v.x; acc[i][j + 1] += v.y; acc[i][j + 2] += v.z; acc[i][j + 3] += v.w;
+    }
+
+    // Calls store(row, column, float4) for the thread's accumulators of the tile at (m0, n0) as
+    // float4s along rows of C. The thread's element (i, j) lies at row row0 + (i/4)*STRIP_M + i%4,
+    // column col0 + (j/4)*STRIP_N + j%4 of the tile's matrix (C, or C^T with CT). With CT a
+    // float4 gathers 4 consecutive i of one j, which are 4 consecutive columns of one row of C.
+    template <class Store>
+    __device__ __forceinline__ void for_each_c_quad(const Accumulators& acc, int m0, int n0, Store&& store) const {
+        const int row0 = m0 + (warp / WARPS_N) * WM + lane / LANES_N * 4;
+        const int col0 = n0 + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+        auto row = [&](int i) { return row0 + i / 4 * STRIP_M + i % 4; };
+        auto col = [&](int g) { return col0 + g * STRIP_N; };
         if (CT) {
 #pragma unroll
             for (int i = 0; i < TM; i += 4)
@@ -388,37 +430,45 @@ sgemm_warptile(const SgemmArgs p) {
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
-                for (int g = 0; g < TN / 4; ++g) store(row(i), col(g), quad(i, g));
+                for (int g = 0; g < TN / 4; ++g) store(row(i), col(g), quad(acc, i * (TN / 4) + g));
         }
-    };
-
-    if (WK > 1) {
-        // Every group's copies have landed and no warp reads a stage any more: the stages'
-        // memory takes groups 1 .. WK-1's tiles, each thread's quads GROUP_THREADS apart
-        // (consecutive threads, consecutive float4s: no bank conflicts). Group 0 adds them
-        // in group order, so results repeat bit for bit.
-        constexpr int QUADS = TM * TN / 4;
-        float4* const partials = reinterpret_cast<float4*>(smem);
-        sgemm_cp_async_wait<0>();
-        __syncthreads();
-        if (group > 0)
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int g = 0; g < TN / 4; ++g)
-                    partials[((group - 1) * QUADS + i * (TN / 4) + g) * GROUP_THREADS + group_thread] = quad(i, g);
-        __syncthreads();
-        if (group == 0)
-#pragma unroll 1
-            for (int other = 1; other < WK; ++other)
-#pragma unroll
-                for (int i = 0; i < TM; ++i)
-#pragma unroll
-                    for (int g = 0; g < TN / 4; ++g) {
-                        const float4 v = partials[((other - 1) * QUADS + i * (TN / 4) + g) * GROUP_THREADS + group_thread];
-                        acc[i][4 * g] += v.x; acc[i][4 * g + 1] += v.y; acc[i][4 * g + 2] += v.z; acc[i][4 * g + 3] += v.w;
-                    }
     }
+
+    // Writes the tile at (m0, n0) of C through the epilogue (alpha, beta); c_vec: C takes
+    // 16-byte accesses (sgemm_vec4_ok).
+    __device__ __forceinline__ void store_c(const Accumulators& acc, int m0, int n0, bool c_vec) const {
+        for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_store4(p, r, c, v, c_vec); });
+    }
+};
+
+// The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
+// slice. A launch may cover only the first gridDim.x tiles, leaving the rest to the stream-K
+// tail (sgemm_warptile_stream_k). Dynamic shared memory: sgemm_warptile_shared_bytes. One
+// block per SM is all the launch bounds promise: left free, ptxas squeezes configurations
+// that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
+sgemm_warptile(const SgemmArgs p) {
+    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT>;
+    SgemmTimeline timeline;
+    timeline.mark(SGEMM_MARK_START);
+    extern __shared__ __align__(16) float smem[];
+    const Block block(p, smem);
+
+    int tile_m, tile_n;
+    sgemm_swizzle(blockIdx.x, block.tiles_m(), block.tiles_n(), tile_m, tile_n);
+    const int m0 = tile_m * BM, n0 = tile_n * BN;
+
+    // This block's slice of k tiles; a late slice may be empty and then adds zeros.
+    const int k_tiles = block.k_tiles();
+    const int slice_tiles = (k_tiles + gridDim.y - 1) / gridDim.y;
+    const int first_tile = blockIdx.y * slice_tiles;
+    const int tiles = max(0, min(slice_tiles, k_tiles - first_tile));
+
+    float acc[TM][TN] = {};
+    block.accumulate(m0, n0, first_tile, tiles, acc);
+    timeline.mark(SGEMM_MARK_LOOP_END);
+    if (WK > 1) block.sum_groups(acc);
 
     const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
     if (SPLIT_K) {
@@ -428,23 +478,120 @@ sgemm_warptile(const SgemmArgs p) {
         // thread tiles 3 to 9 more, which leaves as many blocks per SM, the others no more.
         constexpr int QUADS_IN_FLIGHT = 16;
         const bool vec = sgemm_vec4_ok(sgemm_splitk_partials(p, 0), p.N);
-        if (group == 0)
-            for_each_c_quad([&](int r, int c, float4 v) { sgemm_splitk_store_partial4(p, blockIdx.y, r, c, v, vec); });
+        if (block.group == 0)
+            block.for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_splitk_store_partial4(p, blockIdx.y, r, c, v, vec); });
         timeline.mark(SGEMM_MARK_PARTIAL_STORED);
         // The block's tile as rows and columns of C.
         const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
         if (vec)
-            sgemm_splitk_finish4<THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, c_vec, timeline);
+            sgemm_splitk_finish4<Block::THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, c_vec, timeline);
         else
-            sgemm_splitk_finish<THREADS>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, timeline);
+            sgemm_splitk_finish<Block::THREADS>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, timeline);
         timeline.mark(SGEMM_MARK_END);
         timeline.store(p);
         return;
     }
-    if (group > 0) return;
-    for_each_c_quad([&](int r, int c, float4 v) { sgemm_store4(p, r, c, v, c_vec); });
+    if (block.group > 0) return;
+    block.store_c(acc, m0, n0, c_vec);
     timeline.mark(SGEMM_MARK_END);
     timeline.store(p);
+}
+
+// The stream-K tail. When a launch's tiles leave its last wave part empty (4096^3 in 256x128
+// tiles: 512 blocks for 132 SMs, the fourth wave 116 blocks with 16 SMs idle), the host
+// launches sgemm_warptile over whole waves only, the first tiles - tiles % R tiles, R being
+// the number of SMs, and this kernel over the rest. The k tiles of those last tiles, laid end
+// to end (tile after tile, k in order within a tile), are cut into R runs of equal length,
+// one per SM. A run is shorter than a tile, so it covers at most two parts of tiles: the
+// last k tiles of one (its first part) and the first k tiles of the next (its head).
+//
+// The grid is 2R blocks, each one part. Blocks 0 .. R-1 are the heads: one wave that starts
+// at k = 0 together, as the blocks of a whole wave do, so they share the operands' k window
+// in L2. Blocks R .. 2R-1 are the first parts, and start as SMs free up, in block order; so
+// the j-th of them takes the first part of the run with the j-th shortest head, and each SM
+// works about one run in all. A whole tile a block writes to C. A part of a tile it stores
+// in the workspace as partial accumulators, each thread its own quads THREADS apart
+// (coalesced), then counts in on the tile (sgemm_splitk_arrive); the block that arrives last
+// adds the tile's parts in run order, so results repeat bit for bit, and writes C. No block
+// waits for another. The workspace holds two parts per run: sgemm_stream_k_workspace_bytes.
+//
+// One part per block, not a loop over a run's parts, keeps the live state around the k loop
+// that of sgemm_warptile: a block that looped over its run's parts ran its k loop in 254
+// registers, scheduled worse, and 4096^3 took 93% of cuBLAS's time against 98% without the
+// tail (H200). A separate kernel, not a path in sgemm_warptile, leaves the whole waves' loop
+// as it was: carried in the same binary, stream-K code ran 4096^3 at 91.3% of cuBLAS against
+// 98.2% (docs/RESULTS.md). This kernel takes sgemm_warptile's template arguments, so the host
+// finds its symbol from the main kernel's.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
+sgemm_warptile_stream_k(const SgemmArgs p) {
+    static_assert(WK == 1 && !SPLIT_K, "the stream-K tail shares k among blocks itself");
+    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT>;
+    constexpr int PART = Block::QUADS * Block::THREADS;  // float4s in one partial tile
+    extern __shared__ __align__(16) float smem[];
+    const Block block(p, smem);
+
+    const int runs = gridDim.x / 2;
+    const int tiles_m = block.tiles_m(), tiles_n = block.tiles_n(), k_tiles = block.k_tiles();
+    const int shared_tiles = tiles_m * tiles_n % runs, first_shared = tiles_m * tiles_n - shared_tiles;
+    // The host keeps shared_tiles * k_tiles below 2^31 (Family::unsupported_shape_reason).
+    const int work = shared_tiles * k_tiles, run = (work + runs - 1) / runs;
+    auto run_end = [&](int r) { return min((r + 1) * run, work); };
+    auto head_begin = [&](int r) { return max(r * run, (run_end(r) - 1) / k_tiles * k_tiles); };
+
+    int r, begin, end;  // this block's part: k iterations [begin, end) of run r
+    if (blockIdx.x < runs) {
+        r = blockIdx.x;
+        begin = head_begin(r);
+        end = run_end(r);
+    } else {
+        // Rank the runs by head length (ties by run): the j-th shortest is this block's.
+        __shared__ int chosen;
+        const int j = blockIdx.x - runs;
+        for (int i = threadIdx.x; i < runs; i += blockDim.x) {
+            const int head = run_end(i) - head_begin(i);
+            int rank = 0;
+            for (int l = 0; l < runs; ++l) {
+                const int other = run_end(l) - head_begin(l);
+                rank += other < head || (other == head && l < i);
+            }
+            if (rank == j) chosen = i;
+        }
+        __syncthreads();
+        r = chosen;
+        begin = r * run;
+        end = head_begin(r);
+    }
+    if (begin >= end) return;  // a run inside one tile, or past the work
+
+    const int t = begin / k_tiles, tile_begin = t * k_tiles, k0 = begin - tile_begin, k1 = end - tile_begin;
+    int tile_m, tile_n;
+    sgemm_swizzle(first_shared + t, tiles_m, tiles_n, tile_m, tile_n);
+    const int m0 = tile_m * BM, n0 = tile_n * BN;
+    float acc[TM][TN] = {};
+    block.accumulate(m0, n0, k0, k1 - k0, acc);
+
+    const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
+    if (k0 == 0 && k1 == k_tiles) {
+        block.store_c(acc, m0, n0, c_vec);
+        return;
+    }
+    // Run q's part of a tile sits in its first slot when the tile is where q begins.
+    float4* const parts = reinterpret_cast<float4*>(static_cast<char*>(p.workspace) + SGEMM_WORKSPACE_COUNTER_BYTES);
+    auto part_of = [&](int q) { return parts + (2 * q + (q * run >= tile_begin ? 0 : 1)) * PART + threadIdx.x; };
+    float4* const mine = part_of(r);
+#pragma unroll
+    for (int q = 0; q < Block::QUADS; ++q) mine[q * Block::THREADS] = Block::quad(acc, q);
+    const int first_run = tile_begin / run, last_run = (tile_begin + k_tiles - 1) / run;
+    if (!sgemm_splitk_arrive(p, t, last_run - first_run + 1)) return;
+    float sum[TM][TN] = {};
+#pragma unroll 1
+    for (int q = first_run; q <= last_run; ++q) {
+        const float4* const part = part_of(q);
+#pragma unroll
+        for (int i = 0; i < Block::QUADS; ++i) Block::add_quad(sum, i, __ldcg(part + i * Block::THREADS));
+    }
+    block.store_c(sum, m0, n0, c_vec);
 }
 
 #endif

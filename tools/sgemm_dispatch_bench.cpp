@@ -151,14 +151,9 @@ int main(int argc, char** argv) {
             if (cublas.sgemm_on_bound_stream(args, false, false) != CUBLAS_STATUS_SUCCESS) throw Error("cublasSgemm");
         };
         // The same launch as dispatch's, with nothing around it.
-        SgemmArgs launch_args = args;
-        void* params[] = {&launch_args};
-        const KernelLaunch& l = plan->launch;
         const auto bare = [&] {
             if (plan->route == Route::Cublas) return cublas_alone();
-            check(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel), l.geometry.grid, l.geometry.block, params,
-                                   l.geometry.dynamic_shared_bytes, stream.get()),
-                  "cudaLaunchKernel");
+            check(plan->launch.launch(args, stream.get()), "cudaLaunchKernel");
         };
 
         problem.poison_output(stream.get());

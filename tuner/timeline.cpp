@@ -27,6 +27,10 @@ std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, i
 LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, L2Flusher& flusher,
                                cudaStream_t stream) {
     const ProblemSpec& s = problem.spec();
+    // The tail's blocks would overwrite the marks with their partial tiles, and mark nothing.
+    if (kernel.family().has_tail(kernel.values()))
+        throw Error("a timeline records one kernel's blocks, and " + kernel.family().describe(kernel.values()) +
+                    " adds a stream-K tail: time it with SK=0");
     if (problem.workspace_bytes() < timeline_workspace_bytes(kernel, s.M, s.N, s.K))
         throw Error("the problem's workspace is too small for a timeline of " + kernel.family().describe(kernel.values()));
     const LaunchGeometry g = kernel.family().geometry(kernel.values(), s.M, s.N, s.K);

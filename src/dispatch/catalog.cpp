@@ -53,7 +53,8 @@ std::size_t workspace_bytes_needed(const Catalog& catalog) {
     std::size_t bytes = 0;
     for (const Winner& w : catalog.winners)
         if (const Family* f = family_of(w.kernel))
-            bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, w.shape.M, w.shape.N, w.shape.K));
+            bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, w.shape.M, w.shape.N, w.shape.K,
+                                                       catalog.device.sm_count));
     return bytes;
 }
 
@@ -74,7 +75,7 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     d.selection = select_kernel(catalog.winners, key, [&](const Winner& w, const ShapeKey& shape) -> std::string {
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
         const Family* f = family_of(w.kernel);
-        const std::size_t needs = f ? f->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K) : 0;
+        const std::size_t needs = f ? f->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, catalog.device.sm_count) : 0;
         if (needs > workspace_bytes)
             return "it would need " + std::to_string(needs) + " bytes of split-K workspace; each stream holds " +
                    std::to_string(workspace_bytes);

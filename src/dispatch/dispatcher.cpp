@@ -231,12 +231,17 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     else {
         const Family& f = *family_of(d.kernel);
         const LaunchGeometry g = f.geometry(d.kernel.params, key.M, key.N, key.K);
-        char geometry[200];
+        const int sms = catalog_.device.sm_count;
+        const StreamKSplit split = f.stream_k_split(d.kernel.params, key.M, key.N, key.K, sms);
+        char geometry[300];
         std::snprintf(geometry, sizeof geometry,
                       ": grid %u x %u x %u, %u threads, %u bytes of shared memory, %zu bytes of split-K workspace",
-                      g.grid.x, g.grid.y, g.grid.z, g.block.x, g.dynamic_shared_bytes,
-                      f.workspace_bytes(d.kernel.params, key.M, key.N, key.K));
+                      split.main_blocks, g.grid.y, g.grid.z, g.block.x, g.dynamic_shared_bytes,
+                      f.workspace_bytes(d.kernel.params, key.M, key.N, key.K, sms));
         launch = d.kernel.description + geometry;
+        if (split.tail_blocks > 0)
+            launch += ", then a stream-K tail of " + std::to_string(split.tail_blocks) + " blocks for the last " +
+                      std::to_string(g.grid.x - split.main_blocks) + " tiles";
     }
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";

@@ -79,7 +79,7 @@ Family decode_family() {
         return LaunchGeometry{dim3(ceil_div(M, d.mt), d.splits, ceil_div(N, d.bn)), dim3(d.threads()),
                               shared_bytes(d, K)};
     };
-    f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
+    f.workspace = [f](const ParamValues& v, int M, int N, int, int) -> std::size_t {
         return sgemm_splitk_workspace_bytes(decode_shape(f, v).splits, M, N);
     };
     f.records_timeline = true;

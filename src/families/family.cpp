@@ -24,10 +24,44 @@ int Family::value(const ParamValues& values, const std::string& param) const {
 std::string Family::name_expression(const ParamValues& values) const {
     std::string args;
     for (std::size_t i = 0; i < values.size() && i < params.size(); ++i) {
+        if (params[i].stream_k) continue;
         const std::string arg = params[i].split_count ? (values[i] > 1 ? "true" : "false") : std::to_string(values[i]);
         args += (args.empty() ? "" : ", ") + arg;
     }
     return kernel + "<" + args + ">";
+}
+
+bool Family::has_tail(const ParamValues& values) const {
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
+        if (params[i].stream_k && values[i] != 0) return true;
+    return false;
+}
+
+std::string Family::tail_name_expression(const ParamValues& values) const {
+    if (!has_tail(values)) return "";
+    const std::string main = name_expression(values);
+    return tail_kernel + main.substr(kernel.size());
+}
+
+std::string Family::tail_symbol(const ParamValues& values, const std::string& main_symbol) const {
+    if (!has_tail(values)) return "";
+    const std::string main_prefix = "_Z" + std::to_string(kernel.size()) + kernel;
+    if (main_symbol.compare(0, main_prefix.size(), main_prefix) != 0)
+        throw Error("kernel symbol " + main_symbol + " does not start with " + main_prefix);
+    return "_Z" + std::to_string(tail_kernel.size()) + tail_kernel + main_symbol.substr(main_prefix.size());
+}
+
+StreamKSplit Family::stream_k_split(const ParamValues& values, int M, int N, int K, int sms) const {
+    const unsigned tiles = geometry(values, M, N, K).grid.x;
+    const unsigned shared = has_tail(values) && sms > 0 ? tiles % static_cast<unsigned>(sms) : 0;
+    // The tail's grid: one block for the head of each SM's run, one for its first part.
+    return shared == 0 ? StreamKSplit{tiles, 0} : StreamKSplit{tiles - shared, 2u * static_cast<unsigned>(sms)};
+}
+
+bool Family::splits_k(const ParamValues& values) const {
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
+        if (params[i].split_count && values[i] > 1) return true;
+    return false;
 }
 
 std::string Family::describe(const ParamValues& values) const {
@@ -61,7 +95,7 @@ std::string Family::unsupported_shape_reason(const ParamValues& values, int M, i
     if (g.grid.y > 65535 || g.grid.z > 65535)
         return describe(values) + " would need a grid of " + std::to_string(g.grid.y) + " x " +
                std::to_string(g.grid.z) + " blocks in y and z; the limit is 65535";
-    if (workspace_bytes(values, M, N, K) > 0 &&
+    if (splits_k(values) &&
         static_cast<unsigned long long>(g.grid.x) * g.grid.z > SGEMM_WORKSPACE_MAX_COUNTERS)
         return describe(values) + " would need more split-K tile counters than the workspace holds (" +
                std::to_string(SGEMM_WORKSPACE_MAX_COUNTERS) + ")";
@@ -82,8 +116,8 @@ bool Family::reads_transposes(const ParamValues& values, bool trans_a, bool tran
     return flag("TA") == trans_a && flag("TB") == trans_b;
 }
 
-std::size_t Family::workspace_bytes(const ParamValues& values, int M, int N, int K) const {
-    return workspace ? workspace(values, M, N, K) : 0;
+std::size_t Family::workspace_bytes(const ParamValues& values, int M, int N, int K, int sms) const {
+    return workspace ? workspace(values, M, N, K, sms) : 0;
 }
 
 std::vector<ParamValues> Family::valid_configs(Arch arch) const {

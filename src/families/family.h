@@ -24,6 +24,16 @@ struct ParamSpec {
     // it cost the H200's non-split warptile kernels 3-6% (ptxas allocated and scheduled
     // the whole kernel around it).
     bool split_count = false;
+    // The stream-K switch (warptile's SK): not a template argument. With 1 the binary also
+    // holds Family::tail_kernel, and a launch whose tiles leave its last wave part empty
+    // gives those tiles to it (stream_k_split).
+    bool stream_k = false;
+};
+
+// How a launch divides its tiles between the main kernel and the stream-K tail.
+struct StreamKSplit {
+    unsigned main_blocks = 0;  // the main kernel's grid.x: the first tiles, in whole waves
+    unsigned tail_blocks = 0;  // the tail's blocks, two per SM; 0: no tail
 };
 
 struct LaunchGeometry {
@@ -40,6 +50,9 @@ struct Family {
     std::string summary;        // one line for --help and listings
     std::string template_file;  // "sgemm_async.cuh" in templates/
     std::string kernel;         // the template's name, "sgemm_async"
+    // The stream-K tail's template, with the same template parameters as `kernel`; empty
+    // when the family has none (see ParamSpec::stream_k).
+    std::string tail_kernel;
     std::vector<ParamSpec> params;
     ParamValues defaults;
     // Pairs of parameters whose values one refinement move may trade (tuner/search.h).
@@ -55,8 +68,8 @@ struct Family {
     // Family-specific constraints: an empty string when `values` is valid, else why not.
     std::function<std::string(const ParamValues&, const ArchLimits&)> constraint_violation;
     std::function<LaunchGeometry(const ParamValues&, int M, int N, int K)> geometry;
-    // Bytes of SgemmArgs::workspace a launch needs; unset means none.
-    std::function<std::size_t(const ParamValues&, int M, int N, int K)> workspace;
+    // Bytes of SgemmArgs::workspace a launch needs on a device of `sms` SMs; unset means none.
+    std::function<std::size_t(const ParamValues&, int M, int N, int K, int sms)> workspace;
     // Whether the template marks its blocks' timelines (templates/sgemm_timeline.cuh), for
     // `sgemm-bench --timeline`.
     bool records_timeline = false;
@@ -68,6 +81,19 @@ struct Family {
     // "sgemm_async<128, 128, 8, 8, 8>": the expression NVRTC instantiates (the values in
     // order; a split count as "true" or "false", whether it exceeds 1).
     std::string name_expression(const ParamValues& values) const;
+    // Whether `values` turn the stream-K tail on (a stream_k parameter at 1).
+    bool has_tail(const ParamValues& values) const;
+    // The tail's name expression, or "" without a tail.
+    std::string tail_name_expression(const ParamValues& values) const;
+    // The tail's symbol in the cubin, from the main kernel's: the two templates take the
+    // same arguments, and the Itanium C++ ABI mangles a function template instance as
+    // "_Z" <length><name> <arguments>, so only the name part differs. "" without a tail.
+    std::string tail_symbol(const ParamValues& values, const std::string& main_symbol) const;
+    // The division of geometry()'s grid.x tiles on a device of `sms` SMs. Without a tail,
+    // or where the tiles fill whole waves, the main kernel takes them all.
+    StreamKSplit stream_k_split(const ParamValues& values, int M, int N, int K, int sms) const;
+    // Whether a split_count parameter exceeds 1: the launch splits K over gridDim.y.
+    bool splits_k(const ParamValues& values) const;
     // "async BM=128 BN=128 BK=8 TM=8 TN=8": for people and the database.
     std::string describe(const ParamValues& values) const;
     // Empty when `values` may be compiled for `arch`, else a sentence saying why not:
@@ -79,7 +105,7 @@ struct Family {
     // Whether the configuration reads A and B with these transposes: a family with a TA or
     // TB parameter takes the layout its value names; one without reads that operand as is.
     bool reads_transposes(const ParamValues& values, bool trans_a, bool trans_b) const;
-    std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K) const;
+    std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K, int sms) const;
     // Every valid point of the space for `arch`, in the order of the parameter lists.
     std::vector<ParamValues> valid_configs(Arch arch) const;
 };

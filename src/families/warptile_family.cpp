@@ -8,7 +8,7 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct WarptileShape {
-    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct;
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk;
     int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
     int threads() const { return 32 * tile_warps() * wk; }
     unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk, ct); }
@@ -26,7 +26,7 @@ WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
             f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
             f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS"),
-            f.value(v, "CT")};
+            f.value(v, "CT"), f.value(v, "SK")};
 }
 
 std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
@@ -40,6 +40,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.ct && (s.ta || s.tb))
         return "CT = 1 (tiles of C^T) serves only NN, where it moves A's transposing copies to the tile's BN side; "
                "TN has no such copies, and for NT and TT it was not measured to help";
+    if (s.sk && (s.splits > 1 || s.wk > 1))
+        return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     if (s.wk > 1 && s.tile_warps() * s.wk > 8)
         return "WK > 1 is for small grids: groups of warps share a tile's k only in blocks of at most 8 warps";
     // Each group's fragments alternate between two register buffers from one k to the next,
@@ -69,6 +71,7 @@ Family warptile_family() {
                 "split-K for small grids";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
+    f.tail_kernel = "sgemm_warptile_stream_k";
     // Warp tiles are 32 or 64 on a side, their lanes 4 x 8 or 8 x 4 thread tiles (32x64 with
     // 8x8, 64x64 with 16x8 or 8x16, 32x32 with 8x4, 64x32 with 8x8 or 16x4), so LDS.128s of
     // fragments read at most 128 distinct bytes. The small ones give small grids (1024^3,
@@ -79,6 +82,8 @@ Family warptile_family() {
     // where powers of two do not. WK = 2 splits each k tile between two groups of warps
     // (sgemm_warptile.cuh): the same grid with twice the warps per SM. WK = 4 was slower
     // than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).
+    // SK = 1 gives the tiles of a last, part-empty wave to a stream-K tail (the template's
+    // sgemm_warptile_stream_k), so every SM works to the end.
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16}},
@@ -91,10 +96,11 @@ Family warptile_family() {
                 {"TB", {0, 1}},
                 {"WK", {1, 2}},
                 {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true},
-                {"CT", {0, 1}}};
+                {"CT", {0, 1}},
+                {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
-    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0};
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0};
     f.swappable_params = {{"TM", "TN"}};
     f.min_sm = 80;  // cp.async
     f.records_timeline = true;
@@ -106,8 +112,11 @@ Family warptile_family() {
         return LaunchGeometry{dim3(ceil_div(s.tiled_rows(M, N), s.bm) * ceil_div(s.tiled_cols(M, N), s.bn), s.splits),
                               dim3(s.threads()), s.shared_bytes()};
     };
-    f.workspace = [f](const ParamValues& v, int M, int N, int) -> std::size_t {
-        return sgemm_splitk_workspace_bytes(warptile_shape(f, v).splits, M, N);
+    f.workspace = [f](const ParamValues& v, int M, int N, int K, int sms) -> std::size_t {
+        const WarptileShape s = warptile_shape(f, v);
+        if (f.stream_k_split(v, M, N, K, sms).tail_blocks > 0)
+            return sgemm_stream_k_workspace_bytes(s.bm, s.bn, sms);
+        return sgemm_splitk_workspace_bytes(s.splits, M, N);
     };
     return f;
 }

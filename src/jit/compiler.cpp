@@ -36,7 +36,8 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
     // Within a process the key depends only on these three (the templates and NVRTC are
     // fixed): each is hashed once, not again for every candidate a tuning run builds or
     // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
-    const std::string source = render_source(family), instance = family.name_expression(values);
+    const std::string source = render_source(family),
+                      instance = family.name_expression(values) + " " + family.tail_name_expression(values);
     const std::string id = source + instance + arch.name() + (build == KernelBuild::timeline ? " timeline" : "");
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
@@ -88,6 +89,8 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
                                          static_cast<int>(header_texts.size()), header_texts.data(),
                                          header_names.data()));
     SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(*program, out.name_expression.c_str()));
+    const std::string tail = family.tail_name_expression(values);
+    if (!tail.empty()) SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(*program, tail.c_str()));
     const std::vector<std::string> options = compile_options(arch, build);
     std::vector<const char*> option_ptrs;
     for (const std::string& o : options) option_ptrs.push_back(o.c_str());
@@ -106,6 +109,14 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     const char* lowered = nullptr;
     SGEMM_NVRTC_CHECK(nvrtcGetLoweredName(*program, out.name_expression.c_str(), &lowered));
     out.lowered_name = lowered;
+    if (!tail.empty()) {
+        SGEMM_NVRTC_CHECK(nvrtcGetLoweredName(*program, tail.c_str(), &lowered));
+        out.tail_lowered_name = lowered;
+        // Binaries read back from a database find the tail by this rule alone.
+        if (out.tail_lowered_name != family.tail_symbol(values, out.lowered_name))
+            throw CompileError("the tail " + out.tail_lowered_name + " of " + out.lowered_name +
+                               " is not the symbol Family::tail_symbol derives");
+    }
     std::size_t cubin_size = 0;
     SGEMM_NVRTC_CHECK(nvrtcGetCUBINSize(*program, &cubin_size));
     out.cubin.resize(cubin_size);

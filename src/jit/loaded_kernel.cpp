@@ -1,5 +1,7 @@
 #include "src/jit/loaded_kernel.h"
 
+#include "src/cuda/check.h"
+
 namespace sgemm {
 
 LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
@@ -8,21 +10,34 @@ LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
       library_(kernel.cubin),
       shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {  // static shared memory counts too
     kernel_ = library_.kernel(kernel.lowered_name);
+    if (!kernel.tail_lowered_name.empty()) tail_ = library_.kernel(kernel.tail_lowered_name);
+    int device = 0;
+    SGEMM_CUDA_CHECK(cudaGetDevice(&device));
+    SGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
 }
 
 std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
-    return family_->workspace_bytes(values_, M, N, K);
+    return family_->workspace_bytes(values_, M, N, K, sms_);
 }
 
 KernelLaunch LoadedKernel::prepare(int M, int N, int K) const {
-    const KernelLaunch l{kernel_, family_->geometry(values_, M, N, K), workspace_bytes(M, N, K)};
+    KernelLaunch l{kernel_, family_->geometry(values_, M, N, K), workspace_bytes(M, N, K)};
+    const StreamKSplit split = family_->stream_k_split(values_, M, N, K, sms_);
+    l.geometry.grid.x = split.main_blocks;
+    if (split.tail_blocks > 0) {
+        if (!tail_) throw Error(family_->describe(values_) + " was loaded without its stream-K tail");
+        l.tail = tail_;
+        l.tail_blocks = split.tail_blocks;
+    }
     // Past 48 KiB of static and dynamic shared memory together a kernel must opt in to
     // more dynamic shared memory. Families size it by shape, so the limit is raised on the
     // first launch that needs more, and only then.
     const int shared = static_cast<int>(l.geometry.dynamic_shared_bytes);
     if (shared > shared_opt_in_) {
-        SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+        for (cudaKernel_t k : {kernel_, tail_})
+            if (k)
+                SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
+                                                      cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
         shared_opt_in_ = shared;
     }
     return l;
@@ -38,7 +53,13 @@ void LoadedKernel::launch(const SgemmArgs& args, cudaStream_t stream) const {
 cudaError_t KernelLaunch::launch(const SgemmArgs& args, cudaStream_t stream) const noexcept {
     SgemmArgs copy = args;  // cudaLaunchKernel takes non-const pointers to the arguments
     void* params[] = {&copy};
-    return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), geometry.grid, geometry.block, params,
+    if (geometry.grid.x > 0)
+        if (const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), geometry.grid, geometry.block,
+                                                   params, geometry.dynamic_shared_bytes, stream);
+            e != cudaSuccess)
+            return e;
+    if (tail_blocks == 0) return cudaSuccess;
+    return cudaLaunchKernel(reinterpret_cast<const void*>(tail), dim3(tail_blocks), geometry.block, params,
                             geometry.dynamic_shared_bytes, stream);
 }
 

@@ -15,10 +15,14 @@ namespace sgemm {
 // per shape key, so its hot path is this launch and nothing else.
 struct KernelLaunch {
     cudaKernel_t kernel = nullptr;
-    LaunchGeometry geometry;
+    LaunchGeometry geometry;  // the main kernel's; grid.x may be 0 when the tail takes every tile
     std::size_t workspace_bytes = 0;  // args.workspace must hold this many
+    // The stream-K tail (Family::stream_k_split), launched after the main kernel with the
+    // same block and shared memory; none when tail_blocks is 0.
+    cudaKernel_t tail = nullptr;
+    unsigned tail_blocks = 0;
 
-    // cudaLaunchKernel on `stream`: asynchronous, allocates nothing, throws nothing.
+    // cudaLaunchKernel on `stream`, once per kernel: asynchronous, allocates nothing, throws nothing.
     cudaError_t launch(const SgemmArgs& args, cudaStream_t stream) const noexcept;
 };
 
@@ -31,6 +35,7 @@ public:
     // the shape. Throws on a launch error.
     void launch(const SgemmArgs& args, cudaStream_t stream) const;
     std::size_t workspace_bytes(int M, int N, int K) const;
+    int sms() const { return sms_; }
     // The launch of an M x N x K problem, with the kernel's shared-memory limit raised if
     // the shape needs more than it allows so far. Throws on a CUDA error.
     KernelLaunch prepare(int M, int N, int K) const;
@@ -43,8 +48,10 @@ private:
     ParamValues values_;
     Library library_;
     cudaKernel_t kernel_ = nullptr;
-    // The dynamic shared memory this kernel may use so far: what the 48 KiB default leaves
-    // beside its static share, raised by opt-ins. Threads that race here at worst both
+    cudaKernel_t tail_ = nullptr;  // the stream-K tail, where the configuration has one
+    int sms_ = 0;                  // the current device's, at load: one tail block each
+    // The dynamic shared memory this kernel (and its tail) may use so far: what the 48 KiB
+    // default leaves beside the larger static share, raised by opt-ins. Threads that race here at worst both
     // raise the limit to a value each needs.
     mutable std::atomic<int> shared_opt_in_;
 };

@@ -90,6 +90,7 @@ CompiledKernel from_binary(const Binary& b) {
     k.arch = Arch{b.arch};
     if (const Family* f = family_of(b.kernel)) k.name_expression = f->name_expression(b.kernel.params);
     k.lowered_name = b.lowered_name;
+    if (const Family* f = family_of(b.kernel)) k.tail_lowered_name = f->tail_symbol(b.kernel.params, b.lowered_name);
     k.cache_key = b.cache_key;
     k.cubin = b.cubin;
     k.compile_ms = b.compile_ms;

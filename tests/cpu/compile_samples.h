@@ -14,12 +14,13 @@
 namespace sgemm::testing {
 
 // One configuration per distinct binary valid on `arch` (configurations that differ only
-// in their split count share binaries: the template sees only whether it exceeds 1).
+// in their split count share binaries: the template sees only whether it exceeds 1; a
+// stream-K tail adds a kernel, so it makes another binary).
 inline std::vector<ParamValues> distinct_binaries(const Family& f, Arch arch) {
     std::vector<ParamValues> out;
     std::set<std::string> seen;
     for (const ParamValues& v : f.valid_configs(arch))
-        if (seen.insert(f.name_expression(v)).second) out.push_back(v);
+        if (seen.insert(f.name_expression(v) + " " + f.tail_name_expression(v)).second) out.push_back(v);
     return out;
 }
 

@@ -103,9 +103,9 @@ TEST(Families, DecodeGeometryAndWorkspace) {
     // A's slice: 8 rows x 1024 k (ceil(4093 / 4) = 1024, a multiple of 4) floats.
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 8 * 1024);
     // The fixed counter region, then 4 partial 20 x 1000 results.
-    EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
-    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 1}, 20, 1000, 4093), 0u);
-    EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093), 0u);
+    EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
+    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 1}, 20, 1000, 4093, 132), 0u);
+    EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093, 132), 0u);
 }
 
 TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {

@@ -244,6 +244,6 @@ TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
             EXPECT_EQ(k.family, "warptile");
             EXPECT_EQ(warptile.invalid_reason(k.params, Arch{90}), "") << k.description;
             EXPECT_TRUE(warptile.reads_transposes(k.params, ta, tb)) << k.description;
-            EXPECT_EQ(warptile.workspace_bytes(k.params, 4095, 4097, 4093), 0u) << "no split-K: no workspace";
+            EXPECT_EQ(warptile.workspace_bytes(k.params, 4095, 4097, 4093, 132), 0u) << "no split-K: no workspace";
         }
 }

@@ -1,8 +1,8 @@
 // The warptile family against cuBLAS: the odd-size list for every transpose (and NN as
 // tiles of C^T) with alpha/beta and with beta = 0 over NaN, split-K with K not a multiple
 // of the split (and slices left empty), 32-row decode tiles on decode shapes, groups of
-// warps along k, padded and misaligned leading dimensions, and split-K results that repeat
-// bit for bit. Each configuration is compiled once for the whole binary (loaded_kernel).
+// warps along k, the stream-K tail (SK = 1), padded and misaligned leading dimensions, and
+// split-K and stream-K results that repeat bit for bit. Each configuration is compiled once for the whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -14,7 +14,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct WarptileCase {
-    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT
+    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK
     int M, N, K;
     float alpha, beta;
 };
@@ -81,6 +81,12 @@ ParamValues tiles_of_c_transposed(ParamValues config) {
     return config;
 }
 
+// The same tiles with a stream-K tail (SK = 1).
+ParamValues stream_k(ParamValues config) {
+    config[13] = 1;
+    return config;
+}
+
 // The default tile in every layout, and as tiles of C^T for NN, on the odd-size list.
 std::vector<WarptileCase> layout_cases() {
     std::vector<ParamValues> configs;
@@ -93,14 +99,14 @@ std::vector<WarptileCase> layout_cases() {
 // Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
 // tiles at all, and 2500 rows make bands of tile rows that the swizzle leaves partial.
 std::vector<WarptileCase> split_cases() {
-    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0},
-                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0},
-                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0},
-                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0},
-                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1}};
+    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0},
+                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0, 0},
+                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0, 0},
+                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0, 0},
+                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
                                                            {1024, 1024, 1023}, {2500, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -109,12 +115,12 @@ std::vector<WarptileCase> split_cases() {
 // 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
 // whose K is no multiple of the split (4093 over 3 or 6 slices) and on M of 1, 17 and 33.
 std::vector<WarptileCase> decode_tile_cases() {
-    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0},
-                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0},
-                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0},
-                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0},
-                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0}};
+    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0, 0},
+                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0, 0},
+                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0},
+                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0, 0},
+                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
                                                            {33, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -126,14 +132,14 @@ std::vector<WarptileCase> decode_tile_cases() {
 // last two, by the partial tile (64x64: 16384 bytes against 12672 for three stages of 8 k;
 // 64x128: 32768 against 25088 for two of 16).
 std::vector<WarptileCase> warp_group_cases() {
-    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0},
-                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0},
-                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0},
-                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1}};
+    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0},
+                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0, 0},
+                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                            {128, 128, 128}, {1000, 3000, 2000}, {32, 6144, 4093},
                                                            {33, 300, 77}};
@@ -144,11 +150,29 @@ std::vector<WarptileCase> warp_group_cases() {
 // strips of 32 rows), 4 and 16 wide thread tiles, BK = 8, a 32-row tile, and groups of warps
 // with and without split-K, on the odd-size list.
 std::vector<WarptileCase> c_transposed_cases() {
-    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1},
-                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1},
-                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1},
-                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1}};
+    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0},
+                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1, 0}};
     return every_config_on_every_shape(configs, kOddShapes);
+}
+
+// A stream-K tail (SK = 1) in every layout and as tiles of C^T, in three tile sizes. With the
+// H200's 132 SMs, 1000x3000x2000 in 256x128 tiles (96 tiles) and 2048x2048x1021 (128) go
+// to the tail alone, whose runs then end inside tiles; 3000x3000x1000 (288 tiles) leaves
+// 24 tiles to it after two whole waves; and 4095x4097x4093 in tiles of C^T (544) leaves 16,
+// each shared by about 8 blocks. The 128x128 and 64x64 tiles make more tiles of each shape.
+std::vector<WarptileCase> stream_k_cases() {
+    std::vector<ParamValues> configs;
+    const ParamValues tail = stream_k(find_family("warptile").defaults);
+    for (int ta : {0, 1})
+        for (int tb : {0, 1}) configs.push_back(with_layout(tail, ta, tb));
+    configs.push_back(tiles_of_c_transposed(tail));
+    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1});
+    configs.push_back({64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 1, 0, 1});
+    std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
+    shapes.insert(shapes.end(), {{3000, 3000, 1000}, {2048, 2048, 1021}});
+    return every_config_on_every_shape(configs, shapes);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
@@ -156,14 +180,16 @@ INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(spli
 INSTANTIATE_TEST_SUITE_P(TilesOfCTransposed, WarptileAgainstCublas, ::testing::ValuesIn(c_transposed_cases()));
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
+INSTANTIATE_TEST_SUITE_P(StreamKTail, WarptileAgainstCublas, ::testing::ValuesIn(stream_k_cases()));
 
 // Leading dimensions longer than the rows and not multiples of 4: the 16-byte copies are
 // illegal, so the copies of untransposed rows fall back to 4 bytes each.
 TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0},
+    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0},
                                     tiles_of_c_transposed(find_family("warptile").defaults),
-                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1}})
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0},
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1}})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
                 if (base[12] && (ta || tb)) continue;  // tiles of C^T are for NN only
@@ -174,19 +200,22 @@ TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
                 spec.ldc = spec.N + 1;
                 GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
                 const Accuracy a = run_once(*gpu, problem, config);
-                EXPECT_TRUE(a.ok()) << "TA=" << ta << " TB=" << tb << " SPLITS=" << config[11] << " CT=" << config[12] << ": "
+                EXPECT_TRUE(a.ok()) << "TA=" << ta << " TB=" << tb << " SPLITS=" << config[11] << " CT=" << config[12]
+                                    << " SK=" << config[13] << ": "
                                     << a.verdict();
             }
 }
 
-// Split-K sums the slices in a fixed order, and groups of warps their partial tiles: the
-// same inputs give the same bits, launch after launch, and the tile counters are left
-// ready for the next launch.
+// Split-K sums the slices in a fixed order, groups of warps their partial tiles, and the
+// stream-K tail the parts of a tile (64 tiles of 128x128, all in the tail): the same inputs
+// give the same bits, launch after launch, and the tile counters are left ready for the
+// next launch.
 TEST(WarptileSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0},
-                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0},
-                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1}}) {
+    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0},
+                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1}}) {
         GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         std::vector<float> first;
         for (int run = 0; run < 4; ++run) {
@@ -195,7 +224,7 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
             if (run == 0)
                 first = out;
             else
-                EXPECT_EQ(out, first) << "WK=" << config[10] << ": run " << run << " differs from run 0";
+                EXPECT_EQ(out, first) << "WK=" << config[10] << " SK=" << config[13] << ": run " << run << " differs from run 0";
         }
     }
 }

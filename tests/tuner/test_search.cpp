@@ -123,8 +123,18 @@ TEST(CostModel, LargeThreadTilesWinOnALargeSquare) {
     // 4096^3 fills the H200 with 64x128 blocks of 8x4 thread tiles as with 256x128 blocks of
     // 16x8; the latter read fewer fragments per FFMA and ran 18% faster there.
     const ShapeKey key = nn(4096, 4096, 4096);
-    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0}, key),
-              cost("warptile", {64, 128, 16, 32, 32, 8, 4, 3, 0, 0, 1, 1, 0}, key));
+    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0}, key),
+              cost("warptile", {64, 128, 16, 32, 32, 8, 4, 3, 0, 0, 1, 1, 0, 0}, key));
+}
+
+// A stream-K tail fills a part-empty last wave at a price: on the H200 it gained 1.2% at
+// 8192^3 (15.5 waves of 256x128 tiles) and lost 1-2% at 4096^3 (3.88 waves). Where the
+// tiles fill whole waves the two configurations launch the same kernel and cost the same.
+TEST(CostModel, AStreamKTailPaysOnlyWhenTheLastWaveIsSmall) {
+    const ParamValues whole = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0}, tail = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1};
+    EXPECT_LT(cost("warptile", tail, nn(8192, 8192, 8192)), cost("warptile", whole, nn(8192, 8192, 8192)));
+    EXPECT_GT(cost("warptile", tail, nn(4096, 4096, 4096)), cost("warptile", whole, nn(4096, 4096, 4096)));
+    EXPECT_EQ(cost("warptile", tail, nn(4224, 4095, 4093)), cost("warptile", whole, nn(4224, 4095, 4093)));
 }
 
 // As TN (no transposing copies either way) 256x128 blocks of 16x8 ran 98.3% of cuBLAS on the
@@ -132,16 +142,16 @@ TEST(CostModel, LargeThreadTilesWinOnALargeSquare) {
 TEST(CostModel, TallThreadTilesBeatWideOnes) {
     ShapeKey key = nn(4096, 4096, 4096);
     key.trans_a = true;
-    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 1, 0, 1, 1, 0}, key),
-              cost("warptile", {128, 256, 16, 64, 64, 8, 16, 3, 1, 0, 1, 1, 0}, key));
+    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 1, 0, 1, 1, 0, 0}, key),
+              cost("warptile", {128, 256, 16, 64, 64, 8, 16, 3, 1, 0, 1, 1, 0, 0}, key));
 }
 
 // Tiles of C^T cover M by BN: at batch 32, a 32-row tile of C^T wastes most of a 256-wide
 // BN, where the same tile of C fits M exactly.
 TEST(CostModel, TilesOfCTransposedAreMeasuredAgainstTheirOwnFit) {
     const ShapeKey skinny = nn(32, 4096, 4096);
-    EXPECT_LT(cost("warptile", {32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0}, skinny),
-              cost("warptile", {32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1}, skinny));
+    EXPECT_LT(cost("warptile", {32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0}, skinny),
+              cost("warptile", {32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0}, skinny));
 }
 
 // NN's A is copied transposed; as tiles of C^T it sits on the 128 side of a 256x128 tile,
@@ -151,9 +161,9 @@ TEST(CostModel, TransposedCopiesOnTheNarrowSideCostLess) {
     const ShapeKey nn_key = nn(4096, 4096, 4096);
     ShapeKey tn_key = nn_key;
     tn_key.trans_a = true;
-    const double as_c = cost("warptile", {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 0}, nn_key);
-    const double as_c_transposed = cost("warptile", {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1}, nn_key);
-    const double no_transposed_copies = cost("warptile", {256, 128, 16, 64, 64, 16, 8, 4, 1, 0, 1, 1, 0}, tn_key);
+    const double as_c = cost("warptile", {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 0, 0}, nn_key);
+    const double as_c_transposed = cost("warptile", {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0}, nn_key);
+    const double no_transposed_copies = cost("warptile", {256, 128, 16, 64, 64, 16, 8, 4, 1, 0, 1, 1, 0, 0}, tn_key);
     EXPECT_LT(as_c_transposed, as_c);
     EXPECT_LT(no_transposed_copies, as_c_transposed);
 }
@@ -163,10 +173,10 @@ TEST(CostModel, GroupsOfWarpsAlongKOnlyWhereWarpsAreFew) {
     // faster (about 4 warps per SM without them), and per 64x128 block of 4 warps made
     // 1024^3 22% slower (about 12 warps per SM without them).
     const ShapeKey skinny = nn(32, 4096, 4096), square = nn(1024, 1024, 1024);
-    EXPECT_LT(cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0}, skinny),
-              cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0}, skinny));
-    EXPECT_LT(cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0}, square),
-              cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 3, 0}, square));
+    EXPECT_LT(cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0}, skinny),
+              cost("warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0}, skinny));
+    EXPECT_LT(cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0}, square),
+              cost("warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 3, 0, 0}, square));
 }
 
 TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
@@ -257,8 +267,8 @@ TEST(Search, ModelTimesOneCandidateOfEachTie) {
 TEST(Search, ModelTimesEachTileItRatesAlike) {
     const ShapeKey key = nn(4096, 4096, 4096);
     const Family& f = find_family("warptile");
-    const Candidate of_c{&f, {128, 256, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0}};
-    const Candidate of_c_transposed{&f, {256, 128, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1}};
+    const Candidate of_c{&f, {128, 256, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0}};
+    const Candidate of_c_transposed{&f, {256, 128, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 0}};
     ASSERT_EQ(estimate_cost(of_c, key, h200()).seconds, estimate_cost(of_c_transposed, key, h200()).seconds);
     const std::vector<Candidate> chosen = choose_candidates(warptile_4096(), key, h200(), SearchPlan{}, {});
     EXPECT_TRUE(contains(chosen, of_c));
@@ -295,8 +305,8 @@ TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
 TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
     const std::vector<Candidate> all = warptile_4096();
     const Family& f = find_family("warptile");
-    const Candidate wide{&f, {256, 128, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 1}};
-    const Candidate tall{&f, {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1}};
+    const Candidate wide{&f, {256, 128, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 1, 0}};
+    const Candidate tall{&f, {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0}};
     ASSERT_TRUE(contains(all, wide));
     ASSERT_TRUE(contains(all, tall));
     const std::vector<Candidate> from_wide = one_step_neighbours(wide, all);
@@ -308,7 +318,7 @@ TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
         EXPECT_EQ(params_changed(c, wide), 1) << c.describe();
     }
     // A square thread tile has nothing to trade.
-    const Candidate square{&f, {128, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0}};
+    const Candidate square{&f, {128, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0}};
     ASSERT_TRUE(contains(all, square));
     for (const Candidate& c : one_step_neighbours(square, all))
         EXPECT_EQ(params_changed(c, square), 1) << c.describe();
