@@ -68,7 +68,7 @@ Family warptile_family() {
     Family f;
     f.name = "warptile";
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
-                "split-K for small grids";
+                "split-K for small grids, a stream-K tail for a part-empty last wave";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
     f.tail_kernel = "sgemm_warptile_stream_k";
