@@ -515,10 +515,9 @@ sgemm_warptile(const SgemmArgs p) {
 // adds the tile's parts in run order, so results repeat bit for bit, and writes C. No block
 // waits for another. The workspace holds two parts per run: sgemm_stream_k_workspace_bytes.
 //
-// One part per block, not a loop over a run's parts, keeps the live state around the k loop
-// that of sgemm_warptile: a block that looped over its run's parts ran its k loop in 254
-// registers, scheduled worse, and 4096^3 took 93% of cuBLAS's time against 98% without the
-// tail (H200). A separate kernel, not a path in sgemm_warptile, leaves the whole waves' loop
+// One part per block, not a loop over a run's parts: on the H200 a block that looped over
+// its run's parts ran 4096^3 at 93% of cuBLAS, this kernel at 97%, and the main kernel
+// alone (no tail) at 98%. A separate kernel, not a path in sgemm_warptile, leaves the whole waves' loop
 // as it was: carried in the same binary, stream-K code ran 4096^3 at 91.3% of cuBLAS against
 // 98.2% (docs/RESULTS.md). This kernel takes sgemm_warptile's template arguments, so the host
 // finds its symbol from the main kernel's.
