@@ -457,6 +457,8 @@ int cmd_verify(Context& ctx) {
             try {
                 Library library(b.cubin);
                 library.kernel(b.lowered_name);
+                // A configuration with a stream-K tail needs its second kernel too.
+                if (const std::string tail = from_binary(b).tail_lowered_name; !tail.empty()) library.kernel(tail);
                 return std::string();
             } catch (const std::exception& e) {
                 return std::string(e.what());
