@@ -101,6 +101,19 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
     return whole + 1.2 * rest;
 }
 
+// The warps per SM that keep the FMA pipes fed. A thread tile of TM x TN has that many
+// independent FFMAs per k, so tiles of 64 or more need 8 warps and smaller ones more: on the
+// H200, 256x128 blocks of 16x8 reach 74% of the FFMA peak with 8 warps; at 1024^3 64x128
+// blocks of 8x8 ran 12% faster with 8 warps per SM than with 4 (two groups of warps along
+// k, which cost some of that) but no faster with 12 (3 slices), and 16x8 tiles with 4 warps
+// per SM ran 7-10% behind them. Families without a thread tile (decode streams B; its warps
+// keep loads in flight) need 16.
+double warps_to_hide_latency(const Family& f, const ParamValues& v) {
+    const int tm = param_or(f, v, "TM", 0), tn = param_or(f, v, "TN", 0);
+    if (tm == 0 || tn == 0) return 16.0;
+    return std::max(8.0, 512.0 / (tm * tn));
+}
+
 }  // namespace
 
 CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const DeviceModel& device, const PtxasInfo* ptxas) {
@@ -113,7 +126,13 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
 
     CostEstimate e;
     const ArchLimits& lim = device.limits;
-    const int registers = ptxas && ptxas->found ? std::max(ptxas->registers, 16) : 128;
+    // Before ptxas has run, the family's own estimate: with a flat 128, blocks of 256 threads
+    // of 16x8 tiles (ptxas: 222-250 registers, one block per SM) counted as two per SM, and
+    // the latency term then favoured splitting their few tiles over 8 slices at 1024^3, 20%
+    // slower on the H200 than 4 slices.
+    const int registers = ptxas && ptxas->found ? std::max(ptxas->registers, 16)
+                          : f.estimated_registers ? f.estimated_registers(c.values)
+                                                  : 128;
     const int per_thread_regs = (registers + 7) / 8 * 8;  // allocated in units of 8
     const int shared = static_cast<int>(g.dynamic_shared_bytes) + (ptxas ? ptxas->shared_bytes : 0) + 1024;
     e.blocks_per_sm = std::min({lim.max_threads_per_sm / threads, lim.registers_per_sm / (per_thread_regs * threads),
@@ -127,7 +146,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     e.wave_efficiency = per_sm / stream_k_waves(f, c.values, per_sm);
     // Few warps per SM hide latency poorly.
     const double warps = std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads / 32.0;
-    const double latency_hiding = std::min(1.0, std::sqrt(warps / 16.0));
+    const double latency_hiding = std::min(1.0, std::sqrt(warps / warps_to_hide_latency(f, c.values)));
 
     const auto [tile_rows, tile_cols] = block_tile(f, c.values);
     e.tile_efficiency = (M * N) / (ceil_div(M, tile_rows) * tile_rows * ceil_div(N, tile_cols) * tile_cols);
@@ -153,9 +172,16 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     const double streaming = unroll > 0 ? std::min(1.0, in_flight / 40e3) : latency_hiding;
     e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming);
     const double launch = 3e-6 + (splits > 1 ? 2e-6 : 0.0);
+    // Split-K's finish: the last block of each tile to count in reads the tile's partials of
+    // every slice back and sums them, and the last tile's sum ends the launch. One block
+    // reads at about 60 GB/s: on the H200, per-block timelines ("Ninth session" in
+    // docs/RESULTS.md) showed 256x128 tiles of 4 slices (512 KB) summed in 8.8 us and 32x128
+    // tiles of 8 slices (128 KB) in 2.8 us. Without this the model ranked 256x128 tiles in 8
+    // slices first at 1024^3, which ran 10% slower than tiles that need no split.
+    const double finish = splits > 1 ? splits * 4.0 * tile_rows * tile_cols / 60e9 : 0.0;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
-    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) + launch) * (1.0 + 0.05 * (1.0 - e.tile_efficiency));
+    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) + launch + finish) * (1.0 + 0.05 * (1.0 - e.tile_efficiency));
     return e;
 }
 

@@ -2,14 +2,16 @@
 // search times only the few most promising ones.
 //
 // For a candidate it estimates, from the family's launch geometry:
-//  - occupancy: blocks per SM allowed by threads, registers (ptxas's, once compiled) and
-//    shared memory;
+//  - occupancy: blocks per SM allowed by threads, registers (ptxas's once compiled, before
+//    that the family's estimate) and shared memory; and how many warps per SM the thread
+//    tile needs to hide latency (fewer for tiles of many accumulators);
 //  - wave efficiency: the busiest SM's share of blocks against the average (a grid of 132
 //    blocks on 132 SMs is perfect, 133 blocks take two rounds on one SM);
 //  - tile efficiency on edges: useful elements of C over the padded tiles computed;
 //  - the roofline: compute time at the family's reachable fraction of the FFMA peak, and
 //    memory time for the operands (plus the re-reads that miss L2 and the split-K partials);
-// and takes the larger, plus a launch cost. The per-family fractions of peak are measured
+// and takes the larger, plus a launch cost and split-K's finish (one block per tile reads
+// every slice's partial back). The per-family fractions of peak are measured
 // figures (docs/RESULTS.md) rounded, not fitted.
 #pragma once
 #include <vector>

@@ -62,7 +62,9 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // has had only the split count it was met with, and split times are not monotonic (on the
 // H200 a 1024^3 tile's best split count, 3, was met that way only in some runs). They
 // share their tile's binaries (one on each side of 1 slice), so they cost timing and at
-// most one compile per tile.
+// most one compile per tile. The batch crosses them with every count of groups of warps
+// along k (ParamSpec::k_groups), which trades against the split count: two more binaries
+// per tile where the family allows more groups.
 class Refinement {
 public:
     Refinement(std::vector<Candidate> all, int starts, int rounds)

@@ -74,6 +74,7 @@ Family decode_family() {
                    " registers each do not fit one SM without spilling";
         return "";
     };
+    f.estimated_registers = [f](const ParamValues& v) { return decode_shape(f, v).estimated_registers(); };
     f.geometry = [f](const ParamValues& v, int M, int N, int K) {
         const DecodeShape d = decode_shape(f, v);
         return LaunchGeometry{dim3(ceil_div(M, d.mt), d.splits, ceil_div(N, d.bn)), dim3(d.threads()),

@@ -28,6 +28,10 @@ struct ParamSpec {
     // holds Family::tail_kernel, and a launch whose tiles leave its last wave part empty
     // gives those tiles to it (stream_k_split).
     bool stream_k = false;
+    // Groups of warps that split each tile's k inside a block (warptile's WK): another way
+    // to spread k, which trades against the split count. The tuner's final sweep times every
+    // group count of its fastest tiles with every split count (tuner/search.h).
+    bool k_groups = false;
 };
 
 // How a launch divides its tiles between the main kernel and the stream-K tail.
@@ -68,6 +72,10 @@ struct Family {
     // Family-specific constraints: an empty string when `values` is valid, else why not.
     std::function<std::string(const ParamValues&, const ArchLimits&)> constraint_violation;
     std::function<LaunchGeometry(const ParamValues&, int M, int N, int K)> geometry;
+    // Registers a thread of `values` needs, as the family's constraints estimate them before
+    // ptxas has run; unset where the family does not say. The cost model's occupancy uses it
+    // when it ranks candidates not yet compiled.
+    std::function<int(const ParamValues&)> estimated_registers;
     // Bytes of SgemmArgs::workspace a launch needs on a device of `sms` SMs; unset means none.
     std::function<std::size_t(const ParamValues&, int M, int N, int K, int sms)> workspace;
     // Whether the template marks its blocks' timelines (templates/sgemm_timeline.cuh), for

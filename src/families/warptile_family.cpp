@@ -94,7 +94,7 @@ Family warptile_family() {
                 {"STAGES", {2, 3, 4}},
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
-                {"WK", {1, 2}},
+                {"WK", {1, 2}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/true},
                 {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true},
                 {"CT", {0, 1}},
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true}};
@@ -107,6 +107,7 @@ Family warptile_family() {
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) {
         return warptile_violation(warptile_shape(f, v), lim);
     };
+    f.estimated_registers = [f](const ParamValues& v) { return warptile_shape(f, v).estimated_registers(); };
     f.geometry = [f](const ParamValues& v, int M, int N, int) {
         const WarptileShape s = warptile_shape(f, v);
         return LaunchGeometry{dim3(ceil_div(s.tiled_rows(M, N), s.bm) * ceil_div(s.tiled_cols(M, N), s.bn), s.splits),

@@ -185,6 +185,41 @@ TEST(CostModel, SmallGridsPreferTilesThatFillTheSms) {
     EXPECT_LT(cost("async", {64, 64, 16, 4, 4}, key), cost("async", {128, 256, 8, 8, 16}, key));
 }
 
+TEST(CostModel, EachTilesSplitKSumIsReadBackByOneBlock) {
+    // 1024^3 on the H200: 256x128 tiles of 16x8 took 0.0659 ms with 4 slices and 0.0793 with
+    // 8, though 8 slices fill the SMs twice over: the last block of each tile reads all its
+    // slices' partials back (128 KB each) before the launch can end.
+    const ShapeKey key = nn(1024, 1024, 1024);
+    EXPECT_LT(cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0, 0}, key),
+              cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 8, 0, 0}, key));
+}
+
+TEST(CostModel, OccupancyBeforePtxasComesFromTheFamilysRegisterEstimate) {
+    // 256 threads of 16x8 thread tiles take 222-250 registers (ptxas, sm_90): one block per
+    // SM. Counted as 128 registers before compiling, they were two per SM.
+    const ShapeKey key = nn(1024, 1024, 1024);
+    const Candidate c{&find_family("warptile"), {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 8, 0, 0}};
+    PtxasInfo compiled;
+    compiled.found = true;
+    compiled.registers = 242;
+    EXPECT_EQ(estimate_cost(c, key, h200(), &compiled).blocks_per_sm, 1);
+    EXPECT_EQ(estimate_cost(c, key, h200()).blocks_per_sm, 1);
+}
+
+TEST(CostModel, SmallGridsTimeThreadTilesOf8x8) {
+    // At 1024^3 on the H200 every 16x8 and 8x16 configuration the tuner timed (0.0637 ms and
+    // slower) lost to 8x8 tiles with 8 to 12 warps per SM (0.0577-0.0608): with 32 to 128
+    // blocks, big thread tiles leave too few warps. When the model counted 16x8 tiles as
+    // needing half the warps of 8x8 ones, its top 8 held no 8x8 tile.
+    const ShapeKey key = nn(1024, 1024, 1024);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
+    const std::vector<Candidate> chosen = choose_candidates(all, key, h200(), SearchPlan{}, {});
+    const Family& f = find_family("warptile");
+    EXPECT_TRUE(std::any_of(chosen.begin(), chosen.end(), [&](const Candidate& c) {
+        return f.value(c.values, "TM") == 8 && f.value(c.values, "TN") == 8;
+    }));
+}
+
 TEST(CostModel, RowTilesThatFitTheBatchWin) {
     // Batch 8: an 8-row tile wastes nothing; a 32-row tile computes 4x the rows.
     const ShapeKey key = nn(8, 4096, 4096);
@@ -350,6 +385,38 @@ TEST(Search, RefinementTimesEverySplitCountOfTheFastestTiles) {
     tried.insert(tried.end(), sweep.begin(), sweep.end());
     for (const Candidate& c : sweep) timed.push_back({c, 3.0});
     EXPECT_TRUE(refinement.next(timed, tried).empty());
+}
+
+// Groups of warps along k and split-K both spread k, and trade against each other: the sweep
+// times every pair of them for the fastest tiles. On the H200 at 1024^3, 64x128 tiles of 8x8
+// took 0.0603 ms with 3 slices, 0.0738 with 3 slices and 2 groups, 0.0661 with neither and
+// 0.0591 with 2 groups and no slices: two moves from the first, through slower points.
+TEST(Search, TheSweepCrossesSplitCountsWithGroupsOfWarpsAlongK) {
+    const ShapeKey key = nn(1024, 1024, 1024);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
+    const Family& f = find_family("warptile");
+    const Candidate start{&f, {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0}};
+    const Candidate best{&f, {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 0}};
+    ASSERT_TRUE(contains(all, start));
+    ASSERT_TRUE(contains(all, best));
+    Refinement refinement(all, 1, 1);
+    std::vector<TimedCandidate> timed = {{start, 0.0603}};
+    std::vector<Candidate> tried = {start};
+    const std::vector<Candidate> walk = refinement.next(timed, tried);
+    EXPECT_FALSE(contains(walk, best));
+    for (const Candidate& c : walk) {
+        tried.push_back(c);
+        timed.push_back({c, 0.07});
+    }
+    const std::vector<Candidate> sweep = refinement.next(timed, tried);
+    EXPECT_TRUE(contains(sweep, best));
+    const std::size_t wk = f.param_index("WK"), splits = f.param_index("SPLITS");
+    for (const Candidate& c : sweep) {
+        ParamValues other = c.values;
+        other[wk] = start.values[wk];
+        other[splits] = start.values[splits];
+        EXPECT_EQ(other, start.values) << c.describe();
+    }
 }
 
 // The sweep takes the fastest tiles, not the fastest timings: with two starts, when the two
