@@ -107,11 +107,12 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
 // blocks of 8x8 ran 12% faster with 8 warps per SM than with 4 (two groups of warps along
 // k, which cost some of that) but no faster with 12 (3 slices), and 16x8 tiles with 4 warps
 // per SM ran 7-10% behind them. Families without a thread tile (decode streams B; its warps
-// keep loads in flight) need 16.
+// keep loads in flight) need 16, and so do the ladder's small tiles (at most 16 as before:
+// none were measured against warps per SM).
 double warps_to_hide_latency(const Family& f, const ParamValues& v) {
     const int tm = param_or(f, v, "TM", 0), tn = param_or(f, v, "TN", 0);
     if (tm == 0 || tn == 0) return 16.0;
-    return std::max(8.0, 512.0 / (tm * tn));
+    return std::clamp(512.0 / (tm * tn), 8.0, 16.0);
 }
 
 }  // namespace
@@ -173,15 +174,18 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming);
     const double launch = 3e-6 + (splits > 1 ? 2e-6 : 0.0);
     // Split-K's finish: the last block of each tile to count in reads the tile's partials of
-    // every slice back and sums them, and the last tile's sum ends the launch. One block
-    // reads at about 60 GB/s: on the H200, per-block timelines ("Ninth session" in
-    // docs/RESULTS.md) showed 256x128 tiles of 4 slices (512 KB) summed in 8.8 us and 32x128
-    // tiles of 8 slices (128 KB) in 2.8 us. Without this the model ranked 256x128 tiles in 8
-    // slices first at 1024^3, which ran 10% slower than tiles that need no split.
-    const double finish = splits > 1 ? splits * 4.0 * tile_rows * tile_cols / 60e9 : 0.0;
+    // every slice back (the part of the tile inside C; the rest costs no loads) and sums
+    // them, and the last tile's sum ends the launch. One block reads at about 60 GB/s: on
+    // the H200, per-block timelines ("Ninth session" in docs/RESULTS.md) showed warptile's
+    // 256x128 tiles of 4 slices (512 KB) summed in 8.8 us and 32x128 tiles of 8 slices (128
+    // KB) in 2.8 us; decode's element-wise sum, 8x256 tiles of 8 slices (64 KB), in 1.5 us.
+    // Without this the model ranked 256x128 tiles in 8 slices first at 1024^3, which ran
+    // 20% slower than in 4.
+    e.finish_seconds =
+        splits > 1 ? splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9 : 0.0;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
-    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) + launch + finish) * (1.0 + 0.05 * (1.0 - e.tile_efficiency));
+    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) + launch + e.finish_seconds) * (1.0 + 0.05 * (1.0 - e.tile_efficiency));
     return e;
 }
 

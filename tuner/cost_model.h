@@ -24,6 +24,7 @@ namespace sgemm {
 struct CostEstimate {
     double seconds = 0;
     double compute_seconds = 0, memory_seconds = 0;
+    double finish_seconds = 0;  // split-K's sum of the slices' partials, after the last loop
     int blocks_per_sm = 0;
     double wave_efficiency = 0;
     double tile_efficiency = 0;

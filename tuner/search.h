@@ -7,7 +7,8 @@
 //               this shape (the database's nearest-shape rule, db/selection.h); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
 //               one-step moves for up to refine_rounds steps, then time every split count
-//               of the refine_starts fastest tiles. The model knows the broad shape of
+//               (crossed with every count of groups of warps along k) of the
+//               refine_starts fastest tiles. The model knows the broad shape of
 //               the space; measurement finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
 //   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).

@@ -30,7 +30,8 @@ struct ParamSpec {
     bool stream_k = false;
     // Groups of warps that split each tile's k inside a block (warptile's WK): another way
     // to spread k, which trades against the split count. The tuner's final sweep times every
-    // group count of its fastest tiles with every split count (tuner/search.h).
+    // group count of its fastest tiles with every split count (tuner/search.h). Decode's KW
+    // is not marked: its 7 values would make 70 candidates a tile where WK's 2 make 12.
     bool k_groups = false;
 };
 

@@ -194,6 +194,17 @@ TEST(CostModel, EachTilesSplitKSumIsReadBackByOneBlock) {
               cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 8, 0, 0}, key));
 }
 
+TEST(CostModel, TheSplitKSumReadsOnlyWhatLiesInsideC) {
+    // At batch 1 an 8-row decode tile holds one row of C: its finish reads no more than a
+    // 1-row tile's (the sum skips the rows outside C).
+    const ShapeKey key = nn(1, 4096, 4096);
+    const Family& f = find_family("decode");
+    const double eight_rows = estimate_cost({&f, {8, 256, 8, 1, 1, 8}}, key, h200()).finish_seconds;
+    const double one_row = estimate_cost({&f, {1, 256, 8, 1, 1, 8}}, key, h200()).finish_seconds;
+    EXPECT_GT(one_row, 0.0);
+    EXPECT_DOUBLE_EQ(eight_rows, one_row);
+}
+
 TEST(CostModel, OccupancyBeforePtxasComesFromTheFamilysRegisterEstimate) {
     // 256 threads of 16x8 thread tiles take 222-250 registers (ptxas, sm_90): one block per
     // SM. Counted as 128 registers before compiling, they were two per SM.
