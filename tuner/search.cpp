@@ -127,10 +127,10 @@ double time_of(const std::vector<TimedCandidate>& timed, const Candidate& c) {
 
 // Whether a and b differ at most in how they spread k: the split count (which needs one
 // binary on each side of 1) and the groups of warps along k inside a block (a binary for
-// each count). The two trade against each
-// other, so a walk that changes one at a time can miss the best pair: on the H200 at 1024^3,
-// 64x128 tiles took 0.0603 ms with 3 slices and 1 group, 0.0738 with 3 slices and 2
-// groups, 0.0661 with neither and 0.0591 with 2 groups and no slices.
+// each count). The two trade against each other, so a walk that changes one at a time can
+// miss the best pair: on the H200 at 1024^3, 64x128 tiles took 0.0603 ms with 3 slices and
+// 1 group, 0.0738 with 3 slices and 2 groups, 0.0661 with neither and 0.0591 with 2 groups
+// and no slices.
 bool same_tile(const Candidate& a, const Candidate& b) {
     if (a.family != b.family) return false;
     for (std::size_t i = 0; i < a.values.size(); ++i) {
