@@ -42,6 +42,12 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
                "TN has no such copies, and for NT and TT it was not measured to help";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
+    // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
+    // (CUDA 13.0) gives it 254-255 registers with 16x8 or 8x16 thread tiles, and for tiles
+    // of C^T spills 12 bytes on sm_80, sm_86 and sm_89 (none on sm_90 and sm_100).
+    if (s.sk && s.ct && s.tm * s.tn >= 128 && lim.sm < 90)
+        return "SK = 1 with CT = 1 and " + std::to_string(s.tm) + "x" + std::to_string(s.tn) +
+               " thread tiles: the stream-K tail spills before sm_90";
     if (s.wk > 1 && s.tile_warps() * s.wk > 8)
         return "WK > 1 is for small grids: groups of warps share a tile's k only in blocks of at most 8 warps";
     // Each group's fragments alternate between two register buffers from one k to the next,

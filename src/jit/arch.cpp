@@ -21,6 +21,7 @@ Arch parse_arch(const std::string& text) {
 
 ArchLimits arch_limits(Arch arch) {
     ArchLimits l;
+    l.sm = arch.sm;
     switch (arch.sm) {
         case 70: case 72: l.max_shared_per_block = 96 * 1024; l.shared_per_sm = 96 * 1024; break;
         case 75: l.max_shared_per_block = 64 * 1024; l.shared_per_sm = 64 * 1024; l.max_threads_per_sm = 1024; break;

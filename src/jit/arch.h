@@ -15,6 +15,7 @@ struct Arch {
 Arch parse_arch(const std::string& text);
 
 struct ArchLimits {
+    int sm = 0;  // the architecture they describe, as in Arch
     int max_threads_per_block = 1024;
     int max_registers_per_thread = 255;
     int registers_per_sm = 65536;
