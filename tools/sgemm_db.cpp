@@ -24,7 +24,6 @@
 #include "db/stats.h"
 #include "db/verify.h"
 #include "src/cuda/device.h"
-#include "src/cuda/library.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
 
@@ -452,18 +451,7 @@ int cmd_verify(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::optional<DeviceFingerprint> gpu = current_gpu();
     TryLoad try_load;
-    if (gpu)
-        try_load = [](const Binary& b) {
-            try {
-                Library library(b.cubin);
-                library.kernel(b.lowered_name);
-                // A configuration with a stream-K tail needs its second kernel too.
-                if (const std::string tail = from_binary(b).tail_lowered_name; !tail.empty()) library.kernel(tail);
-                return std::string();
-            } catch (const std::exception& e) {
-                return std::string(e.what());
-            }
-        };
+    if (gpu) try_load = binary_load_failure;
     const auto mismatch = [](const Winner& w, int sm) { return binary_mismatch(w, Arch{sm}); };
     const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0, mismatch);
     const std::string loading = gpu ? std::to_string(r.binaries_loaded) + " loaded on " + gpu->gpu_name

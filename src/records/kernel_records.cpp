@@ -1,5 +1,6 @@
 #include "src/records/kernel_records.h"
 
+#include "src/cuda/library.h"
 #include "src/families/registry.h"
 #include "src/jit/embedded_templates.h"
 #include "src/util/hash.h"
@@ -64,6 +65,17 @@ std::string binary_mismatch(const Winner& w, Arch arch) {
     if (own.empty() || own == w.binary_key) return "";
     return "its binary " + w.binary_key + " is not " + family_of(w.kernel)->name_expression(w.kernel.params) +
            " for " + arch.name() + " (that is " + own + ")";
+}
+
+std::string binary_load_failure(const Binary& binary) {
+    try {
+        const Library library(binary.cubin);
+        library.kernel(binary.lowered_name);
+        if (const std::string tail = from_binary(binary).tail_lowered_name; !tail.empty()) library.kernel(tail);
+        return std::string();
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
 }
 
 Binary to_binary(const CompiledKernel& compiled, const KernelRef& kernel) {
