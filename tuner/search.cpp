@@ -125,6 +125,12 @@ double time_of(const std::vector<TimedCandidate>& timed, const Candidate& c) {
     return std::numeric_limits<double>::infinity();
 }
 
+std::optional<Candidate> fastest(const std::vector<TimedCandidate>& timed) {
+    const auto best = std::min_element(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    if (best == timed.end()) return std::nullopt;
+    return best->candidate;
+}
+
 // Whether a and b differ at most in how they spread k: the split count (which needs one
 // binary on each side of 1) and the groups of warps along k inside a block (a binary for
 // each count). The two trade against each other, so a walk that changes one at a time can
@@ -181,9 +187,21 @@ std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed
         }
         if (!at_) {
             if (pending_.empty()) {
-                if (swept_) return {};
-                swept_ = true;
-                return split_sweep(timed, tried);
+                if (!swept_) {
+                    swept_ = true;
+                    best_before_sweep_ = fastest(timed);
+                    const std::vector<Candidate> sweep = split_sweep(timed, tried);
+                    if (!sweep.empty()) return sweep;
+                }
+                // The sweep can move the best to a point no walk passed through, whose own
+                // neighbours were never timed (on the H200 at 1024^3 it moved 128x64 tiles
+                // from 3 slices and 1 group of warps to 2 groups and no slice): one more walk
+                // starts from the new best.
+                const std::optional<Candidate> best = fastest(timed);
+                if (walked_after_sweep_ || !best || best == best_before_sweep_) return {};
+                walked_after_sweep_ = true;
+                pending_.push_back(*best);
+                continue;
             }
             at_ = pending_.front();
             pending_.erase(pending_.begin());

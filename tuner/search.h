@@ -8,7 +8,8 @@
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
 //               one-step moves for up to refine_rounds steps, then time every split count
 //               (crossed with every count of groups of warps along k) of the
-//               refine_starts fastest tiles. The model knows the broad shape of
+//               refine_starts fastest tiles, and when that moved the best, walk once
+//               more from the new best. The model knows the broad shape of
 //               the space; measurement finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
 //   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).
@@ -81,6 +82,8 @@ private:
     std::vector<Candidate> batch_;    // its neighbours handed out last
     int round_ = 0;
     bool swept_ = false;  // the split sweep has been handed out
+    std::optional<Candidate> best_before_sweep_;
+    bool walked_after_sweep_ = false;  // a walk from the sweep's new best has started
     std::vector<Candidate> split_sweep(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) const;
 };
 

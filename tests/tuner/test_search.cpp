@@ -430,6 +430,59 @@ TEST(Search, TheSweepCrossesSplitCountsWithGroupsOfWarpsAlongK) {
     }
 }
 
+// When the sweep moves the best to a point no walk passed through, one more walk starts
+// there: at 1024^3, 4 stages with 2 groups of warps and no slice are one step from the
+// sweep's best (3 stages, 2 groups) and three from the walked point (3 stages, 1 group, 3
+// slices), and the sweep changes no stage count. After that walk, the end.
+TEST(Search, AWalkStartsFromTheSweepsNewBest) {
+    const ShapeKey key = nn(1024, 1024, 1024);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
+    const Family& f = find_family("warptile");
+    const Candidate start{&f, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0}};
+    const Candidate swept{&f, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0}};
+    const Candidate deeper{&f, {128, 64, 16, 32, 64, 8, 8, 4, 0, 0, 2, 1, 1, 0}};
+    for (const Candidate& c : {start, swept, deeper}) ASSERT_TRUE(contains(all, c)) << c.describe();
+    Refinement refinement(all, 1, 1);
+    std::vector<TimedCandidate> timed = {{start, 0.0603}};
+    std::vector<Candidate> tried = {start};
+    auto time_all = [&](const std::vector<Candidate>& batch) {
+        for (const Candidate& c : batch) {
+            tried.push_back(c);
+            timed.push_back({c, c == swept ? 0.0585 : c == deeper ? 0.0573 : 0.07});
+        }
+    };
+    const std::vector<Candidate> walk = refinement.next(timed, tried);
+    EXPECT_FALSE(contains(walk, swept));
+    EXPECT_FALSE(contains(walk, deeper));
+    time_all(walk);
+    const std::vector<Candidate> sweep = refinement.next(timed, tried);
+    EXPECT_TRUE(contains(sweep, swept));
+    EXPECT_FALSE(contains(sweep, deeper));
+    time_all(sweep);
+    const std::vector<Candidate> walk_after_sweep = refinement.next(timed, tried);
+    EXPECT_TRUE(contains(walk_after_sweep, deeper));
+    for (const Candidate& c : walk_after_sweep) EXPECT_FALSE(contains(tried, c)) << c.describe();
+    time_all(walk_after_sweep);
+    EXPECT_TRUE(refinement.next(timed, tried).empty());
+}
+
+// Without a new best from the sweep, the refinement ends after it.
+TEST(Search, NoWalkFollowsASweepThatFoundNothingFaster) {
+    const ShapeKey key = nn(1024, 1024, 1024);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
+    const Family& f = find_family("warptile");
+    const Candidate start{&f, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0}};
+    Refinement refinement(all, 1, 1);
+    std::vector<TimedCandidate> timed = {{start, 0.0603}};
+    std::vector<Candidate> tried = {start};
+    for (int batch = 0; batch < 2; ++batch)
+        for (const Candidate& c : refinement.next(timed, tried)) {
+            tried.push_back(c);
+            timed.push_back({c, 0.07});
+        }
+    EXPECT_TRUE(refinement.next(timed, tried).empty());
+}
+
 // The sweep takes the fastest tiles, not the fastest timings: with two starts, when the two
 // fastest timings are one tile's, the next tile is swept too.
 TEST(Search, TheSplitSweepTakesTheFastestTilesNotTimings) {
