@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "src/families/registry.h"
@@ -398,35 +399,53 @@ TEST(Search, RefinementTimesEverySplitCountOfTheFastestTiles) {
     EXPECT_TRUE(refinement.next(timed, tried).empty());
 }
 
+// A refinement of warptile's 1024^3 candidates with one start and one round, started from a
+// warptile configuration timed at 0.0603 ms; time() hands a batch's timings back to it.
+struct RefinementAt1024 {
+    explicit RefinementAt1024(const ParamValues& start_values)
+        : all(enumerate_candidates(nn(1024, 1024, 1024), Arch{90}, {"warptile"})),
+          warptile(find_family("warptile")),
+          start{&warptile, start_values},
+          refinement(all, 1, 1),
+          timed{{start, 0.0603}},
+          tried{start} {}
+
+    std::vector<Candidate> next() { return refinement.next(timed, tried); }
+    void time(const std::vector<Candidate>& batch, const std::function<double(const Candidate&)>& ms) {
+        for (const Candidate& c : batch) {
+            tried.push_back(c);
+            timed.push_back({c, ms(c)});
+        }
+    }
+
+    std::vector<Candidate> all;
+    const Family& warptile;
+    Candidate start;
+    Refinement refinement;
+    std::vector<TimedCandidate> timed;
+    std::vector<Candidate> tried;
+};
+
 // Groups of warps along k and split-K both spread k, and trade against each other: the sweep
 // times every pair of them for the fastest tiles. On the H200 at 1024^3, 64x128 tiles of 8x8
 // took 0.0603 ms with 3 slices, 0.0738 with 3 slices and 2 groups, 0.0661 with neither and
 // 0.0591 with 2 groups and no slices: two moves from the first, through slower points.
 TEST(Search, TheSweepCrossesSplitCountsWithGroupsOfWarpsAlongK) {
-    const ShapeKey key = nn(1024, 1024, 1024);
-    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
-    const Family& f = find_family("warptile");
-    const Candidate start{&f, {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0}};
-    const Candidate best{&f, {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 0}};
-    ASSERT_TRUE(contains(all, start));
-    ASSERT_TRUE(contains(all, best));
-    Refinement refinement(all, 1, 1);
-    std::vector<TimedCandidate> timed = {{start, 0.0603}};
-    std::vector<Candidate> tried = {start};
-    const std::vector<Candidate> walk = refinement.next(timed, tried);
+    RefinementAt1024 r({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0});
+    const Candidate best{&r.warptile, {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 0}};
+    ASSERT_TRUE(contains(r.all, r.start));
+    ASSERT_TRUE(contains(r.all, best));
+    const std::vector<Candidate> walk = r.next();
     EXPECT_FALSE(contains(walk, best));
-    for (const Candidate& c : walk) {
-        tried.push_back(c);
-        timed.push_back({c, 0.07});
-    }
-    const std::vector<Candidate> sweep = refinement.next(timed, tried);
+    r.time(walk, [](const Candidate&) { return 0.07; });
+    const std::vector<Candidate> sweep = r.next();
     EXPECT_TRUE(contains(sweep, best));
-    const std::size_t wk = f.param_index("WK"), splits = f.param_index("SPLITS");
+    const std::size_t wk = r.warptile.param_index("WK"), splits = r.warptile.param_index("SPLITS");
     for (const Candidate& c : sweep) {
         ParamValues other = c.values;
-        other[wk] = start.values[wk];
-        other[splits] = start.values[splits];
-        EXPECT_EQ(other, start.values) << c.describe();
+        other[wk] = r.start.values[wk];
+        other[splits] = r.start.values[splits];
+        EXPECT_EQ(other, r.start.values) << c.describe();
     }
 }
 
@@ -435,52 +454,31 @@ TEST(Search, TheSweepCrossesSplitCountsWithGroupsOfWarpsAlongK) {
 // sweep's best (3 stages, 2 groups) and three from the walked point (3 stages, 1 group, 3
 // slices), and the sweep changes no stage count. After that walk, the end.
 TEST(Search, AWalkStartsFromTheSweepsNewBest) {
-    const ShapeKey key = nn(1024, 1024, 1024);
-    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
-    const Family& f = find_family("warptile");
-    const Candidate start{&f, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0}};
-    const Candidate swept{&f, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0}};
-    const Candidate deeper{&f, {128, 64, 16, 32, 64, 8, 8, 4, 0, 0, 2, 1, 1, 0}};
-    for (const Candidate& c : {start, swept, deeper}) ASSERT_TRUE(contains(all, c)) << c.describe();
-    Refinement refinement(all, 1, 1);
-    std::vector<TimedCandidate> timed = {{start, 0.0603}};
-    std::vector<Candidate> tried = {start};
-    auto time_all = [&](const std::vector<Candidate>& batch) {
-        for (const Candidate& c : batch) {
-            tried.push_back(c);
-            timed.push_back({c, c == swept ? 0.0585 : c == deeper ? 0.0573 : 0.07});
-        }
-    };
-    const std::vector<Candidate> walk = refinement.next(timed, tried);
+    RefinementAt1024 r({128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0});
+    const Candidate swept{&r.warptile, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0}};
+    const Candidate deeper{&r.warptile, {128, 64, 16, 32, 64, 8, 8, 4, 0, 0, 2, 1, 1, 0}};
+    for (const Candidate& c : {r.start, swept, deeper}) ASSERT_TRUE(contains(r.all, c)) << c.describe();
+    const auto ms = [&](const Candidate& c) { return c == swept ? 0.0585 : c == deeper ? 0.0573 : 0.07; };
+    const std::vector<Candidate> walk = r.next();
     EXPECT_FALSE(contains(walk, swept));
     EXPECT_FALSE(contains(walk, deeper));
-    time_all(walk);
-    const std::vector<Candidate> sweep = refinement.next(timed, tried);
+    r.time(walk, ms);
+    const std::vector<Candidate> sweep = r.next();
     EXPECT_TRUE(contains(sweep, swept));
     EXPECT_FALSE(contains(sweep, deeper));
-    time_all(sweep);
-    const std::vector<Candidate> walk_after_sweep = refinement.next(timed, tried);
+    r.time(sweep, ms);
+    const std::vector<Candidate> walk_after_sweep = r.next();
     EXPECT_TRUE(contains(walk_after_sweep, deeper));
-    for (const Candidate& c : walk_after_sweep) EXPECT_FALSE(contains(tried, c)) << c.describe();
-    time_all(walk_after_sweep);
-    EXPECT_TRUE(refinement.next(timed, tried).empty());
+    for (const Candidate& c : walk_after_sweep) EXPECT_FALSE(contains(r.tried, c)) << c.describe();
+    r.time(walk_after_sweep, ms);
+    EXPECT_TRUE(r.next().empty());
 }
 
 // Without a new best from the sweep, the refinement ends after it.
 TEST(Search, NoWalkFollowsASweepThatFoundNothingFaster) {
-    const ShapeKey key = nn(1024, 1024, 1024);
-    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
-    const Family& f = find_family("warptile");
-    const Candidate start{&f, {128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0}};
-    Refinement refinement(all, 1, 1);
-    std::vector<TimedCandidate> timed = {{start, 0.0603}};
-    std::vector<Candidate> tried = {start};
-    for (int batch = 0; batch < 2; ++batch)
-        for (const Candidate& c : refinement.next(timed, tried)) {
-            tried.push_back(c);
-            timed.push_back({c, 0.07});
-        }
-    EXPECT_TRUE(refinement.next(timed, tried).empty());
+    RefinementAt1024 r({128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0});
+    for (int batch = 0; batch < 2; ++batch) r.time(r.next(), [](const Candidate&) { return 0.07; });
+    EXPECT_TRUE(r.next().empty());
 }
 
 // The sweep takes the fastest tiles, not the fastest timings: with two starts, when the two
