@@ -66,7 +66,8 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // share their tile's binaries (one on each side of 1 slice), so they cost timing and at
 // most one compile per tile. The batch crosses them with every count of groups of warps
 // along k (ParamSpec::k_groups), which trades against the split count: two more binaries
-// per tile where the family allows more groups.
+// per tile where the family allows more groups. When that batch gives a new fastest, one
+// more walk starts from it, whose neighbours no walk has timed.
 class Refinement {
 public:
     Refinement(std::vector<Candidate> all, int starts, int rounds)
@@ -82,7 +83,7 @@ private:
     std::vector<Candidate> batch_;    // its neighbours handed out last
     int round_ = 0;
     bool swept_ = false;  // the split sweep has been handed out
-    std::optional<Candidate> best_before_sweep_;
+    std::optional<Candidate> best_before_sweep_;  // the fastest when the sweep was handed out
     bool walked_after_sweep_ = false;  // a walk from the sweep's new best has started
     std::vector<Candidate> split_sweep(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) const;
 };

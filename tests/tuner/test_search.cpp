@@ -474,10 +474,19 @@ TEST(Search, AWalkStartsFromTheSweepsNewBest) {
     EXPECT_TRUE(r.next().empty());
 }
 
-// Without a new best from the sweep, the refinement ends after it.
+// Without a new best from the sweep, the refinement ends after it, even where the best is a
+// point no walk started from (with one round, the walk does not move to the faster
+// neighbour it found).
 TEST(Search, NoWalkFollowsASweepThatFoundNothingFaster) {
     RefinementAt1024 r({128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0});
-    for (int batch = 0; batch < 2; ++batch) r.time(r.next(), [](const Candidate&) { return 0.07; });
+    const std::vector<Candidate> walk = r.next();
+    ASSERT_FALSE(walk.empty());
+    const Candidate faster = walk.front();
+    r.time(walk, [&](const Candidate& c) { return c == faster ? 0.059 : 0.07; });
+    const std::vector<Candidate> sweep = r.next();
+    ASSERT_FALSE(sweep.empty());
+    EXPECT_FALSE(contains(sweep, faster));
+    r.time(sweep, [](const Candidate&) { return 0.07; });
     EXPECT_TRUE(r.next().empty());
 }
 
