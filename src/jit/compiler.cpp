@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <map>
-#include <memory>
 #include <mutex>
 
 #include "src/cuda/check.h"
@@ -55,11 +54,58 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
 }
 
 namespace {
-struct ProgramDeleter {
-    void operator()(nvrtcProgram* p) const {
-        nvrtcDestroyProgram(p);
-        delete p;
+// One NVRTC program: created from a source and the headers it may include, compiled once,
+// then read for its log, its lowered names and its cubin.
+class Program {
+public:
+    Program(const std::string& source, const std::string& file_name, const std::vector<EmbeddedFile>& headers) {
+        std::vector<const char*> texts, names;
+        for (const EmbeddedFile& f : headers) {
+            texts.push_back(f.text);
+            names.push_back(f.name);
+        }
+        SGEMM_NVRTC_CHECK(nvrtcCreateProgram(&program_, source.c_str(), file_name.c_str(),
+                                             static_cast<int>(texts.size()), texts.data(), names.data()));
     }
+    ~Program() { nvrtcDestroyProgram(&program_); }
+    Program(const Program&) = delete;
+    Program& operator=(const Program&) = delete;
+
+    void add_name_expression(const std::string& expression) {
+        SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(program_, expression.c_str()));
+    }
+    // Compiles, keeps the log, and throws CompileError naming `what` if NVRTC fails.
+    void compile(const std::vector<std::string>& options, const std::string& what, const std::string& arch_name) {
+        std::vector<const char*> option_ptrs;
+        for (const std::string& o : options) option_ptrs.push_back(o.c_str());
+        const nvrtcResult status =
+            nvrtcCompileProgram(program_, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+        std::size_t log_size = 0;
+        SGEMM_NVRTC_CHECK(nvrtcGetProgramLogSize(program_, &log_size));
+        log_.resize(log_size);
+        SGEMM_NVRTC_CHECK(nvrtcGetProgramLog(program_, log_.data()));
+        while (!log_.empty() && log_.back() == '\0') log_.pop_back();
+        if (status != NVRTC_SUCCESS)
+            throw CompileError("NVRTC failed to compile " + what + " for " + arch_name + " (" +
+                               nvrtcGetErrorString(status) + "):\n" + log_);
+    }
+    const std::string& log() const { return log_; }
+    std::string lowered_name(const std::string& expression) const {
+        const char* lowered = nullptr;
+        SGEMM_NVRTC_CHECK(nvrtcGetLoweredName(program_, expression.c_str(), &lowered));
+        return lowered;
+    }
+    std::vector<char> cubin() const {
+        std::size_t size = 0;
+        SGEMM_NVRTC_CHECK(nvrtcGetCUBINSize(program_, &size));
+        std::vector<char> out(size);
+        SGEMM_NVRTC_CHECK(nvrtcGetCUBIN(program_, out.data()));
+        return out;
+    }
+
+private:
+    nvrtcProgram program_ = nullptr;
+    std::string log_;
 };
 }  // namespace
 
@@ -75,55 +121,38 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     out.arch = arch;
     out.name_expression = family.name_expression(values);
     out.cache_key = kernel_cache_key(family, values, arch, build);
-
-    std::vector<const char*> header_texts, header_names;
-    for (const EmbeddedFile& f : embedded_templates()) {
-        header_texts.push_back(f.text);
-        header_names.push_back(f.name);
-    }
-    const std::string source = render_source(family);
     const auto start = std::chrono::steady_clock::now();
 
-    std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(nullptr));
-    SGEMM_NVRTC_CHECK(nvrtcCreateProgram(program.get(), source.c_str(), (family.name + ".cu").c_str(),
-                                         static_cast<int>(header_texts.size()), header_texts.data(),
-                                         header_names.data()));
-    SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(*program, out.name_expression.c_str()));
+    Program program(render_source(family), family.name + ".cu", embedded_templates());
+    program.add_name_expression(out.name_expression);
     const std::string tail = family.tail_name_expression(values);
-    if (!tail.empty()) SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(*program, tail.c_str()));
-    const std::vector<std::string> options = compile_options(arch, build);
-    std::vector<const char*> option_ptrs;
-    for (const std::string& o : options) option_ptrs.push_back(o.c_str());
-    const nvrtcResult status =
-        nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
-
-    std::size_t log_size = 0;
-    SGEMM_NVRTC_CHECK(nvrtcGetProgramLogSize(*program, &log_size));
-    out.log.resize(log_size);
-    SGEMM_NVRTC_CHECK(nvrtcGetProgramLog(*program, out.log.data()));
-    while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
-    if (status != NVRTC_SUCCESS)
-        throw CompileError("NVRTC failed to compile " + out.name_expression + " for " + arch.name() +
-                           " (" + nvrtcGetErrorString(status) + "):\n" + out.log);
-
-    const char* lowered = nullptr;
-    SGEMM_NVRTC_CHECK(nvrtcGetLoweredName(*program, out.name_expression.c_str(), &lowered));
-    out.lowered_name = lowered;
+    if (!tail.empty()) program.add_name_expression(tail);
+    program.compile(compile_options(arch, build), out.name_expression, arch.name());
+    out.log = program.log();
+    out.lowered_name = program.lowered_name(out.name_expression);
     if (!tail.empty()) {
-        SGEMM_NVRTC_CHECK(nvrtcGetLoweredName(*program, tail.c_str(), &lowered));
-        out.tail_lowered_name = lowered;
+        out.tail_lowered_name = program.lowered_name(tail);
         // Binaries read back from a database find the tail by this rule alone.
         if (out.tail_lowered_name != family.tail_symbol(values, out.lowered_name))
             throw CompileError("the tail " + out.tail_lowered_name + " of " + out.lowered_name +
                                " is not the symbol Family::tail_symbol derives");
     }
-    std::size_t cubin_size = 0;
-    SGEMM_NVRTC_CHECK(nvrtcGetCUBINSize(*program, &cubin_size));
-    out.cubin.resize(cubin_size);
-    SGEMM_NVRTC_CHECK(nvrtcGetCUBIN(*program, out.cubin.data()));
+    out.cubin = program.cubin();
     out.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out.ptxas = parse_ptxas_info(out.log);
+    return out;
+}
+
+StandaloneKernel compile_standalone(const std::string& file_name, const std::string& source,
+                                    const std::vector<std::string>& defines, Arch arch) {
+    Program program(source, file_name, {});
+    std::vector<std::string> options = compile_options(arch);
+    for (const std::string& d : defines) options.push_back("-D" + d);
+    program.compile(options, file_name, arch.name());
+    StandaloneKernel out;
+    out.cubin = program.cubin();
+    out.ptxas = parse_ptxas_info(program.log());
     return out;
 }
 

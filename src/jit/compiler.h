@@ -60,4 +60,16 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
 CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch,
                               KernelBuild build = KernelBuild::product);
 
+// A kernel that is not a family's: a self-contained source (extern "C" kernels, none of
+// templates/ included), such as the timing's instruction-cache evictor.
+struct StandaloneKernel {
+    std::vector<char> cubin;
+    PtxasInfo ptxas;
+};
+
+// Compiles `source` for `arch` with the product options and a -D for each of `defines`
+// ("NAME=VALUE"); throws CompileError.
+StandaloneKernel compile_standalone(const std::string& file_name, const std::string& source,
+                                    const std::vector<std::string>& defines, Arch arch);
+
 }  // namespace sgemm

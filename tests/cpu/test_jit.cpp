@@ -145,6 +145,23 @@ TEST(Compiler, ACompileErrorCarriesTheLog) {
     }
 }
 
+TEST(Compiler, AStandaloneSourceSeesItsDefinesAndReportsItsErrors) {
+    const std::string source =
+        "#ifndef WIDTH\n#error WIDTH is not defined\n#endif\n"
+        "extern \"C\" __global__ void fill(float* out) { out[threadIdx.x % WIDTH] = 1.0f; }\n";
+    const StandaloneKernel k = compile_standalone("fill.cu", source, {"WIDTH=4"}, Arch{80});
+    EXPECT_FALSE(k.cubin.empty());
+    EXPECT_TRUE(k.ptxas.found);
+    try {
+        compile_standalone("fill.cu", source, {}, Arch{80});
+        FAIL() << "expected CompileError";
+    } catch (const CompileError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("fill.cu"), std::string::npos) << what;
+        EXPECT_NE(what.find("WIDTH is not defined"), std::string::npos) << "the NVRTC log should be in the message: " << what;
+    }
+}
+
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
     // The template sees only whether SPLITS exceeds 1.
