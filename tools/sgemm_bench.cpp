@@ -2,7 +2,8 @@
 //
 // Every ladder kernel runs at its default configuration. Each is first checked against
 // cuBLAS on the same random operands with its output poisoned with NaN, then timed with
-// CUDA events, after a warm-up, with L2 flushed before every run; the median is reported.
+// CUDA events, after a warm-up, with the caches made cold before every run (tuner/timing.h);
+// the median is reported.
 // With --timeline, the --config kernels of the families that mark per-block timelines also
 // run in a timeline build (tuner/timeline.h), which shows where a launch's time goes.
 #include <boost/program_options.hpp>
@@ -66,7 +67,7 @@ std::string skip_reason(const LoadedKernel& k, const Shape& shape, const ShapeKe
 
 // The timeline build's result is checked like any kernel's, then kTimelineLaunches launches
 // are recorded; the summary of the one with the median event time is printed and returned.
-Json timeline_of(const LoadedKernel& k, const Shape& shape, GemmProblem& problem, L2Flusher& flusher, Stream& stream,
+Json timeline_of(const LoadedKernel& k, const Shape& shape, GemmProblem& problem, CacheFlusher& flusher, Stream& stream,
                  bool& all_ok) {
     problem.reserve_workspace(timeline_workspace_bytes(k, shape.m, shape.n, shape.k));
     problem.poison_output(stream.get());
@@ -97,7 +98,7 @@ Json timeline_of(const LoadedKernel& k, const Shape& shape, GemmProblem& problem
 Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& ld,
                  const std::vector<std::unique_ptr<LoadedKernel>>& kernels,
                  const std::vector<std::unique_ptr<LoadedKernel>>& timeline_kernels, const CublasHandle& cublas,
-                 const TimingPlan& plan, L2Flusher& flusher, Stream& stream, const DeviceInfo& device, bool& all_ok) {
+                 const TimingPlan& plan, CacheFlusher& flusher, Stream& stream, const DeviceInfo& device, bool& all_ok) {
     std::fprintf(stderr, "[%s] preparing operands and the cuBLAS reference...\n", shape.label().c_str());
     ProblemSpec spec;
     spec.M = shape.m, spec.N = shape.n, spec.K = shape.k;
@@ -146,7 +147,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     }
 
     const double cublas_ms = rows.front().timing.median_ms;
-    std::printf("\nM=%d N=%d K=%d %s (lda %d, ldb %d, ldc %d) on %s (sm_%d), median of up to %d runs, L2 flushed\n",
+    std::printf("\nM=%d N=%d K=%d %s (lda %d, ldb %d, ldc %d) on %s (sm_%d), median of up to %d runs, caches cold\n",
                 shape.m, shape.n, shape.k, layout.transposes().c_str(), args.lda, args.ldb, args.ldc,
                 device.name.c_str(), device.sm(), plan.iters);
     if (cublas_one_row)
@@ -202,8 +203,8 @@ int main(int argc, char** argv) {
     po::options_description opts(
         "sgemm-bench: run the five ladder kernels (naive, smem, blocktile, vec4, async) at their\n"
         "default configurations and cuBLAS on this GPU. Each result is checked against cuBLAS\n"
-        "(output poisoned with NaN first); times are medians of CUDA-event runs with the L2 cache\n"
-        "flushed before each run.\n\n"
+        "(output poisoned with NaN first); times are medians of CUDA-event runs, each after the L2\n"
+        "cache is flushed and the SMs' instruction caches are evicted.\n\n"
         "Usage: sgemm-bench --size 4096 [--iters 50] [--json results.json]\n"
         "       sgemm-bench --sizes 1024,2048,4096,6144,8192\n"
         "       sgemm-bench --m 8 --n 6144 --k 4096\n\n"
@@ -346,7 +347,7 @@ int main(int argc, char** argv) {
         for (const auto& [name, values] : extra_configs) add_kernel(find_family(name), values, true);
         CublasHandle cublas;
         Stream stream;
-        L2Flusher flusher(device);
+        CacheFlusher flusher(device);
         bool all_ok = true;
         std::vector<Json> entries;
         for (const Shape& shape : shapes)

@@ -24,7 +24,7 @@ std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, i
            8ull * SGEMM_TIMELINE_WORDS * block_count(g);
 }
 
-LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, L2Flusher& flusher,
+LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, CacheFlusher& flusher,
                                cudaStream_t stream) {
     const ProblemSpec& s = problem.spec();
     // The tail's blocks would overwrite the marks with their partial tiles, and mark nothing.

@@ -34,7 +34,7 @@ std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, i
 
 // One launch of `kernel`, which must be a timeline build, on `problem`'s operands, with L2
 // flushed first. The problem's workspace must hold timeline_workspace_bytes.
-LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, L2Flusher& flusher,
+LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, CacheFlusher& flusher,
                                cudaStream_t stream);
 
 // Times in µs from the first block's start.

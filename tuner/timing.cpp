@@ -8,13 +8,15 @@
 
 namespace sgemm {
 
-L2Flusher::L2Flusher(const DeviceInfo& device) : scratch_(std::max<std::size_t>(2 * device.l2_bytes, 64u << 20)) {}
+CacheFlusher::CacheFlusher(const DeviceInfo& device)
+    : scratch_(std::max<std::size_t>(2 * device.l2_bytes, 64u << 20)), evictor_(device) {}
 
-void L2Flusher::flush(cudaStream_t stream) {
+void CacheFlusher::flush(cudaStream_t stream) {
     SGEMM_CUDA_CHECK(cudaMemsetAsync(scratch_.data(), ++fill_, scratch_.bytes(), stream));
+    evictor_.evict(stream);
 }
 
-double time_one_run(const std::function<void(cudaStream_t)>& launch, L2Flusher& flusher, cudaStream_t stream) {
+double time_one_run(const std::function<void(cudaStream_t)>& launch, CacheFlusher& flusher, cudaStream_t stream) {
     Event start, stop;
     flusher.flush(stream);
     start.record(stream);
@@ -42,7 +44,7 @@ TimingStats stats_of(std::vector<double> ms) {
 }  // namespace
 
 AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, double best_ms, double reject_factor,
-                             L2Flusher& flusher, cudaStream_t stream) {
+                             CacheFlusher& flusher, cudaStream_t stream) {
     for (int i = 0; i < 2; ++i) time_one_run(launch, flusher, stream);
     std::vector<double> ms;
     for (int i = 0; i < 3; ++i) ms.push_back(time_one_run(launch, flusher, stream));
@@ -64,7 +66,7 @@ AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, do
 }
 
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
-                      L2Flusher& flusher, cudaStream_t stream) {
+                      CacheFlusher& flusher, cudaStream_t stream) {
     double first_ms = 0.0;
     for (int i = 0; i < std::max(1, plan.warmup); ++i) first_ms = time_one_run(launch, flusher, stream);
 

@@ -1,5 +1,5 @@
 // Timing a GEMM the way the tuner and the benchmarks do: CUDA events around each run,
-// warm-up first, the L2 cache flushed before every timed run, median reported.
+// warm-up first, the caches made cold before every timed run, median reported.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -8,19 +8,24 @@
 
 #include "src/cuda/device_buffer.h"
 #include "src/cuda/device.h"
+#include "tuner/instruction_cache_evictor.h"
 
 namespace sgemm {
 
-// Writes a buffer twice the size of L2 before each timed run, so every run starts with
-// cold caches, as a GEMM in a real model step mostly does: operands come from HBM.
-class L2Flusher {
+// Before each timed run, writes a buffer twice the size of L2 and runs the instruction-cache
+// evictor on every SM, so every run starts as a GEMM in a real model step mostly does: its
+// operands come from HBM, and its code is no longer in the SMs, since other kernels ran
+// after its last launch.
+class CacheFlusher {
 public:
-    explicit L2Flusher(const DeviceInfo& device);
+    explicit CacheFlusher(const DeviceInfo& device);
     void flush(cudaStream_t stream);
+    const InstructionCacheEvictor& evictor() const { return evictor_; }
 
 private:
     DeviceBuffer<unsigned char> scratch_;
     unsigned char fill_ = 0;
+    InstructionCacheEvictor evictor_;
 };
 
 struct TimingStats {
@@ -36,7 +41,7 @@ struct TimingPlan {
 
 // Times `launch` (which enqueues one GEMM on the stream) per the plan.
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
-                      L2Flusher& flusher, cudaStream_t stream);
+                      CacheFlusher& flusher, cudaStream_t stream);
 
 // The tuner's timing: an adaptive number of runs, with early rejection.
 //  - 2 warm-up runs, then 3 timed runs; if their median is already more than
@@ -49,10 +54,10 @@ struct AdaptiveTiming {
     bool rejected = false;
 };
 AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, double best_ms, double reject_factor,
-                             L2Flusher& flusher, cudaStream_t stream);
+                             CacheFlusher& flusher, cudaStream_t stream);
 
 // One flushed, timed run, in milliseconds (the re-timing of winner against runner-up).
-double time_one_run(const std::function<void(cudaStream_t)>& launch, L2Flusher& flusher, cudaStream_t stream);
+double time_one_run(const std::function<void(cudaStream_t)>& launch, CacheFlusher& flusher, cudaStream_t stream);
 
 // The median of `ms` (sorted in place).
 double median_of(std::vector<double>& ms);

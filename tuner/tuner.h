@@ -83,7 +83,7 @@ private:
     KernelCache cache_;
     Stream stream_;
     CublasHandle cublas_;
-    L2Flusher flusher_;
+    CacheFlusher flusher_;
 };
 
 // Shapes of a run that still need tuning: all with retune, else those without a winner

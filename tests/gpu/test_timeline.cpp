@@ -39,7 +39,7 @@ TEST_P(TimelineBuild, KeepsTheResultAndLeavesOrderedMarksInEveryBlock) {
     problem.reserve_workspace(timeline_workspace_bytes(kernel, c.m, c.n, c.k));
 
     problem.poison_output(gpu->stream.get());
-    L2Flusher flusher(gpu->device);
+    CacheFlusher flusher(gpu->device);
     const LaunchTimeline t = record_timeline(kernel, problem, flusher, gpu->stream.get());
     const Accuracy accuracy = problem.check_output();
     EXPECT_TRUE(accuracy.ok()) << accuracy.verdict();
@@ -92,7 +92,7 @@ TEST(TimelineBuild, LeavesTheSplitKCountersZeroedForTheNextLaunch) {
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
     problem.reserve_workspace(std::max(timeline_workspace_bytes(unsplit_timeline, spec.M, spec.N, spec.K),
                                        timeline_workspace_bytes(split_timeline, spec.M, spec.N, spec.K)));
-    L2Flusher flusher(gpu->device);
+    CacheFlusher flusher(gpu->device);
 
     for (int round = 0; round < 2; ++round) {
         SCOPED_TRACE(round);
@@ -120,7 +120,7 @@ TEST(TimelineBuild, AProductBuildIsRefused) {
     spec.M = 8, spec.N = 1024, spec.K = 1024;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
     problem.reserve_workspace(timeline_workspace_bytes(kernel, spec.M, spec.N, spec.K));
-    L2Flusher flusher(gpu->device);
+    CacheFlusher flusher(gpu->device);
     EXPECT_THROW(summarize(record_timeline(kernel, problem, flusher, gpu->stream.get())), Error);
 }
 
