@@ -269,6 +269,8 @@ int main(int argc, char** argv) {
 
     try {
         const DeviceInfo device = use_device(device_ordinal);
+        if (const std::string why = unsupported_arch_reason(Arch{device.sm()}); !why.empty())
+            throw Error(device.name + " cannot be tuned: " + why);
         if (from_misses) {
             const std::string device_id = fingerprint_of(device).id();
             shapes_path = "the misses of device " + device_id;

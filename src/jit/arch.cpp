@@ -1,7 +1,12 @@
 #include "src/jit/arch.h"
 
+#include <nvrtc.h>
+
+#include <algorithm>
 #include <cctype>
 
+#include "src/cuda/check.h"
+#include "src/jit/compiler.h"
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -14,9 +19,31 @@ Arch parse_arch(const std::string& text) {
     for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
     if (!ok)
         throw Error("invalid architecture '" + text + "': expected sm_XY, XY or X.Y, e.g. sm_90");
-    const int sm = std::stoi(digits);
-    if (sm < 70) throw Error("architecture " + text + " is not supported: the oldest target is sm_70");
-    return Arch{sm};
+    const Arch arch{std::stoi(digits)};
+    // The limits (arch_limits) and the families' constraints start at Volta.
+    if (arch.sm < 70) throw Error("architecture " + text + " is not supported: the oldest target is sm_70");
+    if (const std::string why = unsupported_arch_reason(arch); !why.empty()) throw Error(why);
+    return arch;
+}
+
+const std::vector<int>& nvrtc_archs() {
+    static const std::vector<int> archs = [] {
+        int count = 0;
+        SGEMM_NVRTC_CHECK(nvrtcGetNumSupportedArchs(&count));
+        std::vector<int> out(static_cast<std::size_t>(count));
+        SGEMM_NVRTC_CHECK(nvrtcGetSupportedArchs(out.data()));
+        std::sort(out.begin(), out.end());
+        return out;
+    }();
+    return archs;
+}
+
+std::string unsupported_arch_reason(Arch arch) {
+    const std::vector<int>& archs = nvrtc_archs();
+    if (std::find(archs.begin(), archs.end(), arch.sm) != archs.end()) return "";
+    std::string list;
+    for (int sm : archs) list += (list.empty() ? "" : ", ") + Arch{sm}.name();
+    return "NVRTC " + nvrtc_version() + " does not compile for " + arch.name() + "; it compiles for " + list;
 }
 
 ArchLimits arch_limits(Arch arch) {

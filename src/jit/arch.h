@@ -2,6 +2,7 @@
 // on it. With a GPU the target is read off the device; without one it is named.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace sgemm {
 
@@ -11,8 +12,16 @@ struct Arch {
     std::string name() const { return "sm_" + std::to_string(sm); }
 };
 
-// Parses "sm_90", "90" or "9.0"; throws sgemm::Error naming the accepted forms.
+// Parses "sm_90", "90" or "9.0"; throws sgemm::Error naming the accepted forms, for one
+// older than sm_70, or naming the architectures NVRTC compiles for when it is not one of them.
 Arch parse_arch(const std::string& text);
+
+// The architectures this process's NVRTC compiles for, ascending (nvrtcGetSupportedArchs):
+// each toolkit drops old ones (CUDA 13 compiles for sm_75 and newer) and adds new ones.
+const std::vector<int>& nvrtc_archs();
+
+// "" when NVRTC compiles for `arch`; else why not, naming the architectures it does.
+std::string unsupported_arch_reason(Arch arch);
 
 struct ArchLimits {
     int sm = 0;  // the architecture they describe, as in Arch

@@ -247,11 +247,35 @@ TEST(Arch, ParsesTheUsualSpellings) {
     EXPECT_EQ(parse_arch("sm_90").sm, 90);
     EXPECT_EQ(parse_arch("80").sm, 80);
     EXPECT_EQ(parse_arch("8.6").sm, 86);
-    EXPECT_EQ(parse_arch("sm_120").sm, 120);
     EXPECT_EQ(Arch{90}.name(), "sm_90");
     EXPECT_THROW(parse_arch("hopper"), Error);
     EXPECT_THROW(parse_arch("sm_9"), Error);
-    EXPECT_THROW(parse_arch("sm_60"), Error);
+    EXPECT_THROW(parse_arch("sm_60"), Error);  // older than any target of the families
+}
+
+// Which targets exist depends on the toolkit (CUDA 13 dropped sm_70 and sm_72), so the
+// expectations come from NVRTC's own list.
+TEST(Arch, AcceptsExactlyTheArchitecturesNvrtcCompilesFor) {
+    const std::vector<int>& archs = nvrtc_archs();
+    ASSERT_FALSE(archs.empty());
+    EXPECT_TRUE(std::is_sorted(archs.begin(), archs.end()));
+    for (int sm : archs) {
+        EXPECT_EQ(parse_arch("sm_" + std::to_string(sm)).sm, sm);
+        EXPECT_EQ(unsupported_arch_reason(Arch{sm}), "");
+    }
+    for (int sm : {70, 72, 91, archs.front() - 1, archs.back() + 1}) {
+        if (sm < 70) continue;  // refused before NVRTC is asked (above)
+        if (std::find(archs.begin(), archs.end(), sm) != archs.end()) continue;
+        const std::string why = unsupported_arch_reason(Arch{sm});
+        EXPECT_NE(why.find("does not compile for sm_" + std::to_string(sm)), std::string::npos) << why;
+        EXPECT_NE(why.find(Arch{archs.front()}.name()), std::string::npos) << "names what it compiles for: " << why;
+        try {
+            parse_arch("sm_" + std::to_string(sm));
+            ADD_FAILURE() << "sm_" << sm << " parsed";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.what(), why);
+        }
+    }
 }
 
 TEST(EmbeddedTemplates, HoldEveryLadderSource) {
