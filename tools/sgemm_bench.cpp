@@ -312,9 +312,7 @@ int main(int argc, char** argv) {
 
     try {
         const DeviceInfo device = use_device(device_ordinal);
-        const Arch arch{device.sm()};
-        if (const std::string why = unsupported_arch_reason(arch); !why.empty())
-            throw Error(device.name + " cannot be benchmarked: " + why);
+        const Arch arch = compile_target_of(device);
         std::vector<std::unique_ptr<LoadedKernel>> kernels, timeline_kernels;
         // `from_config`: named by --config, so also built with timeline marks under --timeline.
         auto add_kernel = [&](const Family& family, const ParamValues& values, bool from_config) {

@@ -269,8 +269,7 @@ int main(int argc, char** argv) {
 
     try {
         const DeviceInfo device = use_device(device_ordinal);
-        if (const std::string why = unsupported_arch_reason(Arch{device.sm()}); !why.empty())
-            throw Error(device.name + " cannot be tuned: " + why);
+        compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
         if (from_misses) {
             const std::string device_id = fingerprint_of(device).id();
             shapes_path = "the misses of device " + device_id;

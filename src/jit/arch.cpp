@@ -20,30 +20,38 @@ Arch parse_arch(const std::string& text) {
     if (!ok)
         throw Error("invalid architecture '" + text + "': expected sm_XY, XY or X.Y, e.g. sm_90");
     const Arch arch{std::stoi(digits)};
-    // The limits (arch_limits) and the families' constraints start at Volta.
-    if (arch.sm < 70) throw Error("architecture " + text + " is not supported: the oldest target is sm_70");
     if (const std::string why = unsupported_arch_reason(arch); !why.empty()) throw Error(why);
     return arch;
 }
 
-const std::vector<int>& nvrtc_archs() {
-    static const std::vector<int> archs = [] {
+const std::vector<int>& compile_targets() {
+    static const std::vector<int> targets = [] {
         int count = 0;
         SGEMM_NVRTC_CHECK(nvrtcGetNumSupportedArchs(&count));
-        std::vector<int> out(static_cast<std::size_t>(count));
-        SGEMM_NVRTC_CHECK(nvrtcGetSupportedArchs(out.data()));
+        std::vector<int> nvrtc(static_cast<std::size_t>(count));
+        SGEMM_NVRTC_CHECK(nvrtcGetSupportedArchs(nvrtc.data()));
+        std::vector<int> out;
+        for (int sm : nvrtc)
+            if (sm >= 70) out.push_back(sm);
         std::sort(out.begin(), out.end());
         return out;
     }();
-    return archs;
+    return targets;
 }
 
 std::string unsupported_arch_reason(Arch arch) {
-    const std::vector<int>& archs = nvrtc_archs();
-    if (std::find(archs.begin(), archs.end(), arch.sm) != archs.end()) return "";
+    const std::vector<int>& targets = compile_targets();
+    if (std::find(targets.begin(), targets.end(), arch.sm) != targets.end()) return "";
     std::string list;
-    for (int sm : archs) list += (list.empty() ? "" : ", ") + Arch{sm}.name();
-    return "NVRTC " + nvrtc_version() + " does not compile for " + arch.name() + "; it compiles for " + list;
+    for (int sm : targets) list += (list.empty() ? "" : ", ") + Arch{sm}.name();
+    return arch.name() + " is not a compile target: with NVRTC " + nvrtc_version() + " this build compiles for " +
+           list;
+}
+
+Arch compile_target_of(const DeviceInfo& device) {
+    const Arch arch{device.sm()};
+    if (const std::string why = unsupported_arch_reason(arch); !why.empty()) throw Error(device.name + ": " + why);
+    return arch;
 }
 
 ArchLimits arch_limits(Arch arch) {

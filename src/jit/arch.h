@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "src/cuda/device.h"
+
 namespace sgemm {
 
 struct Arch {
@@ -12,16 +14,21 @@ struct Arch {
     std::string name() const { return "sm_" + std::to_string(sm); }
 };
 
-// Parses "sm_90", "90" or "9.0"; throws sgemm::Error naming the accepted forms, for one
-// older than sm_70, or naming the architectures NVRTC compiles for when it is not one of them.
+// Parses "sm_90", "90" or "9.0"; throws sgemm::Error naming the accepted forms, or naming
+// the compile targets when it is not one of them.
 Arch parse_arch(const std::string& text);
 
-// The architectures this process's NVRTC compiles for, ascending (nvrtcGetSupportedArchs):
-// each toolkit drops old ones (CUDA 13 compiles for sm_75 and newer) and adds new ones.
-const std::vector<int>& nvrtc_archs();
+// The architectures this build compiles for, ascending: those this process's NVRTC
+// supports (nvrtcGetSupportedArchs; CUDA 13 dropped sm_70 and sm_72, CUDA 12 still has
+// sm_50 on), from sm_70, where the limits below and the families' constraints start.
+const std::vector<int>& compile_targets();
 
-// "" when NVRTC compiles for `arch`; else why not, naming the architectures it does.
+// "" when `arch` is a compile target; else why not, naming the targets.
 std::string unsupported_arch_reason(Arch arch);
+
+// The compile target of a GPU; throws sgemm::Error naming the GPU and the targets when its
+// architecture is not one.
+Arch compile_target_of(const DeviceInfo& device);
 
 struct ArchLimits {
     int sm = 0;  // the architecture they describe, as in Arch
