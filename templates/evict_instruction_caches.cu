@@ -12,7 +12,8 @@
 // Each warp runs its own segment, so an SM fetches the segments in parallel, not one after
 // another. Each FFMA has its own constants and depends on the one before, so none folds.
 // Every thread's result is stored if it equals a value it never reaches, so no FFMA is
-// dropped. Each block stores the SM it ran on, so a test can check that every SM ran one.
+// dropped. Each warp stores the SM it ran on, so a test can check that every segment ran on
+// every SM.
 
 template <int SEGMENT>
 __device__ __forceinline__ float evict_segment(float x) {
@@ -30,10 +31,12 @@ __device__ __forceinline__ float evict_from_segment(int warp, float x) {
 }
 
 extern "C" __global__ void __launch_bounds__(EVICT_WARPS * 32)
-    evict_instruction_caches(int* block_sm, float seed) {
-    const float x = evict_from_segment<0>(static_cast<int>(threadIdx.x / 32), seed + threadIdx.x);
+    evict_instruction_caches(int* warp_sm, float seed) {
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    const float x = evict_from_segment<0>(warp, seed + threadIdx.x);
+    int* mine = warp_sm + blockIdx.x * EVICT_WARPS + warp;
+    if (x == -12345.0f) *mine = -2;
     unsigned sm;
     asm("mov.u32 %0, %%smid;" : "=r"(sm));
-    if (x == -12345.0f) block_sm[blockIdx.x] = -1;
-    if (threadIdx.x == 0) block_sm[blockIdx.x] = static_cast<int>(sm);
+    if (threadIdx.x % 32 == 0) *mine = static_cast<int>(sm);
 }

@@ -13,12 +13,7 @@ namespace {
 constexpr int kWarps = 16;
 constexpr int kFmasPerSegment = 512;
 constexpr const char* kSourceName = "evict_instruction_caches.cu";
-
-std::string evictor_source() {
-    for (const EmbeddedFile& f : embedded_tuner_kernels())
-        if (std::string(f.name) == kSourceName) return f.text;
-    throw Error(std::string("the tuner's kernels hold no ") + kSourceName);
-}
+constexpr const char* kKernelName = "evict_instruction_caches";  // its extern "C" name there
 
 // Compiled once per process and arch: every timing object of a process shares it.
 const std::vector<char>& evictor_cubin(Arch arch) {
@@ -32,31 +27,36 @@ const std::vector<char>& evictor_cubin(Arch arch) {
 }  // namespace
 
 StandaloneKernel compile_instruction_cache_evictor(Arch arch) {
-    return compile_standalone(kSourceName, evictor_source(),
+    const char* source = find_embedded(embedded_tuner_kernels(), kSourceName);
+    if (!source) throw Error(std::string("the tuner's kernels hold no ") + kSourceName);
+    return compile_standalone(kSourceName, source,
                               {"EVICT_WARPS=" + std::to_string(kWarps),
                                "EVICT_FMAS_PER_SEGMENT=" + std::to_string(kFmasPerSegment)},
                               arch);
 }
 
 InstructionCacheEvictor::InstructionCacheEvictor(const DeviceInfo& device)
-    : library_(evictor_cubin(Arch{device.sm()})),
-      kernel_(library_.kernel("evict_instruction_caches")),
-      block_sm_(2 * static_cast<std::size_t>(device.sm_count)) {
-    block_sm_.upload(std::vector<int>(block_sm_.size(), -1));  // no SM until an eviction runs
+    : arch_{device.sm()}, blocks_(2 * device.sm_count), warp_sm_(static_cast<std::size_t>(blocks_) * kWarps) {
+    warp_sm_.upload(std::vector<int>(warp_sm_.size(), -1));  // no warp has run yet
 }
 
 void InstructionCacheEvictor::evict(cudaStream_t stream) {
-    int* block_sm = block_sm_.data();
+    if (!kernel_) {
+        library_ = Library(evictor_cubin(arch_));
+        kernel_ = library_.kernel(kKernelName);
+    }
+    // Every warp overwrites its -1 (all bits set) with its SM.
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(warp_sm_.data(), 0xff, warp_sm_.bytes(), stream));
+    int* warp_sm = warp_sm_.data();
     float seed = 1.0f;
-    void* args[] = {&block_sm, &seed};
-    SGEMM_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_),
-                                      dim3(static_cast<unsigned>(block_sm_.size())), dim3(kWarps * 32), args, 0,
-                                      stream));
+    void* args[] = {&warp_sm, &seed};
+    SGEMM_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(static_cast<unsigned>(blocks_)),
+                                      dim3(kWarps * 32), args, 0, stream));
 }
 
-std::vector<int> InstructionCacheEvictor::block_sms() const {
+std::vector<int> InstructionCacheEvictor::warp_sms() const {
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());  // the eviction may be on any stream
-    return block_sm_.download();
+    return warp_sm_.download();
 }
 
 }  // namespace sgemm

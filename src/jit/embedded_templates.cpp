@@ -5,8 +5,7 @@
 namespace sgemm {
 
 std::string template_text(const std::string& name) {
-    for (const EmbeddedFile& f : embedded_templates())
-        if (name == f.name) return f.text;
+    if (const char* text = find_embedded(embedded_templates(), name)) return text;
     throw Error("no embedded template named '" + name + "'");
 }
 
