@@ -164,14 +164,17 @@ std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>
     return batch;
 }
 
+std::vector<Candidate> Refinement::unwalked_starts(const std::vector<TimedCandidate>& timed) const {
+    std::vector<TimedCandidate> order = timed;
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    std::vector<Candidate> out;
+    for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < starts_; ++i)
+        if (std::find(centres_.begin(), centres_.end(), order[i].candidate) == centres_.end())
+            out.push_back(order[i].candidate);
+    return out;
+}
+
 std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) {
-    if (!started_) {
-        // The starting points: the fastest few timed so far.
-        std::vector<TimedCandidate> order = timed;
-        std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
-        for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < starts_; ++i) pending_.push_back(order[i].candidate);
-        started_ = true;
-    }
     while (true) {
         if (at_) {
             // Move to the fastest of the last batch if it beat the current point.
@@ -186,27 +189,19 @@ std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed
             }
         }
         if (!at_) {
+            if (pending_.empty()) pending_ = unwalked_starts(timed);
             if (pending_.empty()) {
-                if (!swept_) {
-                    swept_ = true;
-                    best_before_sweep_ = fastest(timed);
-                    const std::vector<Candidate> sweep = split_sweep(timed, tried);
-                    if (!sweep.empty()) return sweep;
-                }
-                // The sweep can move the best to a point no walk passed through, whose own
-                // neighbours were never timed (on the H200 at 1024^3 it moved 128x64 tiles
-                // from 3 slices and 1 group of warps to 2 groups and no slice): one more walk
-                // starts from the new best.
-                const std::optional<Candidate> best = fastest(timed);
-                if (walked_after_sweep_ || !best || best == best_before_sweep_) return {};
-                walked_after_sweep_ = true;
-                pending_.push_back(*best);
+                if (swept_) return {};
+                swept_ = true;
+                const std::vector<Candidate> sweep = split_sweep(timed, tried);
+                if (!sweep.empty()) return sweep;
                 continue;
             }
             at_ = pending_.front();
             pending_.erase(pending_.begin());
             round_ = 0;
         }
+        if (std::find(centres_.begin(), centres_.end(), *at_) == centres_.end()) centres_.push_back(*at_);
         batch_.clear();
         for (const Candidate& n : one_step_neighbours(*at_, all_))
             if (std::find(tried.begin(), tried.end(), n) == tried.end()) batch_.push_back(n);

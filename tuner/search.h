@@ -6,11 +6,12 @@
 //               winners of the nearest tuned shapes of this device that can run
 //               this shape (the database's nearest-shape rule, db/selection.h); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
-//               one-step moves for up to refine_rounds steps, then time every split count
-//               (crossed with every count of groups of warps along k) of the
-//               refine_starts fastest tiles, and when that moved the best, walk once
-//               more from the new best. The model knows the broad shape of
-//               the space; measurement finds the exact spot.
+//               one-step moves for up to refine_rounds steps, again from any of the
+//               refine_starts fastest no walk has stood on, until there is none; then time
+//               every split count (crossed with every count of groups of warps along k)
+//               of the refine_starts fastest tiles, and walk again from any new fastest
+//               the same way. The model knows the broad shape of the space; measurement
+//               finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
 //   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).
 // max_candidates, when set, caps any strategy's list.
@@ -57,17 +58,21 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
                                          const std::vector<Candidate>& neighbour_winners);
 
 // Hill climbing over measured times. Ask next() for a batch, time it, ask again with the
-// times so far; an empty batch means done. The starts are the fastest candidates timed when
-// refinement begins; a walk moves to the fastest neighbour that beats its point and stops at
-// a local minimum or after `rounds` moves. Last, one batch holds the untried split counts of
-// the `starts` fastest tiles timed by then: a tile met on a walk without becoming its point
-// has had only the split count it was met with, and split times are not monotonic (on the
-// H200 a 1024^3 tile's best split count, 3, was met that way only in some runs). They
-// share their tile's binaries (one on each side of 1 slice), so they cost timing and at
-// most one compile per tile. The batch crosses them with every count of groups of warps
-// along k (ParamSpec::k_groups), which trades against the split count: two more binaries
-// per tile where the family allows more groups. When that batch gives a new fastest, one
-// more walk starts from it, whose neighbours no walk has timed.
+// times so far; an empty batch means done. A walk starts from one of the `starts` fastest
+// candidates timed so far that no walk has stood on, moves to the fastest neighbour that
+// beats its point, and stops at a local minimum or after `rounds` moves. Walks start until
+// the `starts` fastest have all been stood on: a candidate met as a neighbour and among the
+// fastest has neighbours of its own that were never timed (on the H200 at 4096^3, 256x128
+// tiles with BK 8 and 4 stages were met so, third fastest, and BK 16 from there was the
+// best tile, 1.4% faster than where the walks had stopped). Then one batch holds the
+// untried split counts of the `starts` fastest tiles timed by then: a tile met on a walk
+// without becoming its point has had only the split count it was met with, and split times
+// are not monotonic (on the H200 a 1024^3 tile's best split count, 3, was met that way only
+// in some runs). They share their tile's binaries (one on each side of 1 slice), so they
+// cost timing and at most one compile per tile. The batch crosses them with every count of
+// groups of warps along k (ParamSpec::k_groups), which trades against the split count: two
+// more binaries per tile where the family allows more groups. Walks then start as before
+// from any of the fastest that the batch brought in.
 class Refinement {
 public:
     Refinement(std::vector<Candidate> all, int starts, int rounds)
@@ -77,14 +82,14 @@ public:
 private:
     std::vector<Candidate> all_;
     int starts_, rounds_;
-    bool started_ = false;
     std::vector<Candidate> pending_;  // starts not walked yet
+    std::vector<Candidate> centres_;  // every point a walk has stood on (its neighbours are timed)
     std::optional<Candidate> at_;     // the current point of the walk
     std::vector<Candidate> batch_;    // its neighbours handed out last
     int round_ = 0;
     bool swept_ = false;  // the split sweep has been handed out
-    std::optional<Candidate> best_before_sweep_;  // the fastest when the sweep was handed out
-    bool walked_after_sweep_ = false;  // a walk from the sweep's new best has started
+    // The `starts` fastest timed so far that no walk has stood on.
+    std::vector<Candidate> unwalked_starts(const std::vector<TimedCandidate>& timed) const;
     std::vector<Candidate> split_sweep(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) const;
 };
 
