@@ -125,10 +125,10 @@ double time_of(const std::vector<TimedCandidate>& timed, const Candidate& c) {
     return std::numeric_limits<double>::infinity();
 }
 
-std::optional<Candidate> fastest(const std::vector<TimedCandidate>& timed) {
-    const auto best = std::min_element(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
-    if (best == timed.end()) return std::nullopt;
-    return best->candidate;
+// The timings, fastest first (ties in the order they were timed).
+std::vector<TimedCandidate> fastest_first(std::vector<TimedCandidate> timed) {
+    std::stable_sort(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    return timed;
 }
 
 // Whether a and b differ at most in how they spread k: the split count (which needs one
@@ -149,8 +149,7 @@ bool same_tile(const Candidate& a, const Candidate& b) {
 
 std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>& timed,
                                                const std::vector<Candidate>& tried) const {
-    std::vector<TimedCandidate> order = timed;
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    const std::vector<TimedCandidate> order = fastest_first(timed);
     std::vector<Candidate> tiles, batch;
     for (const TimedCandidate& t : order) {
         if (static_cast<int>(tiles.size()) == starts_) break;
@@ -165,8 +164,7 @@ std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>
 }
 
 std::vector<Candidate> Refinement::unwalked_starts(const std::vector<TimedCandidate>& timed) const {
-    std::vector<TimedCandidate> order = timed;
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.ms < b.ms; });
+    const std::vector<TimedCandidate> order = fastest_first(timed);
     std::vector<Candidate> out;
     for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < starts_; ++i)
         if (std::find(centres_.begin(), centres_.end(), order[i].candidate) == centres_.end())
