@@ -174,38 +174,44 @@ std::vector<Candidate> Refinement::unwalked_starts(const std::vector<TimedCandid
 
 std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) {
     while (true) {
-        if (at_) {
-            // Move to the fastest of the last batch if it beat the current point.
+        // Move each walk to the fastest of its last neighbours if that beat its point; a walk
+        // that found nothing faster, ran out of rounds or reached another walk's point ends.
+        std::vector<Walk> moved;
+        for (const Walk& w : walks_) {
             std::optional<Candidate> better;
-            double best = time_of(timed, *at_);
-            for (const Candidate& c : batch_)
+            double best = time_of(timed, w.at);
+            for (const Candidate& c : w.neighbours)
                 if (time_of(timed, c) < best) best = time_of(timed, c), better = c;
-            if (better && round_ < rounds_) {
-                at_ = better;
-            } else if (!batch_.empty() || round_ >= rounds_) {
-                at_.reset();  // a local minimum, or out of rounds: next start
-            }
+            if (!better || w.round >= rounds_) continue;
+            if (std::any_of(moved.begin(), moved.end(), [&](const Walk& m) { return m.at == *better; })) continue;
+            moved.push_back({*better, w.round, {}});
         }
-        if (!at_) {
-            if (pending_.empty()) pending_ = unwalked_starts(timed);
-            if (pending_.empty()) {
+        walks_ = std::move(moved);
+        if (walks_.empty()) {
+            for (const Candidate& start : unwalked_starts(timed)) walks_.push_back({start, 0, {}});
+            if (walks_.empty()) {
                 if (swept_) return {};
                 swept_ = true;
                 const std::vector<Candidate> sweep = split_sweep(timed, tried);
                 if (!sweep.empty()) return sweep;
                 continue;
             }
-            at_ = pending_.front();
-            pending_.erase(pending_.begin());
-            round_ = 0;
         }
-        if (std::find(centres_.begin(), centres_.end(), *at_) == centres_.end()) centres_.push_back(*at_);
-        batch_.clear();
-        for (const Candidate& n : one_step_neighbours(*at_, all_))
-            if (std::find(tried.begin(), tried.end(), n) == tried.end()) batch_.push_back(n);
-        ++round_;
-        if (!batch_.empty()) return batch_;
-        at_.reset();  // nothing new around this point
+        // One batch holds the untried neighbours of every walk's point.
+        std::vector<Candidate> batch;
+        std::vector<Walk> stepping;
+        for (Walk& w : walks_) {
+            if (std::find(centres_.begin(), centres_.end(), w.at) == centres_.end()) centres_.push_back(w.at);
+            for (const Candidate& n : one_step_neighbours(w.at, all_))
+                if (std::find(tried.begin(), tried.end(), n) == tried.end()) {
+                    w.neighbours.push_back(n);
+                    if (std::find(batch.begin(), batch.end(), n) == batch.end()) batch.push_back(n);
+                }
+            ++w.round;
+            if (!w.neighbours.empty()) stepping.push_back(std::move(w));  // else nothing new around it: it ends
+        }
+        walks_ = std::move(stepping);
+        if (!batch.empty()) return batch;
     }
 }
 

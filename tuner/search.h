@@ -6,7 +6,8 @@
 //               winners of the nearest tuned shapes of this device that can run
 //               this shape (the database's nearest-shape rule, db/selection.h); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
-//               one-step moves for up to refine_rounds steps, again from any of the
+//               one-step moves for up to refine_rounds steps (the walks step together,
+//               one batch of neighbours for all), again from any of the
 //               refine_starts fastest no walk has stood on, until there is none; then time
 //               every split count (crossed with every count of groups of warps along k)
 //               of the refine_starts fastest tiles, and walk again from any new fastest
@@ -58,13 +59,16 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
                                          const std::vector<Candidate>& neighbour_winners);
 
 // Hill climbing over measured times. Ask next() for a batch, time it, ask again with the
-// times so far; an empty batch means done. A walk starts from one of the `starts` fastest
-// candidates timed so far that no walk has stood on, moves to the fastest neighbour that
-// beats its point, and stops at a local minimum or after `rounds` moves. Walks start until
-// the `starts` fastest have all been stood on: a candidate met as a neighbour and among the
-// fastest has neighbours of its own that were never timed (on the H200 at 4096^3, 256x128
-// tiles with BK 8 and 4 stages were met so, third fastest, and BK 16 from there was the
-// best tile, 1.4% faster than where the walks had stopped). Then one batch holds the
+// times so far; an empty batch means done. Walks start from each of the `starts` fastest
+// candidates timed so far that no walk has stood on, and step together: each batch holds
+// the untried neighbours of every walk's point, so that the tuner compiles them in parallel
+// (one walk's batch is a few binaries, fewer than the build jobs). Each walk moves to its
+// fastest neighbour that beats its point, and stops at a local minimum, after `rounds`
+// moves, or on reaching another walk's point. When all have stopped, walks start again,
+// until the `starts` fastest have all been stood on: a candidate met as a neighbour and
+// among the fastest has neighbours of its own that were never timed (on the H200 at
+// 4096^3, 256x128 tiles with BK 8 and 4 stages were met so, third fastest, and BK 16 from
+// there was the best tile, 1.4% faster than where the walks had stopped). Then one batch holds the
 // untried split counts of the `starts` fastest tiles timed by then: a tile met on a walk
 // without becoming its point has had only the split count it was met with, and split times
 // are not monotonic (on the H200 a 1024^3 tile's best split count, 3, was met that way only
@@ -82,11 +86,13 @@ public:
 private:
     std::vector<Candidate> all_;
     int starts_, rounds_;
-    std::vector<Candidate> pending_;  // starts not walked yet
+    struct Walk {
+        Candidate at;                      // its current point
+        int round;                         // batches of neighbours handed out so far
+        std::vector<Candidate> neighbours;  // the point's neighbours in the last batch
+    };
+    std::vector<Walk> walks_;          // the walks in progress, stepping together
     std::vector<Candidate> centres_;  // every point a walk has stood on (its neighbours are timed)
-    std::optional<Candidate> at_;     // the current point of the walk
-    std::vector<Candidate> batch_;    // its neighbours handed out last
-    int round_ = 0;
     bool swept_ = false;  // the split sweep has been handed out
     // The `starts` fastest timed so far that no walk has stood on.
     std::vector<Candidate> unwalked_starts(const std::vector<TimedCandidate>& timed) const;

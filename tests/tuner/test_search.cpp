@@ -406,6 +406,45 @@ TEST(Search, AWalkStartsFromAFasterNeighbourAWalkMet) {
     EXPECT_TRUE(refinement.next(timed, tried).empty());
 }
 
+// The walks from the fastest step together: one batch holds the untried neighbours of every
+// walk's point, so the tuner compiles them in parallel instead of one walk's few at a time.
+TEST(Search, TheWalksFromTheFastestStepTogether) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    const Family& f = find_family("decode");
+    const Candidate first{&f, {8, 128, 8, 2, 1, 4}}, second{&f, {2, 64, 4, 2, 0, 3}}, third{&f, {4, 256, 2, 1, 0, 1}};
+    for (const Candidate& c : {first, second, third}) ASSERT_TRUE(contains(all, c)) << c.describe();
+    Refinement refinement(all, 2, 3);
+    std::vector<TimedCandidate> timed = {{first, 1.0}, {second, 1.1}, {third, 1.2}};
+    std::vector<Candidate> tried = {first, second, third};
+    auto untried_neighbours = [&](const Candidate& c) {
+        std::vector<Candidate> out;
+        for (const Candidate& n : one_step_neighbours(c, all))
+            if (!contains(tried, n)) out.push_back(n);
+        return out;
+    };
+    std::set<ParamValues> expected = values_of(untried_neighbours(first));
+    const std::set<ParamValues> of_second = values_of(untried_neighbours(second));
+    ASSERT_FALSE(std::includes(expected.begin(), expected.end(), of_second.begin(), of_second.end()));
+    expected.insert(of_second.begin(), of_second.end());
+    const std::vector<Candidate> batch = refinement.next(timed, tried);
+    EXPECT_EQ(values_of(batch), expected);
+    EXPECT_EQ(values_of(batch).size(), batch.size()) << "a neighbour of both walks is handed out once";
+
+    // Each walk moves to its own fastest neighbour, and the next batch is both their neighbours.
+    const Candidate next_of_first = untried_neighbours(first).front(), next_of_second = untried_neighbours(second).back();
+    ASSERT_FALSE(next_of_first == next_of_second);
+    for (const Candidate& c : batch) {
+        tried.push_back(c);
+        timed.push_back({c, c == next_of_first ? 0.9 : c == next_of_second ? 1.05 : 2.0});
+    }
+    std::set<ParamValues> expected_next = values_of(untried_neighbours(next_of_first));
+    const std::set<ParamValues> of_next_second = values_of(untried_neighbours(next_of_second));
+    expected_next.insert(of_next_second.begin(), of_next_second.end());
+    ASSERT_FALSE(expected_next.empty());
+    EXPECT_EQ(values_of(refinement.next(timed, tried)), expected_next);
+}
+
 // A refinement of warptile's 1024^3 candidates with one start and one round, started from a
 // warptile configuration timed at 0.0603 ms; time() hands a batch's timings back to it.
 struct RefinementAt1024 {
