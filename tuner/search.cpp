@@ -174,17 +174,21 @@ std::vector<Candidate> Refinement::unwalked_starts(const std::vector<TimedCandid
 
 std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) {
     while (true) {
-        // Move each walk to the fastest of its last neighbours if that beat its point; a walk
-        // that found nothing faster, ran out of rounds or reached another walk's point ends.
+        // Move each walk to the fastest of its last neighbours that beat its point and that no
+        // other walk moves to: walks that met on one point would step alike from then on, so
+        // the later one takes its next best way down (the one it took when walks went one at
+        // a time, and the first walk's neighbours were tried before the second's were chosen).
+        // A walk with no faster neighbour left, or out of rounds, ends.
         std::vector<Walk> moved;
         for (const Walk& w : walks_) {
+            if (w.round >= rounds_) continue;
             std::optional<Candidate> better;
             double best = time_of(timed, w.at);
-            for (const Candidate& c : w.neighbours)
-                if (time_of(timed, c) < best) best = time_of(timed, c), better = c;
-            if (!better || w.round >= rounds_) continue;
-            if (std::any_of(moved.begin(), moved.end(), [&](const Walk& m) { return m.at == *better; })) continue;
-            moved.push_back({*better, w.round, {}});
+            for (const Candidate& c : w.neighbours) {
+                const bool taken = std::any_of(moved.begin(), moved.end(), [&](const Walk& m) { return m.at == c; });
+                if (!taken && time_of(timed, c) < best) best = time_of(timed, c), better = c;
+            }
+            if (better) moved.push_back({*better, w.round, {}});
         }
         walks_ = std::move(moved);
         if (walks_.empty()) {
@@ -208,7 +212,8 @@ std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed
                     if (std::find(batch.begin(), batch.end(), n) == batch.end()) batch.push_back(n);
                 }
             ++w.round;
-            if (!w.neighbours.empty()) stepping.push_back(std::move(w));  // else nothing new around it: it ends
+            // With nothing new around its point, a walk ends.
+            if (!w.neighbours.empty()) stepping.push_back(std::move(w));
         }
         walks_ = std::move(stepping);
         if (!batch.empty()) return batch;

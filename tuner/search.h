@@ -63,20 +63,21 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // candidates timed so far that no walk has stood on, and step together: each batch holds
 // the untried neighbours of every walk's point, so that the tuner compiles them in parallel
 // (one walk's batch is a few binaries, fewer than the build jobs). Each walk moves to its
-// fastest neighbour that beats its point, and stops at a local minimum, after `rounds`
-// moves, or on reaching another walk's point. When all have stopped, walks start again,
-// until the `starts` fastest have all been stood on: a candidate met as a neighbour and
-// among the fastest has neighbours of its own that were never timed (on the H200 at
-// 4096^3, 256x128 tiles with BK 8 and 4 stages were met so, third fastest, and BK 16 from
-// there was the best tile, 1.4% faster than where the walks had stopped). Then one batch holds the
-// untried split counts of the `starts` fastest tiles timed by then: a tile met on a walk
-// without becoming its point has had only the split count it was met with, and split times
-// are not monotonic (on the H200 a 1024^3 tile's best split count, 3, was met that way only
-// in some runs). They share their tile's binaries (one on each side of 1 slice), so they
-// cost timing and at most one compile per tile. The batch crosses them with every count of
-// groups of warps along k (ParamSpec::k_groups), which trades against the split count: two
-// more binaries per tile where the family allows more groups. Walks then start as before
-// from any of the fastest that the batch brought in.
+// fastest neighbour that beats its point and that no other walk moves to, and stops at a
+// local minimum or after `rounds` batches of its neighbours (so `rounds` - 1 moves). When
+// all have stopped, walks start again, until the `starts` fastest have all been stood on: a
+// candidate met as a neighbour and among the fastest has neighbours of its own that were
+// never timed (on the H200 at 4096^3, 256x128 tiles with BK 8 and 4 stages were met so,
+// third fastest, and BK 16 from there was the best tile, 1.4% faster than where the walks
+// had stopped). Then one batch holds the untried split counts of the `starts` fastest tiles
+// timed by then: a tile met on a walk without becoming its point has had only the split
+// count it was met with, and split times are not monotonic (on the H200 a 1024^3 tile's
+// best split count, 3, was met that way only in some runs). They share their tile's
+// binaries (one on each side of 1 slice), so they cost timing and at most one compile per
+// tile. The batch crosses them with every count of groups of warps along k
+// (ParamSpec::k_groups), which trades against the split count: two more binaries per tile
+// where the family allows more groups. Walks then start as before from any of the fastest
+// that the batch brought in.
 class Refinement {
 public:
     Refinement(std::vector<Candidate> all, int starts, int rounds)
@@ -91,7 +92,7 @@ private:
         int round;                         // batches of neighbours handed out so far
         std::vector<Candidate> neighbours;  // the point's neighbours in the last batch
     };
-    std::vector<Walk> walks_;          // the walks in progress, stepping together
+    std::vector<Walk> walks_;         // the walks in progress, stepping together
     std::vector<Candidate> centres_;  // every point a walk has stood on (its neighbours are timed)
     bool swept_ = false;  // the split sweep has been handed out
     // The `starts` fastest timed so far that no walk has stood on.

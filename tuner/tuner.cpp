@@ -209,6 +209,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             build(batch, {});
             for (const Candidate& c : batch) {
                 if (progress_.step) progress_.step("refining", done++, outcome.candidates);
+                if (over_budget()) break;  // a batch holds every walk's neighbours: check within it too
                 try_candidate(c);
                 tried.push_back(c);
             }

@@ -445,6 +445,36 @@ TEST(Search, TheWalksFromTheFastestStepTogether) {
     EXPECT_EQ(values_of(refinement.next(timed, tried)), expected_next);
 }
 
+// Two walks whose fastest neighbour is the same point: the first moves there, the second
+// takes its next faster neighbour, as it did when walks went one at a time (the first's
+// neighbours were tried by then). Here the starts are one decode tile with 1 and 2 slices,
+// which share every split count as a neighbour.
+TEST(Search, AWalkWhoseBestNeighbourAnotherWalkTookGoesItsNextWay) {
+    const ShapeKey key = nn(8, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
+    const Family& f = find_family("decode");
+    const Candidate first{&f, {1, 32, 16, 1, 1, 1}}, second{&f, {1, 32, 16, 1, 1, 2}};
+    const Candidate shared{&f, {1, 32, 16, 1, 1, 3}}, second_way{&f, {1, 32, 16, 1, 0, 2}};
+    for (const Candidate& c : {first, second, shared, second_way}) ASSERT_TRUE(contains(all, c)) << c.describe();
+    Refinement refinement(all, 2, 3);
+    std::vector<TimedCandidate> timed = {{first, 1.0}, {second, 1.1}};
+    std::vector<Candidate> tried = {first, second};
+    const std::vector<Candidate> batch = refinement.next(timed, tried);
+    ASSERT_TRUE(contains(batch, shared));
+    ASSERT_TRUE(contains(batch, second_way));
+    ASSERT_FALSE(contains(one_step_neighbours(first, all), second_way));
+    for (const Candidate& c : batch) {
+        tried.push_back(c);
+        timed.push_back({c, c == shared ? 0.5 : c == second_way ? 0.8 : 2.0});
+    }
+    std::set<ParamValues> expected;
+    for (const Candidate& walked : {shared, second_way})
+        for (const Candidate& n : one_step_neighbours(walked, all))
+            if (!contains(tried, n)) expected.insert(n.values);
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(values_of(refinement.next(timed, tried)), expected);
+}
+
 // A refinement of warptile's 1024^3 candidates with one start and one round, started from a
 // warptile configuration timed at 0.0603 ms; time() hands a batch's timings back to it.
 struct RefinementAt1024 {
