@@ -104,4 +104,21 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
     EXPECT_GE(valid, 3);  // cuBLAS and the two candidates
 }
 
+// --budget-s: once a shape is over its budget no more candidates are timed, and cuBLAS,
+// timed first, stays its winner. Here the budget is spent before the first candidate.
+TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidates) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"decode"};
+    options.search.top_k = 2;
+    options.budget_seconds = 1e-9;
+    const ShapeOutcome o = Tuner(store, gpu->device, options, {}).tune(row(8, 2048, 1024), 0, 1);
+    EXPECT_TRUE(o.winner.kernel.is_cublas());
+    const std::vector<Measurement> measured = store.measurements(fingerprint_of(gpu->device).id(), o.row.key);
+    ASSERT_EQ(measured.size(), 1u);
+    EXPECT_TRUE(measured[0].kernel.is_cublas());
+}
+
 }  // namespace
