@@ -81,21 +81,35 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     for (const ShapeOutcome& o : again) EXPECT_TRUE(o.skipped) << o.row.key.to_string();
 }
 
+// A database in a temporary folder, and options that time the decode family's 2 best by
+// the cost model; a test adds its own.
+struct DecodeTuning {
+    DecodeTuning() {
+        options.families = {"decode"};
+        options.search.top_k = 2;
+    }
+    ShapeOutcome tune(const sgemm::testing::GpuContext& gpu, const ShapeRow& shape) {
+        return Tuner(store, gpu.device, options, {}).tune(shape, 0, 1);
+    }
+    std::vector<Measurement> measurements(const sgemm::testing::GpuContext& gpu, const ShapeKey& key) {
+        return store.measurements(fingerprint_of(gpu.device).id(), key);
+    }
+
+    sgemm::testing::TempDir dir;
+    TuningStore store{dir.file("tuning.db")};
+    TuneOptions options;
+};
+
 // --check-fp64: candidates are judged against an fp64 reference, and still pass.
 TEST(Tune, ValidatesAgainstAnFp64Reference) {
     SGEMM_REQUIRE_GPU(gpu);
-    sgemm::testing::TempDir dir;
-    TuningStore store(dir.file("tuning.db"));
-    TuneOptions options;
-    options.families = {"decode"};
-    options.search.top_k = 2;
-    options.search.refine_starts = 0;
-    options.check_fp64 = true;
-    const ShapeOutcome o = Tuner(store, gpu->device, options, {}).tune(row(4, 2048, 1531), 0, 1);
+    DecodeTuning t;
+    t.options.search.refine_starts = 0;
+    t.options.check_fp64 = true;
+    const ShapeOutcome o = t.tune(*gpu, row(4, 2048, 1531));
     EXPECT_EQ(o.invalid, 0);
-    const std::string device_id = fingerprint_of(gpu->device).id();
     int valid = 0;
-    for (const Measurement& m : store.measurements(device_id, o.row.key)) {
+    for (const Measurement& m : t.measurements(*gpu, o.row.key)) {
         valid += m.valid;
         if (m.error_norm) {
             EXPECT_LT(*m.error_norm, 1e-6) << m.kernel.description;
@@ -108,15 +122,11 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
 // timed first, stays its winner. Here the budget is spent before the first candidate.
 TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidates) {
     SGEMM_REQUIRE_GPU(gpu);
-    sgemm::testing::TempDir dir;
-    TuningStore store(dir.file("tuning.db"));
-    TuneOptions options;
-    options.families = {"decode"};
-    options.search.top_k = 2;
-    options.budget_seconds = 1e-9;
-    const ShapeOutcome o = Tuner(store, gpu->device, options, {}).tune(row(8, 2048, 1024), 0, 1);
+    DecodeTuning t;
+    t.options.budget_seconds = 1e-9;
+    const ShapeOutcome o = t.tune(*gpu, row(8, 2048, 1024));
     EXPECT_TRUE(o.winner.kernel.is_cublas());
-    const std::vector<Measurement> measured = store.measurements(fingerprint_of(gpu->device).id(), o.row.key);
+    const std::vector<Measurement> measured = t.measurements(*gpu, o.row.key);
     ASSERT_EQ(measured.size(), 1u);
     EXPECT_TRUE(measured[0].kernel.is_cublas());
 }
