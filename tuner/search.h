@@ -6,8 +6,8 @@
 //               winners of the nearest tuned shapes of this device that can run
 //               this shape (the database's nearest-shape rule, db/selection.h); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
-//               one-step moves for up to refine_rounds steps (the walks step together,
-//               one batch of neighbours for all), again from any of the
+//               one-step moves, refine_rounds batches of neighbours at most (the walks
+//               step together, one batch for all), again from any of the
 //               refine_starts fastest no walk has stood on, until there is none; then time
 //               every split count (crossed with every count of groups of warps along k)
 //               of the refine_starts fastest tiles, and walk again from any new fastest
@@ -88,8 +88,8 @@ private:
     std::vector<Candidate> all_;
     int starts_, rounds_;
     struct Walk {
-        Candidate at;                      // its current point
-        int round;                         // batches of neighbours handed out so far
+        Candidate at;                       // its current point
+        int round;                          // batches of neighbours handed out so far
         std::vector<Candidate> neighbours;  // the point's neighbours in the last batch
     };
     std::vector<Walk> walks_;         // the walks in progress, stepping together
