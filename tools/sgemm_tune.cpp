@@ -198,8 +198,9 @@ int main(int argc, char** argv) {
          "(the database's misses, most frequent first) instead of a CSV")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("strategy", po::value<std::string>()->default_value("model"),
-         "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners; exhaustive: every "
-         "pruned candidate; random: --budget candidates")
+         "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners, then walk "
+         "downhill from the 3 fastest by one-step moves and time every split count of the 3 fastest tiles; "
+         "exhaustive: every pruned candidate; random: --budget candidates")
         ("top-k", po::value<int>()->default_value(8), "candidates the model strategy times per shape")
         ("budget", po::value<int>()->default_value(16), "candidates the random strategy times per shape")
         ("seed", po::value<unsigned long long>()->default_value(1), "seed of the random strategy")
