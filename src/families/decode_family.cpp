@@ -65,6 +65,12 @@ Family decode_family() {
         // ptxas (CUDA 13.0) spills 16 rows with UNROLL 4 and 32 rows with UNROLL 2 (192 here).
         if (d.mt * 4 + 2 * d.unroll * 16 > 160)
             return "MT*4 accumulators and two batches of UNROLL*16 loaded values need more than 160 registers";
+        // One-warp blocks of 8 rows with UNROLL 2 and split-K: for sm_75 and sm_80 ptxas (CUDA
+        // 13.0) holds them to 128 registers and spills (16 bytes stored, 24 loaded); sm_86 to
+        // sm_100 give them 151-160. On sm_80 they are the only binaries of the space that spill
+        // (docs/RESULTS.md, fifteenth and eighteenth sessions).
+        if ((lim.sm == 75 || lim.sm == 80) && d.threads() == 32 && d.mt == 8 && d.unroll == 2 && d.splits > 1)
+            return "one-warp blocks of 8 rows with UNROLL=2 and split-K spill on sm_75 and sm_80";
         // The launch bounds let ptxas give a block of T threads at most 65536 / T registers
         // each; past that it spills (all 1024-thread blocks did, and 512-thread blocks with
         // UNROLL 4).
