@@ -27,12 +27,13 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
     return out;
 }
 
-std::vector<std::string> parse_name_list(const std::string& text) {
+std::vector<std::string> parse_name_list(const std::string& text, const char* option) {
     std::vector<std::string> out;
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ','))
         if (!item.empty()) out.push_back(item);
+    if (out.empty()) throw boost::program_options::error(std::string("--") + option + " names nothing");
     return out;
 }
 

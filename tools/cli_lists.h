@@ -12,7 +12,9 @@ inline std::vector<int> parse_positive_int_list(const std::string& text, const c
     return parse_int_list(text, option, 1);
 }
 
-// "a,b" -> {"a", "b"}; empty items are dropped.
-std::vector<std::string> parse_name_list(const std::string& text);
+// "a,b" -> {"a", "b"}; empty items are dropped. A list with no name in it ("", ",,") throws
+// boost::program_options::error naming the option: the tools read an absent option as "all",
+// so an empty one must not quietly mean the same.
+std::vector<std::string> parse_name_list(const std::string& text, const char* option);
 
 }  // namespace sgemm

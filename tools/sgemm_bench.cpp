@@ -25,6 +25,7 @@
 #include "src/jit/loaded_kernel.h"
 #include "src/util/json.h"
 #include "tools/cli_lists.h"
+#include "tools/cli_output.h"
 #include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/timeline.h"
@@ -288,18 +289,27 @@ int main(int argc, char** argv) {
             ld = {leading("lda", a_cols), leading("ldb", b_cols), leading("ldc", s.n)};
         }
         if (vm.count("kernels")) {
-            wanted = parse_name_list(vm["kernels"].as<std::string>());
+            wanted = parse_name_list(vm["kernels"].as<std::string>(), "kernels");
             for (const std::string& name : wanted) find_family(name);  // unknown names fail here
         }
-        if (vm.count("json")) json_path = vm["json"].as<std::string>();
-        if (vm.count("save-cubins")) cubin_dir = vm["save-cubins"].as<std::string>();
+        if (vm.count("json")) {
+            json_path = vm["json"].as<std::string>();
+            check_output_file(json_path, "json");
+        }
+        if (vm.count("save-cubins")) {
+            cubin_dir = vm["save-cubins"].as<std::string>();
+            check_output_folder(cubin_dir, "save-cubins");
+        }
         if (vm.count("config"))
             for (const std::string& text : vm["config"].as<std::vector<std::string>>()) {
                 const auto eq = text.find('=');
                 if (eq == std::string::npos) throw po::error("--config '" + text + "': expected FAMILY=V1,V2,...");
                 const std::string name = text.substr(0, eq);
-                find_family(name);
-                extra_configs.emplace_back(name, parse_int_list(text.substr(eq + 1), "config", 0));  // flags may be 0
+                const ParamValues values = parse_int_list(text.substr(eq + 1), "config", 0);  // flags may be 0
+                // Arity and each value's list need no GPU; the arch's constraints wait for it.
+                if (const std::string bad = find_family(name).values_problem(values); !bad.empty())
+                    throw po::error("--config '" + text + "': " + bad);
+                extra_configs.emplace_back(name, values);
             }
         timeline = vm["timeline"].as<bool>();
         if (timeline && std::none_of(extra_configs.begin(), extra_configs.end(),

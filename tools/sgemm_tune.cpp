@@ -16,6 +16,7 @@
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
 #include "tools/cli_lists.h"
+#include "tools/cli_output.h"
 #include "tools/cli_parse.h"
 #include "tuner/batch_cost.h"
 #include "tuner/cost_model.h"
@@ -239,10 +240,10 @@ int main(int argc, char** argv) {
         options.budget_seconds = vm["budget-s"].as<double>();
         options.jobs = vm["jobs"].as<int>();
         if (options.search.top_k < 1 || options.search.random_budget < 1 || options.search.max_candidates < 0 ||
-            options.budget_seconds < 0 || options.jobs < 1)
+            !(options.budget_seconds >= 0) || options.jobs < 1)
             throw po::error("--top-k, --budget and --jobs must be at least 1; --max-candidates and --budget-s at least 0");
         if (vm.count("families")) {
-            options.families = parse_name_list(vm["families"].as<std::string>());
+            options.families = parse_name_list(vm["families"].as<std::string>(), "families");
             for (const std::string& f : options.families) find_family(f);
         }
         options.retune = vm.count("retune") > 0;
@@ -250,7 +251,10 @@ int main(int argc, char** argv) {
         dry = vm.count("dry-run") > 0;
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
-        if (vm.count("json")) json_path = vm["json"].as<std::string>();
+        if (vm.count("json")) {
+            json_path = vm["json"].as<std::string>();
+            check_output_file(json_path, "json");
+        }
         db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
         if (!from_misses) shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
     } catch (const std::exception& e) {

@@ -71,7 +71,7 @@ std::string Family::describe(const ParamValues& values) const {
     return text;
 }
 
-std::string Family::invalid_reason(const ParamValues& values, Arch arch) const {
+std::string Family::values_problem(const ParamValues& values) const {
     if (values.size() != params.size())
         return "family " + name + " takes " + std::to_string(params.size()) + " parameters, got " +
                std::to_string(values.size());
@@ -84,6 +84,11 @@ std::string Family::invalid_reason(const ParamValues& values, Arch arch) const {
                    "} in family " + name;
         }
     }
+    return "";
+}
+
+std::string Family::invalid_reason(const ParamValues& values, Arch arch) const {
+    if (const std::string problem = values_problem(values); !problem.empty()) return problem;
     if (arch.sm < min_sm)
         return "family " + name + " needs sm_" + std::to_string(min_sm) + " or newer, not " + arch.name();
     return constraint_violation(values, arch_limits(arch));

@@ -105,8 +105,11 @@ struct Family {
     bool splits_k(const ParamValues& values) const;
     // "async BM=128 BN=128 BK=8 TM=8 TN=8": for people and the database.
     std::string describe(const ParamValues& values) const;
+    // Empty when `values` has one value per parameter, each from its list; else a sentence
+    // saying which is wrong. Needs no arch.
+    std::string values_problem(const ParamValues& values) const;
     // Empty when `values` may be compiled for `arch`, else a sentence saying why not:
-    // wrong arity, a value outside its list, the arch too old, or a constraint.
+    // values_problem, the arch too old, or a constraint.
     std::string invalid_reason(const ParamValues& values, Arch arch) const;
     // Empty when the kernel can run an M x N x K problem on `arch` (grid and shared-memory
     // limits), else why not.

@@ -44,6 +44,30 @@ err=$("$bench" --size 64 --timeline --config async=64,64,16,4,4 2>&1 >/dev/null)
 [ $rc -eq 1 ] || fail "--timeline without a warptile or decode config exited $rc, expected 1"
 grep -q "needs a --config of a family that marks timelines" <<<"$err" || fail "--timeline message: $err"
 
+# Everything that needs no GPU is checked before the GPU is looked for: a stray argument,
+# an empty --kernels, a --config of the wrong arity or with a value outside its list, and
+# output paths that cannot be written.
+err=$("$bench" --size 64 extra 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a stray argument exited $rc, expected 1"
+grep -q "unexpected argument 'extra'" <<<"$err" || fail "stray argument message: $err"
+err=$("$bench" --size 64 --kernels , 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--kernels , exited $rc, expected 1"
+grep -q -- "--kernels names nothing" <<<"$err" || fail "empty --kernels message: $err"
+err=$("$bench" --size 64 --config naive=32 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a config of the wrong arity exited $rc, expected 1"
+grep -q "family naive takes 2 parameters, got 1" <<<"$err" || fail "config arity message: $err"
+err=$("$bench" --size 64 --config naive=32,9 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a config value outside its list exited $rc, expected 1"
+grep -q "BLOCK_Y=9 is not one of" <<<"$err" || fail "config value message: $err"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+err=$("$bench" --size 64 --save-cubins "$dir/missing" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--save-cubins into a missing folder exited $rc, expected 1"
+grep -q "no such folder" <<<"$err" || fail "--save-cubins message: $err"
+err=$("$bench" --size 64 --json "$dir/missing/out.json" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
+grep -q -- "--json $dir/missing/out.json: cannot write it" <<<"$err" || fail "--json message: $err"
+
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive
 [ "$(wc -l <<<"$no_gpu_message")" -eq 1 ] || fail "expected one line without a GPU, got: $no_gpu_message"
 echo "ok: $no_gpu_message"

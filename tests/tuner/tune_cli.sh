@@ -40,5 +40,30 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_91 2>&1 >/dev/null);
 [ $rc -eq 1 ] || fail "--arch sm_91 exited $rc, expected 1"
 grep -q "sm_91 is not a compile target: with NVRTC [0-9.]* this build compiles for sm_.*sm_90" <<<"$err" || fail "--arch sm_91 message: $err"
 
+# Arguments that need no GPU are checked before any work: a stray argument (a second CSV),
+# an empty --families, a NaN budget, and a --json file that cannot be written, which would
+# otherwise fail only after the whole tune. A --json file that exists is left as it was.
+err=$("$tune" --shapes "$dir/small.csv" "$dir/bad.csv" --dry-run 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a second CSV exited $rc, expected 1"
+grep -q "unexpected argument '$dir/bad.csv'" <<<"$err" || fail "stray argument message: $err"
+err=$("$tune" --shapes "$dir/small.csv" --dry-run --families ,, 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--families ,, exited $rc, expected 1"
+grep -q -- "--families names nothing" <<<"$err" || fail "empty --families message: $err"
+err=$("$tune" --shapes "$dir/small.csv" --budget-s nan 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--budget-s nan exited $rc, expected 1"
+err=$("$tune" --shapes "$dir/small.csv" --json "$dir/missing/t.json" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
+grep -q -- "--json $dir/missing/t.json: cannot write it" <<<"$err" || fail "--json message: $err"
+err=$("$tune" --shapes "$dir/small.csv" --json "$dir" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--json naming a folder exited $rc, expected 1"
+grep -q "is a folder" <<<"$err" || fail "--json folder message: $err"
+# (A dry run checks --json too, and writes no table: the files show what the check did.)
+echo previous > "$dir/kept.json"
+"$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>&1 ||
+  fail "a dry run with --json exited non-zero"
+[ "$(cat "$dir/kept.json")" = previous ] || fail "checking --json changed the existing file"
+"$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/new.json" >/dev/null 2>&1
+[ ! -e "$dir/new.json" ] || fail "checking --json left a new file behind"
+
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
 echo "ok"
