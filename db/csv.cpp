@@ -20,9 +20,15 @@ std::string csv_line(const std::vector<std::string>& fields) {
     return out + "\n";
 }
 
+void strip_byte_order_mark(std::string& text) {
+    static const std::string mark = "\xEF\xBB\xBF";
+    if (text.compare(0, mark.size(), mark) == 0) text.erase(0, mark.size());
+}
+
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
     std::vector<CsvRecord> records;
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    strip_byte_order_mark(text);
     int line = 1;
     std::size_t i = 0;
     const auto fail = [&](int at, const std::string& what) {

@@ -16,7 +16,11 @@ struct CsvRecord {
     std::vector<std::string> fields;
 };
 
-// Every record of `in`; blank lines are skipped. Throws Error "<source>:<line>: ..." for a
+// Removes a UTF-8 byte order mark from the start of `text`, if there is one: spreadsheet
+// programs write it before the header, where it would become part of the first column's name.
+void strip_byte_order_mark(std::string& text);
+
+// Every record of `in` (after a byte order mark); blank lines are skipped. Throws Error "<source>:<line>: ..." for a
 // quoted field that never ends or text after a closing quote.
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source);
 

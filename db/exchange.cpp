@@ -15,20 +15,14 @@ namespace sgemm {
 
 namespace {
 
-// One exported row: a winner, its binary and its device.
-struct Row {
-    DeviceFingerprint device;
-    WinnerWithBinary entry;
-};
-
 // How a column's text maps to JSON: a number, or a string (null when empty).
 enum class Kind { Integer, Real, Text };
 
 struct Column {
     const char* name;
     Kind kind;
-    std::function<std::string(const Row&)> get;
-    std::function<void(Row&, const std::string&)> set;  // throws Error naming the problem
+    std::function<std::string(const ExportRow&)> get;
+    std::function<void(ExportRow&, const std::string&)> set;  // throws Error naming the problem
     bool of_binary = false;  // empty in the row of a cuBLAS winner, which has no binary
 };
 
@@ -69,13 +63,13 @@ double parse_real(const std::string& text) {
 }
 
 // The binary's fields are empty for a cuBLAS winner; reading any of them creates it.
-Binary& binary_of(Row& r) {
+Binary& binary_of(ExportRow& r) {
     if (!r.entry.binary) r.entry.binary = Binary{};
     return *r.entry.binary;
 }
 
 template <class T>
-std::string binary_field(const Row& r, T Binary::*field) {
+std::string binary_field(const ExportRow& r, T Binary::*field) {
     if (!r.entry.binary) return "";
     const T& value = (*r.entry.binary).*field;
     if constexpr (std::is_same_v<T, std::string>)
@@ -88,82 +82,82 @@ std::string binary_field(const Row& r, T Binary::*field) {
 
 const std::vector<Column>& columns() {
     static const std::vector<Column> all = {
-        {"device_id", Kind::Text, [](const Row& r) { return r.entry.winner.device_id; },
-         [](Row& r, const std::string& v) { r.entry.winner.device_id = v; }},
-        {"gpu_name", Kind::Text, [](const Row& r) { return r.device.gpu_name; },
-         [](Row& r, const std::string& v) { r.device.gpu_name = v; }},
-        {"cc_major", Kind::Integer, [](const Row& r) { return std::to_string(r.device.cc_major); },
-         [](Row& r, const std::string& v) { r.device.cc_major = parse_int(v); }},
-        {"cc_minor", Kind::Integer, [](const Row& r) { return std::to_string(r.device.cc_minor); },
-         [](Row& r, const std::string& v) { r.device.cc_minor = parse_int(v); }},
-        {"sm_count", Kind::Integer, [](const Row& r) { return std::to_string(r.device.sm_count); },
-         [](Row& r, const std::string& v) { r.device.sm_count = parse_int(v); }},
-        {"memory_bytes", Kind::Integer, [](const Row& r) { return std::to_string(r.device.memory_bytes); },
-         [](Row& r, const std::string& v) { r.device.memory_bytes = parse_integer(v); }},
-        {"driver_version", Kind::Integer, [](const Row& r) { return std::to_string(r.device.driver_version); },
-         [](Row& r, const std::string& v) { r.device.driver_version = parse_int(v); }},
-        {"runtime_version", Kind::Integer, [](const Row& r) { return std::to_string(r.device.runtime_version); },
-         [](Row& r, const std::string& v) { r.device.runtime_version = parse_int(v); }},
-        {"nvrtc_version", Kind::Text, [](const Row& r) { return r.device.nvrtc_version; },
-         [](Row& r, const std::string& v) { r.device.nvrtc_version = v; }},
-        {"library_version", Kind::Text, [](const Row& r) { return r.device.library_version; },
-         [](Row& r, const std::string& v) { r.device.library_version = v; }},
-        {"m", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.M); },
-         [](Row& r, const std::string& v) { r.entry.winner.shape.M = parse_positive(v); }},
-        {"n", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.N); },
-         [](Row& r, const std::string& v) { r.entry.winner.shape.N = parse_positive(v); }},
-        {"k", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.K); },
-         [](Row& r, const std::string& v) { r.entry.winner.shape.K = parse_positive(v); }},
-        {"trans", Kind::Text, [](const Row& r) { return r.entry.winner.shape.transposes(); },
-         [](Row& r, const std::string& v) { parse_transposes(v, r.entry.winner.shape); }},
-        {"precision", Kind::Text, [](const Row& r) { return to_string(r.entry.winner.shape.precision); },
-         [](Row& r, const std::string& v) { r.entry.winner.shape.precision = parse_gemm_precision(v); }},
-        {"alignment", Kind::Integer, [](const Row& r) { return std::to_string(r.entry.winner.shape.alignment); },
-         [](Row& r, const std::string& v) {
+        {"device_id", Kind::Text, [](const ExportRow& r) { return r.entry.winner.device_id; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.device_id = v; }},
+        {"gpu_name", Kind::Text, [](const ExportRow& r) { return r.device.gpu_name; },
+         [](ExportRow& r, const std::string& v) { r.device.gpu_name = v; }},
+        {"cc_major", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.cc_major); },
+         [](ExportRow& r, const std::string& v) { r.device.cc_major = parse_int(v); }},
+        {"cc_minor", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.cc_minor); },
+         [](ExportRow& r, const std::string& v) { r.device.cc_minor = parse_int(v); }},
+        {"sm_count", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.sm_count); },
+         [](ExportRow& r, const std::string& v) { r.device.sm_count = parse_int(v); }},
+        {"memory_bytes", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.memory_bytes); },
+         [](ExportRow& r, const std::string& v) { r.device.memory_bytes = parse_integer(v); }},
+        {"driver_version", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.driver_version); },
+         [](ExportRow& r, const std::string& v) { r.device.driver_version = parse_int(v); }},
+        {"runtime_version", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.runtime_version); },
+         [](ExportRow& r, const std::string& v) { r.device.runtime_version = parse_int(v); }},
+        {"nvrtc_version", Kind::Text, [](const ExportRow& r) { return r.device.nvrtc_version; },
+         [](ExportRow& r, const std::string& v) { r.device.nvrtc_version = v; }},
+        {"library_version", Kind::Text, [](const ExportRow& r) { return r.device.library_version; },
+         [](ExportRow& r, const std::string& v) { r.device.library_version = v; }},
+        {"m", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.M); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.shape.M = parse_positive(v); }},
+        {"n", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.N); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.shape.N = parse_positive(v); }},
+        {"k", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.K); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.shape.K = parse_positive(v); }},
+        {"trans", Kind::Text, [](const ExportRow& r) { return r.entry.winner.shape.transposes(); },
+         [](ExportRow& r, const std::string& v) { parse_transposes(v, r.entry.winner.shape); }},
+        {"precision", Kind::Text, [](const ExportRow& r) { return to_string(r.entry.winner.shape.precision); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.shape.precision = parse_gemm_precision(v); }},
+        {"alignment", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.alignment); },
+         [](ExportRow& r, const std::string& v) {
              r.entry.winner.shape.alignment = parse_int(v);
              if (!valid_alignment_class(r.entry.winner.shape.alignment)) throw Error("'" + v + "' is not 4, 8 or 16");
          }},
-        {"family", Kind::Text, [](const Row& r) { return r.entry.winner.kernel.family; },
-         [](Row& r, const std::string& v) { r.entry.winner.kernel.family = v; }},
-        {"params", Kind::Text, [](const Row& r) { return params_text(r.entry.winner.kernel.params); },
-         [](Row& r, const std::string& v) { r.entry.winner.kernel.params = parse_params(v); }},
-        {"description", Kind::Text, [](const Row& r) { return r.entry.winner.kernel.description; },
-         [](Row& r, const std::string& v) { r.entry.winner.kernel.description = v; }},
-        {"template_hash", Kind::Text, [](const Row& r) { return r.entry.winner.kernel.template_hash; },
-         [](Row& r, const std::string& v) { r.entry.winner.kernel.template_hash = v; }},
-        {"ms", Kind::Real, [](const Row& r) { return exact(r.entry.winner.ms); },
-         [](Row& r, const std::string& v) { r.entry.winner.ms = parse_real(v); }},
-        {"cublas_ms", Kind::Real, [](const Row& r) { return exact(r.entry.winner.cublas_ms); },
-         [](Row& r, const std::string& v) { r.entry.winner.cublas_ms = parse_real(v); }},
-        {"tolerance", Kind::Real, [](const Row& r) { return exact(r.entry.winner.tolerance); },
-         [](Row& r, const std::string& v) { r.entry.winner.tolerance = parse_real(v); }},
-        {"provenance", Kind::Text, [](const Row& r) { return r.entry.winner.provenance; },
-         [](Row& r, const std::string& v) { r.entry.winner.provenance = v; }},
-        {"tuned_at", Kind::Text, [](const Row& r) { return r.entry.winner.tuned_at; },
-         [](Row& r, const std::string& v) { r.entry.winner.tuned_at = v; }},
-        {"binary_key", Kind::Text, [](const Row& r) { return r.entry.winner.binary_key; },
-         [](Row& r, const std::string& v) { r.entry.winner.binary_key = v; }},
-        {"arch", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::arch); },
-         [](Row& r, const std::string& v) { binary_of(r).arch = parse_int(v); }, true},
-        {"binary_nvrtc_version", Kind::Text, [](const Row& r) { return binary_field(r, &Binary::nvrtc_version); },
-         [](Row& r, const std::string& v) { binary_of(r).nvrtc_version = v; }, true},
-        {"lowered_name", Kind::Text, [](const Row& r) { return binary_field(r, &Binary::lowered_name); },
-         [](Row& r, const std::string& v) { binary_of(r).lowered_name = v; }, true},
-        {"registers", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::registers); },
-         [](Row& r, const std::string& v) { binary_of(r).registers = parse_int(v); }, true},
-        {"shared_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::shared_bytes); },
-         [](Row& r, const std::string& v) { binary_of(r).shared_bytes = parse_int(v); }, true},
-        {"stack_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::stack_bytes); },
-         [](Row& r, const std::string& v) { binary_of(r).stack_bytes = parse_int(v); }, true},
-        {"spill_store_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::spill_store_bytes); },
-         [](Row& r, const std::string& v) { binary_of(r).spill_store_bytes = parse_int(v); }, true},
-        {"spill_load_bytes", Kind::Integer, [](const Row& r) { return binary_field(r, &Binary::spill_load_bytes); },
-         [](Row& r, const std::string& v) { binary_of(r).spill_load_bytes = parse_int(v); }, true},
-        {"compile_ms", Kind::Real, [](const Row& r) { return binary_field(r, &Binary::compile_ms); },
-         [](Row& r, const std::string& v) { binary_of(r).compile_ms = parse_real(v); }, true},
+        {"family", Kind::Text, [](const ExportRow& r) { return r.entry.winner.kernel.family; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.kernel.family = v; }},
+        {"params", Kind::Text, [](const ExportRow& r) { return params_text(r.entry.winner.kernel.params); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.kernel.params = parse_params(v); }},
+        {"description", Kind::Text, [](const ExportRow& r) { return r.entry.winner.kernel.description; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.kernel.description = v; }},
+        {"template_hash", Kind::Text, [](const ExportRow& r) { return r.entry.winner.kernel.template_hash; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.kernel.template_hash = v; }},
+        {"ms", Kind::Real, [](const ExportRow& r) { return exact(r.entry.winner.ms); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.ms = parse_real(v); }},
+        {"cublas_ms", Kind::Real, [](const ExportRow& r) { return exact(r.entry.winner.cublas_ms); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.cublas_ms = parse_real(v); }},
+        {"tolerance", Kind::Real, [](const ExportRow& r) { return exact(r.entry.winner.tolerance); },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.tolerance = parse_real(v); }},
+        {"provenance", Kind::Text, [](const ExportRow& r) { return r.entry.winner.provenance; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.provenance = v; }},
+        {"tuned_at", Kind::Text, [](const ExportRow& r) { return r.entry.winner.tuned_at; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.tuned_at = v; }},
+        {"binary_key", Kind::Text, [](const ExportRow& r) { return r.entry.winner.binary_key; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.binary_key = v; }},
+        {"arch", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::arch); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).arch = parse_int(v); }, true},
+        {"binary_nvrtc_version", Kind::Text, [](const ExportRow& r) { return binary_field(r, &Binary::nvrtc_version); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).nvrtc_version = v; }, true},
+        {"lowered_name", Kind::Text, [](const ExportRow& r) { return binary_field(r, &Binary::lowered_name); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).lowered_name = v; }, true},
+        {"registers", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::registers); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).registers = parse_int(v); }, true},
+        {"shared_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::shared_bytes); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).shared_bytes = parse_int(v); }, true},
+        {"stack_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::stack_bytes); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).stack_bytes = parse_int(v); }, true},
+        {"spill_store_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::spill_store_bytes); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).spill_store_bytes = parse_int(v); }, true},
+        {"spill_load_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::spill_load_bytes); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).spill_load_bytes = parse_int(v); }, true},
+        {"compile_ms", Kind::Real, [](const ExportRow& r) { return binary_field(r, &Binary::compile_ms); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).compile_ms = parse_real(v); }, true},
         {"cubin_base64", Kind::Text,
-         [](const Row& r) { return r.entry.binary ? base64_encode(r.entry.binary->cubin) : std::string(); },
-         [](Row& r, const std::string& v) { binary_of(r).cubin = base64_decode(v); }, true},
+         [](const ExportRow& r) { return r.entry.binary ? base64_encode(r.entry.binary->cubin) : std::string(); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).cubin = base64_decode(v); }, true},
     };
     return all;
 }
@@ -179,7 +173,7 @@ Json json_value(const Column& column, const std::string& text) {
 }
 
 // Reads one CSV record into a row, or says what is wrong with it.
-std::string read_row(const std::vector<const Column*>& header, const CsvRecord& record, Row& row) {
+std::string read_row(const std::vector<const Column*>& header, const CsvRecord& record, ExportRow& row) {
     if (record.fields.size() != header.size())
         return std::to_string(record.fields.size()) + " fields, the header has " + std::to_string(header.size());
     for (std::size_t i = 0; i < header.size(); ++i) {
@@ -227,7 +221,7 @@ void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format
     for (const DeviceFingerprint& device : store.devices()) {
         if (!device_id.empty() && device.id() != device_id) continue;
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
-            const Row row{device, std::move(entry)};
+            const ExportRow row{device, std::move(entry)};
             std::vector<std::string> fields;
             Json object = Json::object();
             for (const Column& c : columns()) {
@@ -243,7 +237,7 @@ void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";
 }
 
-MergeSummary import_winners(TuningStore& store, std::istream& in, const std::string& source) {
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {
     std::vector<CsvRecord> records;
     try {
         records = read_csv(in, source);
@@ -266,10 +260,10 @@ MergeSummary import_winners(TuningStore& store, std::istream& in, const std::str
         for (const Column* h : header) present = present || h == &c;
         if (!present) problems.push_back(source + ":" + std::to_string(records.front().line) + ": no column '" + c.name + "'");
     }
-    std::vector<Row> rows;
+    std::vector<ExportRow> rows;
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {
-            Row row;
+            ExportRow row;
             const std::string problem = read_row(header, records[i], row);
             if (!problem.empty())
                 problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
@@ -282,10 +276,13 @@ MergeSummary import_winners(TuningStore& store, std::istream& in, const std::str
         for (const std::string& p : problems) message += "\n  " + p;
         throw ImportError(message);
     }
+    return rows;
+}
 
+MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source) {
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
-    for (const Row& row : rows) {
+    for (const ExportRow& row : rows) {
         if (!store.find_device(row.device.id())) {
             store.add_device(row.device);
             ++summary.devices_added;

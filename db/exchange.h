@@ -30,10 +30,19 @@ struct ImportError : Error {
     using Error::Error;
 };
 
-// Reads a CSV that export_winners wrote. Every row is checked before anything is written:
-// one bad row makes an ImportError that lists each bad line ("SOURCE:LINE: problem") and
-// leaves the store untouched. Then, in one transaction, the rows' devices are added and
-// their winners offered under the merge rule (db/merge.h).
-MergeSummary import_winners(TuningStore& store, std::istream& in, const std::string& source);
+// One row of an export: a device and one of its winners, with the winner's binary.
+struct ExportRow {
+    DeviceFingerprint device;
+    WinnerWithBinary entry;
+};
+
+// Reads and checks every row of a CSV that export_winners wrote, before any store is
+// touched (or created): one bad row makes an ImportError that lists each bad line
+// ("SOURCE:LINE: problem").
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source);
+
+// In one transaction, adds the rows' devices to `store` and offers their winners under the
+// merge rule (db/merge.h); `source` names the file in their provenance.
+MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source);
 
 }  // namespace sgemm

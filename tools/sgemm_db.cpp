@@ -129,6 +129,12 @@ struct Context {
     std::chrono::milliseconds busy_timeout{TuningStore::kDefaultBusyTimeout};
 
     TuningStore open(OpenMode mode) const { return TuningStore(db_path, mode, busy_timeout); }
+    // For writing, where only an existing file makes sense (prune, upgrade): opening for
+    // writing would create one, and a mistyped path would then report success.
+    TuningStore open_existing() const {
+        if (!std::filesystem::exists(db_path)) throw DbError("no tuning database at " + db_path);
+        return open(OpenMode::ReadWrite);
+    }
 
     // The one --device, resolved in `store`; empty when not given.
     std::string device(TuningStore& store) const {
@@ -409,10 +415,14 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
 
 int cmd_import(Context& ctx) {
     const std::string& path = ctx.args.at(0);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw UsageError(path + " is a folder, not a CSV export");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError("cannot read " + path);
+    // The whole file is checked first: a bad one neither changes the database nor creates it.
+    const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    print_merge(ctx, import_winners(store, in, path), path);
+    print_merge(ctx, import_winners(store, rows, path), path);
     return 0;
 }
 
@@ -426,7 +436,7 @@ int cmd_merge(Context& ctx) {
 int cmd_prune(Context& ctx) {
     const bool stale = ctx.vm.count("stale") > 0;
     if (stale == (ctx.vm.count("device") > 0)) throw UsageError("prune needs --device ID... or --stale");
-    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    TuningStore store = ctx.open_existing();
     PruneSummary s;
     if (stale) {
         s = prune_stale(store);
@@ -474,9 +484,7 @@ int cmd_verify(Context& ctx) {
 }
 
 int cmd_upgrade(Context& ctx) {
-    // Opening for writing upgrades; refuse to create a file here, where a typo would.
-    if (!std::filesystem::exists(ctx.db_path)) throw DbError("no tuning database at " + ctx.db_path);
-    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    TuningStore store = ctx.open_existing();
     std::printf("%s: schema version %d (was %d)\n", store.path().c_str(), store.schema_version(),
                 store.opened_version());
     return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -45,8 +46,11 @@ bool parse_trans(const std::string& text, const char* column, const std::string&
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     // Comment lines become blank lines, which the CSV reader skips, so line numbers hold.
     std::stringstream uncommented;
-    for (std::string line; std::getline(in, line);)
+    bool first_line = true;
+    for (std::string line; std::getline(in, line); first_line = false) {
+        if (first_line) strip_byte_order_mark(line);
         uncommented << (trim(line).rfind('#', 0) == 0 ? "" : line) << "\n";
+    }
     std::vector<CsvRecord> records;
     try {
         records = read_csv(uncommented, file);
@@ -120,6 +124,8 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 }
 
 ShapesFile load_shapes_csv(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ShapesCsvError(path + ": is a folder, not a shapes file");
     std::ifstream in(path);
     if (!in) throw ShapesCsvError(path + ": cannot open the shapes file");
     return parse_shapes_csv(in, path);

@@ -53,7 +53,8 @@ cmp -s "$dir/shapes.csv" "$dir/shapes.keep" || fail "the CSV was changed"
 cp "$dir/ours.db" "$dir/newer.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=99'); c.commit()" "$dir/newer.db"
 run 2 --db "$dir/newer.db" list; has "$err" "schema version 99, newer than this build"
-run 2 --db "$dir/newer.db" import /dev/null; has "$err" "newer than this build"
+run 0 "${ours[@]}" export -o "$dir/valid.csv"
+run 2 --db "$dir/newer.db" import "$dir/valid.csv"; has "$err" "newer than this build"
 
 # --- an older file: readers say how to upgrade, upgrade does it ---
 run 2 --db "$dir/old.db" list; has "$err" "sgemm-db upgrade"
@@ -117,6 +118,12 @@ run 1 --db "$dir/copy.db" import "$dir/bad.csv"
 has "$err" "1 bad line, nothing imported"; has "$err" "$dir/bad.csv:3: column trans: unknown transposes 'XX'"
 run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "a failed import changed the database"
 run 1 --db "$dir/copy.db" import "$dir/nothing-here.csv"; has "$err" "cannot read"
+run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir is a folder, not a CSV export"
+# A bad file is refused before a new database would be created for it.
+run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
+# A spreadsheet's byte order mark before the header is not part of the first column's name.
+printf '\xef\xbb\xbf' | cat - "$dir/winners.csv" > "$dir/bom.csv"
+run 0 --db "$dir/bom.db" import "$dir/bom.csv"; has "$out" "winners 4 added"
 
 # --- merge: the faster winner stays, another device is kept apart ---
 cp "$dir/ours.db" "$dir/merged.db"
@@ -134,6 +141,9 @@ run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLit
 
 # --- prune ---
 run 1 --db "$dir/merged.db" prune; has "$err" "prune needs --device ID... or --stale"
+# A mistyped path is not created (and reported as pruned).
+run 2 --db "$dir/typo/merged.db" prune --stale; has "$err" "no tuning database at $dir/typo/merged.db"
+[ ! -e "$dir/typo" ] || fail "prune created a folder for a missing database"
 run 0 --db "$dir/merged.db" prune --device "$other"; has "$out" "removed 1 devices, 1 winners"
 run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"

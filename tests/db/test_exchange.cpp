@@ -22,7 +22,7 @@ std::string export_text(TuningStore& store, ExchangeFormat format = ExchangeForm
 
 MergeSummary import_text(TuningStore& store, const std::string& text) {
     std::istringstream in(text);
-    return import_winners(store, in, "winners.csv");
+    return import_winners(store, read_export(in, "winners.csv"), "winners.csv");
 }
 
 std::vector<CsvRecord> records(const std::string& csv) {
@@ -55,6 +55,16 @@ TEST(Csv, QuotesWhatNeedsItAndReadsItBackWithLineNumbers) {
     EXPECT_EQ(records[1].line, 3) << "the blank line 2 is skipped";
     EXPECT_EQ(records[1].fields, fields);
     EXPECT_EQ(records[2].line, 5) << "the quoted line break counts";
+}
+
+// Spreadsheet programs start a UTF-8 CSV with a byte order mark; it is not part of the
+// first column's name. Only a leading one is taken off.
+TEST(Csv, ALeadingByteOrderMarkIsNotPartOfTheFirstField) {
+    std::istringstream in("\xEF\xBB\xBFh1,h2\n\xEF\xBB\xBFx,y\n");
+    const std::vector<CsvRecord> records = read_csv(in, "f.csv");
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].fields, (std::vector<std::string>{"h1", "h2"}));
+    EXPECT_EQ(records[1].fields, (std::vector<std::string>{"\xEF\xBB\xBFx", "y"}));
 }
 
 TEST(Csv, AnUnclosedQuoteNamesItsLine) {

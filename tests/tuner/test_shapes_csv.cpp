@@ -78,6 +78,23 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K\n").find("no shapes"), std::string::npos);
 }
 
+TEST(ShapesCsv, AByteOrderMarkBeforeTheHeaderOrACommentIsSkipped) {
+    for (const char* first : {"M,N,K\n", "# decode\nM,N,K\n"}) {
+        const ShapesFile f = parse(std::string("\xEF\xBB\xBF") + first + "8,4096,4096\n");
+        ASSERT_EQ(f.rows.size(), 1u) << first;
+        EXPECT_EQ(f.rows[0].key.M, 8);
+    }
+}
+
+TEST(ShapesCsv, AFolderIsNamedAsOne) {
+    try {
+        load_shapes_csv("/tmp");
+        FAIL() << "a folder parsed";
+    } catch (const ShapesCsvError& e) {
+        EXPECT_EQ(std::string(e.what()), "/tmp: is a folder, not a shapes file");
+    }
+}
+
 TEST(ShapesCsv, AMissingFileIsAnError) {
     EXPECT_THROW(load_shapes_csv("/nonexistent/shapes.csv"), ShapesCsvError);
 }
