@@ -1,8 +1,11 @@
 // sgemm-shapes: a model's decode GEMMs as the tuner's shapes CSV, so that the tuner can be
 // pointed at a model rather than at M, N and K.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <stdexcept>
 
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
@@ -42,6 +45,13 @@ int main(int argc, char** argv) {
             const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
             gemms.insert(gemms.end(), step.begin(), step.end());
         }
+        // The CSV is for sgemm-tune, whose GEMM dimensions (like cuBLAS's) are 32-bit: a row
+        // it would refuse is refused here, where the batch or the model is the cause.
+        for (const DecodeGemm& g : gemms)
+            if (std::max({g.m, g.n, g.k}) > std::numeric_limits<int>::max())
+                throw std::runtime_error(g.name + " would be M=" + std::to_string(g.m) + " N=" + std::to_string(g.n) +
+                                         " K=" + std::to_string(g.k) + ": GEMM dimensions must fit in 32 bits (at most " +
+                                         std::to_string(std::numeric_limits<int>::max()) + ")");
         if (vm.count("output")) output = vm["output"].as<std::string>();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", e.what());

@@ -30,6 +30,9 @@ expect_user_error "give a model name or --config" "$shapes"
 expect_user_error "unknown model 'llama'" "$shapes" llama
 expect_user_error "'0' is not a positive integer" "$shapes" gpt2 --batch 1,0
 expect_user_error "'x' is not a positive integer" "$roofline" gpt2 --batch 8,x
+# sgemm-tune takes 32-bit dimensions: a batch past them is refused before any row is written.
+expect_user_error "would be M=3000000000 N=" "$shapes" gpt2 --batch 8,3000000000
+expect_user_error "GEMM dimensions must fit in 32 bits (at most 2147483647)" "$shapes" gpt2 --batch 3000000000
 expect_user_error "one of them" "$shapes" gpt2 --config "$fixtures/gpt2_config.json"
 expect_user_error "field 'hidden_size' is missing" "$shapes" --config "$fixtures/bad_missing_hidden_size.json"
 expect_user_error "does not divide hidden_size" "$roofline" --config "$fixtures/bad_heads_do_not_divide.json"
