@@ -237,7 +237,7 @@ void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";
 }
 
-std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source, const RowProblem& row_problem) {
     std::vector<CsvRecord> records;
     try {
         records = read_csv(in, source);
@@ -264,7 +264,8 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {
             ExportRow row;
-            const std::string problem = read_row(header, records[i], row);
+            std::string problem = read_row(header, records[i], row);
+            if (problem.empty() && row_problem) problem = row_problem(row);
             if (!problem.empty())
                 problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
             else

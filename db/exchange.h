@@ -4,6 +4,7 @@
 // binary (the cubin in base64), so an export imported into an empty file dispatches the
 // same kernels. Import reads the CSV form.
 #pragma once
+#include <functional>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -36,10 +37,14 @@ struct ExportRow {
     WinnerWithBinary entry;
 };
 
-// Reads and checks every row of a CSV that export_winners wrote, before any store is
-// touched (or created): one bad row makes an ImportError that lists each bad line
-// ("SOURCE:LINE: problem").
-std::vector<ExportRow> read_export(std::istream& in, const std::string& source);
+// Why a well-formed row must still not be imported, or empty: what the kernel families
+// (src/) say of its kernel, which the database cannot judge.
+using RowProblem = std::function<std::string(const ExportRow& row)>;
+
+// Reads and checks every row of a CSV that export_winners wrote (and, when given,
+// `row_problem` of each), before any store is touched (or created): one bad row makes an
+// ImportError that lists each bad line ("SOURCE:LINE: problem").
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source, const RowProblem& row_problem = {});
 
 // In one transaction, adds the rows' devices to `store` and offers their winners under the
 // merge rule (db/merge.h); `source` names the file in their provenance.

@@ -34,6 +34,9 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         throw DbError(db.path() + " has schema version " + std::to_string(state.version) +
                       ", newer than this build of sgemm reads (" + std::to_string(latest) +
                       "): it was written by a newer sgemm; use that, or another --db");
+    // An empty file (SQLite reads it as an empty database) is not an old tuning database.
+    if (!writable && state.objects == 0)
+        throw DbError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one there");
     if (!writable && state.version < latest)
         throw DbError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
                       std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +

@@ -20,7 +20,7 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
     return "";
 }
 
-VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_sm, const BinaryMismatch& mismatch) {
+VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_sm, const KernelProblem& kernel_problem) {
     VerifyReport report;
     sqlite::Connection& db = store.connection();
     {
@@ -38,7 +38,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         // Configurations that differ only in their split-K count (on the same side of 1)
         // share one binary, stored under whichever was compiled first: the binary must be of
         // the winner's family and template, not of its exact parameter list. Whether it is
-        // the winner's own instantiation is for `mismatch` to say.
+        // the winner's own instantiation is for `kernel_problem` to say.
         auto q = db.query("SELECT w.device_id, w.m, w.n, w.k FROM winners w "
                           "JOIN kernels wk ON wk.id = w.kernel_id "
                           "JOIN binaries b ON b.cache_key = w.binary_key "
@@ -68,7 +68,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                 report.problems.push_back(where + ": " + problem);
                 continue;
             }
-            if (const std::string problem = mismatch ? mismatch(w, device.sm()) : ""; !problem.empty()) {
+            if (const std::string problem = kernel_problem ? kernel_problem(w, device.sm()) : ""; !problem.empty()) {
                 report.problems.push_back(where + ": " + problem);
                 continue;
             }

@@ -16,10 +16,11 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
 // Loads a binary on this machine's GPU; returns why it failed, or empty on success.
 using TryLoad = std::function<std::string(const Binary& binary)>;
 
-// Why the binary a winner names is not the winner's own instantiation for `sm`, or empty:
-// which configurations may share a binary is the kernel families' business (src/), not the
-// database's.
-using BinaryMismatch = std::function<std::string(const Winner& winner, int sm)>;
+// Why a winner whose binary is sound still cannot serve dispatch on an `sm` device, or
+// empty: its kernel is not one the build can launch (an unknown family, a configuration its
+// family does not allow), or the binary it names is not its own instantiation. Both are
+// the kernel families' business (src/), not the database's.
+using KernelProblem = std::function<std::string(const Winner& winner, int sm)>;
 
 struct VerifyReport {
     int schema_version = 0;
@@ -32,9 +33,9 @@ struct VerifyReport {
 
 // Runs SQLite's integrity and foreign-key checks, checks that each device's id matches its
 // fingerprint, and that every winner that is not cuBLAS has its binary, of its own kernel
-// family and template, passing binary_problem (and `mismatch`, when given). With
+// family and template, passing binary_problem (and `kernel_problem`, when given). With
 // `try_load`, also loads every such binary whose arch is `gpu_sm` (the GPU this machine has).
 VerifyReport verify_store(TuningStore& store, const TryLoad& try_load = {}, int gpu_sm = 0,
-                          const BinaryMismatch& mismatch = {});
+                          const KernelProblem& kernel_problem = {});
 
 }  // namespace sgemm

@@ -261,13 +261,23 @@ int cmd_explain(Context& ctx) {
     const ShapeKey shape = ctx.shape();
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const auto [device_id, device] = explain_device(ctx, store);
-    const std::vector<Winner> winners = device ? store.winners(device_id) : std::vector<Winner>{};
-    Selection selection;
+    // As dispatch does when it loads the database: winners this build cannot launch are out.
+    std::vector<Winner> winners;
+    std::string left_out;
     if (device)
+        for (Winner& w : store.winners(device_id)) {
+            if (const std::string why = winner_unusable(w, Arch{device->sm()}); why.empty())
+                winners.push_back(std::move(w));
+            else if (w.shape == shape)
+                left_out = "the stored winner for this shape, " + w.kernel.description + ", is left out: " + why + "; ";
+        }
+    Selection selection;
+    if (device) {
         selection = select_kernel(winners, shape, [&](const Winner& w, const ShapeKey& s) {
             return kernel_cannot_run(w.kernel, s, Arch{device->sm()});
         });
-    else
+        selection.reason = left_out + selection.reason;
+    } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back";
     static const char* kinds[] = {"exact", "nearest", "fallback"};
@@ -413,6 +423,15 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
 }
 
+// Why a row that names this build's templates holds a kernel dispatch would leave out on an
+// `sm` device (winner_unusable), or empty. Such a row was damaged: edited by hand, or
+// imported from such a file. A row of other templates is another build's, not judged here.
+std::string damaged_kernel(const Winner& w, int sm) {
+    if (w.kernel.template_hash != templates_hash()) return "";
+    const std::string why = winner_unusable(w, Arch{sm});
+    return why.empty() ? "" : "dispatch would leave it out: " + why;
+}
+
 int cmd_import(Context& ctx) {
     const std::string& path = ctx.args.at(0);
     std::error_code ec;
@@ -420,7 +439,8 @@ int cmd_import(Context& ctx) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError("cannot read " + path);
     // The whole file is checked first: a bad one neither changes the database nor creates it.
-    const std::vector<ExportRow> rows = read_export(in, path);
+    const std::vector<ExportRow> rows =
+        read_export(in, path, [](const ExportRow& row) { return damaged_kernel(row.entry.winner, row.device.sm()); });
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     print_merge(ctx, import_winners(store, rows, path), path);
     return 0;
@@ -462,8 +482,11 @@ int cmd_verify(Context& ctx) {
     const std::optional<DeviceFingerprint> gpu = current_gpu();
     TryLoad try_load;
     if (gpu) try_load = binary_load_failure;
-    const auto mismatch = [](const Winner& w, int sm) { return binary_mismatch(w, Arch{sm}); };
-    const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0, mismatch);
+    const auto kernel_problem = [](const Winner& w, int sm) {
+        if (const std::string why = damaged_kernel(w, sm); !why.empty()) return why;
+        return binary_mismatch(w, Arch{sm});
+    };
+    const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0, kernel_problem);
     const std::string loading = gpu ? std::to_string(r.binaries_loaded) + " loaded on " + gpu->gpu_name
                                     : "none loaded: no GPU is visible";
     if (ctx.json) {

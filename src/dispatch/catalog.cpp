@@ -7,25 +7,13 @@
 #include "src/records/kernel_records.h"
 
 namespace sgemm {
-namespace {
-
-// Why this build cannot launch `w`'s kernel, or empty.
-std::string cannot_use(const Winner& w, Arch arch) {
-    if (w.kernel.is_cublas()) return "";
-    if (family_of(w.kernel) && w.kernel.template_hash != templates_hash())
-        return "tuned with other kernel templates than this build's";
-    return kernel_cannot_run(w.kernel, w.shape, arch);
-}
-
-}  // namespace
-
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
     Catalog catalog;
     catalog.device = device;
     const Arch arch{device.sm()};
     for (WinnerWithBinary& row : store.winners_with_binaries(device.id())) {
         Winner& w = row.winner;
-        if (const std::string why = cannot_use(w, arch); !why.empty()) {
+        if (const std::string why = winner_unusable(w, arch); !why.empty()) {
             catalog.skipped.push_back(w.shape.to_string() + " " + w.kernel.description + ": " + why);
             continue;
         }

@@ -26,8 +26,9 @@ struct Catalog {
 
 // The catalog of `device` in `store`. Rows of every other device (another GPU, driver, CUDA,
 // NVRTC or library version) are never read. A winner is skipped when this build cannot run
-// its kernel at its own shape: an unknown family, other kernel templates than this build's
-// (the stored geometry would not match the code), or a kernel_cannot_run reason.
+// its kernel at its own shape (winner_unusable): an unknown family, other kernel templates
+// than this build's (the stored geometry would not match the code), a configuration its
+// family does not allow, or a kernel_cannot_run reason.
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device);
 
 // The split-K workspace each stream needs so that every winner runs at its own shape.

@@ -53,6 +53,16 @@ std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Ar
     return family->unsupported_shape_reason(kernel.params, shape.M, shape.N, shape.K, arch);
 }
 
+std::string winner_unusable(const Winner& w, Arch arch) {
+    if (w.kernel.is_cublas()) return "";
+    const Family* family = family_of(w.kernel);
+    if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
+    if (w.kernel.template_hash != templates_hash()) return "tuned with other kernel templates than this build's";
+    if (const std::string invalid = family->invalid_reason(w.kernel.params, arch); !invalid.empty())
+        return "not a configuration this build allows: " + invalid;
+    return kernel_cannot_run(w.kernel, w.shape, arch);
+}
+
 std::string own_binary_key(const Winner& w, Arch arch) {
     const Family* family = family_of(w.kernel);
     if (!family || w.kernel.template_hash != templates_hash() || !kernel_cannot_run(w.kernel, w.shape, arch).empty())

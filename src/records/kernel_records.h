@@ -28,6 +28,13 @@ const Family* family_of(const KernelRef& kernel);
 // shared-memory limits), or empty when it can. cuBLAS runs everything.
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);
 
+// Why this build cannot launch `w`'s kernel on `arch` at all, or empty when it can: a
+// family this build does not have, another build's templates, a configuration its family
+// does not allow (wrong arity, a value outside its list, a constraint of `arch`), or
+// kernel_cannot_run for the winner's own shape. Dispatch leaves such winners out when it
+// loads the database; `sgemm-db explain` does the same, and `verify` and `import` report them.
+std::string winner_unusable(const Winner& w, Arch arch);
+
 // The cache key of `w`'s own binary for `arch`, when this build can tell: its family is
 // known and it was tuned with this build's templates; else empty.
 std::string own_binary_key(const Winner& w, Arch arch);

@@ -35,6 +35,7 @@ run 1 "${ours[@]}" show 8 x 4096; has "$err" "N must be a positive integer, not 
 run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
 run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"
 run 1 "${ours[@]}" list --device feedface; has "$err" "'feedface' names no device"
+run 1 "${ours[@]}" list --device ""; has "$err" "an empty device id names no device"
 
 # --- the default path: $SGEMM_DB, then $XDG_DATA_HOME, then ~/.local/share ---
 out=$(SGEMM_DB="$dir/env.db" "$db_tool" list 2>&1); has "$out" "no tuning database at $dir/env.db"
@@ -50,6 +51,9 @@ cp "$dir/shapes.csv" "$dir/shapes.keep"
 run 2 --db "$dir/shapes.csv" list; has "$err" "is not an SQLite database"
 [ "$(wc -l <<<"$err")" -eq 1 ] || fail "expected one line, got: $err"
 cmp -s "$dir/shapes.csv" "$dir/shapes.keep" || fail "the CSV was changed"
+: > "$dir/zero.db"
+run 2 --db "$dir/zero.db" list; has "$err" "$dir/zero.db is empty, not a tuning database"
+[ ! -s "$dir/zero.db" ] || fail "reading an empty file wrote to it"
 cp "$dir/ours.db" "$dir/newer.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=99'); c.commit()" "$dir/newer.db"
 run 2 --db "$dir/newer.db" list; has "$err" "schema version 99, newer than this build"
@@ -121,6 +125,25 @@ run 1 --db "$dir/copy.db" import "$dir/nothing-here.csv"; has "$err" "cannot rea
 run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir is a folder, not a CSV export"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
+# A row whose kernel this build would not launch (here BLOCK_Y 9, not in naive's list) is a
+# bad line: dispatch would leave it out, and under the merge rule it could replace a good winner.
+sed '2s/,naive,"32,8",/,naive,"32,9",/' "$dir/winners.csv" > "$dir/edited.csv"
+run 1 --db "$dir/copy.db" import "$dir/edited.csv"
+has "$err" "$dir/edited.csv:2: dispatch would leave it out: not a configuration this build allows: BLOCK_Y=9 is not one of"
+# Such a row already in a database: explain leaves it out as dispatch does, and verify fails.
+cp "$dir/copy.db" "$dir/edited.db"
+python3 - "$dir/edited.db" <<'PY' || fail "editing the database"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("INSERT INTO kernels (family, params, description, template_hash) "
+          "SELECT family, '32,9', description, template_hash FROM kernels WHERE family = 'naive'")
+c.execute("UPDATE winners SET kernel_id = last_insert_rowid() WHERE m = 1")
+c.commit()
+PY
+run 0 --db "$dir/edited.db" explain 1 4096 4096; has "$out" "decision  nearest"
+has "$out" "the stored winner for this shape, naive BLOCK_X=32 BLOCK_Y=8, is left out: not a configuration this build allows"
+run 2 --db "$dir/edited.db" verify
+has "$out" "M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: dispatch would leave it out"
 # A spreadsheet's byte order mark before the header is not part of the first column's name.
 printf '\xef\xbb\xbf' | cat - "$dir/winners.csv" > "$dir/bom.csv"
 run 0 --db "$dir/bom.db" import "$dir/bom.csv"; has "$out" "winners 4 added"

@@ -106,7 +106,7 @@ TEST(Verify, ReportsWhatTheMismatchCheckSays) {
     store.put_winner(winner(id, shape(8, 64, 64), 0.5, &binary));
     store.put_winner(winner(id, shape(9, 64, 64), 0.5, &binary));
     std::vector<int> sms;
-    const BinaryMismatch mismatch = [&](const Winner& w, int sm) -> std::string {
+    const KernelProblem mismatch = [&](const Winner& w, int sm) -> std::string {
         sms.push_back(sm);
         return w.shape.M == 9 ? "not its own" : "";
     };

@@ -144,13 +144,20 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     unknown.kernel.family = "retired";
     store_->put_binary(unknown);
     store_->put_winner(winner(id_, shape(3, 2048, 2048), 0.01, &unknown));
+    // An edited row: 9 is not in naive's list for BLOCK_Y.
+    Binary edited = naive_binary();
+    edited.cache_key = "edited";
+    edited.kernel.params = {32, 9};
+    store_->put_binary(edited);
+    store_->put_winner(winner(id_, shape(5, 2048, 2048), 0.01, &edited));
 
     const Catalog c = catalog();
     EXPECT_EQ(c.winners.size(), 5u);
-    ASSERT_EQ(c.skipped.size(), 2u);
-    const std::string all = c.skipped[0] + "\n" + c.skipped[1];
+    ASSERT_EQ(c.skipped.size(), 3u);
+    const std::string all = c.skipped[0] + "\n" + c.skipped[1] + "\n" + c.skipped[2];
     EXPECT_TRUE(contains(all, "other kernel templates")) << all;
     EXPECT_TRUE(contains(all, "no kernel family 'retired'")) << all;
+    EXPECT_TRUE(contains(all, "not a configuration this build allows: BLOCK_Y=9 is not one of")) << all;
     EXPECT_EQ(decide(c, shape(2, 2048, 2048), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).selection.winner->shape,
               shape(1, 4096, 4096))
         << "the stale exact winner is not taken";
