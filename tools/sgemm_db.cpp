@@ -368,7 +368,13 @@ int cmd_misses(Context& ctx) {
 }
 
 int cmd_export(Context& ctx) {
-    const ExchangeFormat format = parse_exchange_format(ctx.vm["format"].as<std::string>());
+    ExchangeFormat format = parse_exchange_format(ctx.vm["format"].as<std::string>());
+    // --json, which every command takes for "JSON for programs", means --format json here.
+    if (ctx.json) {
+        if (!ctx.vm["format"].defaulted() && format != ExchangeFormat::json)
+            throw UsageError("--json asks for JSON and --format for " + ctx.vm["format"].as<std::string>());
+        format = ExchangeFormat::json;
+    }
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::string device = ctx.device(store);
     if (!ctx.vm.count("output")) {
@@ -508,6 +514,12 @@ int cmd_verify(Context& ctx) {
 
 int cmd_upgrade(Context& ctx) {
     TuningStore store = ctx.open_existing();
+    if (ctx.json) {
+        Json out = Json::object();
+        out.set("path", store.path()).set("schema_version", store.schema_version()).set("was", store.opened_version());
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
     std::printf("%s: schema version %d (was %d)\n", store.path().c_str(), store.schema_version(),
                 store.opened_version());
     return 0;
@@ -536,7 +548,8 @@ const std::vector<Command>& commands() {
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays)", 1, {}, cmd_import},
-        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays)", 1, {}, cmd_merge},
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts add up)", 1,
+         {}, cmd_merge},
         {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},

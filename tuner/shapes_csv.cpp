@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,8 @@ std::string trim(const std::string& s) {
 
 int parse_dimension(const std::string& text, const char* column, const std::string& file, int line) {
     const std::optional<long long> v = parse_whole_number(text);
+    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    if (!v && digits) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
     if (!v) fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
     if (*v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
     if (*v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
@@ -102,7 +105,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             } catch (const std::exception&) {
                 used = 0;
             }
-            if (used != w.size() || !(row.weight > 0))
+            if (used != w.size() || !(row.weight > 0) || !std::isfinite(row.weight))
                 fail(file, rec.line, "weight '" + w + "' must be a positive number");
         }
         row.name = field("name");

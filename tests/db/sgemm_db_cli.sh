@@ -62,7 +62,9 @@ run 2 --db "$dir/newer.db" import "$dir/valid.csv"; has "$err" "newer than this 
 
 # --- an older file: readers say how to upgrade, upgrade does it ---
 run 2 --db "$dir/old.db" list; has "$err" "sgemm-db upgrade"
+cp "$dir/old.db" "$dir/old2.db"
 run 0 --db "$dir/old.db" upgrade; has "$out" "schema version 2 (was 1)"
+run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "2 1" ] || fail "upgrade --json: $out"
 run 0 --db "$dir/old.db" list; has "$out" "no winners"
 run 2 --db "$dir/absent.db" upgrade; [ ! -e "$dir/absent.db" ] || fail "upgrade created a file"
 
@@ -112,6 +114,8 @@ run 0 "${ours[@]}" export -o "$dir/winners.csv"
 [ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
+run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
+run 1 "${ours[@]}" export --json --format csv; has "$err" "--json asks for JSON and --format for csv"
 run 0 --db "$dir/copy.db" import "$dir/winners.csv"; has "$out" "winners 4 added, 0 replaced, 0 kept"
 run 0 "${ours[@]}" list; before=$out
 run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "import did not rebuild the winners: $out"

@@ -74,6 +74,11 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
               std::string::npos);
     EXPECT_NE(error_of("M,N,K,precision\n1,2,3,fp8\n").find("shapes.csv:2:"), std::string::npos);
     EXPECT_NE(error_of("M,N,K\n99999999999,2,3\n").find("does not fit in 32 bits"), std::string::npos);
+    // Past even 64 bits it is still a size too large, not a malformed one.
+    EXPECT_NE(error_of("M,N,K\n99999999999999999999,2,3\n").find("shapes.csv:2: M 99999999999999999999 does not fit in 32 bits"),
+              std::string::npos);
+    EXPECT_NE(error_of("M,N,K,weight\n1,2,3,inf\n").find("shapes.csv:2: weight 'inf' must be a positive number"),
+              std::string::npos);
     EXPECT_NE(error_of("# only a comment\n").find("no header"), std::string::npos);
     EXPECT_NE(error_of("M,N,K\n").find("no shapes"), std::string::npos);
 }
