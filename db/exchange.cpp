@@ -237,7 +237,7 @@ void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";
 }
 
-std::vector<ExportRow> read_export(std::istream& in, const std::string& source, const RowProblem& row_problem) {
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {
     std::vector<CsvRecord> records;
     try {
         records = read_csv(in, source);
@@ -264,8 +264,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source, 
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {
             ExportRow row;
-            std::string problem = read_row(header, records[i], row);
-            if (problem.empty() && row_problem) problem = row_problem(row);
+            const std::string problem = read_row(header, records[i], row);
             if (!problem.empty())
                 problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
             else
@@ -280,7 +279,8 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source, 
     return rows;
 }
 
-MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source) {
+MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source,
+                            const KernelProblem& kernel_problem) {
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
     for (const ExportRow& row : rows) {
@@ -288,7 +288,7 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
             store.add_device(row.device);
             ++summary.devices_added;
         }
-        summary.winners.push_back(offer_winner(store, row.entry, source, summary));
+        summary.winners.push_back(offer_winner(store, row.entry, source, summary, kernel_problem));
     }
     transaction.commit();
     return summary;

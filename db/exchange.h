@@ -4,7 +4,6 @@
 // binary (the cubin in base64), so an export imported into an empty file dispatches the
 // same kernels. Import reads the CSV form.
 #pragma once
-#include <functional>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -37,17 +36,14 @@ struct ExportRow {
     WinnerWithBinary entry;
 };
 
-// Why a well-formed row must still not be imported, or empty: what the kernel families
-// (src/) say of its kernel, which the database cannot judge.
-using RowProblem = std::function<std::string(const ExportRow& row)>;
-
-// Reads and checks every row of a CSV that export_winners wrote (and, when given,
-// `row_problem` of each), before any store is touched (or created): one bad row makes an
-// ImportError that lists each bad line ("SOURCE:LINE: problem").
-std::vector<ExportRow> read_export(std::istream& in, const std::string& source, const RowProblem& row_problem = {});
+// Reads and checks every row of a CSV that export_winners wrote, before any store is
+// touched (or created): one bad row makes an ImportError that lists each bad line
+// ("SOURCE:LINE: problem").
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source);
 
 // In one transaction, adds the rows' devices to `store` and offers their winners under the
-// merge rule (db/merge.h); `source` names the file in their provenance.
-MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source);
+// merge rule (db/merge.h, with `kernel_problem`); `source` names the file in their provenance.
+MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source,
+                            const KernelProblem& kernel_problem = {});
 
 }  // namespace sgemm

@@ -9,13 +9,15 @@ namespace sgemm {
 
 namespace {
 
-std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& device) {
+std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& device,
+                           const KernelProblem& kernel_problem) {
     const Winner& w = wb.winner;
     if (!(std::isfinite(w.ms) && w.ms > 0 && std::isfinite(w.cublas_ms) && w.cublas_ms > 0))
         return "its times are not positive numbers";
     if (w.kernel.is_cublas()) return "";
     if (!wb.binary) return "its binary is missing";
-    return binary_problem(*wb.binary, device);
+    if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;
+    return kernel_problem ? kernel_problem(w, device.sm()) : "";
 }
 
 }  // namespace
@@ -27,12 +29,12 @@ int MergeSummary::count(WinnerOffer::Outcome outcome) const {
 }
 
 WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
-                         MergeSummary& summary) {
+                         MergeSummary& summary, const KernelProblem& kernel_problem) {
     WinnerOffer offer;
     offer.incoming = incoming.winner;
     offer.previous = store.find_winner(incoming.winner.device_id, incoming.winner.shape);
     const std::optional<DeviceFingerprint> device = store.find_device(incoming.winner.device_id);
-    offer.reason = device ? invalid_reason(incoming, *device) : "its device is not in the database";
+    offer.reason = device ? invalid_reason(incoming, *device, kernel_problem) : "its device is not in the database";
     if (!offer.reason.empty()) {
         offer.outcome = WinnerOffer::Outcome::Refused;
         return offer;
@@ -48,7 +50,7 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
     return offer;
 }
 
-MergeSummary merge_store(TuningStore& store, TuningStore& other) {
+MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelProblem& kernel_problem) {
     std::error_code ec;
     if (std::filesystem::equivalent(store.path(), other.path(), ec))
         throw Error("cannot merge " + other.path() + " into itself");
@@ -62,7 +64,7 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other) {
     }
     for (const DeviceFingerprint& device : devices)
         for (const WinnerWithBinary& wb : other.winners_with_binaries(device.id()))
-            summary.winners.push_back(offer_winner(store, wb, other.path(), summary));
+            summary.winners.push_back(offer_winner(store, wb, other.path(), summary, kernel_problem));
     for (const Measurement& m : other.measurements()) {
         if (store.has_measurement(m)) continue;
         store.record_measurement(m);

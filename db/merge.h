@@ -4,14 +4,16 @@
 // this one's and never mixed with them. For the same device and shape key, the faster valid
 // winner stays, with its own provenance (an incoming one gets "; merged from SOURCE"
 // appended). Valid means positive, finite times and, unless it is cuBLAS, a binary that
-// passes binary_problem for the device. Everything happens in one transaction: all or
-// nothing.
+// passes binary_problem for the device, and (when the caller gives a KernelProblem, the
+// kernel families' judgement) a kernel and binary this build would launch. Everything
+// happens in one transaction: all or nothing.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "db/store.h"
+#include "db/verify.h"
 
 namespace sgemm {
 
@@ -33,11 +35,11 @@ struct MergeSummary {
 // under the rule above. `source` names where it came from, for its provenance. Joins the
 // caller's transaction.
 WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
-                         MergeSummary& summary);
+                         MergeSummary& summary, const KernelProblem& kernel_problem = {});
 
 // Merges `other` into `store`: its devices, its winners (by the rule) with their binaries,
 // its measurements not already present, and its miss counts (added to this store's).
 // Throws Error for the same file.
-MergeSummary merge_store(TuningStore& store, TuningStore& other);
+MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelProblem& kernel_problem = {});
 
 }  // namespace sgemm

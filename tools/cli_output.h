@@ -5,12 +5,13 @@
 
 namespace sgemm {
 
-// Throws boost::program_options::error naming `option` unless `path` can be written: not a
-// folder, in a folder that exists, and openable for writing. An existing file is left as it
-// was (opened to append, nothing written); a new one is not left behind.
+// Throws boost::program_options::error naming `option` unless `path` can be written: an
+// existing file this process may write (a FIFO or device is taken as it is), or a new file
+// in a folder that exists and takes new files. Nothing is opened or created.
 void check_output_file(const std::string& path, const char* option);
 
-// Throws boost::program_options::error naming `option` unless `path` is an existing folder.
+// Throws boost::program_options::error naming `option` unless `path` is an existing folder
+// this process may create files in.
 void check_output_folder(const std::string& path, const char* option);
 
 }  // namespace sgemm

@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
         plan.iters = vm["iters"].as<int>();
         plan.warmup = vm["warmup"].as<int>();
         plan.max_seconds = vm["max-seconds"].as<double>();
-        if (plan.iters < 1 || plan.warmup < 0 || plan.max_seconds <= 0)
+        if (plan.iters < 1 || plan.warmup < 0 || !(plan.max_seconds > 0))
             throw po::error("--iters must be at least 1, --warmup at least 0, --max-seconds positive");
         device_ordinal = vm["device"].as<int>();
         parse_transposes(vm["trans"].as<std::string>(), layout);

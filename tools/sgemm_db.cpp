@@ -24,6 +24,7 @@
 #include "db/stats.h"
 #include "db/verify.h"
 #include "src/cuda/device.h"
+#include "src/dispatch/catalog.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
 
@@ -129,10 +130,14 @@ struct Context {
     std::chrono::milliseconds busy_timeout{TuningStore::kDefaultBusyTimeout};
 
     TuningStore open(OpenMode mode) const { return TuningStore(db_path, mode, busy_timeout); }
-    // For writing, where only an existing file makes sense (prune, upgrade): opening for
-    // writing would create one, and a mistyped path would then report success.
+    // For writing, where only an existing database makes sense (prune, upgrade): opening for
+    // writing would create one in a missing or empty file, and a mistyped path would then
+    // report success.
     TuningStore open_existing() const {
-        if (!std::filesystem::exists(db_path)) throw DbError("no tuning database at " + db_path);
+        std::error_code ec;
+        if (!std::filesystem::exists(db_path, ec)) throw DbError("no tuning database at " + db_path);
+        if (std::filesystem::file_size(db_path, ec) == 0 && !ec)
+            throw DbError(db_path + " is empty, not a tuning database");
         return open(OpenMode::ReadWrite);
     }
 
@@ -261,19 +266,19 @@ int cmd_explain(Context& ctx) {
     const ShapeKey shape = ctx.shape();
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const auto [device_id, device] = explain_device(ctx, store);
-    // As dispatch does when it loads the database: winners this build cannot launch are out.
-    std::vector<Winner> winners;
+    // The winners dispatch loads for this device (src/dispatch/catalog.h): the same ones are
+    // left out, for the same reasons.
+    Catalog catalog;
     std::string left_out;
-    if (device)
-        for (Winner& w : store.winners(device_id)) {
-            if (const std::string why = winner_unusable(w, Arch{device->sm()}); why.empty())
-                winners.push_back(std::move(w));
-            else if (w.shape == shape)
-                left_out = "the stored winner for this shape, " + w.kernel.description + ", is left out: " + why + "; ";
-        }
+    if (device) {
+        catalog = load_catalog(store, *device);
+        for (const SkippedWinner& s : catalog.skipped)
+            if (s.winner.shape == shape)
+                left_out = "the stored winner for this shape, " + s.winner.kernel.description + ", is left out: " + s.why + "; ";
+    }
     Selection selection;
     if (device) {
-        selection = select_kernel(winners, shape, [&](const Winner& w, const ShapeKey& s) {
+        selection = select_kernel(catalog.winners, shape, [&](const Winner& w, const ShapeKey& s) {
             return kernel_cannot_run(w.kernel, s, Arch{device->sm()});
         });
         selection.reason = left_out + selection.reason;
@@ -429,13 +434,14 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
 }
 
-// Why a row that names this build's templates holds a kernel dispatch would leave out on an
-// `sm` device (winner_unusable), or empty. Such a row was damaged: edited by hand, or
-// imported from such a file. A row of other templates is another build's, not judged here.
-std::string damaged_kernel(const Winner& w, int sm) {
+// The kernel families' judgement of a stored winner whose binary is sound (db/verify.h's
+// KernelProblem), for import, merge and verify. A row of this build's templates that dispatch
+// would leave out, or whose binary is not its own instantiation, was damaged: edited by hand,
+// or imported from such a file. A row of other templates is another build's, not judged here.
+std::string kernel_problem(const Winner& w, int sm) {
     if (w.kernel.template_hash != templates_hash()) return "";
-    const std::string why = winner_unusable(w, Arch{sm});
-    return why.empty() ? "" : "dispatch would leave it out: " + why;
+    if (const std::string why = winner_unusable(w, Arch{sm}); !why.empty()) return "dispatch would leave it out: " + why;
+    return binary_mismatch(w, Arch{sm});
 }
 
 int cmd_import(Context& ctx) {
@@ -445,17 +451,16 @@ int cmd_import(Context& ctx) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError("cannot read " + path);
     // The whole file is checked first: a bad one neither changes the database nor creates it.
-    const std::vector<ExportRow> rows =
-        read_export(in, path, [](const ExportRow& row) { return damaged_kernel(row.entry.winner, row.device.sm()); });
+    const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    print_merge(ctx, import_winners(store, rows, path), path);
+    print_merge(ctx, import_winners(store, rows, path, kernel_problem), path);
     return 0;
 }
 
 int cmd_merge(Context& ctx) {
     TuningStore other(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    print_merge(ctx, merge_store(store, other), other.path());
+    print_merge(ctx, merge_store(store, other, kernel_problem), other.path());
     return 0;
 }
 
@@ -488,10 +493,6 @@ int cmd_verify(Context& ctx) {
     const std::optional<DeviceFingerprint> gpu = current_gpu();
     TryLoad try_load;
     if (gpu) try_load = binary_load_failure;
-    const auto kernel_problem = [](const Winner& w, int sm) {
-        if (const std::string why = damaged_kernel(w, sm); !why.empty()) return why;
-        return binary_mismatch(w, Arch{sm});
-    };
     const VerifyReport r = verify_store(store, try_load, gpu ? gpu->sm() : 0, kernel_problem);
     const std::string loading = gpu ? std::to_string(r.binaries_loaded) + " loaded on " + gpu->gpu_name
                                     : "none loaded: no GPU is visible";

@@ -26,6 +26,7 @@
 #include "src/cuda/stream.h"
 #include "src/dispatch/c_api.h"
 #include "src/util/json.h"
+#include "tools/cli_output.h"
 #include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
 
@@ -105,7 +106,10 @@ int main(int argc, char** argv) {
         calls = vm["calls"].as<int>(), rounds = vm["rounds"].as<int>();
         if (M < 1 || N < 1 || K < 1 || calls < 1 || rounds < 1)
             throw po::error("--m, --n, --k, --calls and --rounds must be at least 1");
-        if (vm.count("json")) json_path = vm["json"].as<std::string>();
+        if (vm.count("json")) {
+            json_path = vm["json"].as<std::string>();
+            check_output_file(json_path, "json");
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
         return 1;

@@ -14,7 +14,7 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
     for (WinnerWithBinary& row : store.winners_with_binaries(device.id())) {
         Winner& w = row.winner;
         if (const std::string why = winner_unusable(w, arch); !why.empty()) {
-            catalog.skipped.push_back(w.shape.to_string() + " " + w.kernel.description + ": " + why);
+            catalog.skipped.push_back({w, why});
             continue;
         }
         if (!w.kernel.is_cublas()) {
@@ -25,12 +25,20 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
                 row.binary = store.find_binary(w.binary_key);
                 why_compile = std::move(mismatch);
             }
-            if (!row.binary)
-                catalog.unusable_binaries[w.binary_key] = why_compile;
-            else if (const std::string problem = binary_problem(*row.binary, device); !problem.empty())
-                catalog.unusable_binaries[w.binary_key] = problem;
-            else
+            if (row.binary)
+                if (const std::string problem = binary_problem(*row.binary, device); !problem.empty()) {
+                    why_compile = problem;
+                    row.binary.reset();
+                }
+            if (row.binary) {
                 catalog.binaries.emplace(w.binary_key, std::move(*row.binary));
+            } else if (const std::string invalid = family_of(w.kernel)->invalid_reason(w.kernel.params, arch);
+                       !invalid.empty()) {
+                catalog.skipped.push_back({w, why_compile + ", and this build cannot compile it: " + invalid});
+                continue;
+            } else {
+                catalog.unusable_binaries[w.binary_key] = why_compile;
+            }
         }
         catalog.winners.push_back(w);
     }

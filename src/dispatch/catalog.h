@@ -16,10 +16,17 @@
 
 namespace sgemm {
 
+// A winner dispatch leaves out, and why.
+struct SkippedWinner {
+    Winner winner;
+    std::string why;
+    std::string describe() const { return winner.shape.to_string() + " " + winner.kernel.description + ": " + why; }
+};
+
 struct Catalog {
     DeviceFingerprint device;
     std::vector<Winner> winners;              // the device's winners this build can launch
-    std::vector<std::string> skipped;         // the others: "shape kernel: why"
+    std::vector<SkippedWinner> skipped;       // the others
     std::map<std::string, Binary> binaries;   // usable cached binaries of the winners, by cache key
     std::map<std::string, std::string> unusable_binaries;  // cache key -> why it must be compiled again
 };
@@ -27,8 +34,9 @@ struct Catalog {
 // The catalog of `device` in `store`. Rows of every other device (another GPU, driver, CUDA,
 // NVRTC or library version) are never read. A winner is skipped when this build cannot run
 // its kernel at its own shape (winner_unusable): an unknown family, other kernel templates
-// than this build's (the stored geometry would not match the code), a configuration its
-// family does not allow, or a kernel_cannot_run reason.
+// than this build's (the stored geometry would not match the code), or a kernel_cannot_run
+// reason; or when its own binary is not in the cache and this build cannot compile it (a
+// configuration outside its family's space, as an edited row may hold): create would fail.
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device);
 
 // The split-K workspace each stream needs so that every winner runs at its own shape.

@@ -245,7 +245,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     }
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";
-    for (const std::string& s : catalog_.skipped) database += "\n          skipped " + s;
+    for (const SkippedWinner& s : catalog_.skipped) database += "\n          skipped " + s.describe();
     for (const std::string& s : kernels_->compiled_notes()) database += "\n          compiled at create: " + s;
     if (misses_ && !misses_->last_error().empty()) database += "\n          " + misses_->last_error();
     return "shape     " + key.to_string() + "\ndecision  " + decision_name(d.selection.kind) + "\nlaunch    " + launch +

@@ -58,8 +58,6 @@ std::string winner_unusable(const Winner& w, Arch arch) {
     const Family* family = family_of(w.kernel);
     if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
     if (w.kernel.template_hash != templates_hash()) return "tuned with other kernel templates than this build's";
-    if (const std::string invalid = family->invalid_reason(w.kernel.params, arch); !invalid.empty())
-        return "not a configuration this build allows: " + invalid;
     return kernel_cannot_run(w.kernel, w.shape, arch);
 }
 

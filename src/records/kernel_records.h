@@ -29,10 +29,11 @@ const Family* family_of(const KernelRef& kernel);
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);
 
 // Why this build cannot launch `w`'s kernel on `arch` at all, or empty when it can: a
-// family this build does not have, another build's templates, a configuration its family
-// does not allow (wrong arity, a value outside its list, a constraint of `arch`), or
-// kernel_cannot_run for the winner's own shape. Dispatch leaves such winners out when it
-// loads the database; `sgemm-db explain` does the same, and `verify` and `import` report them.
+// family this build does not have, another build's templates, or kernel_cannot_run for the
+// winner's own shape. Not the families' search-space rules (value lists, speed rules,
+// register estimates): those may tighten without the templates changing, and a kernel
+// measured correct stays launchable. Dispatch leaves such winners out when it loads the
+// database, and `sgemm-db explain` does the same.
 std::string winner_unusable(const Winner& w, Arch arch);
 
 // The cache key of `w`'s own binary for `arch`, when this build can tell: its family is

@@ -20,6 +20,9 @@ err=$("$bench" --size 64 --config async=128,-1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a negative config value exited $rc, expected 1"
 grep -q "'-1' is not an integer of at least 0" <<<"$err" || fail "--config message: $err"
 
+err=$("$bench" --size 64 --max-seconds nan 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--max-seconds nan exited $rc, expected 1"
+
 err=$("$bench" --size 64 --m 3 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--size with --m exited $rc, expected 1"
 
@@ -66,7 +69,7 @@ err=$("$bench" --size 64 --save-cubins "$dir/missing" 2>&1 >/dev/null); rc=$?
 grep -q "no such folder" <<<"$err" || fail "--save-cubins message: $err"
 err=$("$bench" --size 64 --json "$dir/missing/out.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
-grep -q -- "--json $dir/missing/out.json: cannot write it" <<<"$err" || fail "--json message: $err"
+grep -q -- "--json $dir/missing/out.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"
 
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive
 [ "$(wc -l <<<"$no_gpu_message")" -eq 1 ] || fail "expected one line without a GPU, got: $no_gpu_message"

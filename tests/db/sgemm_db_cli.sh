@@ -54,6 +54,9 @@ cmp -s "$dir/shapes.csv" "$dir/shapes.keep" || fail "the CSV was changed"
 : > "$dir/zero.db"
 run 2 --db "$dir/zero.db" list; has "$err" "$dir/zero.db is empty, not a tuning database"
 [ ! -s "$dir/zero.db" ] || fail "reading an empty file wrote to it"
+run 2 --db "$dir/zero.db" prune --stale; has "$err" "$dir/zero.db is empty, not a tuning database"
+run 2 --db "$dir/zero.db" upgrade; has "$err" "$dir/zero.db is empty, not a tuning database"
+[ ! -s "$dir/zero.db" ] || fail "prune or upgrade turned an empty file into a database"
 cp "$dir/ours.db" "$dir/newer.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=99'); c.commit()" "$dir/newer.db"
 run 2 --db "$dir/newer.db" list; has "$err" "schema version 99, newer than this build"
@@ -129,12 +132,19 @@ run 1 --db "$dir/copy.db" import "$dir/nothing-here.csv"; has "$err" "cannot rea
 run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir is a folder, not a CSV export"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
-# A row whose kernel this build would not launch (here BLOCK_Y 9, not in naive's list) is a
-# bad line: dispatch would leave it out, and under the merge rule it could replace a good winner.
+# An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does
+# not have, is refused by the merge rule: faster, it would replace a good winner, which
+# dispatch could then not use. The file's other rows come in.
 sed '2s/,naive,"32,8",/,naive,"32,9",/' "$dir/winners.csv" > "$dir/edited.csv"
-run 1 --db "$dir/copy.db" import "$dir/edited.csv"
-has "$err" "$dir/edited.csv:2: dispatch would leave it out: not a configuration this build allows: BLOCK_Y=9 is not one of"
-# Such a row already in a database: explain leaves it out as dispatch does, and verify fails.
+run 0 --db "$dir/edited-import.db" import "$dir/edited.csv"
+has "$out" "refused  ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16: naive BLOCK_X=32 BLOCK_Y=8 0.0500 ms: its binary"
+has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "winners 3 added, 0 replaced, 0 kept, 1 refused"
+sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
+run 0 --db "$dir/retired-import.db" import "$dir/retired.csv"
+has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
+# Such a row already in a database: explain leaves it out as dispatch does (its own binary is
+# not cached, and 32x9 is not a configuration this build can compile), verify fails, and
+# merge refuses it too.
 cp "$dir/copy.db" "$dir/edited.db"
 python3 - "$dir/edited.db" <<'PY' || fail "editing the database"
 import sqlite3, sys
@@ -145,9 +155,11 @@ c.execute("UPDATE winners SET kernel_id = last_insert_rowid() WHERE m = 1")
 c.commit()
 PY
 run 0 --db "$dir/edited.db" explain 1 4096 4096; has "$out" "decision  nearest"
-has "$out" "the stored winner for this shape, naive BLOCK_X=32 BLOCK_Y=8, is left out: not a configuration this build allows"
+has "$out" "the stored winner for this shape, naive BLOCK_X=32 BLOCK_Y=8, is left out: its binary"
+has "$out" "and this build cannot compile it: BLOCK_Y=9 is not one of"
 run 2 --db "$dir/edited.db" verify
-has "$out" "M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: dispatch would leave it out"
+has "$out" "M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: its binary"
+run 0 --db "$dir/copy.db" merge "$dir/edited.db"; has "$out" "1 refused"
 # A spreadsheet's byte order mark before the header is not part of the first column's name.
 printf '\xef\xbb\xbf' | cat - "$dir/winners.csv" > "$dir/bom.csv"
 run 0 --db "$dir/bom.db" import "$dir/bom.csv"; has "$out" "winners 4 added"

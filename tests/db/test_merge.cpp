@@ -113,6 +113,36 @@ TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
     EXPECT_FALSE(ours.find_binary("for-sm_80"));
 }
 
+// The kernel families' judgement (sgemm-db passes one) refuses a faster winner the same way:
+// the good winner it would have replaced stays, and the others' offers are judged alone.
+TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {
+    TempDir dir;
+    const Binary b = naive_binary();
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = fill_sample(ours);
+    {
+        TuningStore theirs(dir.file("theirs.db"));
+        theirs.add_device(h200());
+        theirs.put_binary(b);
+        theirs.put_winner(winner(id, shape(1, 4096, 4096), 0.0001, &b));
+        theirs.put_winner(winner(id, shape(2, 4096, 4096), 0.0001, &b));
+    }
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    int asked = 0;
+    const KernelProblem damaged_m1 = [&](const Winner& w, int sm) -> std::string {
+        ++asked;
+        EXPECT_EQ(sm, 90);
+        return w.shape.M == 1 ? "damaged" : "";
+    };
+    const MergeSummary s = merge_store(ours, theirs, damaged_m1);
+    EXPECT_EQ(asked, 2);
+    ASSERT_EQ(s.winners.size(), 2u);
+    EXPECT_EQ(s.winners[0].outcome, Outcome::Refused);
+    EXPECT_EQ(s.winners[0].reason, "damaged");
+    EXPECT_EQ(s.winners[1].outcome, Outcome::Added);
+    EXPECT_DOUBLE_EQ(ours.find_winner(id, shape(1, 4096, 4096))->ms, 0.05);
+}
+
 TEST(Merge, AFileIsNotMergedIntoItself) {
     TempDir dir;
     TuningStore ours(dir.file("ours.db"));

@@ -106,11 +106,11 @@ TEST(Verify, ReportsWhatTheMismatchCheckSays) {
     store.put_winner(winner(id, shape(8, 64, 64), 0.5, &binary));
     store.put_winner(winner(id, shape(9, 64, 64), 0.5, &binary));
     std::vector<int> sms;
-    const KernelProblem mismatch = [&](const Winner& w, int sm) -> std::string {
+    const KernelProblem kernel_problem = [&](const Winner& w, int sm) -> std::string {
         sms.push_back(sm);
         return w.shape.M == 9 ? "not its own" : "";
     };
-    const VerifyReport r = verify_store(store, {}, 0, mismatch);
+    const VerifyReport r = verify_store(store, {}, 0, kernel_problem);
     EXPECT_EQ(sms, (std::vector<int>{90, 90}));
     ASSERT_EQ(r.problems.size(), 1u);
     EXPECT_NE(r.problems[0].find("M=9"), std::string::npos) << r.problems[0];

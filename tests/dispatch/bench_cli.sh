@@ -20,6 +20,14 @@ err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"
 grep -q "cublas, builtin or error" <<<"$err" || fail "--fallback message: $err"
 
+# Arguments checked before any work: a stray word, a --json file that cannot be written.
+err=$("$bench" --db "$tmp/x.db" extra 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "a stray argument exited $rc, expected 1"
+grep -q "unexpected argument 'extra'" <<<"$err" || fail "stray argument message: $err"
+err=$("$bench" --db "$tmp/x.db" --json "$tmp/missing/b.json" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
+grep -q -- "--json $tmp/missing/b.json: no folder $tmp/missing" <<<"$err" || fail "--json message: $err"
+
 err=$("$bench" --db "$tmp/missing.db" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "a missing database exited $rc, expected 2"
 grep -q "SGEMM_DISPATCH_DATABASE_ERROR" <<<"$err" || fail "missing database message: $err"

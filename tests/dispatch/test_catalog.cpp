@@ -144,7 +144,8 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     unknown.kernel.family = "retired";
     store_->put_binary(unknown);
     store_->put_winner(winner(id_, shape(3, 2048, 2048), 0.01, &unknown));
-    // An edited row: 9 is not in naive's list for BLOCK_Y.
+    // An edited row: 9 is not in naive's list for BLOCK_Y, and the binary it names is 32x8's.
+    // Its own binary is not in the cache and cannot be compiled, so create would fail on it.
     Binary edited = naive_binary();
     edited.cache_key = "edited";
     edited.kernel.params = {32, 9};
@@ -154,13 +155,30 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     const Catalog c = catalog();
     EXPECT_EQ(c.winners.size(), 5u);
     ASSERT_EQ(c.skipped.size(), 3u);
-    const std::string all = c.skipped[0] + "\n" + c.skipped[1] + "\n" + c.skipped[2];
+    const std::string all = c.skipped[0].describe() + "\n" + c.skipped[1].describe() + "\n" + c.skipped[2].describe();
     EXPECT_TRUE(contains(all, "other kernel templates")) << all;
     EXPECT_TRUE(contains(all, "no kernel family 'retired'")) << all;
-    EXPECT_TRUE(contains(all, "not a configuration this build allows: BLOCK_Y=9 is not one of")) << all;
+    EXPECT_TRUE(contains(all, "and this build cannot compile it: BLOCK_Y=9 is not one of")) << all;
     EXPECT_EQ(decide(c, shape(2, 2048, 2048), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).selection.winner->shape,
               shape(1, 4096, 4096))
         << "the stale exact winner is not taken";
+}
+
+// The families' lists and rules say what the tuner searches; they may narrow without the
+// templates changing. A winner whose own binary is cached stays usable all the same.
+TEST_F(Catalog_, AWinnerOutsideTheSearchSpaceRunsFromItsCachedBinary) {
+    const Family& naive = find_family("naive");
+    ASSERT_NE(naive.invalid_reason({32, 9}, Arch{90}), "");
+    Binary own = naive_binary();
+    own.kernel = kernel_ref(naive, {32, 9});
+    own.cache_key = kernel_cache_key(naive, {32, 9}, Arch{90});
+    store_->put_binary(own);
+    store_->put_winner(winner(id_, shape(5, 2048, 2048), 0.01, &own));
+
+    const Catalog c = catalog();
+    EXPECT_TRUE(c.skipped.empty());
+    EXPECT_EQ(c.winners.size(), 6u);
+    EXPECT_TRUE(c.binaries.count(own.cache_key));
 }
 
 TEST_F(Catalog_, AMissingBinaryIsMarkedForCompiling) {

@@ -53,7 +53,7 @@ err=$("$tune" --shapes "$dir/small.csv" --budget-s nan 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--budget-s nan exited $rc, expected 1"
 err=$("$tune" --shapes "$dir/small.csv" --json "$dir/missing/t.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
-grep -q -- "--json $dir/missing/t.json: cannot write it" <<<"$err" || fail "--json message: $err"
+grep -q -- "--json $dir/missing/t.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"
 err=$("$tune" --shapes "$dir/small.csv" --json "$dir" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json naming a folder exited $rc, expected 1"
 grep -q "is a folder" <<<"$err" || fail "--json folder message: $err"
@@ -64,6 +64,10 @@ echo previous > "$dir/kept.json"
 [ "$(cat "$dir/kept.json")" = previous ] || fail "checking --json changed the existing file"
 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/new.json" >/dev/null 2>&1
 [ ! -e "$dir/new.json" ] || fail "checking --json left a new file behind"
+# A FIFO is not opened to check it: that would block until a reader came, or end its reader.
+mkfifo "$dir/pipe.json"
+timeout 20 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/pipe.json" \
+  >/dev/null 2>&1 || fail "checking a FIFO for --json blocked or failed"
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
 echo "ok"
