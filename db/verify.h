@@ -17,9 +17,9 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
 using TryLoad = std::function<std::string(const Binary& binary)>;
 
 // Why a winner whose binary is sound still cannot serve dispatch on an `sm` device, or
-// empty: its kernel is not one the build can launch (an unknown family, a configuration its
-// family does not allow), or the binary it names is not its own instantiation. Both are
-// the kernel families' business (src/), not the database's.
+// empty: its kernel is not one the build can launch (an unknown family, the wrong number of
+// parameters), or the binary it names is not its own instantiation. Both are the kernel
+// families' business (src/), not the database's.
 using KernelProblem = std::function<std::string(const Winner& winner, int sm)>;
 
 struct VerifyReport {
