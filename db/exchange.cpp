@@ -2,6 +2,7 @@
 
 #include "src/util/parse_number.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -246,15 +247,23 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     }
     if (records.empty()) throw ImportError(source + ": empty file (expected a header line)");
 
-    std::vector<const Column*> header;
-    std::vector<std::string> problems;
+    std::vector<const Column*> header;  // the column of each field of the first line, or null
     for (const std::string& name : records.front().fields) {
         const Column* found = nullptr;
         for (const Column& c : columns())
             if (name == c.name) found = &c;
-        if (!found) problems.push_back(source + ":" + std::to_string(records.front().line) + ": unknown column '" + name + "'");
         header.push_back(found);
     }
+    // A file whose first line names none of the columns is not an export at all (another
+    // CSV, a database file): one line says so, not one per missing column.
+    if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; }))
+        throw ImportError(source + ": not a CSV export of sgemm-db: its first line names none of the columns "
+                          "export writes (device_id, gpu_name, ...)");
+    std::vector<std::string> problems;
+    for (std::size_t i = 0; i < header.size(); ++i)
+        if (!header[i])
+            problems.push_back(source + ":" + std::to_string(records.front().line) + ": unknown column '" +
+                               records.front().fields[i] + "'");
     for (const Column& c : columns()) {
         bool present = false;
         for (const Column* h : header) present = present || h == &c;

@@ -278,9 +278,11 @@ int cmd_explain(Context& ctx) {
     }
     Selection selection;
     if (device) {
-        selection = select_kernel(catalog.winners, shape, [&](const Winner& w, const ShapeKey& s) {
-            return kernel_cannot_run(w.kernel, s, Arch{device->sm()});
-        });
+        // Dispatch's own decision, with the split-K workspace it gives each stream; the
+        // fallback is left to the caller's policy, as `launch` says below.
+        selection = decide(catalog, shape, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{device->sm()},
+                           workspace_bytes_needed(catalog))
+                        .selection;
         selection.reason = left_out + selection.reason;
     } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +

@@ -30,7 +30,10 @@ std::string trim(const std::string& s) {
 
 int parse_dimension(const std::string& text, const char* column, const std::string& file, int line) {
     const std::optional<long long> v = parse_whole_number(text);
-    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    // Digits past even 64 bits: a size too large (or, with a minus, too small), not a malformed one.
+    const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+    const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
+    if (!v && digits && text[0] == '-') fail(file, line, std::string(column) + " must be at least 1, not " + text);
     if (!v && digits) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
     if (!v) fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
     if (*v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
@@ -115,6 +118,8 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (dup != seen.end()) {
             ShapeRow& first = out.rows[dup->second];
             first.weight += row.weight;
+            if (!std::isfinite(first.weight))
+                fail(file, rec.line, key + ": its weights add up past the largest number");
             out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
                                    std::to_string(first.line) + "; merged (weights added)");
             continue;

@@ -130,6 +130,8 @@ has "$err" "1 bad line, nothing imported"; has "$err" "$dir/bad.csv:3: column tr
 run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "a failed import changed the database"
 run 1 --db "$dir/copy.db" import "$dir/nothing-here.csv"; has "$err" "cannot read"
 run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir is a folder, not a CSV export"
+run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: not a CSV export of sgemm-db"
+[ "$(wc -l <<<"$err")" -eq 1 ] || fail "importing a database file: expected one line, got: $err"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
 # An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does

@@ -79,6 +79,12 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
               std::string::npos);
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,inf\n").find("shapes.csv:2: weight 'inf' must be a positive number"),
               std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n+99999999999999999999,2,3\n").find("shapes.csv:2: M +99999999999999999999 does not fit"),
+              std::string::npos);
+    EXPECT_NE(error_of("M,N,K\n1,-99999999999999999999,3\n").find("shapes.csv:2: N must be at least 1"),
+              std::string::npos);
+    EXPECT_NE(error_of("M,N,K,weight\n1,2,3,1e308\n1,2,3,1e308\n").find("its weights add up past the largest number"),
+              std::string::npos);
     EXPECT_NE(error_of("# only a comment\n").find("no header"), std::string::npos);
     EXPECT_NE(error_of("M,N,K\n").find("no shapes"), std::string::npos);
 }
