@@ -54,6 +54,22 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
 }
 
 namespace {
+// Whether this NVRTC has a compile cache (12.9 and later), which --no-cache turns off.
+bool nvrtc_caches() {
+    static const bool caches = [] {
+        int major = 0, minor = 0;
+        SGEMM_NVRTC_CHECK(nvrtcVersion(&major, &minor));
+        return major > 12 || (major == 12 && minor >= 9);
+    }();
+    return caches;
+}
+
+// The tuner refuses candidates that spill and sizes occupancy by registers, from ptxas's
+// report in the log: a compile without one must not pass as "no spills, 0 registers".
+void require_ptxas_report(const PtxasInfo& ptxas, const std::string& what, const std::string& log) {
+    if (!ptxas.found) throw CompileError("NVRTC's log for " + what + " holds no ptxas report (registers, spills):\n" + log);
+}
+
 // One NVRTC program: created from a source and the headers it may include, compiled once,
 // then read for its log, its lowered names and its cubin.
 class Program {
@@ -78,6 +94,12 @@ public:
     void compile(const std::vector<std::string>& options, const std::string& what, const std::string& arch_name) {
         std::vector<const char*> option_ptrs;
         for (const std::string& o : options) option_ptrs.push_back(o.c_str());
+        // From 12.9 NVRTC keeps compiles in the driver's cache (~/.nv/ComputeCache) where a
+        // GPU driver is installed, and a compile it finds there runs no ptxas and so prints
+        // no ptxas report: the registers and spills the tuner judges candidates by (an H200
+        // gave a report-less cubin on every repeat). The option changes nothing in the
+        // cubin, so it stays out of compile_options and the cache keys hashed from them.
+        if (nvrtc_caches()) option_ptrs.push_back("--no-cache");
         const nvrtcResult status =
             nvrtcCompileProgram(program_, static_cast<int>(option_ptrs.size()), option_ptrs.data());
         std::size_t log_size = 0;
@@ -141,6 +163,7 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     out.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out.ptxas = parse_ptxas_info(out.log);
+    require_ptxas_report(out.ptxas, out.name_expression, out.log);
     return out;
 }
 
@@ -153,6 +176,7 @@ StandaloneKernel compile_standalone(const std::string& file_name, const std::str
     StandaloneKernel out;
     out.cubin = program.cubin();
     out.ptxas = parse_ptxas_info(program.log());
+    require_ptxas_report(out.ptxas, file_name, program.log());
     return out;
 }
 

@@ -107,6 +107,18 @@ TEST(CompileSamples, DecodeCompilesForTuringWithoutCpAsync) {
         sgemm::testing::expect_compiles_without_spills(f, v, Arch{75});
 }
 
+// Where a GPU driver is installed, NVRTC 12.9+ would serve a repeated compile from the
+// driver's cache, with no ptxas report in the log; the compiler turns that cache off. On a
+// machine without a driver both compiles run ptxas either way.
+TEST(Compiler, ARepeatedCompileStillReportsRegistersAndSpills) {
+    const Family& f = find_family("naive");
+    for (int round = 0; round < 2; ++round) {
+        const CompiledKernel k = compile_kernel(f, f.defaults, Arch{90});
+        EXPECT_TRUE(k.ptxas.found) << "round " << round << ":\n" << k.log;
+        EXPECT_GT(k.ptxas.registers, 0) << "round " << round;
+    }
+}
+
 TEST(Compiler, RefusesAValueOutsideTheParameterListBeforeNvrtc) {
     const Family& f = find_family("blocktile");
     try {
