@@ -46,6 +46,12 @@ grep -q "sm_91 is not a compile target: with NVRTC [0-9.]* this build compiles f
 err=$("$tune" --shapes "$dir/small.csv" "$dir/bad.csv" --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a second CSV exited $rc, expected 1"
 grep -q "unexpected argument '$dir/bad.csv'" <<<"$err" || fail "stray argument message: $err"
+# Collecting stray words takes nothing from the options: --help still wins, and boost's
+# abbreviations (--st for --strategy) still resolve.
+out=$("$tune" --help extra) || fail "--help with a stray word exited non-zero"
+grep -q -- "--shapes" <<<"$out" || fail "--help with a stray word did not print the help"
+"$tune" --st model --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 >/dev/null 2>&1 ||
+  fail "--st (for --strategy) was refused"
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --families ,, 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--families ,, exited $rc, expected 1"
 grep -q -- "--families names nothing" <<<"$err" || fail "empty --families message: $err"
