@@ -25,19 +25,16 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
                 row.binary = store.find_binary(w.binary_key);
                 why_compile = std::move(mismatch);
             }
-            if (row.binary)
-                if (const std::string problem = binary_problem(*row.binary, device); !problem.empty()) {
-                    why_compile = problem;
-                    row.binary.reset();
-                }
-            if (row.binary) {
+            // Why the binary cannot serve as it is, or empty when it can.
+            const std::string unusable = row.binary ? binary_problem(*row.binary, device) : why_compile;
+            if (unusable.empty()) {
                 catalog.binaries.emplace(w.binary_key, std::move(*row.binary));
             } else if (const std::string invalid = family_of(w.kernel)->invalid_reason(w.kernel.params, arch);
                        !invalid.empty()) {
-                catalog.skipped.push_back({w, why_compile + ", and this build cannot compile it: " + invalid});
+                catalog.skipped.push_back({w, unusable + ", and this build cannot compile it: " + invalid});
                 continue;
             } else {
-                catalog.unusable_binaries[w.binary_key] = why_compile;
+                catalog.unusable_binaries[w.binary_key] = unusable;
             }
         }
         catalog.winners.push_back(w);

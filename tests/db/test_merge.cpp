@@ -11,7 +11,15 @@ using namespace sgemm::testing;
 
 namespace {
 using Outcome = WinnerOffer::Outcome;
+
+// Writes "theirs.db" in `dir`: the h200() device, `binary`, and `winners`.
+void write_theirs(TempDir& dir, const Binary& binary, const std::vector<Winner>& winners) {
+    TuningStore theirs(dir.file("theirs.db"));
+    theirs.add_device(h200());
+    theirs.put_binary(binary);
+    for (const Winner& w : winners) theirs.put_winner(w);
 }
+}  // namespace
 
 // Same device in both files: the faster winner of each shape stays, with its provenance;
 // new shapes arrive; measurements are added once however often the merge runs; miss
@@ -99,12 +107,7 @@ TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
     wrong.arch = 80;  // the row says sm_80, the cubin is sm_90
     TuningStore ours(dir.file("ours.db"));
     const std::string id = fill_sample(ours);
-    {
-        TuningStore theirs(dir.file("theirs.db"));
-        theirs.add_device(h200());
-        theirs.put_binary(wrong);
-        theirs.put_winner(winner(id, shape(1, 4096, 4096), 0.0001, &wrong));
-    }
+    write_theirs(dir, wrong, {winner(id, shape(1, 4096, 4096), 0.0001, &wrong)});
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     const MergeSummary s = merge_store(ours, theirs);
     ASSERT_EQ(s.count(Outcome::Refused), 1);
@@ -120,13 +123,7 @@ TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {
     const Binary b = naive_binary();
     TuningStore ours(dir.file("ours.db"));
     const std::string id = fill_sample(ours);
-    {
-        TuningStore theirs(dir.file("theirs.db"));
-        theirs.add_device(h200());
-        theirs.put_binary(b);
-        theirs.put_winner(winner(id, shape(1, 4096, 4096), 0.0001, &b));
-        theirs.put_winner(winner(id, shape(2, 4096, 4096), 0.0001, &b));
-    }
+    write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.0001, &b), winner(id, shape(2, 4096, 4096), 0.0001, &b)});
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     int asked = 0;
     const KernelProblem damaged_m1 = [&](const Winner& w, int sm) -> std::string {
