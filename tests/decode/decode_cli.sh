@@ -40,6 +40,8 @@ expect_user_error "unknown dtype 'fp8'" "$roofline" gpt2 --dtype fp8
 expect_user_error "unknown GPU 'B200'" "$roofline" gpt2 --gpu B200
 expect_user_error "bf16_tflops" "$roofline" gpt2 --gpu T4 --dtype bf16
 expect_user_error "'bandwidth_tbs' is missing" "$roofline" gpt2 --gpu "$fixtures/gpu_missing_bandwidth.json"
+expect_user_error "'fp32_tflops' must be a number, not a string" "$roofline" gpt2 --gpu "$fixtures/gpu_string_peak.json"
+expect_user_error "\"hidden_size\" appears twice" "$shapes" --config "$fixtures/bad_duplicate_key.json"
 expect_user_error "--context must not be negative" "$roofline" gpt2 --context -5
 
 # The example CSV is this tool's output for the command in its comment, kept up to date.

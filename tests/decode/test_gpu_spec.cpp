@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "src/util/error.h"
 #include "tuner/decode/gpu_spec.h"
@@ -60,13 +61,20 @@ TEST(GpuSpec, LoadsAJsonFile) {
 }
 
 TEST(GpuSpec, ABadJsonFileNamesTheField) {
-    try {
-        load_gpu_spec(fixture("gpu_missing_bandwidth.json"));
-        FAIL() << "a spec without bandwidth was accepted";
-    } catch (const Error& e) {
-        const std::string text = e.what();
-        EXPECT_NE(text.find("gpu_missing_bandwidth.json"), std::string::npos) << text;
-        EXPECT_NE(text.find("'bandwidth_tbs' is missing"), std::string::npos) << text;
+    const std::pair<const char*, const char*> cases[] = {
+        {"gpu_missing_bandwidth.json", "field 'bandwidth_tbs' is missing"},
+        {"gpu_string_peak.json", "field 'fp32_tflops' must be a number, not a string (\"10\")"},
+        {"gpu_numeric_name.json", "field 'name' must be a string, not a number (4090)"},
+    };
+    for (const auto& [file, problem] : cases) {
+        try {
+            load_gpu_spec(fixture(file));
+            ADD_FAILURE() << file << " was accepted";
+        } catch (const Error& e) {
+            const std::string text = e.what();
+            EXPECT_NE(text.find(file), std::string::npos) << text;
+            EXPECT_NE(text.find(problem), std::string::npos) << text;
+        }
     }
 }
 

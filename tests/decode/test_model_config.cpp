@@ -85,6 +85,9 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_kv_heads.json", {"num_key_value_heads", "does not divide num_attention_heads"}},
         {"bad_fractional_size.json", {"'intermediate_size'", "positive integer"}},
         {"bad_null_vocab.json", {"'vocab_size'", "null"}},
+        {"bad_string_size.json", {"'hidden_size'", "must be a number, not a string (\"4096\")"}},
+        {"bad_duplicate_key.json", {":9:3: not valid JSON", "\"hidden_size\" appears twice"}},
+        {"bad_not_an_object.json", {"bad_not_an_object.json", "expected a JSON object ({...}) of fields, found an array"}},
         {"bad_truncated.json", {"bad_truncated.json", "not valid JSON"}},
         {"no_such_file.json", {"no_such_file.json", "cannot open"}},
     };

@@ -1,7 +1,5 @@
 #include "tuner/decode/json_fields.h"
 
-#include <boost/property_tree/json_parser.hpp>
-
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -11,38 +9,46 @@
 namespace sgemm {
 
 JsonFields JsonFields::load(const std::string& path) {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open the file");
-    boost::property_tree::ptree tree;
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw Error(path + ": cannot read the file");
+    JsonValue document;
     try {
-        boost::property_tree::read_json(in, tree);
-    } catch (const boost::property_tree::json_parser_error& e) {
-        throw Error(path + ":" + std::to_string(e.line()) + ": not valid JSON: " + e.message());
+        document = parse_json(text.str());
+    } catch (const JsonSyntaxError& e) {
+        throw Error(path + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": not valid JSON: " +
+                    e.what());
     }
-    return JsonFields(std::move(tree), path);
+    if (document.kind != JsonValue::Kind::Object)
+        throw Error(path + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
+    return JsonFields(std::move(document), path);
 }
 
-JsonFields::JsonFields(boost::property_tree::ptree tree, std::string source)
-    : tree_(std::move(tree)), source_(std::move(source)) {}
+JsonFields::JsonFields(JsonValue object, std::string source) : object_(std::move(object)), source_(std::move(source)) {}
 
-// property_tree keeps every JSON scalar as text, null as "null", and objects and arrays as
-// children with empty text.
 bool JsonFields::has(const std::string& key) const {
-    const auto child = tree_.get_child_optional(boost::property_tree::ptree::path_type(key, '\0'));
-    return child && !(child->empty() && child->data() == "null");
+    const JsonValue* v = object_.find(key);
+    return v && v->kind != JsonValue::Kind::Null;
 }
 
-std::string JsonFields::scalar(const std::string& key) const {
-    const auto child = tree_.get_child_optional(boost::property_tree::ptree::path_type(key, '\0'));
-    if (!child) fail(key, "is missing");
-    if (!child->empty()) fail(key, "must be a single value, not an object or array");
-    if (child->data() == "null") fail(key, "is null");
-    return child->data();
+const JsonValue& JsonFields::field(const std::string& key, JsonValue::Kind kind) const {
+    const JsonValue* v = object_.find(key);
+    if (!v) fail(key, "is missing");
+    if (v->kind == JsonValue::Kind::Null) fail(key, "is null");
+    if (v->kind != kind) {
+        std::string found = json_kind_name(v->kind);
+        if (v->kind == JsonValue::Kind::String || v->kind == JsonValue::Kind::Bool || v->kind == JsonValue::Kind::Number)
+            found += v->kind == JsonValue::Kind::String ? " (\"" + v->text + "\")" : " (" + v->text + ")";
+        fail(key, std::string("must be ") + json_kind_name(kind) + ", not " + found);
+    }
+    return *v;
 }
 
 std::optional<std::string> JsonFields::text(const std::string& key) const {
     if (!has(key)) return std::nullopt;
-    return scalar(key);
+    return field(key, JsonValue::Kind::String).text;
 }
 
 namespace {
@@ -59,9 +65,9 @@ std::optional<T> parse_whole(const std::string& text) {
 }  // namespace
 
 long JsonFields::positive_integer(const std::string& key) const {
-    const std::string value = scalar(key);
+    const std::string value = field(key, JsonValue::Kind::Number).text;
     const std::optional<long> v = parse_whole<long>(value);
-    if (!v || *v < 1) fail(key, "must be a positive integer, got '" + value + "'");
+    if (!v || *v < 1) fail(key, "must be a positive integer, got " + value);
     return *v;
 }
 
@@ -71,9 +77,9 @@ std::optional<long> JsonFields::optional_positive_integer(const std::string& key
 }
 
 double JsonFields::positive_number(const std::string& key) const {
-    const std::string value = scalar(key);
+    const std::string value = field(key, JsonValue::Kind::Number).text;
     const std::optional<double> v = parse_whole<double>(value);
-    if (!v || !std::isfinite(*v) || *v <= 0) fail(key, "must be a positive number, got '" + value + "'");
+    if (!v || !std::isfinite(*v) || *v <= 0) fail(key, "must be a positive number, got " + value);
     return *v;
 }
 

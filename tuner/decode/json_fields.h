@@ -2,23 +2,25 @@
 // that every failure names the file and the field: a missing key, a null, a string where a
 // number belongs, a zero or negative size.
 #pragma once
-#include <boost/property_tree/ptree.hpp>
-
 #include <optional>
 #include <string>
+
+#include "tuner/decode/json_document.h"
 
 namespace sgemm {
 
 class JsonFields {
 public:
-    // Parses the file; a missing file or malformed JSON is an Error naming the file.
+    // Parses the file, which must hold one JSON object; a missing file, malformed JSON
+    // (a key twice in one object included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
-    JsonFields(boost::property_tree::ptree tree, std::string source);
+    JsonFields(JsonValue object, std::string source);
 
     const std::string& source() const { return source_; }
 
     // Present and not null.
     bool has(const std::string& key) const;
+    // A string field's text; another kind of value fails.
     std::optional<std::string> text(const std::string& key) const;
 
     long positive_integer(const std::string& key) const;
@@ -30,9 +32,10 @@ public:
     [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
 
 private:
-    std::string scalar(const std::string& key) const;  // the value's text; fails when absent
+    // The field's value, which must be present, not null, and of this kind.
+    const JsonValue& field(const std::string& key, JsonValue::Kind kind) const;
 
-    boost::property_tree::ptree tree_;
+    JsonValue object_;
     std::string source_;
 };
 
