@@ -1,5 +1,10 @@
 #include "tools/decode_cli.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <sstream>
 
 #include "src/util/error.h"
@@ -35,18 +40,48 @@ ModelConfig model_from_options(const po::variables_map& vm) {
 }
 
 std::vector<long> batches_from_options(const po::variables_map& vm) {
+    const std::string text = vm["batch"].as<std::string>();
+    if (text.empty()) throw po::error("--batch is empty");
     std::vector<long> batches;
-    std::stringstream list(vm["batch"].as<std::string>());
-    std::string item;
-    while (std::getline(list, item, ',')) {
+    std::size_t start = 0;
+    for (;;) {
+        // Every item between commas counts, so "1," and ",1" are refused alike.
+        const std::size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         std::istringstream in(item);
         long batch = 0;
         if (!(in >> batch) || !in.eof() || batch < 1)
             throw po::error("--batch: '" + item + "' is not a positive integer");
+        if (std::find(batches.begin(), batches.end(), batch) != batches.end())
+            throw po::error("--batch: " + item + " is given twice");
         batches.push_back(batch);
+        if (comma == std::string::npos) return batches;
+        start = comma + 1;
     }
-    if (batches.empty()) throw po::error("--batch is empty");
-    return batches;
+}
+
+namespace {
+
+int cannot_write(const char* tool, const std::string& what) {
+    std::fprintf(stderr, "%s: cannot write %s: %s\n", tool, what.c_str(),
+                 errno != 0 ? std::strerror(errno) : "the write failed (a full disk or a closed pipe?)");
+    return 2;
+}
+
+}  // namespace
+
+int finish_file_output(const char* tool, std::ostream& file, const std::string& path) {
+    errno = 0;
+    file.flush();
+    return file ? 0 : cannot_write(tool, path);
+}
+
+int finish_standard_output(const char* tool, const std::string& what) {
+    errno = 0;
+    std::cout.flush();
+    const bool flushed = std::fflush(stdout) == 0;  // the C stream's buffer too, whatever cout's state: sets errno
+    const bool written = static_cast<bool>(std::cout) && flushed && !std::ferror(stdout);
+    return written ? 0 : cannot_write(tool, what);
 }
 
 std::string command_line(const char* tool, int argc, char** argv) {

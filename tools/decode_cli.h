@@ -3,6 +3,7 @@
 #pragma once
 #include <boost/program_options.hpp>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,15 @@ boost::program_options::variables_map parse_command_line(int argc, char** argv,
 // Exactly one of --model and --config; a bad name or file throws sgemm::Error.
 ModelConfig model_from_options(const boost::program_options::variables_map& vm);
 
-// "1,8,32" -> {1, 8, 32}; anything but positive integers throws boost::program_options::error.
+// "1,8,32" -> {1, 8, 32}; anything but distinct positive integers throws
+// boost::program_options::error.
 std::vector<long> batches_from_options(const boost::program_options::variables_map& vm);
+
+// Flush the output and check that everything written arrived. If not (a full disk, a closed
+// pipe) they print "TOOL: cannot write WHAT: reason" and return exit status 2, else 0.
+// Standard output is flushed as both a C++ and a C stream (printf).
+int finish_file_output(const char* tool, std::ostream& file, const std::string& path);
+int finish_standard_output(const char* tool, const std::string& what);
 
 // The command as typed, for a comment saying what made a file: "sgemm-shapes llama-3-8b ...".
 std::string command_line(const char* tool, int argc, char** argv);

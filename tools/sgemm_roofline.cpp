@@ -50,13 +50,13 @@ Json step_json(const StepRoofline& s) {
 void print_step(const StepRoofline& s) {
     std::printf("\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n", s.batch,
                 s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
-    std::printf("  %-9s %-28s %5s %11s %11s %9s %8s %11s\n", "kernel", "shape (MxNxK)", "calls", "GFLOP/step",
+    std::printf("  %-14s %-28s %5s %11s %11s %9s %8s %11s\n", "kernel", "shape (MxNxK)", "calls", "GFLOP/step",
                 "MB/step", "FLOP/B", "bound", "us/step");
     for (const RooflineRow& r : s.rows)
-        std::printf("  %-9s %-28s %5ld %11.3f %11.1f %9.2f %8s %11.1f\n", r.name.c_str(), r.shape.c_str(), r.weight,
+        std::printf("  %-14s %-28s %5ld %11.3f %11.1f %9.2f %8s %11.1f\n", r.name.c_str(), r.shape.c_str(), r.weight,
                     r.weight * r.per_call.flops / 1e9, r.weight * r.per_call.bytes / 1e6, r.per_call.intensity(),
                     bound(r.compute_bound()), r.weight * r.time_s() * 1e6);
-    std::printf("  %-9s %-28s %5s %11.3f %11.1f %9.2f %8s %11.1f\n", "total", "", "", s.flops / 1e9, s.bytes / 1e6,
+    std::printf("  %-14s %-28s %5s %11.3f %11.1f %9.2f %8s %11.1f\n", "total", "", "", s.flops / 1e9, s.bytes / 1e6,
                 s.intensity(), bound(s.compute_bound()), s.time_s * 1e6);
 }
 
@@ -120,7 +120,8 @@ Json report_json(const Report& report) {
                           .set("head_dim", m.head_dim)
                           .set("num_hidden_layers", m.num_hidden_layers)
                           .set("gated_mlp", m.gated_mlp)
-                          .set("sliding_window", m.sliding_window))
+                          .set("sliding_window", m.sliding_window)
+                          .set("sliding_window_layers", m.sliding_window_layers))
         .set("gpu", Json::object()
                         .set("name", g.name)
                         .set("source", g.source)
@@ -204,5 +205,5 @@ int main(int argc, char** argv) {
         std::cout << report_json(report).dump() << "\n";
     else
         print_report(report);
-    return 0;
+    return finish_standard_output("sgemm-roofline", "standard output");
 }

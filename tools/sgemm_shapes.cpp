@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "tools/cli_output.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
 
@@ -52,7 +53,11 @@ int main(int argc, char** argv) {
                 throw std::runtime_error(g.name + " would be M=" + std::to_string(g.m) + " N=" + std::to_string(g.n) +
                                          " K=" + std::to_string(g.k) + ": GEMM dimensions must fit in 32 bits (at most " +
                                          std::to_string(std::numeric_limits<int>::max()) + ")");
-        if (vm.count("output")) output = vm["output"].as<std::string>();
+        if (vm.count("output")) {
+            output = vm["output"].as<std::string>();
+            if (output.empty()) throw std::runtime_error("--output is empty (leave it out to write to standard output)");
+            check_output_file(output, "output");
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", e.what());
         return 1;
@@ -65,14 +70,9 @@ int main(int argc, char** argv) {
     };
     if (output.empty()) {
         write_shapes_csv(std::cout, gemms, comments);
-        return 0;
+        return finish_standard_output("sgemm-shapes", "the CSV to standard output");
     }
     std::ofstream file(output);
     write_shapes_csv(file, gemms, comments);
-    file.close();
-    if (!file) {
-        std::fprintf(stderr, "sgemm-shapes: cannot write %s\n", output.c_str());
-        return 2;
-    }
-    return 0;
+    return finish_file_output("sgemm-shapes", file, output);
 }

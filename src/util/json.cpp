@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "src/util/error.h"
+#include "src/util/utf8.h"
 
 namespace sgemm {
 
@@ -25,9 +26,24 @@ Json& Json::set(std::string key, Json value) {
     return *this;
 }
 
+// JSON text is UTF-8: a byte that is not part of a well-formed sequence (a file name in
+// another encoding) becomes U+FFFD, so the output always parses.
 std::string json_quote(const std::string& text) {
     std::string out = "\"";
-    for (unsigned char c : text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = text[i];
+        if (c >= 0x80) {
+            const std::size_t length = utf8_sequence_length(text, i);
+            if (length == 0) {
+                out += "\xEF\xBF\xBD";
+                ++i;
+            } else {
+                out.append(text, i, length);
+                i += length;
+            }
+            continue;
+        }
+        ++i;
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;

@@ -20,6 +20,11 @@ TEST(Json, EscapesStringsAndNullsNonFiniteNumbers) {
     EXPECT_EQ(j.dump(-1), R"(["a\"b\\c\nd\u0001",null,null])");
 }
 
+TEST(Json, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+    // A file name in another encoding must not make the output unparseable; UTF-8 passes.
+    EXPECT_EQ(json_quote("a\xff\xfe\xc3\xa9\xe2\x82"), "\"a\xEF\xBF\xBD\xEF\xBF\xBD\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD\"");
+}
+
 TEST(Json, PrettyPrints) {
     Json j = Json::object();
     j.set("k", Json::array().push(1));

@@ -64,8 +64,38 @@ rows=$(grep -cv '^#\|^M,' "$tmp/o.csv")
 per_batch=$(grep -c '^2,' "$tmp/o.csv")
 [ "$rows" -eq $((2 * per_batch)) ] || fail "expected the same rows for batch 2 and 4, got $rows rows"
 grep -q '^4,1024,4096,N,N,fp32,64,k/v$' "$tmp/o.csv" || fail "no k/v row at batch 4: $(cat "$tmp/o.csv")"
-"$shapes" gpt2 -o /nonexistent-dir/x.csv 2>/dev/null; rc=$?
-[ $rc -eq 2 ] || fail "an unwritable -o exited $rc, expected 2"
+# Output that cannot be written: a path is checked before the work (exit 1, as for any bad
+# option); a write that fails at the end, a full disk, is exit 2 with the reason.
+expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" "$shapes" gpt2 -o /nonexistent-dir/x.csv
+expect_user_error "--output $tmp: is a folder" "$shapes" gpt2 -o "$tmp"
+expect_user_error "--output is empty" "$shapes" gpt2 -o ""
+if [ -w /dev/full ]; then
+  for tool in "$shapes" "$roofline"; do
+    "$tool" gpt2 >/dev/full 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "$tool writing to a full disk exited $rc, expected 2"
+    grep -qF "cannot write" "$tmp/err" || fail "$tool on a full disk says: $(cat "$tmp/err")"
+  done
+  "$shapes" gpt2 -o /dev/full 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] && grep -qF "cannot write /dev/full: No space left on device" "$tmp/err" ||
+    fail "-o /dev/full exited $rc: $(cat "$tmp/err")"
+fi
+
+# Batches: each once, no empty item at either end.
+expect_user_error "--batch: 8 is given twice" "$shapes" gpt2 --batch 8,1,8
+expect_user_error "--batch: '' is not a positive integer" "$shapes" gpt2 --batch 1,
+expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
+
+# Config files: not a folder or a device, at most 16 MiB; a pipe is read like a file.
+expect_user_error "is a folder, not a JSON file" "$shapes" --config "$fixtures"
+expect_user_error "/dev/zero: is not a regular file" "$shapes" --config /dev/zero
+truncate -s 17M "$tmp/huge.json"
+expect_user_error "huge.json: is larger than 16 MiB" "$roofline" gpt2 --gpu "$tmp/huge.json"
+"$shapes" --config <(cat "$fixtures/llama3_8b_config.json") --batch 1 >"$tmp/pipe.csv" ||
+  fail "a config through a pipe was refused"
+grep -q '^1,6144,4096,N,N,fp32,32,qkv$' "$tmp/pipe.csv" || fail "a config through a pipe: $(cat "$tmp/pipe.csv")"
+expect_user_error "'num_local_experts' says this is a mixture of experts" "$shapes" --config "$fixtures/bad_mixture_of_experts.json"
+expect_user_error "'fp32_tflops' must be between" "$roofline" gpt2 --gpu "$fixtures/gpu_huge_peak.json"
+"$roofline" gpt2 --dtype FP16 --batch 1 >/dev/null || fail "--dtype FP16 was refused"
 
 # Tables for people: the assumptions, a table per batch, the compute-bound verdict.
 out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,64) || fail "roofline failed"
@@ -88,5 +118,18 @@ for s in r["steps"]:
 b = r["compute_bound"]["batch"]
 assert b is None or all((s["bound"] == "compute") == (s["batch"] >= b) for s in r["steps"]), (b, r["steps"])
 assert len(r["assumptions"]) >= 5, r["assumptions"]
+PY
+
+# A model named by a path that is not UTF-8 still makes valid JSON (the bytes become U+FFFD),
+# and a model whose layers slide in part has rows for each kind.
+odd="$tmp/model-$(printf '\377').json"
+cp "$fixtures/window_every_other_layer.json" "$odd"
+"$roofline" --config "$odd" --context 8192 --batch 1 --json >"$tmp/odd.json" || fail "roofline on $odd failed"
+"$python" - "$tmp/odd.json" <<'PY' || fail "roofline --json on a non-UTF-8 path"
+import json, sys
+r = json.loads(open(sys.argv[1], encoding="utf-8").read())
+assert "\ufffd" in r["model"]["name"], r["model"]["name"]
+calls = {k["name"]: k["calls"] for k in r["steps"][0]["kernels"]}
+assert calls["attn_qk_window"] == 4 and calls["attn_qk"] == 3, calls
 PY
 echo "ok"

@@ -65,6 +65,7 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
         {"gpu_missing_bandwidth.json", "field 'bandwidth_tbs' is missing"},
         {"gpu_string_peak.json", "field 'fp32_tflops' must be a number, not a string (\"10\")"},
         {"gpu_numeric_name.json", "field 'name' must be a string, not a number (4090)"},
+        {"gpu_huge_peak.json", "field 'fp32_tflops' must be between 0.001 and 1e+06 TFLOPS, got 1e+300"},
     };
     for (const auto& [file, problem] : cases) {
         try {
@@ -78,8 +79,19 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
     }
 }
 
+TEST(GpuSpec, AFileIsKnownByItsExtensionInAnyCase) {
+    try {
+        gpu_from_name_or_file(fixture("no_such_gpu.JSON"));
+        FAIL() << "no such GPU file, and no such GPU";
+    } catch (const Error& e) {
+        // Read as a file (not looked up as a GPU's name), which is missing.
+        EXPECT_NE(std::string(e.what()).find("no_such_gpu.JSON: cannot open the file"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Precision, ParsesTheFourFormats) {
     for (const char* name : {"fp32", "fp16", "bf16", "int8"}) EXPECT_EQ(to_string(parse_precision(name)), name);
+    EXPECT_EQ(parse_precision("FP16"), Precision::fp16);
     EXPECT_THROW(parse_precision("fp8"), Error);
     EXPECT_EQ(bytes_per_element(Precision::int8), 1);
     EXPECT_EQ(activation_precision(Precision::int8), Precision::fp16);

@@ -82,6 +82,11 @@ TEST(JsonDocument, MalformedTextSaysWhereAndWhat) {
         {"\"\\u12g4\"", "1:6: expected 4 hexadecimal digits"},
         {"\"\\ud83d\"", "1:8: a high surrogate"},
         {"\"\\ude00\"", "1:8: a low surrogate"},
+        {"\"abc\\", "1:6: a string is not closed"},
+        {"\"a\xff\"", "1:3: a string holds bytes that are not UTF-8"},
+        {"\"\xc0\xaf\"", "1:2: a string holds bytes that are not UTF-8"},      // an overlong '/'
+        {"\"\xed\xa0\x80\"", "1:2: a string holds bytes that are not UTF-8"},  // a surrogate
+        {"\"\xe2\x82\"", "1:2: a string holds bytes that are not UTF-8"},      // cut short
     };
     for (const Case& c : cases) {
         const std::string error = syntax_error(c.text);

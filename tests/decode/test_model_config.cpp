@@ -90,6 +90,13 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_not_an_object.json", {"bad_not_an_object.json", "expected a JSON object ({...}) of fields, found an array"}},
         {"bad_truncated.json", {"bad_truncated.json", "not valid JSON"}},
         {"no_such_file.json", {"no_such_file.json", "cannot open"}},
+        {"bad_mixture_of_experts.json", {"'num_local_experts'", "a mixture of experts (Mixtral style)"}},
+        {"bad_latent_attention.json", {"'kv_lora_rank'", "multi-head latent attention"}},
+        {"bad_layer_types.json", {"'layer_types'", "'chunked_attention'"}},
+        {"bad_huge_head_dim.json", {"qkv's width", "past the 32-bit GEMM dimensions"}},
+        {"bad_control_in_name.json", {"the model's name", "control character"}},
+        {"bad_not_utf8.json", {":1:", "bytes that are not UTF-8"}},
+        {".", {"is a folder, not a JSON file", "."}},
     };
     for (const Case& c : cases) {
         const std::string message = load_error(c.file);
@@ -97,6 +104,44 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         EXPECT_NE(message.find(c.file), std::string::npos) << "the message does not name the file: " << message;
         for (const char* word : c.words) EXPECT_NE(message.find(word), std::string::npos) << c.file << ": " << message;
     }
+}
+
+TEST(ModelConfig, DenseConfigsMayCarryEmptyExpertFields) {
+    const ModelConfig m = load_model_config(fixture("dense_with_empty_expert_fields.json"));
+    EXPECT_EQ(m.intermediate_size, 14336);
+}
+
+TEST(ModelConfig, SlidingWindowsFollowEachConfigsRule) {
+    struct Case {
+        const char* file;
+        long window, layers;
+    };
+    const Case cases[] = {
+        {"mistral_7b_config.json", 4096, 32},           // every layer
+        {"window_switched_off.json", 0, 0},             // Qwen2: use_sliding_window false
+        {"window_from_layer_28.json", 4096, 4},         // layers 28 .. 31
+        {"window_every_other_layer.json", 4096, 4},     // Gemma-2: layers 0, 2, 4, 6 of 7
+        {"window_pattern_6.json", 512, 22},             // Gemma-3: every 6th of 26 layers sees all
+        {"window_layer_types.json", 1024, 3},           // as listed
+    };
+    for (const Case& c : cases) {
+        const ModelConfig m = load_model_config(fixture(c.file));
+        EXPECT_EQ(m.sliding_window, c.window) << c.file;
+        EXPECT_EQ(m.sliding_window_layers, c.layers) << c.file;
+    }
+}
+
+TEST(ModelConfig, GptStyleConfigsNameTheirMlpAndKvHeadsTheirWay) {
+    // GPT-J: n_inner null is 4 * n_embd.
+    const ModelConfig gptj = load_model_config(fixture("gptj_config.json"));
+    EXPECT_EQ(gptj.intermediate_size, 4 * 4096);
+    EXPECT_EQ(gptj.num_key_value_heads, 16);
+    EXPECT_FALSE(gptj.gated_mlp);
+    // StarCoder: an explicit n_inner, and multi_query: one KV head for all 48.
+    const ModelConfig starcoder = load_model_config(fixture("starcoder_config.json"));
+    EXPECT_EQ(starcoder.intermediate_size, 24576);
+    EXPECT_EQ(starcoder.num_key_value_heads, 1);
+    EXPECT_EQ(starcoder.head_dim, 128);
 }
 
 TEST(ModelConfig, CheckRejectsNonPositiveSizes) {

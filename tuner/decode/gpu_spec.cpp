@@ -1,6 +1,8 @@
 #include "tuner/decode/gpu_spec.h"
 
 #include <cctype>
+#include <cstdio>
+#include <optional>
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
@@ -56,23 +58,51 @@ GpuSpec find_builtin_gpu(const std::string& name) {
     throw Error("unknown GPU '" + name + "': built-in GPUs are " + names + " (or give a .json file)");
 }
 
+namespace {
+
+// A peak from 1 GFLOPS to 1 EFLOPS, a bandwidth from 100 MB/s to 10 PB/s: outside, a figure is
+// a typo or a unit slip, and the roofline's ratios would overflow to inf or NaN.
+constexpr double kMinTflops = 1e-3, kMaxTflops = 1e6, kMinTbs = 1e-4, kMaxTbs = 1e4;
+
+double figure(const JsonFields& json, const std::string& key, double low, double high, const char* unit) {
+    const double value = json.positive_number(key);
+    if (value < low || value > high) {
+        char range[96];
+        std::snprintf(range, sizeof range, "must be between %g and %g %s, got %g", low, high, unit, value);
+        json.fail(key, range);
+    }
+    return value;
+}
+
+std::optional<double> optional_figure(const JsonFields& json, const std::string& key, double low, double high,
+                                      const char* unit) {
+    if (!json.has(key)) return std::nullopt;
+    return figure(json, key, low, high, unit);
+}
+
+}  // namespace
+
 GpuSpec load_gpu_spec(const std::string& path) {
     const JsonFields json = JsonFields::load(path);
     GpuSpec gpu;
     gpu.name = json.text("name").value_or("");
     if (gpu.name.empty()) json.fail("name", "is missing or empty");
-    gpu.fp32_tflops = json.positive_number("fp32_tflops");
-    gpu.bandwidth_tbs = json.positive_number("bandwidth_tbs");
-    gpu.fp16_tflops = json.optional_positive_number("fp16_tflops").value_or(0);
-    gpu.bf16_tflops = json.optional_positive_number("bf16_tflops").value_or(0);
-    gpu.int8_tops = json.optional_positive_number("int8_tops").value_or(0);
+    for (const unsigned char c : gpu.name)
+        if (c < 0x20 || c == 0x7F) json.fail("name", "holds a control character");
+    gpu.fp32_tflops = figure(json, "fp32_tflops", kMinTflops, kMaxTflops, "TFLOPS");
+    gpu.bandwidth_tbs = figure(json, "bandwidth_tbs", kMinTbs, kMaxTbs, "TB/s");
+    gpu.fp16_tflops = optional_figure(json, "fp16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);
+    gpu.bf16_tflops = optional_figure(json, "bf16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);
+    gpu.int8_tops = optional_figure(json, "int8_tops", kMinTflops, kMaxTflops, "TOPS").value_or(0);
     gpu.source = path;
     return gpu;
 }
 
 GpuSpec gpu_from_name_or_file(const std::string& text) {
+    // A file by its extension, in any case (my_gpu.JSON too).
     const std::string suffix = ".json";
-    const bool file = text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const bool file = text.size() >= suffix.size() && squeeze(text.substr(text.size() - suffix.size())) == "json" &&
+                      text[text.size() - suffix.size()] == '.';
     return file ? load_gpu_spec(text) : find_builtin_gpu(text);
 }
 

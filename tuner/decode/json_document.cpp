@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <unordered_set>
 
+#include "src/util/utf8.h"
+
 namespace sgemm {
 
 const JsonValue* JsonValue::find(const std::string& key) const {
@@ -222,12 +224,20 @@ private:
                 return out;
             }
             if (static_cast<unsigned char>(c) < 0x20) fail("a control character inside a string (write it as an escape)");
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                const std::size_t length = utf8_sequence_length(text_, pos_);
+                if (length == 0) fail("a string holds bytes that are not UTF-8");
+                out.append(text_, pos_, length);
+                pos_ += length;
+                continue;
+            }
             if (c != '\\') {
                 out += c;
                 ++pos_;
                 continue;
             }
             ++pos_;
+            if (at_end()) fail("a string is not closed");
             const char e = peek();
             ++pos_;
             switch (e) {

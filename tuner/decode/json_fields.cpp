@@ -1,22 +1,45 @@
 #include "tuner/decode/json_fields.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "src/util/error.h"
 
 namespace sgemm {
 
+namespace {
+
+// Model configs and GPU specs are a few kilobytes; the document tree takes many times its
+// text, so a file larger than this is refused rather than read.
+constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;
+
+}  // namespace
+
 JsonFields JsonFields::load(const std::string& path) {
+    // A folder or a device is refused before it is opened (/dev/zero would never end); a pipe
+    // is read, as from `--config <(...)`, up to the same limit as a file.
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) throw Error(path + ": cannot open the file: " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) throw Error(path + ": is a folder, not a JSON file");
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) throw Error(path + ": is not a regular file");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open the file");
-    std::ostringstream text;
-    text << in.rdbuf();
+    if (!in) throw Error(path + ": cannot open the file: " + std::strerror(errno));
+    std::string text(kMaxFileBytes + 1, '\0');
+    in.read(&text[0], static_cast<std::streamsize>(text.size()));
     if (in.bad()) throw Error(path + ": cannot read the file");
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes)
+        throw Error(path + ": is larger than " + std::to_string(kMaxFileBytes >> 20) +
+                    " MiB, too large for a config file");
     JsonValue document;
     try {
-        document = parse_json(text.str());
+        document = parse_json(text);
     } catch (const JsonSyntaxError& e) {
         throw Error(path + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": not valid JSON: " +
                     e.what());
@@ -49,6 +72,22 @@ const JsonValue& JsonFields::field(const std::string& key, JsonValue::Kind kind)
 std::optional<std::string> JsonFields::text(const std::string& key) const {
     if (!has(key)) return std::nullopt;
     return field(key, JsonValue::Kind::String).text;
+}
+
+std::optional<std::vector<std::string>> JsonFields::string_list(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    std::vector<std::string> list;
+    for (const JsonValue& item : field(key, JsonValue::Kind::Array).items) {
+        if (item.kind != JsonValue::Kind::String)
+            fail(key, std::string("must be an array of strings, not of ") + json_kind_name(item.kind) + "s");
+        list.push_back(item.text);
+    }
+    return list;
+}
+
+std::optional<bool> JsonFields::optional_bool(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    return field(key, JsonValue::Kind::Bool).text == "true";
 }
 
 namespace {

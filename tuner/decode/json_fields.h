@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tuner/decode/json_document.h"
 
@@ -11,8 +12,9 @@ namespace sgemm {
 
 class JsonFields {
 public:
-    // Parses the file, which must hold one JSON object; a missing file, malformed JSON
-    // (a key twice in one object included) or another value is an Error naming the file.
+    // Parses the file (a regular file or a pipe, at most 16 MiB), which must hold one JSON
+    // object; a missing file, a folder or device, malformed JSON (a key twice in one object
+    // included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
     JsonFields(JsonValue object, std::string source);
 
@@ -20,8 +22,13 @@ public:
 
     // Present and not null.
     bool has(const std::string& key) const;
+    // The field's value as written, or nullptr when absent.
+    const JsonValue* find(const std::string& key) const { return object_.find(key); }
     // A string field's text; another kind of value fails.
     std::optional<std::string> text(const std::string& key) const;
+    // An array of strings; another kind of value, or an element that is no string, fails.
+    std::optional<std::vector<std::string>> string_list(const std::string& key) const;
+    std::optional<bool> optional_bool(const std::string& key) const;
 
     long positive_integer(const std::string& key) const;
     std::optional<long> optional_positive_integer(const std::string& key) const;

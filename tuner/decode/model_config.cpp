@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
+#include <utility>
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
@@ -24,7 +26,7 @@ const std::vector<ModelConfig>& builtin_models() {
         m[1].name = "mistral-7b";
         m[1].hidden_size = 4096, m[1].intermediate_size = 14336, m[1].vocab_size = 32000;
         m[1].num_attention_heads = 32, m[1].num_key_value_heads = 8, m[1].head_dim = 128;
-        m[1].num_hidden_layers = 32, m[1].sliding_window = 4096;
+        m[1].num_hidden_layers = 32, m[1].sliding_window = 4096, m[1].sliding_window_layers = 32;
         m[1].source = "mistralai/Mistral-7B-v0.1 config.json";
         // openai-community/gpt2 (124M), config.json: n_embd 768, n_head 12, n_layer 12,
         // n_inner null (= 4 * 768 = 3072), vocab_size 50257; multi-head attention (12 KV heads,
@@ -58,6 +60,63 @@ bool has_ungated_mlp(const std::string& model_type) {
     return std::find(std::begin(ungated), std::end(ungated), model_type) != std::end(ungated);
 }
 
+// GPT-2-style configs whose n_inner: null means an MLP 4 * n_embd wide, as Hugging Face reads them.
+bool mlp_defaults_to_four_times_hidden(const std::string& model_type) {
+    return model_type == "gpt2" || model_type == "gptj" || model_type == "gpt_bigcode";
+}
+
+// Fields that mark an architecture whose GEMMs are not the dense decoder's: a mixture of
+// experts has a router and many expert MLPs, latent attention low-rank projections. Its
+// shapes would come out as a dense model's, silently wrong, so it is refused. A field that
+// is null, false or 0 marks nothing.
+void refuse_unmodelled_architectures(const JsonFields& json) {
+    static const std::pair<const char*, const char*> markers[] = {
+        {"num_local_experts", "a mixture of experts (Mixtral style)"},
+        {"num_experts", "a mixture of experts"},
+        {"n_routed_experts", "a mixture of experts (DeepSeek style)"},
+        {"moe_intermediate_size", "a mixture of experts"},
+        {"num_experts_per_tok", "a mixture of experts"},
+        {"kv_lora_rank", "multi-head latent attention (DeepSeek style)"},
+        {"q_lora_rank", "multi-head latent attention (DeepSeek style)"},
+    };
+    for (const auto& [key, what] : markers) {
+        const JsonValue* v = json.find(key);
+        if (!v || v->kind == JsonValue::Kind::Null || v->text == "false" || v->text == "0") continue;
+        json.fail(key, std::string("says this is ") + what +
+                           ", whose GEMMs sgemm-shapes and sgemm-roofline do not model; only dense decoders are");
+    }
+}
+
+// How many layers attend through the sliding window, by the config's own rule for it.
+long sliding_window_layers(const JsonFields& json, const std::string& model_type, long layers) {
+    if (const auto types = json.string_list("layer_types")) {
+        if (static_cast<long>(types->size()) != layers)
+            json.fail("layer_types", "has " + std::to_string(types->size()) + " entries for " +
+                                         std::to_string(layers) + " layers");
+        long sliding = 0;
+        for (const std::string& type : *types) {
+            if (type == "sliding_attention")
+                ++sliding;
+            else if (type != "full_attention")
+                json.fail("layer_types", "holds '" + type + "': only sliding_attention and full_attention are modelled");
+        }
+        return sliding;
+    }
+    // Qwen2 and others write a window that is off unless use_sliding_window is true, and then
+    // only for the layers from max_window_layers on.
+    if (json.has("use_sliding_window")) {
+        if (!*json.optional_bool("use_sliding_window")) return 0;
+        if (const auto first = json.optional_positive_integer("max_window_layers"))
+            return std::max(0L, layers - *first);
+        return layers;
+    }
+    // Gemma-3 and Cohere2: every pattern-th layer sees the whole context, the others the window.
+    if (const auto pattern = json.optional_positive_integer("sliding_window_pattern")) return layers - layers / *pattern;
+    // Gemma-2: layers 0, 2, 4, ... slide, the odd ones see everything.
+    if (model_type == "gemma2") return (layers + 1) / 2;
+    return layers;  // Mistral-7B-v0.1: every layer
+}
+
 }  // namespace
 
 ModelConfig find_builtin_model(const std::string& name) {
@@ -79,14 +138,19 @@ ModelConfig load_model_config(const std::string& path) {
     m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
     m.vocab_size = json.positive_integer("vocab_size");
     const std::string model_type = json.text("model_type").value_or("");
+    refuse_unmodelled_architectures(json);
     m.gated_mlp = !has_ungated_mlp(model_type);
-    // GPT-2 writes n_inner: null for its default MLP width of 4 * n_embd.
-    if (!json.has("intermediate_size") && model_type == "gpt2")
-        m.intermediate_size = json.optional_positive_integer("n_inner").value_or(4 * m.hidden_size);
-    else
+    // GPT-2-style configs name the MLP width n_inner, null for 4 * n_embd.
+    if (json.has("intermediate_size"))
         m.intermediate_size = json.positive_integer("intermediate_size");
-    // As in Hugging Face: no num_key_value_heads means multi-head attention.
-    m.num_key_value_heads = json.optional_positive_integer("num_key_value_heads").value_or(m.num_attention_heads);
+    else if (json.has("n_inner") || !mlp_defaults_to_four_times_hidden(model_type))
+        m.intermediate_size = size_field(json, "intermediate_size", "n_inner");
+    else
+        m.intermediate_size = 4 * m.hidden_size;
+    // As in Hugging Face: no num_key_value_heads means multi-head attention, and multi_query
+    // (StarCoder, Falcon) one KV head for all.
+    const long kv_default = json.optional_bool("multi_query").value_or(false) ? 1 : m.num_attention_heads;
+    m.num_key_value_heads = json.optional_positive_integer("num_key_value_heads").value_or(kv_default);
     if (const auto head_dim = json.optional_positive_integer("head_dim")) {
         m.head_dim = *head_dim;
     } else {
@@ -97,6 +161,8 @@ ModelConfig load_model_config(const std::string& path) {
         m.head_dim = m.hidden_size / m.num_attention_heads;
     }
     m.sliding_window = json.optional_positive_integer("sliding_window").value_or(0);
+    if (m.sliding_window > 0) m.sliding_window_layers = sliding_window_layers(json, model_type, m.num_hidden_layers);
+    if (m.sliding_window_layers == 0) m.sliding_window = 0;
     try {
         check_model_config(m);
     } catch (const Error& e) {
@@ -117,6 +183,30 @@ void check_model_config(const ModelConfig& m) {
     positive(m.head_dim, "head_dim");
     positive(m.num_hidden_layers, "num_hidden_layers");
     if (m.sliding_window < 0) throw Error("field 'sliding_window' must not be negative");
+    if (m.sliding_window_layers < 0 || m.sliding_window_layers > m.num_hidden_layers ||
+        (m.sliding_window_layers > 0) != (m.sliding_window > 0))
+        throw Error("a sliding window of " + std::to_string(m.sliding_window) + " tokens on " +
+                    std::to_string(m.sliding_window_layers) + " of " + std::to_string(m.num_hidden_layers) +
+                    " layers does not fit the model");
+    // The GEMMs' dimensions (the tuner's and cuBLAS's are 32-bit), computed without overflow:
+    // each factor is checked first.
+    const long max_dimension = std::numeric_limits<int>::max();
+    const auto fits = [&](double value, const std::string& what) {
+        if (value > max_dimension)
+            throw Error(what + " is " + std::to_string(static_cast<unsigned long long>(value)) +
+                        ", past the 32-bit GEMM dimensions (at most " + std::to_string(max_dimension) + ")");
+    };
+    fits(m.hidden_size, "hidden_size");
+    fits(m.vocab_size, "vocab_size");
+    fits(m.num_hidden_layers, "num_hidden_layers");
+    fits(m.sliding_window, "sliding_window");
+    fits((m.gated_mlp ? 2.0 : 1.0) * m.intermediate_size, m.gated_mlp ? "gate_up's width (2 x intermediate_size)"
+                                                                      : "intermediate_size");
+    fits((static_cast<double>(m.num_attention_heads) + 2.0 * m.num_key_value_heads) * m.head_dim,
+         "qkv's width ((num_attention_heads + 2 x num_key_value_heads) x head_dim)");
+    for (const unsigned char c : m.name)
+        if (c < 0x20 || c == 0x7F)
+            throw Error("the model's name (_name_or_path, else the file's path) holds a control character");
     if (m.num_attention_heads % m.num_key_value_heads != 0)
         throw Error("field 'num_key_value_heads' (" + std::to_string(m.num_key_value_heads) +
                     ") does not divide num_attention_heads (" + std::to_string(m.num_attention_heads) + ")");

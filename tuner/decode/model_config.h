@@ -17,8 +17,11 @@ struct ModelConfig {
     long num_hidden_layers = 0;
     // SwiGLU MLPs (Llama, Mistral) have a gate and an up projection; GPT-2-style MLPs only up.
     bool gated_mlp = true;
-    // Mistral-7B-v0.1 attends to at most this many past tokens; 0: to all of them.
+    // Sliding-window attention: sliding_window_layers of the layers attend to at most
+    // sliding_window past tokens, the others to all of them (Mistral-7B-v0.1: all 32 layers
+    // to 4096; Gemma-2: every other layer). 0 and 0 without it.
     long sliding_window = 0;
+    long sliding_window_layers = 0;
     std::string source;  // where the numbers come from
 };
 
@@ -27,11 +30,13 @@ const std::vector<ModelConfig>& builtin_models();
 ModelConfig find_builtin_model(const std::string& name);  // unknown: an Error listing the names
 
 // A Hugging Face style config.json. Errors name the file and the missing or inconsistent field;
-// without a head_dim field the attention heads must divide hidden_size.
+// without a head_dim field the attention heads must divide hidden_size. Architectures whose
+// GEMMs these sizes do not describe (mixtures of experts, compressed latent attention) are
+// refused by the field that marks them.
 ModelConfig load_model_config(const std::string& path);
 
-// Every size positive and the KV heads dividing the attention heads; else an Error naming the
-// field.
+// Every size positive, every GEMM dimension it makes within 32 bits, the KV heads dividing
+// the attention heads, and the name printable; else an Error naming the field.
 void check_model_config(const ModelConfig& model);
 
 }  // namespace sgemm

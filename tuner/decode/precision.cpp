@@ -1,14 +1,19 @@
 #include "tuner/decode/precision.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "src/util/error.h"
 
 namespace sgemm {
 
 Precision parse_precision(const std::string& text) {
-    if (text == "fp32") return Precision::fp32;
-    if (text == "fp16") return Precision::fp16;
-    if (text == "bf16") return Precision::bf16;
-    if (text == "int8") return Precision::int8;
+    std::string name = text;  // in any case: FP16 is fp16
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name == "fp32") return Precision::fp32;
+    if (name == "fp16") return Precision::fp16;
+    if (name == "bf16") return Precision::bf16;
+    if (name == "int8") return Precision::int8;
     throw Error("unknown dtype '" + text + "': expected fp32, fp16, bf16 or int8");
 }
 

@@ -25,9 +25,22 @@ double fp32_gemm_floor_seconds(long m, long n, long k, const GpuSpec& gpu) {
 
 namespace {
 
-long kv_length(const DecodeSetup& setup) {
-    const long window = setup.model.sliding_window;
-    return window > 0 ? std::min(setup.context, window) : setup.context;
+// Layers that read KV caches of one length: the sliding-window layers, and the others.
+struct AttentionLayers {
+    long layers;
+    long length;  // past tokens each reads
+    bool sliding;
+};
+
+// Each group only when it has layers, the sliding-window one first.
+std::vector<AttentionLayers> attention_layers(const DecodeSetup& setup) {
+    const ModelConfig& m = setup.model;
+    std::vector<AttentionLayers> groups;
+    if (m.sliding_window_layers > 0)
+        groups.push_back({m.sliding_window_layers, std::min(setup.context, m.sliding_window), true});
+    if (m.num_hidden_layers > m.sliding_window_layers)
+        groups.push_back({m.num_hidden_layers - m.sliding_window_layers, setup.context, false});
+    return groups;
 }
 
 std::string number(double value) {
@@ -53,30 +66,37 @@ RooflineRow make_row(std::string name, std::string shape, long weight, Traffic t
 // the K cache (QK^T, 2*d*L FLOPs) and the softmaxed scores by the V cache (PV, 2*L*d FLOPs).
 // The g query heads that share a KV head read its cache once, and each sequence has its own
 // cache, so the bytes grow with the batch as the FLOPs do.
+// With some layers sliding and some not, each group has its own pair of rows; the sliding
+// ones are named "..._window".
 void add_attention(const DecodeSetup& setup, long batch, std::vector<RooflineRow>& rows) {
     const ModelConfig& model = setup.model;
-    const long length = kv_length(setup);
-    if (length == 0) return;
     const Precision precision = activation_precision(setup.weights);
     const double bytes = bytes_per_element(precision);  // activations and KV cache share it
     const double peak = setup.gpu.peak_flops(precision);
-    const double B = batch, L = length, d = model.head_dim;
+    const double B = batch, d = model.head_dim;
     const double q_width = model.num_attention_heads * d;
     const double kv_width = model.num_key_value_heads * d;
-    // QK^T reads q and the K cache; PV reads the V cache and writes the output, as many bytes.
-    // The scores between them stay on chip (fused attention).
-    const Traffic half{2 * B * q_width * L, B * (L * kv_width + q_width) * bytes};
     const long group = model.num_attention_heads / model.num_key_value_heads;
     const std::string batched = std::to_string(batch) + " seq x " + std::to_string(model.num_key_value_heads) +
                                 " kvh x " + std::to_string(group) + "x";
-    const std::string L_text = std::to_string(length), d_text = std::to_string(model.head_dim);
-    const auto add = [&](const char* name, const std::string& gemm) {
-        RooflineRow row = make_row(name, batched + gemm, model.num_hidden_layers, half, peak, setup.gpu);
-        row.attention = true;
-        rows.push_back(row);
-    };
-    add("attn_qk", L_text + "x" + d_text);  // [g x d] * [d x L] per KV head
-    add("attn_pv", d_text + "x" + L_text);  // [g x L] * [L x d]
+    const std::string d_text = std::to_string(model.head_dim);
+    const std::vector<AttentionLayers> groups = attention_layers(setup);
+    for (const AttentionLayers& g : groups) {
+        if (g.length == 0) continue;
+        const double L = g.length;
+        // QK^T reads q and the K cache; PV reads the V cache and writes the output, as many
+        // bytes. The scores between them stay on chip (fused attention).
+        const Traffic half{2 * B * q_width * L, B * (L * kv_width + q_width) * bytes};
+        const std::string suffix = groups.size() > 1 && g.sliding ? "_window" : "";
+        const std::string L_text = std::to_string(g.length);
+        const auto add = [&](const std::string& name, const std::string& gemm) {
+            RooflineRow row = make_row(name + suffix, batched + gemm, g.layers, half, peak, setup.gpu);
+            row.attention = true;
+            rows.push_back(row);
+        };
+        add("attn_qk", L_text + "x" + d_text);  // [g x d] * [d x L] per KV head
+        add("attn_pv", d_text + "x" + L_text);  // [g x L] * [L x d]
+    }
 }
 
 }  // namespace
@@ -118,11 +138,21 @@ BatchLimit compute_bound_batch(const DecodeSetup& setup) {
     if (gain <= 0) return limit;
     const double exact = limit.weights_s / gain;
     if (exact > static_cast<double>(std::numeric_limits<long>::max() / 2)) return limit;
-    long batch = std::max(1L, static_cast<long>(std::ceil(exact)));
-    // Rounding may put the crossing one batch off; settle it on the steps themselves.
-    while (batch > 1 && decode_step(setup, batch - 1).compute_bound()) --batch;
-    while (!decode_step(setup, batch).compute_bound()) ++batch;
-    limit.batch = batch;
+    // Rounding may put the estimate off, by far when c and m nearly cancel; settle it on the
+    // steps themselves. Compute and memory both grow linearly with the batch, compute faster,
+    // so the steps are compute-bound from one batch on: bisect for it.
+    long low = 0;  // below the first compute-bound batch
+    long high = std::max(1L, static_cast<long>(std::ceil(exact)));
+    while (!decode_step(setup, high).compute_bound()) {
+        if (high > std::numeric_limits<long>::max() / 4) return limit;
+        low = high;
+        high *= 2;
+    }
+    while (high - low > 1) {
+        const long middle = low + (high - low) / 2;
+        (decode_step(setup, middle).compute_bound() ? high : low) = middle;
+    }
+    limit.batch = high;
     return limit;
 }
 
@@ -137,16 +167,20 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
         "GEMMs at the " + to_string(setup.weights) + " peak (" + tflops(setup.gpu.peak_flops(setup.weights)) +
             " TFLOPS), attention at the " + to_string(act) + " peak (" + tflops(setup.gpu.peak_flops(act)) +
             " TFLOPS), memory at " + number(setup.gpu.bandwidth_tbs) + " TB/s",
-        "attention is fused: scores stay on chip; each sequence reads its own K and V cache of " +
-            std::to_string(kv_length(setup)) + " tokens once per layer, shared by the " + std::to_string(group) +
-            " query heads of each KV head",
+        "attention is fused: scores stay on chip; each sequence reads its own K and V cache once per layer, shared "
+        "by the " + std::to_string(group) + " query heads of each KV head",
         "QKV and gate/up run fused; norms, rotary embedding, sampling and the new token's KV write are left out",
         "each kernel takes the larger of its compute and memory times and kernels do not overlap: the step is their sum",
         "compute-bound means the step's compute time is at least its memory time",
     };
-    if (setup.model.sliding_window > 0)
-        out.push_back("sliding-window attention: at most " + std::to_string(setup.model.sliding_window) +
-                      " past tokens are read");
+    for (const AttentionLayers& g : attention_layers(setup)) {
+        const std::string share = std::to_string(g.layers) + " of " + std::to_string(setup.model.num_hidden_layers) + " layers ";
+        if (g.sliding)
+            out.push_back(share + "attend through a sliding window of " + std::to_string(setup.model.sliding_window) +
+                          " tokens: each reads " + std::to_string(g.length) + " past tokens");
+        else
+            out.push_back(share + "read all " + std::to_string(g.length) + " past tokens");
+    }
     if (setup.weights == Precision::int8)
         out.push_back("int8 weights: W8A8 GEMMs at the int8 peak, their fp16 input quantised on the fly");
     return out;

@@ -1,0 +1,36 @@
+// UTF-8 well-formedness, for the JSON reader (text must be UTF-8) and writer (output must be).
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace sgemm {
+
+// The length of the well-formed UTF-8 sequence that starts at text[i] (RFC 3629: no overlong
+// forms, no surrogates, nothing past U+10FFFF): 1 for ASCII, 2 to 4 otherwise, 0 if the bytes
+// there are not UTF-8.
+inline std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {
+    const auto byte = [&](std::size_t j) { return i + j < text.size() ? static_cast<unsigned char>(text[i + j]) : 0u; };
+    const unsigned first = byte(0);
+    if (first < 0x80) return 1;
+    std::size_t length;
+    unsigned low = 0x80, high = 0xBF;  // the range of the second byte
+    if (first >= 0xC2 && first <= 0xDF) {
+        length = 2;
+    } else if (first >= 0xE0 && first <= 0xEF) {
+        length = 3;
+        if (first == 0xE0) low = 0xA0;   // shorter forms exist
+        if (first == 0xED) high = 0x9F;  // surrogates
+    } else if (first >= 0xF0 && first <= 0xF4) {
+        length = 4;
+        if (first == 0xF0) low = 0x90;   // shorter forms exist
+        if (first == 0xF4) high = 0x8F;  // past U+10FFFF
+    } else {
+        return 0;
+    }
+    if (byte(1) < low || byte(1) > high) return 0;
+    for (std::size_t j = 2; j < length; ++j)
+        if (byte(j) < 0x80 || byte(j) > 0xBF) return 0;
+    return length;
+}
+
+}  // namespace sgemm
