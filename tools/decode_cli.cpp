@@ -70,14 +70,12 @@ int cannot_write(const char* tool, const std::string& what) {
 
 }  // namespace
 
-int finish_file_output(const char* tool, std::ostream& file, const std::string& path) {
-    errno = 0;
-    file.flush();
+int finish_file_output(const char* tool, std::ofstream& file, const std::string& path) {
+    file.close();
     return file ? 0 : cannot_write(tool, path);
 }
 
 int finish_standard_output(const char* tool, const std::string& what) {
-    errno = 0;
     std::cout.flush();
     const bool flushed = std::fflush(stdout) == 0;  // the C stream's buffer too, whatever cout's state: sets errno
     const bool written = static_cast<bool>(std::cout) && flushed && !std::ferror(stdout);

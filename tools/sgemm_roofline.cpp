@@ -2,6 +2,7 @@
 // GPU allows: FLOPs and bytes per kernel, their roofline times, tokens per second, and the
 // batch from which decode would be compute-bound. No GPU needed: it is arithmetic on the
 // model's sizes and the GPU's datasheet (or measured) ceilings.
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", e.what());
         return 1;
     }
+    errno = 0;  // from here on, the reason a write fails
     if (json)
         std::cout << report_json(report).dump() << "\n";
     else

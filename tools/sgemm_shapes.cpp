@@ -1,6 +1,7 @@
 // sgemm-shapes: a model's decode GEMMs as the tuner's shapes CSV, so that the tuner can be
 // pointed at a model rather than at M, N and K.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
             "M = batch, weight = calls per step",
         "made by: " + command_line("sgemm-shapes", argc, argv),
     };
+    errno = 0;  // from here on, the reason a write fails
     if (output.empty()) {
         write_shapes_csv(std::cout, gemms, comments);
         return finish_standard_output("sgemm-shapes", "the CSV to standard output");

@@ -41,7 +41,7 @@ expect_user_error "unknown GPU 'B200'" "$roofline" gpt2 --gpu B200
 expect_user_error "bf16_tflops" "$roofline" gpt2 --gpu T4 --dtype bf16
 expect_user_error "'bandwidth_tbs' is missing" "$roofline" gpt2 --gpu "$fixtures/gpu_missing_bandwidth.json"
 expect_user_error "'fp32_tflops' must be a number, not a string" "$roofline" gpt2 --gpu "$fixtures/gpu_string_peak.json"
-expect_user_error "\"hidden_size\" appears twice" "$shapes" --config "$fixtures/bad_duplicate_key.json"
+expect_user_error "field 'hidden_size' is given twice" "$shapes" --config "$fixtures/bad_duplicate_key.json"
 expect_user_error "--context must not be negative" "$roofline" gpt2 --context -5
 
 # The example CSV is this tool's output for the command in its comment, kept up to date.
@@ -75,25 +75,38 @@ if [ -w /dev/full ]; then
     [ $rc -eq 2 ] || fail "$tool writing to a full disk exited $rc, expected 2"
     grep -qF "cannot write" "$tmp/err" || fail "$tool on a full disk says: $(cat "$tmp/err")"
   done
-  "$shapes" gpt2 -o /dev/full 2>"$tmp/err"; rc=$?
+  # Output larger than a buffer fails in the middle of the writes; the reason must survive.
+  many=$(seq -s, 1 2000)
+  "$shapes" llama-3-8b --batch "$many" -o /dev/full 2>"$tmp/err"; rc=$?
   [ $rc -eq 2 ] && grep -qF "cannot write /dev/full: No space left on device" "$tmp/err" ||
     fail "-o /dev/full exited $rc: $(cat "$tmp/err")"
+  "$shapes" llama-3-8b --batch "$many" >/dev/full 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] && grep -qF "cannot write the CSV to standard output: No space left on device" "$tmp/err" ||
+    fail "> /dev/full exited $rc: $(cat "$tmp/err")"
 fi
+
+# A name or path with a newline cannot break the CSV: the comment writes it escaped.
+nl_dir="$tmp/a
+b"
+mkdir "$nl_dir" && cp "$fixtures/llama3_8b_config.json" "$nl_dir/config.json"
+"$shapes" --config "$nl_dir/config.json" --batch 1 >"$tmp/nl.csv" || fail "a path with a newline was refused"
+[ "$(grep -cv '^#\|^M,\|^1,' "$tmp/nl.csv")" -eq 0 ] || fail "a newline broke the CSV: $(cat "$tmp/nl.csv")"
+grep -qF 'a\x0ab/config.json' "$tmp/nl.csv" || fail "the path is not in the comment: $(head -2 "$tmp/nl.csv")"
 
 # Batches: each once, no empty item at either end.
 expect_user_error "--batch: 8 is given twice" "$shapes" gpt2 --batch 8,1,8
 expect_user_error "--batch: '' is not a positive integer" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 
-# Config files: not a folder or a device, at most 16 MiB; a pipe is read like a file.
+# Config files: not a folder or a device, at most 4 MiB; a pipe is read like a file.
 expect_user_error "is a folder, not a JSON file" "$shapes" --config "$fixtures"
 expect_user_error "/dev/zero: is not a regular file" "$shapes" --config /dev/zero
-truncate -s 17M "$tmp/huge.json"
-expect_user_error "huge.json: is larger than 16 MiB" "$roofline" gpt2 --gpu "$tmp/huge.json"
+truncate -s 5M "$tmp/huge.json"
+expect_user_error "huge.json: is larger than 4 MiB" "$roofline" gpt2 --gpu "$tmp/huge.json"
 "$shapes" --config <(cat "$fixtures/llama3_8b_config.json") --batch 1 >"$tmp/pipe.csv" ||
   fail "a config through a pipe was refused"
 grep -q '^1,6144,4096,N,N,fp32,32,qkv$' "$tmp/pipe.csv" || fail "a config through a pipe: $(cat "$tmp/pipe.csv")"
-expect_user_error "'num_local_experts' says this is a mixture of experts" "$shapes" --config "$fixtures/bad_mixture_of_experts.json"
+expect_user_error "'num_local_experts' (8) says this is a mixture of experts" "$shapes" --config "$fixtures/bad_mixture_of_experts.json"
 expect_user_error "'fp32_tflops' must be between" "$roofline" gpt2 --gpu "$fixtures/gpu_huge_peak.json"
 "$roofline" gpt2 --dtype FP16 --batch 1 >/dev/null || fail "--dtype FP16 was refused"
 

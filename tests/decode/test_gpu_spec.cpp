@@ -79,6 +79,10 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
     }
 }
 
+TEST(GpuSpec, ControlCharactersInTheNameAreEscaped) {
+    EXPECT_EQ(load_gpu_spec(fixture("gpu_control_in_name.json")).name, "GPU\\x1b[31m");
+}
+
 TEST(GpuSpec, AFileIsKnownByItsExtensionInAnyCase) {
     try {
         gpu_from_name_or_file(fixture("no_such_gpu.JSON"));

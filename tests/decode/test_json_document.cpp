@@ -51,6 +51,21 @@ TEST(JsonDocument, DecodesStringEscapes) {
     EXPECT_EQ(v.items[3].text, "\xCF\x80");              // UTF-8 passes through
 }
 
+TEST(JsonDocument, LoneSurrogatesBecomeReplacementCharacters) {
+    // The grammar allows them; UTF-8 cannot hold them. Python reads them as U+FFFD too.
+    const JsonValue v = parse_json(R"(["\ud83d", "\ude00x", "\ud83d\u0041"])");
+    EXPECT_EQ(v.items[0].text, "\xEF\xBF\xBD");
+    EXPECT_EQ(v.items[1].text, "\xEF\xBF\xBDx");
+    EXPECT_EQ(v.items[2].text, "\xEF\xBF\xBD" "A");  // the escape after a lone high half is read on its own
+}
+
+TEST(JsonDocument, RepeatedKeysAreKeptAndTheLastIsFound) {
+    const JsonValue v = parse_json(R"({"a": 1, "b": {"c": 1, "c": 2}, "a": 3})");
+    EXPECT_EQ(v.keys.size(), 3u);
+    EXPECT_EQ(v.find("a")->text, "3");
+    EXPECT_EQ(v.find("b")->find("c")->text, "2");
+}
+
 TEST(JsonDocument, SkipsAByteOrderMarkAndSurroundingSpace) {
     EXPECT_EQ(parse_json("\xEF\xBB\xBF {\"k\": 1}\r\n").find("k")->text, "1");
 }
@@ -62,7 +77,6 @@ TEST(JsonDocument, MalformedTextSaysWhereAndWhat) {
     };
     const Case cases[] = {
         {"", "1:1: the document ends where a value should be"},
-        {"{\"a\": 1,\n \"a\": 2}", "2:2: the key \"a\" appears twice"},
         {"{\"a\": 1", "1:8: expected ',' or '}'"},
         {"{\"a\" 1}", "1:6: expected ':'"},
         {"{a: 1}", "1:2: expected a key in double quotes"},
@@ -80,8 +94,6 @@ TEST(JsonDocument, MalformedTextSaysWhereAndWhat) {
         {"\"a\nb\"", "1:3: a control character inside a string"},
         {"\"\\x\"", "1:3: an unknown escape"},
         {"\"\\u12g4\"", "1:6: expected 4 hexadecimal digits"},
-        {"\"\\ud83d\"", "1:8: a high surrogate"},
-        {"\"\\ude00\"", "1:8: a low surrogate"},
         {"\"abc\\", "1:6: a string is not closed"},
         {"\"a\xff\"", "1:3: a string holds bytes that are not UTF-8"},
         {"\"\xc0\xaf\"", "1:2: a string holds bytes that are not UTF-8"},      // an overlong '/'

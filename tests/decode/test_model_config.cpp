@@ -86,15 +86,16 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_fractional_size.json", {"'intermediate_size'", "positive integer"}},
         {"bad_null_vocab.json", {"'vocab_size'", "null"}},
         {"bad_string_size.json", {"'hidden_size'", "must be a number, not a string (\"4096\")"}},
-        {"bad_duplicate_key.json", {":9:3: not valid JSON", "\"hidden_size\" appears twice"}},
+        {"bad_duplicate_key.json", {"bad_duplicate_key.json", "field 'hidden_size' is given twice"}},
         {"bad_not_an_object.json", {"bad_not_an_object.json", "expected a JSON object ({...}) of fields, found an array"}},
         {"bad_truncated.json", {"bad_truncated.json", "not valid JSON"}},
         {"no_such_file.json", {"no_such_file.json", "cannot open"}},
         {"bad_mixture_of_experts.json", {"'num_local_experts'", "a mixture of experts (Mixtral style)"}},
         {"bad_latent_attention.json", {"'kv_lora_rank'", "multi-head latent attention"}},
         {"bad_layer_types.json", {"'layer_types'", "'chunked_attention'"}},
+        {"bad_hybrid_layer_types.json", {"'layer_types'", "holds 'conv'"}},
+        {"bad_sliding_layers_without_window.json", {"'layer_types'", "there is no sliding_window"}},
         {"bad_huge_head_dim.json", {"qkv's width", "past the 32-bit GEMM dimensions"}},
-        {"bad_control_in_name.json", {"the model's name", "control character"}},
         {"bad_not_utf8.json", {":1:", "bytes that are not UTF-8"}},
         {".", {"is a folder, not a JSON file", "."}},
     };
@@ -106,8 +107,13 @@ TEST(ModelConfig, BadConfigsNameTheField) {
     }
 }
 
-TEST(ModelConfig, DenseConfigsMayCarryEmptyExpertFields) {
-    const ModelConfig m = load_model_config(fixture("dense_with_empty_expert_fields.json"));
+TEST(ModelConfig, ControlCharactersInTheNameAreEscaped) {
+    EXPECT_EQ(load_model_config(fixture("control_in_name.json")).name, "org/model\\x0aM,N,K");
+}
+
+TEST(ModelConfig, ADenseConfigMayCountOneExpert) {
+    // Hunyuan-7B (dense) writes num_experts 1 and a per-layer moe_intermediate_size.
+    const ModelConfig m = load_model_config(fixture("dense_with_one_expert.json"));
     EXPECT_EQ(m.intermediate_size, 14336);
 }
 
@@ -123,6 +129,11 @@ TEST(ModelConfig, SlidingWindowsFollowEachConfigsRule) {
         {"window_every_other_layer.json", 4096, 4},     // Gemma-2: layers 0, 2, 4, 6 of 7
         {"window_pattern_6.json", 512, 22},             // Gemma-3: every 6th of 26 layers sees all
         {"window_layer_types.json", 1024, 3},           // as listed
+        {"window_qwen_default_off.json", 0, 0},         // Qwen2: use_sliding_window defaults to false
+        {"window_qwen_default_from_28.json", 4096, 4},  // and max_window_layers to 28
+        {"window_qwen_from_layer_0.json", 4096, 32},    // 0: every layer
+        {"window_gemma3_default_pattern.json", 512, 22},     // Gemma-3's pattern defaults to 6
+        {"window_cohere2_default_pattern.json", 4096, 30},   // Cohere2's to 4
     };
     for (const Case& c : cases) {
         const ModelConfig m = load_model_config(fixture(c.file));

@@ -1,6 +1,7 @@
 #include "tuner/decode/decode_shapes.h"
 
 #include "src/util/error.h"
+#include "tuner/decode/printable.h"
 
 namespace sgemm {
 
@@ -52,12 +53,8 @@ std::vector<DecodeGemm> decode_gemms(const ModelConfig& model, long batch, bool 
 
 void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms,
                       const std::vector<std::string>& comments) {
-    // A comment stays one line whatever a name or path holds: control characters become '?'.
-    for (std::string line : comments) {
-        for (char& c : line)
-            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-        out << "# " << line << "\n";
-    }
+    // A comment stays one line whatever a name or path holds (a newline is written \x0a).
+    for (const std::string& line : comments) out << "# " << printable(line) << "\n";
     out << "M,N,K,transA,transB,precision,weight,name\n";
     for (const DecodeGemm& g : gemms)
         out << g.m << "," << g.n << "," << g.k << ",N,N,fp32," << g.weight << "," << g.name << "\n";

@@ -1,11 +1,13 @@
 #include "tuner/decode/gpu_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <optional>
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
+#include "tuner/decode/printable.h"
 
 namespace sgemm {
 
@@ -85,10 +87,8 @@ std::optional<double> optional_figure(const JsonFields& json, const std::string&
 GpuSpec load_gpu_spec(const std::string& path) {
     const JsonFields json = JsonFields::load(path);
     GpuSpec gpu;
-    gpu.name = json.text("name").value_or("");
+    gpu.name = printable(json.text("name").value_or(""));  // control characters escaped, as a model's name
     if (gpu.name.empty()) json.fail("name", "is missing or empty");
-    for (const unsigned char c : gpu.name)
-        if (c < 0x20 || c == 0x7F) json.fail("name", "holds a control character");
     gpu.fp32_tflops = figure(json, "fp32_tflops", kMinTflops, kMaxTflops, "TFLOPS");
     gpu.bandwidth_tbs = figure(json, "bandwidth_tbs", kMinTbs, kMaxTbs, "TB/s");
     gpu.fp16_tflops = optional_figure(json, "fp16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);
@@ -101,9 +101,9 @@ GpuSpec load_gpu_spec(const std::string& path) {
 GpuSpec gpu_from_name_or_file(const std::string& text) {
     // A file by its extension, in any case (my_gpu.JSON too).
     const std::string suffix = ".json";
-    const bool file = text.size() >= suffix.size() && squeeze(text.substr(text.size() - suffix.size())) == "json" &&
-                      text[text.size() - suffix.size()] == '.';
-    return file ? load_gpu_spec(text) : find_builtin_gpu(text);
+    std::string end = text.size() >= suffix.size() ? text.substr(text.size() - suffix.size()) : "";
+    std::transform(end.begin(), end.end(), end.begin(), [](unsigned char c) { return std::tolower(c); });
+    return end == suffix ? load_gpu_spec(text) : find_builtin_gpu(text);
 }
 
 }  // namespace sgemm

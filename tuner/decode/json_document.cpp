@@ -1,14 +1,13 @@
 #include "tuner/decode/json_document.h"
 
 #include <cstdint>
-#include <unordered_set>
 
 #include "src/util/utf8.h"
 
 namespace sgemm {
 
 const JsonValue* JsonValue::find(const std::string& key) const {
-    for (std::size_t i = 0; i < keys.size(); ++i)
+    for (std::size_t i = keys.size(); i-- > 0;)
         if (keys[i] == key) return &items[i];
     return nullptr;
 }
@@ -132,16 +131,10 @@ private:
     JsonValue object(int depth) {
         JsonValue v;
         v.kind = JsonValue::Kind::Object;
-        std::unordered_set<std::string> seen;  // v.find per key would make large objects quadratic
         elements('}', "',' or '}' in an object", [&] {
             skip_space();
             if (peek() != '"') fail("expected a key in double quotes");
-            const std::size_t key_pos = pos_;
             std::string key = string();
-            if (!seen.insert(key).second) {
-                pos_ = key_pos;
-                fail("the key \"" + key + "\" appears twice in one object");
-            }
             expect(':', "':' after a key");
             v.items.push_back(value(depth));
             v.keys.push_back(std::move(key));
@@ -250,14 +243,20 @@ private:
                 case 'r': out += '\r'; break;
                 case 't': out += '\t'; break;
                 case 'u': {
+                    // A surrogate pair is one code point; a lone surrogate, which the grammar
+                    // allows but UTF-8 cannot hold, becomes U+FFFD, as Python reads it.
                     std::uint32_t cp = hex4();
                     if (cp >= 0xD800 && cp < 0xDC00) {
-                        if (!word("\\u")) fail("a high surrogate \\u escape without its low half");
-                        const unsigned low = hex4();
-                        if (low < 0xDC00 || low >= 0xE000) fail("a high surrogate \\u escape without its low half");
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                        const std::size_t after_high = pos_;
+                        const unsigned low = word("\\u") ? hex4() : 0;
+                        if (low >= 0xDC00 && low < 0xE000) {
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                        } else {
+                            cp = 0xFFFD;
+                            pos_ = after_high;
+                        }
                     } else if (cp >= 0xDC00 && cp < 0xE000) {
-                        fail("a low surrogate \\u escape without its high half");
+                        cp = 0xFFFD;
                     }
                     append_utf8(out, cp);
                     break;

@@ -1,6 +1,7 @@
 // A JSON document as the decode tools read it (a model's config.json, a GPU spec). Each value
-// keeps its kind, so a size written as a string ("4096") or a duplicated key can be refused
-// where a reader that keeps every scalar as text would accept it.
+// keeps its kind, and each object every key as written, so a size written as a string
+// ("4096") or a field given twice can be refused where a reader that keeps every scalar as
+// text would accept it.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -15,13 +16,13 @@ struct JsonValue {
     // Bool: "true" or "false".
     std::string text;
     std::vector<JsonValue> items;    // an array's elements, an object's values
-    std::vector<std::string> keys;   // an object's keys, parallel to items, each once
+    std::vector<std::string> keys;   // an object's keys, parallel to items, repeats included
 
-    // An object's value for `key`, or nullptr.
+    // An object's value for `key` (the last given, as Python's json reads repeats), or nullptr.
     const JsonValue* find(const std::string& key) const;
 };
 
-// Malformed text: where (1-based line and column) and what.
+// Malformed text: where (1-based line, and column in bytes) and what.
 struct JsonSyntaxError : std::runtime_error {
     JsonSyntaxError(int line, int column, const std::string& problem);
     int line, column;

@@ -6,18 +6,20 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "src/util/error.h"
+#include "tuner/decode/printable.h"
 
 namespace sgemm {
 
 namespace {
 
-// Model configs and GPU specs are a few kilobytes; the document tree takes many times its
-// text, so a file larger than this is refused rather than read.
-constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;
+// Model configs and GPU specs are a few kilobytes; the document tree takes up to about 50
+// times its text, so a file larger than this is refused rather than read.
+constexpr std::size_t kMaxFileBytes = std::size_t{4} << 20;
 
 }  // namespace
 
@@ -46,6 +48,11 @@ JsonFields JsonFields::load(const std::string& path) {
     }
     if (document.kind != JsonValue::Kind::Object)
         throw Error(path + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
+    // A field given twice is ambiguous to a reader (Python takes the last); nested objects
+    // the tools never read may repeat keys as they like.
+    std::set<std::string> seen;
+    for (const std::string& key : document.keys)
+        if (!seen.insert(key).second) throw Error(path + ": field '" + printable(key) + "' is given twice");
     return JsonFields(std::move(document), path);
 }
 
@@ -63,7 +70,7 @@ const JsonValue& JsonFields::field(const std::string& key, JsonValue::Kind kind)
     if (v->kind != kind) {
         std::string found = json_kind_name(v->kind);
         if (v->kind == JsonValue::Kind::String || v->kind == JsonValue::Kind::Bool || v->kind == JsonValue::Kind::Number)
-            found += v->kind == JsonValue::Kind::String ? " (\"" + v->text + "\")" : " (" + v->text + ")";
+            found += v->kind == JsonValue::Kind::String ? " (\"" + printable(v->text) + "\")" : " (" + v->text + ")";
         fail(key, std::string("must be ") + json_kind_name(kind) + ", not " + found);
     }
     return *v;
@@ -103,11 +110,17 @@ std::optional<T> parse_whole(const std::string& text) {
 
 }  // namespace
 
-long JsonFields::positive_integer(const std::string& key) const {
+long JsonFields::integer_at_least(const std::string& key, long minimum, const char* what) const {
     const std::string value = field(key, JsonValue::Kind::Number).text;
     const std::optional<long> v = parse_whole<long>(value);
-    if (!v || *v < 1) fail(key, "must be a positive integer, got " + value);
+    if (!v || *v < minimum) fail(key, std::string("must be ") + what + ", got " + value);
     return *v;
+}
+
+long JsonFields::positive_integer(const std::string& key) const { return integer_at_least(key, 1, "a positive integer"); }
+
+long JsonFields::non_negative_integer(const std::string& key) const {
+    return integer_at_least(key, 0, "a non-negative integer");
 }
 
 std::optional<long> JsonFields::optional_positive_integer(const std::string& key) const {

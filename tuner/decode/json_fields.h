@@ -12,7 +12,7 @@ namespace sgemm {
 
 class JsonFields {
 public:
-    // Parses the file (a regular file or a pipe, at most 16 MiB), which must hold one JSON
+    // Parses the file (a regular file or a pipe, at most 4 MiB), which must hold one JSON
     // object; a missing file, a folder or device, malformed JSON (a key twice in one object
     // included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
@@ -31,6 +31,7 @@ public:
     std::optional<bool> optional_bool(const std::string& key) const;
 
     long positive_integer(const std::string& key) const;
+    long non_negative_integer(const std::string& key) const;
     std::optional<long> optional_positive_integer(const std::string& key) const;
     double positive_number(const std::string& key) const;
     std::optional<double> optional_positive_number(const std::string& key) const;
@@ -41,6 +42,8 @@ public:
 private:
     // The field's value, which must be present, not null, and of this kind.
     const JsonValue& field(const std::string& key, JsonValue::Kind kind) const;
+    // A whole number of at least `minimum`; `what` names the kind in the message.
+    long integer_at_least(const std::string& key, long minimum, const char* what) const;
 
     JsonValue object_;
     std::string source_;

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <limits>
-#include <utility>
+#include <optional>
+#include <string>
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
+#include "tuner/decode/printable.h"
 
 namespace sgemm {
 
@@ -67,51 +70,68 @@ bool mlp_defaults_to_four_times_hidden(const std::string& model_type) {
 
 // Fields that mark an architecture whose GEMMs are not the dense decoder's: a mixture of
 // experts has a router and many expert MLPs, latent attention low-rank projections. Its
-// shapes would come out as a dense model's, silently wrong, so it is refused. A field that
-// is null, false or 0 marks nothing.
+// shapes would come out as a dense model's, silently wrong, so it is refused. An expert count
+// of 1 (some dense configs write one) and a rank of null or 0 mark nothing; other MoE fields
+// (moe_intermediate_size, num_experts_per_tok) come with a count and are not consulted.
 void refuse_unmodelled_architectures(const JsonFields& json) {
-    static const std::pair<const char*, const char*> markers[] = {
-        {"num_local_experts", "a mixture of experts (Mixtral style)"},
-        {"num_experts", "a mixture of experts"},
-        {"n_routed_experts", "a mixture of experts (DeepSeek style)"},
-        {"moe_intermediate_size", "a mixture of experts"},
-        {"num_experts_per_tok", "a mixture of experts"},
-        {"kv_lora_rank", "multi-head latent attention (DeepSeek style)"},
-        {"q_lora_rank", "multi-head latent attention (DeepSeek style)"},
+    struct Marker {
+        const char* key;
+        double above;  // a number above this marks the architecture
+        const char* what;
     };
-    for (const auto& [key, what] : markers) {
-        const JsonValue* v = json.find(key);
-        if (!v || v->kind == JsonValue::Kind::Null || v->text == "false" || v->text == "0") continue;
-        json.fail(key, std::string("says this is ") + what +
-                           ", whose GEMMs sgemm-shapes and sgemm-roofline do not model; only dense decoders are");
+    static const Marker markers[] = {
+        {"num_local_experts", 1, "a mixture of experts (Mixtral style)"},
+        {"num_experts", 1, "a mixture of experts"},
+        {"n_routed_experts", 1, "a mixture of experts (DeepSeek style)"},
+        {"kv_lora_rank", 0, "multi-head latent attention (DeepSeek style)"},
+        {"q_lora_rank", 0, "multi-head latent attention (DeepSeek style)"},
+    };
+    for (const Marker& m : markers) {
+        const JsonValue* v = json.find(m.key);
+        if (!v || v->kind != JsonValue::Kind::Number || std::strtod(v->text.c_str(), nullptr) <= m.above) continue;
+        json.fail(m.key, "(" + v->text + ") says this is " + m.what +
+                             ", whose GEMMs sgemm-shapes and sgemm-roofline do not model; only dense decoders are");
     }
 }
 
-// How many layers attend through the sliding window, by the config's own rule for it.
+// layer_types, when given: one kind per layer, each sliding_attention or full_attention (a
+// hybrid with convolution or state-space layers has fewer attention layers than the config's
+// count, and is refused). Returns how many slide.
+std::optional<long> sliding_layers_listed(const JsonFields& json, long layers) {
+    const auto types = json.string_list("layer_types");
+    if (!types) return std::nullopt;
+    if (static_cast<long>(types->size()) != layers)
+        json.fail("layer_types", "has " + std::to_string(types->size()) + " entries for " + std::to_string(layers) +
+                                     " layers");
+    long sliding = 0;
+    for (const std::string& type : *types) {
+        if (type == "sliding_attention")
+            ++sliding;
+        else if (type != "full_attention")
+            json.fail("layer_types", "holds '" + printable(type) +
+                                         "': only sliding_attention and full_attention layers are modelled");
+    }
+    return sliding;
+}
+
+// How many layers attend through the sliding window, by the config's rule for it as Hugging
+// Face transformers reads it, defaults included.
 long sliding_window_layers(const JsonFields& json, const std::string& model_type, long layers) {
-    if (const auto types = json.string_list("layer_types")) {
-        if (static_cast<long>(types->size()) != layers)
-            json.fail("layer_types", "has " + std::to_string(types->size()) + " entries for " +
-                                         std::to_string(layers) + " layers");
-        long sliding = 0;
-        for (const std::string& type : *types) {
-            if (type == "sliding_attention")
-                ++sliding;
-            else if (type != "full_attention")
-                json.fail("layer_types", "holds '" + type + "': only sliding_attention and full_attention are modelled");
-        }
-        return sliding;
+    if (const auto listed = sliding_layers_listed(json, layers)) return *listed;
+    // Qwen2 and Qwen3 write a window that is off unless use_sliding_window is true (their
+    // default is false), and then only for layers from max_window_layers on (default 28).
+    const bool qwen = model_type.rfind("qwen", 0) == 0;
+    if (json.has("use_sliding_window") || qwen) {
+        if (!json.optional_bool("use_sliding_window").value_or(false)) return 0;
+        const long first = json.has("max_window_layers") ? json.non_negative_integer("max_window_layers") : 28;
+        return std::max(0L, layers - first);
     }
-    // Qwen2 and others write a window that is off unless use_sliding_window is true, and then
-    // only for the layers from max_window_layers on.
-    if (json.has("use_sliding_window")) {
-        if (!*json.optional_bool("use_sliding_window")) return 0;
-        if (const auto first = json.optional_positive_integer("max_window_layers"))
-            return std::max(0L, layers - *first);
-        return layers;
-    }
-    // Gemma-3 and Cohere2: every pattern-th layer sees the whole context, the others the window.
-    if (const auto pattern = json.optional_positive_integer("sliding_window_pattern")) return layers - layers / *pattern;
+    // Gemma-3 and Cohere2: every pattern-th layer sees the whole context, the others the
+    // window (defaults 6 and 4).
+    long pattern = json.optional_positive_integer("sliding_window_pattern").value_or(0);
+    if (pattern == 0 && model_type.rfind("gemma3", 0) == 0) pattern = 6;
+    if (pattern == 0 && model_type == "cohere2") pattern = 4;
+    if (pattern > 0) return layers - layers / pattern;
     // Gemma-2: layers 0, 2, 4, ... slide, the odd ones see everything.
     if (model_type == "gemma2") return (layers + 1) / 2;
     return layers;  // Mistral-7B-v0.1: every layer
@@ -131,7 +151,8 @@ ModelConfig find_builtin_model(const std::string& name) {
 ModelConfig load_model_config(const std::string& path) {
     const JsonFields json = JsonFields::load(path);
     ModelConfig m;
-    m.name = json.text("_name_or_path").value_or(path);
+    // Names are printed in tables, CSV comments and messages: control characters are escaped.
+    m.name = printable(json.text("_name_or_path").value_or(path));
     m.source = path;
     m.hidden_size = size_field(json, "hidden_size", "n_embd");
     m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
@@ -148,8 +169,9 @@ ModelConfig load_model_config(const std::string& path) {
     else
         m.intermediate_size = 4 * m.hidden_size;
     // As in Hugging Face: no num_key_value_heads means multi-head attention, and multi_query
-    // (StarCoder, Falcon) one KV head for all.
-    const long kv_default = json.optional_bool("multi_query").value_or(false) ? 1 : m.num_attention_heads;
+    // one KV head for all (StarCoder's gpt_bigcode defaults to it).
+    const bool multi_query = json.optional_bool("multi_query").value_or(model_type == "gpt_bigcode");
+    const long kv_default = multi_query ? 1 : m.num_attention_heads;
     m.num_key_value_heads = json.optional_positive_integer("num_key_value_heads").value_or(kv_default);
     if (const auto head_dim = json.optional_positive_integer("head_dim")) {
         m.head_dim = *head_dim;
@@ -161,7 +183,10 @@ ModelConfig load_model_config(const std::string& path) {
         m.head_dim = m.hidden_size / m.num_attention_heads;
     }
     m.sliding_window = json.optional_positive_integer("sliding_window").value_or(0);
-    if (m.sliding_window > 0) m.sliding_window_layers = sliding_window_layers(json, model_type, m.num_hidden_layers);
+    if (m.sliding_window > 0)
+        m.sliding_window_layers = sliding_window_layers(json, model_type, m.num_hidden_layers);
+    else if (sliding_layers_listed(json, m.num_hidden_layers).value_or(0) > 0)
+        json.fail("layer_types", "lists sliding_attention layers, but there is no sliding_window");
     if (m.sliding_window_layers == 0) m.sliding_window = 0;
     try {
         check_model_config(m);
@@ -204,9 +229,6 @@ void check_model_config(const ModelConfig& m) {
                                                                       : "intermediate_size");
     fits((static_cast<double>(m.num_attention_heads) + 2.0 * m.num_key_value_heads) * m.head_dim,
          "qkv's width ((num_attention_heads + 2 x num_key_value_heads) x head_dim)");
-    for (const unsigned char c : m.name)
-        if (c < 0x20 || c == 0x7F)
-            throw Error("the model's name (_name_or_path, else the file's path) holds a control character");
     if (m.num_attention_heads % m.num_key_value_heads != 0)
         throw Error("field 'num_key_value_heads' (" + std::to_string(m.num_key_value_heads) +
                     ") does not divide num_attention_heads (" + std::to_string(m.num_attention_heads) + ")");

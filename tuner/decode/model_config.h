@@ -35,8 +35,8 @@ ModelConfig find_builtin_model(const std::string& name);  // unknown: an Error l
 // refused by the field that marks them.
 ModelConfig load_model_config(const std::string& path);
 
-// Every size positive, every GEMM dimension it makes within 32 bits, the KV heads dividing
-// the attention heads, and the name printable; else an Error naming the field.
+// Every size positive, every GEMM dimension it makes within 32 bits, and the KV heads dividing
+// the attention heads; else an Error naming the field.
 void check_model_config(const ModelConfig& model);
 
 }  // namespace sgemm
