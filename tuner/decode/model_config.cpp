@@ -166,8 +166,8 @@ ModelConfig load_model_config(const std::string& path) {
         m.intermediate_size = json.positive_integer("intermediate_size");
     else if (json.has("n_inner") || !mlp_defaults_to_four_times_hidden(model_type))
         m.intermediate_size = size_field(json, "intermediate_size", "n_inner");
-    else
-        m.intermediate_size = 4 * m.hidden_size;
+    else  // capped so as not to overflow: a hidden size past 32 bits is refused by check_model_config
+        m.intermediate_size = 4 * std::min<long>(m.hidden_size, std::numeric_limits<int>::max());
     // As in Hugging Face: no num_key_value_heads means multi-head attention, and multi_query
     // one KV head for all (StarCoder's gpt_bigcode defaults to it).
     const bool multi_query = json.optional_bool("multi_query").value_or(model_type == "gpt_bigcode");
