@@ -259,16 +259,20 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; }))
         throw ImportError(source + ": not a CSV export of sgemm-db: its first line names none of the columns "
                           "export writes (device_id, gpu_name, ...)");
-    std::vector<std::string> problems;
+    // The header's problems are one bad line, however many columns it lacks.
+    std::string unknown, missing;
     for (std::size_t i = 0; i < header.size(); ++i)
-        if (!header[i])
-            problems.push_back(source + ":" + std::to_string(records.front().line) + ": unknown column '" +
-                               records.front().fields[i] + "'");
+        if (!header[i]) unknown += (unknown.empty() ? "'" : ", '") + records.front().fields[i] + "'";
     for (const Column& c : columns()) {
         bool present = false;
         for (const Column* h : header) present = present || h == &c;
-        if (!present) problems.push_back(source + ":" + std::to_string(records.front().line) + ": no column '" + c.name + "'");
+        if (!present) missing += (missing.empty() ? "'" : ", '") + std::string(c.name) + "'";
     }
+    std::vector<std::string> problems;
+    if (!unknown.empty() || !missing.empty())
+        problems.push_back(source + ":" + std::to_string(records.front().line) + ": the header " +
+                           (unknown.empty() ? "" : "has unknown columns " + unknown + (missing.empty() ? "" : " and ")) +
+                           (missing.empty() ? "" : "lacks columns " + missing));
     std::vector<ExportRow> rows;
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {

@@ -84,7 +84,7 @@ def plot_ladder(entry, out_dir):
     color = colors(results)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, key, label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
-        values = [r[key] for r in results]
+        values = [r.get(key) or 0 for r in results]  # pct_cublas is absent without a cuBLAS row
         bars = ax.bar(names, values, color=[color[r["kernel"]] for r in results])
         for bar, r in zip(bars, results):
             if not r.get("valid", True):
@@ -152,6 +152,7 @@ def main():
     entries = plotting.bench_entries(plotting.load_json(args.results), args.results)
     entry = pick_entry(entries, args.size)
     ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth)
+    plotting.prepare_out_dir(args.out_dir)
     plot_ladder(entry, args.out_dir)
     plot_roofline(entry, ceilings, args.out_dir)
     plot_sweep(entries, args.out_dir)

@@ -11,9 +11,10 @@ Input, either of:
          "shapes": [{"name": "qkv", "m": 8, "n": 6144, "k": 4096, "weight": 32,
                      "winner": {"kernel": "async", "config": "async BM=...", "median_ms": 0.051},
                      "cublas_ms": 0.061}, ...]}
-    "name" and "weight" may be left out (weight 1); "winner" may be null when no kernel won;
-    "cublas_ms" may be null when cuBLAS was not timed. A winner whose kernel is "cublas" is
-    cuBLAS itself.
+    "name", "transposes" and "weight" may be left out (NN, weight 1); "winner" may be null
+    when no kernel won; "cublas_ms" may be null when cuBLAS was not timed. A winner whose
+    kernel is "cublas" is cuBLAS itself. The table's "peak_tflops" and "bandwidth_tbs", which
+    sgemm-tune writes, are the ceilings of its own "% floor" and are used when present.
   * sgemm-bench JSON (one object, or an array for a sweep): each size is a shape, its winner
     the fastest valid kernel other than cuBLAS, and cuBLAS its "cublas" row.
 
@@ -22,15 +23,15 @@ Writes into DIR:
                             under the roofline; right, per shape, the roofline's attainable
                             TFLOPS beside the winner's and cuBLAS's
   metrics.json              {"gpu", "peak_tflops", "bandwidth_tbs", "input",
-                             "m12_gemms": [one row per shape: name, m, n, k, weight, flops, bytes,
+                             "m12_gemms": [one row per shape: name, m, n, k, transposes, weight, flops, bytes,
                               intensity, floor_ms, roofline_gflops, winner_kernel, winner_config,
                               winner_ms, winner_gflops, winner_pct_of_floor, cublas_ms,
                               cublas_gflops, cublas_pct_of_floor, speedup_vs_cublas]}
 
 The roofline is fp32's: 2MNK FLOPs at the FFMA peak, 4(MK + KN + MN) bytes (each operand moved
 once) at the DRAM bandwidth; the floor is the larger of the two times, and "% of floor" is the
-floor divided by the measured time. Ceilings as in plot_bench.py (the "gpu" name, or
---peak-tflops and --bandwidth).
+floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, else the table's
+own, else as in plot_bench.py (the "gpu" name).
 """
 import json
 import os
@@ -56,19 +57,37 @@ def shapes_from_bench(entries):
     return shapes
 
 
+def check_tuner_table(data, path):
+    """Every field of the tuner's table that the plot and metrics.json read, so that bad input is
+    one message, not a traceback or a wrong number."""
+    if not isinstance(data.get("shapes"), list) or not data["shapes"]:
+        raise UserError(f"{path}: the tuner's table needs a non-empty \"shapes\" list")
+    plotting.check_fields(data, "the table", path, [plotting.GPU_FIELD],
+                          [(key, plotting.is_positive_number, "a positive number")
+                           for key in ("peak_tflops", "bandwidth_tbs")])
+    for i, shape in enumerate(data["shapes"]):
+        where = f"shapes[{i}]"
+        plotting.check_fields(shape, where, path, plotting.SIZE_FIELDS,
+                              [("name", *plotting.TEXT), ("transposes", *plotting.TEXT),
+                               ("weight", plotting.is_positive_integer, "a positive integer"),
+                               ("cublas_ms", *plotting.TIME)])
+        if shape.get("winner") is not None:
+            plotting.check_fields(shape["winner"], f"{where}.winner", path,
+                                  [("kernel", *plotting.TEXT), ("median_ms", *plotting.TIME)],
+                                  [("config", *plotting.TEXT)])
+
+
 def read_input(path):
-    """(gpu name, shapes in the tuner's format) from either input format."""
+    """(gpu name, shapes in the tuner's format, the ceilings the input names or None) from
+    either input format. The tuner's table names the ceilings of its own "% floor"."""
     data = plotting.load_json(path)
     if isinstance(data, dict) and "shapes" in data:
-        if "gpu" not in data or not isinstance(data["shapes"], list) or not data["shapes"]:
-            raise UserError(f"{path}: the tuner's table needs \"gpu\" and a non-empty \"shapes\" list")
-        for i, s in enumerate(data["shapes"]):
-            missing = [key for key in ("m", "n", "k") if not isinstance(s.get(key), int) or s[key] < 1]
-            if missing:
-                raise UserError(f"{path}: shapes[{i}] needs positive integers {', '.join(missing)}")
-        return data["gpu"], data["shapes"]
+        check_tuner_table(data, path)
+        named = (data["peak_tflops"], data["bandwidth_tbs"]) if data.get("peak_tflops") and data.get("bandwidth_tbs") \
+            else None
+        return data["gpu"], data["shapes"], named
     entries = plotting.bench_entries(data, path)
-    return entries[0]["gpu"], shapes_from_bench(entries)
+    return entries[0]["gpu"], shapes_from_bench(entries), None
 
 
 def metrics_row(shape, ceilings):
@@ -85,8 +104,8 @@ def metrics_row(shape, ceilings):
         return 100.0 * floor / ms if ms else None
 
     return {
-        "name": shape.get("name", plotting.shape_label(m, n, k)),
-        "m": m, "n": n, "k": k, "weight": shape.get("weight", 1),
+        "name": shape.get("name") or plotting.shape_label(m, n, k),
+        "m": m, "n": n, "k": k, "transposes": shape.get("transposes") or "NN", "weight": shape.get("weight") or 1,
         "flops": plotting.gemm_flops(m, n, k),
         "bytes": plotting.gemm_min_bytes(m, n, k),
         "intensity": plotting.gemm_intensity(m, n, k),
@@ -116,7 +135,8 @@ def plot(rows, gpu, ceilings, out_dir):
 
     def label(r):
         shape = plotting.shape_label(r["m"], r["n"], r["k"])
-        return r["name"] if r["name"].endswith(shape) else f"{r['name']}\n{shape}"
+        text = r["name"] if r["name"].endswith(shape) else f"{r['name']}\n{shape}"
+        return text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
 
     labels = [label(r) for r in rows]
     xs = range(len(rows))
@@ -143,16 +163,23 @@ def main():
     parser = plotting.argument_parser(__doc__, "the tuner's --json table, or sgemm-bench --json output",
                                       "folder for the PNG and metrics.json")
     args = parser.parse_args()
-    gpu, shapes = read_input(args.results)
-    ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
+    gpu, shapes, named = read_input(args.results)
+    if named:
+        ceilings = plotting.Ceilings(gpu, args.peak_tflops or named[0], args.bandwidth or named[1])
+    else:
+        ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
+    plotting.prepare_out_dir(args.out_dir)
     rows = [metrics_row(s, ceilings) for s in shapes]
     plot(rows, gpu, ceilings, args.out_dir)
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
                "input": os.path.basename(args.results), "m12_gemms": rows}
     path = os.path.join(args.out_dir, "metrics.json")
-    with open(path, "w") as f:
-        json.dump(metrics, f, indent=2)
-        f.write("\n")
+    try:
+        with open(path, "w") as f:
+            json.dump(metrics, f, indent=2, allow_nan=False)
+            f.write("\n")
+    except OSError as e:
+        raise plotting.output_error(path, e)
     print(path)
 
 

@@ -4,6 +4,7 @@ scripts run on machines without a display.
 """
 import argparse
 import json
+import math
 import os
 import sys
 from typing import NamedTuple
@@ -14,13 +15,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 # fp32 FFMA peak (TFLOPS) and DRAM bandwidth (TB/s) of tuner/decode/gpu_spec.cpp's built-in GPUs
-# (tests/decode/test_plots.py checks that the two agree), each with the words that find it in a
-# CUDA device name such as "NVIDIA H200". The H200's figures were measured on this project's H200.
+# (tests/decode/test_plots.py checks that the two agree), each with the CUDA device names that
+# are that very board ("NVIDIA " left off). Names are matched whole: an H100 PCIe or an A100
+# 40GB has other ceilings and needs --peak-tflops and --bandwidth. The H200's figures were
+# measured on this project's H200.
 FP32_CEILINGS = {
-    "T4": (("T4",), 8.1, 0.320),
-    "A100-80GB": (("A100",), 19.5, 2.039),
-    "RTX 3090": (("3090",), 35.6, 0.936),
-    "H100 SXM": (("H100",), 67.0, 3.35),
+    "T4": (("T4", "Tesla T4"), 8.1, 0.320),
+    "A100-80GB": (("A100-80GB", "A100-SXM4-80GB"), 19.5, 2.039),
+    "RTX 3090": (("RTX 3090", "GeForce RTX 3090"), 35.6, 0.936),
+    "H100 SXM": (("H100 SXM", "H100 80GB HBM3", "H100 SXM5 80GB"), 67.0, 3.35),
     "H200": (("H200",), 66.9, 4.29),
 }
 
@@ -43,11 +46,17 @@ class Ceilings(NamedTuple):
         return min(self.peak_tflops, intensity * self.bandwidth_tbs)
 
 
+def _squeeze(name):
+    """A GPU name without "NVIDIA ", case and punctuation, for matching."""
+    name = name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
 def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None):
     """The fp32 ceilings of the GPU named by a CUDA device name, each replaced by the override
     when one is given. A GPU not in the table needs both overrides."""
-    for key, (words, peak, bandwidth) in FP32_CEILINGS.items():
-        if all(word in gpu_name for word in words):
+    for key, (names, peak, bandwidth) in FP32_CEILINGS.items():
+        if _squeeze(gpu_name) in (_squeeze(name) for name in names):
             return Ceilings(key, peak_tflops or peak, bandwidth_tbs or bandwidth)
     if peak_tflops is None or bandwidth_tbs is None:
         known = ", ".join(FP32_CEILINGS)
@@ -79,29 +88,68 @@ def argument_parser(doc, results_help, out_help):
 
 def positive_float(text):
     value = float(text)
-    if not value > 0:
+    if not (value > 0 and math.isfinite(value)):
         raise ValueError(text)
     return value
 
 
 def load_json(path):
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             return json.load(f)
     except OSError as e:
         raise UserError(f"{path}: {e.strerror}")
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text, so not JSON")
     except json.JSONDecodeError as e:
         raise UserError(f"{path}: not valid JSON: {e}")
 
 
+def is_positive_integer(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def is_positive_number(value):
+    """A time or a rate: a finite number above 0 (NaN, infinities, 0 and booleans are not)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def check_fields(record, where, path, required, optional=()):
+    """Each (key, test, what) of `required` must be in the dict `record` and pass its test; each
+    of `optional` may be absent or null. A failure is a UserError naming the file and `where`."""
+    if not isinstance(record, dict):
+        raise UserError(f"{path}: {where} must be an object")
+    for key, test, what in required:
+        if not test(record.get(key)):
+            raise UserError(f"{path}: {where}: \"{key}\" must be {what}, not {json.dumps(record.get(key))}")
+    for key, test, what in optional:
+        if record.get(key) is not None and not test(record[key]):
+            raise UserError(f"{path}: {where}: \"{key}\" must be {what} or null, not {json.dumps(record[key])}")
+
+
+SIZE_FIELDS = tuple((key, is_positive_integer, "a positive integer") for key in ("m", "n", "k"))
+GPU_FIELD = ("gpu", lambda v: isinstance(v, str) and v != "", "a GPU's name")
+TEXT = (lambda v: isinstance(v, str), "text")
+TIME = (is_positive_number, "a positive number")
+
+
 def bench_entries(data, path):
-    """sgemm-bench JSON as a list of entries, one per size: a sweep is an array of them."""
+    """sgemm-bench JSON as a list of entries, one per size: a sweep is an array of them. Every
+    field the plots read is checked here, so bad input is one message, not a traceback."""
     entries = data if isinstance(data, list) else [data]
-    for entry in entries:
-        if not isinstance(entry, dict) or not all(key in entry for key in ("gpu", "m", "n", "k", "results")):
-            raise UserError(f"{path}: not sgemm-bench JSON (each entry needs gpu, m, n, k and results)")
     if not entries:
         raise UserError(f"{path}: no entries")
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not all(key in entry for key in ("gpu", "m", "n", "k", "results")):
+            raise UserError(f"{path}: not sgemm-bench JSON (each entry needs gpu, m, n, k and results; "
+                            "plot_roofline.py also takes the tuner's --json table)")
+        where = f"entry {i}"
+        check_fields(entry, where, path, [GPU_FIELD, *SIZE_FIELDS,
+                                          ("results", lambda v: isinstance(v, list) and v, "a non-empty list")])
+        for j, result in enumerate(entry["results"]):
+            check_fields(result, f"{where}, results[{j}]", path, [("kernel", *TEXT), ("median_ms", *TIME),
+                                                                  ("tflops", *TIME)],
+                         [("config", *TEXT), ("pct_cublas", *TIME), ("valid", lambda v: isinstance(v, bool), "a boolean")])
     return entries
 
 
@@ -148,12 +196,32 @@ def draw_roofline(ax, ceilings, intensities):
     ax.grid(True, which="both", alpha=0.3)
 
 
+def prepare_out_dir(directory):
+    """Creates the output folder if need be, before any drawing: a path that cannot be a folder
+    is a UserError."""
+    if not directory:
+        raise UserError("-o: the output folder is empty")
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"-o {directory}: {e.strerror}")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UserError(f"-o {directory}: cannot write into it")
+
+
+def output_error(path, error):
+    return UserError(f"cannot write {path}: {error.strerror or error}")
+
+
 def save(fig, directory, name):
-    os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, name)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as e:
+        raise output_error(path, e)
+    finally:
+        plt.close(fig)
     print(path)
     return path
 

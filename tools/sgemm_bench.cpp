@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
          "timeline build, and print where its launch's time goes: when the blocks' main loops end, when the "
          "last block ends, and for split-K how long the blocks that sum a tile take to store their partial, "
          "count in, and sum")
-        ("save-cubins", po::value<std::string>(), "write each kernel's cubin into this folder (for cuobjdump)")
+        ("save-cubins", po::value<std::string>(), "write each kernel's cubin into this folder, which must exist (for cuobjdump)")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
         ("json", po::value<std::string>(), "also write the results as JSON to this file");
 

@@ -264,6 +264,9 @@ int main(int argc, char** argv) {
     for (const std::string& w : shapes.warnings) std::fprintf(stderr, "sgemm-tune: warning: %s\n", w.c_str());
 
     if (dry) {
+        if (!json_path.empty())
+            std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
+                                 "only checked)\n", json_path.c_str());
         try {
             return dry_run(shapes, options, dry_arch);
         } catch (const std::exception& e) {
@@ -307,7 +310,8 @@ int main(int argc, char** argv) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
         Json rows = Json::array();
-        print_table(outcomes, device_model(device), rows);
+        const DeviceModel model = device_model(device);
+        print_table(outcomes, model, rows);
         std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
         if (options.search.strategy == Strategy::Exhaustive) print_model_evaluation(outcomes);
         if (!json_path.empty()) {
@@ -317,6 +321,9 @@ int main(int argc, char** argv) {
                 .set("database", store.path())
                 .set("strategy", to_string(options.search.strategy))
                 .set("seconds", seconds)
+                // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
+                .set("peak_tflops", model.fp32_flops / 1e12)
+                .set("bandwidth_tbs", model.bytes_per_s / 1e12)
                 .set("shapes", rows);
             std::ofstream out(json_path);
             out << doc.dump() << "\n";

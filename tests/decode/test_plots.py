@@ -88,6 +88,42 @@ class PlotBench(PlotTest):
         self.assert_user_error(run("plot_bench.py", BENCH_4096), "-o")
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--bandwidth", "-1"), "--bandwidth")
 
+    def write(self, name, data):
+        path = os.path.join(self.out, name)
+        with open(path, "w") as f:
+            json.dump(data, f)
+        return path
+
+    def test_fields_of_the_wrong_kind_are_named(self):
+        def with_result(**fields):
+            data = load(BENCH_4096)
+            data["results"][1].update(fields)
+            return data
+        cases = [
+            (with_result(median_ms=None), 'results[1]: "median_ms" must be a positive number, not null'),
+            (with_result(median_ms=float("nan")), '"median_ms" must be a positive number, not NaN'),
+            (with_result(tflops=-3.0), '"tflops" must be a positive number, not -3.0'),
+            (with_result(kernel=7), '"kernel" must be text, not 7'),
+            (dict(load(BENCH_4096), m=True), '"m" must be a positive integer, not true'),
+            (dict(load(BENCH_4096), results="oops"), '"results" must be a non-empty list'),
+            (dict(load(BENCH_4096), gpu=None), '"gpu" must be a GPU\'s name, not null'),
+        ]
+        for data, words in cases:
+            path = self.write("bad.json", data)
+            self.assert_user_error(run("plot_bench.py", path, "-o", self.out), words)
+            self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), words)
+        with open(os.path.join(self.out, "latin1.json"), "wb") as f:
+            f.write(b'{"gpu": "\xff"}')
+        self.assert_user_error(run("plot_bench.py", os.path.join(self.out, "latin1.json"), "-o", self.out), "not UTF-8")
+
+    def test_an_output_folder_that_cannot_be_one_is_named(self):
+        afile = os.path.join(self.out, "afile")
+        open(afile, "w").close()
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", afile), f"-o {afile}: File exists")
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", os.path.join(afile, "sub")), "Not a directory")
+        self.assert_user_error(run("plot_roofline.py", BENCH_4096, "-o", ""), "the output folder is empty")
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "inf"), "--peak-tflops")
+
     def test_effective_intensity_by_hand(self):
         big = {"m": 4096, "n": 4096, "k": 4096}
         cases = [
@@ -153,9 +189,31 @@ class PlotRoofline(PlotTest):
 
     def test_bad_tuner_table(self):
         path = os.path.join(self.out, "bad.json")
+        cases = [
+            ({"m": 8, "n": 0, "k": 4096}, 'shapes[0]: "n" must be a positive integer, not 0'),
+            ({"m": 8, "n": 8, "k": 8, "winner": "async"}, "shapes[0].winner must be an object"),
+            ({"m": 8, "n": 8, "k": 8, "winner": {"kernel": "async", "median_ms": "0.03"}},
+             'shapes[0].winner: "median_ms" must be a positive number, not "0.03"'),
+            ({"m": 8, "n": 8, "k": 8, "cublas_ms": -1}, '"cublas_ms" must be a positive number or null, not -1'),
+            ({"m": 8, "n": 8, "k": 8, "name": 5}, '"name" must be text or null, not 5'),
+        ]
+        for shape, words in cases:
+            with open(path, "w") as f:
+                json.dump({"gpu": "NVIDIA H200", "shapes": [shape]}, f)
+            self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), words)
+
+    def test_the_tables_own_ceilings_and_transposes(self):
+        # sgemm-tune names the ceilings of its "% floor"; they win over the GPU's name, and a
+        # shape tuned both NN and TN stays two rows that say which is which.
+        table = {"gpu": "NVIDIA H100 PCIe", "peak_tflops": 51.0, "bandwidth_tbs": 2.0,
+                 "shapes": [{"m": 64, "n": 64, "k": 64, "transposes": t, "winner": None, "cublas_ms": 0.01}
+                            for t in ("NN", "TN")]}
+        path = os.path.join(self.out, "table.json")
         with open(path, "w") as f:
-            json.dump({"gpu": "NVIDIA H200", "shapes": [{"m": 8, "n": 0, "k": 4096}]}, f)
-        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), "shapes[0] needs positive integers n")
+            json.dump(table, f)
+        metrics = self.metrics(path)
+        self.assertEqual((metrics["peak_tflops"], metrics["bandwidth_tbs"]), (51.0, 2.0))
+        self.assertEqual([r["transposes"] for r in metrics["m12_gemms"]], ["NN", "TN"])
 
 
 class Ceilings(unittest.TestCase):
@@ -171,6 +229,10 @@ class Ceilings(unittest.TestCase):
         self.assertEqual(plotting.ceilings_for("NVIDIA H100 80GB HBM3").name, "H100 SXM")
         self.assertEqual(plotting.ceilings_for("Tesla T4").name, "T4")
         self.assertEqual(plotting.ceilings_for("NVIDIA H200", bandwidth_tbs=4.8).bandwidth_tbs, 4.8)
+        # Other boards of the same chip have other ceilings: they are not taken for the table's.
+        for name in ("NVIDIA H100 PCIe", "NVIDIA A100-PCIE-40GB", "NVIDIA T400 4GB"):
+            with self.assertRaises(plotting.UserError, msg=name):
+                plotting.ceilings_for(name)
 
 
 if __name__ == "__main__":

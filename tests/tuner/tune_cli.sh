@@ -65,8 +65,10 @@ err=$("$tune" --shapes "$dir/small.csv" --json "$dir" 2>&1 >/dev/null); rc=$?
 grep -q "is a folder" <<<"$err" || fail "--json folder message: $err"
 # (A dry run checks --json too, and writes no table: the files show what the check did.)
 echo previous > "$dir/kept.json"
-"$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>&1 ||
+"$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>"$dir/err" ||
   fail "a dry run with --json exited non-zero"
+grep -qF "a dry run times nothing, so it writes no --json table ($dir/kept.json was only checked)" "$dir/err" ||
+  fail "a dry run does not say it writes no --json: $(cat "$dir/err")"
 [ "$(cat "$dir/kept.json")" = previous ] || fail "checking --json changed the existing file"
 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/new.json" >/dev/null 2>&1
 [ ! -e "$dir/new.json" ] || fail "checking --json left a new file behind"
