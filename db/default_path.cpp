@@ -16,7 +16,10 @@ std::string default_db_path() {
     if (!env("XDG_DATA_HOME").empty() && env("XDG_DATA_HOME")[0] == '/')
         return env("XDG_DATA_HOME") + "/sgemm/tuning.db";
     if (!env("HOME").empty()) return env("HOME") + "/.local/share/sgemm/tuning.db";
-    throw Error(std::string("no database path: give --db, or set SGEMM_DB (the default is ") + kDefaultDbPathRule + ")");
+    // Tools and the library both come here: name both ways of giving a path.
+    throw Error(std::string("no database path: give one (--db to the tools, options.db_path to libsgemm_dispatch), "
+                            "or set SGEMM_DB (the default is ") +
+                kDefaultDbPathRule + ")");
 }
 
 }  // namespace sgemm

@@ -9,7 +9,10 @@
  *     C (M x N) = alpha * op(A) (M x K) * op(B) (K x N) + beta * C
  * with element (r, c) of a matrix X at X[r * ldx + c]. A is stored M x K (lda >= K), or
  * K x M when trans_a is SGEMM_DISPATCH_OP_T (lda >= M); B is stored K x N (ldb >= N), or
- * N x K when transposed (ldb >= K); ldc >= N. With beta == 0, C is not read.
+ * N x K when transposed (ldb >= K); ldc >= N. With beta == 0, C is not read. C must not
+ * overlap A or B (the kernels read A and B while they write C). M or N of 0 is an empty
+ * product, as in cuBLAS: gemm returns SUCCESS and touches nothing. K of 0 with M and N above
+ * 0 (C = beta * C alone) is refused with INVALID_SIZE.
  *
  * Choosing the kernel (sgemm-db explain prints the same decision):
  *   1. exact    the database's winner for this device and shape key (M, N, K, transposes,
@@ -46,9 +49,14 @@
  *     workspace: launch the graph on that stream (or while nothing else uses that stream's
  *     workspace), one launch at a time. Destroy graphs that hold dispatch calls before the
  *     handle.
- *   - destroy waits for the device to finish the handle's work, writes pending misses and
- *     frees everything but a 16-byte shell, kept so that a later call with the handle is
- *     reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than undefined.
+ *   - destroy waits for the whole device (cudaDeviceSynchronize: other libraries' streams
+ *     too), writes pending misses and frees everything but a 16-byte shell, kept so that a
+ *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
+ *     undefined. It returns CUDA_ERROR if the wait failed or DATABASE_ERROR if the last
+ *     misses could not be written; the handle is destroyed either way.
+ *   - Device memory: each of the max_streams workspaces holds the split-K scratch
+ *     (info.workspace_bytes) and, where cuBLAS may be called, 32 MiB for cuBLAS; with the
+ *     defaults (8 streams, cuBLAS fallback) that is at least 256 MiB.
  *
  * Misses: with record_misses, every call whose shape key has no exact winner is counted in
  * memory (one atomic add) and the counts are written to the database's misses table from a
@@ -76,9 +84,9 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_SUCCESS = 0,
     SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, or destroyed already */
     SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range */
-    SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K below 1 */
+    SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative, or K 0 with M and N not */
     SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length */
-    SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer, or a leading dimension, not float-aligned */
+    SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
     SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
     SGEMM_DISPATCH_WRONG_DEVICE = 7,              /* the calling thread's current device is another */
     SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign or newer database */
@@ -168,7 +176,8 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
 
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
 
-/* Waits for the device, writes pending misses, frees the handle. NULL is a no-op. */
+/* Waits for the device, writes pending misses, frees the handle (see "destroy" above for
+   its statuses). NULL is a no-op. */
 sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle);
 
 /* "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal": a status's name

@@ -1,6 +1,6 @@
 // The C++ face of libsgemm_dispatch: an RAII owner of a handle whose failures throw. Header
-// only, over the C API of dispatch.h (whose comment holds the contract), so no C++ symbol
-// crosses the library boundary.
+// only (C++14 or later), over the C API of dispatch.h (whose comment holds the contract), so
+// no C++ symbol crosses the library boundary.
 #pragma once
 #include <sgemm/dispatch.h>
 
@@ -37,8 +37,12 @@ public:
     Dispatch(const Dispatch&) = delete;
     Dispatch& operator=(const Dispatch&) = delete;
     Dispatch(Dispatch&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    // The handle held before is destroyed now, not left to `other`.
     Dispatch& operator=(Dispatch&& other) noexcept {
-        std::swap(handle_, other.handle_);
+        if (this != &other) {
+            sgemm_dispatch_destroy(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
         return *this;
     }
 

@@ -105,7 +105,11 @@ sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_d
     const Dispatcher* d = dispatcher_of(handle);
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
     if (!info) return fail(SGEMM_DISPATCH_INVALID_VALUE, "info is NULL");
-    *info = d->info();
+    try {
+        *info = d->info();
+    } catch (const std::exception& e) {
+        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+    }
     return SGEMM_DISPATCH_SUCCESS;
 }
 
@@ -115,8 +119,9 @@ sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
     handle->magic.store(sgemm::kDestroyed, std::memory_order_relaxed);
     handle->dispatcher = nullptr;
+    const sgemm_dispatch_status_t status = d->finish();  // the handle is gone either way
     delete d;
-    return SGEMM_DISPATCH_SUCCESS;
+    return status;
 }
 
 const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
@@ -124,7 +129,7 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_SUCCESS: return "SGEMM_DISPATCH_SUCCESS: no error";
         case SGEMM_DISPATCH_INVALID_HANDLE: return "SGEMM_DISPATCH_INVALID_HANDLE: NULL, or destroyed already";
         case SGEMM_DISPATCH_INVALID_VALUE: return "SGEMM_DISPATCH_INVALID_VALUE: a NULL pointer, or an option or op out of range";
-        case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K below 1";
+        case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K negative, or K 0 with M and N not";
         case SGEMM_DISPATCH_INVALID_LEADING_DIMENSION:
             return "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION: lda, ldb or ldc below the stored row length";
         case SGEMM_DISPATCH_MISALIGNED: return "SGEMM_DISPATCH_MISALIGNED: a pointer that is not float-aligned";

@@ -134,18 +134,30 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     timings_.create_ms = ms_since(start);
 }
 
-Dispatcher::~Dispatcher() {
+sgemm_dispatch_status_t Dispatcher::finish() noexcept {
     // The workspaces and kernels must outlive every launch that uses them.
     cudaSetDevice(device_.ordinal);
-    cudaDeviceSynchronize();
+    if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "waiting for the device: %s", cudaGetErrorString(e));
+    if (misses_) {
+        const std::string error = misses_->stop();
+        if (!error.empty()) return fail(SGEMM_DISPATCH_DATABASE_ERROR, "%s", error.c_str());
+    }
+    return SGEMM_DISPATCH_SUCCESS;
 }
+
+Dispatcher::~Dispatcher() { finish(); }
 
 sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stream) noexcept {
     ShapeKey key;
     if (const sgemm_dispatch_status_t status = check_call(call, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
         return status;
+    if (empty_product(key)) return SGEMM_DISPATCH_SUCCESS;
     int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess || current != device_.ordinal)
+    // A failing cudaGetDevice is a sticky error from earlier work (a kernel fault), not a device mix-up.
+    if (const cudaError_t e = cudaGetDevice(&current); e != cudaSuccess)
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaGetDevice: %s", cudaGetErrorString(e));
+    if (current != device_.ordinal)
         return fail(SGEMM_DISPATCH_WRONG_DEVICE,
                     "the calling thread's current device is %d, the handle's is %d: cudaSetDevice(%d) first", current,
                     device_.ordinal, device_.ordinal);
@@ -221,6 +233,9 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     if (const sgemm_dispatch_status_t status = check_call(c, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
         return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
                last_error() + "\n";
+    if (empty_product(key))
+        return "shape     M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) + " K=" + std::to_string(key.K) +
+               "\nlaunch    nothing: M or N is 0, an empty product; gemm returns SGEMM_DISPATCH_SUCCESS\n";
 
     const Decision d = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
     std::string launch;

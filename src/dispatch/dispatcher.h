@@ -29,7 +29,11 @@ class Dispatcher {
 public:
     // Throws StatusError with the status create returns.
     explicit Dispatcher(const sgemm_dispatch_options_t& options);
-    ~Dispatcher();  // waits for the device, then writes the misses left
+    ~Dispatcher();  // finish(), if not called yet
+
+    // Waits for the whole device, then stops the miss log and writes the misses left.
+    // CUDA_ERROR or DATABASE_ERROR (with last_error()) when either fails. Never throws.
+    sgemm_dispatch_status_t finish() noexcept;
 
     // The hot path: no allocation, no synchronisation, no compilation once the call's
     // shape key has a plan. Never throws.
@@ -46,7 +50,6 @@ public:
     const DeviceInfo& device() const { return device_; }
 
 private:
-    const Plan* prepare(const ShapeKey& key) noexcept;  // under resolve_mutex_
     std::unique_ptr<Plan> make_plan(const ShapeKey& key, const Decision& decision) const;
 
     sgemm_dispatch_options_t options_;

@@ -9,8 +9,20 @@ sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, S
     if (!is_op(c.trans_a) || !is_op(c.trans_b))
         return fail(SGEMM_DISPATCH_INVALID_VALUE, "trans_a=%d, trans_b=%d: each must be SGEMM_DISPATCH_OP_N (0) or _T (1)",
                     static_cast<int>(c.trans_a), static_cast<int>(c.trans_b));
-    if (c.M < 1 || c.N < 1 || c.K < 1)
-        return fail(SGEMM_DISPATCH_INVALID_SIZE, "M=%d N=%d K=%d: each must be at least 1", c.M, c.N, c.K);
+    if (c.M < 0 || c.N < 0 || c.K < 0)
+        return fail(SGEMM_DISPATCH_INVALID_SIZE, "M=%d N=%d K=%d: none may be negative", c.M, c.N, c.K);
+    if (c.M == 0 || c.N == 0) {
+        key = ShapeKey{};
+        key.M = c.M;
+        key.N = c.N;
+        key.K = c.K;
+        return SGEMM_DISPATCH_SUCCESS;
+    }
+    // cuBLAS scales C by beta when K is 0; no kernel here does that alone.
+    if (c.K == 0)
+        return fail(SGEMM_DISPATCH_INVALID_SIZE,
+                    "K=0 with M=%d N=%d: C = beta * C alone is not supported, scale C with a kernel of your own", c.M,
+                    c.N);
     if (!c.A || !c.B || !c.C)
         return fail(SGEMM_DISPATCH_INVALID_VALUE, "%s is NULL", !c.A ? "A" : !c.B ? "B" : "C");
 

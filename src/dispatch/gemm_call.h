@@ -24,9 +24,14 @@ struct GemmCall {
 };
 
 // SGEMM_DISPATCH_SUCCESS with `key` filled in (at `precision`), or the first problem found,
-// its reason in last_error(): an op other than N or T, M, N or K below 1, a NULL pointer, a
-// leading dimension below its stored row length, or a pointer or leading dimension that is
-// not float-aligned (alignment class 0).
+// its reason in last_error(): an op other than N or T, a negative size, K = 0 with M and N
+// above 0, a NULL pointer, a leading dimension below its stored row length, or a pointer
+// that is not float-aligned (alignment class 0). An empty product (M or N is 0) is
+// SUCCESS at once, as in cuBLAS: there is nothing to read or write, so its pointers and
+// leading dimensions are not looked at, and `key` holds only its sizes (empty_product).
 sgemm_dispatch_status_t check_call(const GemmCall& call, GemmPrecision precision, ShapeKey& key);
+
+// Whether check_call's key is an empty product, which launches nothing.
+inline bool empty_product(const ShapeKey& key) { return key.M == 0 || key.N == 0; }
 
 }  // namespace sgemm

@@ -14,14 +14,18 @@ MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint 
     thread_ = std::thread([this] { run(); });
 }
 
-MissLog::~MissLog() {
+MissLog::~MissLog() { stop(); }
+
+std::string MissLog::stop() noexcept {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
+        if (stopped_) return "";
+        stop_ = stopped_ = true;
     }
     wake_.notify_all();
     thread_.join();
     flush();
+    return last_error();
 }
 
 void MissLog::run() {
@@ -33,23 +37,30 @@ void MissLog::run() {
     }
 }
 
-std::int64_t MissLog::flush() {
+std::int64_t MissLog::flush() noexcept {
     std::lock_guard<std::mutex> flushing(flushing_);
     std::vector<std::pair<const Plan*, std::int64_t>> taken;
-    std::vector<Miss> batch;
-    for (const Plan* plan : plans_.plans())
-        if (const std::int64_t n = plan->unwritten_misses.exchange(0, std::memory_order_relaxed); n > 0) {
-            taken.emplace_back(plan, n);
-            batch.push_back(Miss{device_.id(), plan->key, n, "", ""});  // first and last seen: now
-        }
-    if (batch.empty()) return 0;
     std::string error;
     try {
+        // Counts are taken off the plans as they are read; a failure at any point (even to
+        // allocate) puts back what was taken.
+        std::vector<Miss> batch;
+        for (const Plan* plan : plans_.plans()) {
+            if (plan->unwritten_misses.load(std::memory_order_relaxed) == 0) continue;
+            taken.emplace_back(plan, 0);  // room first, then the count: none is lost if this throws
+            taken.back().second = plan->unwritten_misses.exchange(0, std::memory_order_relaxed);
+            batch.push_back(Miss{device_.id(), plan->key, taken.back().second, "", ""});  // first and last seen: now
+        }
+        if (batch.empty()) return 0;
         TuningStore store(db_path_, OpenMode::ReadWrite);
         store.add_device(device_);
         store.record_misses(batch);
     } catch (const std::exception& e) {
-        error = std::string("writing misses to ") + db_path_ + ": " + e.what();
+        try {
+            error = std::string("writing misses to ") + db_path_ + ": " + e.what();
+        } catch (...) {
+            error = "writing misses: out of memory";
+        }
     }
     std::int64_t calls = 0;
     for (const auto& [plan, n] : taken) {
@@ -57,8 +68,8 @@ std::int64_t MissLog::flush() {
         calls += n;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    last_error_ = error;
-    if (!error.empty()) return 0;
+    last_error_.swap(error);
+    if (!last_error_.empty()) return 0;
     written_ += calls;
     return calls;
 }

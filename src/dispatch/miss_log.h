@@ -19,12 +19,17 @@ namespace sgemm {
 class MissLog {
 public:
     MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device, std::chrono::milliseconds interval);
-    ~MissLog();  // stops the thread, then writes what is left
+    ~MissLog();  // stop(), if not called yet
+
+    // Stops the thread and writes what is left; returns why that write failed, or "".
+    // Later calls do nothing and return "". Never throws.
+    std::string stop() noexcept;
     MissLog(const MissLog&) = delete;
     MissLog& operator=(const MissLog&) = delete;
 
-    // Writes the counts now; returns how many calls it wrote.
-    std::int64_t flush();
+    // Writes the counts now; returns how many calls it wrote (0 when the write failed:
+    // last_error() says why). Never throws.
+    std::int64_t flush() noexcept;
 
     std::int64_t pending() const;  // counted, not yet written
     std::int64_t written() const { return written_; }
@@ -42,6 +47,7 @@ private:
     mutable std::mutex mutex_;  // guards stop_ and last_error_
     std::condition_variable wake_;
     bool stop_ = false;
+    bool stopped_ = false;  // stop() ran
     std::string last_error_;
     std::thread thread_;
 };

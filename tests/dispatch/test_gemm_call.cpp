@@ -57,14 +57,36 @@ TEST(GemmCall, OpsOtherThanNOrTAreRefused) {
     EXPECT_TRUE(reason_has("trans_b=2")) << last_error();
 }
 
-TEST(GemmCall, DimensionsBelowOneAreRefused) {
-    for (int which = 0; which < 3; ++which)
-        for (int value : {0, -1}) {
-            GemmCall c = good();
-            (which == 0 ? c.M : which == 1 ? c.N : c.K) = value;
-            EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_SIZE) << which << " " << value;
-        }
-    EXPECT_TRUE(reason_has("at least 1")) << last_error();
+TEST(GemmCall, NegativeDimensionsAreRefused) {
+    for (int which = 0; which < 3; ++which) {
+        GemmCall c = good();
+        (which == 0 ? c.M : which == 1 ? c.N : c.K) = -1;
+        EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_SIZE) << which;
+        EXPECT_TRUE(reason_has("none may be negative")) << last_error();
+    }
+}
+
+TEST(GemmCall, AnEmptyProductSucceedsWithoutLookingAtItsPointers) {
+    // As in cuBLAS: M or N of 0 computes nothing, so NULL pointers and any leading dimension
+    // (even one a real call would refuse) pass, and the key says it is empty.
+    for (int which = 0; which < 2; ++which) {
+        GemmCall c = good();
+        (which == 0 ? c.M : c.N) = 0;
+        c.A = nullptr, c.B = nullptr, c.C = nullptr, c.lda = 0, c.ldb = 0, c.ldc = 0;
+        ShapeKey key;
+        EXPECT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS) << which;
+        EXPECT_TRUE(empty_product(key)) << which;
+    }
+    ShapeKey key;
+    ASSERT_EQ(check(good(), &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_FALSE(empty_product(key));
+}
+
+TEST(GemmCall, KOfZeroWithRowsAndColumnsIsRefusedWithTheReason) {
+    GemmCall c = good();
+    c.K = 0;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_SIZE);
+    EXPECT_TRUE(reason_has("C = beta * C alone is not supported")) << last_error();
 }
 
 TEST(GemmCall, NullPointersAreRefusedByName) {

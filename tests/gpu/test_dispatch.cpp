@@ -417,6 +417,32 @@ TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
     EXPECT_EQ(misses[1].count, 2);
 }
 
+TEST(Dispatch, DestroySaysWhenTheLastMissesCannotBeWritten) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir;
+    const std::string path = copy_of_test_db(db, dir);
+    GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    sgemm_dispatch_options_t o = options(path);
+    o.record_misses = 1;
+    o.miss_flush_ms = 3600 * 1000;  // only destroy writes
+    sgemm_dispatch_t handle = nullptr;
+    ASSERT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
+    const SgemmArgs a = p.args();
+    ASSERT_EQ(sgemm_dispatch_gemm(handle, p.spec().trans_a ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N,
+                                  p.spec().trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, a.M, a.N, a.K, 1.0f,
+                                  a.A, a.lda, a.B, a.ldb, 0.0f, a.C, a.ldc, gpu->stream.get()),
+              SGEMM_DISPATCH_SUCCESS)
+        << sgemm_dispatch_last_error();
+    // The database becomes a folder: the final write of the miss fails, and destroy says so.
+    std::filesystem::remove(path);
+    std::filesystem::create_directory(path);
+    EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_DATABASE_ERROR);
+    EXPECT_NE(std::string(sgemm_dispatch_last_error()).find("writing misses to " + path), std::string::npos)
+        << sgemm_dispatch_last_error();
+    EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_INVALID_HANDLE);  // destroyed all the same
+}
+
 TEST(Dispatch, BadArgumentsTouchNothing) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
@@ -428,11 +454,26 @@ TEST(Dispatch, BadArgumentsTouchNothing) {
                                    a.B, a.ldb, 0.0f, C, a.ldc, gpu->stream.get());
     };
     EXPECT_EQ(status_of(200, 255, a.A, a.C), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
-    EXPECT_EQ(status_of(0, 256, a.A, a.C), SGEMM_DISPATCH_INVALID_SIZE);
+    EXPECT_EQ(status_of(-1, 256, a.A, a.C), SGEMM_DISPATCH_INVALID_SIZE);
+    // An empty product succeeds and touches nothing, as in cuBLAS (C stays NaN below).
+    EXPECT_EQ(status_of(0, 256, a.A, a.C), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(status_of(200, 256, nullptr, a.C), SGEMM_DISPATCH_INVALID_VALUE);
     EXPECT_EQ(status_of(200, 256, a.A + 0, reinterpret_cast<float*>(reinterpret_cast<char*>(a.C) + 2)),
               SGEMM_DISPATCH_MISALIGNED);
     for (float x : p.download_output()) ASSERT_TRUE(std::isnan(x)) << "a refused call wrote C";
+}
+
+TEST(Dispatch, MovingOneDispatchOntoAnotherDestroysTheHandleItHeld) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const sgemm_dispatch_options_t o = options(test_db(gpu->device).path);
+    Dispatch kept(o), moved(o);
+    const sgemm_dispatch_t old_handle = kept.get(), new_handle = moved.get();
+    kept = std::move(moved);
+    EXPECT_EQ(kept.get(), new_handle);
+    EXPECT_EQ(moved.get(), nullptr);
+    sgemm_dispatch_info_t info;
+    EXPECT_EQ(sgemm_dispatch_get_info(old_handle, &info), SGEMM_DISPATCH_INVALID_HANDLE) << "the old handle lives on";
+    EXPECT_EQ(sgemm_dispatch_get_info(kept.get(), &info), SGEMM_DISPATCH_SUCCESS);
 }
 
 TEST(Dispatch, ADestroyedHandleIsRefused) {
