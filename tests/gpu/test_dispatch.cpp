@@ -213,6 +213,8 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "fallback policy: cuBLAS")) << text;
     text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 100, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION")) << text;
+    text = dispatch.explain(false, false, 0, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "launch    nothing: M or N is 0, an empty product")) << text;
 }
 
 TEST(Dispatch, TheBuiltInFallbackComesFromTheCacheAndIsRight) {
