@@ -37,11 +37,13 @@
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
  *   - Split-K kernels need a zeroed scratch workspace and cuBLAS a handle; both are per
  *     stream. create allocates `max_streams` of each; a stream takes one on its first call
- *     that needs it and keeps it until the handle is destroyed. A call on one stream more
- *     than that returns SGEMM_DISPATCH_TOO_MANY_STREAMS (kernels that need neither still
- *     run). The legacy default stream (0) is one stream; cudaStreamPerThread is one stream
- *     per thread that uses it. Synchronise a stream before destroying it: a new stream that
- *     reuses its handle value reuses its workspace.
+ *     that needs it and keeps it until sgemm_dispatch_release_stream gives it back or the
+ *     handle is destroyed. A call on one stream more than that returns
+ *     SGEMM_DISPATCH_TOO_MANY_STREAMS (kernels that need neither still run). The legacy
+ *     default stream (0) is one stream; cudaStreamPerThread is one stream per thread that
+ *     uses it. Synchronise a stream before destroying it: a new stream that reuses its handle
+ *     value reuses its workspace. Engines that create streams per request, or threads that
+ *     use cudaStreamPerThread and end, release them, or the workspaces run out.
  *   - CUDA stream capture: gemm is legal inside capture in every capture mode, so a graph
  *     replays the tuned kernels. The first call of a shape key the handle has not seen does
  *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
@@ -175,6 +177,14 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
                                                char* buffer, size_t buffer_size, size_t* length);
 
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
+
+/* Gives back the per-stream workspace and cuBLAS handle `stream` holds, so that another
+   stream can take them. Call it with no call on `stream` in flight (synchronise it first)
+   and no captured graph of its calls still to launch: before destroying the stream, or from
+   a thread that used cudaStreamPerThread and is about to end (that thread's stream is
+   released). A stream that holds none: SUCCESS, nothing done. Must not race with a gemm on
+   the same stream. */
+sgemm_dispatch_status_t sgemm_dispatch_release_stream(sgemm_dispatch_t handle, struct CUstream_st* stream);
 
 /* Waits for the device, writes pending misses, frees the handle (see "destroy" above for
    its statuses). NULL is a no-op. */

@@ -70,6 +70,9 @@ public:
         }
     }
 
+    // Gives back the workspace `stream` holds (dispatch.h: sgemm_dispatch_release_stream).
+    void release_stream(CUstream_st* stream) const { check(sgemm_dispatch_release_stream(handle_, stream)); }
+
     sgemm_dispatch_info_t info() const {
         sgemm_dispatch_info_t info;
         check(sgemm_dispatch_get_info(handle_, &info));

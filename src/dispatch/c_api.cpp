@@ -101,6 +101,12 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
     }
 }
 
+sgemm_dispatch_status_t sgemm_dispatch_release_stream(sgemm_dispatch_t handle, struct CUstream_st* stream) {
+    Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    return d->release_stream(stream);
+}
+
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info) {
     const Dispatcher* d = dispatcher_of(handle);
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;

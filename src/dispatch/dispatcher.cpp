@@ -193,6 +193,12 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
                 key.M, key.N, key.K, key.transposes().c_str(), key.alignment);  // 2 chars: no allocation
 }
 
+sgemm_dispatch_status_t Dispatcher::release_stream(cudaStream_t stream) noexcept {
+    if (!slots_->release(stream))
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaStreamGetId could not name the stream (cudaStreamPerThread)");
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
 const Plan* Dispatcher::plan(const ShapeKey& key) noexcept {
     if (const Plan* p = plans_.find(key)) return p;
     try {

@@ -39,6 +39,9 @@ public:
     // shape key has a plan. Never throws.
     sgemm_dispatch_status_t gemm(const GemmCall& call, cudaStream_t stream) noexcept;
 
+    // dispatch.h: sgemm_dispatch_release_stream. Never throws.
+    sgemm_dispatch_status_t release_stream(cudaStream_t stream) noexcept;
+
     // The decision for a call, as text (dispatch.h: sgemm_dispatch_explain).
     std::string explain(const GemmCall& call) const;
     sgemm_dispatch_info_t info() const;

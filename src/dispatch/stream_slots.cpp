@@ -72,6 +72,22 @@ StreamSlot* StreamSlots::slot_for(cudaStream_t stream) noexcept {
     return nullptr;
 }
 
+bool StreamSlots::release(cudaStream_t stream) noexcept {
+    const std::uint64_t key = stream_key(stream);
+    if (key == 0) return false;
+    for (int i = 0; i < count_; ++i) {
+        StreamSlot& slot = slots_[i];
+        if (slot.owner_.load(std::memory_order_acquire) != key) continue;
+        {
+            std::lock_guard<std::mutex> lock(slot.cublas_mutex_);
+            slot.cublas_bound_ = false;
+        }
+        slot.owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle
+        break;
+    }
+    return true;
+}
+
 int StreamSlots::used() const {
     int n = 0;
     for (int i = 0; i < count_; ++i) n += slots_[i].owner_.load(std::memory_order_relaxed) != 0;

@@ -2,7 +2,8 @@
 // SgemmArgs::workspace) and a cuBLAS handle (cuBLAS handles must not be used by two threads
 // at once). All of it is allocated, zeroed and created up front, so that a call never
 // allocates, synchronises or creates anything, not even inside CUDA graph capture; a stream
-// claims a slot on its first call that needs one and keeps it until the handle is destroyed.
+// claims a slot on its first call that needs one and keeps it until it is released or the
+// handle is destroyed.
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -45,6 +46,11 @@ public:
     // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to
     // another stream. Lock-free: a scan of `count` atomics.
     StreamSlot* slot_for(cudaStream_t stream) noexcept;
+
+    // Frees the slot `stream` holds, if any, for another stream; its cuBLAS handle is bound
+    // to the next owner's stream on that one's first cuBLAS call. The caller has no call on
+    // `stream` in flight. False when the stream's id cannot be read (cudaStreamPerThread).
+    bool release(cudaStream_t stream) noexcept;
 
     int count() const { return count_; }
     int used() const;

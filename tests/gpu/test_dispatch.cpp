@@ -521,4 +521,21 @@ TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
     EXPECT_EQ(status_on_second(plain), SGEMM_DISPATCH_SUCCESS) << "no workspace, no cuBLAS: any stream";
     EXPECT_TRUE(split.check_output().ok());
     EXPECT_TRUE(plain.check_output().ok());
+
+    // Once the first stream gives its workspace back, the second takes it, cuBLAS included
+    // (bound to the second stream now), and both kinds of call are right there.
+    first.synchronize();
+    dispatch.release_stream(first.get());
+    EXPECT_EQ(dispatch.info().streams_used, 0);
+    dispatch.release_stream(first.get());  // holds none now: nothing to do
+    split.poison_output(gpu->stream.get());
+    cublas.poison_output(gpu->stream.get());
+    gpu->stream.synchronize();
+    EXPECT_EQ(status_on_second(cublas), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(status_on_second(split), SGEMM_DISPATCH_SUCCESS);
+    second.synchronize();
+    EXPECT_TRUE(cublas.check_output().ok());
+    EXPECT_TRUE(split.check_output().ok());
+    EXPECT_EQ(status_on_second(plain), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(dispatch.info().streams_used, 1);
 }
