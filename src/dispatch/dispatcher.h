@@ -29,7 +29,7 @@ class Dispatcher {
 public:
     // Throws StatusError with the status create returns.
     explicit Dispatcher(const sgemm_dispatch_options_t& options);
-    ~Dispatcher();  // finish(), if not called yet
+    ~Dispatcher();  // finish(); after an explicit finish() only the (idle) device wait repeats
 
     // Waits for the whole device, then stops the miss log and writes the misses left.
     // CUDA_ERROR or DATABASE_ERROR (with last_error()) when either fails. Never throws.
