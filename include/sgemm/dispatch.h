@@ -56,6 +56,9 @@
  *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
  *     undefined. It returns CUDA_ERROR if the wait failed or DATABASE_ERROR if the last
  *     misses could not be written; the handle is destroyed either way.
+ *   - The first call of each distinct shape key (M, N, K, transposes, alignment class) adds
+ *     a plan that stays until destroy: an engine that calls with unboundedly many M (prefill
+ *     token counts) grows the handle's host memory by one small plan per key.
  *   - Device memory: each of the max_streams workspaces holds the split-K scratch
  *     (info.workspace_bytes) and, where cuBLAS may be called, 32 MiB for cuBLAS; with the
  *     defaults (8 streams, cuBLAS fallback) that is at least 256 MiB.
@@ -197,6 +200,10 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status);
 /* Why the last call that failed in this thread failed (or, after explain, the problem it
    found in the arguments); "" when none has. Valid until the thread's next such call. */
 const char* sgemm_dispatch_last_error(void);
+
+/* This library's version, "0.2.0": the one its device fingerprint holds, so a database's
+   winners serve only the version that tuned them (sgemm-db prune drops the others). */
+const char* sgemm_dispatch_version(void);
 
 #ifdef __cplusplus
 }

@@ -158,4 +158,6 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
 
 const char* sgemm_dispatch_last_error(void) { return sgemm::last_error(); }
 
+const char* sgemm_dispatch_version(void) { return SGEMM_VERSION; }
+
 }  // extern "C"

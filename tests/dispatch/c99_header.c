@@ -25,6 +25,7 @@ int c99_use_every_declaration(struct CUstream_st* stream, const float* A, const 
     status = sgemm_dispatch_explain(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 8, 64, 32, NULL, 32, NULL, 64, NULL,
                                     64, text, sizeof text, &length);
     status = sgemm_dispatch_get_info(handle, &info);
-    printf("%s %d %zu\n", text, info.winners, length);
+    status = sgemm_dispatch_release_stream(handle, stream);
+    printf("%s %d %zu %s\n", text, info.winners, length, sgemm_dispatch_version());
     return sgemm_dispatch_destroy(handle) == SGEMM_DISPATCH_SUCCESS ? (int)status : 1;
 }

@@ -142,7 +142,14 @@ TEST(DispatchApi, ANullHandleIsRefusedByEveryCall) {
               SGEMM_DISPATCH_INVALID_HANDLE);
     sgemm_dispatch_info_t info;
     EXPECT_EQ(sgemm_dispatch_get_info(nullptr, &info), SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_EQ(sgemm_dispatch_release_stream(nullptr, nullptr), SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_EQ(sgemm_dispatch_destroy(nullptr), SGEMM_DISPATCH_SUCCESS) << "like free(NULL)";
+}
+
+TEST(DispatchApi, TheVersionIsTheBuildsAndTheDatabasesOwn) {
+    // The version the device fingerprint of the tuning database holds (a winner is used only
+    // by the library version that stored it).
+    EXPECT_STREQ(sgemm_dispatch_version(), SGEMM_VERSION);
 }
 
 TEST(DispatchApi, MemoryThatIsNoHandleIsRefused) {
