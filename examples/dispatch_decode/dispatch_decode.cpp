@@ -165,18 +165,14 @@ double relative_error(const std::vector<float>& y, const std::vector<float>& ref
     return std::sqrt(diff / norm);
 }
 
-// explain's "decision" and "launch" lines, as "exact: decode MT=8 ...".
+// Which rule chose the kernel and what runs, as "exact: decode MT=8 ...".
 std::string decision_of(const sgemm::Dispatch& dispatch, const Operands& o, const Gemm& g, int M) {
-    const std::string text = dispatch.explain(false, false, M, g.N, g.K, o.x(g), g.K, o.w(g), g.N, o.y(g), g.N);
-    const auto line = [&](const std::string& label) {
-        const std::size_t at = text.find(label);
-        if (at == std::string::npos) return std::string("?");
-        const std::size_t begin = at + label.size();
-        return text.substr(begin, text.find('\n', begin) - begin);
-    };
-    std::string launch = line("launch    ");
-    launch = launch.substr(0, launch.find(':'));  // the kernel, without its geometry
-    return line("decision  ") + ": " + launch;
+    const sgemm_dispatch_choice_t c = dispatch.query(false, false, M, g.N, g.K, o.x(g), g.K, o.w(g), g.N, o.y(g), g.N);
+    static const char* const decisions[] = {"exact", "nearest", "fallback", "empty"};
+    const std::string runs = c.route == SGEMM_DISPATCH_ROUTE_CUBLAS ? "cuBLAS"
+                             : c.route == SGEMM_DISPATCH_ROUTE_NONE ? "nothing"
+                                                                    : c.kernel;
+    return std::string(decisions[c.decision]) + ": " + runs;
 }
 
 }  // namespace

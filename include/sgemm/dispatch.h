@@ -153,6 +153,27 @@ typedef struct sgemm_dispatch_info {
     long long misses_written;
 } sgemm_dispatch_info_t;
 
+/* What gemm would do with a call (sgemm_dispatch_query): which rule chose, what runs. */
+typedef enum sgemm_dispatch_decision {
+    SGEMM_DISPATCH_DECISION_EXACT = 0,    /* the database's winner for the call's shape key */
+    SGEMM_DISPATCH_DECISION_NEAREST = 1,  /* the winner of the nearest tuned shape */
+    SGEMM_DISPATCH_DECISION_FALLBACK = 2, /* the fallback policy */
+    SGEMM_DISPATCH_DECISION_EMPTY = 3     /* M or N is 0: nothing to do */
+} sgemm_dispatch_decision_t;
+
+typedef enum sgemm_dispatch_route {
+    SGEMM_DISPATCH_ROUTE_KERNEL = 0,  /* a tuned kernel of this library */
+    SGEMM_DISPATCH_ROUTE_CUBLAS = 1,  /* cuBLAS */
+    SGEMM_DISPATCH_ROUTE_BUILTIN = 2, /* the built-in default kernel */
+    SGEMM_DISPATCH_ROUTE_NONE = 3     /* nothing: an empty product, or NO_KERNEL (fallback ERROR) */
+} sgemm_dispatch_route_t;
+
+typedef struct sgemm_dispatch_choice {
+    sgemm_dispatch_decision_t decision;
+    sgemm_dispatch_route_t route;
+    char kernel[256]; /* KERNEL and BUILTIN: the kernel as sgemm-db names it ("warptile BM=128 ..."); else "" */
+} sgemm_dispatch_choice_t;
+
 /* Fills `options` with the defaults: default database path, device 0, cuBLAS fallback,
    fp32, no miss recording. */
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
@@ -178,6 +199,14 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
                                                sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
                                                int lda, const float* B, int ldb, const float* C, int ldc,
                                                char* buffer, size_t buffer_size, size_t* length);
+
+/* explain's decision as fields, for programs: fills `choice` and returns SUCCESS, or returns
+   the status gemm would return for these arguments (leaving `choice` as it was). Pointers are
+   only read for their alignment, and NULL stands for an aligned one. Enqueues nothing. */
+sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                             sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A, int lda,
+                                             const float* B, int ldb, const float* C, int ldc,
+                                             sgemm_dispatch_choice_t* choice);
 
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
 

@@ -70,6 +70,14 @@ public:
         }
     }
 
+    // What gemm would do with these arguments, as fields (dispatch.h: sgemm_dispatch_query).
+    sgemm_dispatch_choice_t query(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda,
+                                  const float* B, int ldb, const float* C, int ldc) const {
+        sgemm_dispatch_choice_t choice;
+        check(sgemm_dispatch_query(handle_, op(trans_a), op(trans_b), M, N, K, A, lda, B, ldb, C, ldc, &choice));
+        return choice;
+    }
+
     // Gives back the workspace `stream` holds (dispatch.h: sgemm_dispatch_release_stream).
     void release_stream(CUstream_st* stream) const { check(sgemm_dispatch_release_stream(handle_, stream)); }
 

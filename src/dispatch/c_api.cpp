@@ -101,6 +101,22 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
     }
 }
 
+sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                             sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A, int lda,
+                                             const float* B, int ldb, const float* C, int ldc,
+                                             sgemm_dispatch_choice_t* choice) {
+    const Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    if (!choice) return fail(SGEMM_DISPATCH_INVALID_VALUE, "choice is NULL");
+    try {
+        // Only the pointers' alignment is read, so C is never written through.
+        return d->query(sgemm::GemmCall{trans_a, trans_b, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, const_cast<float*>(C), ldc},
+                        *choice);
+    } catch (const std::exception& e) {
+        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+    }
+}
+
 sgemm_dispatch_status_t sgemm_dispatch_release_stream(sgemm_dispatch_t handle, struct CUstream_st* stream) {
     Dispatcher* d = dispatcher_of(handle);
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;

@@ -228,22 +228,57 @@ std::unique_ptr<Plan> Dispatcher::make_plan(const ShapeKey& key, const Decision&
     return plan;
 }
 
-std::string Dispatcher::explain(const GemmCall& call) const {
+sgemm_dispatch_status_t Dispatcher::decide_call(const GemmCall& call, ShapeKey& key,
+                                                std::optional<Decision>& decision) const {
     // Pointers are read only for their alignment: NULL stands for an aligned one.
     float* const aligned = reinterpret_cast<float*>(256);
     GemmCall c = call;
     if (!c.A) c.A = aligned;
     if (!c.B) c.B = aligned;
     if (!c.C) c.C = aligned;
+    decision.reset();
+    const sgemm_dispatch_status_t status = check_call(c, precision_, key);
+    if (status == SGEMM_DISPATCH_SUCCESS && !empty_product(key))
+        decision = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
+    return status;
+}
+
+sgemm_dispatch_status_t Dispatcher::query(const GemmCall& call, sgemm_dispatch_choice_t& choice) const {
     ShapeKey key;
-    if (const sgemm_dispatch_status_t status = check_call(c, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
+    std::optional<Decision> decision;
+    if (const sgemm_dispatch_status_t status = decide_call(call, key, decision); status != SGEMM_DISPATCH_SUCCESS)
+        return status;
+    choice = sgemm_dispatch_choice_t{};
+    if (!decision) {
+        choice.decision = SGEMM_DISPATCH_DECISION_EMPTY;
+        choice.route = SGEMM_DISPATCH_ROUTE_NONE;
+        return SGEMM_DISPATCH_SUCCESS;
+    }
+    static const sgemm_dispatch_decision_t decisions[] = {
+        SGEMM_DISPATCH_DECISION_EXACT, SGEMM_DISPATCH_DECISION_NEAREST, SGEMM_DISPATCH_DECISION_FALLBACK};
+    choice.decision = decisions[static_cast<int>(decision->selection.kind)];
+    switch (decision->route) {
+        case Route::Kernel: choice.route = SGEMM_DISPATCH_ROUTE_KERNEL; break;
+        case Route::Builtin: choice.route = SGEMM_DISPATCH_ROUTE_BUILTIN; break;
+        case Route::Cublas: choice.route = SGEMM_DISPATCH_ROUTE_CUBLAS; break;
+        case Route::Refuse: choice.route = SGEMM_DISPATCH_ROUTE_NONE; break;
+    }
+    if (decision->route == Route::Kernel || decision->route == Route::Builtin)
+        std::snprintf(choice.kernel, sizeof choice.kernel, "%s", decision->kernel.description.c_str());
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+std::string Dispatcher::explain(const GemmCall& call) const {
+    ShapeKey key;
+    std::optional<Decision> decision;
+    if (const sgemm_dispatch_status_t status = decide_call(call, key, decision); status != SGEMM_DISPATCH_SUCCESS)
         return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
                last_error() + "\n";
-    if (empty_product(key))
+    if (!decision)
         return "shape     M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) + " K=" + std::to_string(key.K) +
                "\nlaunch    nothing: M or N is 0, an empty product; gemm returns SGEMM_DISPATCH_SUCCESS\n";
 
-    const Decision d = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
+    const Decision& d = *decision;
     std::string launch;
     if (d.route == Route::Cublas)
         launch = "cuBLAS (cublasSgemm with this stream's handle)";

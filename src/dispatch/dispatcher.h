@@ -42,8 +42,10 @@ public:
     // dispatch.h: sgemm_dispatch_release_stream. Never throws.
     sgemm_dispatch_status_t release_stream(cudaStream_t stream) noexcept;
 
-    // The decision for a call, as text (dispatch.h: sgemm_dispatch_explain).
+    // The decision for a call, as text (dispatch.h: sgemm_dispatch_explain), and as fields
+    // (sgemm_dispatch_query: the status gemm would return for the arguments).
     std::string explain(const GemmCall& call) const;
+    sgemm_dispatch_status_t query(const GemmCall& call, sgemm_dispatch_choice_t& choice) const;
     sgemm_dispatch_info_t info() const;
 
     // The plan for `key`, prepared now if it has none (benchmarks launch its kernel bare).
@@ -53,6 +55,9 @@ public:
     const DeviceInfo& device() const { return device_; }
 
 private:
+    // What explain and query report: check_call's status and key, and for a product that is
+    // not empty the decision. Pointers may be NULL (only their alignment counts).
+    sgemm_dispatch_status_t decide_call(const GemmCall& call, ShapeKey& key, std::optional<Decision>& decision) const;
     std::unique_ptr<Plan> make_plan(const ShapeKey& key, const Decision& decision) const;
 
     sgemm_dispatch_options_t options_;

@@ -26,6 +26,13 @@ int c99_use_every_declaration(struct CUstream_st* stream, const float* A, const 
                                     64, text, sizeof text, &length);
     status = sgemm_dispatch_get_info(handle, &info);
     status = sgemm_dispatch_release_stream(handle, stream);
+    {
+        sgemm_dispatch_choice_t choice;
+        status = sgemm_dispatch_query(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 8, 64, 32, NULL, 32, NULL, 64,
+                                      NULL, 64, &choice);
+        printf("%d %d %s\n", (int)(choice.decision == SGEMM_DISPATCH_DECISION_EXACT),
+               (int)(choice.route == SGEMM_DISPATCH_ROUTE_KERNEL), choice.kernel);
+    }
     printf("%s %d %zu %s\n", text, info.winners, length, sgemm_dispatch_version());
     return sgemm_dispatch_destroy(handle) == SGEMM_DISPATCH_SUCCESS ? (int)status : 1;
 }

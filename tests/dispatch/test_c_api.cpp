@@ -143,6 +143,9 @@ TEST(DispatchApi, ANullHandleIsRefusedByEveryCall) {
     sgemm_dispatch_info_t info;
     EXPECT_EQ(sgemm_dispatch_get_info(nullptr, &info), SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_EQ(sgemm_dispatch_release_stream(nullptr, nullptr), SGEMM_DISPATCH_INVALID_HANDLE);
+    sgemm_dispatch_choice_t choice;
+    EXPECT_EQ(sgemm_dispatch_query(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, x, 1, x, 1, x, 1, &choice),
+              SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_EQ(sgemm_dispatch_destroy(nullptr), SGEMM_DISPATCH_SUCCESS) << "like free(NULL)";
 }
 

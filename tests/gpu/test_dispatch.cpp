@@ -217,6 +217,35 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "launch    nothing: M or N is 0, an empty product")) << text;
 }
 
+TEST(Dispatch, QueryGivesExplainsDecisionAsFields) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    sgemm_dispatch_choice_t c = dispatch.query(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_EXACT);
+    EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_KERNEL);
+    EXPECT_STREQ(c.kernel, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 SPLITS=4");
+    c = dispatch.query(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
+    EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_CUBLAS);
+    EXPECT_STREQ(c.kernel, "");
+    c = dispatch.query(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
+    EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_FALLBACK);
+    EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_CUBLAS);
+    c = dispatch.query(false, false, 0, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_EMPTY);
+    EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_NONE);
+    // Bad arguments: gemm's status, and the choice left as it was.
+    c.decision = SGEMM_DISPATCH_DECISION_NEAREST;
+    EXPECT_EQ(sgemm_dispatch_query(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 8, 1000, 517, nullptr, 100,
+                                   nullptr, 1000, nullptr, 1000, &c),
+              SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_NEAREST);
+    // Under the ERROR fallback a shape without a winner runs nothing.
+    const Dispatch strict(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_ERROR));
+    c = strict.query(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
+    EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_FALLBACK);
+    EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_NONE);
+}
+
 TEST(Dispatch, TheBuiltInFallbackComesFromTheCacheAndIsRight) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_BUILTIN));
