@@ -1,13 +1,12 @@
 #include "tuner/decode/gpu_spec.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <optional>
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
-#include "tuner/decode/printable.h"
+#include "tuner/decode/text.h"
 
 namespace sgemm {
 
@@ -101,9 +100,8 @@ GpuSpec load_gpu_spec(const std::string& path) {
 GpuSpec gpu_from_name_or_file(const std::string& text) {
     // A file by its extension, in any case (my_gpu.JSON too).
     const std::string suffix = ".json";
-    std::string end = text.size() >= suffix.size() ? text.substr(text.size() - suffix.size()) : "";
-    std::transform(end.begin(), end.end(), end.begin(), [](unsigned char c) { return std::tolower(c); });
-    return end == suffix ? load_gpu_spec(text) : find_builtin_gpu(text);
+    const bool file = text.size() >= suffix.size() && lower_case(text.substr(text.size() - suffix.size())) == suffix;
+    return file ? load_gpu_spec(text) : find_builtin_gpu(text);
 }
 
 }  // namespace sgemm

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "src/util/error.h"
-#include "tuner/decode/printable.h"
+#include "tuner/decode/text.h"
 
 namespace sgemm {
 
@@ -68,9 +68,11 @@ const JsonValue& JsonFields::field(const std::string& key, JsonValue::Kind kind)
     if (!v) fail(key, "is missing");
     if (v->kind == JsonValue::Kind::Null) fail(key, "is null");
     if (v->kind != kind) {
-        std::string found = json_kind_name(v->kind);
-        if (v->kind == JsonValue::Kind::String || v->kind == JsonValue::Kind::Bool || v->kind == JsonValue::Kind::Number)
-            found += v->kind == JsonValue::Kind::String ? " (\"" + printable(v->text) + "\")" : " (" + v->text + ")";
+        std::string found = json_kind_name(v->kind);  // with the value, when it is a scalar
+        if (v->kind == JsonValue::Kind::String)
+            found += " (\"" + printable(v->text) + "\")";
+        else if (v->kind == JsonValue::Kind::Bool || v->kind == JsonValue::Kind::Number)
+            found += " (" + v->text + ")";
         fail(key, std::string("must be ") + json_kind_name(kind) + ", not " + found);
     }
     return *v;

@@ -1,7 +1,6 @@
 #include "tuner/decode/model_config.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -9,7 +8,7 @@
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
-#include "tuner/decode/printable.h"
+#include "tuner/decode/text.h"
 
 namespace sgemm {
 
@@ -45,11 +44,6 @@ const std::vector<ModelConfig>& builtin_models() {
 }
 
 namespace {
-
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-    return text;
-}
 
 // GPT-2 configs name the sizes differently; Hugging Face maps them with the same aliases.
 long size_field(const JsonFields& json, const std::string& key, const char* gpt2_alias) {
@@ -142,7 +136,7 @@ long sliding_window_layers(const JsonFields& json, const std::string& model_type
 ModelConfig find_builtin_model(const std::string& name) {
     std::string names;
     for (const ModelConfig& m : builtin_models()) {
-        if (m.name == lower(name)) return m;
+        if (m.name == lower_case(name)) return m;
         names += (names.empty() ? "" : ", ") + m.name;
     }
     throw Error("unknown model '" + name + "': built-in models are " + names + " (or give --config FILE)");

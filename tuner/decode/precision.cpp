@@ -1,15 +1,12 @@
 #include "tuner/decode/precision.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "src/util/error.h"
+#include "tuner/decode/text.h"
 
 namespace sgemm {
 
 Precision parse_precision(const std::string& text) {
-    std::string name = text;  // in any case: FP16 is fp16
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string name = lower_case(text);  // in any case: FP16 is fp16
     if (name == "fp32") return Precision::fp32;
     if (name == "fp16") return Precision::fp16;
     if (name == "bf16") return Precision::bf16;

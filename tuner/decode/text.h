@@ -1,0 +1,33 @@
+// Text the decode tools read from files and command lines: names matched in any case, and
+// names made safe to print (a config can hold control characters, a newline or an escape
+// sequence, that would break a CSV comment or a terminal).
+#pragma once
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string>
+
+namespace sgemm {
+
+// `text` with each control character written as \xNN.
+inline std::string printable(const std::string& text) {
+    std::string out;
+    for (const unsigned char c : text) {
+        if (c >= 0x20 && c != 0x7F) {
+            out += static_cast<char>(c);
+            continue;
+        }
+        char escape[8];
+        std::snprintf(escape, sizeof escape, "\\x%02x", c);
+        out += escape;
+    }
+    return out;
+}
+
+// `text` in lower case (ASCII), for names given in any case ("FP16", "Llama-3-8B", ".JSON").
+inline std::string lower_case(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+}  // namespace sgemm
