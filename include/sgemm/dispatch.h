@@ -68,6 +68,10 @@
  * background thread every miss_flush_ms and at destroy. `sgemm-tune --from-misses` then
  * tunes them: record in production, tune later.
  *
+ * ABI: the soname is libsgemm_dispatch.so.0.2 for every 0.2.x release. Before 1.0 each minor
+ * version has its own soname, since it may change the structs below; a program built
+ * against this header is never loaded with a library whose structs differ.
+ *
  * Errors: every function returns a status; bad arguments touch nothing. The reason of the
  * last failure in the calling thread is in sgemm_dispatch_last_error().
  */
