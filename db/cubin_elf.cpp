@@ -12,15 +12,63 @@ namespace {
 // ELF64 header fields (System V ABI) and the CUDA values in them.
 constexpr std::size_t kHeaderSize = 64;
 constexpr std::size_t kClass = 4, kData = 5, kAbiVersion = 8, kMachine = 18, kFlags = 48;
+constexpr std::size_t kProgramHeadersAt = 32, kSectionHeadersAt = 40;                  // e_phoff, e_shoff
+constexpr std::size_t kProgramHeaderSize = 54, kProgramHeaderCount = 56;               // e_phentsize, e_phnum
+constexpr std::size_t kSectionHeaderSize = 58, kSectionHeaderCount = 60;               // e_shentsize, e_shnum
 constexpr int kClass64 = 2, kLittleEndian = 1, kMachineCuda = 190;
+// Where a section header (sh_type, sh_offset, sh_size) and a program header (p_offset,
+// p_filesz) keep the bytes they describe; a NOBITS section (.bss, .nv.shared) has none.
+constexpr std::size_t kSectionType = 4, kSectionOffset = 24, kSectionSize = 32;
+constexpr std::size_t kSegmentOffset = 8, kSegmentFileSize = 32;
+constexpr std::uint64_t kSectionNoBits = 8;
 // The SM number is in e_flags: bits 8-15 from ELF ABI version 8 on (nvcc 13 writes sm_90 as
 // 0x06005a04), bits 0-7 in the older ABI version 7.
 constexpr int kAbiVersionSmInSecondByte = 8;
 
-std::uint32_t little_endian(const std::vector<char>& bytes, std::size_t at, int size) {
-    std::uint32_t value = 0;
+std::uint64_t little_endian(const std::vector<char>& bytes, std::size_t at, int size) {
+    std::uint64_t value = 0;
     for (int i = size - 1; i >= 0; --i) value = value << 8 | static_cast<unsigned char>(bytes[at + i]);
     return value;
+}
+
+// Whether [offset, offset + size) lies within the file; written so that no sum can overflow.
+bool inside(std::uint64_t offset, std::uint64_t size, std::size_t file_size) {
+    return offset <= file_size && size <= file_size - offset;
+}
+
+// Throws unless every header table, section and segment the header names lies inside the
+// bytes. A cubin cut short keeps a valid header but loses its section headers, which the
+// linker writes last.
+void require_whole(const std::vector<char>& cubin) {
+    const std::size_t size = cubin.size();
+    auto cut_short = [&](const std::string& what) {
+        return Error("cut short: " + what + " reaches past its " + std::to_string(size) + " bytes");
+    };
+    struct Table {
+        const char* table;  // the header table's name
+        const char* part;   // what each of its entries describes
+        std::uint64_t at, entry, count;
+        std::size_t offset_field, size_field;
+        bool sections;  // entries have a type, and NOBITS sections keep no bytes
+    };
+    const Table tables[] = {
+        {"section header table", "section", little_endian(cubin, kSectionHeadersAt, 8),
+         little_endian(cubin, kSectionHeaderSize, 2), little_endian(cubin, kSectionHeaderCount, 2), kSectionOffset,
+         kSectionSize, true},
+        {"program header table", "segment", little_endian(cubin, kProgramHeadersAt, 8),
+         little_endian(cubin, kProgramHeaderSize, 2), little_endian(cubin, kProgramHeaderCount, 2), kSegmentOffset,
+         kSegmentFileSize, false},
+    };
+    for (const Table& t : tables) {
+        if (t.count == 0) continue;
+        if (t.entry < t.size_field + 8 || !inside(t.at, t.entry * t.count, size)) throw cut_short(std::string("its ") + t.table);
+        for (std::uint64_t i = 0; i < t.count; ++i) {
+            const std::size_t header = t.at + i * t.entry;
+            if (t.sections && little_endian(cubin, header + kSectionType, 4) == kSectionNoBits) continue;
+            if (!inside(little_endian(cubin, header + t.offset_field, 8), little_endian(cubin, header + t.size_field, 8), size))
+                throw cut_short(std::string(t.part) + " " + std::to_string(i));
+        }
+    }
 }
 
 }  // namespace
@@ -35,6 +83,7 @@ int cubin_sm(const std::vector<char>& cubin) {
     const std::uint32_t flags = little_endian(cubin, kFlags, 4);
     const int sm = static_cast<int>(cubin[kAbiVersion] >= kAbiVersionSmInSecondByte ? (flags >> 8) & 0xff : flags & 0xff);
     if (sm == 0) throw Error("a CUDA ELF that names no SM in its header");
+    require_whole(cubin);
     return sm;
 }
 

@@ -21,6 +21,23 @@ TEST(CubinElf, ReadsTheSmOfARealCubinAndRefusesOtherBytes) {
     EXPECT_EQ(cubin_sm(other_sm), 80);
 }
 
+TEST(CubinElf, RefusesACubinCutShortOrWhoseTablesPointPastItsEnd) {
+    const std::vector<char> whole = naive_binary().cubin;
+    // Cut where a transfer would: anywhere past the header, down to 4-byte boundaries.
+    for (const std::size_t kept : {std::size_t{300}, whole.size() / 2, whole.size() - 4, whole.size() - 1}) {
+        const std::vector<char> cut(whole.begin(), whole.begin() + kept);
+        EXPECT_THROW(cubin_sm(cut), Error) << kept << " of " << whole.size() << " bytes";
+    }
+    std::vector<char> far_table = whole;
+    far_table[40 + 7] = 0x7f;  // e_shoff's top byte: the section headers "at" 2^62
+    EXPECT_THROW(cubin_sm(far_table), Error);
+    try {
+        cubin_sm(std::vector<char>(whole.begin(), whole.begin() + 300));
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("cut short"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Verify, PassesOnADatabaseTheTestsWrote) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
