@@ -1,6 +1,8 @@
-// Output paths named on a command line, checked before the work that fills them: a tune or
-// a benchmark can run for minutes, and a typo in --json must not surface only at its end.
+// The tools' output: paths named on a command line, checked before the work that fills
+// them (a tune or a benchmark can run for minutes, and a typo in --json must not surface only
+// at its end), and written so that a failure is reported and loses nothing.
 #pragma once
+#include <stdexcept>
 #include <string>
 
 namespace sgemm {
@@ -13,5 +15,24 @@ void check_output_file(const std::string& path, const char* option);
 // Throws boost::program_options::error naming `option` unless `path` is an existing folder
 // this process may create files in.
 void check_output_folder(const std::string& path, const char* option);
+
+// A write that did not arrive: "cannot write PATH: reason". The tools exit with 2 on it (an
+// environment error), as on any other failure that is not the user's input.
+struct OutputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Writes `text` to `path`, losing nothing on failure. A regular file (new, or reached through
+// a symbolic link) is written whole to a temporary file in its folder and renamed over it only
+// then, so a full disk or a quota leaves an existing file as it was; it keeps an existing
+// file's permissions. A FIFO or a device (/dev/stdout) is written as it is. Throws OutputError.
+void write_output_file(const std::string& path, const std::string& text);
+
+// Flushes standard output, as a C++ and as a C stream (printf), and checks that everything
+// written to it arrived. If not (a full disk, a closed pipe) it prints "TOOL: cannot write
+// WHAT: reason" and returns exit status 2, else 0. The reason is errno as the failing write
+// left it (the C library drops what it could not write, so a later flush does not fail
+// again): clear errno before the writes begin.
+int finish_standard_output(const char* tool, const std::string& what);
 
 }  // namespace sgemm

@@ -60,28 +60,6 @@ std::vector<long> batches_from_options(const po::variables_map& vm) {
     }
 }
 
-namespace {
-
-int cannot_write(const char* tool, const std::string& what) {
-    std::fprintf(stderr, "%s: cannot write %s: %s\n", tool, what.c_str(),
-                 errno != 0 ? std::strerror(errno) : "the write failed (a full disk or a closed pipe?)");
-    return 2;
-}
-
-}  // namespace
-
-int finish_file_output(const char* tool, std::ofstream& file, const std::string& path) {
-    file.close();
-    return file ? 0 : cannot_write(tool, path);
-}
-
-int finish_standard_output(const char* tool, const std::string& what) {
-    std::cout.flush();
-    const bool flushed = std::fflush(stdout) == 0;  // the C stream's buffer too, whatever cout's state: sets errno
-    const bool written = static_cast<bool>(std::cout) && flushed && !std::ferror(stdout);
-    return written ? 0 : cannot_write(tool, what);
-}
-
 std::string command_line(const char* tool, int argc, char** argv) {
     std::string text = tool;
     for (int i = 1; i < argc; ++i) {

@@ -3,7 +3,6 @@
 #pragma once
 #include <boost/program_options.hpp>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -28,14 +27,6 @@ ModelConfig model_from_options(const boost::program_options::variables_map& vm);
 // "1,8,32" -> {1, 8, 32}; anything but distinct positive integers throws
 // boost::program_options::error.
 std::vector<long> batches_from_options(const boost::program_options::variables_map& vm);
-
-// Flush (and close) the output and check that everything written arrived. If not (a full
-// disk, a closed pipe, a quota met at close) they print "TOOL: cannot write WHAT: reason" and
-// return exit status 2, else 0. The reason is errno as the failing write left it: clear
-// errno before the writes begin. Standard output is flushed as both a C++ and a C stream
-// (printf).
-int finish_file_output(const char* tool, std::ofstream& file, const std::string& path);
-int finish_standard_output(const char* tool, const std::string& what);
 
 // The command as typed, for a comment saying what made a file: "sgemm-shapes llama-3-8b ...".
 std::string command_line(const char* tool, int argc, char** argv);

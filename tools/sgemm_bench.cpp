@@ -9,8 +9,8 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -337,8 +337,8 @@ int main(int argc, char** argv) {
             if (!cubin_dir.empty()) {
                 std::string file = cubin_dir + "/" + family.name;
                 for (int v : values) file += "_" + std::to_string(v);
-                std::ofstream(file + ".cubin", std::ios::binary).write(compiled.cubin.data(), compiled.cubin.size());
-                std::ofstream(file + ".log") << compiled.log;
+                write_output_file(file + ".cubin", std::string(compiled.cubin.begin(), compiled.cubin.end()));
+                write_output_file(file + ".log", compiled.log);
             }
             kernels.push_back(std::make_unique<LoadedKernel>(family, compiled));
         };
@@ -360,6 +360,7 @@ int main(int argc, char** argv) {
         CacheFlusher flusher(device);
         bool all_ok = true;
         std::vector<Json> entries;
+        errno = 0;  // from here on, the reason a write to standard output fails
         for (const Shape& shape : shapes)
             entries.push_back(
                 bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
@@ -367,11 +368,10 @@ int main(int argc, char** argv) {
             // One shape: one object. A sweep: an array with one object per size.
             Json sweep = Json::array();
             for (const Json& e : entries) sweep.push(e);
-            std::ofstream out(json_path);
-            out << (entries.size() == 1 ? entries.front() : sweep).dump() << "\n";
-            if (!out) throw Error("cannot write " + json_path);
+            write_output_file(json_path, (entries.size() == 1 ? entries.front() : sweep).dump() + "\n");
         }
-        return all_ok ? 0 : 3;
+        const int written = finish_standard_output("sgemm-bench", "standard output");
+        return !all_ok ? 3 : written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
         return 2;

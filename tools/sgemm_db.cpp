@@ -7,6 +7,7 @@
 // shape, from src/records), which db/ must not depend on.
 #include <boost/program_options.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "db/default_path.h"
 #include "db/exchange.h"
@@ -27,6 +29,7 @@
 #include "src/dispatch/catalog.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
+#include "tools/cli_output.h"
 
 namespace po = boost::program_options;
 using namespace sgemm;
@@ -382,17 +385,27 @@ int cmd_export(Context& ctx) {
             throw UsageError("--json asks for JSON and --format for " + ctx.vm["format"].as<std::string>());
         format = ExchangeFormat::json;
     }
+    const std::string path = ctx.vm.count("output") ? ctx.vm["output"].as<std::string>() : "";
+    if (!path.empty()) {
+        std::error_code ec;
+        if (std::filesystem::equivalent(path, ctx.db_path, ec))
+            throw UsageError("-o " + path + " is the database itself: the export would replace it");
+        try {
+            check_output_file(path, "output");
+        } catch (const po::error& e) {
+            throw UsageError(e.what());
+        }
+    }
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::string device = ctx.device(store);
-    if (!ctx.vm.count("output")) {
+    if (path.empty()) {
         export_winners(store, std::cout, format, device);
         return 0;
     }
-    const std::string path = ctx.vm["output"].as<std::string>();
-    std::ofstream out(path, std::ios::binary);
-    if (out) export_winners(store, out, format, device);
-    out.close();
-    if (!out) throw Error("cannot write " + path);
+    // The whole export first: a database that fails partway leaves an earlier file as it was.
+    std::ostringstream out;
+    export_winners(store, out, format, device);
+    write_output_file(path, out.str());
     return 0;
 }
 
@@ -631,7 +644,12 @@ int main(int argc, char** argv) {
     }
 
     try {
-        return command->run(ctx);
+        const int status = command->run(ctx);
+        // A write that failed during the command left its errno to the database's calls since:
+        // only a failure of this last flush has its reason.
+        errno = 0;
+        const int written = finish_standard_output("sgemm-db", "standard output");
+        return status != 0 ? status : written;
     } catch (const UsageError& e) {
         std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", e.what());
         return 1;

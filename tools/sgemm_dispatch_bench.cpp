@@ -12,9 +12,9 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 
@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
 
     try {
         // Cold start: the first create makes the CUDA context; the second finds it made.
+        errno = 0;  // from here on, the reason a write to standard output fails
         const Dispatch cold(options);
         const sgemm_dispatch_info_t first = cold.info();
         const Dispatch dispatch(options);
@@ -220,11 +221,9 @@ int main(int argc, char** argv) {
                                       .set("memory", info.memory_ms))
                 .set("winners", info.winners)
                 .set("kernels_compiled", info.kernels_compiled);
-            std::ofstream out(json_path);
-            out << doc.dump() << "\n";
-            if (!out) throw Error("cannot write " + json_path);
+            write_output_file(json_path, doc.dump() + "\n");
         }
-        return 0;
+        return finish_standard_output("sgemm-dispatch-bench", "standard output");
     } catch (const std::exception& e) {  // no GPU, no database, a wrong result: the environment
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
         return 2;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "src/util/json.h"
+#include "tools/cli_output.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/roofline.h"
 

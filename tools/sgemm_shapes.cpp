@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "tools/cli_output.h"
@@ -74,7 +74,13 @@ int main(int argc, char** argv) {
         write_shapes_csv(std::cout, gemms, comments);
         return finish_standard_output("sgemm-shapes", "the CSV to standard output");
     }
-    std::ofstream file(output);
-    write_shapes_csv(file, gemms, comments);
-    return finish_file_output("sgemm-shapes", file, output);
+    std::ostringstream csv;
+    write_shapes_csv(csv, gemms, comments);
+    try {
+        write_output_file(output, csv.str());
+    } catch (const OutputError& e) {
+        std::fprintf(stderr, "sgemm-shapes: %s\n", e.what());
+        return 2;
+    }
+    return 0;
 }

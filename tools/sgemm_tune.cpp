@@ -3,9 +3,9 @@
 #include <boost/program_options.hpp>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -268,7 +268,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
                                  "only checked)\n", json_path.c_str());
         try {
-            return dry_run(shapes, options, dry_arch);
+            errno = 0;  // from here on, the reason a write to standard output fails
+            const int status = dry_run(shapes, options, dry_arch);
+            const int written = finish_standard_output("sgemm-tune", "standard output");
+            return status != 0 ? status : written;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
             return 2;
@@ -311,6 +314,7 @@ int main(int argc, char** argv) {
 
         Json rows = Json::array();
         const DeviceModel model = device_model(device);
+        errno = 0;  // from here on, the reason a write to standard output fails
         print_table(outcomes, model, rows);
         std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
         if (options.search.strategy == Strategy::Exhaustive) print_model_evaluation(outcomes);
@@ -325,11 +329,9 @@ int main(int argc, char** argv) {
                 .set("peak_tflops", model.fp32_flops / 1e12)
                 .set("bandwidth_tbs", model.bytes_per_s / 1e12)
                 .set("shapes", rows);
-            std::ofstream out(json_path);
-            out << doc.dump() << "\n";
-            if (!out) throw Error("cannot write " + json_path);
+            write_output_file(json_path, doc.dump() + "\n");
         }
-        return 0;
+        return finish_standard_output("sgemm-tune", "the table to standard output");
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
         return 2;

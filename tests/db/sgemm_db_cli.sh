@@ -116,6 +116,39 @@ has "$out" "decision"
 run 0 "${ours[@]}" export -o "$dir/winners.csv"
 [ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
+# Nothing is lost to an export: not the database (named directly or through a link), not an
+# earlier file that a failing write would have cut short. A file is replaced whole, through a
+# link to it, keeping its permissions, and no temporary file stays behind.
+cp "$dir/ours.db" "$dir/ours.keep"
+run 1 "${ours[@]}" export -o "$dir/ours.db"; has "$err" "-o $dir/ours.db is the database itself"
+ln -s ours.db "$dir/ours-link.db"
+run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the database itself"
+cmp -s "$dir/ours.db" "$dir/ours.keep" || fail "export -o onto the database changed it"
+printf 'an earlier export\n' > "$dir/earlier.csv"; chmod 640 "$dir/earlier.csv"
+ln -s earlier.csv "$dir/earlier-link.csv"
+# A write cut short: a file size limit of 32 KiB, which SQLite's 32 KiB shared-memory file
+# still fits, and an export larger than that.
+size=$("$db_tool" "${ours[@]}" export --format json | wc -c)
+[ "$size" -gt $((33 * 1024)) ] || fail "the sample's export ($size bytes) must outgrow the 32 KiB limit below"
+(trap '' XFSZ; ulimit -f 32; "$db_tool" "${ours[@]}" export --format json -o "$dir/earlier.csv" 2>"$dir/err"); rc=$?
+[ $rc -eq 2 ] && grep -qF "cannot write $dir/earlier.csv: File too large" "$dir/err" ||
+  fail "an export past the file size limit exited $rc: $(cat "$dir/err")"
+[ "$(cat "$dir/earlier.csv")" = "an earlier export" ] || fail "a failed export damaged the earlier file"
+run 0 "${ours[@]}" export -o "$dir/earlier-link.csv"
+[ -L "$dir/earlier-link.csv" ] || fail "the export replaced the link instead of the file"
+[ "$(wc -l <"$dir/earlier.csv")" -eq 5 ] || fail "the export through a link did not reach the file"
+[ "$(stat -c %a "$dir/earlier.csv")" = 640 ] || fail "the export changed the file's permissions"
+[ -z "$(find "$dir" -name '.*.tmp')" ] || fail "temporary files left: $(find "$dir" -name '.*.tmp')"
+run 1 "${ours[@]}" export -o "$dir/no-such-folder/x.csv"; has "$err" "no folder $dir/no-such-folder"
+# Output that does not arrive is an environment error (2), on every command.
+if [ -w /dev/full ]; then
+  run 2 "${ours[@]}" export -o /dev/full; has "$err" "cannot write /dev/full: No space left on device"
+  for command in list stats export verify; do
+    "$db_tool" "${ours[@]}" $command >/dev/full 2>"$dir/err"; rc=$?
+    [ $rc -eq 2 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
+      fail "sgemm-db $command > /dev/full exited $rc: $(cat "$dir/err")"
+  done
+fi
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
 run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
 run 1 "${ours[@]}" export --json --format csv; has "$err" "--json asks for JSON and --format for csv"

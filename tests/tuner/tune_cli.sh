@@ -77,5 +77,12 @@ mkfifo "$dir/pipe.json"
 timeout 20 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/pipe.json" \
   >/dev/null 2>&1 || fail "checking a FIFO for --json blocked or failed"
 
+# Standard output that does not arrive is an environment error (2), named.
+if [ -w /dev/full ]; then
+  "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 >/dev/full 2>"$dir/err"; rc=$?
+  [ $rc -eq 2 ] && grep -qF "sgemm-tune: cannot write standard output: No space left on device" "$dir/err" ||
+    fail "a dry run into a full disk exited $rc: $(cat "$dir/err")"
+fi
+
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
 echo "ok"
