@@ -1,5 +1,9 @@
 #include "db/csv.h"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -25,9 +29,35 @@ void strip_byte_order_mark(std::string& text) {
     if (text.compare(0, mark.size(), mark) == 0) text.erase(0, mark.size());
 }
 
+std::string read_csv_text(std::istream& in, const std::string& source, std::size_t max_bytes) {
+    std::string text;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        if (text.size() + static_cast<std::size_t>(in.gcount()) > max_bytes)
+            throw Error(source + ": larger than " + std::to_string(max_bytes) + " bytes, more than a CSV of this "
+                                 "project holds");
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad()) throw Error(source + ": cannot be read to its end");
+    return text;
+}
+
+std::ifstream open_csv_file(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (std::filesystem::is_directory(status)) throw Error(path + ": is a folder, not a CSV file");
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+        !std::filesystem::is_fifo(status))
+        throw Error(path + ": is not a regular file or a pipe");
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open it" + (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : ""));
+    return in;
+}
+
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
     std::vector<CsvRecord> records;
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_csv_text(in, source);
     strip_byte_order_mark(text);
     int line = 1;
     std::size_t i = 0;
@@ -71,7 +101,8 @@ std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
             ++line;
             end_of_record = true;
         }
-        const bool blank = record.fields.size() == 1 && record.fields[0].empty();
+        const bool blank = record.fields.size() == 1 &&
+                           record.fields[0].find_first_not_of(" \t") == std::string::npos;
         if (!blank) records.push_back(std::move(record));
     }
     return records;

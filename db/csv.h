@@ -2,6 +2,8 @@
 // a line break, quotes doubled inside quotes. Records keep the line they start on, so an
 // error can name it.
 #pragma once
+#include <cstddef>
+#include <fstream>
 #include <istream>
 #include <string>
 #include <vector>
@@ -20,8 +22,20 @@ struct CsvRecord {
 // programs write it before the header, where it would become part of the first column's name.
 void strip_byte_order_mark(std::string& text);
 
-// Every record of `in` (after a byte order mark); blank lines are skipped. Throws Error "<source>:<line>: ..." for a
-// quoted field that never ends or text after a closing quote.
+// The most a CSV file may hold: a shapes file, or an export with its cubins, is far smaller,
+// and a device such as /dev/zero must not fill memory.
+constexpr std::size_t kMaxCsvBytes = std::size_t{1} << 30;
+
+// All of `in`, at most `max_bytes`; a longer stream throws Error naming `source`.
+std::string read_csv_text(std::istream& in, const std::string& source, std::size_t max_bytes = kMaxCsvBytes);
+
+// Opens the file at `path` for reading, or throws Error naming it with the reason: it must
+// be a regular file or a pipe (not a folder or a device) that this process can read.
+std::ifstream open_csv_file(const std::string& path);
+
+// Every record of `in` (after a byte order mark, at most kMaxCsvBytes); blank lines, and lines
+// of white space alone, are skipped. Throws Error "<source>:<line>: ..." for a quoted field
+// that never ends or text after a closing quote.
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source);
 
 }  // namespace sgemm

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "db/csv.h"
 #include "db/default_path.h"
 #include "db/exchange.h"
 #include "db/merge.h"
@@ -461,10 +462,7 @@ std::string kernel_problem(const Winner& w, int sm) {
 
 int cmd_import(Context& ctx) {
     const std::string& path = ctx.args.at(0);
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw UsageError(path + " is a folder, not a CSV export");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError("cannot read " + path);
+    std::ifstream in = open_csv_file(path);
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);

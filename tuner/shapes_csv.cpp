@@ -4,13 +4,14 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "db/csv.h"
 #include "src/util/parse_number.h"
+#include "src/util/text.h"
+#include "tuner/tuner.h"
 
 namespace sgemm {
 namespace {
@@ -50,12 +51,22 @@ bool parse_trans(const std::string& text, const char* column, const std::string&
 }  // namespace
 
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
+    std::string text;
+    try {
+        text = read_csv_text(in, file);
+    } catch (const Error& e) {
+        throw ShapesCsvError(e.what());
+    }
+    strip_byte_order_mark(text);
     // Comment lines become blank lines, which the CSV reader skips, so line numbers hold.
+    // Lines end in \n, \r\n or \r alone, as the CSV reader takes them.
     std::stringstream uncommented;
-    bool first_line = true;
-    for (std::string line; std::getline(in, line); first_line = false) {
-        if (first_line) strip_byte_order_mark(line);
+    for (std::size_t start = 0; start < text.size();) {
+        std::size_t end = text.find_first_of("\r\n", start);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(start, end - start);
         uncommented << (trim(line).rfind('#', 0) == 0 ? "" : line) << "\n";
+        start = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
     }
     std::vector<CsvRecord> records;
     try {
@@ -112,8 +123,15 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                 fail(file, rec.line, "weight '" + w + "' must be a positive number");
         }
         row.name = field("name");
+        const auto control = std::find_if(row.name.begin(), row.name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7F; });
+        if (control != row.name.end())
+            fail(file, rec.line, "the name '" + printable(row.name) + "' holds a control character; names are printed "
+                                 "in tables and progress lines");
 
-        const std::string key = row.key.to_string();
+        // Duplicates are told apart by the key the tuner will tune, its alignment class included.
+        ShapeKey tuned = row.key;
+        tuned.alignment = tuner_alignment(tuned);
+        const std::string key = tuned.to_string();
         const auto dup = seen.find(key);
         if (dup != seen.end()) {
             ShapeRow& first = out.rows[dup->second];
@@ -132,11 +150,14 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 }
 
 ShapesFile load_shapes_csv(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw ShapesCsvError(path + ": is a folder, not a shapes file");
-    std::ifstream in(path);
-    if (!in) throw ShapesCsvError(path + ": cannot open the shapes file");
-    return parse_shapes_csv(in, path);
+    try {
+        std::ifstream in = open_csv_file(path);
+        return parse_shapes_csv(in, path);
+    } catch (const ShapesCsvError&) {
+        throw;
+    } catch (const Error& e) {
+        throw ShapesCsvError(e.what());
+    }
 }
 
 std::size_t tuning_bytes(const ShapeKey& key) {

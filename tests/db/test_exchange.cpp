@@ -67,6 +67,40 @@ TEST(Csv, ALeadingByteOrderMarkIsNotPartOfTheFirstField) {
     EXPECT_EQ(records[1].fields, (std::vector<std::string>{"\xEF\xBB\xBFx", "y"}));
 }
 
+TEST(Csv, LinesOfWhiteSpaceAreBlank) {
+    std::istringstream in("h1,h2\n  \n\t\nx,y\n");
+    const std::vector<CsvRecord> records = read_csv(in, "f.csv");
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[1].line, 4);
+}
+
+TEST(Csv, AStreamLongerThanTheLimitIsRefusedWithoutReadingItAll) {
+    std::istringstream in(std::string(300000, 'a'));
+    try {
+        read_csv_text(in, "f.csv", 100000);
+        FAIL() << "read past the limit";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "f.csv: larger than 100000 bytes, more than a CSV of this project holds");
+    }
+    EXPECT_LE(in.tellg(), 100000 + (1 << 16)) << "it read on past the chunk that crossed the limit";
+    std::istringstream small("h\n1\n");
+    EXPECT_EQ(read_csv_text(small, "f.csv", 4), "h\n1\n");
+}
+
+TEST(Csv, AFolderADeviceOrAMissingFileIsNamedWithTheReason) {
+    const auto error_of = [](const std::string& path) -> std::string {
+        try {
+            open_csv_file(path);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "opened";
+    };
+    EXPECT_EQ(error_of("/tmp"), "/tmp: is a folder, not a CSV file");
+    EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: is not a regular file or a pipe");
+    EXPECT_EQ(error_of("/nonexistent/x.csv"), "/nonexistent/x.csv: cannot open it (No such file or directory)");
+}
+
 TEST(Csv, AnUnclosedQuoteNamesItsLine) {
     std::istringstream in("a,b\n1,\"open\n2,3\n");
     try {

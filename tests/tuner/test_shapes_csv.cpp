@@ -60,6 +60,28 @@ TEST(ShapesCsv, DuplicatesAreMergedWithAWarning) {
     EXPECT_NE(f.warnings[0].find("repeats line 2"), std::string::npos) << f.warnings[0];
 }
 
+TEST(ShapesCsv, ADuplicateIsNamedByTheKeyTheTunerTunes) {
+    // 1x2x3 has odd rows: the tuner's buffers give it 4-byte alignment, not the default 16.
+    const ShapesFile f = parse("M,N,K\n1,2,3\n1,2,3\n");
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_NE(f.warnings[0].find("M=1 N=2 K=3 NN fp32 align4 repeats line 2"), std::string::npos) << f.warnings[0];
+}
+
+TEST(ShapesCsv, WhiteSpaceLinesAndLoneCarriageReturnsAreLineBreaks) {
+    const ShapesFile f = parse("# a comment\rM,N,K\r \t\r8,4096,4096\r\n\t\n1,2,3\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].line, 4);
+    EXPECT_EQ(f.rows[1].line, 6);
+}
+
+TEST(ShapesCsv, ANameWithAControlCharacterIsRefused) {
+    EXPECT_EQ(error_of("M,N,K,name\n8,4096,4096,\"q\x1b[31mkv\"\n"),
+              "shapes.csv:2: the name 'q\\x1b[31mkv' holds a control character; names are printed in tables and "
+              "progress lines");
+    EXPECT_NE(error_of("M,N,K,name\n8,4096,4096,\"two\nlines\"\n").find("shapes.csv:2: the name 'two\\x0alines'"),
+              std::string::npos);
+}
+
 TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K\n1,2,3\n4,x,6\n").find("shapes.csv:3: N 'x' is not a whole number"), std::string::npos)
         << error_of("M,N,K\n1,2,3\n4,x,6\n");
@@ -102,12 +124,27 @@ TEST(ShapesCsv, AFolderIsNamedAsOne) {
         load_shapes_csv("/tmp");
         FAIL() << "a folder parsed";
     } catch (const ShapesCsvError& e) {
-        EXPECT_EQ(std::string(e.what()), "/tmp: is a folder, not a shapes file");
+        EXPECT_EQ(std::string(e.what()), "/tmp: is a folder, not a CSV file");
+    }
+}
+
+TEST(ShapesCsv, ADeviceIsRefusedBeforeItIsRead) {
+    // /dev/zero never ends: reading it would fill memory.
+    try {
+        load_shapes_csv("/dev/zero");
+        FAIL() << "/dev/zero parsed";
+    } catch (const ShapesCsvError& e) {
+        EXPECT_EQ(std::string(e.what()), "/dev/zero: is not a regular file or a pipe");
     }
 }
 
 TEST(ShapesCsv, AMissingFileIsAnError) {
     EXPECT_THROW(load_shapes_csv("/nonexistent/shapes.csv"), ShapesCsvError);
+    try {
+        load_shapes_csv("/nonexistent/shapes.csv");
+    } catch (const ShapesCsvError& e) {
+        EXPECT_EQ(std::string(e.what()), "/nonexistent/shapes.csv: cannot open it (No such file or directory)");
+    }
 }
 
 TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {

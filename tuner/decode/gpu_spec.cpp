@@ -6,7 +6,7 @@
 
 #include "src/util/error.h"
 #include "tuner/decode/json_fields.h"
-#include "tuner/decode/text.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "src/util/error.h"
-#include "tuner/decode/text.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 

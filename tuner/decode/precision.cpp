@@ -1,7 +1,7 @@
 #include "tuner/decode/precision.h"
 
 #include "src/util/error.h"
-#include "tuner/decode/text.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 

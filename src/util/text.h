@@ -1,6 +1,7 @@
-// Text the decode tools read from files and command lines: names matched in any case, and
-// names made safe to print (a config can hold control characters, a newline or an escape
-// sequence, that would break a CSV comment or a terminal).
+// Text the tools read from files and command lines: names matched in any case, and text made
+// safe to print (a config, a shapes CSV or an imported database row can hold control
+// characters, a newline or an escape sequence, that would break a table, a CSV comment or a
+// terminal).
 #pragma once
 #include <algorithm>
 #include <cctype>
