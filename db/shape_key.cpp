@@ -51,4 +51,11 @@ std::size_t ShapeKeyHash::operator()(const ShapeKey& key) const {
     return static_cast<std::size_t>(mix(mix(dims) ^ rest));
 }
 
+int packed_alignment(const ShapeKey& key) {
+    const int lda = key.trans_a ? key.M : key.K;
+    const int ldb = key.trans_b ? key.K : key.N;
+    const void* aligned = reinterpret_cast<const void*>(256);
+    return alignment_class(aligned, lda, aligned, ldb, aligned, key.N);
+}
+
 }  // namespace sgemm

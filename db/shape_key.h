@@ -58,6 +58,11 @@ inline int alignment_class(const void* A, std::int64_t lda, const void* B, std::
     return 0;
 }
 
+// The alignment class of `key`'s call with its matrices packed tightly (lda, ldb and ldc the
+// rows' lengths) at aligned addresses: what the tuner's own buffers give a shape, so the key
+// it tunes and stores the shape under, and what `sgemm-db show M N K` looks up by default.
+int packed_alignment(const ShapeKey& key);
+
 // Parses "NN", "NT", "TN" or "TT" (either case) into trans_a and trans_b; throws an Error
 // naming the choices.
 void parse_transposes(const std::string& text, ShapeKey& key);

@@ -2,6 +2,7 @@
 
 #include <boost/program_options/errors.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace sgemm {
@@ -31,8 +32,12 @@ std::vector<std::string> parse_name_list(const std::string& text, const char* op
     std::vector<std::string> out;
     std::stringstream ss(text);
     std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
+    while (std::getline(ss, item, ',')) {
+        if (item.empty()) continue;
+        if (std::find(out.begin(), out.end(), item) != out.end())
+            throw boost::program_options::error(std::string("--") + option + ": " + item + " is given twice");
+        out.push_back(item);
+    }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " names nothing");
     return out;
 }

@@ -30,6 +30,7 @@
 #include "src/dispatch/catalog.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
+#include "src/util/text.h"
 #include "tools/cli_output.h"
 
 namespace po = boost::program_options;
@@ -56,7 +57,12 @@ Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(
 class Table {
 public:
     explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
-    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    // Cells come from the database, which an import may have filled with anything: control
+    // characters are escaped so that they neither break the table nor reach the terminal.
+    void add(std::vector<std::string> row) {
+        for (std::string& cell : row) cell = printable(cell);
+        rows_.push_back(std::move(row));
+    }
     bool empty() const { return rows_.empty(); }
 
     void print() const {
@@ -165,7 +171,8 @@ struct Context {
         return v;
     }
 
-    // The shape key of "M N K" and --trans, --precision, --align.
+    // The shape key of "M N K" and --trans, --precision, --align. Without --align, the class
+    // of tightly packed matrices: the one sgemm-tune stores the shape under.
     ShapeKey shape() const {
         ShapeKey s;
         s.M = positive(0, "M");
@@ -173,7 +180,7 @@ struct Context {
         s.K = positive(2, "K");
         parse_transposes(vm["trans"].as<std::string>(), s);
         s.precision = parse_gemm_precision(vm["precision"].as<std::string>());
-        s.alignment = vm["align"].as<int>();
+        s.alignment = vm.count("align") ? vm["align"].as<int>() : packed_alignment(s);
         if (!valid_alignment_class(s.alignment)) throw UsageError("--align must be 16, 8 or 4");
         return s;
     }
@@ -302,11 +309,11 @@ int cmd_explain(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    std::printf("device    %s  %s\n", device_id.c_str(), device ? device->describe().c_str() : "(not in the database)");
+    std::printf("device    %s  %s\n", device_id.c_str(), device ? printable(device->describe()).c_str() : "(not in the database)");
     std::printf("shape     %s\n", shape.to_string().c_str());
     std::printf("decision  %s\n", kind);
-    std::printf("launch    %s\n", launch.c_str());
-    std::printf("why       %s\n", selection.reason.c_str());
+    std::printf("launch    %s\n", printable(launch).c_str());
+    std::printf("why       %s\n", printable(selection.reason).c_str());
     return 0;
 }
 
@@ -442,7 +449,7 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
             case O::Kept: line += ours + " (theirs: " + theirs + ")"; break;
             case O::Refused: line += theirs + ": " + offer.reason; break;
         }
-        std::printf("%s\n", line.c_str());
+        std::printf("%s\n", printable(line).c_str());
     }
     std::printf("from %s: %d devices added; winners %d added, %d replaced, %d kept, %d refused; %d binaries and %d "
                 "measurements added; %d miss rows merged\n",
@@ -518,7 +525,7 @@ int cmd_verify(Context& ctx) {
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json()).set("problems", problems);
         std::printf("%s\n", out.dump().c_str());
     } else {
-        for (const std::string& p : r.problems) std::printf("problem: %s\n", p.c_str());
+        for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
         std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binaries checked (%s)\n",
                     r.ok() ? "ok" : "FAILED", store.path().c_str(), r.schema_version, r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
@@ -553,9 +560,9 @@ struct Command {
 const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {"list", "[--device ID]", "the winners, one line each", 0, {"device"}, cmd_list},
-        {"show", "M N K [--trans NN] [--device ID]", "every measurement of a shape, best first", 3,
+        {"show", "M N K [--trans NN] [--precision fp32] [--align A] [--device ID]", "every measurement of a shape, best first", 3,
          {"device", "trans", "precision", "align"}, cmd_show},
-        {"explain", "M N K [--trans NN] [--device ID]", "what dispatch would launch on this device, and why", 3,
+        {"explain", "M N K [--trans NN] [--precision fp32] [--align A] [--device ID]", "what dispatch would launch on this device, and why", 3,
          {"device", "trans", "precision", "align"}, cmd_explain},
         {"stats", "", "counts, devices, size, binary-cache hits", 0, {}, cmd_stats},
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
@@ -598,7 +605,8 @@ int main(int argc, char** argv) {
         ("device", po::value<std::vector<std::string>>(), "a device id (or a unique prefix), as stats lists them")
         ("trans", po::value<std::string>()->default_value("NN"), "transposes of A and B: NN, NT, TN or TT")
         ("precision", po::value<std::string>()->default_value("fp32"), "fp32 or tf32")
-        ("align", po::value<int>()->default_value(16), "alignment class of the call: 16, 8 or 4 bytes")
+        ("align", po::value<int>(), "alignment class of the call: 16, 8 or 4 bytes; default: that of tightly "
+         "packed matrices, the one sgemm-tune stores the shape under")
         ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")
         ("output,o", po::value<std::string>(), "export to this file instead of standard output")
         ("stale", "prune: remove devices of other library versions, and binaries and kernels nothing uses");

@@ -152,7 +152,7 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     KernelCache cache(nullptr, arch, options.jobs);
     for (const ShapeRow& input : shapes.rows) {
         ShapeKey key = input.key;
-        key.alignment = tuner_alignment(key);
+        key.alignment = packed_alignment(key);
         const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families);
         const std::vector<Candidate> chosen = choose_candidates(all, key, model, options.search, {});
         cache.build(chosen);
@@ -222,6 +222,7 @@ int main(int argc, char** argv) {
     std::string shapes_path, db_path, json_path;
     TuneOptions options;
     bool dry = false, from_misses = false;
+    std::string dry_ignored;  // options given that a dry run does not use
     Arch dry_arch;
     int device_ordinal = 0;
     try {
@@ -249,6 +250,12 @@ int main(int argc, char** argv) {
         options.retune = vm.count("retune") > 0;
         options.check_fp64 = vm.count("check-fp64") > 0;
         dry = vm.count("dry-run") > 0;
+        if (!dry && !vm["arch"].defaulted())
+            throw po::error("--arch is the compile target of --dry-run; a tune compiles for the GPU it runs on");
+        // A dry run is often the real command with --dry-run added: say what it leaves aside.
+        for (const char* option : {"db", "device", "retune", "check-fp64", "budget-s"})
+            if (dry && vm.count(option) && !vm[option].defaulted())
+                dry_ignored += std::string(dry_ignored.empty() ? "--" : ", --") + option;
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
         if (vm.count("json")) {
@@ -264,6 +271,9 @@ int main(int argc, char** argv) {
     for (const std::string& w : shapes.warnings) std::fprintf(stderr, "sgemm-tune: warning: %s\n", w.c_str());
 
     if (dry) {
+        if (!dry_ignored.empty())
+            std::fprintf(stderr, "sgemm-tune: note: a dry run uses no GPU and no database, so it leaves out %s\n",
+                         dry_ignored.c_str());
         if (!json_path.empty())
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
                                  "only checked)\n", json_path.c_str());

@@ -11,7 +11,6 @@
 #include "db/csv.h"
 #include "src/util/parse_number.h"
 #include "src/util/text.h"
-#include "tuner/tuner.h"
 
 namespace sgemm {
 namespace {
@@ -130,7 +129,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 
         // Duplicates are told apart by the key the tuner will tune, its alignment class included.
         ShapeKey tuned = row.key;
-        tuned.alignment = tuner_alignment(tuned);
+        tuned.alignment = packed_alignment(tuned);
         const std::string key = tuned.to_string();
         const auto dup = seen.find(key);
         if (dup != seen.end()) {

@@ -33,18 +33,11 @@ struct Timed {
 
 }  // namespace
 
-int tuner_alignment(const ShapeKey& key) {
-    const int lda = key.trans_a ? key.M : key.K;
-    const int ldb = key.trans_b ? key.K : key.N;
-    const void* aligned = reinterpret_cast<const void*>(256);
-    return alignment_class(aligned, lda, aligned, ldb, aligned, key.N);
-}
-
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
                                      const std::vector<ShapeRow>& shapes, bool retune) {
     std::vector<ShapeRow> out;
     for (ShapeRow row : shapes) {
-        row.key.alignment = tuner_alignment(row.key);
+        row.key.alignment = packed_alignment(row.key);
         if (retune || !has_winner(store, device_id, row.key)) out.push_back(row);
     }
     return out;
@@ -85,7 +78,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     ShapeOutcome outcome;
     outcome.row = input;
     ShapeKey& key = outcome.row.key;
-    key.alignment = tuner_alignment(key);
+    key.alignment = packed_alignment(key);
     if (key.precision != GemmPrecision::fp32)
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 

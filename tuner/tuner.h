@@ -4,8 +4,9 @@
 // alternation, and store every measurement as it is taken and the winner at the end.
 //
 // Shape keys: the tuner allocates its own operands (256-byte aligned, tight leading
-// dimensions), so a key's alignment class follows from K and N alone; dispatch computes the
-// same class from a call's real pointers and leading dimensions.
+// dimensions), so a key's alignment class follows from K and N alone (packed_alignment in
+// db/shape_key.h); dispatch computes the same class from a call's real pointers and leading
+// dimensions.
 #pragma once
 #include <functional>
 #include <string>
@@ -33,9 +34,6 @@ struct TuneOptions {
     double reject_factor = 1.5;         // early rejection after 3 runs
     int retime_rounds = 10;             // winner against runner-up, alternating
 };
-
-// The alignment class the tuner's own buffers give `key` (see above).
-int tuner_alignment(const ShapeKey& key);
 
 struct ShapeOutcome {
     ShapeRow row;          // its key carries the alignment class it was tuned under

@@ -111,6 +111,11 @@ run 0 "${ours[@]}" explain 2000 4096 4096 --trans TN --json --device "$id"
 [ "$(json 'd["decision"]')" = fallback ] || fail "explain --json: $out"
 run 0 "${ours[@]}" explain 4096 4096 4096   # "this device": the GPU here, else the file's only device
 has "$out" "decision"
+# Without --align, a shape is looked up under the class sgemm-tune stores it under: that of
+# tightly packed matrices (rows of 1000 and 517 floats: 4 bytes).
+run 0 "${ours[@]}" explain 8 1000 517 --device "$id"; has "$out" "shape     M=8 N=1000 K=517 NN fp32 align4"
+run 0 "${ours[@]}" explain 8 1000 517 --align 16 --device "$id"; has "$out" "shape     M=8 N=1000 K=517 NN fp32 align16"
+run 0 "${ours[@]}" show 8 1000 514 --device "$id"; has "$out" "no measurements of M=8 N=1000 K=514 NN fp32 align8"
 
 # --- export and import ---
 run 0 "${ours[@]}" export -o "$dir/winners.csv"
@@ -229,6 +234,22 @@ run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify
 run 0 --db "$dir/merged.db" verify
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"
 run 2 --db "$dir/merged.db" verify; has "$out" "problem:"; has "$out" "its cubin is not an ELF file"
+
+# --- text from the database is printed with its control characters escaped ---
+cp "$dir/ours.db" "$dir/evil.db"
+python3 - "$dir/evil.db" <<'PY' || fail "editing the database"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE devices SET gpu_name = 'EVIL' || char(27) || '[31mRED' || char(10) || 'fake line'")
+c.execute("UPDATE kernels SET description = description || char(7)")
+c.commit()
+PY
+for command in list stats; do
+  run 0 --db "$dir/evil.db" $command
+  if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$out"; then fail "$command printed control characters: $out"; fi
+done
+run 0 --db "$dir/evil.db" stats; has "$out" 'EVIL\x1b[31mRED\x0afake line sm_90'
+run 0 --db "$dir/evil.db" list; has "$out" 'naive BLOCK_X=32 BLOCK_Y=8\x07'
 
 # --- the views read well in a plain SQL shell ---
 python3 - "$dir/ours.db" <<'PY' || fail "winners_summary"

@@ -37,7 +37,7 @@ const ParamValues kDecode = {8, 128, 8, 4, 1, 4};  // MT BN KW UNROLL EF SPLITS:
 ShapeKey key_of(int M, int N, int K, bool ta, bool tb, int pad = 0) {
     ShapeKey k;
     k.M = M, k.N = N, k.K = K, k.trans_a = ta, k.trans_b = tb;
-    k.alignment = tuner_alignment(k);
+    k.alignment = packed_alignment(k);
     if (pad) k.alignment = alignment_class(nullptr, (ta ? M : K) + pad, nullptr, tb ? K : N, nullptr, N);
     return k;
 }

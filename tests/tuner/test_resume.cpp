@@ -28,11 +28,11 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
         device_id = store.add_device(sgemm::testing::h200());
         store.put_binary(sgemm::testing::naive_binary());
         ShapeKey first = shapes[0].key;
-        first.alignment = tuner_alignment(first);
+        first.alignment = packed_alignment(first);
         store.record_measurement(sgemm::testing::measurement(device_id, first, 0.03));
         store.put_winner(sgemm::testing::winner(device_id, first, 1.0, nullptr));
         ShapeKey second = shapes[1].key;
-        second.alignment = tuner_alignment(second);
+        second.alignment = packed_alignment(second);
         store.record_measurement(sgemm::testing::measurement(device_id, second, 0.05));
     }
     TuningStore store(dir.file("tuning.db"));

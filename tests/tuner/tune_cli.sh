@@ -77,6 +77,16 @@ mkfifo "$dir/pipe.json"
 timeout 20 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/pipe.json" \
   >/dev/null 2>&1 || fail "checking a FIFO for --json blocked or failed"
 
+# Options that would be silently ignored are refused or named.
+err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive,async,naive 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--families: naive is given twice" <<<"$err" || fail "a repeated family: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --arch sm_80 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--arch is the compile target of --dry-run" <<<"$err" || fail "--arch without --dry-run: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --retune --db "$dir/x.db" --budget-s 5 \
+  2>&1 >/dev/null) || fail "a dry run with tuning options failed: $err"
+grep -qF "a dry run uses no GPU and no database, so it leaves out --db, --retune, --budget-s" <<<"$err" ||
+  fail "a dry run does not name what it leaves out: $err"
+
 # Standard output that does not arrive is an environment error (2), named.
 if [ -w /dev/full ]; then
   "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 >/dev/full 2>"$dir/err"; rc=$?
