@@ -3,8 +3,10 @@
 #include "src/util/parse_number.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 #include "db/base64.h"
@@ -51,15 +53,25 @@ int parse_positive(const std::string& text) {
     return v;
 }
 
+// A finite number. strtod, not std::stod: stod refuses a number too small for a normal
+// double (1e-320), which is still a number.
 double parse_real(const std::string& text) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (text.empty() || used != text.size() || !std::isfinite(v)) throw Error("'" + text + "' is not a number");
+    char* end = nullptr;
+    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(text.c_str(), &end);
+    if (!end || *end != '\0' || !std::isfinite(v)) throw Error("'" + text + "' is not a number");
+    return v;
+}
+
+// A time: above 0. A negative or zero one would beat every real winner in a merge.
+double parse_duration_ms(const std::string& text) {
+    const double v = parse_real(text);
+    if (!(v > 0)) throw Error("'" + text + "' must be above 0");
+    return v;
+}
+
+double parse_non_negative(const std::string& text) {
+    const double v = parse_real(text);
+    if (v < 0) throw Error("'" + text + "' must be at least 0");
     return v;
 }
 
@@ -127,11 +139,11 @@ const std::vector<Column>& columns() {
         {"template_hash", Kind::Text, [](const ExportRow& r) { return r.entry.winner.kernel.template_hash; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.kernel.template_hash = v; }},
         {"ms", Kind::Real, [](const ExportRow& r) { return exact(r.entry.winner.ms); },
-         [](ExportRow& r, const std::string& v) { r.entry.winner.ms = parse_real(v); }},
+         [](ExportRow& r, const std::string& v) { r.entry.winner.ms = parse_duration_ms(v); }},
         {"cublas_ms", Kind::Real, [](const ExportRow& r) { return exact(r.entry.winner.cublas_ms); },
-         [](ExportRow& r, const std::string& v) { r.entry.winner.cublas_ms = parse_real(v); }},
+         [](ExportRow& r, const std::string& v) { r.entry.winner.cublas_ms = parse_non_negative(v); }},
         {"tolerance", Kind::Real, [](const ExportRow& r) { return exact(r.entry.winner.tolerance); },
-         [](ExportRow& r, const std::string& v) { r.entry.winner.tolerance = parse_real(v); }},
+         [](ExportRow& r, const std::string& v) { r.entry.winner.tolerance = parse_non_negative(v); }},
         {"provenance", Kind::Text, [](const ExportRow& r) { return r.entry.winner.provenance; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.provenance = v; }},
         {"tuned_at", Kind::Text, [](const ExportRow& r) { return r.entry.winner.tuned_at; },
@@ -155,7 +167,7 @@ const std::vector<Column>& columns() {
         {"spill_load_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::spill_load_bytes); },
          [](ExportRow& r, const std::string& v) { binary_of(r).spill_load_bytes = parse_int(v); }, true},
         {"compile_ms", Kind::Real, [](const ExportRow& r) { return binary_field(r, &Binary::compile_ms); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).compile_ms = parse_real(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).compile_ms = parse_non_negative(v); }, true},
         {"cubin_base64", Kind::Text,
          [](const ExportRow& r) { return r.entry.binary ? base64_encode(r.entry.binary->cubin) : std::string(); },
          [](ExportRow& r, const std::string& v) { binary_of(r).cubin = base64_decode(v); }, true},
@@ -248,10 +260,13 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     if (records.empty()) throw ImportError(source + ": empty file (expected a header line)");
 
     std::vector<const Column*> header;  // the column of each field of the first line, or null
+    std::string repeated;  // columns the header names more than once: which value would count?
     for (const std::string& name : records.front().fields) {
         const Column* found = nullptr;
         for (const Column& c : columns())
             if (name == c.name) found = &c;
+        if (found && std::find(header.begin(), header.end(), found) != header.end())
+            repeated += (repeated.empty() ? "'" : ", '") + name + "'";
         header.push_back(found);
     }
     // A file whose first line names none of the columns is not an export at all (another
@@ -269,10 +284,15 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
         if (!present) missing += (missing.empty() ? "'" : ", '") + std::string(c.name) + "'";
     }
     std::vector<std::string> problems;
-    if (!unknown.empty() || !missing.empty())
-        problems.push_back(source + ":" + std::to_string(records.front().line) + ": the header " +
-                           (unknown.empty() ? "" : "has unknown columns " + unknown + (missing.empty() ? "" : " and ")) +
-                           (missing.empty() ? "" : "lacks columns " + missing));
+    if (!unknown.empty() || !missing.empty() || !repeated.empty()) {
+        std::vector<std::string> faults;
+        if (!unknown.empty()) faults.push_back("has unknown columns " + unknown);
+        if (!missing.empty()) faults.push_back("lacks columns " + missing);
+        if (!repeated.empty()) faults.push_back("names columns " + repeated + " more than once");
+        std::string text;
+        for (std::size_t i = 0; i < faults.size(); ++i) text += (i ? " and " : "") + faults[i];
+        problems.push_back(source + ":" + std::to_string(records.front().line) + ": the header " + text);
+    }
     std::vector<ExportRow> rows;
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {

@@ -122,7 +122,11 @@ struct OpenedFile {
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
     const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
     std::error_code ec;
-    if (fs::is_directory(path, ec)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
+    const fs::file_status status = fs::status(path, ec);
+    if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
+    // SQLite would wait for ever on a FIFO's writer.
+    if (fs::exists(status) && !fs::is_regular_file(status))
+        throw DbError(path + " is not a regular file, so not a database file", SQLITE_CANTOPEN);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (mode == OpenMode::ReadOnly) {
         if (!fs::exists(path, ec)) throw DbError("no tuning database at " + path, SQLITE_CANTOPEN);

@@ -467,21 +467,30 @@ std::string kernel_problem(const Winner& w, int sm) {
     return binary_mismatch(w, Arch{sm});
 }
 
+// What a script sees of an import or merge: 0 when every winner was taken or weighed, 3 when
+// some were refused (listed as such) while the rest went in.
+constexpr int kSomeWinnersRefused = 3;
+int merge_status(const MergeSummary& summary) {
+    return summary.count(WinnerOffer::Outcome::Refused) > 0 ? kSomeWinnersRefused : 0;
+}
+
 int cmd_import(Context& ctx) {
     const std::string& path = ctx.args.at(0);
     std::ifstream in = open_csv_file(path);
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    print_merge(ctx, import_winners(store, rows, path, kernel_problem), path);
-    return 0;
+    const MergeSummary summary = import_winners(store, rows, path, kernel_problem);
+    print_merge(ctx, summary, path);
+    return merge_status(summary);
 }
 
 int cmd_merge(Context& ctx) {
     TuningStore other(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    print_merge(ctx, merge_store(store, other, kernel_problem), other.path());
-    return 0;
+    const MergeSummary summary = merge_store(store, other, kernel_problem);
+    print_merge(ctx, summary, other.path());
+    return merge_status(summary);
 }
 
 int cmd_prune(Context& ctx) {
@@ -594,7 +603,8 @@ int main(int argc, char** argv) {
             ".\n"
             "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
             "Exit codes: 0 ok; 1 a user error (arguments, an import file, an unknown device);\n"
-            "2 an environment error (a database that cannot be opened, read, written or verified; no GPU).\n\n"
+            "2 an environment error (a database that cannot be opened, read, written or verified; no GPU);\n"
+            "3 import or merge: some winners were refused (each is listed), the others went in.\n\n"
             "Options";
     po::options_description opts(help);
     opts.add_options()("help,h", "show this help")

@@ -45,6 +45,9 @@ has "$out" "$dir/home/.local/share/sgemm/tuning.db"
 
 # --- bad databases: exit 2, one line that says what is wrong, the file untouched ---
 run 2 --db "$dir/absent.db" list; has "$err" "no tuning database at $dir/absent.db"
+mkfifo "$dir/fifo.db"
+out=$(timeout 20 "$db_tool" --db "$dir/fifo.db" list 2>&1); rc=$?
+[ $rc -eq 2 ] && has "$out" "$dir/fifo.db is not a regular file" || fail "a FIFO as --db exited $rc: $out"
 [ ! -e "$dir/absent.db" ] || fail "a reading command created the file"
 printf 'M,N,K\n8,4096,4096\n%.0s' {1..100} > "$dir/shapes.csv"
 cp "$dir/shapes.csv" "$dir/shapes.keep"
@@ -175,13 +178,14 @@ run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: n
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
 # An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does
 # not have, is refused by the merge rule: faster, it would replace a good winner, which
-# dispatch could then not use. The file's other rows come in.
+# dispatch could then not use. The file's other rows come in, and the exit status (3) says
+# that some did not.
 sed '2s/,naive,"32,8",/,naive,"32,9",/' "$dir/winners.csv" > "$dir/edited.csv"
-run 0 --db "$dir/edited-import.db" import "$dir/edited.csv"
+run 3 --db "$dir/edited-import.db" import "$dir/edited.csv"
 has "$out" "refused  ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16: naive BLOCK_X=32 BLOCK_Y=8 0.0500 ms: its binary"
 has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "winners 3 added, 0 replaced, 0 kept, 1 refused"
 sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
-run 0 --db "$dir/retired-import.db" import "$dir/retired.csv"
+run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
 # Such a row already in a database: explain leaves it out as dispatch does (its own binary is
 # not cached, and 32x9 is not a configuration this build can compile), verify fails, and
@@ -200,7 +204,7 @@ has "$out" "the stored winner for this shape, naive BLOCK_X=32 BLOCK_Y=8, is lef
 has "$out" "and this build cannot compile it: BLOCK_Y=9 is not one of"
 run 2 --db "$dir/edited.db" verify
 has "$out" "M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: its binary"
-run 0 --db "$dir/copy.db" merge "$dir/edited.db"; has "$out" "1 refused"
+run 3 --db "$dir/copy.db" merge "$dir/edited.db"; has "$out" "1 refused"
 # A spreadsheet's byte order mark before the header is not part of the first column's name.
 printf '\xef\xbb\xbf' | cat - "$dir/winners.csv" > "$dir/bom.csv"
 run 0 --db "$dir/bom.db" import "$dir/bom.csv"; has "$out" "winners 4 added"

@@ -204,6 +204,32 @@ TEST(Exchange, AnImportWithBadRowsNamesEachLineAndAppliesNothing) {
     EXPECT_TRUE(target.winners().empty());
 }
 
+// A time of 0 or below would beat every real winner in a merge; a negative tolerance means
+// nothing. A time too small for a normal double is still a number.
+TEST(Exchange, TimesMustBeAboveZeroAndTolerancesNotNegative) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    fill_sample(source);
+    std::string csv = export_text(source);
+    csv = with_field(csv, 1, "ms", "0");
+    csv = with_field(csv, 2, "ms", "-0.5");
+    csv = with_field(csv, 3, "tolerance", "-1e-6");
+    TuningStore target(dir.file("b.db"));
+    try {
+        import_text(target, csv);
+        FAIL() << "imported a file with a time of 0";
+    } catch (const ImportError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("3 bad lines, nothing imported"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:2: column ms: '0' must be above 0"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:3: column ms: '-0.5' must be above 0"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:4: column tolerance: '-1e-6' must be at least 0"), std::string::npos)
+            << message;
+    }
+    const MergeSummary tiny = import_text(target, with_field(export_text(source), 1, "ms", "1e-320"));
+    EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);
+}
+
 TEST(Exchange, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
     TempDir dir;
     TuningStore source(dir.file("a.db"));
@@ -221,6 +247,16 @@ TEST(Exchange, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
         EXPECT_NE(message.find("winners.csv:1: the header has unknown columns 'colour' and lacks columns 'device_id', "),
                   std::string::npos)
             << message;
+    }
+    // A column named twice: which of its values would count?
+    try {
+        const std::string header = csv.substr(0, csv.find('\n'));
+        import_text(target, header + ",ms\n" + csv.substr(csv.find('\n') + 1));
+        FAIL() << "imported a file whose header names ms twice";
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("winners.csv:1: the header names columns 'ms' more than once"),
+                  std::string::npos)
+            << e.what();
     }
     // Row 1 is the first naive winner: a cubin that is not an ELF.
     try {
