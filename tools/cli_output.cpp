@@ -87,17 +87,22 @@ void check_output_folder(const std::string& path, const char* option) {
 void write_output_file(const std::string& path, const std::string& text) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);  // through symbolic links
-    if (fs::exists(status) && !fs::is_regular_file(status)) {
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    auto write_in_place = [&](int flags, bool sync) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags);
         if (fd < 0) cannot_write(path);
-        write_all_and_close(fd, text, false, path);
-        return;
-    }
+        write_all_and_close(fd, text, sync, path);
+    };
+    if (fs::exists(status) && !fs::is_regular_file(status)) return write_in_place(0, false);
     // Renaming over a link would replace the link, not the file it names.
     const fs::path target = fs::is_symlink(fs::symlink_status(path, ec)) ? fs::weakly_canonical(path, ec) : fs::path(path);
     const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
     std::string temporary;
     const int fd = create_temporary(folder, target.filename().string(), temporary);
+    // A file this process may write in a folder where it may not create one: written in
+    // place, as before there were temporary files, without their guarantee.
+    if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS) && fs::is_regular_file(status) &&
+        ::access(path.c_str(), W_OK) == 0)
+        return write_in_place(O_TRUNC, true);
     if (fd < 0) cannot_write(path);
     struct stat existing {};
     try {

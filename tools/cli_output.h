@@ -25,7 +25,8 @@ struct OutputError : std::runtime_error {
 // Writes `text` to `path`, losing nothing on failure. A regular file (new, or reached through
 // a symbolic link) is written whole to a temporary file in its folder and renamed over it only
 // then, so a full disk or a quota leaves an existing file as it was; it keeps an existing
-// file's permissions. A FIFO or a device (/dev/stdout) is written as it is. Throws OutputError.
+// file's permissions. A FIFO or a device (/dev/stdout) is written as it is, and so is a file
+// in a folder where no new file may be made. Throws OutputError.
 void write_output_file(const std::string& path, const std::string& text);
 
 // Flushes standard output, as a C++ and as a C stream (printf), and checks that everything

@@ -148,6 +148,15 @@ run 0 "${ours[@]}" export -o "$dir/earlier-link.csv"
 [ "$(stat -c %a "$dir/earlier.csv")" = 640 ] || fail "the export changed the file's permissions"
 [ -z "$(find "$dir" -name '.*.tmp')" ] || fail "temporary files left: $(find "$dir" -name '.*.tmp')"
 run 1 "${ours[@]}" export -o "$dir/no-such-folder/x.csv"; has "$err" "no folder $dir/no-such-folder"
+# A file the user may write, in a folder where they may not make one (no temporary file), is
+# written in place. Only root can set this up (and root itself may write anywhere).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$dir"; mkdir "$dir/locked"; cp "$dir/ours.db" "$dir/locked/ours.db"
+  touch "$dir/locked/mine.csv"; chown 65534 "$dir/locked/mine.csv"; chmod 755 "$dir/locked"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/locked/ours.db" export \
+    -o "$dir/locked/mine.csv" 2>"$dir/err" || fail "an export into a locked folder's writable file: $(cat "$dir/err")"
+  [ "$(wc -l <"$dir/locked/mine.csv")" -eq 5 ] || fail "the export in place wrote: $(cat "$dir/locked/mine.csv")"
+fi
 # Output that does not arrive is an environment error (2), on every command.
 if [ -w /dev/full ]; then
   run 2 "${ours[@]}" export -o /dev/full; has "$err" "cannot write /dev/full: No space left on device"
