@@ -3,6 +3,7 @@
 #include <boost/program_options/errors.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace sgemm {
@@ -19,7 +20,8 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != item.size() || item.empty() || v < min_value)
+        // std::stoi skips leading white space; a list takes none, before or after a number.
+        if (used != item.size() || item.empty() || std::isspace(static_cast<unsigned char>(item[0])) || v < min_value)
             throw boost::program_options::error(std::string("--") + option + ": '" + item + "' is not " +
                                                 (min_value == 1 ? "a positive integer" : "an integer of at least " + std::to_string(min_value)));
         out.push_back(v);

@@ -64,6 +64,8 @@ int create_temporary(const fs::path& folder, const std::string& name, std::strin
 // Nothing is opened or created: a probe write would change a FIFO's reader or leave a file
 // (or a dangling link's target) behind.
 void check_output_file(const std::string& path, const char* option) {
+    // The tools read an absent option as "no file": an empty one must not quietly mean the same.
+    if (path.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);  // through symbolic links
     if (fs::is_directory(status)) refuse(option, path, "is a folder, not a file");

@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
@@ -220,7 +221,8 @@ int main(int argc, char** argv) {
         ("warmup", po::value<int>()->default_value(3), "untimed runs before timing")
         ("max-seconds", po::value<double>()->default_value(10.0),
          "time budget per kernel and shape; slow kernels get fewer runs (at least 3)")
-        ("kernels", po::value<std::string>(), "comma-separated subset of the families (default: all)")
+        ("kernels", po::value<std::string>(), "comma-separated families to run at their defaults (default: the five "
+         "ladder rungs; --kernels naive with --config runs little besides the configs)")
         ("trans", po::value<std::string>()->default_value("NN"),
          "how A and B are stored: NN, NT, TN or TT (A as K x M with T first, B as N x K with T second); "
          "kernels that read another layout are skipped")
@@ -263,14 +265,22 @@ int main(int argc, char** argv) {
             if (!vm.count("m") || !vm.count("n") || !vm.count("k")) throw po::error("--m, --n and --k go together");
             shapes.push_back({vm["m"].as<int>(), vm["n"].as<int>(), vm["k"].as<int>()});
         }
-        for (const Shape& s : shapes)
-            if (s.m < 1 || s.n < 1 || s.k < 1) throw po::error("dimensions must be at least 1");
+        for (const Shape& s : shapes) {
+            if (s.m < 1 || s.n < 1 || s.k < 1)
+                throw po::error("M, N and K must be at least 1, not " + std::to_string(s.m) + " x " + std::to_string(s.n) +
+                                " x " + std::to_string(s.k));
+            if (std::count_if(shapes.begin(), shapes.end(), [&](const Shape& o) { return o.m == s.m; }) > 1)
+                throw po::error("--sizes: " + std::to_string(s.m) + " is given twice");
+        }
         plan.iters = vm["iters"].as<int>();
         plan.warmup = vm["warmup"].as<int>();
         plan.max_seconds = vm["max-seconds"].as<double>();
-        if (plan.iters < 1 || plan.warmup < 0 || !(plan.max_seconds > 0))
-            throw po::error("--iters must be at least 1, --warmup at least 0, --max-seconds positive");
+        if (plan.iters < 1) throw po::error("--iters must be at least 1, not " + std::to_string(plan.iters));
+        if (plan.warmup < 0) throw po::error("--warmup must be at least 0, not " + std::to_string(plan.warmup));
+        if (!(plan.max_seconds > 0) || !std::isfinite(plan.max_seconds))
+            throw po::error("--max-seconds must be a positive number of seconds");
         device_ordinal = vm["device"].as<int>();
+        if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
         parse_transposes(vm["trans"].as<std::string>(), layout);
         if (vm.count("lda") || vm.count("ldb") || vm.count("ldc")) {
             if (shapes.size() != 1) throw po::error("--lda, --ldb and --ldc need one shape, not --sizes");
@@ -302,14 +312,22 @@ int main(int argc, char** argv) {
         }
         if (vm.count("config"))
             for (const std::string& text : vm["config"].as<std::vector<std::string>>()) {
-                const auto eq = text.find('=');
-                if (eq == std::string::npos) throw po::error("--config '" + text + "': expected FAMILY=V1,V2,...");
-                const std::string name = text.substr(0, eq);
-                const ParamValues values = parse_int_list(text.substr(eq + 1), "config", 0);  // flags may be 0
-                // Arity and each value's list need no GPU; the arch's constraints wait for it.
-                if (const std::string bad = find_family(name).values_problem(values); !bad.empty())
-                    throw po::error("--config '" + text + "': " + bad);
-                extra_configs.emplace_back(name, values);
+                try {
+                    const auto eq = text.find('=');
+                    if (eq == std::string::npos) throw Error("expected FAMILY=V1,V2,...");
+                    const std::string name = text.substr(0, eq);
+                    const ParamValues values = parse_int_list(text.substr(eq + 1), "config", 0);  // flags may be 0
+                    // Refused here, before the GPU is looked for, when no compile target takes
+                    // it; the GPU's own arch is checked when the kernel is compiled for it.
+                    if (const std::string bad = find_family(name).invalid_on_every_target(values); !bad.empty())
+                        throw Error(bad);
+                    if (std::find(extra_configs.begin(), extra_configs.end(), std::make_pair(name, values)) !=
+                        extra_configs.end())
+                        throw Error("given twice");
+                    extra_configs.emplace_back(name, values);
+                } catch (const std::exception& e) {
+                    throw po::error("--config '" + text + "': " + e.what());
+                }
             }
         timeline = vm["timeline"].as<bool>();
         if (timeline && std::none_of(extra_configs.begin(), extra_configs.end(),

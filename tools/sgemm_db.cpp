@@ -393,8 +393,9 @@ int cmd_export(Context& ctx) {
             throw UsageError("--json asks for JSON and --format for " + ctx.vm["format"].as<std::string>());
         format = ExchangeFormat::json;
     }
-    const std::string path = ctx.vm.count("output") ? ctx.vm["output"].as<std::string>() : "";
-    if (!path.empty()) {
+    const bool to_file = ctx.vm.count("output") > 0;
+    const std::string path = to_file ? ctx.vm["output"].as<std::string>() : "";
+    if (to_file) {
         std::error_code ec;
         if (std::filesystem::equivalent(path, ctx.db_path, ec))
             throw UsageError("-o " + path + " is the database itself: the export would replace it");
@@ -406,7 +407,7 @@ int cmd_export(Context& ctx) {
     }
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::string device = ctx.device(store);
-    if (path.empty()) {
+    if (!to_file) {
         export_winners(store, std::cout, format, device);
         return 0;
     }

@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
         ("k", po::value<int>()->default_value(64), "K of the GEMM")
         ("calls", po::value<int>()->default_value(200), "calls per timed batch")
         ("rounds", po::value<int>()->default_value(31), "timed batches; the median is reported")
+        ("without-database", "a missing database is no error: every call takes the fallback (dispatch's overhead "
+         "before anything is tuned; the library's options.without_database)")
         ("json", po::value<std::string>(), "also write the results as JSON to this file");
     std::string db_path, json_path;
     sgemm_dispatch_options_t options = Dispatch::default_options();
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
     try {
         po::variables_map vm;
         if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
+        options.without_database = vm.count("without-database") > 0;
         db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
         const std::string fallback = vm["fallback"].as<std::string>();
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
@@ -104,8 +107,9 @@ int main(int argc, char** argv) {
                                                    : SGEMM_DISPATCH_FALLBACK_ERROR;
         M = vm["m"].as<int>(), N = vm["n"].as<int>(), K = vm["k"].as<int>();
         calls = vm["calls"].as<int>(), rounds = vm["rounds"].as<int>();
-        if (M < 1 || N < 1 || K < 1 || calls < 1 || rounds < 1)
-            throw po::error("--m, --n, --k, --calls and --rounds must be at least 1");
+        for (const auto& [option, value] : {std::pair<const char*, int>{"m", M}, {"n", N}, {"k", K}, {"calls", calls},
+                                             {"rounds", rounds}})
+            if (value < 1) throw po::error(std::string("--") + option + " must be at least 1, not " + std::to_string(value));
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
@@ -224,7 +228,11 @@ int main(int argc, char** argv) {
             write_output_file(json_path, doc.dump() + "\n");
         }
         return finish_standard_output("sgemm-dispatch-bench", "standard output");
-    } catch (const std::exception& e) {  // no GPU, no database, a wrong result: the environment
+    } catch (const DispatchError& e) {  // no GPU, no database: the environment
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s%s\n", e.what(),
+                     e.status() == SGEMM_DISPATCH_DATABASE_ERROR ? "; --without-database measures the fallback alone" : "");
+        return 2;
+    } catch (const std::exception& e) {  // a wrong result, a CUDA failure: the environment
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
         return 2;
     }

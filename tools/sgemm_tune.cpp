@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
          "exhaustive: every pruned candidate; random: --budget candidates")
         ("top-k", po::value<int>()->default_value(8), "candidates the model strategy times per shape")
         ("budget", po::value<int>()->default_value(16), "candidates the random strategy times per shape")
-        ("seed", po::value<unsigned long long>()->default_value(1), "seed of the random strategy")
+        ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
         ("max-candidates", po::value<int>()->default_value(0), "cap on candidates per shape, any strategy (0: none)")
         ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds (0: none)")
         ("families", po::value<std::string>(),
@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
         options.search.strategy = parse_strategy(vm["strategy"].as<std::string>());
         options.search.top_k = vm["top-k"].as<int>();
         options.search.random_budget = vm["budget"].as<int>();
-        options.search.seed = vm["seed"].as<unsigned long long>();
+        if (vm["seed"].as<long long>() < 0) throw po::error("--seed must be 0 or more");
+        options.search.seed = static_cast<unsigned long long>(vm["seed"].as<long long>());
         options.search.max_candidates = vm["max-candidates"].as<int>();
         options.budget_seconds = vm["budget-s"].as<double>();
         options.jobs = vm["jobs"].as<int>();
@@ -258,6 +259,7 @@ int main(int argc, char** argv) {
                 dry_ignored += std::string(dry_ignored.empty() ? "--" : ", --") + option;
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
+        if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
@@ -289,6 +291,8 @@ int main(int argc, char** argv) {
     }
 
     try {
+        // The misses' database is opened first, so that its problems are reported without a GPU too.
+        if (from_misses) TuningStore(db_path, OpenMode::ReadOnly);
         const DeviceInfo device = use_device(device_ordinal);
         compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
         if (from_misses) {

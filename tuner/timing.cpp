@@ -68,12 +68,13 @@ AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, do
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       CacheFlusher& flusher, cudaStream_t stream) {
     double first_ms = 0.0;
-    for (int i = 0; i < std::max(1, plan.warmup); ++i) first_ms = time_one_run(launch, flusher, stream);
+    for (int i = 0; i < plan.warmup; ++i) first_ms = time_one_run(launch, flusher, stream);
 
-    // Slow kernels (the naive rung at 8192) get fewer runs, never fewer than 3.
+    // Slow kernels (the naive rung at 8192) get fewer runs: never fewer than 3, nor more than
+    // asked for. Without a warm-up there is no time to judge them by, so all are made.
     int runs = plan.iters;
-    if (first_ms * plan.iters > plan.max_seconds * 1e3)
-        runs = std::max(3, static_cast<int>(plan.max_seconds * 1e3 / std::max(first_ms, 1e-3)));
+    if (plan.warmup > 0 && first_ms * plan.iters > plan.max_seconds * 1e3)
+        runs = std::min(plan.iters, std::max(3, static_cast<int>(plan.max_seconds * 1e3 / std::max(first_ms, 1e-3))));
 
     // All runs are enqueued before any is read back, so host work never gaps the device.
     std::vector<Event> starts(runs), stops(runs);

@@ -34,9 +34,9 @@ struct TimingStats {
 };
 
 struct TimingPlan {
-    int warmup = 3;
+    int warmup = 3;             // untimed runs first; the last one's time judges max_seconds
     int iters = 50;             // timed runs wanted
-    double max_seconds = 10.0;  // fewer runs (at least 3) when a run is this slow
+    double max_seconds = 10.0;  // fewer runs (at least 3, at most iters) when a run is this slow
 };
 
 // Times `launch` (which enqueues one GEMM on the stream) per the plan.

@@ -94,6 +94,15 @@ std::string Family::invalid_reason(const ParamValues& values, Arch arch) const {
     return constraint_violation(values, arch_limits(arch));
 }
 
+std::string Family::invalid_on_every_target(const ParamValues& values) const {
+    std::string reason;
+    for (const int sm : compile_targets()) {
+        reason = invalid_reason(values, Arch{sm});
+        if (reason.empty()) return "";
+    }
+    return reason;
+}
+
 std::string Family::unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const {
     if (M < 1 || N < 1 || K < 1) return "dimensions must be at least 1";
     const LaunchGeometry g = geometry(values, M, N, K);

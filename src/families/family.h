@@ -111,6 +111,9 @@ struct Family {
     // Empty when `values` may be compiled for `arch`, else a sentence saying why not:
     // values_problem, the arch too old, or a constraint.
     std::string invalid_reason(const ParamValues& values, Arch arch) const;
+    // Empty when some compile target may compile `values`; else invalid_reason for the newest
+    // target. What can be said of a configuration before the GPU is known.
+    std::string invalid_on_every_target(const ParamValues& values) const;
     // Empty when the kernel can run an M x N x K problem on `arch` (grid and shared-memory
     // limits), else why not.
     std::string unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const;

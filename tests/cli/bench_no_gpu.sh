@@ -62,6 +62,28 @@ grep -q "family naive takes 2 parameters, got 1" <<<"$err" || fail "config arity
 err=$("$bench" --size 64 --config naive=32,9 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a config value outside its list exited $rc, expected 1"
 grep -q "BLOCK_Y=9 is not one of" <<<"$err" || fail "config value message: $err"
+# A configuration no compile target takes is refused here, before the GPU is looked for, with
+# the constraint it breaks; and one given twice, a size given twice, a list with spaces.
+err=$("$bench" --size 64 --config warptile=32,64,16,64,64,16,8,3,0,0,1,1,0,0 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "BM must be a multiple of WM and BN of WN" <<<"$err" || fail "BM < WM: $rc $err"
+err=$("$bench" --size 64 --config naive=32,8 --config naive=32,8 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--config 'naive=32,8': given twice" <<<"$err" || fail "a repeated --config: $rc $err"
+err=$("$bench" --size 64 --config =32,8 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--config '=32,8': unknown kernel family ''" <<<"$err" || fail "--config =: $rc $err"
+err=$("$bench" --sizes 64,64 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--sizes: 64 is given twice" <<<"$err" || fail "a repeated size: $rc $err"
+err=$("$bench" --sizes " 64" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--sizes: ' 64' is not a positive integer" <<<"$err" || fail "a size with a space: $rc $err"
+err=$("$bench" --size 64 --kernels naive,naive 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--kernels: naive is given twice" <<<"$err" || fail "a repeated kernel: $rc $err"
+err=$("$bench" --size 64 --device -1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
+err=$("$bench" --size 64 --json "" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
+err=$("$bench" --m 0 --n 5 --k 5 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "M, N and K must be at least 1, not 0 x 5 x 5" <<<"$err" || fail "--m 0: $rc $err"
+err=$("$bench" --size 64 --max-seconds nan 2>&1 >/dev/null)
+grep -qF -- "--max-seconds must be a positive number of seconds" <<<"$err" || fail "--max-seconds nan message: $err"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 err=$("$bench" --size 64 --save-cubins "$dir/missing" 2>&1 >/dev/null); rc=$?

@@ -23,5 +23,9 @@ err=$("$tune" --db "$tmp/sample.db" --from-misses --dry-run 2>&1 >/dev/null); rc
 [ $rc -eq 1 ] || fail "--from-misses --dry-run exited $rc, expected 1"
 grep -q "cannot be a --dry-run" <<<"$err" || fail "--dry-run message: $err"
 
+# The database is looked at before the GPU, so its problems show on any machine.
+err=$("$tune" --db "$tmp/absent.db" --from-misses 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && grep -qF "no tuning database at $tmp/absent.db" <<<"$err" || fail "a missing database: $rc $err"
+
 expect_no_gpu "--from-misses" "no CUDA device is visible" "$tune" --db "$tmp/sample.db" --from-misses
 echo "ok: $no_gpu_message"

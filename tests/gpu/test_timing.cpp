@@ -32,3 +32,25 @@ TEST(CacheFlusher, RunsEverySegmentOfTheEvictorOnEverySm) {
         }
     }
 }
+
+// The plan's counts are kept: as many untimed runs as asked (none too), and never more timed
+// runs than asked, even when a slow first run would set a floor of 3 under --max-seconds.
+TEST(TimeRuns, MakesTheWarmUpsAndAtMostTheRunsThePlanAsksFor) {
+    SGEMM_REQUIRE_GPU(gpu);
+    CacheFlusher flusher(gpu->device);
+    int launches = 0;
+    const auto launch = [&](cudaStream_t) { ++launches; };
+    struct Case {
+        int warmup, iters;
+        double max_seconds;
+        int launches, runs;
+    };
+    for (const Case c : {Case{2, 1, 1e-9, 3, 1}, Case{0, 4, 1e-9, 4, 4}, Case{1, 5, 10.0, 6, 5}}) {
+        launches = 0;
+        TimingPlan plan;
+        plan.warmup = c.warmup, plan.iters = c.iters, plan.max_seconds = c.max_seconds;
+        const TimingStats stats = time_runs(launch, plan, flusher, gpu->stream.get());
+        EXPECT_EQ(launches, c.launches) << "warmup " << c.warmup << ", iters " << c.iters;
+        EXPECT_EQ(stats.runs, c.runs) << "warmup " << c.warmup << ", iters " << c.iters;
+    }
+}

@@ -87,6 +87,13 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --r
 grep -qF "a dry run uses no GPU and no database, so it leaves out --db, --retune, --budget-s" <<<"$err" ||
   fail "a dry run does not name what it leaves out: $err"
 
+err=$("$tune" --shapes "$dir/small.csv" --dry-run --strategy random --seed -1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--seed must be 0 or more" <<<"$err" || fail "--seed -1: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --device -1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
+
 # Standard output that does not arrive is an environment error (2), named.
 if [ -w /dev/full ]; then
   "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 >/dev/full 2>"$dir/err"; rc=$?
