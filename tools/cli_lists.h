@@ -14,8 +14,8 @@ inline std::vector<int> parse_positive_int_list(const std::string& text, const c
 
 // "a,b" -> {"a", "b"}; empty items are dropped. A list with no name in it ("", ",,") throws
 // boost::program_options::error naming the option: the tools read an absent option as "all",
-// so an empty one must not quietly mean the same. A name given twice throws too: it would
-// list (and time) each candidate twice.
+// so an empty one must not quietly mean the same. A name given twice throws too (sgemm-tune
+// would list and time each of its candidates twice).
 std::vector<std::string> parse_name_list(const std::string& text, const char* option);
 
 }  // namespace sgemm

@@ -29,17 +29,22 @@ void require_access(const char* option, const std::string& path, const std::stri
     throw OutputError("cannot write " + path + ": " + std::strerror(errno));
 }
 
-// Writes all of `text` to `fd`; `sync`: and waits until it is on the disk. Closes `fd`
-// either way (a quota can fail at close).
-void write_all_and_close(int fd, const std::string& text, bool sync, const std::string& path) {
-    int reason = 0;
-    for (std::size_t done = 0; done < text.size() && reason == 0;) {
+// Writes all of `text` to `fd`; 0, or errno of the failure.
+int write_all(int fd, const std::string& text) {
+    for (std::size_t done = 0; done < text.size();) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
         if (n > 0)
             done += static_cast<std::size_t>(n);
         else if (n == 0 || errno != EINTR)
-            reason = n == 0 ? ENOSPC : errno;
+            return n == 0 ? ENOSPC : errno;
     }
+    return 0;
+}
+
+// write_all, then (`sync`) waits until it is on the disk, then closes `fd` either way (a
+// quota can fail at close).
+void write_all_and_close(int fd, const std::string& text, bool sync, const std::string& path) {
+    int reason = write_all(fd, text);
     if (reason == 0 && sync && ::fsync(fd) != 0) reason = errno;
     if (::close(fd) != 0 && reason == 0) reason = errno;
     if (reason != 0) {
@@ -48,15 +53,35 @@ void write_all_and_close(int fd, const std::string& text, bool sync, const std::
     }
 }
 
-// Creates a new file in `folder` next to `name`, with the permissions open() gives a new file
-// (0666 less the umask), and returns its descriptor; its path in `created`.
-int create_temporary(const fs::path& folder, const std::string& name, std::string& created) {
+// Creates a new file in `folder` with the permissions open() gives a new file (0666 less
+// the umask) and returns its descriptor, its path in `created`; -1 with errno on failure. The
+// name is short, whatever the target's length.
+int create_temporary(const fs::path& folder, std::string& created) {
     for (int attempt = 0; attempt < 100; ++attempt) {
-        created = (folder / ("." + name + "." + std::to_string(::getpid()) + "." + std::to_string(attempt) + ".tmp")).string();
+        created = (folder / (".sgemm-output." + std::to_string(::getpid()) + "." + std::to_string(attempt) + ".tmp")).string();
         const int fd = ::open(created.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1;
+}
+
+// The descriptor of standard output or standard error when `st` is the file behind it (-o
+// /dev/stdout, or that file by its name), else -1: that one is written through the stream's
+// own descriptor, at its offset, neither replaced nor cut short.
+int standard_stream_of(const struct stat& st) {
+    for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+        struct stat stream {};
+        if (::fstat(fd, &stream) == 0 && stream.st_dev == st.st_dev && stream.st_ino == st.st_ino) return fd;
+    }
+    return -1;
+}
+
+// Truncates (or creates) `path` and writes `text` into it.
+void write_in_place(const std::string& path, const std::string& text) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) cannot_write(path);
+    struct stat st {};
+    write_all_and_close(fd, text, ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode), path);
 }
 
 }  // namespace
@@ -87,38 +112,45 @@ void check_output_folder(const std::string& path, const char* option) {
 }
 
 void write_output_file(const std::string& path, const std::string& text) {
-    std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);  // through symbolic links
-    auto write_in_place = [&](int flags, bool sync) {
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags);
-        if (fd < 0) cannot_write(path);
-        write_all_and_close(fd, text, sync, path);
-    };
-    if (fs::exists(status) && !fs::is_regular_file(status)) return write_in_place(0, false);
-    // Renaming over a link would replace the link, not the file it names.
-    const fs::path target = fs::is_symlink(fs::symlink_status(path, ec)) ? fs::weakly_canonical(path, ec) : fs::path(path);
-    const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    // Replaced by a whole new file only where that changes nothing but the contents: a plain
+    // regular file of this user with one name, or a new file. Anything else (a FIFO, a device,
+    // a symbolic link, a file with other names or another owner, the file behind standard
+    // output) is written in place, as the tools did before, at the old risk.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (const int stream = standard_stream_of(st); stream >= 0) {
+            std::fflush(nullptr);  // what the tool printed there comes first
+            if (const int reason = write_all(stream, text); reason != 0) {
+                errno = reason;
+                cannot_write(path);
+            }
+            return;
+        }
+    }
+    const bool exists = ::lstat(path.c_str(), &st) == 0;
+    if (exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_uid != ::geteuid()))
+        return write_in_place(path, text);
+    const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
     std::string temporary;
-    const int fd = create_temporary(folder, target.filename().string(), temporary);
-    // A file this process may write in a folder where it may not create one: written in
-    // place, as before there were temporary files, without their guarantee.
-    if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS) && fs::is_regular_file(status) &&
-        ::access(path.c_str(), W_OK) == 0)
-        return write_in_place(O_TRUNC, true);
-    if (fd < 0) cannot_write(path);
-    struct stat existing {};
+    const int fd = create_temporary(folder, temporary);
+    // A folder where no new file may be made: in place, as before.
+    if (fd < 0) return write_in_place(path, text);
     try {
-        if (::stat(target.c_str(), &existing) == 0 && ::fchmod(fd, existing.st_mode & 07777) != 0) {
+        if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
             const int reason = errno;
             ::close(fd);
             errno = reason;
             cannot_write(path);
         }
-        write_all_and_close(fd, text, true, path);
-        if (::rename(temporary.c_str(), target.c_str()) != 0) cannot_write(path);
+        write_all_and_close(fd, text, true, path);  // a full disk throws here, the old file untouched
     } catch (...) {
         ::unlink(temporary.c_str());
         throw;
+    }
+    // A file that cannot be replaced (a bind mount: EBUSY): in place, as before.
+    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+        ::unlink(temporary.c_str());
+        write_in_place(path, text);
     }
 }
 

@@ -22,18 +22,20 @@ struct OutputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Writes `text` to `path`, losing nothing on failure. A regular file (new, or reached through
-// a symbolic link) is written whole to a temporary file in its folder and renamed over it only
-// then, so a full disk or a quota leaves an existing file as it was; it keeps an existing
-// file's permissions. A FIFO or a device (/dev/stdout) is written as it is, and so is a file
-// in a folder where no new file may be made. Throws OutputError.
+// Writes `text` to `path`, losing nothing on failure where it can: a plain regular file of
+// this user (or a new file) is written whole to a temporary file in its folder and renamed
+// over it only then, keeping its permissions, so a full disk or a quota leaves an existing
+// file as it was. A FIFO, a device, a symbolic link, a file with other names or another owner,
+// the file behind standard output, and a file whose folder takes no new file or that cannot
+// be renamed over are written in place. Throws OutputError.
 void write_output_file(const std::string& path, const std::string& text);
 
 // Flushes standard output, as a C++ and as a C stream (printf), and checks that everything
 // written to it arrived. If not (a full disk, a closed pipe) it prints "TOOL: cannot write
 // WHAT: reason" and returns exit status 2, else 0. The reason is errno as the failing write
 // left it (the C library drops what it could not write, so a later flush does not fail
-// again): clear errno before the writes begin.
+// again): clear errno before the writes begin if nothing else runs until this call, else
+// just before it (a failure of an earlier write then reads "the write failed").
 int finish_standard_output(const char* tool, const std::string& what);
 
 }  // namespace sgemm

@@ -378,17 +378,17 @@ int main(int argc, char** argv) {
         CacheFlusher flusher(device);
         bool all_ok = true;
         std::vector<Json> entries;
-        errno = 0;  // from here on, the reason a write to standard output fails
         for (const Shape& shape : shapes)
             entries.push_back(
                 bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
+        errno = 0;  // only a failure of this last flush has a sure reason
+        const int written = finish_standard_output("sgemm-bench", "standard output");
         if (!json_path.empty()) {
             // One shape: one object. A sweep: an array with one object per size.
             Json sweep = Json::array();
             for (const Json& e : entries) sweep.push(e);
             write_output_file(json_path, (entries.size() == 1 ? entries.front() : sweep).dump() + "\n");
         }
-        const int written = finish_standard_output("sgemm-bench", "standard output");
         return !all_ok ? 3 : written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", e.what());

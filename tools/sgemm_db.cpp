@@ -656,7 +656,7 @@ int main(int argc, char** argv) {
         ctx.busy_timeout = std::chrono::milliseconds(timeout);
         ctx.db_path = ctx.vm.count("db") ? ctx.vm["db"].as<std::string>() : default_db_path();
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", e.what());
+        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", printable_lines(e.what()).c_str());
         return 1;
     }
 
@@ -668,19 +668,19 @@ int main(int argc, char** argv) {
         const int written = finish_standard_output("sgemm-db", "standard output");
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", e.what());
+        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", printable_lines(e.what()).c_str());
         return 1;
     } catch (const DbError& e) {
-        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
         return 2;
     } catch (const NoDeviceError& e) {
-        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
         return 2;
     } catch (const Error& e) {  // a value the user gave: an import file, a device id, a format
-        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-db: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
         return 2;
     }
 }

@@ -122,7 +122,6 @@ int main(int argc, char** argv) {
 
     try {
         // Cold start: the first create makes the CUDA context; the second finds it made.
-        errno = 0;  // from here on, the reason a write to standard output fails
         const Dispatch cold(options);
         const sgemm_dispatch_info_t first = cold.info();
         const Dispatch dispatch(options);
@@ -204,6 +203,8 @@ int main(int argc, char** argv) {
                     "workspaces and cuBLAS handles %.1f ms\n",
                     info.device_ms, info.database_ms, info.kernels_ms, info.compile_ms, info.memory_ms);
 
+        errno = 0;  // only a failure of this last flush has a sure reason
+        const int written = finish_standard_output("sgemm-dispatch-bench", "standard output");
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", dispatcher_of(dispatch.get())->device().name)
@@ -227,7 +228,7 @@ int main(int argc, char** argv) {
                 .set("kernels_compiled", info.kernels_compiled);
             write_output_file(json_path, doc.dump() + "\n");
         }
-        return finish_standard_output("sgemm-dispatch-bench", "standard output");
+        return written;
     } catch (const DispatchError& e) {  // no GPU, no database: the environment
         std::fprintf(stderr, "sgemm-dispatch-bench: %s%s\n", e.what(),
                      e.status() == SGEMM_DISPATCH_DATABASE_ERROR ? "; --without-database measures the fallback alone" : "");

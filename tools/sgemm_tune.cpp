@@ -280,8 +280,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
                                  "only checked)\n", json_path.c_str());
         try {
-            errno = 0;  // from here on, the reason a write to standard output fails
             const int status = dry_run(shapes, options, dry_arch);
+            errno = 0;  // only a failure of this last flush has a sure reason
             const int written = finish_standard_output("sgemm-tune", "standard output");
             return status != 0 ? status : written;
         } catch (const std::exception& e) {
@@ -328,10 +328,11 @@ int main(int argc, char** argv) {
 
         Json rows = Json::array();
         const DeviceModel model = device_model(device);
-        errno = 0;  // from here on, the reason a write to standard output fails
         print_table(outcomes, model, rows);
         std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
         if (options.search.strategy == Strategy::Exhaustive) print_model_evaluation(outcomes);
+        errno = 0;  // only a failure of this last flush has a sure reason
+        const int written = finish_standard_output("sgemm-tune", "the table to standard output");
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", device.name)
@@ -345,7 +346,7 @@ int main(int argc, char** argv) {
                 .set("shapes", rows);
             write_output_file(json_path, doc.dump() + "\n");
         }
-        return finish_standard_output("sgemm-tune", "the table to standard output");
+        return written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
         return 2;

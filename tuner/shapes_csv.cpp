@@ -122,8 +122,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                 fail(file, rec.line, "weight '" + w + "' must be a positive number");
         }
         row.name = field("name");
-        const auto control = std::find_if(row.name.begin(), row.name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7F; });
-        if (control != row.name.end())
+        if (has_control_character(row.name))
             fail(file, rec.line, "the name '" + printable(row.name) + "' holds a control character; names are printed "
                                  "in tables and progress lines");
 

@@ -25,6 +25,21 @@ inline std::string printable(const std::string& text) {
     return out;
 }
 
+// printable, line by line: a message of several lines keeps its line breaks.
+inline std::string printable_lines(const std::string& text) {
+    std::string out;
+    for (std::size_t start = 0;;) {
+        const std::size_t end = text.find('\n', start);
+        out += printable(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) return out;
+        out += '\n';
+        start = end + 1;
+    }
+}
+
+// Whether `text` holds a control character (one printable() would escape).
+inline bool has_control_character(const std::string& text) { return printable(text) != text; }
+
 // `text` in lower case (ASCII), for names given in any case ("FP16", "Llama-3-8B", ".JSON").
 inline std::string lower_case(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -148,6 +148,18 @@ run 0 "${ours[@]}" export -o "$dir/earlier-link.csv"
 [ "$(stat -c %a "$dir/earlier.csv")" = 640 ] || fail "the export changed the file's permissions"
 [ -z "$(find "$dir" -name '.*.tmp')" ] || fail "temporary files left: $(find "$dir" -name '.*.tmp')"
 run 1 "${ours[@]}" export -o "$dir/no-such-folder/x.csv"; has "$err" "no folder $dir/no-such-folder"
+# What is written in place stays what it was: a link to a file not yet made makes the file; a
+# file with a second name keeps it; -o /dev/stdout writes into the file standard output is.
+ln -s made-through-link.csv "$dir/dangling.csv"
+run 0 "${ours[@]}" export -o "$dir/dangling.csv"
+[ -L "$dir/dangling.csv" ] && [ "$(wc -l <"$dir/made-through-link.csv")" -eq 5 ] || fail "a dangling link was replaced"
+printf 'x\n' > "$dir/first-name.csv"; ln "$dir/first-name.csv" "$dir/second-name.csv"
+run 0 "${ours[@]}" export -o "$dir/first-name.csv"
+[ "$(wc -l <"$dir/second-name.csv")" -eq 5 ] || fail "the export parted a file from its second name"
+{ echo before; "$db_tool" "${ours[@]}" export -o /dev/stdout; echo after; } > "$dir/stdout.csv" 2>"$dir/err" ||
+  fail "export -o /dev/stdout into a file: $(cat "$dir/err")"
+[ "$(head -1 "$dir/stdout.csv")" = before ] && [ "$(tail -1 "$dir/stdout.csv")" = after ] &&
+  [ "$(wc -l <"$dir/stdout.csv")" -eq 7 ] || fail "export -o /dev/stdout replaced the file: $(cat "$dir/stdout.csv")"
 # A file the user may write, in a folder where they may not make one (no temporary file), is
 # written in place. Only root can set this up (and root itself may write anywhere).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
@@ -214,6 +226,10 @@ has "$out" "and this build cannot compile it: BLOCK_Y=9 is not one of"
 run 2 --db "$dir/edited.db" verify
 has "$out" "M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: its binary"
 run 3 --db "$dir/copy.db" merge "$dir/edited.db"; has "$out" "1 refused"
+# An import file's control characters reach the terminal escaped, in errors too.
+sed '3s/,8,4096,4096,NN,/,8,4096,4096,\x1b[31mNN,/' "$dir/winners.csv" > "$dir/coloured.csv"
+run 1 --db "$dir/copy.db" import "$dir/coloured.csv"; has "$err" "unknown transposes '\x1b[31mNN'"
+if LC_ALL=C grep -q $'\x1b' <<<"$err"; then fail "an import error printed an escape character: $err"; fi
 # A spreadsheet's byte order mark before the header is not part of the first column's name.
 printf '\xef\xbb\xbf' | cat - "$dir/winners.csv" > "$dir/bom.csv"
 run 0 --db "$dir/bom.db" import "$dir/bom.csv"; has "$out" "winners 4 added"

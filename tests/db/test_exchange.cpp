@@ -214,13 +214,15 @@ TEST(Exchange, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     csv = with_field(csv, 1, "ms", "0");
     csv = with_field(csv, 2, "ms", "-0.5");
     csv = with_field(csv, 3, "tolerance", "-1e-6");
+    csv = with_field(csv, 4, "cublas_ms", "0");
     TuningStore target(dir.file("b.db"));
     try {
         import_text(target, csv);
         FAIL() << "imported a file with a time of 0";
     } catch (const ImportError& e) {
         const std::string message = e.what();
-        EXPECT_NE(message.find("3 bad lines, nothing imported"), std::string::npos) << message;
+        EXPECT_NE(message.find("4 bad lines, nothing imported"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:5: column cublas_ms: '0' must be above 0"), std::string::npos) << message;
         EXPECT_NE(message.find("winners.csv:2: column ms: '0' must be above 0"), std::string::npos) << message;
         EXPECT_NE(message.find("winners.csv:3: column ms: '-0.5' must be above 0"), std::string::npos) << message;
         EXPECT_NE(message.find("winners.csv:4: column tolerance: '-1e-6' must be at least 0"), std::string::npos)
