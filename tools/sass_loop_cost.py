@@ -24,7 +24,9 @@ family's tile shapes as measured (docs/RESULTS.md, "Serpentine FFMA order"); it 
 for comparing builds of one kernel, not a time.
 
 --json prints one JSON object per kernel instead of the table. Input without SASS
-instructions, or a kernel without a loop, is an error (exit 1).
+instructions is an error (exit 1); so is a kernel without a loop, reported in its place (as
+{"kernel": ..., "error": ...} with --json) after which the other kernels are still reported.
+A kernel listed twice (two dumps of one kernel, concatenated) is reported twice, in order.
 """
 import argparse
 import json
@@ -42,21 +44,26 @@ class UserError(Exception):
 
 
 def parse(text):
-    """{kernel name: [(address, instruction text, control word)]} in listing order."""
-    kernels, name, lines = {}, None, text.split("\n")
+    """[(kernel name, [(address, instruction text, control word)])] in listing order; a name
+    listed twice gives two entries."""
+    kernels, lines = [], text.split("\n")
     for i, line in enumerate(lines):
         if m := FUNCTION.search(line):
-            name = m.group(1)
-            kernels[name] = []
+            kernels.append((m.group(1), []))
         elif (m := INSTRUCTION.match(line)) and i + 1 < len(lines) and (c := CONTROL.match(lines[i + 1])):
-            kernels.setdefault(name or "kernel", []).append((int(m.group(1), 16), m.group(2), int(c.group(1), 16)))
-    return {k: v for k, v in kernels.items() if v}
+            if not kernels:
+                kernels.append(("kernel", []))
+            kernels[-1][1].append((int(m.group(1), 16), m.group(2), int(c.group(1), 16)))
+    return [(name, body) for name, body in kernels if body]
 
 
 def opcode(text):
-    """The opcode with its modifiers, past a predicate guard ('@P0 FFMA ...' -> 'FFMA')."""
+    """The opcode with its modifiers, past a predicate guard ('@P0 FFMA ...' -> 'FFMA'); ""
+    for an instruction with no text."""
     words = text.split()
-    return words[1] if words[0].startswith("@") else words[0]
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0] if words else ""
 
 
 def sources(text):
@@ -93,7 +100,8 @@ def bank_conflicts(body):
         for slot, reg in enumerate(slots):
             if reg is None:
                 continue
-            cached = previous is not None and previous[slot] is not None and previous[slot][0] == reg[0] and previous[slot][1]
+            before = previous[slot] if previous is not None and slot < len(previous) else None
+            cached = before is not None and before[0] == reg[0] and before[1]
             if not cached:
                 banks.setdefault(reg[0] % REGISTER_BANKS, set()).add(reg[0])
         conflicts += sum(len(regs) - 1 for regs in banks.values())
@@ -104,7 +112,7 @@ def bank_conflicts(body):
 def loop_cost(name, instructions):
     body = hot_loop(instructions)
     if body is None:
-        raise UserError(f"kernel {name}: no backward branch, so no loop to measure")
+        raise UserError("no backward branch, so no loop to measure")
     ops = [opcode(text) for _, text, _ in body]
     count = lambda pred: sum(1 for o in ops if pred(o))  # noqa: E731
     stall = sum((control >> 41) & 0xF for _, _, control in body)
@@ -131,20 +139,30 @@ def main():
     parser.add_argument("--json", action="store_true", help="one JSON object per kernel")
     args = parser.parse_args()
     try:
-        with open(args.sass) as f:
+        with open(args.sass, encoding="utf-8") as f:
             kernels = parse(f.read())
     except OSError as e:
         raise UserError(f"cannot read {args.sass}: {e.strerror}")
+    except UnicodeDecodeError:
+        raise UserError(f"{args.sass}: not text (a cubin? give cuobjdump --dump-sass's output for it)")
     if not kernels:
         raise UserError(f"{args.sass}: no SASS instructions (expected cuobjdump --dump-sass output)")
-    for name, instructions in kernels.items():
-        r = loop_cost(name, instructions)
+    failed = False
+    for name, instructions in kernels:
+        try:
+            r = loop_cost(name, instructions)
+        except UserError as e:  # this kernel has no loop: said in its place, the others still reported
+            failed = True
+            print(json.dumps({"kernel": name, "error": str(e)}) if args.json else f"{name}\n  {e}")
+            continue
         if args.json:
             print(json.dumps(r))
         else:
             print(f"{r['kernel']}\n  hot loop: {r['instructions']} instructions, {r['ffma']} FFMA ({100 * r['ffma_share']:.1f}%), "
                   f"{r['lds128']} LDS.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL\n"
                   f"  static cost {r['cost']} = {r['stall_cycles']} stall cycles + {r['bank_conflicts']} bank conflicts")
+    if failed:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

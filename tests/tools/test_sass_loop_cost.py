@@ -97,13 +97,45 @@ class SassLoopCost(unittest.TestCase):
         self.assertIn("4 FFMA (57.1%)", r.stdout)
         self.assertIn("static cost 17 = 12 stall cycles + 5 bank conflicts", r.stdout)
 
+    def test_a_kernel_without_a_loop_is_said_in_its_place_and_the_others_still_reported(self):
+        straight = [(0x10, "FFMA R10, R2, R4, R10", 1), (0x20, "EXIT", 1)]
+        r = run(listing("straight", straight) + listing("second", HOT), "--json")
+        self.assertEqual(r.returncode, 1)
+        first, second = (json.loads(x) for x in r.stdout.splitlines())
+        self.assertEqual(first, {"kernel": "straight", "error": "no backward branch, so no loop to measure"})
+        self.assertEqual(second["ffma"], 4)
+
+    def test_a_kernel_listed_twice_is_reported_twice(self):
+        r = run(listing("k", HOT) + listing("k", HOT[1:8]), "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([json.loads(x)["kernel"] for x in r.stdout.splitlines()], ["k", "k"])
+
+    def test_odd_instructions_are_read_without_failing(self):
+        # An instruction with no text, one with a predicate alone, and FFMAs whose operand
+        # counts differ (the reuse check must not look past the shorter one).
+        body = [(0x10, "", 1), (0x20, "@P0", 1), (0x30, "FFMA R1, R2, R3", 1), (0x40, "FFMA R1, R2.reuse, R3, R5", 1),
+                (0x50, "BRA 0x10", 1)]
+        r = run(listing("k", body), "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["ffma"], 2)
+
     def test_bad_input_exits_1_with_a_message(self):
         r = run("not a listing\n")
         self.assertEqual(r.returncode, 1)
         self.assertIn("no SASS instructions", r.stderr)
         r = run(listing("straight", [(0x10, "FFMA R10, R2, R4, R10", 1), (0x20, "EXIT", 1)]))
         self.assertEqual(r.returncode, 1)
-        self.assertIn("no backward branch", r.stderr)
+        self.assertIn("straight\n  no backward branch", r.stdout)
+        with tempfile.NamedTemporaryFile("wb", suffix=".cubin", delete=False) as f:
+            f.write(b"\x7fELF\x02\x01\x01\x00\xff\xfe")
+        try:
+            r = subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), f.name],
+                               capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not text (a cubin?", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
         r = subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), "/nonexistent.sass"],
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
