@@ -296,6 +296,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {
             ExportRow row;
+            row.line = records[i].line;
             const std::string problem = read_row(header, records[i], row);
             if (!problem.empty())
                 problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
@@ -320,7 +321,9 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
             store.add_device(row.device);
             ++summary.devices_added;
         }
-        summary.winners.push_back(offer_winner(store, row.entry, source, summary, kernel_problem));
+        WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
+        if (offer.outcome == WinnerOffer::Outcome::Refused) offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
+        summary.winners.push_back(std::move(offer));
     }
     transaction.commit();
     return summary;

@@ -34,6 +34,7 @@ struct ImportError : Error {
 struct ExportRow {
     DeviceFingerprint device;
     WinnerWithBinary entry;
+    int line = 0;  // where read_export found it, for messages
 };
 
 // Reads and checks every row of a CSV that export_winners wrote, before any store is

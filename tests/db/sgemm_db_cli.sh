@@ -204,7 +204,7 @@ run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fa
 sed '2s/,naive,"32,8",/,naive,"32,9",/' "$dir/winners.csv" > "$dir/edited.csv"
 run 3 --db "$dir/edited-import.db" import "$dir/edited.csv"
 has "$out" "refused  ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16: naive BLOCK_X=32 BLOCK_Y=8 0.0500 ms: its binary"
-has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "winners 3 added, 0 replaced, 0 kept, 1 refused"
+has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "($dir/edited.csv:2)"; has "$out" "winners 3 added, 0 replaced, 0 kept, 1 refused"
 sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
 run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
