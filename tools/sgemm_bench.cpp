@@ -9,8 +9,8 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -220,7 +220,8 @@ int main(int argc, char** argv) {
         ("iters", po::value<int>()->default_value(50), "timed runs per kernel (median reported)")
         ("warmup", po::value<int>()->default_value(3), "untimed runs before timing")
         ("max-seconds", po::value<double>()->default_value(10.0),
-         "time budget per kernel and shape; slow kernels get fewer runs (at least 3)")
+         "time budget per kernel and shape; slow kernels get fewer runs (at least 3, or --iters if fewer), "
+         "judged by the last warm-up run (none with --warmup 0)")
         ("kernels", po::value<std::string>(), "comma-separated families to run at their defaults (default: the five "
          "ladder rungs; --kernels naive with --config runs little besides the configs)")
         ("trans", po::value<std::string>()->default_value("NN"),
