@@ -82,7 +82,10 @@ TEST(Csv, AStreamLongerThanTheLimitIsRefusedWithoutReadingItAll) {
     } catch (const Error& e) {
         EXPECT_EQ(std::string(e.what()), "f.csv: larger than 100000 bytes, more than a CSV of this project holds");
     }
-    EXPECT_LE(in.tellg(), 100000 + (1 << 16)) << "it read on past the chunk that crossed the limit";
+    in.clear();  // a stream read to its end would have no position to give
+    const std::streampos stopped = in.tellg();
+    ASSERT_NE(stopped, std::streampos(-1));
+    EXPECT_LE(stopped, std::streampos(100000 + (1 << 16))) << "it read on past the chunk that crossed the limit";
     std::istringstream small("h\n1\n");
     EXPECT_EQ(read_csv_text(small, "f.csv", 4), "h\n1\n");
 }

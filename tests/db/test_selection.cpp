@@ -68,6 +68,11 @@ TEST_F(Selection_, NAndKBreakTiesInM) {
     winners_ = store_->winners(id_);
     EXPECT_EQ(select_kernel(winners_, shape(8, 1000, 1000)).winner->shape, shape(8, 1024, 1024));
     EXPECT_EQ(select_kernel(winners_, shape(8, 3000, 5000)).winner->shape, shape(8, 4096, 4096));
+    // Two winners of the same M and N: K decides.
+    store_->put_winner(winner(id_, shape(8, 1024, 4096), 0.1, &b));
+    winners_ = store_->winners(id_);
+    EXPECT_EQ(select_kernel(winners_, shape(8, 1024, 3000)).winner->shape, shape(8, 1024, 4096));
+    EXPECT_EQ(select_kernel(winners_, shape(8, 1024, 1500)).winner->shape, shape(8, 1024, 1024));
 }
 
 TEST_F(Selection_, TransposesPrecisionAndAlignmentMustMatch) {

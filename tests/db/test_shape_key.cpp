@@ -17,6 +17,9 @@ TEST(AlignmentClass, IsTheLargestOf16_8_4ThatEveryPointerAndLeadingDimensionAllo
     EXPECT_EQ(alignment_class(at(0x1000), 6, at(0x2000), 128, at(0x3000), 4), 8);
     // B offset by one float.
     EXPECT_EQ(alignment_class(at(0x1000), 64, at(0x2004), 128, at(0x3000), 4), 4);
+    // ldb of 6 floats (24 bytes), then of 7 (28).
+    EXPECT_EQ(alignment_class(at(0x1000), 64, at(0x2000), 6, at(0x3000), 4), 8);
+    EXPECT_EQ(alignment_class(at(0x1000), 64, at(0x2000), 7, at(0x3000), 4), 4);
     // C offset by two floats, ldc odd.
     EXPECT_EQ(alignment_class(at(0x1000), 64, at(0x2000), 128, at(0x3008), 4), 8);
     EXPECT_EQ(alignment_class(at(0x1000), 64, at(0x2000), 128, at(0x3000), 7), 4);

@@ -48,6 +48,17 @@ TEST(GemmCall, AGoodCallGetsItsShapeKey) {
     ShapeKey tf32;
     ASSERT_EQ(check_call(good(), GemmPrecision::tf32, tf32), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(tf32.precision, GemmPrecision::tf32);
+    // TN: A stored K x M; NT: B stored N x K.
+    GemmCall tn = good();
+    tn.trans_a = SGEMM_DISPATCH_OP_T, tn.lda = 8;
+    ASSERT_EQ(check(tn, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_TRUE(key.trans_a);
+    EXPECT_FALSE(key.trans_b);
+    GemmCall nt = good();
+    nt.trans_b = SGEMM_DISPATCH_OP_T, nt.ldb = 1024;
+    ASSERT_EQ(check(nt, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_FALSE(key.trans_a);
+    EXPECT_TRUE(key.trans_b);
 }
 
 TEST(GemmCall, OpsOtherThanNOrTAreRefused) {
@@ -135,6 +146,10 @@ TEST(GemmCall, AlignmentClassComesFromPointersAndLeadingDimensions) {
     c.B = at(0x20008);
     ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(key.alignment, 8);
+    c = good();
+    c.ldb = 4097;  // B's rows too
+    ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(key.alignment, 4);
     c = good();
     c.ldc = 4097;  // 4097 * 4 bytes: only 4-byte aligned rows
     ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);

@@ -44,6 +44,17 @@ TEST(ShapesCsv, ParsesRequiredAndOptionalColumnsInAnyOrder) {
     EXPECT_TRUE(f.warnings.empty());
 }
 
+TEST(ShapesCsv, TransposesAndPrecisionAreRead) {
+    const ShapesFile f = parse("M,N,K,transA,transB,precision\n8,4096,4096,T,N,tf32\n8,4096,4096,n,t,fp32\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_TRUE(f.rows[0].key.trans_a);
+    EXPECT_FALSE(f.rows[0].key.trans_b);
+    EXPECT_EQ(f.rows[0].key.precision, GemmPrecision::tf32);
+    EXPECT_FALSE(f.rows[1].key.trans_a);
+    EXPECT_TRUE(f.rows[1].key.trans_b);
+    EXPECT_EQ(f.rows[1].key.precision, GemmPrecision::fp32);
+}
+
 TEST(ShapesCsv, DefaultsForOmittedColumns) {
     const ShapesFile f = parse("M,N,K\n1,2,3\n");
     EXPECT_EQ(f.rows[0].weight, 1.0);
