@@ -3,14 +3,19 @@
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# Whether this machine has an NVIDIA GPU, judged apart from the tools under test (a tool that
+# wrongly succeeds must not pass as "a GPU is here"): the driver's device files.
+gpu_present() { compgen -G '/dev/nvidia[0-9]*' >/dev/null; }
+
 # expect_no_gpu WHAT PATTERN CMD...: runs CMD, which without a GPU must exit 2 with PATTERN
-# in its stderr; sets no_gpu_message to that stderr. Where a GPU is visible CMD does real
+# in its stderr; sets no_gpu_message to that stderr. Where a GPU is present CMD does real
 # work instead, and the message cannot be checked: the script then ends, passing.
 expect_no_gpu() {
   local what="$1" pattern="$2" rc
   shift 2
   no_gpu_message=$("$@" 2>&1 >/dev/null); rc=$?
   if [ $rc -eq 0 ]; then
+    gpu_present || fail "without a GPU $what exited 0: it must say that no GPU is visible and exit 2"
     echo "a GPU is visible: the no-GPU message cannot be checked here"
     exit 0
   fi
