@@ -252,6 +252,26 @@ TEST(PtxasInfo, ParsesTheVerboseReport) {
     EXPECT_TRUE(info.spills());
 }
 
+// A program with a stream-K tail has two reports: each figure is the larger of the two,
+// whichever kernel comes first.
+TEST(PtxasInfo, TwoKernelsGiveTheLargerOfEachFigure) {
+    const auto report = [](int stack, int stores, int loads, int registers, int smem) {
+        return "ptxas info    : Function properties for kernel\n    " + std::to_string(stack) + " bytes stack frame, " +
+               std::to_string(stores) + " bytes spill stores, " + std::to_string(loads) + " bytes spill loads\n" +
+               "ptxas info    : Used " + std::to_string(registers) + " registers, used 1 barriers, " +
+               std::to_string(smem) + " bytes smem, 400 bytes cmem[0]\n";
+    };
+    const PtxasInfo info = parse_ptxas_info(report(0, 0, 0, 228, 512) + report(16, 8, 12, 255, 1024));
+    EXPECT_EQ(info.registers, 255);
+    EXPECT_EQ(info.shared_bytes, 1024);
+    EXPECT_EQ(info.stack_bytes, 16);
+    EXPECT_EQ(info.spill_store_bytes, 8);
+    EXPECT_EQ(info.spill_load_bytes, 12);
+    const PtxasInfo reversed = parse_ptxas_info(report(16, 8, 12, 255, 1024) + report(0, 0, 0, 228, 512));
+    EXPECT_EQ(reversed.registers, 255);
+    EXPECT_EQ(reversed.spill_load_bytes, 12);
+}
+
 TEST(PtxasInfo, ALogWithoutAReportIsNotFound) {
     EXPECT_FALSE(parse_ptxas_info("nothing here").found);
 }

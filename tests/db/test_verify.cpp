@@ -38,6 +38,28 @@ TEST(CubinElf, RefusesACubinCutShortOrWhoseTablesPointPastItsEnd) {
     }
 }
 
+// binary_problem's rules, one at a time: a binary serves a device of its major version at
+// its minor version or above, and must name its kernel.
+TEST(Verify, ABinaryServesItsMajorVersionFromItsMinorUpAndNamesItsKernel) {
+    const Binary sm90 = naive_binary();
+    DeviceFingerprint device = h200();
+    EXPECT_EQ(binary_problem(sm90, device), "");
+    Binary sm86 = sm90;
+    sm86.cubin[49] = 86;  // e_flags bits 8-15 (ELF ABI version 8)
+    sm86.arch = 86;
+    device.cc_major = 8, device.cc_minor = 6;
+    EXPECT_EQ(binary_problem(sm86, device), "");
+    device.cc_minor = 9;
+    EXPECT_EQ(binary_problem(sm86, device), "") << "an sm_86 binary runs on sm_89";
+    device.cc_minor = 0;
+    EXPECT_NE(binary_problem(sm86, device).find("cannot run"), std::string::npos) << "an sm_86 binary on sm_80";
+    device.cc_major = 9;
+    EXPECT_NE(binary_problem(sm86, device).find("cannot run"), std::string::npos) << "an sm_86 binary on sm_90";
+    Binary unnamed = sm90;
+    unnamed.lowered_name.clear();
+    EXPECT_EQ(binary_problem(unnamed, h200()), "it has no kernel name to look up");
+}
+
 TEST(Verify, PassesOnADatabaseTheTestsWrote) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));

@@ -187,6 +187,20 @@ class PlotRoofline(PlotTest):
             # sgemm-bench's own TFLOPS for the same run
             self.assertAlmostEqual(row["winner_gflops"], best["tflops"] * 1e3, delta=1e-3 * best["tflops"])
 
+    def test_an_invalid_result_is_never_the_winner(self):
+        # A wrong result, however fast, is not a kernel to show.
+        entries = load(BENCH_SWEEP)
+        entry = entries[0]
+        best = min((r for r in entry["results"] if r["kernel"] != "cublas" and r["valid"]), key=lambda r: r["median_ms"])
+        wrong = dict(best, kernel="wrong_but_fast", median_ms=best["median_ms"] / 10, valid=False)
+        entry["results"].append(wrong)
+        path = os.path.join(self.out, "with_invalid.json")
+        with open(path, "w") as f:
+            json.dump(entries, f)
+        row = self.metrics(path)["m12_gemms"][0]
+        self.assertEqual(row["winner_kernel"], best["kernel"])
+        self.assertEqual(row["winner_ms"], best["median_ms"])
+
     def test_bad_tuner_table(self):
         path = os.path.join(self.out, "bad.json")
         cases = [
