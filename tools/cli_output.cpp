@@ -133,8 +133,10 @@ void write_output_file(const std::string& path, const std::string& text) {
     const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
     std::string temporary;
     const int fd = create_temporary(folder, temporary);
-    // A folder where no new file may be made: in place, as before.
-    if (fd < 0) return write_in_place(path, text);
+    // A folder where no new file may be made: in place, as before. A full disk is not that:
+    // writing in place would cut the old file short and still fail.
+    if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) return write_in_place(path, text);
+    if (fd < 0) cannot_write(path);
     try {
         if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
             const int reason = errno;
