@@ -28,9 +28,9 @@
  * version, and kernels tuned with other kernel templates are skipped.
  *
  * Threading and streams:
- *   - sgemm_dispatch_gemm, _explain and _get_info may be called from any number of threads
- *     at once, on any number of streams. _create and _destroy must not race with any other
- *     call on the same handle.
+ *   - sgemm_dispatch_gemm, _prepare, _explain, _query and _get_info may be called from any
+ *     number of threads at once, on any number of streams. _create and _destroy must not race
+ *     with any other call on the same handle.
  *   - A call runs on the handle's device: the calling thread's current device (cudaSetDevice)
  *     must be it, else SGEMM_DISPATCH_WRONG_DEVICE. create and destroy make it the calling
  *     thread's current device.
@@ -47,10 +47,10 @@
  *   - CUDA stream capture: gemm is legal inside capture in every capture mode, so a graph
  *     replays the tuned kernels. The first call of a shape key the handle has not seen does
  *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
- *     capture mode for that moment. A captured split-K kernel keeps the capturing stream's
- *     workspace: launch the graph on that stream (or while nothing else uses that stream's
- *     workspace), one launch at a time. Destroy graphs that hold dispatch calls before the
- *     handle.
+ *     capture mode for that moment; sgemm_dispatch_prepare does it before capture instead.
+ *     A captured split-K kernel keeps the capturing stream's workspace: launch the graph on
+ *     that stream (or while nothing else uses that stream's workspace), one launch at a time.
+ *     Destroy graphs that hold dispatch calls before the handle.
  *   - destroy waits for the whole device (cudaDeviceSynchronize: other libraries' streams
  *     too), writes pending misses and frees everything but a 16-byte shell, kept so that a
  *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
@@ -211,6 +211,16 @@ sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_disp
                                              sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A, int lda,
                                              const float* B, int ldb, const float* C, int ldc,
                                              sgemm_dispatch_choice_t* choice);
+
+/* Does for these arguments all that gemm does before its launch, and launches nothing: the
+   checks (gemm's status for them), the choice of kernel, and the shape key's plan with its
+   kernel made ready on the device. The first gemm of the key then does no host work beyond a
+   lookup, so a program can prepare its shapes at start-up, before capturing graphs or serving
+   its first request. Pointers are only read for their alignment, and NULL stands for an
+   aligned one. The calling thread's current device must be the handle's. */
+sgemm_dispatch_status_t sgemm_dispatch_prepare(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                               sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
+                                               int lda, const float* B, int ldb, const float* C, int ldc);
 
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
 

@@ -78,6 +78,12 @@ public:
         return choice;
     }
 
+    // Plans these arguments' shape key without a launch (dispatch.h: sgemm_dispatch_prepare).
+    void prepare(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                 const float* C, int ldc) const {
+        check(sgemm_dispatch_prepare(handle_, op(trans_a), op(trans_b), M, N, K, A, lda, B, ldb, C, ldc));
+    }
+
     // Gives back the workspace `stream` holds (dispatch.h: sgemm_dispatch_release_stream).
     void release_stream(CUstream_st* stream) const { check(sgemm_dispatch_release_stream(handle_, stream)); }
 

@@ -117,6 +117,15 @@ sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_disp
     }
 }
 
+sgemm_dispatch_status_t sgemm_dispatch_prepare(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
+                                               sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
+                                               int lda, const float* B, int ldb, const float* C, int ldc) {
+    Dispatcher* d = dispatcher_of(handle);
+    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
+    // Only the pointers' alignment is read, so C is never written through.
+    return d->prepare(sgemm::GemmCall{trans_a, trans_b, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, const_cast<float*>(C), ldc});
+}
+
 sgemm_dispatch_status_t sgemm_dispatch_release_stream(sgemm_dispatch_t handle, struct CUstream_st* stream) {
     Dispatcher* d = dispatcher_of(handle);
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;

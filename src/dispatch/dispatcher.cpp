@@ -17,6 +17,16 @@ constexpr int kDefaultMaxStreams = 8;
 constexpr int kDefaultMissFlushMs = 10000;
 
 using Clock = std::chrono::steady_clock;
+
+// `call` with each NULL pointer made an aligned one: explain, query and prepare read the
+// pointers only for their alignment, and NULL stands for an aligned one.
+GemmCall with_aligned_pointers(GemmCall call) {
+    float* const aligned = reinterpret_cast<float*>(256);
+    if (!call.A) call.A = aligned;
+    if (!call.B) call.B = aligned;
+    if (!call.C) call.C = aligned;
+    return call;
+}
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -148,8 +158,8 @@ sgemm_dispatch_status_t Dispatcher::finish() noexcept {
 
 Dispatcher::~Dispatcher() { finish(); }
 
-sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stream) noexcept {
-    ShapeKey key;
+sgemm_dispatch_status_t Dispatcher::planned(const GemmCall& call, ShapeKey& key, const Plan*& p) noexcept {
+    p = nullptr;
     if (const sgemm_dispatch_status_t status = check_call(call, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
         return status;
     if (empty_product(key)) return SGEMM_DISPATCH_SUCCESS;
@@ -161,8 +171,16 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
         return fail(SGEMM_DISPATCH_WRONG_DEVICE,
                     "the calling thread's current device is %d, the handle's is %d: cudaSetDevice(%d) first", current,
                     device_.ordinal, device_.ordinal);
-    const Plan* p = plans_.find(key);
+    p = plans_.find(key);
     if (!p && !(p = plan(key))) return SGEMM_DISPATCH_CUDA_ERROR;
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stream) noexcept {
+    ShapeKey key;
+    const Plan* p = nullptr;
+    if (const sgemm_dispatch_status_t status = planned(call, key, p); status != SGEMM_DISPATCH_SUCCESS || !p)
+        return status;
     if (misses_ && !p->exact) p->unwritten_misses.fetch_add(1, std::memory_order_relaxed);
 
     SgemmArgs args = call.args();
@@ -191,6 +209,17 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     }
     return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for M=%d N=%d K=%d %s align%d, and the fallback policy is ERROR",
                 key.M, key.N, key.K, key.transposes().c_str(), key.alignment);  // 2 chars: no allocation
+}
+
+sgemm_dispatch_status_t Dispatcher::prepare(const GemmCall& call) noexcept {
+    ShapeKey key;
+    const Plan* p = nullptr;
+    if (const sgemm_dispatch_status_t status = planned(with_aligned_pointers(call), key, p);
+        status != SGEMM_DISPATCH_SUCCESS || !p)
+        return status;
+    if (p->route == Route::Refuse)
+        return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for %s, and the fallback policy is ERROR", key.to_string().c_str());
+    return SGEMM_DISPATCH_SUCCESS;
 }
 
 sgemm_dispatch_status_t Dispatcher::release_stream(cudaStream_t stream) noexcept {
@@ -230,14 +259,8 @@ std::unique_ptr<Plan> Dispatcher::make_plan(const ShapeKey& key, const Decision&
 
 sgemm_dispatch_status_t Dispatcher::decide_call(const GemmCall& call, ShapeKey& key,
                                                 std::optional<Decision>& decision) const {
-    // Pointers are read only for their alignment: NULL stands for an aligned one.
-    float* const aligned = reinterpret_cast<float*>(256);
-    GemmCall c = call;
-    if (!c.A) c.A = aligned;
-    if (!c.B) c.B = aligned;
-    if (!c.C) c.C = aligned;
     decision.reset();
-    const sgemm_dispatch_status_t status = check_call(c, precision_, key);
+    const sgemm_dispatch_status_t status = check_call(with_aligned_pointers(call), precision_, key);
     if (status == SGEMM_DISPATCH_SUCCESS && !empty_product(key))
         decision = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
     return status;

@@ -39,6 +39,10 @@ public:
     // shape key has a plan. Never throws.
     sgemm_dispatch_status_t gemm(const GemmCall& call, cudaStream_t stream) noexcept;
 
+    // dispatch.h: sgemm_dispatch_prepare: gemm's checks and plan, without a launch; pointers
+    // may be NULL (only their alignment counts). Never throws.
+    sgemm_dispatch_status_t prepare(const GemmCall& call) noexcept;
+
     // dispatch.h: sgemm_dispatch_release_stream. Never throws.
     sgemm_dispatch_status_t release_stream(cudaStream_t stream) noexcept;
 
@@ -55,6 +59,10 @@ public:
     const DeviceInfo& device() const { return device_; }
 
 private:
+    // What gemm does before it launches: the arguments' check, the calling thread's device,
+    // and the key's plan, made now if the key is new. SUCCESS with `plan` null for an empty
+    // product. Never throws.
+    sgemm_dispatch_status_t planned(const GemmCall& call, ShapeKey& key, const Plan*& plan) noexcept;
     // What explain and query report: check_call's status and key, and for a product that is
     // not empty the decision. Pointers may be NULL (only their alignment counts).
     sgemm_dispatch_status_t decide_call(const GemmCall& call, ShapeKey& key, std::optional<Decision>& decision) const;

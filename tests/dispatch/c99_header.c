@@ -25,6 +25,8 @@ int c99_use_every_declaration(struct CUstream_st* stream, const float* A, const 
     status = sgemm_dispatch_explain(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 8, 64, 32, NULL, 32, NULL, 64, NULL,
                                     64, text, sizeof text, &length);
     status = sgemm_dispatch_get_info(handle, &info);
+    status = sgemm_dispatch_prepare(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 8, 64, 32, NULL, 32, NULL, 64, NULL,
+                                    64);
     status = sgemm_dispatch_release_stream(handle, stream);
     {
         sgemm_dispatch_choice_t choice;

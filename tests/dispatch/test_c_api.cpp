@@ -146,6 +146,8 @@ TEST(DispatchApi, ANullHandleIsRefusedByEveryCall) {
     sgemm_dispatch_choice_t choice;
     EXPECT_EQ(sgemm_dispatch_query(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, x, 1, x, 1, x, 1, &choice),
               SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_EQ(sgemm_dispatch_prepare(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, x, 1, x, 1, x, 1),
+              SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_EQ(sgemm_dispatch_destroy(nullptr), SGEMM_DISPATCH_SUCCESS) << "like free(NULL)";
 }
 

@@ -217,6 +217,39 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "launch    nothing: M or N is 0, an empty product")) << text;
 }
 
+// prepare does what gemm's first call of a shape key does before it launches: the key gets its
+// plan, once, with no stream's workspace taken; gemm then finds it ready and computes right.
+TEST(Dispatch, PrepareMakesAShapesPlanWithoutALaunch) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    const int before = dispatch.info().shapes_prepared;
+    dispatch.prepare(false, false, 4, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);  // nearest: decode
+    EXPECT_EQ(dispatch.info().shapes_prepared, before + 1);
+    dispatch.prepare(false, false, 4, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    dispatch.prepare(false, false, 0, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);  // empty: nothing
+    EXPECT_EQ(dispatch.info().shapes_prepared, before + 1);
+    EXPECT_EQ(dispatch.info().streams_used, 0);
+    EXPECT_EQ(sgemm_dispatch_prepare(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 4, 1000, 517, nullptr,
+                                     100, nullptr, 1000, nullptr, 1000),
+              SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_EQ(dispatch.info().shapes_prepared, before + 1);
+
+    ProblemSpec spec;
+    spec.M = 4, spec.N = 1000, spec.K = 517;
+    GemmProblem p(spec, gpu->cublas, gpu->stream.get());
+    p.poison_output(gpu->stream.get());
+    run(dispatch, p, gpu->stream.get());
+    const Accuracy a = p.check_output();
+    EXPECT_TRUE(a.ok()) << a.verdict();
+    EXPECT_EQ(dispatch.info().shapes_prepared, before + 1) << "gemm found the prepared plan";
+
+    // Under the ERROR fallback a shape without a winner is NO_KERNEL, as gemm would return.
+    const Dispatch strict(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_ERROR));
+    EXPECT_EQ(sgemm_dispatch_prepare(strict.get(), SGEMM_DISPATCH_OP_T, SGEMM_DISPATCH_OP_N, 37, 61, 29, nullptr, 37,
+                                     nullptr, 61, nullptr, 61),
+              SGEMM_DISPATCH_NO_KERNEL);
+}
+
 TEST(Dispatch, QueryGivesExplainsDecisionAsFields) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
