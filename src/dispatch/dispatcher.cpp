@@ -27,6 +27,7 @@ GemmCall with_aligned_pointers(GemmCall call) {
     if (!call.C) call.C = aligned;
     return call;
 }
+
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
