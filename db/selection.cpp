@@ -16,6 +16,11 @@ std::tuple<double, double, int, int, int> nearness(const ShapeKey& to, const Sha
     return {log_distance(s.M, to.M), log_distance(s.N, to.N) + log_distance(s.K, to.K), s.M, s.N, s.K};
 }
 
+// How far in M rule 2 reaches: a factor of 2. A skinny kernel tuned for one batch can run
+// another batch far slower than cuBLAS (on the H200 a batch-8 decode tile at batch 32 ran
+// 0.49-0.58x of cuBLAS, docs/RESULTS.md), so past that the fallback serves.
+constexpr double kNearestReachInLog2M = 1.0;
+
 std::string describe_winner(const Winner& w) {
     char times[96];
     std::snprintf(times, sizeof times, "%.4f ms, %.2fx cuBLAS", w.ms, w.cublas_ms / w.ms);
@@ -44,8 +49,14 @@ Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shap
     const std::string family = shape.transposes() + " " + to_string(shape.precision) + " align" +
                                std::to_string(shape.alignment);
     const std::vector<const Winner*> candidates = nearest_candidates(winners, shape);
-    std::string passed_over;
+    std::string passed_over, out_of_reach;
     for (const Winner* w : candidates) {
+        if (log_distance(w->shape.M, shape.M) > kNearestReachInLog2M) {
+            // The candidates come nearest in M first: none further on is nearer.
+            out_of_reach = "; the nearest tuned M beyond those is " + std::to_string(w->shape.M) +
+                           ", more than a factor of 2 from " + std::to_string(shape.M);
+            break;
+        }
         const std::string why_not = cannot_run ? cannot_run(*w, shape) : "";
         if (!why_not.empty()) {
             passed_over += "; passed over " + w->shape.to_string() + " (" + w->kernel.description + "): " + why_not;
@@ -63,8 +74,13 @@ Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shap
         return {SelectionKind::Fallback, nullptr,
                 "no winner for this shape, and none of the device's " + std::to_string(winners.size()) +
                     " winners has " + family};
+    if (passed_over.empty())
+        return {SelectionKind::Fallback, nullptr,
+                "no winner for this shape, and no winner with " + family + " within a factor of 2 in M: the nearest "
+                "tuned M is " + std::to_string(candidates.front()->shape.M) + ", and M is " + std::to_string(shape.M)};
     return {SelectionKind::Fallback, nullptr,
-            "no winner for this shape, and no winner with " + family + " can run it" + passed_over};
+            "no winner for this shape, and no winner with " + family + " within a factor of 2 in M can run it" +
+                passed_over + out_of_reach};
 }
 
 }  // namespace sgemm

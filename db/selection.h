@@ -3,11 +3,12 @@
 //
 //   1. exact    the device's winner for the call's very shape key;
 //   2. nearest  else, among the device's winners with the same transposes, precision and
-//               alignment class, the nearest in log space: the smallest |log2 M' - log2 M|
-//               first (M is the batch-like dimension, the one that changes the best tiling
-//               most), then the smallest |log2 N' - log2 N| + |log2 K' - log2 K|, then the
-//               smaller shape; a winner whose kernel cannot run the call's shape (the
-//               caller says which) is passed over for the next;
+//               alignment class and an M within a factor of 2 of the call's, the nearest in
+//               log space: the smallest |log2 M' - log2 M| first (M is the batch-like
+//               dimension, the one that changes the best tiling most), then the smallest
+//               |log2 N' - log2 N| + |log2 K' - log2 K|, then the smaller shape; a winner
+//               whose kernel cannot run the call's shape (the caller says which) is passed
+//               over for the next;
 //   3. fallback else nothing from the database: the caller's fallback policy decides.
 //
 // A winner whose kernel is cuBLAS selects cuBLAS. The winners given must all be of the one
@@ -32,7 +33,8 @@ struct Selection {
 // Why a winner's kernel cannot run `shape` (e.g. grid limits), or empty when it can.
 using CannotRun = std::function<std::string(const Winner& winner, const ShapeKey& shape)>;
 
-// The nearest-shape candidates for `shape`, in the order rule 2 tries them.
+// The nearest-shape candidates for `shape`, in the order rule 2 tries them, at any distance
+// in M (the tuner takes the nearest ones' kernels as starting points).
 std::vector<const Winner*> nearest_candidates(const std::vector<Winner>& winners, const ShapeKey& shape);
 
 // Applies the rule. Without `cannot_run`, every kernel is taken to run every shape.

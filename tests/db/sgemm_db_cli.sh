@@ -220,7 +220,8 @@ c.execute("INSERT INTO kernels (family, params, description, template_hash) "
 c.execute("UPDATE winners SET kernel_id = last_insert_rowid() WHERE m = 1")
 c.commit()
 PY
-run 0 --db "$dir/edited.db" explain 1 4096 4096; has "$out" "decision  nearest"
+run 0 --db "$dir/edited.db" explain 1 4096 4096; has "$out" "decision  fallback"
+has "$out" "within a factor of 2 in M: the nearest tuned M is 8, and M is 1"
 has "$out" "the stored winner for this shape, naive BLOCK_X=32 BLOCK_Y=8, is left out: its binary"
 has "$out" "and this build cannot compile it: BLOCK_Y=9 is not one of"
 run 2 --db "$dir/edited.db" verify

@@ -93,13 +93,38 @@ TEST_F(Selection_, AKernelThatCannotRunTheShapeIsPassedOver) {
     const CannotRun too_small_m = [](const Winner& w, const ShapeKey&) {
         return w.shape.M < 32 ? std::string("grid too large") : std::string();
     };
-    Selection s = select_kernel(winners_, shape(4, 4096, 4096), too_small_m);
+    // M=16: M=8 and M=32 are both a factor of 2 away; M=8, the smaller, comes first.
+    Selection s = select_kernel(winners_, shape(16, 4096, 4096), too_small_m);
     ASSERT_EQ(s.kind, SelectionKind::Nearest);
     EXPECT_EQ(s.winner->shape.M, 32);
     EXPECT_NE(s.reason.find("passed over M=8 N=4096 K=4096 NN fp32 align16"), std::string::npos) << s.reason;
     s = select_kernel(winners_, shape(4, 4096, 4096), [](const Winner&, const ShapeKey&) { return std::string("no"); });
     EXPECT_EQ(s.kind, SelectionKind::Fallback);
     EXPECT_EQ(s.winner, nullptr);
+}
+
+// A winner more than a factor of 2 away in M is no candidate: a skinny kernel tuned for one
+// batch can run another far slower than cuBLAS. The fallback serves, and says why.
+TEST_F(Selection_, TheNearestReachesAFactorOf2InM) {
+    EXPECT_EQ(select_kernel(winners_, shape(64, 4096, 4096)).winner->shape.M, 32);
+    EXPECT_EQ(select_kernel(winners_, shape(256, 4096, 4096)).winner->shape.M, 128);
+    const Selection s = select_kernel(winners_, shape(257, 4096, 4096));
+    EXPECT_EQ(s.kind, SelectionKind::Fallback);
+    EXPECT_EQ(s.winner, nullptr);
+    EXPECT_NE(s.reason.find("no winner with NN fp32 align16 within a factor of 2 in M: the nearest tuned M is 128, "
+                            "and M is 257"),
+              std::string::npos)
+        << s.reason;
+    // A passed-over winner within reach does not open the way to one beyond it.
+    const CannotRun none_below_128 = [](const Winner& w, const ShapeKey&) {
+        return w.shape.M < 128 ? std::string("no") : std::string();
+    };
+    const Selection passed = select_kernel(winners_, shape(40, 4096, 4096), none_below_128);
+    EXPECT_EQ(passed.kind, SelectionKind::Fallback);
+    EXPECT_NE(passed.reason.find("passed over M=32"), std::string::npos) << passed.reason;
+    EXPECT_NE(passed.reason.find("the nearest tuned M beyond those is 128, more than a factor of 2 from 40"),
+              std::string::npos)
+        << passed.reason;
 }
 
 TEST_F(Selection_, AnotherDevicesWinnersAreNeverCandidates) {

@@ -86,18 +86,20 @@ TEST_F(Catalog_, AShapeWithoutWinnerTakesTheNearest) {
     EXPECT_EQ(d.selection.winner->shape, shape(8, 4096, 4096));
 }
 
-// The nearest winner's kernel may not run the call's shape: the naive kernel of M = 300000
+// The nearest winner's kernel may not run the call's shape: the naive kernel of M = 450000
 // launches M / 8 blocks in y, so at M = 600000 it would pass the grid's limit of 65535. It is
-// passed over, with the reason, for the next nearest (cuBLAS at 4096^3).
+// passed over, with the reason, for the next nearest within reach (cuBLAS at 300000).
 TEST_F(Catalog_, ANearestWinnerWhoseKernelCannotRunTheShapeIsPassedOver) {
     const Binary naive = naive_binary();
-    store_->put_winner(winner(id_, shape(300000, 4096, 4096), 10.0, &naive));
+    store_->put_winner(winner(id_, shape(450000, 4096, 4096), 10.0, &naive));
+    store_->put_winner(winner(id_, shape(300000, 4096, 4096), 10.0, nullptr));
     const Decision d = decide_for(shape(600000, 4096, 4096));
     EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
     EXPECT_EQ(d.route, Route::Cublas);
-    EXPECT_TRUE(contains(d.reason, "passed over M=300000 N=4096 K=4096")) << d.reason;
+    EXPECT_EQ(d.selection.winner->shape, shape(300000, 4096, 4096));
+    EXPECT_TRUE(contains(d.reason, "passed over M=450000 N=4096 K=4096")) << d.reason;
     EXPECT_TRUE(contains(d.reason, "65535")) << d.reason;
-    EXPECT_EQ(decide_for(shape(250000, 4096, 4096)).selection.winner->shape, shape(300000, 4096, 4096));
+    EXPECT_EQ(decide_for(shape(400000, 4096, 4096)).selection.winner->shape, shape(450000, 4096, 4096));
 }
 
 TEST_F(Catalog_, NothingNearFallsBackByPolicy) {

@@ -78,7 +78,9 @@ const Case kCases[] = {
     {"near the TN winner", 112, 176, 80, true, false, 0, "nearest"},
     {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
     {"tiny odd TT", 3, 5, 7, true, true, 0, "fallback"},
-    {"padded lda: align 4, nearest is cuBLAS", 200, 384, 256, false, false, 1, "nearest"},
+    {"padded lda: align 4, nearest is cuBLAS", 40, 384, 256, false, false, 1, "nearest"},
+    {"padded lda: align 4, every winner more than a factor of 2 away in M", 200, 384, 256, false, false, 1,
+     "fallback"},
 };
 const Case& case_named(const std::string& name) {
     for (const Case& c : kCases)
