@@ -51,28 +51,6 @@ std::size_t workspace_bytes_needed(const Catalog& catalog) {
     return bytes;
 }
 
-std::optional<KernelRef> resplit_to_fit(const KernelRef& kernel, const ShapeKey& shape, int sms,
-                                        std::size_t workspace_bytes) {
-    const Family* f = family_of(kernel);
-    if (!f || !f->splits_k(kernel.params)) return std::nullopt;
-    for (std::size_t i = 0; i < f->params.size(); ++i) {
-        if (!f->params[i].split_count) continue;
-        std::vector<int> counts = f->params[i].values;
-        std::sort(counts.rbegin(), counts.rend());
-        for (const int count : counts) {
-            if (count < 2 || count >= kernel.params[i]) continue;
-            ParamValues values = kernel.params;
-            values[i] = count;
-            if (f->workspace_bytes(values, shape.M, shape.N, shape.K, sms) <= workspace_bytes) {
-                KernelRef fitted = kernel_ref(*f, values);
-                fitted.template_hash = kernel.template_hash;
-                return fitted;
-            }
-        }
-    }
-    return std::nullopt;
-}
-
 KernelRef builtin_kernel(bool trans_a, bool trans_b) {
     const Family& family = find_family("warptile");
     ParamValues values = family.defaults;
@@ -91,7 +69,7 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
         const Family* f = family_of(w.kernel);
         const std::size_t needs = f ? f->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, catalog.device.sm_count) : 0;
-        if (needs > workspace_bytes && !resplit_to_fit(w.kernel, shape, catalog.device.sm_count, workspace_bytes))
+        if (needs > workspace_bytes)
             return "it would need " + std::to_string(needs) + " bytes of split-K workspace; each stream holds " +
                    std::to_string(workspace_bytes);
         return "";
@@ -100,12 +78,6 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         d.kernel = w->kernel;
-        const Family* f = family_of(w->kernel);
-        if (f && f->workspace_bytes(w->kernel.params, key.M, key.N, key.K, catalog.device.sm_count) > workspace_bytes) {
-            d.kernel = *resplit_to_fit(w->kernel, key, catalog.device.sm_count, workspace_bytes);
-            d.reason += "; it runs as " + d.kernel.description + ", K split in fewer slices to fit the " +
-                        std::to_string(workspace_bytes) + " bytes of split-K workspace each stream holds";
-        }
         return d;
     }
     const bool tf32 = key.precision == GemmPrecision::tf32;

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,13 +41,6 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device);
 
 // The split-K workspace each stream needs so that every winner runs at its own shape.
 std::size_t workspace_bytes_needed(const Catalog& catalog);
-
-// `kernel` with K split in fewer slices, the most of its family's split counts above 1 whose
-// split-K partials at `shape` fit in `workspace_bytes`, or nullopt when none does. The one
-// binary of a configuration serves every split count above 1, so the winner of a narrower
-// shape still runs a wider one that its own count would not fit.
-std::optional<KernelRef> resplit_to_fit(const KernelRef& kernel, const ShapeKey& shape, int sms,
-                                        std::size_t workspace_bytes);
 
 // The built-in default kernel for a call's transposes: warptile at its defaults, no split-K.
 KernelRef builtin_kernel(bool trans_a, bool trans_b);

@@ -78,11 +78,8 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
 }
 
 const LoadedKernel* KernelSet::find(const KernelRef& kernel) const {
-    if (const auto it = kernels_.find({kernel.family, kernel.params}); it != kernels_.end()) return it->second.get();
-    // A winner's kernel with K split in other slices (resplit_to_fit): the same binary.
-    for (const auto& [ref, loaded] : kernels_)
-        if (ref.first == kernel.family && loaded->same_binary(kernel.params)) return loaded.get();
-    return nullptr;
+    const auto it = kernels_.find({kernel.family, kernel.params});
+    return it == kernels_.end() ? nullptr : it->second.get();
 }
 
 }  // namespace sgemm

@@ -38,12 +38,7 @@ public:
     int sms() const { return sms_; }
     // The launch of an M x N x K problem, with the kernel's shared-memory limit raised if
     // the shape needs more than it allows so far. Throws on a CUDA error.
-    KernelLaunch prepare(int M, int N, int K) const { return prepare(M, N, K, values_); }
-    // The same at `values`, a configuration of this very binary (instantiation): this one, or
-    // one that splits K in another number of slices above 1. Throws Error for any other.
-    KernelLaunch prepare(int M, int N, int K, const ParamValues& values) const;
-    // Whether `values` is a configuration of this kernel's binary (see prepare).
-    bool same_binary(const ParamValues& values) const;
+    KernelLaunch prepare(int M, int N, int K) const;
 
     const Family& family() const { return *family_; }
     const ParamValues& values() const { return values_; }

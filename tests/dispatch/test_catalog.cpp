@@ -263,19 +263,10 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 8, 1024));
 
     // M=16 at N=1024: the nearest is the decode winner at M=8, whose 4 slices of 16 x 1024
-    // partials would overflow the workspace sized for M=8. Its binary runs in 2 slices, which fit.
+    // partials would overflow the workspace sized for M=8.
     Decision d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
-    EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
-    EXPECT_EQ(d.route, Route::Kernel);
-    EXPECT_EQ(d.kernel.description, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 SPLITS=2");
-    EXPECT_TRUE(contains(d.reason, "it runs as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 SPLITS=2, K split in fewer slices"))
-        << d.reason;
-    const Family& decode = find_family("decode");
-    EXPECT_LE(decode.workspace_bytes(d.kernel.params, 16, 1024, 4096, c.device.sm_count), needed);
-    // Where not even 2 slices fit, the winner is passed over, saying why.
-    d = decide(c, shape(16, 2000, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
-    EXPECT_FALSE(d.selection.winner && d.selection.winner->kernel == decode_binary().kernel);
-    EXPECT_TRUE(contains(d.reason, "bytes of split-K workspace; each stream holds")) << "reason: " << d.reason;
+    EXPECT_FALSE(d.kernel == decode_binary().kernel);
+    EXPECT_TRUE(contains(d.reason, "split-K workspace")) << d.reason;
     // With room for it, it is taken.
     d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
                sgemm_splitk_workspace_bytes(4, 16, 1024));
