@@ -165,4 +165,9 @@ int finish_standard_output(const char* tool, const std::string& what) {
     return 2;
 }
 
+int finish_standard_output_after_work(const char* tool, const std::string& what) {
+    errno = 0;
+    return finish_standard_output(tool, what);
+}
+
 }  // namespace sgemm

@@ -37,5 +37,9 @@ void write_output_file(const std::string& path, const std::string& text);
 // again): clear errno before the writes begin if nothing else runs until this call, else
 // just before it (a failure of an earlier write then reads "the write failed").
 int finish_standard_output(const char* tool, const std::string& what);
+// finish_standard_output after work that made other calls since the writes began (a database,
+// CUDA): errno is cleared first, so a failure of an earlier write reads "the write failed"
+// rather than another call's reason; a failure of this last flush keeps its own.
+int finish_standard_output_after_work(const char* tool, const std::string& what);
 
 }  // namespace sgemm

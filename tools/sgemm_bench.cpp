@@ -9,7 +9,6 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -382,8 +381,7 @@ int main(int argc, char** argv) {
         for (const Shape& shape : shapes)
             entries.push_back(
                 bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
-        errno = 0;  // only a failure of this last flush has a sure reason
-        const int written = finish_standard_output("sgemm-bench", "standard output");
+        const int written = finish_standard_output_after_work("sgemm-bench", "standard output");
         if (!json_path.empty()) {
             // One shape: one object. A sweep: an array with one object per size.
             Json sweep = Json::array();

@@ -7,7 +7,6 @@
 // shape, from src/records), which db/ must not depend on.
 #include <boost/program_options.hpp>
 
-#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -589,6 +588,14 @@ const std::vector<Command>& commands() {
     return all;
 }
 
+// Prints why sgemm-db stops, its control characters escaped (the text may quote an import
+// file or a database), with a hint to --help for a wrong command line; returns `status`.
+int report(const std::exception& e, int status, bool usage_hint = false) {
+    std::fprintf(stderr, "sgemm-db: %s\n%s", printable_lines(e.what()).c_str(),
+                 usage_hint ? "Try 'sgemm-db --help'.\n" : "");
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -656,31 +663,22 @@ int main(int argc, char** argv) {
         ctx.busy_timeout = std::chrono::milliseconds(timeout);
         ctx.db_path = ctx.vm.count("db") ? ctx.vm["db"].as<std::string>() : default_db_path();
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", printable_lines(e.what()).c_str());
-        return 1;
+        return report(e, 1, true);
     }
 
     try {
         const int status = command->run(ctx);
-        // A write that failed during the command left its errno to the database's calls since:
-        // only a failure of this last flush has its reason.
-        errno = 0;
-        const int written = finish_standard_output("sgemm-db", "standard output");
+        const int written = finish_standard_output_after_work("sgemm-db", "standard output");
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", printable_lines(e.what()).c_str());
-        return 1;
+        return report(e, 1, true);
     } catch (const DbError& e) {
-        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
-        return 2;
+        return report(e, 2);
     } catch (const NoDeviceError& e) {
-        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
-        return 2;
+        return report(e, 2);
     } catch (const Error& e) {  // a value the user gave: an import file, a device id, a format
-        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
-        return 1;
+        return report(e, 1);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-db: %s\n", printable_lines(e.what()).c_str());
-        return 2;
+        return report(e, 2);
     }
 }

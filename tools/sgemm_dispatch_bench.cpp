@@ -12,7 +12,6 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -203,8 +202,7 @@ int main(int argc, char** argv) {
                     "workspaces and cuBLAS handles %.1f ms\n",
                     info.device_ms, info.database_ms, info.kernels_ms, info.compile_ms, info.memory_ms);
 
-        errno = 0;  // only a failure of this last flush has a sure reason
-        const int written = finish_standard_output("sgemm-dispatch-bench", "standard output");
+        const int written = finish_standard_output_after_work("sgemm-dispatch-bench", "standard output");
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", dispatcher_of(dispatch.get())->device().name)

@@ -3,7 +3,6 @@
 #include <boost/program_options.hpp>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -281,8 +280,7 @@ int main(int argc, char** argv) {
                                  "only checked)\n", json_path.c_str());
         try {
             const int status = dry_run(shapes, options, dry_arch);
-            errno = 0;  // only a failure of this last flush has a sure reason
-            const int written = finish_standard_output("sgemm-tune", "standard output");
+            const int written = finish_standard_output_after_work("sgemm-tune", "standard output");
             return status != 0 ? status : written;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
@@ -331,8 +329,7 @@ int main(int argc, char** argv) {
         print_table(outcomes, model, rows);
         std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
         if (options.search.strategy == Strategy::Exhaustive) print_model_evaluation(outcomes);
-        errno = 0;  // only a failure of this last flush has a sure reason
-        const int written = finish_standard_output("sgemm-tune", "the table to standard output");
+        const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", device.name)
