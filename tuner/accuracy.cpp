@@ -13,6 +13,9 @@ double tolerance_for_k(int K) { return unit_roundoff_fp32() * (4.0 * std::sqrt(s
 std::string Accuracy::verdict() const {
     if (ok()) return "ok";
     char buf[256];
+    if (outside_writes)
+        return "wrote " + std::to_string(outside_writes) + (outside_writes == 1 ? " float" : " floats") +
+               " outside C, the first " + first_outside;
     if (nonfinite)
         std::snprintf(buf, sizeof buf, "%zu elements are NaN or Inf, e.g. C[%zu][%zu]", nonfinite,
                       worst_row, worst_col);

@@ -10,6 +10,10 @@
 // margin over what correct kernels do, while one dropped or doubled product, a wrong tile
 // or an unwritten element is orders of magnitude past it. NaN or Inf anywhere fails.
 // The relative Frobenius error ||out - ref|| / ||ref|| is reported as well.
+// A kernel must also write nothing outside C's M x N elements: GemmProblem fills guards
+// around the output and the padding columns of a leading dimension longer than N, and
+// counts what changed there (outside_writes). In an engine C is often a view into a larger
+// buffer, whose neighbouring values such a write would corrupt.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -27,9 +31,11 @@ struct Accuracy {
     double tolerance = 0.0;
     std::size_t nonfinite = 0;    // elements of the output that are NaN or Inf
     std::size_t worst_row = 0, worst_col = 0;
+    std::size_t outside_writes = 0;  // floats outside C's M x N elements that the run changed
+    std::string first_outside;       // where the first of them lies, in words
 
-    bool ok() const { return nonfinite == 0 && max_scaled_err <= tolerance; }
-    // "ok" or a sentence naming the worst element.
+    bool ok() const { return outside_writes == 0 && nonfinite == 0 && max_scaled_err <= tolerance; }
+    // "ok" or a sentence naming the write outside C, or else the worst element.
     std::string verdict() const;
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "src/cuda/check.h"
 #include "tuner/random_operands.h"
@@ -10,6 +12,25 @@ namespace sgemm {
 namespace {
 
 std::size_t elements(int rows, int ld) { return static_cast<std::size_t>(rows) * ld; }
+
+// The output buffer's guards. 4 KiB before C keep C as aligned as the allocation (256
+// bytes); after C, two rows or 4 KiB, whichever is longer, take a tile that runs a row or
+// two past M. Their bytes, and the padding columns', are kGuardByte: as a float -2.9e-16,
+// which no kernel writes there by chance.
+constexpr std::size_t kLeadingGuard = 1024;  // floats
+constexpr unsigned char kGuardByte = 0xa5;
+
+bool holds_guard_pattern(float v) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits == 0xa5a5a5a5u;
+}
+
+std::vector<float> download_floats(const float* device, std::size_t count) {
+    std::vector<float> host(count);
+    SGEMM_CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
+    return host;
+}
 
 }  // namespace
 
@@ -32,7 +53,7 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     a_ = DeviceBuffer<float>(a_count);
     b_ = DeviceBuffer<float>(b_count);
     c0_ = DeviceBuffer<float>(c_count);
-    c_ = DeviceBuffer<float>(c_count);
+    output_ = DeviceBuffer<float>(kLeadingGuard + c_count + trailing_guard());
     upload_random(a_, seed_a, Magnitude::signed_values);
     upload_random(b_, seed_b, Magnitude::signed_values);
     upload_random(c0_, seed_c, Magnitude::signed_values);
@@ -49,30 +70,40 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
         const std::vector<double> c = c64.download();
         reference_.assign(c.begin(), c.end());
     } else {
-        c_.copy_from_async(c0_, stream);
+        SGEMM_CUDA_CHECK(cudaMemcpyAsync(c(), c0_.data(), c0_.bytes(), cudaMemcpyDeviceToDevice, stream));
         cublas.sgemm(args(), stream, spec_.trans_a, spec_.trans_b);
-        SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-        reference_ = c_.download();
+        reference_ = download_output();
     }
 
     // Bound: |alpha| |A| |B| + |beta| |C0|, by the same GEMM on absolute values.
-    DeviceBuffer<float> abs_a(a_count), abs_b(b_count);
+    DeviceBuffer<float> abs_a(a_count), abs_b(b_count), abs_c(c_count);
     upload_random(abs_a, seed_a, Magnitude::absolute_values);
     upload_random(abs_b, seed_b, Magnitude::absolute_values);
-    upload_random(c_, seed_c, Magnitude::absolute_values);
+    upload_random(abs_c, seed_c, Magnitude::absolute_values);
     SgemmArgs bound_args = args();
     bound_args.A = abs_a.data();
     bound_args.B = abs_b.data();
+    bound_args.C = abs_c.data();
     bound_args.alpha = std::fabs(spec_.alpha);
     bound_args.beta = std::fabs(spec_.beta);
     cublas.sgemm(bound_args, stream, spec_.trans_a, spec_.trans_b);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    bound_ = c_.download();
+    bound_ = abs_c.download();
+    // The output holds the reference now: poison it, so a kernel that writes nothing fails
+    // even where a caller checks without poisoning first.
+    poison_output(stream);
+    SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+float* GemmProblem::c() const { return output_.data() + kLeadingGuard; }
+
+std::size_t GemmProblem::trailing_guard() const {
+    return std::max(kLeadingGuard, 2 * static_cast<std::size_t>(spec_.ldc));
 }
 
 SgemmArgs GemmProblem::args() const {
     return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta, a_.data(), spec_.lda,
-                     b_.data(), spec_.ldb, c_.data(), spec_.ldc, workspace_.data()};
+                     b_.data(), spec_.ldb, c(),        spec_.ldc, workspace_.data()};
 }
 
 void GemmProblem::reserve_workspace(std::size_t bytes) {
@@ -87,19 +118,50 @@ void GemmProblem::reserve_workspace(std::size_t bytes) {
 }
 
 void GemmProblem::poison_output(cudaStream_t stream) {
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(output_.data(), kGuardByte, kLeadingGuard * sizeof(float), stream));
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(c() + c0_.size(), kGuardByte, trailing_guard() * sizeof(float), stream));
     if (spec_.beta != 0.0f)
-        c_.copy_from_async(c0_, stream);
+        SGEMM_CUDA_CHECK(cudaMemcpyAsync(c(), c0_.data(), c0_.bytes(), cudaMemcpyDeviceToDevice, stream));
     else
-        SGEMM_CUDA_CHECK(cudaMemsetAsync(c_.data(), 0xff, c_.bytes(), stream));  // all-ones bits: NaN
+        SGEMM_CUDA_CHECK(cudaMemsetAsync(c(), 0xff, c0_.bytes(), stream));  // all-ones bits: NaN
+    if (spec_.ldc > spec_.N)
+        SGEMM_CUDA_CHECK(cudaMemset2DAsync(c() + spec_.N, spec_.ldc * sizeof(float), kGuardByte,
+                                           (spec_.ldc - spec_.N) * sizeof(float), spec_.M, stream));
 }
 
 std::vector<float> GemmProblem::download_output() const {
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-    return c_.download();
+    return download_floats(c(), c0_.size());
 }
 
 Accuracy GemmProblem::check_output() const {
-    return compare_to_reference(download_output(), reference_, bound_, spec_.M, spec_.N, spec_.ldc, spec_.K);
+    const std::vector<float> out = download_output();
+    Accuracy a = compare_to_reference(out, reference_, bound_, spec_.M, spec_.N, spec_.ldc, spec_.K);
+    check_guards(out, a);
+    return a;
+}
+
+void GemmProblem::check_guards(const std::vector<float>& out, Accuracy& a) const {
+    auto changed = [&](const std::string& where) {
+        if (a.outside_writes++ == 0) a.first_outside = where;
+    };
+    const int N = spec_.N, ldc = spec_.ldc;
+    // In address order, so the first one counted is the lowest.
+    const std::vector<float> leading = download_floats(output_.data(), kLeadingGuard);
+    for (std::size_t i = 0; i < leading.size(); ++i)
+        if (!holds_guard_pattern(leading[i]))
+            changed(kLeadingGuard - i == 1 ? "1 float before C[0][0]"
+                                           : std::to_string(kLeadingGuard - i) + " floats before C[0][0]");
+    for (int row = 0; row < spec_.M; ++row)
+        for (int col = N; col < ldc; ++col)
+            if (!holds_guard_pattern(out[elements(row, ldc) + col]))
+                changed("at C[" + std::to_string(row) + "][" + std::to_string(col) + "], in the padding past column " +
+                        std::to_string(N - 1));
+    const std::vector<float> trailing = download_floats(c() + c0_.size(), trailing_guard());
+    for (std::size_t i = 0; i < trailing.size(); ++i)
+        if (!holds_guard_pattern(trailing[i]))
+            changed("at C[" + std::to_string(spec_.M + i / ldc) + "][" + std::to_string(i % ldc) +
+                    "], past C's last row");
 }
 
 double GemmProblem::flops() const { return 2.0 * spec_.M * spec_.N * static_cast<double>(spec_.K); }

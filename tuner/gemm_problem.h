@@ -1,6 +1,6 @@
 // One GEMM problem on the device with everything needed to judge a kernel on it: random
 // operands, the reference result (cuBLAS), the per-element error bound, and an output
-// buffer that is poisoned before every checked run.
+// buffer that is poisoned before every checked run, with guards around it.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -27,7 +27,8 @@ struct ProblemSpec {
 class GemmProblem {
 public:
     // Draws A, B and C0 uniformly from [-1, 1] (never zeros: they hide unwritten outputs
-    // and wrong indexing), uploads them and computes the reference and the bound.
+    // and wrong indexing), uploads them, computes the reference and the bound, and leaves
+    // the output poisoned.
     GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
 
     const ProblemSpec& spec() const { return spec_; }
@@ -37,9 +38,12 @@ public:
     void reserve_workspace(std::size_t bytes);
     std::size_t workspace_bytes() const { return workspace_.size(); }
     // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
-    // when beta == 0, so any element a kernel fails to write, or any read of C, shows.
+    // when beta == 0, so any element a kernel fails to write, or any read of C, shows. The
+    // guards before and after C, and the padding columns past N when ldc > N, are filled
+    // with a byte pattern, so any write outside C's elements shows too.
     void poison_output(cudaStream_t stream);
-    // Compares the output buffer with the reference; synchronises the device.
+    // Compares the output buffer with the reference and the guards and padding with their
+    // pattern; synchronises the device.
     Accuracy check_output() const;
     // The output buffer as it is now (M x ldc floats); synchronises the device.
     std::vector<float> download_output() const;
@@ -48,8 +52,14 @@ public:
     double min_bytes() const;    // 4 (MK + KN + MN), plus MN more when beta != 0 (C is read)
 
 private:
+    float* c() const;  // C's first element, inside the output buffer after the leading guard
+    std::size_t trailing_guard() const;  // floats after C's last row
+    // Counts the floats outside C's elements that differ from the guard pattern.
+    void check_guards(const std::vector<float>& out, Accuracy& a) const;
+
     ProblemSpec spec_;
-    DeviceBuffer<float> a_, b_, c0_, c_;
+    DeviceBuffer<float> a_, b_, c0_;
+    DeviceBuffer<float> output_;  // leading guard, C (M x ldc), trailing guard
     DeviceBuffer<unsigned char> workspace_;
     std::vector<float> reference_, bound_;
 };

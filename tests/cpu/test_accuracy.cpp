@@ -57,11 +57,30 @@ TEST(Accuracy, NanFailsEvenWhereTheRestIsRight) {
     EXPECT_NE(a.verdict().find("NaN"), std::string::npos);
 }
 
+// The padding is not compared with the reference: GemmProblem's guard check judges it.
 TEST(Accuracy, ElementsPastTheRowLengthAreIgnored) {
     Case c;
     std::vector<float> out = c.ref;
     out[0 * c.ld + 5] = std::numeric_limits<float>::quiet_NaN();  // column 5 is padding (N = 5)
     EXPECT_TRUE(compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K).ok());
+}
+
+// A write outside C fails a result that is otherwise right, and the verdict names it before
+// any wrong element.
+TEST(Accuracy, AWriteOutsideCFailsAndIsNamedFirst) {
+    Case c;
+    Accuracy a = compare_to_reference(c.ref, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    a.outside_writes = 1;
+    a.first_outside = "at C[3][0], past C's last row";
+    EXPECT_FALSE(a.ok());
+    EXPECT_EQ(a.verdict(), "wrote 1 float outside C, the first at C[3][0], past C's last row");
+
+    std::vector<float> out = c.ref;
+    out[1 * c.ld + 0] = std::numeric_limits<float>::quiet_NaN();
+    a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    a.outside_writes = 3;
+    a.first_outside = "at C[0][5], in the padding past column 4";
+    EXPECT_EQ(a.verdict(), "wrote 3 floats outside C, the first at C[0][5], in the padding past column 4");
 }
 
 TEST(Accuracy, ToleranceGrowsWithK) {

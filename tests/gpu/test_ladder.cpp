@@ -1,5 +1,6 @@
 // Every ladder kernel at its default configuration against cuBLAS, on odd and aligned
-// shapes, with alpha/beta and with beta = 0 over a C full of NaN.
+// shapes, with alpha/beta and with beta = 0 over a C full of NaN (alpha -0.75 there, so a
+// beta = 0 path that drops alpha shows).
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -40,7 +41,7 @@ TEST_P(LadderAgainstCublas, MatchesWithinTolerance) {
                         << " (rel err norm " << a.rel_err_norm << ")";
 }
 
-const Scaling kScalings[] = {{1.5f, 0.5f, "alpha1p5_beta0p5"}, {1.0f, 0.0f, "beta0_nanC"}};
+const Scaling kScalings[] = {{1.5f, 0.5f, "alpha1p5_beta0p5"}, {-0.75f, 0.0f, "alpha_m0p75_beta0_nanC"}};
 
 std::string case_name(const ::testing::TestParamInfo<LadderCase>& info) {
     const auto& [m, n, k] = std::get<1>(info.param);
@@ -96,6 +97,45 @@ TEST(LadderValidation, CatchesAWrongResult) {
     const Accuracy a = problem.check_output();
     EXPECT_FALSE(a.ok());
     EXPECT_EQ(a.nonfinite, static_cast<std::size_t>(spec.N));  // the unwritten row is still NaN
+}
+
+// A kernel that writes outside C's elements fails too: into the padding past column N - 1,
+// before C's first element, or past its last row. The kernel is right; C's pointer is moved
+// by a float, so every row's write lands one place off.
+TEST(LadderValidation, CatchesWritesOutsideC) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec padded;
+    padded.M = 130, padded.N = 70, padded.K = 33, padded.ldc = 72;
+    GemmProblem problem(padded, gpu->cublas, gpu->stream.get());
+    const LoadedKernel& kernel = loaded("async", gpu->device);
+    auto run_shifted = [&](GemmProblem& p, int shift) {
+        SgemmArgs args = p.args();
+        args.C += shift;
+        p.poison_output(gpu->stream.get());
+        kernel.launch(args, gpu->stream.get());
+        return p.check_output();
+    };
+
+    Accuracy a = run_shifted(problem, 1);  // each row's last element lands in its padding
+    EXPECT_EQ(a.outside_writes, 130u);
+    EXPECT_EQ(a.verdict(), "wrote 130 floats outside C, the first at C[0][70], in the padding past column 69");
+
+    a = run_shifted(problem, -1);  // the first before C, the others in the padding of the row before
+    EXPECT_EQ(a.outside_writes, 130u);
+    EXPECT_EQ(a.verdict(), "wrote 130 floats outside C, the first 1 float before C[0][0]");
+
+    ProblemSpec tight = padded;
+    tight.ldc = 0;
+    GemmProblem tight_problem(tight, gpu->cublas, gpu->stream.get());
+    a = run_shifted(tight_problem, 1);  // the last element lands past the last row
+    EXPECT_EQ(a.outside_writes, 1u);
+    EXPECT_EQ(a.verdict(), "wrote 1 float outside C, the first at C[130][0], past C's last row");
+
+    // Unshifted, the same kernel passes: the guards and the padding keep their pattern.
+    a = run_shifted(problem, 0);
+    EXPECT_TRUE(a.ok()) << a.verdict();
+    a = run_shifted(tight_problem, 0);
+    EXPECT_TRUE(a.ok()) << a.verdict();
 }
 
 }  // namespace

@@ -63,14 +63,15 @@ ParamValues with_layout(ParamValues config, int ta, int tb) {
 const std::vector<std::tuple<int, int, int>> kOddShapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                           {128, 128, 128}, {1000, 3000, 2000}, {4095, 4097, 4093}};
 
-// Each configuration on each shape, with alpha/beta and with beta = 0 over NaN.
+// Each configuration on each shape, with alpha/beta and with beta = 0 over NaN (alpha -0.75
+// there, so that a beta = 0 path that drops alpha shows).
 std::vector<WarptileCase> every_config_on_every_shape(const std::vector<ParamValues>& configs,
                                                       const std::vector<std::tuple<int, int, int>>& shapes) {
     std::vector<WarptileCase> cases;
     for (const ParamValues& config : configs)
         for (const auto& [m, n, k] : shapes) {
             cases.push_back({config, m, n, k, 1.5f, 0.5f});
-            cases.push_back({config, m, n, k, 1.0f, 0.0f});
+            cases.push_back({config, m, n, k, -0.75f, 0.0f});
         }
     return cases;
 }
