@@ -123,6 +123,8 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
         }
         rows.push_back(row);
     };
+    // Room for the largest workspace first, so that the pointer in args stays; each kernel then
+    // declares its own below, and a write past it fails the check.
     for (const auto& k : kernels) problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
     const SgemmArgs args = problem.args();
     measure("cublas", "default math (fp32 FFMA)",
@@ -133,6 +135,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
             std::fprintf(stderr, "[%s] skipping %s: %s\n", shape.label().c_str(), k->family().name.c_str(), why.c_str());
             continue;
         }
+        problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
         measure(k->family().name, k->family().describe(k->values()), [&](cudaStream_t s) { k->launch(args, s); });
     }
     // A decode batch reads the same weights as batch 1: cuBLAS's time for one row is the

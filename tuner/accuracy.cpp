@@ -10,12 +10,24 @@ double unit_roundoff_fp32() { return std::ldexp(1.0, -24); }
 
 double tolerance_for_k(int K) { return unit_roundoff_fp32() * (4.0 * std::sqrt(static_cast<double>(K)) + 16.0); }
 
+namespace {
+
+std::string count_of(std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
 std::string Accuracy::verdict() const {
     if (ok()) return "ok";
     char buf[256];
     if (outside_writes)
-        return "wrote " + std::to_string(outside_writes) + (outside_writes == 1 ? " float" : " floats") +
-               " outside C, the first " + first_outside;
+        return "wrote " + count_of(outside_writes, "float", "floats") + " outside C, the first " + first_outside;
+    if (workspace_overrun)
+        return "wrote past the " + std::to_string(workspace_declared) + " bytes of workspace it declares: " +
+               count_of(workspace_overrun, "word", "words") + " of the guard after them changed";
+    if (counters_left)
+        return "left " + count_of(counters_left, "tile counter", "tile counters") + " of the workspace non-zero";
     if (nonfinite)
         std::snprintf(buf, sizeof buf, "%zu elements are NaN or Inf, e.g. C[%zu][%zu]", nonfinite,
                       worst_row, worst_col);

@@ -13,7 +13,9 @@
 // A kernel must also write nothing outside C's M x N elements: GemmProblem fills guards
 // around the output and the padding columns of a leading dimension longer than N, and
 // counts what changed there (outside_writes). In an engine C is often a view into a larger
-// buffer, whose neighbouring values such a write would corrupt.
+// buffer, whose neighbouring values such a write would corrupt. Likewise for a guard after
+// the workspace a kernel declares (dispatch allocates exactly that), and every kernel must
+// leave the workspace's tile counters zero, or the next split-K launch on it goes wrong.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -33,9 +35,16 @@ struct Accuracy {
     std::size_t worst_row = 0, worst_col = 0;
     std::size_t outside_writes = 0;  // floats outside C's M x N elements that the run changed
     std::string first_outside;       // where the first of them lies, in words
+    std::size_t workspace_declared = 0;  // bytes of workspace the kernel says it uses
+    std::size_t workspace_overrun = 0;   // 4-byte words of the guard after them that it changed
+    std::size_t counters_left = 0;       // split-K tile counters the run left non-zero
 
-    bool ok() const { return outside_writes == 0 && nonfinite == 0 && max_scaled_err <= tolerance; }
-    // "ok" or a sentence naming the write outside C, or else the worst element.
+    bool ok() const {
+        return outside_writes == 0 && workspace_overrun == 0 && counters_left == 0 && nonfinite == 0 &&
+               max_scaled_err <= tolerance;
+    }
+    // "ok" or a sentence naming the first of: a write outside C, a write past the workspace,
+    // counters left non-zero, the worst element.
     std::string verdict() const;
 };
 

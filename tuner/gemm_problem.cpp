@@ -19,6 +19,9 @@ std::size_t elements(int rows, int ld) { return static_cast<std::size_t>(rows) *
 // which no kernel writes there by chance.
 constexpr std::size_t kLeadingGuard = 1024;  // floats
 constexpr unsigned char kGuardByte = 0xa5;
+// The workspace's guard, after the bytes a kernel declares, or after the counters when it
+// declares none.
+constexpr std::size_t kWorkspaceGuard = 64 * 1024;  // bytes
 
 bool holds_guard_pattern(float v) {
     std::uint32_t bits;
@@ -107,14 +110,19 @@ SgemmArgs GemmProblem::args() const {
 }
 
 void GemmProblem::reserve_workspace(std::size_t bytes) {
-    if (bytes <= workspace_.size()) return;
+    workspace_declared_ = bytes;
+    if (bytes == 0 || workspace_guard_begin() + kWorkspaceGuard <= workspace_.size()) return;
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
-    workspace_ = DeviceBuffer<unsigned char>(bytes);
+    workspace_ = DeviceBuffer<unsigned char>(workspace_guard_begin() + kWorkspaceGuard);
     // cudaMemset runs on the legacy default stream, which does not order work on the
     // non-blocking streams kernels run on: without the wait, a split-K kernel could count
     // its blocks in before the counters were zeroed (rare split-K test failures fit this).
-    SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, bytes));
+    SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, workspace_.size()));
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::size_t GemmProblem::workspace_guard_begin() const {
+    return std::max<std::size_t>(workspace_declared_, SGEMM_WORKSPACE_COUNTER_BYTES);
 }
 
 void GemmProblem::poison_output(cudaStream_t stream) {
@@ -127,6 +135,10 @@ void GemmProblem::poison_output(cudaStream_t stream) {
     if (spec_.ldc > spec_.N)
         SGEMM_CUDA_CHECK(cudaMemset2DAsync(c() + spec_.N, spec_.ldc * sizeof(float), kGuardByte,
                                            (spec_.ldc - spec_.N) * sizeof(float), spec_.M, stream));
+    // Only the guard: the counters must stay zero, and partials are written before read.
+    if (workspace_.size() > 0)
+        SGEMM_CUDA_CHECK(
+            cudaMemsetAsync(workspace_.data() + workspace_guard_begin(), kGuardByte, kWorkspaceGuard, stream));
 }
 
 std::vector<float> GemmProblem::download_output() const {
@@ -138,7 +150,22 @@ Accuracy GemmProblem::check_output() const {
     const std::vector<float> out = download_output();
     Accuracy a = compare_to_reference(out, reference_, bound_, spec_.M, spec_.N, spec_.ldc, spec_.K);
     check_guards(out, a);
+    check_workspace(a);
     return a;
+}
+
+void GemmProblem::check_workspace(Accuracy& a) const {
+    a.workspace_declared = workspace_declared_;
+    if (workspace_.size() == 0) return;
+    std::vector<std::uint32_t> counters(SGEMM_WORKSPACE_MAX_COUNTERS);
+    SGEMM_CUDA_CHECK(
+        cudaMemcpy(counters.data(), workspace_.data(), SGEMM_WORKSPACE_COUNTER_BYTES, cudaMemcpyDeviceToHost));
+    a.counters_left = static_cast<std::size_t>(
+        std::count_if(counters.begin(), counters.end(), [](std::uint32_t v) { return v != 0; }));
+    const auto* guard_start = reinterpret_cast<const float*>(workspace_.data() + workspace_guard_begin());
+    const std::vector<float> guard = download_floats(guard_start, kWorkspaceGuard / sizeof(float));
+    a.workspace_overrun = static_cast<std::size_t>(
+        std::count_if(guard.begin(), guard.end(), [](float v) { return !holds_guard_pattern(v); }));
 }
 
 void GemmProblem::check_guards(const std::vector<float>& out, Accuracy& a) const {

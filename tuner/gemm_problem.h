@@ -34,16 +34,19 @@ public:
     const ProblemSpec& spec() const { return spec_; }
     // Arguments that write into the output buffer, with the workspace reserved so far.
     SgemmArgs args() const;
-    // Grows the zeroed split-K workspace to at least `bytes` (see SgemmArgs::workspace).
+    // Grows the zeroed split-K workspace to at least `bytes` (see SgemmArgs::workspace), and
+    // declares `bytes` as what the next runs may use: a checked run that writes into the
+    // guard after them fails. Growing moves the workspace: take args() after it.
     void reserve_workspace(std::size_t bytes);
-    std::size_t workspace_bytes() const { return workspace_.size(); }
+    std::size_t workspace_bytes() const { return workspace_declared_; }
     // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
     // when beta == 0, so any element a kernel fails to write, or any read of C, shows. The
     // guards before and after C, and the padding columns past N when ldc > N, are filled
     // with a byte pattern, so any write outside C's elements shows too.
     void poison_output(cudaStream_t stream);
     // Compares the output buffer with the reference and the guards and padding with their
-    // pattern; synchronises the device.
+    // pattern, and checks that the workspace's tile counters are back to zero; synchronises
+    // the device.
     Accuracy check_output() const;
     // The output buffer as it is now (M x ldc floats); synchronises the device.
     std::vector<float> download_output() const;
@@ -54,13 +57,17 @@ public:
 private:
     float* c() const;  // C's first element, inside the output buffer after the leading guard
     std::size_t trailing_guard() const;  // floats after C's last row
+    std::size_t workspace_guard_begin() const;  // the byte where the workspace's guard starts
     // Counts the floats outside C's elements that differ from the guard pattern.
     void check_guards(const std::vector<float>& out, Accuracy& a) const;
+    // Counts the workspace's non-zero tile counters and changed guard words.
+    void check_workspace(Accuracy& a) const;
 
     ProblemSpec spec_;
     DeviceBuffer<float> a_, b_, c0_;
     DeviceBuffer<float> output_;  // leading guard, C (M x ldc), trailing guard
-    DeviceBuffer<unsigned char> workspace_;
+    DeviceBuffer<unsigned char> workspace_;  // the counters, the partials, then the guard
+    std::size_t workspace_declared_ = 0;
     std::vector<float> reference_, bound_;
 };
 

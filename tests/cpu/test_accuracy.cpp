@@ -83,6 +83,22 @@ TEST(Accuracy, AWriteOutsideCFailsAndIsNamedFirst) {
     EXPECT_EQ(a.verdict(), "wrote 3 floats outside C, the first at C[0][5], in the padding past column 4");
 }
 
+// So do a write past the workspace a kernel declares and tile counters left non-zero.
+TEST(Accuracy, AWritePastTheWorkspaceOrACounterLeftSetFails) {
+    Case c;
+    Accuracy a = compare_to_reference(c.ref, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    a.workspace_declared = 1048596;
+    a.workspace_overrun = 2;
+    EXPECT_FALSE(a.ok());
+    EXPECT_EQ(a.verdict(), "wrote past the 1048596 bytes of workspace it declares: 2 words of the guard after them changed");
+    a.workspace_overrun = 0;
+    a.counters_left = 3;
+    EXPECT_FALSE(a.ok());
+    EXPECT_EQ(a.verdict(), "left 3 tile counters of the workspace non-zero");
+    a.counters_left = 0;
+    EXPECT_TRUE(a.ok());
+}
+
 TEST(Accuracy, ToleranceGrowsWithK) {
     EXPECT_LT(tolerance_for_k(1), tolerance_for_k(64));
     EXPECT_LT(tolerance_for_k(64), tolerance_for_k(4096));

@@ -230,4 +230,32 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
     }
 }
 
+// The check holds a kernel to the workspace it declares, which is all dispatch allocates:
+// the same split-K kernel fails when the problem declares 4 bytes less than it writes (its
+// last partial lands in the guard), and a tile counter left non-zero fails the run.
+TEST(WarptileSplitK, TheCheckCatchesAWriteBeyondTheDeclaredWorkspaceAndACounterLeftSet) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const ParamValues config{64, 64, 16, 32, 32, 8, 4, 3, 0, 0, 1, 2, 0, 0};
+    GemmProblem problem(spec_for(config, 100, 70, 300, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    const LoadedKernel& kernel = loaded_kernel("warptile", config, gpu->device);
+    const std::size_t declared = kernel.workspace_bytes(100, 70, 300);
+    ASSERT_TRUE(run_once(*gpu, problem, config).ok());
+
+    problem.reserve_workspace(declared - 4);
+    problem.poison_output(gpu->stream.get());
+    kernel.launch(problem.args(), gpu->stream.get());
+    Accuracy a = problem.check_output();
+    EXPECT_EQ(a.workspace_overrun, 1u);
+    EXPECT_EQ(a.verdict(), "wrote past the " + std::to_string(declared - 4) +
+                               " bytes of workspace it declares: 1 word of the guard after them changed");
+
+    problem.reserve_workspace(declared);
+    problem.poison_output(gpu->stream.get());
+    kernel.launch(problem.args(), gpu->stream.get());
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(problem.args().workspace) + 8, 1, 1, gpu->stream.get()));
+    a = problem.check_output();
+    EXPECT_EQ(a.counters_left, 1u);
+    EXPECT_EQ(a.verdict(), "left 1 tile counter of the workspace non-zero");
+}
+
 }  // namespace
