@@ -14,8 +14,9 @@
 // around the output and the padding columns of a leading dimension longer than N, and
 // counts what changed there (outside_writes). In an engine C is often a view into a larger
 // buffer, whose neighbouring values such a write would corrupt. Likewise for a guard after
-// the workspace a kernel declares (dispatch allocates exactly that), and every kernel must
-// leave the workspace's tile counters zero, or the next split-K launch on it goes wrong.
+// the workspace a kernel declares (dispatch allocates no more than its winners declare); and
+// every kernel must leave the workspace's tile counters zero, or the next split-K launch on
+// it goes wrong.
 #pragma once
 #include <cstddef>
 #include <string>

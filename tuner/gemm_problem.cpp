@@ -26,7 +26,7 @@ constexpr std::size_t kWorkspaceGuard = 64 * 1024;  // bytes
 bool holds_guard_pattern(float v) {
     std::uint32_t bits;
     std::memcpy(&bits, &v, sizeof bits);
-    return bits == 0xa5a5a5a5u;
+    return bits == 0x01010101u * kGuardByte;
 }
 
 std::vector<float> download_floats(const float* device, std::size_t count) {
@@ -92,8 +92,8 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     cublas.sgemm(bound_args, stream, spec_.trans_a, spec_.trans_b);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     bound_ = abs_c.download();
-    // The output holds the reference now: poison it, so a kernel that writes nothing fails
-    // even where a caller checks without poisoning first.
+    // Poisoned from the start (the fp32 reference was computed in the output), so a kernel
+    // that writes nothing fails even where a caller checks without poisoning first.
     poison_output(stream);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -114,6 +114,7 @@ void GemmProblem::reserve_workspace(std::size_t bytes) {
     if (bytes == 0 || workspace_guard_begin() + kWorkspaceGuard <= workspace_.size()) return;
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());  // the old buffer may still be in use
     workspace_ = DeviceBuffer<unsigned char>(workspace_guard_begin() + kWorkspaceGuard);
+    workspace_guard_at_ = kNoGuard;  // the new buffer's guard is laid by the next poison_output
     // cudaMemset runs on the legacy default stream, which does not order work on the
     // non-blocking streams kernels run on: without the wait, a split-K kernel could count
     // its blocks in before the counters were zeroed (rare split-K test failures fit this).
@@ -136,9 +137,10 @@ void GemmProblem::poison_output(cudaStream_t stream) {
         SGEMM_CUDA_CHECK(cudaMemset2DAsync(c() + spec_.N, spec_.ldc * sizeof(float), kGuardByte,
                                            (spec_.ldc - spec_.N) * sizeof(float), spec_.M, stream));
     // Only the guard: the counters must stay zero, and partials are written before read.
-    if (workspace_.size() > 0)
-        SGEMM_CUDA_CHECK(
-            cudaMemsetAsync(workspace_.data() + workspace_guard_begin(), kGuardByte, kWorkspaceGuard, stream));
+    if (workspace_.size() > 0) {
+        workspace_guard_at_ = workspace_guard_begin();
+        SGEMM_CUDA_CHECK(cudaMemsetAsync(workspace_.data() + workspace_guard_at_, kGuardByte, kWorkspaceGuard, stream));
+    }
 }
 
 std::vector<float> GemmProblem::download_output() const {
@@ -162,7 +164,15 @@ void GemmProblem::check_workspace(Accuracy& a) const {
         cudaMemcpy(counters.data(), workspace_.data(), SGEMM_WORKSPACE_COUNTER_BYTES, cudaMemcpyDeviceToHost));
     a.counters_left = static_cast<std::size_t>(
         std::count_if(counters.begin(), counters.end(), [](std::uint32_t v) { return v != 0; }));
-    const auto* guard_start = reinterpret_cast<const float*>(workspace_.data() + workspace_guard_begin());
+    // Zero them again: the next run on this workspace is judged on its own, not failed for
+    // this one's counters.
+    if (a.counters_left > 0) {
+        SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, SGEMM_WORKSPACE_COUNTER_BYTES));
+        SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    // Where poison_output laid the guard: a declaration made since does not move it.
+    if (workspace_guard_at_ == kNoGuard) return;
+    const auto* guard_start = reinterpret_cast<const float*>(workspace_.data() + workspace_guard_at_);
     const std::vector<float> guard = download_floats(guard_start, kWorkspaceGuard / sizeof(float));
     a.workspace_overrun = static_cast<std::size_t>(
         std::count_if(guard.begin(), guard.end(), [](float v) { return !holds_guard_pattern(v); }));

@@ -45,8 +45,8 @@ public:
     // with a byte pattern, so any write outside C's elements shows too.
     void poison_output(cudaStream_t stream);
     // Compares the output buffer with the reference and the guards and padding with their
-    // pattern, and checks that the workspace's tile counters are back to zero; synchronises
-    // the device.
+    // pattern, and checks that the workspace's tile counters are back to zero (zeroing any
+    // that are not, so the next run is judged on its own); synchronises the device.
     Accuracy check_output() const;
     // The output buffer as it is now (M x ldc floats); synchronises the device.
     std::vector<float> download_output() const;
@@ -68,6 +68,8 @@ private:
     DeviceBuffer<float> output_;  // leading guard, C (M x ldc), trailing guard
     DeviceBuffer<unsigned char> workspace_;  // the counters, the partials, then the guard
     std::size_t workspace_declared_ = 0;
+    static constexpr std::size_t kNoGuard = ~std::size_t{0};
+    std::size_t workspace_guard_at_ = kNoGuard;  // where the last poison_output laid the guard
     std::vector<float> reference_, bound_;
 };
 
