@@ -20,6 +20,9 @@ void add_model_options(po::options_description& options, po::positional_options_
     options.add_options()
         ("model", po::value<std::string>(), ("a built-in model: " + names + " (also the first argument)").c_str())
         ("config", po::value<std::string>(), "a Hugging Face style config.json instead")
+        ("gated-mlp", po::value<std::string>(),
+         "yes or no: whether the --config model's MLP has a gate projection beside the up "
+         "projection (Llama: yes, GPT-2: no); needed only for a model_type the tool does not know")
         ("batch", po::value<std::string>()->default_value(default_batches),
          "batch sizes (sequences decoding together), comma-separated");
     positional.add("model", 1);
@@ -35,8 +38,15 @@ po::variables_map parse_command_line(int argc, char** argv, const po::options_de
 
 ModelConfig model_from_options(const po::variables_map& vm) {
     if (vm.count("model") == vm.count("config")) throw po::error("give a model name or --config FILE (one of them)");
+    std::optional<bool> gated_mlp;
+    if (vm.count("gated-mlp")) {
+        if (vm.count("model")) throw po::error("--gated-mlp goes with --config: a built-in model knows its MLP");
+        const std::string answer = vm["gated-mlp"].as<std::string>();
+        if (answer != "yes" && answer != "no") throw po::error("--gated-mlp is yes or no, not '" + answer + "'");
+        gated_mlp = answer == "yes";
+    }
     return vm.count("model") ? find_builtin_model(vm["model"].as<std::string>())
-                             : load_model_config(vm["config"].as<std::string>());
+                             : load_model_config(vm["config"].as<std::string>(), gated_mlp);
 }
 
 std::vector<long> batches_from_options(const po::variables_map& vm) {

@@ -145,4 +145,18 @@ assert "\ufffd" in r["model"]["name"], r["model"]["name"]
 calls = {k["name"]: k["calls"] for k in r["steps"][0]["kernels"]}
 assert calls["attn_qk_window"] == 4 and calls["attn_qk"] == 3, calls
 PY
+# Whether the MLP has a gate comes from model_type; a type the tool does not know is refused
+# until --gated-mlp says, which only a --config model takes.
+expect_user_error "Say which with --gated-mlp yes or no" "$shapes" --config "$fixtures/unknown_mlp_type.json"
+expect_user_error "--gated-mlp is yes or no, not 'maybe'" "$shapes" --config "$fixtures/unknown_mlp_type.json" --gated-mlp maybe
+expect_user_error "--gated-mlp goes with --config" "$roofline" gpt2 --gated-mlp no
+out=$("$shapes" --config "$fixtures/unknown_mlp_type.json" --batch 1 --gated-mlp no) || fail "--gated-mlp no failed"
+grep -q "^1,8192,2048,N,N,fp32,24,up$" <<<"$out" || fail "--gated-mlp no: no 8192-wide up row: $out"
+out=$("$shapes" --config "$fixtures/unknown_mlp_type.json" --batch 1 --gated-mlp yes) || fail "--gated-mlp yes failed"
+grep -q "^1,16384,2048,N,N,fp32,24,gate_up$" <<<"$out" || fail "--gated-mlp yes: no gate_up row: $out"
+out=$("$shapes" --config "$fixtures/starcoder2_3b_config.json" --batch 1) || fail "starcoder2 failed"
+grep -q "^1,12288,3072,N,N,fp32,30,up$" <<<"$out" || fail "StarCoder2's MLP is up only, 12288 wide: $out"
+out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
+grep -q -- "--gated-mlp" <<<"$out" || fail "sgemm-shapes --help does not document --gated-mlp"
+
 echo "ok"

@@ -65,6 +65,41 @@ TEST(ModelConfig, HuggingFaceConfigsMatchTheBuiltins) {
     expect_same_sizes(load_model_config(fixture("gpt2_config.json")), find_builtin_model("gpt2"));
 }
 
+// The MLP's gate comes from model_type: StarCoder2 (an up projection 4x wide, no gate) is not
+// read as a Llama-style gated MLP, which would double its first MLP GEMM.
+TEST(ModelConfig, TheModelTypeSaysWhetherTheMlpHasAGate) {
+    const ModelConfig starcoder2 = load_model_config(fixture("starcoder2_3b_config.json"));
+    EXPECT_FALSE(starcoder2.gated_mlp);
+    EXPECT_EQ(starcoder2.intermediate_size, 12288);
+    EXPECT_TRUE(load_model_config(fixture("llama3_8b_config.json")).gated_mlp);
+    EXPECT_TRUE(load_model_config(fixture("dense_with_one_expert.json")).gated_mlp);  // Hunyuan
+}
+
+// A type the tool does not know is refused, naming the field and the way out, unless the
+// caller says whether the MLP is gated.
+TEST(ModelConfig, AnUnknownModelTypeIsRefusedUnlessTheGateIsGiven) {
+    const std::string message = load_error("unknown_mlp_type.json");
+    for (const char* part : {"'model_type'", "'brand_new_lm' is not a type whose MLP this tool knows", "starcoder2",
+                             "--gated-mlp yes or no"})
+        EXPECT_NE(message.find(part), std::string::npos) << message;
+    EXPECT_TRUE(load_model_config(fixture("unknown_mlp_type.json"), true).gated_mlp);
+    EXPECT_FALSE(load_model_config(fixture("unknown_mlp_type.json"), false).gated_mlp);
+    // The caller's word also overrides a known type.
+    EXPECT_TRUE(load_model_config(fixture("starcoder2_3b_config.json"), true).gated_mlp);
+}
+
+// Falcon without ffn_hidden_size and CodeGen with n_inner null have MLPs 4 * hidden wide,
+// as Hugging Face reads them.
+TEST(ModelConfig, MlpWidthsThatDefaultToFourTimesHidden) {
+    const ModelConfig falcon = load_model_config(fixture("falcon_7b_config.json"));
+    EXPECT_EQ(falcon.intermediate_size, 4 * 4544);
+    EXPECT_FALSE(falcon.gated_mlp);
+    EXPECT_EQ(falcon.num_key_value_heads, 1);  // multi_query
+    const ModelConfig codegen = load_model_config(fixture("codegen_config.json"));
+    EXPECT_EQ(codegen.intermediate_size, 4 * 1024);
+    EXPECT_FALSE(codegen.gated_mlp);
+}
+
 TEST(ModelConfig, ExplicitHeadDimNeedNotDivideHidden) {
     // 16 heads of 256 = 4096 wide attention on a 3072 hidden size, as in Gemma-7B.
     const ModelConfig m = load_model_config(fixture("head_dim_config.json"));

@@ -51,15 +51,48 @@ long size_field(const JsonFields& json, const std::string& key, const char* gpt2
     return json.positive_integer(key);
 }
 
-// Model families whose MLP is up -> activation -> down, with no gate projection.
-bool has_ungated_mlp(const std::string& model_type) {
-    static const char* const ungated[] = {"gpt2", "gpt_neox", "gpt_bigcode", "gptj", "opt", "falcon", "phi"};
-    return std::find(std::begin(ungated), std::end(ungated), model_type) != std::end(ungated);
+// Whether the MLP has a gate projection beside the up projection (SwiGLU and GeGLU MLPs, as
+// Llama's) or only an up projection (up -> activation -> down, as GPT-2's) decides the width
+// of the MLP's first GEMM, and no config field says which: the model type does. A type in
+// neither list is refused rather than guessed (a guess doubled StarCoder2's up projection);
+// load_model_config's caller can say which with its `gated_mlp` argument.
+const char* const kGatedMlpTypes[] = {"llama",   "mistral", "qwen2",  "qwen3",   "gemma",  "gemma2",
+                                      "gemma3",  "gemma3_text", "phi3", "cohere", "cohere2", "olmo",
+                                      "olmo2",   "granite", "stablelm", "internlm2", "exaone", "hunyuan",
+                                      "minicpm", "baichuan"};
+const char* const kUngatedMlpTypes[] = {"gpt2",      "gpt_neox", "gpt_bigcode", "gptj",  "opt",
+                                        "falcon",    "phi",      "starcoder2",  "nemotron", "persimmon",
+                                        "bloom",     "mpt",      "gpt_neo",     "codegen"};
+
+template <std::size_t N>
+bool listed(const char* const (&types)[N], const std::string& model_type) {
+    return std::find(std::begin(types), std::end(types), model_type) != std::end(types);
 }
 
-// GPT-2-style configs whose n_inner: null means an MLP 4 * n_embd wide, as Hugging Face reads them.
-bool mlp_defaults_to_four_times_hidden(const std::string& model_type) {
-    return model_type == "gpt2" || model_type == "gptj" || model_type == "gpt_bigcode";
+std::string joined(const char* const* first, const char* const* last) {
+    std::string text;
+    for (; first != last; ++first) text += (text.empty() ? "" : ", ") + std::string(*first);
+    return text;
+}
+
+bool mlp_is_gated(const JsonFields& json, const std::string& model_type, std::optional<bool> gated_mlp) {
+    if (gated_mlp) return *gated_mlp;
+    if (listed(kGatedMlpTypes, model_type)) return true;
+    if (listed(kUngatedMlpTypes, model_type)) return false;
+    json.fail("model_type", (model_type.empty() ? std::string("is missing") : "'" + printable(model_type) + "' is not a type") +
+                                " whose MLP this tool knows: gated (a gate and an up projection) for " +
+                                joined(std::begin(kGatedMlpTypes), std::end(kGatedMlpTypes)) + "; up only for " +
+                                joined(std::begin(kUngatedMlpTypes), std::end(kUngatedMlpTypes)) +
+                                ". Say which with --gated-mlp yes or no");
+}
+
+// Configs whose MLP width may be absent or null, meaning 4 * hidden as Hugging Face reads them:
+// GPT-2, GPT-J, StarCoder and CodeGen name it n_inner, Falcon ffn_hidden_size.
+const char* four_times_hidden_field(const std::string& model_type) {
+    if (model_type == "gpt2" || model_type == "gptj" || model_type == "gpt_bigcode" || model_type == "codegen")
+        return "n_inner";
+    if (model_type == "falcon") return "ffn_hidden_size";
+    return nullptr;
 }
 
 // Fields that mark an architecture whose GEMMs are not the dense decoder's: a mixture of
@@ -142,7 +175,7 @@ ModelConfig find_builtin_model(const std::string& name) {
     throw Error("unknown model '" + name + "': built-in models are " + names + " (or give --config FILE)");
 }
 
-ModelConfig load_model_config(const std::string& path) {
+ModelConfig load_model_config(const std::string& path, std::optional<bool> gated_mlp) {
     const JsonFields json = JsonFields::load(path);
     ModelConfig m;
     // Names are printed in tables, CSV comments and messages: control characters are escaped.
@@ -154,12 +187,11 @@ ModelConfig load_model_config(const std::string& path) {
     m.vocab_size = json.positive_integer("vocab_size");
     const std::string model_type = json.text("model_type").value_or("");
     refuse_unmodelled_architectures(json);
-    m.gated_mlp = !has_ungated_mlp(model_type);
-    // GPT-2-style configs name the MLP width n_inner, null for 4 * n_embd.
-    if (json.has("intermediate_size"))
-        m.intermediate_size = json.positive_integer("intermediate_size");
-    else if (json.has("n_inner") || !mlp_defaults_to_four_times_hidden(model_type))
+    const char* const width_alias = four_times_hidden_field(model_type);
+    if (json.has("intermediate_size") || !width_alias)
         m.intermediate_size = size_field(json, "intermediate_size", "n_inner");
+    else if (const auto width = json.optional_positive_integer(width_alias))
+        m.intermediate_size = *width;
     else  // capped so as not to overflow: a hidden size past 32 bits is refused by check_model_config
         m.intermediate_size = 4 * std::min<long>(m.hidden_size, std::numeric_limits<int>::max());
     // As in Hugging Face: no num_key_value_heads means multi-head attention, and multi_query
@@ -182,6 +214,8 @@ ModelConfig load_model_config(const std::string& path) {
     else if (sliding_layers_listed(json, m.num_hidden_layers).value_or(0) > 0)
         json.fail("layer_types", "lists sliding_attention layers, but there is no sliding_window");
     if (m.sliding_window_layers == 0) m.sliding_window = 0;
+    // Last: a config that is wrong in its fields says so before an unknown type is asked about.
+    m.gated_mlp = mlp_is_gated(json, model_type, gated_mlp);
     try {
         check_model_config(m);
     } catch (const Error& e) {

@@ -1,6 +1,7 @@
 // A transformer decoder described by the sizes that decide its GEMMs, as a Hugging Face
 // config.json names them. Built-ins cover the models the tuner is usually pointed at.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ ModelConfig find_builtin_model(const std::string& name);  // unknown: an Error l
 // A Hugging Face style config.json. Errors name the file and the missing or inconsistent field;
 // without a head_dim field the attention heads must divide hidden_size. Architectures whose
 // GEMMs these sizes do not describe (mixtures of experts, compressed latent attention) are
-// refused by the field that marks them.
-ModelConfig load_model_config(const std::string& path);
+// refused by the field that marks them. Whether the MLP has a gate comes from model_type (a
+// type the loader does not know is refused) unless `gated_mlp` says.
+ModelConfig load_model_config(const std::string& path, std::optional<bool> gated_mlp = std::nullopt);
 
 // Every size positive, every GEMM dimension it makes within 32 bits, and the KV heads dividing
 // the attention heads; else an Error naming the field.
