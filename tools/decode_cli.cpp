@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <sstream>
+#include <limits>
 
 #include "src/util/error.h"
 
@@ -58,10 +58,16 @@ std::vector<long> batches_from_options(const po::variables_map& vm) {
         // Every item between commas counts, so "1," and ",1" are refused alike.
         const std::size_t comma = text.find(',', start);
         const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        std::istringstream in(item);
-        long batch = 0;
-        if (!(in >> batch) || !in.eof() || batch < 1)
+        // Digits only: no sign, no spaces around them, so "1 " and " 1" read alike (refused).
+        const std::size_t first_nonzero = item.find_first_not_of('0');
+        if (item.find_first_not_of("0123456789") != std::string::npos || first_nonzero == std::string::npos)
             throw po::error("--batch: '" + item + "' is not a positive integer");
+        // A batch is a GEMM's M, which sgemm-tune and cuBLAS take as 32-bit.
+        const std::string value = item.substr(first_nonzero);
+        if (value.size() > 10 || std::stol(value) > std::numeric_limits<int>::max())
+            throw po::error("--batch: " + item + " is past " + std::to_string(std::numeric_limits<int>::max()) +
+                            ": GEMM dimensions must fit in 32 bits");
+        const long batch = std::stol(value);
         if (std::find(batches.begin(), batches.end(), batch) != batches.end())
             throw po::error("--batch: " + item + " is given twice");
         batches.push_back(batch);

@@ -188,8 +188,9 @@ int main(int argc, char** argv) {
     try {
         const po::variables_map vm = parse_command_line(argc, argv, opts, positional);
         if (vm.count("help")) {
+            errno = 0;
             std::cout << opts << "\n";
-            return 0;
+            return finish_standard_output("sgemm-roofline", "the help");
         }
         DecodeSetup setup;
         setup.model = model_from_options(vm);

@@ -1,10 +1,8 @@
 // sgemm-shapes: a model's decode GEMMs as the tuner's shapes CSV, so that the tuner can be
 // pointed at a model rather than at M, N and K.
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
-#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -39,21 +37,15 @@ int main(int argc, char** argv) {
     try {
         const po::variables_map vm = parse_command_line(argc, argv, opts, positional);
         if (vm.count("help")) {
+            errno = 0;
             std::cout << opts << "\n";
-            return 0;
+            return finish_standard_output("sgemm-shapes", "the help");
         }
         model = model_from_options(vm);
         for (long batch : batches_from_options(vm)) {
             const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
             gemms.insert(gemms.end(), step.begin(), step.end());
         }
-        // The CSV is for sgemm-tune, whose GEMM dimensions (like cuBLAS's) are 32-bit: a row
-        // it would refuse is refused here, where the batch or the model is the cause.
-        for (const DecodeGemm& g : gemms)
-            if (std::max({g.m, g.n, g.k}) > std::numeric_limits<int>::max())
-                throw std::runtime_error(g.name + " would be M=" + std::to_string(g.m) + " N=" + std::to_string(g.n) +
-                                         " K=" + std::to_string(g.k) + ": GEMM dimensions must fit in 32 bits (at most " +
-                                         std::to_string(std::numeric_limits<int>::max()) + ")");
         if (vm.count("output")) {
             output = vm["output"].as<std::string>();
             if (output.empty()) throw std::runtime_error("--output is empty (leave it out to write to standard output)");

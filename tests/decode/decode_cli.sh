@@ -30,9 +30,16 @@ expect_user_error "give a model name or --config" "$shapes"
 expect_user_error "unknown model 'llama'" "$shapes" llama
 expect_user_error "'0' is not a positive integer" "$shapes" gpt2 --batch 1,0
 expect_user_error "'x' is not a positive integer" "$roofline" gpt2 --batch 8,x
-# sgemm-tune takes 32-bit dimensions: a batch past them is refused before any row is written.
-expect_user_error "would be M=3000000000 N=" "$shapes" gpt2 --batch 8,3000000000
-expect_user_error "GEMM dimensions must fit in 32 bits (at most 2147483647)" "$shapes" gpt2 --batch 3000000000
+# sgemm-tune takes 32-bit dimensions: a batch past them is refused before any row is written,
+# by both tools alike, and a batch is digits only.
+expect_user_error "--batch: 3000000000 is past 2147483647: GEMM dimensions must fit in 32 bits" "$shapes" gpt2 --batch 8,3000000000
+expect_user_error "--batch: 99999999999999999 is past 2147483647" "$roofline" gpt2 --batch 99999999999999999
+expect_user_error "'1 ' is not a positive integer" "$shapes" gpt2 --batch "1 "
+expect_user_error "' 1' is not a positive integer" "$roofline" gpt2 --batch " 1"
+expect_user_error "'+3' is not a positive integer" "$shapes" gpt2 --batch +3
+expect_user_error "'00' is not a positive integer" "$shapes" gpt2 --batch 00
+out=$("$shapes" gpt2 --batch 2147483647,007) || fail "--batch 2147483647,007 was refused"
+grep -q "^2147483647,2304,768," <<<"$out" && grep -q "^7,2304,768," <<<"$out" || fail "--batch 2147483647,007: $out"
 expect_user_error "one of them" "$shapes" gpt2 --config "$fixtures/gpt2_config.json"
 expect_user_error "field 'hidden_size' is missing" "$shapes" --config "$fixtures/bad_missing_hidden_size.json"
 expect_user_error "does not divide hidden_size" "$roofline" --config "$fixtures/bad_heads_do_not_divide.json"
@@ -158,5 +165,12 @@ out=$("$shapes" --config "$fixtures/starcoder2_3b_config.json" --batch 1) || fai
 grep -q "^1,12288,3072,N,N,fp32,30,up$" <<<"$out" || fail "StarCoder2's MLP is up only, 12288 wide: $out"
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--gated-mlp" <<<"$out" || fail "sgemm-shapes --help does not document --gated-mlp"
+
+# --help whose output does not arrive is an error, as any other output is.
+for tool in "$shapes" "$roofline"; do
+  "$tool" --help >/dev/full 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] || fail "$tool --help >/dev/full exited $rc, expected 2"
+  grep -q "No space left on device" "$tmp/err" || fail "$tool --help >/dev/full: $(cat "$tmp/err")"
+done
 
 echo "ok"

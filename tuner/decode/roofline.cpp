@@ -167,9 +167,11 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
         "GEMMs at the " + to_string(setup.weights) + " peak (" + tflops(setup.gpu.peak_flops(setup.weights)) +
             " TFLOPS), attention at the " + to_string(act) + " peak (" + tflops(setup.gpu.peak_flops(act)) +
             " TFLOPS), memory at " + number(setup.gpu.bandwidth_tbs) + " TB/s",
-        "attention is fused: scores stay on chip; each sequence reads its own K and V cache once per layer, shared "
-        "by the " + std::to_string(group) + " query heads of each KV head",
-        "QKV and gate/up run fused; norms, rotary embedding, sampling and the new token's KV write are left out",
+        "attention is fused: scores stay on chip; each sequence reads its own K and V cache once per layer" +
+            (group == 1 ? std::string(", each KV head for one query head")
+                        : ", shared by the " + std::to_string(group) + " query heads of each KV head"),
+        std::string(setup.model.gated_mlp ? "QKV and gate/up run fused" : "QKV runs fused") +
+            "; norms, rotary embedding, sampling and the new token's KV write are left out",
         "each kernel takes the larger of its compute and memory times and kernels do not overlap: the step is their sum",
         "compute-bound means the step's compute time is at least its memory time",
     };
@@ -178,6 +180,8 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
         if (g.sliding)
             out.push_back(share + "attend through a sliding window of " + std::to_string(setup.model.sliding_window) +
                           " tokens: each reads " + std::to_string(g.length) + " past tokens");
+        else if (g.length == 0)
+            out.push_back(share + "read no past tokens (context 0)");
         else
             out.push_back(share + "read all " + std::to_string(g.length) + " past tokens");
     }
