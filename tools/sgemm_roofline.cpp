@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 #include "src/util/json.h"
 #include "tools/cli_output.h"
@@ -123,7 +124,8 @@ Json report_json(const Report& report) {
                           .set("num_hidden_layers", m.num_hidden_layers)
                           .set("gated_mlp", m.gated_mlp)
                           .set("sliding_window", m.sliding_window)
-                          .set("sliding_window_layers", m.sliding_window_layers))
+                          .set("sliding_window_layers", m.sliding_window_layers)
+                          .set("max_position_embeddings", m.max_positions > 0 ? Json(m.max_positions) : Json()))
         .set("gpu", Json::object()
                         .set("name", g.name)
                         .set("source", g.source)
@@ -181,7 +183,9 @@ int main(int argc, char** argv) {
          ("a built-in GPU (" + gpu_names + ") or a .json file").c_str())
         ("context", po::value<long>()->default_value(4096), "tokens already in each sequence's KV cache")
         ("dtype", po::value<std::string>()->default_value("fp32"), "weight format: fp32, fp16, bf16 or int8")
-        ("json", "print JSON instead of tables");
+        ("json", "print JSON instead of tables. Each step's flops, bytes and times (s) are per step; "
+                 "each kernel's are per call, and its calls per step are 'calls' (the tables show "
+                 "kernels per step)");
 
     Report report;
     bool json = false;
@@ -198,6 +202,8 @@ int main(int argc, char** argv) {
         setup.weights = parse_precision(vm["dtype"].as<std::string>());
         setup.context = vm["context"].as<long>();
         if (setup.context < 0) throw po::error("--context must not be negative");
+        if (setup.context > std::numeric_limits<int>::max())
+            throw po::error("--context " + std::to_string(setup.context) + " is past 2147483647 tokens");
         json = vm.count("json") > 0;
         report = make_report(setup, batches_from_options(vm));
     } catch (const std::exception& e) {

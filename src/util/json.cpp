@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "src/util/error.h"
 #include "src/util/utf8.h"
@@ -84,8 +85,13 @@ void Json::write(std::string& out, int indent, int depth) const {
                 out += "null";
                 return;
             }
+            // The fewest digits, from 9, that read back as the same double: exact, so a
+            // count such as 2^30 FLOPs is not rounded to 1.07374182e+09.
             char buf[32];
-            std::snprintf(buf, sizeof buf, "%.9g", number_);
+            for (int digits = 9; digits <= 17; ++digits) {
+                std::snprintf(buf, sizeof buf, "%.*g", digits, number_);
+                if (std::strtod(buf, nullptr) == number_) break;
+            }
             out += buf;
             return;
         }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "src/util/json.h"
 
@@ -18,6 +19,19 @@ TEST(Json, EscapesStringsAndNullsNonFiniteNumbers) {
     Json j = Json::array();
     j.push("a\"b\\c\nd\x01").push(std::nan("")).push(INFINITY);
     EXPECT_EQ(j.dump(-1), R"(["a\"b\\c\nd\u0001",null,null])");
+}
+
+// Numbers read back as the same double, in as few digits as that takes (at least 9 are tried
+// first): 2^30 as a double is not rounded to 1.07374182e+09.
+TEST(Json, NumbersReadBackExactly) {
+    EXPECT_EQ(Json(1073741824.0).dump(), "1073741824");
+    EXPECT_EQ(Json(17156800512.0).dump(), "17156800512");
+    EXPECT_EQ(Json(0.1).dump(), "0.1");
+    EXPECT_EQ(Json(1.5e-7).dump(), "1.5e-07");
+    for (double v : {1.0 / 3.0, 0.00699123456789, 6.02214076e23, -2.5e-300}) {
+        const std::string text = Json(v).dump();
+        EXPECT_EQ(std::strtod(text.c_str(), nullptr), v) << text;
+    }
 }
 
 TEST(Json, BytesThatAreNotUtf8BecomeReplacementCharacters) {

@@ -166,6 +166,16 @@ grep -q "^1,12288,3072,N,N,fp32,30,up$" <<<"$out" || fail "StarCoder2's MLP is u
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--gated-mlp" <<<"$out" || fail "sgemm-shapes --help does not document --gated-mlp"
 
+# A context past the model's positions is noted among the assumptions; past 32 bits refused.
+out=$("$roofline" gpt2 --context 1024 --batch 1) || fail "roofline gpt2 --context 1024 failed"
+grep -qF "context 1024 and the new token pass the 1024 positions the model was made for" <<<"$out" ||
+  fail "no note of gpt2's 1024 positions at context 1024: $out"
+out=$("$roofline" gpt2 --context 1023 --batch 1) || fail "roofline gpt2 --context 1023 failed"
+! grep -q "positions the model was made for" <<<"$out" || fail "a note at context 1023, within gpt2's 1024: $out"
+expect_user_error "--context 9223372036854775807 is past 2147483647 tokens" "$roofline" gpt2 --context 9223372036854775807
+"$roofline" gpt2 --batch 1 --json | "$python" -c 'import json,sys; m=json.load(sys.stdin)["model"]; assert m["max_position_embeddings"] == 1024, m' ||
+  fail "roofline --json lacks gpt2's max_position_embeddings"
+
 # --help whose output does not arrive is an error, as any other output is.
 for tool in "$shapes" "$roofline"; do
   "$tool" --help >/dev/full 2>"$tmp/err"; rc=$?

@@ -31,6 +31,7 @@ void expect_same_sizes(const ModelConfig& a, const ModelConfig& b) {
     EXPECT_EQ(a.num_hidden_layers, b.num_hidden_layers);
     EXPECT_EQ(a.gated_mlp, b.gated_mlp);
     EXPECT_EQ(a.sliding_window, b.sliding_window);
+    EXPECT_EQ(a.max_positions, b.max_positions);
 }
 
 }  // namespace

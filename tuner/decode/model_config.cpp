@@ -17,26 +17,27 @@ const std::vector<ModelConfig>& builtin_models() {
         std::vector<ModelConfig> m(3);
         // meta-llama/Meta-Llama-3-8B, config.json: hidden_size 4096, intermediate_size 14336,
         // vocab_size 128256, num_attention_heads 32, num_key_value_heads 8, num_hidden_layers 32
-        // (head_dim 4096 / 32 = 128), SwiGLU MLP.
+        // (head_dim 4096 / 32 = 128), max_position_embeddings 8192, SwiGLU MLP.
         m[0].name = "llama-3-8b";
         m[0].hidden_size = 4096, m[0].intermediate_size = 14336, m[0].vocab_size = 128256;
         m[0].num_attention_heads = 32, m[0].num_key_value_heads = 8, m[0].head_dim = 128;
-        m[0].num_hidden_layers = 32;
+        m[0].num_hidden_layers = 32, m[0].max_positions = 8192;
         m[0].source = "meta-llama/Meta-Llama-3-8B config.json";
-        // mistralai/Mistral-7B-v0.1, config.json: as Llama-3-8B but vocab_size 32000 and
-        // sliding_window 4096.
+        // mistralai/Mistral-7B-v0.1, config.json: as Llama-3-8B but vocab_size 32000,
+        // sliding_window 4096 and max_position_embeddings 32768.
         m[1].name = "mistral-7b";
         m[1].hidden_size = 4096, m[1].intermediate_size = 14336, m[1].vocab_size = 32000;
         m[1].num_attention_heads = 32, m[1].num_key_value_heads = 8, m[1].head_dim = 128;
         m[1].num_hidden_layers = 32, m[1].sliding_window = 4096, m[1].sliding_window_layers = 32;
+        m[1].max_positions = 32768;
         m[1].source = "mistralai/Mistral-7B-v0.1 config.json";
         // openai-community/gpt2 (124M), config.json: n_embd 768, n_head 12, n_layer 12,
-        // n_inner null (= 4 * 768 = 3072), vocab_size 50257; multi-head attention (12 KV heads,
+        // n_inner null (= 4 * 768 = 3072), vocab_size 50257, n_positions 1024; multi-head attention (12 KV heads,
         // head_dim 64), GELU MLP without a gate.
         m[2].name = "gpt2";
         m[2].hidden_size = 768, m[2].intermediate_size = 3072, m[2].vocab_size = 50257;
         m[2].num_attention_heads = 12, m[2].num_key_value_heads = 12, m[2].head_dim = 64;
-        m[2].num_hidden_layers = 12, m[2].gated_mlp = false;
+        m[2].num_hidden_layers = 12, m[2].gated_mlp = false, m[2].max_positions = 1024;
         m[2].source = "openai-community/gpt2 config.json";
         return m;
     }();
@@ -79,11 +80,12 @@ bool mlp_is_gated(const JsonFields& json, const std::string& model_type, std::op
     if (gated_mlp) return *gated_mlp;
     if (listed(kGatedMlpTypes, model_type)) return true;
     if (listed(kUngatedMlpTypes, model_type)) return false;
-    json.fail("model_type", (model_type.empty() ? std::string("is missing") : "'" + printable(model_type) + "' is not a type") +
-                                " whose MLP this tool knows: gated (a gate and an up projection) for " +
-                                joined(std::begin(kGatedMlpTypes), std::end(kGatedMlpTypes)) + "; up only for " +
-                                joined(std::begin(kUngatedMlpTypes), std::end(kUngatedMlpTypes)) +
-                                ". Say which with --gated-mlp yes or no");
+    const std::string known = "gated (a gate and an up projection) for " +
+                              joined(std::begin(kGatedMlpTypes), std::end(kGatedMlpTypes)) + "; up only for " +
+                              joined(std::begin(kUngatedMlpTypes), std::end(kUngatedMlpTypes)) +
+                              ". Say which with --gated-mlp yes or no";
+    if (model_type.empty()) json.fail("model_type", "is missing, and it says whether the MLP has a gate: " + known);
+    json.fail("model_type", "'" + printable(model_type) + "' is not a type whose MLP this tool knows: " + known);
 }
 
 // Configs whose MLP width may be absent or null, meaning 4 * hidden as Hugging Face reads them:
@@ -214,6 +216,8 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     else if (sliding_layers_listed(json, m.num_hidden_layers).value_or(0) > 0)
         json.fail("layer_types", "lists sliding_attention layers, but there is no sliding_window");
     if (m.sliding_window_layers == 0) m.sliding_window = 0;
+    m.max_positions = json.optional_positive_integer("max_position_embeddings")
+                          .value_or(json.optional_positive_integer("n_positions").value_or(0));
     // Last: a config that is wrong in its fields says so before an unknown type is asked about.
     m.gated_mlp = mlp_is_gated(json, model_type, gated_mlp);
     try {

@@ -23,6 +23,9 @@ struct ModelConfig {
     // to 4096; Gemma-2: every other layer). 0 and 0 without it.
     long sliding_window = 0;
     long sliding_window_layers = 0;
+    // The longest context the model was made for (max_position_embeddings, n_positions in
+    // GPT-2 configs); 0 where the config does not say.
+    long max_positions = 0;
     std::string source;  // where the numbers come from
 };
 
