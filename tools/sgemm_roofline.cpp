@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "src/util/json.h"
+#include "src/util/text.h"
 #include "tools/cli_output.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/roofline.h"
@@ -146,7 +147,8 @@ Json report_json(const Report& report) {
 void print_report(const Report& report) {
     const DecodeSetup& setup = report.setup;
     std::printf("%s on %s: %s weights, context %ld; ridge %.1f FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
-                setup.model.name.c_str(), setup.gpu.name.c_str(), to_string(setup.weights).c_str(), setup.context,
+                printable(setup.model.name).c_str(), printable(setup.gpu.name).c_str(), to_string(setup.weights).c_str(),
+                setup.context,
                 report.ridge(), setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
     std::printf("Assumptions:\n");
     for (const std::string& a : report.assumptions) std::printf("  - %s\n", a.c_str());

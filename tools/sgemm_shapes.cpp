@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
     }
 
     const std::vector<std::string> comments = {
-        "decode GEMMs of " + model.name + " (" + model.source + "), one token step: C[M x N] = A[M x K] * B[K x N], "
+        "decode GEMMs of " + model.name + (model.name == model.source ? "" : " (" + model.source + ")") +
+            ", one token step: C[M x N] = A[M x K] * B[K x N], "
             "M = batch, weight = calls per step",
         "made by: " + command_line("sgemm-shapes", argc, argv),
     };

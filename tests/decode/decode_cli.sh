@@ -176,6 +176,17 @@ expect_user_error "--context 9223372036854775807 is past 2147483647 tokens" "$ro
 "$roofline" gpt2 --batch 1 --json | "$python" -c 'import json,sys; m=json.load(sys.stdin)["model"]; assert m["max_position_embeddings"] == 1024, m' ||
   fail "roofline --json lacks gpt2's max_position_embeddings"
 
+# Control characters in a model's or a GPU's name: JSON keeps them, tables, CSV comments and
+# messages escape them.
+named=(--config "$fixtures/control_in_name.json" --gpu "$fixtures/gpu_control_in_name.json" --batch 1)
+out=$("$roofline" "${named[@]}") || fail "roofline on control_in_name failed"
+grep -qF 'org/model\x0aM,N,K on GPU\x1b[31m:' <<<"$out" || fail "table header not escaped: $out"
+"$roofline" "${named[@]}" --json | "$python" -c 'import json,sys; d=json.load(sys.stdin); assert d["model"]["name"] == "org/model\nM,N,K" and d["gpu"]["name"] == "GPU\x1b[31m", (d["model"]["name"], d["gpu"]["name"])' ||
+  fail "roofline --json does not keep the names as given"
+out=$("$shapes" --config "$fixtures/control_in_name.json" --batch 1) || fail "shapes on control_in_name failed"
+grep -qF '# decode GEMMs of org/model\x0aM,N,K (' <<<"$out" || fail "CSV comment not escaped: $out"
+expect_user_error "GPU 'GPU\x1b[31m' has no bf16 peak" "$roofline" "${named[@]}" --dtype bf16
+
 # --help whose output does not arrive is an error, as any other output is.
 for tool in "$shapes" "$roofline"; do
   "$tool" --help >/dev/full 2>"$tmp/err"; rc=$?

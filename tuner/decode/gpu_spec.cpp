@@ -38,7 +38,7 @@ std::string squeeze(const std::string& text) {
 
 double GpuSpec::peak_flops(Precision precision) const {
     const auto need = [&](double tflops, const char* field) {
-        if (tflops <= 0) throw Error("GPU '" + name + "' has no " + to_string(precision) + " peak (" + field + ")");
+        if (tflops <= 0) throw Error("GPU '" + printable(name) + "' has no " + to_string(precision) + " peak (" + field + ")");
         return tflops * 1e12;
     };
     switch (precision) {
@@ -86,7 +86,7 @@ std::optional<double> optional_figure(const JsonFields& json, const std::string&
 GpuSpec load_gpu_spec(const std::string& path) {
     const JsonFields json = JsonFields::load(path);
     GpuSpec gpu;
-    gpu.name = printable(json.text("name").value_or(""));  // control characters escaped, as a model's name
+    gpu.name = json.text("name").value_or("");  // as given: printers escape control characters
     if (gpu.name.empty()) json.fail("name", "is missing or empty");
     gpu.fp32_tflops = figure(json, "fp32_tflops", kMinTflops, kMaxTflops, "TFLOPS");
     gpu.bandwidth_tbs = figure(json, "bandwidth_tbs", kMinTbs, kMaxTbs, "TB/s");

@@ -10,7 +10,7 @@
 namespace sgemm {
 
 struct GpuSpec {
-    std::string name;
+    std::string name;  // as given, control characters too: printers escape them
     double fp32_tflops = 0;    // FFMA on the CUDA cores
     double fp16_tflops = 0;    // tensor cores, fp32 accumulate; 0 when unknown or absent
     double bf16_tflops = 0;

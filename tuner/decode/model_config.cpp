@@ -180,8 +180,9 @@ ModelConfig find_builtin_model(const std::string& name) {
 ModelConfig load_model_config(const std::string& path, std::optional<bool> gated_mlp) {
     const JsonFields json = JsonFields::load(path);
     ModelConfig m;
-    // Names are printed in tables, CSV comments and messages: control characters are escaped.
-    m.name = printable(json.text("_name_or_path").value_or(path));
+    // As given, control characters too: JSON keeps them, tables and CSV comments escape them.
+    m.name = json.text("_name_or_path").value_or("");
+    if (m.name.empty()) m.name = path;
     m.source = path;
     m.hidden_size = size_field(json, "hidden_size", "n_embd");
     m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");

@@ -8,7 +8,7 @@
 namespace sgemm {
 
 struct ModelConfig {
-    std::string name;
+    std::string name;  // as the config gives it, control characters too: printers escape them
     long hidden_size = 0;
     long intermediate_size = 0;
     long vocab_size = 0;
