@@ -134,6 +134,21 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         // created, and the file cannot be written by anyone, so it is read as immutable.
         auto db = std::make_unique<sqlite::Connection>(
             path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Immutable, busy_timeout);
+        try {
+            const int version = prepare_schema(*db, false);
+            return {std::move(db), version};
+        } catch (const DbError& e) {
+            // The -shm file could not be made although the folder is writable: the disk is
+            // full (or a file size limit holds). Without WAL content to miss, the file alone is
+            // the database, and no writer can be adding any on that disk: read it as immutable.
+            if (!folder_writable || (e.code & 0xff) != SQLITE_IOERR) throw;
+            if (fs::file_size(path + "-wal", ec) > 0 && !ec)
+                throw DbError("cannot read " + path + ": SQLite must create its -shm file beside it to read the "
+                                  "commits in its -wal file, and writing there fails (is the disk full?): " +
+                                  e.what(),
+                              e.code);
+        }
+        db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Immutable, busy_timeout);
         const int version = prepare_schema(*db, false);
         return {std::move(db), version};
     }

@@ -292,4 +292,19 @@ assert "tflops" in names and "speedup" in names and "cublas_ms" in names, names
 assert len(rows) == 4, rows
 for r in rows: print(" | ".join(str(v) for v in r))
 PY
+# --- a disk that takes no more bytes (a file size limit of 0 stands in for a full disk) ---
+# Reading a WAL database creates its -shm file; where that fails, a database without WAL
+# content is still read (as immutable), and one with WAL content is refused, saying why.
+"$make_sample" "$dir/full.db" ours || fail "make_sample_db full"
+# (Output goes through pipes: the limit would stop writes to a file.)
+full_disk() { bash -c 'trap "" XFSZ; ulimit -f 0; exec "$@"' full_disk "$db_tool" --db "$dir/full.db" "$@"; }
+out=$(full_disk list 2>&1) || fail "list on a full disk: $out"
+[ "$(grep -c "NVIDIA H200" <<<"$out")" -eq 4 ] || fail "list on a full disk: $out"
+out=$(full_disk show 8 4096 4096 2>&1) || fail "show on a full disk: $out"
+has "$out" "naive"
+printf 'not empty' > "$dir/full.db-wal"
+err=$(full_disk list 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "list on a full disk with WAL content exited $rc, expected 2"
+has "$err" "SQLite must create its -shm file beside it to read the commits in its -wal file"
+
 echo "ok: sgemm-db command line"
