@@ -209,7 +209,8 @@ int main(int argc, char** argv) {
         json = vm.count("json") > 0;
         report = make_report(setup, batches_from_options(vm));
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", e.what());
+        // Messages quote the user's text (paths, names): control characters are escaped.
+        std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", printable_lines(e.what()).c_str());
         return 1;
     }
     errno = 0;  // from here on, the reason a write fails

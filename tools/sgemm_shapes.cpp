@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "src/util/text.h"
 #include "tools/cli_output.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
             check_output_file(output, "output");
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", e.what());
+        // Messages quote the user's text (paths, names): control characters are escaped.
+        std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", printable_lines(e.what()).c_str());
         return 1;
     }
 

@@ -187,6 +187,9 @@ out=$("$shapes" --config "$fixtures/control_in_name.json" --batch 1) || fail "sh
 grep -qF '# decode GEMMs of org/model\x0aM,N,K (' <<<"$out" || fail "CSV comment not escaped: $out"
 expect_user_error "GPU 'GPU\x1b[31m' has no bf16 peak" "$roofline" "${named[@]}" --dtype bf16
 
+expect_user_error "unknown GPU 'h\x1b]0;t\x07'" "$roofline" gpt2 --gpu $'h\e]0;t\a'
+expect_user_error "unknown model 'x\x1b[31m'" "$shapes" $'x\e[31m'
+
 # --help whose output does not arrive is an error, as any other output is.
 for tool in "$shapes" "$roofline"; do
   "$tool" --help >/dev/full 2>"$tmp/err"; rc=$?

@@ -95,10 +95,30 @@ TEST(ModelConfig, MlpWidthsThatDefaultToFourTimesHidden) {
     const ModelConfig falcon = load_model_config(fixture("falcon_7b_config.json"));
     EXPECT_EQ(falcon.intermediate_size, 4 * 4544);
     EXPECT_FALSE(falcon.gated_mlp);
-    EXPECT_EQ(falcon.num_key_value_heads, 1);  // multi_query
+    EXPECT_EQ(falcon.num_key_value_heads, 1);  // multi_query, true unless the config says
     const ModelConfig codegen = load_model_config(fixture("codegen_config.json"));
     EXPECT_EQ(codegen.intermediate_size, 4 * 1024);
     EXPECT_FALSE(codegen.gated_mlp);
+}
+
+// Falcon-40B's new decoder architecture has num_kv_heads KV heads (8 of 128), not one.
+TEST(ModelConfig, FalconsNewDecoderArchitectureCountsItsKvHeads) {
+    const ModelConfig m = load_model_config(fixture("falcon_40b_config.json"));
+    EXPECT_EQ(m.num_key_value_heads, 8);
+    EXPECT_EQ(m.head_dim, 64);
+    EXPECT_EQ(m.intermediate_size, 4 * 8192);
+    EXPECT_EQ(m.max_positions, 2048);
+}
+
+// Without model_type the gate is asked about; a bad n_positions, which feeds only a note, is
+// ignored rather than refusing the config.
+TEST(ModelConfig, NoModelTypeAsksAboutTheGateAndABadPositionCountIsIgnored) {
+    const std::string message = load_error("no_model_type.json");
+    EXPECT_NE(message.find("'model_type' is missing, and it says whether the MLP has a gate"), std::string::npos)
+        << message;
+    const ModelConfig m = load_model_config(fixture("no_model_type.json"), true);
+    EXPECT_EQ(m.max_positions, 0);
+    EXPECT_EQ(m.intermediate_size, 8192);
 }
 
 TEST(ModelConfig, ExplicitHeadDimNeedNotDivideHidden) {

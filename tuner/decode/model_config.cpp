@@ -88,10 +88,23 @@ bool mlp_is_gated(const JsonFields& json, const std::string& model_type, std::op
     json.fail("model_type", "'" + printable(model_type) + "' is not a type whose MLP this tool knows: " + known);
 }
 
+// The longest context, only for a note: a value that is not a positive integer is ignored
+// rather than refusing a config whose GEMMs it does not touch.
+long max_positions(const JsonFields& json) {
+    const JsonValue* v = json.find("max_position_embeddings");
+    if (!v) v = json.find("n_positions");
+    if (!v || v->kind != JsonValue::Kind::Number) return 0;
+    const double value = std::strtod(v->text.c_str(), nullptr);
+    return value >= 1 && value <= 1e15 && value == static_cast<double>(static_cast<long>(value)) ? static_cast<long>(value)
+                                                                                                 : 0;
+}
+
 // Configs whose MLP width may be absent or null, meaning 4 * hidden as Hugging Face reads them:
-// GPT-2, GPT-J, StarCoder and CodeGen name it n_inner, Falcon ffn_hidden_size.
+// GPT-2, GPT-J, StarCoder and CodeGen name it n_inner, Falcon ffn_hidden_size; BLOOM's is
+// always 4 * hidden (its configs have no n_inner).
 const char* four_times_hidden_field(const std::string& model_type) {
-    if (model_type == "gpt2" || model_type == "gptj" || model_type == "gpt_bigcode" || model_type == "codegen")
+    if (model_type == "gpt2" || model_type == "gptj" || model_type == "gpt_bigcode" || model_type == "codegen" ||
+        model_type == "bloom")
         return "n_inner";
     if (model_type == "falcon") return "ffn_hidden_size";
     return nullptr;
@@ -198,10 +211,16 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     else  // capped so as not to overflow: a hidden size past 32 bits is refused by check_model_config
         m.intermediate_size = 4 * std::min<long>(m.hidden_size, std::numeric_limits<int>::max());
     // As in Hugging Face: no num_key_value_heads means multi-head attention, and multi_query
-    // one KV head for all (StarCoder's gpt_bigcode defaults to it).
-    const bool multi_query = json.optional_bool("multi_query").value_or(model_type == "gpt_bigcode");
-    const long kv_default = multi_query ? 1 : m.num_attention_heads;
-    m.num_key_value_heads = json.optional_positive_integer("num_key_value_heads").value_or(kv_default);
+    // one KV head for all (StarCoder's gpt_bigcode and Falcon default to it). Falcon names its
+    // KV heads num_kv_heads, used with new_decoder_architecture (Falcon-40B) or without
+    // multi_query.
+    const bool falcon = model_type == "falcon";
+    const bool multi_query = json.optional_bool("multi_query").value_or(model_type == "gpt_bigcode" || falcon);
+    if (falcon && (json.optional_bool("new_decoder_architecture").value_or(false) || !multi_query))
+        m.num_key_value_heads = json.optional_positive_integer("num_kv_heads").value_or(m.num_attention_heads);
+    else
+        m.num_key_value_heads =
+            json.optional_positive_integer("num_key_value_heads").value_or(multi_query ? 1 : m.num_attention_heads);
     if (const auto head_dim = json.optional_positive_integer("head_dim")) {
         m.head_dim = *head_dim;
     } else {
@@ -217,8 +236,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     else if (sliding_layers_listed(json, m.num_hidden_layers).value_or(0) > 0)
         json.fail("layer_types", "lists sliding_attention layers, but there is no sliding_window");
     if (m.sliding_window_layers == 0) m.sliding_window = 0;
-    m.max_positions = json.optional_positive_integer("max_position_embeddings")
-                          .value_or(json.optional_positive_integer("n_positions").value_or(0));
+    m.max_positions = max_positions(json);
     // Last: a config that is wrong in its fields says so before an unknown type is asked about.
     m.gated_mlp = mlp_is_gated(json, model_type, gated_mlp);
     try {
