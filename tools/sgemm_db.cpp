@@ -31,6 +31,7 @@
 #include "src/util/json.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
+#include "tools/cli_table.h"
 
 namespace po = boost::program_options;
 using namespace sgemm;
@@ -42,58 +43,9 @@ struct UsageError : Error {
     using Error::Error;
 };
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 std::string optional_fixed(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
 
 Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
-
-// Columns padded to their widest cell; numbers right-aligned.
-class Table {
-public:
-    explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
-    // Cells come from the database, which an import may have filled with anything: control
-    // characters are escaped so that they neither break the table nor reach the terminal.
-    void add(std::vector<std::string> row) {
-        for (std::string& cell : row) cell = printable(cell);
-        rows_.push_back(std::move(row));
-    }
-    bool empty() const { return rows_.empty(); }
-
-    void print() const {
-        std::vector<std::size_t> width(header_.size());
-        std::vector<bool> numeric(header_.size(), true);
-        for (std::size_t c = 0; c < header_.size(); ++c) width[c] = header_[c].size();
-        for (const auto& row : rows_)
-            for (std::size_t c = 0; c < row.size(); ++c) {
-                width[c] = std::max(width[c], row[c].size());
-                numeric[c] = numeric[c] && is_number(row[c]);
-            }
-        const auto line = [&](const std::vector<std::string>& cells) {
-            std::string out;
-            for (std::size_t c = 0; c < cells.size(); ++c) {
-                const std::string pad(width[c] - cells[c].size(), ' ');
-                const bool last = c + 1 == cells.size();
-                out += numeric[c] ? pad + cells[c] : cells[c] + (last ? "" : pad);
-                if (!last) out += "  ";
-            }
-            std::printf("%s\n", out.c_str());
-        };
-        line(header_);
-        for (const auto& row : rows_) line(row);
-    }
-
-private:
-    static bool is_number(const std::string& s) {
-        return !s.empty() && (s == "-" || s.find_first_not_of("0123456789.x-") == std::string::npos);
-    }
-    std::vector<std::string> header_;
-    std::vector<std::vector<std::string>> rows_;
-};
 
 Json shape_json(const ShapeKey& s) {
     return Json::object()

@@ -10,6 +10,7 @@
 #include "src/util/json.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
+#include "tools/cli_table.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/roofline.h"
 
@@ -54,14 +55,14 @@ Json step_json(const StepRoofline& s) {
 void print_step(const StepRoofline& s) {
     std::printf("\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n", s.batch,
                 s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
-    std::printf("  %-14s %-28s %5s %11s %11s %9s %8s %11s\n", "kernel", "shape (MxNxK)", "calls", "GFLOP/step",
-                "MB/step", "FLOP/B", "bound", "us/step");
+    Table table({"kernel", "shape (MxNxK)", "calls", "GFLOP/step", "MB/step", "FLOP/B", "bound", "us/step"});
     for (const RooflineRow& r : s.rows)
-        std::printf("  %-14s %-28s %5ld %11.3f %11.1f %9.2f %8s %11.1f\n", r.name.c_str(), r.shape.c_str(), r.weight,
-                    r.weight * r.per_call.flops / 1e9, r.weight * r.per_call.bytes / 1e6, r.per_call.intensity(),
-                    bound(r.compute_bound()), r.weight * r.time_s() * 1e6);
-    std::printf("  %-14s %-28s %5s %11.3f %11.1f %9.2f %8s %11.1f\n", "total", "", "", s.flops / 1e9, s.bytes / 1e6,
-                s.intensity(), bound(s.compute_bound()), s.time_s * 1e6);
+        table.add({r.name, r.shape, std::to_string(r.weight), fixed(r.weight * r.per_call.flops / 1e9, 3),
+                   fixed(r.weight * r.per_call.bytes / 1e6, 1), fixed(r.per_call.intensity(), 2), bound(r.compute_bound()),
+                   fixed(r.weight * r.time_s() * 1e6, 1)});
+    table.add({"total", "", "-", fixed(s.flops / 1e9, 3), fixed(s.bytes / 1e6, 1), fixed(s.intensity(), 2),
+               bound(s.compute_bound()), fixed(s.time_s * 1e6, 1)});
+    table.print("  ");
 }
 
 std::string limit_text(const BatchLimit& limit) {

@@ -190,6 +190,13 @@ expect_user_error "GPU 'GPU\x1b[31m' has no bf16 peak" "$roofline" "${named[@]}"
 expect_user_error "unknown GPU 'h\x1b]0;t\x07'" "$roofline" gpt2 --gpu $'h\e]0;t\a'
 expect_user_error "unknown model 'x\x1b[31m'" "$shapes" $'x\e[31m'
 
+# A step's table keeps its columns however large the numbers: every line of it, header and
+# total included, ends in the same column (the last is right-aligned).
+out=$("$roofline" llama-3-8b --batch 100000) || fail "roofline at batch 100000 failed"
+widths=$(awk '/^batch 100000:/ {on = 1; next} on && /^$/ {exit} on {print length($0)}' <<<"$out" | sort -u)
+[ "$(wc -l <<<"$widths")" -eq 1 ] || fail "the batch-100000 table's lines end in different columns: $widths
+$out"
+
 # --help whose output does not arrive is an error, as any other output is.
 for tool in "$shapes" "$roofline"; do
   "$tool" --help >/dev/full 2>"$tmp/err"; rc=$?
