@@ -230,7 +230,7 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
     }
 }
 
-// The check holds a kernel to the workspace it declares, which is all dispatch allocates:
+// The check holds a kernel to the workspace it declares, from which dispatch sizes its own:
 // the same split-K kernel fails when the problem declares 4 bytes less than it writes (its
 // last partial lands in the guard), and a tile counter left non-zero fails the run.
 TEST(WarptileSplitK, TheCheckCatchesAWriteBeyondTheDeclaredWorkspaceAndACounterLeftSet) {
