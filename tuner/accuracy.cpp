@@ -4,19 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "src/util/text.h"
+
 namespace sgemm {
 
 double unit_roundoff_fp32() { return std::ldexp(1.0, -24); }
 
 double tolerance_for_k(int K) { return unit_roundoff_fp32() * (4.0 * std::sqrt(static_cast<double>(K)) + 16.0); }
-
-namespace {
-
-std::string count_of(std::size_t n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-}  // namespace
 
 std::string Accuracy::verdict() const {
     if (ok()) return "ok";

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "src/cuda/check.h"
+#include "src/util/text.h"
 #include "tuner/random_operands.h"
 
 namespace sgemm {
@@ -187,8 +188,7 @@ void GemmProblem::check_guards(const std::vector<float>& out, Accuracy& a) const
     const std::vector<float> leading = download_floats(output_.data(), kLeadingGuard);
     for (std::size_t i = 0; i < leading.size(); ++i)
         if (!holds_guard_pattern(leading[i]))
-            changed(kLeadingGuard - i == 1 ? "1 float before C[0][0]"
-                                           : std::to_string(kLeadingGuard - i) + " floats before C[0][0]");
+            changed(count_of(kLeadingGuard - i, "float", "floats") + " before C[0][0]");
     for (int row = 0; row < spec_.M; ++row)
         for (int col = N; col < ldc; ++col)
             if (!holds_guard_pattern(out[elements(row, ldc) + col]))

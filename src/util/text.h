@@ -10,6 +10,11 @@
 
 namespace sgemm {
 
+// "1 float", "3 floats": a count and its noun, singular for one.
+inline std::string count_of(std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 // `text` with each control character written as \xNN.
 inline std::string printable(const std::string& text) {
     std::string out;
