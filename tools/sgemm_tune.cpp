@@ -14,6 +14,7 @@
 #include "src/jit/compiler.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
+#include "tools/cli_interrupt.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_output.h"
 #include "tools/cli_parse.h"
@@ -62,6 +63,14 @@ public:
                              o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
         };
         return p;
+    }
+
+    // The shape a stop cut short (ShapeOutcome::interrupted).
+    void interrupted(const ShapeOutcome& o) const {
+        if (tty_) std::fprintf(stderr, "\r\033[K");
+        std::fprintf(stderr, "[%d/%d] %s: stopped during its search after %.1f s; what it measured is stored, but no "
+                             "winner\n",
+                     index_ + 1, shapes_, o.row.key.to_string().c_str(), o.seconds);
     }
 
 private:
@@ -149,7 +158,13 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model("H200", 132, arch);
     KernelCache cache(nullptr, arch, options.jobs);
+    int planned = 0;
     for (const ShapeRow& input : shapes.rows) {
+        if (interrupt_requested()) {
+            std::fprintf(stderr, "sgemm-tune: dry run stopped after %d of %zu shapes\n", planned, shapes.rows.size());
+            return interrupt_exit_status();
+        }
+        ++planned;
         ShapeKey key = input.key;
         key.alignment = packed_alignment(key);
         const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families);
@@ -186,7 +201,10 @@ int main(int argc, char** argv) {
         "see tuner/accuracy.h), timed with CUDA events, the L2 cache flushed and the SMs' instruction\n"
         "caches evicted before every run (adaptive number of runs; a candidate 1.5x slower than the best\n"
         "after 3 runs is dropped), and compared with cuBLAS timed in the same run. Every measurement is\n"
-        "stored as it is taken; a re-run skips shapes that already have a winner for this device.\n\n"
+        "stored as it is taken; a re-run skips shapes that already have a winner for this device.\n"
+        "Ctrl-C stops after the candidate being timed (a dry run: after the shape being compiled); the\n"
+        "shapes finished keep their winners and the table shows them; exit status 130. A second Ctrl-C\n"
+        "quits at once.\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"
@@ -279,6 +297,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
                                  "only checked)\n", json_path.c_str());
         try {
+            stop_on_interrupt("sgemm-tune", "after the compiles of this shape");
             const int status = dry_run(shapes, options, dry_arch);
             const int written = finish_standard_output_after_work("sgemm-tune", "standard output");
             return status != 0 ? status : written;
@@ -320,16 +339,30 @@ int main(int argc, char** argv) {
                      device.name.c_str(), device.sm(), store.path().c_str(), to_string(options.search.strategy).c_str());
         ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
         const auto start = std::chrono::steady_clock::now();
+        stop_on_interrupt("sgemm-tune", "after the candidate being timed; the shapes finished keep their winners");
+        options.stop_requested = interrupt_requested;
         Tuner tuner(store, device, options, printer.callbacks());
-        const std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);
+        std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const bool stopped = outcomes.size() < shapes.rows.size() || (!outcomes.empty() && outcomes.back().interrupted);
+        if (!outcomes.empty() && outcomes.back().interrupted) {
+            printer.interrupted(outcomes.back());
+            outcomes.pop_back();
+        }
 
         Json rows = Json::array();
         const DeviceModel model = device_model(device);
-        print_table(outcomes, model, rows);
-        std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
-        if (options.search.strategy == Strategy::Exhaustive) print_model_evaluation(outcomes);
+        if (!outcomes.empty()) {
+            print_table(outcomes, model, rows);
+            std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
+        }
+        if (options.search.strategy == Strategy::Exhaustive && !outcomes.empty()) print_model_evaluation(outcomes);
         const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
+        if (stopped)
+            std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; their winners are in %s. %s\n",
+                         outcomes.size(), shapes.rows.size(), store.path().c_str(),
+                         options.retune ? "The same command without --retune tunes only the shapes left."
+                                        : "The same command goes on from there (shapes with a winner are skipped).");
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", device.name)
@@ -337,13 +370,14 @@ int main(int argc, char** argv) {
                 .set("database", store.path())
                 .set("strategy", to_string(options.search.strategy))
                 .set("seconds", seconds)
+                .set("interrupted", stopped)
                 // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
                 .set("peak_tflops", model.fp32_flops / 1e12)
                 .set("bandwidth_tbs", model.bytes_per_s / 1e12)
                 .set("shapes", rows);
             write_output_file(json_path, doc.dump() + "\n");
         }
-        return written;
+        return stopped ? interrupt_exit_status() : written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
         return 2;

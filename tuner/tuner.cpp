@@ -56,10 +56,14 @@ Tuner::Tuner(TuningStore& store, const DeviceInfo& device, TuneOptions options, 
 
 std::vector<ShapeOutcome> Tuner::tune_all(const std::vector<ShapeRow>& shapes) {
     std::vector<ShapeOutcome> out;
-    for (std::size_t i = 0; i < shapes.size(); ++i)
+    for (std::size_t i = 0; i < shapes.size() && !stop_requested(); ++i) {
         out.push_back(tune(shapes[i], static_cast<int>(i), static_cast<int>(shapes.size())));
+        if (out.back().interrupted) break;
+    }
     return out;
 }
+
+bool Tuner::stop_requested() const { return options_.stop_requested && options_.stop_requested(); }
 
 std::vector<Candidate> Tuner::neighbour_winners(const ShapeKey& key, const std::vector<Candidate>& all) {
     const std::vector<Winner> winners = store_.winners(device_id_);
@@ -181,11 +185,16 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         if (best_ms == 0 || t.stats.median_ms < best_ms) best_ms = t.stats.median_ms;
     };
     auto over_budget = [&] { return options_.budget_seconds > 0 && seconds_since(start) > options_.budget_seconds; };
+    // A stop cuts the search short: checked with the budget, before every candidate.
+    auto search_ends = [&] {
+        outcome.interrupted = outcome.interrupted || stop_requested();
+        return outcome.interrupted || over_budget();
+    };
 
     std::vector<Candidate> tried;
     for (const Candidate& c : chosen) {
         if (progress_.step) progress_.step("timing", done++, outcome.candidates);
-        if (over_budget()) break;
+        if (search_ends()) break;
         try_candidate(c);
         tried.push_back(c);
     }
@@ -197,12 +206,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             for (const auto& [c, ms] : medians) out.push_back({c, ms});
             return out;
         };
-        for (std::vector<Candidate> batch; !over_budget() && !(batch = refinement.next(timed_so_far(), tried)).empty();) {
+        for (std::vector<Candidate> batch; !search_ends() && !(batch = refinement.next(timed_so_far(), tried)).empty();) {
             outcome.candidates += static_cast<int>(batch.size());
             build(batch, {});
             for (const Candidate& c : batch) {
                 if (progress_.step) progress_.step("refining", done++, outcome.candidates);
-                if (over_budget()) break;  // a batch holds every walk's neighbours: check within it too
+                if (search_ends()) break;  // a batch holds every walk's neighbours: check within it too
                 try_candidate(c);
                 tried.push_back(c);
             }
@@ -210,6 +219,11 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     }
     outcome.compiled = cache_.compiled() - compiled_before;
     outcome.cache_hits = cache_.cache_hits() - hits_before;
+    if (outcome.interrupted) {
+        // A search cut short could store a winner far from the best: store none.
+        outcome.seconds = seconds_since(start);
+        return outcome;
+    }
 
     // The two fastest and cuBLAS, re-timed in alternation so that drift in clocks or
     // temperature cannot favour whichever happened to run first, and the winner is judged

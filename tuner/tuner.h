@@ -33,11 +33,17 @@ struct TuneOptions {
     int jobs = 1;                       // compile threads
     double reject_factor = 1.5;         // early rejection after 3 runs
     int retime_rounds = 10;             // winner against runner-up, alternating
+    // Asked before each shape and each candidate; once it says yes the run stops there (a
+    // batch being compiled is finished first). Empty: the run goes to the end.
+    std::function<bool()> stop_requested;
 };
 
 struct ShapeOutcome {
     ShapeRow row;          // its key carries the alignment class it was tuned under
     bool skipped = false;  // it had a winner and --retune was not given
+    // The run was stopped during its search (TuneOptions::stop_requested): what it measured
+    // is stored, but no winner (a winner from an earlier run stays as it was).
+    bool interrupted = false;
     Winner winner;         // what the database now holds for the shape
     int candidates = 0;    // chosen for timing
     int invalid = 0;       // failed to build, spilled, or gave a wrong result
@@ -65,11 +71,13 @@ public:
     Tuner(TuningStore& store, const DeviceInfo& device, TuneOptions options, TuneProgress progress);
 
     // Tunes (or skips) every shape in order; results are in the database as soon as each
-    // is measured.
+    // is measured. A stop ends the list: the shape it cut short comes last, marked
+    // interrupted, and a stop between shapes leaves the ones not begun out.
     std::vector<ShapeOutcome> tune_all(const std::vector<ShapeRow>& shapes);
     ShapeOutcome tune(const ShapeRow& row, int index, int total);
 
 private:
+    bool stop_requested() const;
     std::vector<Candidate> neighbour_winners(const ShapeKey& key, const std::vector<Candidate>& all);
 
     TuningStore& store_;

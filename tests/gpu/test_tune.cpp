@@ -131,4 +131,46 @@ TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidates) {
     EXPECT_TRUE(measured[0].kernel.is_cublas());
 }
 
+// A stop (Ctrl-C in sgemm-tune) ends the run at the next candidate: the shapes finished keep
+// their winners, the shape it cut short keeps its measurements but gets no winner, and the
+// shapes after it are not begun.
+TEST(Tune, AStopEndsTheRunAtTheNextCandidate) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"decode"};
+    options.search.top_k = 3;
+    bool stop = false;
+    options.stop_requested = [&] { return stop; };
+    int finished = 0;
+    TuneProgress progress;
+    progress.shape_finished = [&](const ShapeOutcome&) { ++finished; };
+    // Asked for just before the second shape's second candidate.
+    progress.step = [&](const std::string& stage, int done, int) {
+        if (finished == 1 && stage == "timing" && done == 1) stop = true;
+    };
+    const std::vector<ShapeRow> shapes = {row(8, 2048, 1024), row(4, 2048, 1024), row(2, 2048, 1024)};
+    const std::vector<ShapeOutcome> outcomes = Tuner(store, gpu->device, options, progress).tune_all(shapes);
+
+    ASSERT_EQ(outcomes.size(), 2u);
+    EXPECT_FALSE(outcomes[0].interrupted);
+    EXPECT_TRUE(outcomes[1].interrupted);
+    EXPECT_EQ(finished, 1);
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    EXPECT_TRUE(store.find_winner(device_id, outcomes[0].row.key).has_value());
+    EXPECT_FALSE(store.find_winner(device_id, outcomes[1].row.key).has_value());
+    // cuBLAS, then the first candidate; the second was not begun.
+    EXPECT_EQ(store.measurements(device_id, outcomes[1].row.key).size(), 2u);
+    ShapeKey third = shapes[2].key;
+    third.alignment = packed_alignment(third);
+    EXPECT_TRUE(store.measurements(device_id, third).empty());
+
+    // Stopped before the first shape: nothing is begun.
+    stop = true;
+    finished = 0;
+    EXPECT_TRUE(Tuner(store, gpu->device, options, progress).tune_all({shapes[2]}).empty());
+    EXPECT_TRUE(store.measurements(device_id, third).empty());
+}
+
 }  // namespace

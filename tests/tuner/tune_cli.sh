@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
-# --dry-run over a small space (compiles, no GPU), and without a GPU a clear exit 2.
+# --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, and without a GPU
+# a clear exit 2.
 set -u
 tune="$1"
 . "$(dirname "$0")/../cli_checks.sh"
@@ -93,6 +94,23 @@ err=$("$tune" --shapes "$dir/small.csv" --device -1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
+
+# Ctrl-C (SIGINT) during a run stops it after the shape being compiled, says so, and exits
+# 130; the shapes not begun are left out. (Job control, so that the background run gets
+# SIGINT at all: a script's background jobs start with it ignored. stdbuf: the plan's lines
+# arrive as they are printed, so the signal comes after the first shape.)
+printf 'M,N,K\n1,4096,1024\n2,4096,1024\n4,4096,1024\n8,4096,1024\n' > "$dir/four.csv"
+set -m
+stdbuf -oL "$tune" --shapes "$dir/four.csv" --dry-run --families decode --top-k 8 --jobs 1 \
+  >"$dir/plan" 2>"$dir/err" &
+run=$!
+for _ in $(seq 1200); do grep -q "to time" "$dir/plan" && break; sleep 0.1; done
+kill -INT $run
+wait $run; rc=$?
+set +m
+[ $rc -eq 130 ] || fail "a dry run stopped by SIGINT exited $rc, expected 130: $(cat "$dir/err")"
+grep -q "dry run stopped after [1-3] of 4 shapes" "$dir/err" || fail "SIGINT message: $(cat "$dir/err")"
+[ "$(grep -c 'to time' "$dir/plan")" -lt 4 ] || fail "a stopped dry run planned every shape: $(cat "$dir/plan")"
 
 # Standard output that does not arrive is an environment error (2), named.
 if [ -w /dev/full ]; then

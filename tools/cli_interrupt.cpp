@@ -1,0 +1,61 @@
+#include "tools/cli_interrupt.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <initializer_list>
+#include <cstring>
+
+namespace sgemm {
+
+namespace {
+
+// A handler may only touch lock-free atomics and call async-signal-safe functions (write).
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+const char* g_tool = "";
+const char* g_what_stops = "";
+
+void write_text(const char* text) {
+    const ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
+    (void)ignored;  // nothing can be done in a handler about a message that did not arrive
+}
+
+void on_signal(int signal_number) {
+    int none = 0;
+    g_signal.compare_exchange_strong(none, signal_number);
+    // SA_RESETHAND has put the default action back: the next signal ends the process.
+    write_text("\n");
+    write_text(g_tool);
+    write_text(": stopping ");
+    write_text(g_what_stops);
+    write_text(" (Ctrl-C again to quit at once)\n");
+}
+
+}  // namespace
+
+void stop_on_interrupt(const char* tool, const char* what_stops) {
+    g_tool = tool;
+    g_what_stops = what_stops;
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    for (int signal_number : {SIGINT, SIGTERM}) {
+        // A signal the process was started with ignored (a shell's background job, nohup)
+        // stays ignored, as it would without this.
+        struct sigaction before {};
+        if (sigaction(signal_number, nullptr, &before) == 0 && before.sa_handler == SIG_IGN) continue;
+        sigaction(signal_number, &action, nullptr);
+    }
+}
+
+bool interrupt_requested() { return g_signal.load() != 0; }
+
+int interrupt_exit_status() {
+    const int signal_number = g_signal.load();
+    return signal_number == 0 ? 0 : 128 + signal_number;
+}
+
+}  // namespace sgemm
