@@ -24,8 +24,14 @@ void write_text(const char* text) {
 
 void on_signal(int signal_number) {
     int none = 0;
-    g_signal.compare_exchange_strong(none, signal_number);
-    // SA_RESETHAND has put the default action back: the next signal ends the process.
+    if (!g_signal.compare_exchange_strong(none, signal_number)) {
+        // A second signal ends the process as it would have without this handler. Decided
+        // here rather than by SA_RESETHAND: NVRTC puts back the handler it found when a
+        // compile began, and without that flag.
+        signal(signal_number, SIG_DFL);
+        raise(signal_number);
+        return;
+    }
     write_text("\n");
     write_text(g_tool);
     write_text(": stopping ");
@@ -41,7 +47,7 @@ void stop_on_interrupt(const char* tool, const char* what_stops) {
     struct sigaction action {};
     action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    action.sa_flags = SA_RESTART;
     for (int signal_number : {SIGINT, SIGTERM}) {
         // A signal the process was started with ignored (a shell's background job, nohup)
         // stays ignored, as it would without this.

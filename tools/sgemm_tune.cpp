@@ -157,19 +157,21 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
 int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model("H200", 132, arch);
-    KernelCache cache(nullptr, arch, options.jobs);
+    KernelCache cache(nullptr, arch, options.jobs, interrupt_requested);
     int planned = 0;
+    auto stopped = [&] {
+        std::fprintf(stderr, "sgemm-tune: dry run stopped after %d of %zu shapes\n", planned, shapes.rows.size());
+        return interrupt_exit_status();
+    };
     for (const ShapeRow& input : shapes.rows) {
-        if (interrupt_requested()) {
-            std::fprintf(stderr, "sgemm-tune: dry run stopped after %d of %zu shapes\n", planned, shapes.rows.size());
-            return interrupt_exit_status();
-        }
-        ++planned;
+        if (interrupt_requested()) return stopped();
         ShapeKey key = input.key;
         key.alignment = packed_alignment(key);
         const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families);
         const std::vector<Candidate> chosen = choose_candidates(all, key, model, options.search, {});
         cache.build(chosen);
+        if (interrupt_requested()) return stopped();  // the shape's compiles were cut short
+        ++planned;
         std::printf("%s%s: %zu valid candidates, %zu to time (%s search)\n", key.to_string().c_str(),
                     input.name.empty() ? "" : (" (" + input.name + ")").c_str(), all.size(), chosen.size(),
                     to_string(options.search.strategy).c_str());
@@ -202,7 +204,7 @@ int main(int argc, char** argv) {
         "caches evicted before every run (adaptive number of runs; a candidate 1.5x slower than the best\n"
         "after 3 runs is dropped), and compared with cuBLAS timed in the same run. Every measurement is\n"
         "stored as it is taken; a re-run skips shapes that already have a winner for this device.\n"
-        "Ctrl-C stops after the candidate being timed (a dry run: after the shape being compiled); the\n"
+        "Ctrl-C stops after the candidate being timed or the compiles in progress; the\n"
         "shapes finished keep their winners and the table shows them; exit status 130. A second Ctrl-C\n"
         "quits at once.\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
@@ -297,7 +299,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
                                  "only checked)\n", json_path.c_str());
         try {
-            stop_on_interrupt("sgemm-tune", "after the compiles of this shape");
+            stop_on_interrupt("sgemm-tune", "after the compiles in progress");
             const int status = dry_run(shapes, options, dry_arch);
             const int written = finish_standard_output_after_work("sgemm-tune", "standard output");
             return status != 0 ? status : written;
@@ -339,7 +341,7 @@ int main(int argc, char** argv) {
                      device.name.c_str(), device.sm(), store.path().c_str(), to_string(options.search.strategy).c_str());
         ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
         const auto start = std::chrono::steady_clock::now();
-        stop_on_interrupt("sgemm-tune", "after the candidate being timed; the shapes finished keep their winners");
+        stop_on_interrupt("sgemm-tune", "after the candidate being timed or the compiles in progress; the shapes finished keep their winners");
         options.stop_requested = interrupt_requested;
         Tuner tuner(store, device, options, printer.callbacks());
         std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);

@@ -28,17 +28,19 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
     }
 
     std::vector<BuiltKernel> built(todo.size());
+    std::vector<char> attempted(todo.size(), false);  // not every key is compiled after a stop
     std::atomic<std::size_t> next{0};
     std::atomic<int> done{0};
     std::mutex progress_mutex;
     auto worker = [&] {
-        for (std::size_t i; (i = next++) < todo.size();) {
+        for (std::size_t i; !(stop_ && stop_()) && (i = next++) < todo.size();) {
             const Candidate& c = todo[i].second;
             try {
                 built[i].kernel = compile_kernel(*c.family, c.values, arch_);
             } catch (const Error& e) {
                 built[i].error = e.what();
             }
+            attempted[i] = true;
             const int finished = ++done;
             if (progress) {
                 std::lock_guard<std::mutex> lock(progress_mutex);
@@ -52,6 +54,7 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
     for (std::thread& t : pool) t.join();
 
     for (std::size_t i = 0; i < todo.size(); ++i) {
+        if (!attempted[i]) continue;
         if (built[i].kernel) {
             ++compiled_;
             if (store_) store_->put_binary(to_binary(*built[i].kernel, kernel_ref(*todo[i].second.family, todo[i].second.values)));

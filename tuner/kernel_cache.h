@@ -26,10 +26,15 @@ struct BuiltKernel {
 
 class KernelCache {
 public:
-    // `store` may be null (dry runs): then nothing is looked up or stored.
-    KernelCache(TuningStore* store, Arch arch, int jobs) : store_(store), arch_(arch), jobs_(jobs) {}
+    // `store` may be null (dry runs): then nothing is looked up or stored. `stop`, when given,
+    // is asked before each compile: once it says yes, build() starts no more (a compile can
+    // take seconds, and a batch hundreds of them).
+    KernelCache(TuningStore* store, Arch arch, int jobs, std::function<bool()> stop = {})
+        : store_(store), arch_(arch), jobs_(jobs), stop_(std::move(stop)) {}
 
-    // Builds every candidate's binary; `progress(done, total)` is called as keys finish.
+    // Builds every candidate's binary; `progress(done, total)` is called as keys finish. After
+    // a stop, the candidates it did not compile are not built (get() throws for them); the
+    // ones it compiled are stored.
     void build(const std::vector<Candidate>& candidates, const std::function<void(int, int)>& progress = {});
     // The built kernel of a candidate, after build(); its values are the candidate's.
     BuiltKernel get(const Candidate& candidate) const;
@@ -41,6 +46,7 @@ private:
     TuningStore* store_;
     Arch arch_;
     int jobs_;
+    std::function<bool()> stop_;
     std::map<std::string, BuiltKernel> by_key_;
     int compiled_ = 0, cache_hits_ = 0;
 };

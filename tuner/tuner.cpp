@@ -49,7 +49,7 @@ Tuner::Tuner(TuningStore& store, const DeviceInfo& device, TuneOptions options, 
       model_(device_model(device)),
       options_(std::move(options)),
       progress_(std::move(progress)),
-      cache_(&store, Arch{device.sm()}, options_.jobs),
+      cache_(&store, Arch{device.sm()}, options_.jobs, [this] { return stop_requested(); }),
       flusher_(device) {
     device_id_ = store_.add_device(fingerprint_of(device_));
 }

@@ -111,6 +111,28 @@ set +m
 [ $rc -eq 130 ] || fail "a dry run stopped by SIGINT exited $rc, expected 130: $(cat "$dir/err")"
 grep -q "dry run stopped after [1-3] of 4 shapes" "$dir/err" || fail "SIGINT message: $(cat "$dir/err")"
 [ "$(grep -c 'to time' "$dir/plan")" -lt 4 ] || fail "a stopped dry run planned every shape: $(cat "$dir/plan")"
+# Within a shape too: an exhaustive dry run (thousands of compiles, hours on two cores) stops
+# after the compiles in progress. A second Ctrl-C quits at once: killed by the signal, with no
+# word of stopping after the compiles.
+printf 'M,N,K\n8,4096,4096\n' > "$dir/one.csv"
+for signals in 1 2; do
+  set -m
+  "$tune" --shapes "$dir/one.csv" --dry-run --strategy exhaustive --jobs 2 >/dev/null 2>"$dir/err" &
+  run=$!
+  sleep 2
+  kill -INT $run
+  [ $signals -eq 2 ] && { sleep 0.1; kill -INT $run; }
+  for _ in $(seq 300); do kill -0 $run 2>/dev/null || break; sleep 0.1; done
+  kill -0 $run 2>/dev/null && { kill -KILL $run; fail "$signals SIGINT did not end an exhaustive dry run in 30 s"; }
+  wait $run; rc=$?
+  set +m
+  [ $rc -eq 130 ] || fail "an exhaustive dry run stopped by $signals SIGINT exited $rc: $(cat "$dir/err")"
+  if [ $signals -eq 1 ]; then
+    grep -q "dry run stopped after 0 of 1 shapes" "$dir/err" || fail "SIGINT within a shape: $(cat "$dir/err")"
+  else
+    ! grep -q "dry run stopped" "$dir/err" || fail "a second SIGINT let the run finish its compiles"
+  fi
+done
 
 # Standard output that does not arrive is an environment error (2), named.
 if [ -w /dev/full ]; then
