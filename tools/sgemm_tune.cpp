@@ -14,6 +14,7 @@
 #include "src/jit/compiler.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
+#include "src/util/text.h"
 #include "tools/cli_interrupt.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_output.h"
@@ -317,17 +318,14 @@ int main(int argc, char** argv) {
         if (from_misses) {
             const std::string device_id = fingerprint_of(device).id();
             shapes_path = "the misses of device " + device_id;
-            // The shape keys as recorded; the tuner gives each the alignment class of its own buffers.
-            for (const Miss& miss : TuningStore(db_path, OpenMode::ReadOnly).misses(device_id)) {
-                ShapeRow row;
-                row.key = miss.shape;
-                row.weight = static_cast<double>(miss.count);
-                row.name = std::to_string(miss.count) + " misses";
-                shapes.rows.push_back(row);
-            }
+            const ShapesOfMisses misses = shapes_of_misses(TuningStore(db_path, OpenMode::ReadOnly).misses(device_id));
+            shapes.rows = misses.rows;
+            if (misses.left_out > 0)
+                std::fprintf(stderr, "sgemm-tune: note: %s of a precision other than fp32 left out: only fp32 is "
+                                     "tuned so far\n", count_of(misses.left_out, "shape key", "shape keys").c_str());
             if (shapes.rows.empty()) {
-                std::fprintf(stderr, "sgemm-tune: %s holds no misses of this GPU (device %s)\n", db_path.c_str(),
-                             device_id.c_str());
+                std::fprintf(stderr, "sgemm-tune: %s holds no misses of this GPU (device %s) that it can tune\n",
+                             db_path.c_str(), device_id.c_str());
                 return 0;
             }
         }

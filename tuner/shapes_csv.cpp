@@ -109,6 +109,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             } catch (const Error& e) {
                 fail(file, rec.line, e.what());
             }
+            // Refused here, not when the tuner reaches the row: a run must not fail halfway.
+            if (row.key.precision != GemmPrecision::fp32)
+                fail(file, rec.line, "precision " + field("precision") + " is not tuned yet: only fp32 shapes can be");
         }
         if (!field("weight").empty()) {
             const std::string w = field("weight");

@@ -5,7 +5,7 @@
 //   # a comment                                      ignored, as are blank lines
 //
 // M, N, K are required positive integers; transA/transB are N or T (default N); precision
-// is fp32 (the default; tf32 is parsed but not tuned yet); weight is how many times a step
+// is fp32 (the default; tf32 is refused: it is not tuned yet); weight is how many times a step
 // calls the shape (default 1); name is free text. A shape listed twice is merged (weights
 // added) with a warning. Every error names the file, the line and the problem, and the
 // whole file is checked before anything is tuned.

@@ -7,6 +7,7 @@
 #include "db/selection.h"
 #include "src/jit/loaded_kernel.h"
 #include "src/records/kernel_records.h"
+#include "src/util/text.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/sm_clock.h"
 
@@ -275,6 +276,23 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     outcome.seconds = seconds_since(start);
     if (progress_.shape_finished) progress_.shape_finished(outcome);
     return outcome;
+}
+
+ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses) {
+    ShapesOfMisses out;
+    for (const Miss& miss : misses) {
+        if (miss.shape.precision != GemmPrecision::fp32) {
+            ++out.left_out;
+            continue;
+        }
+        // The key as recorded; the tuner gives it the alignment class of its own buffers.
+        ShapeRow row;
+        row.key = miss.shape;
+        row.weight = static_cast<double>(miss.count);
+        row.name = count_of(static_cast<std::size_t>(miss.count), "miss", "misses");
+        out.rows.push_back(row);
+    }
+    return out;
 }
 
 }  // namespace sgemm

@@ -92,6 +92,15 @@ private:
     CacheFlusher flusher_;
 };
 
+// The misses dispatch recorded (sgemm-tune --from-misses), as a run's shapes, most frequent
+// first as given, each weighted and named by its count. Keys of a precision the tuner does
+// not tune yet are left out and counted.
+struct ShapesOfMisses {
+    std::vector<ShapeRow> rows;
+    int left_out = 0;
+};
+ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses);
+
 // Shapes of a run that still need tuning: all with retune, else those without a winner
 // for `device_id` (a killed run resumes where it stopped).
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,

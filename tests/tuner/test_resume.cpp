@@ -49,3 +49,26 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
 }
 
 }  // namespace
+
+namespace {
+
+// --from-misses: every fp32 miss becomes a shape weighted by its count, in the order given;
+// a tf32 miss, which dispatch records but the tuner cannot tune yet, is left out and counted.
+TEST(Resume, MissesBecomeShapesAndOtherPrecisionsAreLeftOut) {
+    std::vector<Miss> misses(3);
+    misses[0].shape.M = 8, misses[0].shape.N = 4096, misses[0].shape.K = 4096, misses[0].count = 40;
+    misses[1].shape = misses[0].shape;
+    misses[1].shape.precision = GemmPrecision::tf32;
+    misses[1].count = 30;
+    misses[2].shape.M = 3, misses[2].shape.N = 100, misses[2].shape.K = 7, misses[2].count = 1;
+    const ShapesOfMisses shapes = shapes_of_misses(misses);
+    ASSERT_EQ(shapes.rows.size(), 2u);
+    EXPECT_EQ(shapes.left_out, 1);
+    EXPECT_EQ(shapes.rows[0].key, misses[0].shape);
+    EXPECT_EQ(shapes.rows[0].weight, 40.0);
+    EXPECT_EQ(shapes.rows[0].name, "40 misses");
+    EXPECT_EQ(shapes.rows[1].key, misses[2].shape);
+    EXPECT_EQ(shapes.rows[1].name, "1 miss");
+}
+
+}  // namespace
