@@ -173,9 +173,13 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
         cache.build(chosen);
         if (interrupt_requested()) return stopped();  // the shape's compiles were cut short
         ++planned;
-        std::printf("%s%s: %zu valid candidates, %zu to time (%s search)\n", key.to_string().c_str(),
+        // The walks' candidates depend on the times, so a dry run can only say that they come.
+        const bool walks_follow = options.search.strategy == Strategy::Model &&
+                                  (options.search.max_candidates == 0 ||
+                                   chosen.size() < static_cast<std::size_t>(options.search.max_candidates));
+        std::printf("%s%s: %zu valid candidates, %zu to time%s (%s search)\n", key.to_string().c_str(),
                     input.name.empty() ? "" : (" (" + input.name + ")").c_str(), all.size(), chosen.size(),
-                    to_string(options.search.strategy).c_str());
+                    walks_follow ? ", then the walks from the fastest" : "", to_string(options.search.strategy).c_str());
         for (const Candidate& c : chosen) {
             const BuiltKernel b = cache.get(c);
             const double est_us = estimate_cost(c, key, model, b.kernel ? &b.kernel->ptxas : nullptr).seconds * 1e6;
@@ -225,7 +229,8 @@ int main(int argc, char** argv) {
         ("top-k", po::value<int>()->default_value(8), "candidates the model strategy times per shape")
         ("budget", po::value<int>()->default_value(16), "candidates the random strategy times per shape")
         ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
-        ("max-candidates", po::value<int>()->default_value(0), "cap on candidates per shape, any strategy (0: none)")
+        ("max-candidates", po::value<int>()->default_value(0),
+         "cap on the candidates timed per shape, any strategy, the model strategy's walks included (0: none)")
         ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds (0: none)")
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")

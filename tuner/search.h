@@ -15,7 +15,8 @@
 //               finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
 //   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).
-// max_candidates, when set, caps any strategy's list.
+// max_candidates, when set, caps any strategy's list, and the tuner stops the model
+// strategy's walks there too (tuner.cpp).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -207,7 +207,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             for (const auto& [c, ms] : medians) out.push_back({c, ms});
             return out;
         };
-        for (std::vector<Candidate> batch; !search_ends() && !(batch = refinement.next(timed_so_far(), tried)).empty();) {
+        // --max-candidates caps the walks too: it is a bound on the time a shape takes.
+        const std::size_t cap = static_cast<std::size_t>(options_.search.max_candidates);  // 0: none
+        auto capped = [&] { return cap > 0 && tried.size() >= cap; };
+        for (std::vector<Candidate> batch;
+             !search_ends() && !capped() && !(batch = refinement.next(timed_so_far(), tried)).empty();) {
+            if (cap > 0 && tried.size() + batch.size() > cap) batch.resize(cap - tried.size());
             outcome.candidates += static_cast<int>(batch.size());
             build(batch, {});
             for (const Candidate& c : batch) {

@@ -131,6 +131,16 @@ TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidates) {
     EXPECT_TRUE(measured[0].kernel.is_cublas());
 }
 
+// --max-candidates bounds the whole search: the model strategy's walks stop at the cap too.
+TEST(Tune, TheCandidateCapHoldsForTheWalks) {
+    SGEMM_REQUIRE_GPU(gpu);
+    DecodeTuning t;  // the model's 2 best first, then walks
+    t.options.search.max_candidates = 3;
+    const ShapeOutcome o = t.tune(*gpu, row(8, 2048, 1024));
+    EXPECT_EQ(o.candidates, 3);
+    EXPECT_EQ(t.measurements(*gpu, o.row.key).size(), 4u);  // cuBLAS and the 3
+}
+
 // A stop (Ctrl-C in sgemm-tune) ends the run at the next candidate: the shapes finished keep
 // their winners, the shape it cut short keeps its measurements but gets no winner, and the
 // shapes after it are not begun.

@@ -31,10 +31,16 @@ grep -q "unknown search strategy 'greedy'" <<<"$err" || fail "strategy message: 
 printf 'M,N,K,name\n8,1000,517,odd\n1,256,256,tiny\n' > "$dir/small.csv"
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async,decode --top-k 3 --jobs 2 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "--dry-run exited $rc: $out"
-grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 3 to time" <<<"$out" || fail "dry run plan: $out"
+grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 3 to time, then the walks from the fastest (model search)" <<<"$out" ||
+  fail "dry run plan: $out"
 [ "$(grep -c 'registers' <<<"$out")" -eq 6 ] || fail "expected 6 compiled candidates: $out"
 grep -q "nothing was timed or stored" <<<"$out" || fail "dry run summary: $out"
 [ ! -e "$SGEMM_DB" ] || fail "--dry-run created the database"
+# A cap the first list fills leaves the walks nothing: the plan says no more.
+out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async --top-k 3 --max-candidates 2 --jobs 2 2>&1) ||
+  fail "--max-candidates 2 dry run: $out"
+grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 2 to time (model search)" <<<"$out" ||
+  fail "dry run plan with a cap: $out"
 
 # An architecture NVRTC does not compile for is refused up front, with the ones it does.
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_91 2>&1 >/dev/null); rc=$?
