@@ -161,16 +161,15 @@ ShapesFile load_shapes_csv(const std::string& path) {
     }
 }
 
-std::size_t tuning_bytes(const ShapeKey& key) {
+double tuning_bytes(const ShapeKey& key) {
     const double m = key.M, n = key.N, k = key.K;
-    const double bytes = 4.0 * (m * k + k * n + 2.0 * m * n);
-    return static_cast<std::size_t>(bytes * 1.25);
+    return 1.25 * 4.0 * (m * k + k * n + 2.0 * m * n);
 }
 
 std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file, std::size_t device_bytes) {
     for (const ShapeRow& row : shapes.rows) {
-        const std::size_t need = tuning_bytes(row.key);
-        if (need > device_bytes) {
+        const double need = tuning_bytes(row.key);
+        if (need > static_cast<double>(device_bytes)) {
             char text[160];
             std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
                           need / 1073741824.0, device_bytes / 1073741824.0);

@@ -41,8 +41,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file_name);
 ShapesFile load_shapes_csv(const std::string& path);
 
 // Device memory one tuning run of `row` needs: A, B, C, a copy of C and the split-K
-// workspace bound (two more C-sized buffers per slice are not counted: a slack of 25%).
-std::size_t tuning_bytes(const ShapeKey& key);
+// workspace bound (two more C-sized buffers per slice are not counted: a slack of 25%). A
+// double: at the largest dimensions the CSV takes (2^31 - 1) it passes what a size_t holds.
+double tuning_bytes(const ShapeKey& key);
 
 // "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for the first
 // row that does not fit in `device_bytes`, else empty.

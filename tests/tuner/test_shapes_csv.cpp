@@ -167,6 +167,14 @@ TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {
     const std::string why = first_shape_too_large(f, "s.csv", std::size_t(16) << 30);
     EXPECT_NE(why.find("s.csv:3:"), std::string::npos) << why;
     EXPECT_NE(why.find("GiB"), std::string::npos) << why;
+    // The largest shape the CSV takes needs about 86 EiB, more than a size_t counts.
+    const ShapesFile largest = parse("M,N,K\n2147483647,2147483647,2147483647\n2147483647,2147483647,1\n");
+    for (int line : {2, 3}) {
+        ShapesFile one;
+        one.rows = {largest.rows[static_cast<std::size_t>(line - 2)]};
+        EXPECT_NE(first_shape_too_large(one, "s.csv", std::size_t(141) << 30).find("s.csv:" + std::to_string(line)),
+                  std::string::npos);
+    }
 }
 
 }  // namespace
