@@ -186,8 +186,11 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
             if (!b.kernel)
                 std::printf("  %-48s does not compile: %s\n", c.describe().c_str(), b.error.substr(0, 200).c_str());
             else
-                std::printf("  %-48s est %8.1f us  %3d registers  %6d B smem  %s\n", c.describe().c_str(), est_us,
-                            b.kernel->ptxas.registers, b.kernel->ptxas.shared_bytes,
+                // Shared memory per block at this shape: ptxas's static part and the launch's dynamic part.
+                std::printf("  %-48s est %8.1f us  %3d registers  %6u B smem  %s\n", c.describe().c_str(), est_us,
+                            b.kernel->ptxas.registers,
+                            static_cast<unsigned>(b.kernel->ptxas.shared_bytes) +
+                                c.family->geometry(c.values, key.M, key.N, key.K).dynamic_shared_bytes,
                             spills_reason(b.kernel->ptxas).empty() ? "no spills" : spills_reason(b.kernel->ptxas).c_str());
         }
     }

@@ -34,6 +34,9 @@ out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async,decode --top-
 grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 3 to time, then the walks from the fastest (model search)" <<<"$out" ||
   fail "dry run plan: $out"
 [ "$(grep -c 'registers' <<<"$out")" -eq 6 ] || fail "expected 6 compiled candidates: $out"
+# Shared memory is the launch's, dynamic part included: decode keeps its slice of A there.
+grep -q "decode .* registers" <<<"$out" || fail "no decode candidate in the plan: $out"
+! grep -Eq "decode .* registers +0 B smem" <<<"$out" || fail "decode's shared memory shown without A's slice: $out"
 grep -q "nothing was timed or stored" <<<"$out" || fail "dry run summary: $out"
 [ ! -e "$SGEMM_DB" ] || fail "--dry-run created the database"
 # A cap the first list fills leaves the walks nothing: the plan says no more.
