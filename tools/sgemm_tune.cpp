@@ -157,7 +157,10 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
 int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
-    const DeviceModel model = planning_model("H200", 132, arch);
+    const DeviceModel model = planning_model(arch);
+    std::printf("dry run for %s: the cost model ranks candidates for %s (%d SMs, %.1f TFLOPS, %.2f TB/s)\n",
+                arch.name().c_str(), printable(model.name).c_str(), model.sm_count, model.fp32_flops / 1e12,
+                model.bytes_per_s / 1e12);
     KernelCache cache(nullptr, arch, options.jobs, interrupt_requested);
     int planned = 0;
     auto stopped = [&] {
@@ -242,7 +245,7 @@ int main(int argc, char** argv) {
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "compile threads (default: all cores)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing")
-        ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run")
+        ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch (sm_90: H200)")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
         ("json", po::value<std::string>(), "also write the final table as JSON to this file");
 

@@ -27,5 +27,9 @@ DeviceModel device_model(const DeviceInfo& device);
 // A stand-in for planning without a GPU (--dry-run): a built-in GPU's ceilings with the
 // SM count given, compiled for `arch`.
 DeviceModel planning_model(const std::string& gpu_name, int sm_count, Arch arch);
+// The same for a compile target alone: a built-in GPU of that arch, or of the newest arch
+// below it that has one (sm_75 T4, sm_80 A100, sm_86 RTX 3090, sm_90 H200; sm_89 plans as
+// an RTX 3090). The model's name says which.
+DeviceModel planning_model(Arch arch);
 
 }  // namespace sgemm

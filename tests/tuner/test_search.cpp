@@ -643,3 +643,25 @@ TEST(Search, RefinementWalksDownhillToTheMinimum) {
 }
 
 }  // namespace
+
+namespace {
+
+// A dry run for another arch ranks candidates for a GPU of that arch, not for an H200.
+TEST(Search, ADryRunPlansForAGpuOfItsArch) {
+    EXPECT_EQ(planning_model(Arch{90}).name, "H200");
+    EXPECT_EQ(planning_model(Arch{90}).sm_count, 132);
+    EXPECT_EQ(planning_model(Arch{80}).name, "A100-80GB");
+    EXPECT_EQ(planning_model(Arch{80}).sm_count, 108);
+    EXPECT_EQ(planning_model(Arch{80}).limits.sm, 80);
+    EXPECT_EQ(planning_model(Arch{75}).name, "T4");
+    EXPECT_EQ(planning_model(Arch{89}).name, "RTX 3090");  // the newest below it with a built-in GPU
+    EXPECT_EQ(planning_model(Arch{89}).arch.sm, 89);       // but compiled for its own arch
+    EXPECT_EQ(planning_model(Arch{100}).name, "H200");
+    EXPECT_THROW(planning_model(Arch{70}), Error);
+    // The ranking follows: an A100's bandwidth is under half an H200's, so a decode GEMM costs more.
+    const ShapeKey key = nn(8, 4096, 4096);
+    const Candidate c{&find_family("decode"), {8, 256, 4, 4, 0, 1}};
+    EXPECT_GT(estimate_cost(c, key, planning_model(Arch{80})).seconds, 1.5 * estimate_cost(c, key, h200()).seconds);
+}
+
+}  // namespace

@@ -45,6 +45,11 @@ out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async --top-k 3 --m
 grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 2 to time (model search)" <<<"$out" ||
   fail "dry run plan with a cap: $out"
 
+# Another arch is planned for a GPU of that arch, and the plan says which.
+out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_80 --families naive --top-k 1 2>&1) || fail "--arch sm_80: $out"
+grep -q "dry run for sm_80: the cost model ranks candidates for A100-80GB (108 SMs" <<<"$out" ||
+  fail "a dry run for sm_80 does not say what it plans for: $out"
+
 # An architecture NVRTC does not compile for is refused up front, with the ones it does.
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_91 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--arch sm_91 exited $rc, expected 1"
