@@ -22,3 +22,14 @@ expect_no_gpu() {
   [ $rc -eq 2 ] || fail "without a GPU $what exited $rc, expected 2: $no_gpu_message"
   grep -q -- "$pattern" <<<"$no_gpu_message" || fail "no-GPU message: $no_gpu_message"
 }
+
+# expect_help_reports_a_full_disk TOOL CMD...: CMD --help into /dev/full must exit 2 naming
+# the failed write, not 0 as if the help had arrived. (Nothing to check without /dev/full.)
+expect_help_reports_a_full_disk() {
+  local tool="$1" err rc
+  shift
+  [ -w /dev/full ] || return 0
+  err=$("$@" --help 2>&1 >/dev/full); rc=$?
+  [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: No space left on device" <<<"$err" ||
+    fail "--help into a full disk exited $rc: $err"
+}

@@ -256,7 +256,7 @@ int main(int argc, char** argv) {
     std::string json_path;
     try {
         po::variables_map vm;
-        if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
+        if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-bench", "the help");
         const int ways = static_cast<int>(vm.count("size")) + static_cast<int>(vm.count("sizes")) +
                          (vm.count("m") || vm.count("n") || vm.count("k") ? 1 : 0);
         if (ways != 1) throw po::error("give exactly one of --size, --sizes, or --m/--n/--k");

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     int M = 0, N = 0, K = 0, calls = 0, rounds = 0;
     try {
         po::variables_map vm;
-        if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
+        if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-dispatch-bench", "the help");
         options.without_database = vm.count("without-database") > 0;
         db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
         const std::string fallback = vm["fallback"].as<std::string>();

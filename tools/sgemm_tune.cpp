@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
     int device_ordinal = 0;
     try {
         po::variables_map vm;
-        if (!parse_or_print_help(argc, argv, opts, vm)) return 0;
+        if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-tune", "the help");
         from_misses = vm.count("from-misses") > 0;
         if (from_misses == (vm.count("shapes") > 0)) throw po::error("give --shapes FILE or --from-misses, one of them");
         if (from_misses && vm.count("dry-run"))
