@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <thread>
+#include <tuple>
 
 #include "db/default_path.h"
 #include "src/cuda/device.h"
@@ -264,6 +266,7 @@ int main(int argc, char** argv) {
         if (from_misses && vm.count("dry-run"))
             throw po::error("--from-misses reads this GPU's misses from the database, so it cannot be a --dry-run");
         if (!from_misses) shapes_path = vm["shapes"].as<std::string>();
+        if (!from_misses && shapes_path.empty()) throw po::error("--shapes is empty");
         options.search.strategy = parse_strategy(vm["strategy"].as<std::string>());
         options.search.top_k = vm["top-k"].as<int>();
         options.search.random_budget = vm["budget"].as<int>();
@@ -272,9 +275,18 @@ int main(int argc, char** argv) {
         options.search.max_candidates = vm["max-candidates"].as<int>();
         options.budget_seconds = vm["budget-s"].as<double>();
         options.jobs = vm["jobs"].as<int>();
-        if (options.search.top_k < 1 || options.search.random_budget < 1 || options.search.max_candidates < 0 ||
-            !(options.budget_seconds >= 0) || options.jobs < 1)
-            throw po::error("--top-k, --budget and --jobs must be at least 1; --max-candidates and --budget-s at least 0");
+        for (const auto& [option, value, least] :
+             {std::tuple<const char*, double, int>{"top-k", options.search.top_k, 1},
+              {"budget", options.search.random_budget, 1},
+              {"jobs", options.jobs, 1},
+              {"max-candidates", options.search.max_candidates, 0},
+              {"budget-s", options.budget_seconds, 0}})
+            if (!(value >= least)) {  // NaN too
+                char given[32];
+                std::snprintf(given, sizeof given, "%g", value);
+                throw po::error(std::string("--") + option + " must be at least " + std::to_string(least) + ", not " +
+                                given);
+            }
         if (vm.count("families")) {
             options.families = parse_name_list(vm["families"].as<std::string>(), "families");
             for (const std::string& f : options.families) find_family(f);
@@ -291,11 +303,18 @@ int main(int argc, char** argv) {
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
         if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
+        db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
+            // The table is written over its file at the end: never over what the run reads.
+            for (const auto& [input, what] : {std::pair<std::string, const char*>{shapes_path, "the shapes CSV"},
+                                              {db_path, "the tuning database"}}) {
+                std::error_code ec;
+                if (!input.empty() && std::filesystem::equivalent(json_path, input, ec))
+                    throw po::error("--json " + json_path + " is " + what + ": the table would replace it");
+            }
         }
-        db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
         if (!from_misses) shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
@@ -393,7 +412,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
         return 2;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "\nsgemm-tune: %s\n", e.what());
+        // On a terminal the progress bar may hold the line: clear it first.
+        std::fprintf(stderr, "%ssgemm-tune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", e.what());
         return 2;
     }
 }

@@ -72,13 +72,27 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families ,, 2>&1 >/dev/null)
 [ $rc -eq 1 ] || fail "--families ,, exited $rc, expected 1"
 grep -q -- "--families names nothing" <<<"$err" || fail "empty --families message: $err"
 err=$("$tune" --shapes "$dir/small.csv" --budget-s nan 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] || fail "--budget-s nan exited $rc, expected 1"
+[ $rc -eq 1 ] && grep -qF -- "--budget-s must be at least 0, not nan" <<<"$err" || fail "--budget-s nan: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --jobs 0 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--jobs must be at least 1, not 0" <<<"$err" || fail "--jobs 0: $rc $err"
+err=$("$tune" --shapes "" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--shapes is empty" <<<"$err" || fail "--shapes '': $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --json "$dir/missing/t.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $dir/missing/t.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"
 err=$("$tune" --shapes "$dir/small.csv" --json "$dir" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json naming a folder exited $rc, expected 1"
 grep -q "is a folder" <<<"$err" || fail "--json folder message: $err"
+# --json never names what the run reads: the table would be renamed over it at the end.
+cp "$dir/small.csv" "$dir/shapes-copy.csv"
+err=$("$tune" --shapes "$dir/shapes-copy.csv" --json "$dir/shapes-copy.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json $dir/shapes-copy.csv is the shapes CSV: the table would replace it" <<<"$err" ||
+  fail "--json naming the shapes CSV: $rc $err"
+cmp -s "$dir/small.csv" "$dir/shapes-copy.csv" || fail "--json naming the shapes CSV changed it"
+echo database > "$dir/existing.db"
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/existing.db" --json "$dir/./existing.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "is the tuning database: the table would replace it" <<<"$err" ||
+  fail "--json naming the database: $rc $err"
 # (A dry run checks --json too, and writes no table: the files show what the check did.)
 echo previous > "$dir/kept.json"
 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>"$dir/err" ||
