@@ -199,7 +199,8 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
                             spills_reason(b.kernel->ptxas).empty() ? "no spills" : spills_reason(b.kernel->ptxas).c_str());
         }
     }
-    std::printf("dry run: %d kernels compiled for %s; nothing was timed or stored\n", cache.compiled(),
+    std::printf("dry run: %s compiled for %s; nothing was timed or stored\n",
+                count_of(static_cast<std::size_t>(cache.compiled()), "kernel", "kernels").c_str(),
                 arch.name().c_str());
     return 0;
 }
@@ -239,7 +240,8 @@ int main(int argc, char** argv) {
         ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
         ("max-candidates", po::value<int>()->default_value(0),
          "cap on the candidates timed per shape, any strategy, the model strategy's walks included (0: none)")
-        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds (0: none)")
+        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds, compiling included; cuBLAS, timed first, wins a shape that\n"
+         "spends it before any candidate (0: none)")
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device")

@@ -50,7 +50,8 @@ Tuner::Tuner(TuningStore& store, const DeviceInfo& device, TuneOptions options, 
       model_(device_model(device)),
       options_(std::move(options)),
       progress_(std::move(progress)),
-      cache_(&store, Arch{device.sm()}, options_.jobs, [this] { return stop_requested(); }),
+      // Compiling stops with the search: at a stop, or when the shape's budget is spent.
+      cache_(&store, Arch{device.sm()}, options_.jobs, [this] { return stop_requested() || over_budget(); }),
       flusher_(device) {
     device_id_ = store_.add_device(fingerprint_of(device_));
 }
@@ -66,6 +67,10 @@ std::vector<ShapeOutcome> Tuner::tune_all(const std::vector<ShapeRow>& shapes) {
 
 bool Tuner::stop_requested() const { return options_.stop_requested && options_.stop_requested(); }
 
+bool Tuner::over_budget() const {
+    return options_.budget_seconds > 0 && seconds_since(shape_start_) > options_.budget_seconds;
+}
+
 std::vector<Candidate> Tuner::neighbour_winners(const ShapeKey& key, const std::vector<Candidate>& all) {
     const std::vector<Winner> winners = store_.winners(device_id_);
     std::vector<Candidate> out;
@@ -79,7 +84,8 @@ std::vector<Candidate> Tuner::neighbour_winners(const ShapeKey& key, const std::
 }
 
 ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
-    const auto start = Clock::now();
+    shape_start_ = Clock::now();
+    const auto start = shape_start_;
     ShapeOutcome outcome;
     outcome.row = input;
     ShapeKey& key = outcome.row.key;
@@ -185,7 +191,6 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         timed.push_back({c, built.kernel->cache_key, kernel, t.stats.median_ms});
         if (best_ms == 0 || t.stats.median_ms < best_ms) best_ms = t.stats.median_ms;
     };
-    auto over_budget = [&] { return options_.budget_seconds > 0 && seconds_since(start) > options_.budget_seconds; };
     // A stop cuts the search short: checked with the budget, before every candidate.
     auto search_ends = [&] {
         outcome.interrupted = outcome.interrupted || stop_requested();

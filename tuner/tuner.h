@@ -8,6 +8,7 @@
 // db/shape_key.h); dispatch computes the same class from a call's real pointers and leading
 // dimensions.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ struct TuneOptions {
     std::vector<std::string> families;  // empty: the default set (candidates.h)
     bool retune = false;                // re-tune shapes that already have a winner
     bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
-    double budget_seconds = 0;          // per shape, for timing candidates; 0: none
+    double budget_seconds = 0;          // per shape, compiling and timing candidates; 0: none
     int jobs = 1;                       // compile threads
     double reject_factor = 1.5;         // early rejection after 3 runs
     int retime_rounds = 10;             // winner against runner-up, alternating
@@ -78,6 +79,7 @@ public:
 
 private:
     bool stop_requested() const;
+    bool over_budget() const;  // the shape being tuned has spent options_.budget_seconds
     std::vector<Candidate> neighbour_winners(const ShapeKey& key, const std::vector<Candidate>& all);
 
     TuningStore& store_;
@@ -90,6 +92,7 @@ private:
     Stream stream_;
     CublasHandle cublas_;
     CacheFlusher flusher_;
+    std::chrono::steady_clock::time_point shape_start_;  // when tune() began the current shape
 };
 
 // The misses dispatch recorded (sgemm-tune --from-misses), as a run's shapes, most frequent

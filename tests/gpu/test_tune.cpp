@@ -118,14 +118,16 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
     EXPECT_GE(valid, 3);  // cuBLAS and the two candidates
 }
 
-// --budget-s: once a shape is over its budget no more candidates are timed, and cuBLAS,
-// timed first, stays its winner. Here the budget is spent before the first candidate.
+// --budget-s: once a shape is over its budget no more candidates are compiled or timed,
+// and cuBLAS, timed first, stays its winner. Here the budget is spent before the first
+// compile.
 TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidates) {
     SGEMM_REQUIRE_GPU(gpu);
     DecodeTuning t;
     t.options.budget_seconds = 1e-9;
     const ShapeOutcome o = t.tune(*gpu, row(8, 2048, 1024));
     EXPECT_TRUE(o.winner.kernel.is_cublas());
+    EXPECT_EQ(o.compiled, 0);
     const std::vector<Measurement> measured = t.measurements(*gpu, o.row.key);
     ASSERT_EQ(measured.size(), 1u);
     EXPECT_TRUE(measured[0].kernel.is_cublas());
