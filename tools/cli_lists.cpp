@@ -27,6 +27,9 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
         out.push_back(v);
     }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
+    // getline gives no empty last item: "1024," would pass as "1024" where "1024,,2048" fails.
+    if (text.back() == ',')
+        throw boost::program_options::error(std::string("--") + option + ": '" + text + "' ends with a comma");
     return out;
 }
 

@@ -16,6 +16,8 @@ grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
 err=$("$bench" --sizes 1024,x 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--sizes 1024,x exited $rc, expected 1"
 grep -q "'x' is not a positive integer" <<<"$err" || fail "--sizes message: $err"
+err=$("$bench" --sizes 1024, 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--sizes: '1024,' ends with a comma" <<<"$err" || fail "--sizes 1024,: $rc $err"
 
 err=$("$bench" --size 64 --config async=128,-1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a negative config value exited $rc, expected 1"
@@ -94,6 +96,9 @@ err=$("$bench" --size 64 --json "$dir/missing/out.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $dir/missing/out.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"
 
+# inf is no limit, as sgemm-tune's --budget-s takes it: past the argument checks (a GPU's work, or exit 2 without one).
+err=$("$bench" --size 64 --iters 2 --kernels naive --max-seconds inf 2>&1 >/dev/null); rc=$?
+[ $rc -ne 1 ] || fail "--max-seconds inf was refused: $err"
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive
 [ "$(wc -l <<<"$no_gpu_message")" -eq 1 ] || fail "expected one line without a GPU, got: $no_gpu_message"
 echo "ok: $no_gpu_message"
