@@ -179,12 +179,15 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
         if (interrupt_requested()) return stopped();  // the shape's compiles were cut short
         ++planned;
         // The walks' candidates depend on the times, so a dry run can only say that they come.
-        const bool walks_follow = options.search.strategy == Strategy::Model &&
+        const bool walks_follow = options.search.strategy == Strategy::Model && !chosen.empty() &&
                                   (options.search.max_candidates == 0 ||
                                    chosen.size() < static_cast<std::size_t>(options.search.max_candidates));
         std::printf("%s%s: %zu valid candidates, %zu to time%s (%s search)\n", key.to_string().c_str(),
                     input.name.empty() ? "" : (" (" + input.name + ")").c_str(), all.size(), chosen.size(),
                     walks_follow ? ", then the walks from the fastest" : "", to_string(options.search.strategy).c_str());
+        if (all.empty())
+            std::printf("  none of the families searched runs this shape on %s: a tune stores cuBLAS for it\n",
+                        arch.name().c_str());
         for (const Candidate& c : chosen) {
             const BuiltKernel b = cache.get(c);
             const double est_us = estimate_cost(c, key, model, b.kernel ? &b.kernel->ptxas : nullptr).seconds * 1e6;

@@ -46,6 +46,13 @@ out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async --top-k 3 --m
 grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 2 to time (model search)" <<<"$out" ||
   fail "dry run plan with a cap: $out"
 
+# A shape no family searched can run says so, and that cuBLAS will take it (async reads NN only).
+printf 'M,N,K,transA\n64,64,64,T\n' > "$dir/transposed.csv"
+out=$("$tune" --shapes "$dir/transposed.csv" --dry-run --families async 2>&1) || fail "transposed dry run: $out"
+grep -q "0 valid candidates, 0 to time (model search)" <<<"$out" &&
+  grep -q "none of the families searched runs this shape on sm_90: a tune stores cuBLAS for it" <<<"$out" ||
+  fail "a shape without candidates: $out"
+
 # Another arch is planned for a GPU of that arch, and the plan says which.
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_80 --families naive --top-k 1 2>&1) || fail "--arch sm_80: $out"
 grep -q "dry run for sm_80: the cost model ranks candidates for A100-80GB (108 SMs" <<<"$out" ||
