@@ -260,7 +260,8 @@ int main(int argc, char** argv) {
     std::string shapes_path, db_path, json_path;
     TuneOptions options;
     bool dry = false, from_misses = false;
-    std::string dry_ignored;  // options given that a dry run does not use
+    std::string dry_ignored;       // options given that a dry run does not use
+    std::string strategy_ignored;  // options given that the search strategy does not use
     Arch dry_arch;
     int device_ordinal = 0;
     try {
@@ -305,6 +306,13 @@ int main(int argc, char** argv) {
         for (const char* option : {"db", "device", "retune", "check-fp64", "budget-s"})
             if (dry && vm.count(option) && !vm[option].defaulted())
                 dry_ignored += std::string(dry_ignored.empty() ? "--" : ", --") + option;
+        // Each strategy reads its own options: name the ones this run's strategy leaves aside.
+        const Strategy strategy = options.search.strategy;
+        for (const auto& [option, reader] : {std::pair<const char*, Strategy>{"top-k", Strategy::Model},
+                                             {"budget", Strategy::Random},
+                                             {"seed", Strategy::Random}})
+            if (strategy != reader && !vm[option].defaulted())
+                strategy_ignored += std::string(strategy_ignored.empty() ? "--" : ", --") + option;
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
         if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
@@ -326,6 +334,9 @@ int main(int argc, char** argv) {
         return 1;
     }
     for (const std::string& w : shapes.warnings) std::fprintf(stderr, "sgemm-tune: warning: %s\n", w.c_str());
+    if (!strategy_ignored.empty())
+        std::fprintf(stderr, "sgemm-tune: note: the %s strategy does not use %s\n",
+                     to_string(options.search.strategy).c_str(), strategy_ignored.c_str());
 
     if (dry) {
         if (!dry_ignored.empty())

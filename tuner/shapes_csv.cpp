@@ -34,10 +34,10 @@ int parse_dimension(const std::string& text, const char* column, const std::stri
     const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
     const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
     if (!v && digits && text[0] == '-') fail(file, line, std::string(column) + " must be at least 1, not " + text);
-    if (!v && digits) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
+    if (!v && digits) fail(file, line, std::string(column) + " " + text + " is more than 2147483647, the largest size");
     if (!v) fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
     if (*v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
-    if (*v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " does not fit in 32 bits");
+    if (*v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " is more than 2147483647, the largest size");
     return static_cast<int>(*v);
 }
 
@@ -81,6 +81,8 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     std::map<std::string, std::size_t> at;  // column name -> field index
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         const std::string name = trim(header.fields[i]);
+        if (name.empty())
+            fail(file, header.line, "column " + std::to_string(i + 1) + " of the header has no name (a comma too many?)");
         if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end())
             fail(file, header.line, "unknown column '" + name + "'; the columns are M,N,K,transA,transB,precision,weight,name");
         if (!at.emplace(name, i).second) fail(file, header.line, "column '" + name + "' appears twice");

@@ -124,6 +124,12 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --r
 grep -qF "a dry run uses no GPU and no database, so it leaves out --db, --retune, --budget-s" <<<"$err" ||
   fail "a dry run does not name what it leaves out: $err"
 
+err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --seed 3 --budget 2 2>&1 >/dev/null) ||
+  fail "a model dry run with the random strategy's options failed: $err"
+grep -qF "the model strategy does not use --budget, --seed" <<<"$err" || fail "options of another strategy: $err"
+err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --strategy random --budget 1 --top-k 2 2>&1 >/dev/null) ||
+  fail "a random dry run with --top-k failed: $err"
+grep -qF "the random strategy does not use --top-k" <<<"$err" || fail "--top-k under random: $err"
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --strategy random --seed -1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--seed must be 0 or more" <<<"$err" || fail "--seed -1: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --device -1 2>&1 >/dev/null); rc=$?
