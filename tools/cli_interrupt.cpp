@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <initializer_list>
+#include <cstdio>
 #include <cstring>
 
 namespace sgemm {
@@ -59,9 +60,13 @@ void stop_on_interrupt(const char* tool, const char* what_stops) {
 
 bool interrupt_requested() { return g_signal.load() != 0; }
 
-int interrupt_exit_status() {
+int end_by_interrupt() {
     const int signal_number = g_signal.load();
-    return signal_number == 0 ? 0 : 128 + signal_number;
+    if (signal_number == 0) return 0;
+    std::fflush(nullptr);
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+    return 128 + signal_number;  // only if the signal did not end the process
 }
 
 }  // namespace sgemm

@@ -12,8 +12,10 @@ void stop_on_interrupt(const char* tool, const char* what_stops);
 // Whether a first signal has come.
 bool interrupt_requested();
 
-// The exit status of a run that stopped for it: 128 plus the signal's number, as a shell
-// reports a process that the signal ended (130 for SIGINT, 143 for SIGTERM); 0 if none came.
-int interrupt_exit_status();
+// Ends a run that stopped for the signal, once its output is written: by the signal itself,
+// with its default action, so that a calling shell sees a process the signal ended (status
+// 130 for SIGINT, 143 for SIGTERM) and stops its script too, as it would without the handler.
+// Returns 0 at once if no signal came.
+int end_by_interrupt();
 
 }  // namespace sgemm

@@ -167,7 +167,7 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     int planned = 0;
     auto stopped = [&] {
         std::fprintf(stderr, "sgemm-tune: dry run stopped after %d of %zu shapes\n", planned, shapes.rows.size());
-        return interrupt_exit_status();
+        return end_by_interrupt();
     };
     for (const ShapeRow& input : shapes.rows) {
         if (interrupt_requested()) return stopped();
@@ -308,10 +308,12 @@ int main(int argc, char** argv) {
                 dry_ignored += std::string(dry_ignored.empty() ? "--" : ", --") + option;
         // Each strategy reads its own options: name the ones this run's strategy leaves aside.
         const Strategy strategy = options.search.strategy;
+        // (exhaustive reads --top-k too: its replay of the model strategy uses it.)
         for (const auto& [option, reader] : {std::pair<const char*, Strategy>{"top-k", Strategy::Model},
                                              {"budget", Strategy::Random},
                                              {"seed", Strategy::Random}})
-            if (strategy != reader && !vm[option].defaulted())
+            if (strategy != reader && !(reader == Strategy::Model && strategy == Strategy::Exhaustive) &&
+                !vm[option].defaulted())
                 strategy_ignored += std::string(strategy_ignored.empty() ? "--" : ", --") + option;
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
@@ -323,8 +325,13 @@ int main(int argc, char** argv) {
             // The table is written over its file at the end: never over what the run reads.
             for (const auto& [input, what] : {std::pair<std::string, const char*>{shapes_path, "the shapes CSV"},
                                               {db_path, "the tuning database"}}) {
-                std::error_code ec;
-                if (!input.empty() && std::filesystem::equivalent(json_path, input, ec))
+                // equivalent() needs both files to exist; a --db the tune will create is named by path.
+                std::error_code ec, ec_json, ec_input;
+                const bool same =
+                    std::filesystem::equivalent(json_path, input, ec) ||
+                    (ec && std::filesystem::weakly_canonical(json_path, ec_json) ==
+                               std::filesystem::weakly_canonical(input, ec_input) && !ec_json && !ec_input);
+                if (!input.empty() && same)
                     throw po::error("--json " + json_path + " is " + what + ": the table would replace it");
             }
         }
@@ -407,7 +414,7 @@ int main(int argc, char** argv) {
         if (stopped)
             std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; their winners are in %s. %s\n",
                          outcomes.size(), shapes.rows.size(), store.path().c_str(),
-                         options.retune ? "The same command without --retune tunes only the shapes left."
+                         options.retune ? "The shapes not re-tuned keep their earlier winners."
                                         : "The same command goes on from there (shapes with a winner are skipped).");
         if (!json_path.empty()) {
             Json doc = Json::object();
@@ -423,7 +430,7 @@ int main(int argc, char** argv) {
                 .set("shapes", rows);
             write_output_file(json_path, doc.dump() + "\n");
         }
-        return stopped ? interrupt_exit_status() : written;
+        return stopped ? end_by_interrupt() : written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
         return 2;

@@ -34,8 +34,8 @@ struct TuneOptions {
     int jobs = 1;                       // compile threads
     double reject_factor = 1.5;         // early rejection after 3 runs
     int retime_rounds = 10;             // winner against runner-up, alternating
-    // Asked before each shape and each candidate; once it says yes the run stops there (a
-    // batch being compiled is finished first). Empty: the run goes to the end.
+    // Asked before each shape, each compile and each candidate; once it says yes the run
+    // stops there (compiles already in progress finish). Empty: the run goes to the end.
     std::function<bool()> stop_requested;
 };
 

@@ -100,6 +100,10 @@ echo database > "$dir/existing.db"
 err=$("$tune" --shapes "$dir/small.csv" --db "$dir/existing.db" --json "$dir/./existing.db" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "is the tuning database: the table would replace it" <<<"$err" ||
   fail "--json naming the database: $rc $err"
+# A database the tune would create is the same file all the same.
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/fresh.db" --json "$dir/fresh.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "is the tuning database: the table would replace it" <<<"$err" ||
+  fail "--json naming a database not made yet: $rc $err"
 # (A dry run checks --json too, and writes no table: the files show what the check did.)
 echo previous > "$dir/kept.json"
 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>"$dir/err" ||
