@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <initializer_list>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 namespace sgemm {
 
@@ -23,14 +23,19 @@ void write_text(const char* text) {
     (void)ignored;  // nothing can be done in a handler about a message that did not arrive
 }
 
+// Ends the process by `signal_number` with its default action, as if no handler were set.
+void end_by(int signal_number) {
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
 void on_signal(int signal_number) {
     int none = 0;
     if (!g_signal.compare_exchange_strong(none, signal_number)) {
         // A second signal ends the process as it would have without this handler. Decided
         // here rather than by SA_RESETHAND: NVRTC puts back the handler it found when a
         // compile began, and without that flag.
-        signal(signal_number, SIG_DFL);
-        raise(signal_number);
+        end_by(signal_number);
         return;
     }
     write_text("\n");
@@ -64,8 +69,7 @@ int end_by_interrupt() {
     const int signal_number = g_signal.load();
     if (signal_number == 0) return 0;
     std::fflush(nullptr);
-    signal(signal_number, SIG_DFL);
-    raise(signal_number);
+    end_by(signal_number);
     return 128 + signal_number;  // only if the signal did not end the process
 }
 

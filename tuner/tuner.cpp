@@ -85,7 +85,6 @@ std::vector<Candidate> Tuner::neighbour_winners(const ShapeKey& key, const std::
 
 ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     shape_start_ = Clock::now();
-    const auto start = shape_start_;
     ShapeOutcome outcome;
     outcome.row = input;
     ShapeKey& key = outcome.row.key;
@@ -232,7 +231,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     outcome.cache_hits = cache_.cache_hits() - hits_before;
     if (outcome.interrupted) {
         // A search cut short could store a winner far from the best: store none.
-        outcome.seconds = seconds_since(start);
+        outcome.seconds = seconds_since(shape_start_);
         return outcome;
     }
 
@@ -283,7 +282,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     }
     store_.put_winner(w);
     if (std::optional<Winner> stored = store_.find_winner(device_id_, key)) w = *stored;  // with speedup, TFLOPS
-    outcome.seconds = seconds_since(start);
+    outcome.seconds = seconds_since(shape_start_);
     if (progress_.shape_finished) progress_.shape_finished(outcome);
     return outcome;
 }
