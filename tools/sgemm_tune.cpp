@@ -353,6 +353,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
                                  "only checked)\n", json_path.c_str());
         try {
+            warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
             stop_on_interrupt("sgemm-tune", "after the compiles in progress");
             const int status = dry_run(shapes, options, dry_arch);
             const int written = finish_standard_output_after_work("sgemm-tune", "standard output");
@@ -392,6 +393,7 @@ int main(int argc, char** argv) {
                      device.name.c_str(), device.sm(), store.path().c_str(), to_string(options.search.strategy).c_str());
         ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
         const auto start = std::chrono::steady_clock::now();
+        warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
         stop_on_interrupt("sgemm-tune", "after the candidate being timed or the compiles in progress; the shapes finished keep their winners");
         options.stop_requested = interrupt_requested;
         Tuner tuner(store, device, options, printer.callbacks());

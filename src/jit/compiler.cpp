@@ -180,4 +180,12 @@ StandaloneKernel compile_standalone(const std::string& file_name, const std::str
     return out;
 }
 
+void warm_up_nvrtc() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        Program program("__global__ void warm_up() {}\n", "warm_up.cu", {});
+        program.compile({}, "NVRTC's warm-up kernel", "its default target");
+    });
+}
+
 }  // namespace sgemm

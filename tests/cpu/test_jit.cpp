@@ -5,7 +5,12 @@
 // --timeline) compile apart from the product builds.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <thread>
 
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
@@ -173,6 +178,36 @@ TEST(Compiler, AStandaloneSourceSeesItsDefinesAndReportsItsErrors) {
         EXPECT_NE(what.find("fill.cu"), std::string::npos) << what;
         EXPECT_NE(what.find("WIDTH is not defined"), std::string::npos) << "the NVRTC log should be in the message: " << what;
     }
+}
+
+void ignore_for_the_test(int) {}
+
+// Warms NVRTC up, then compiles while a thread watches the SIGINT handler: 1 if the handler
+// was ever another than the one set here, 0 if it stayed.
+int warm_up_then_watch_the_interrupt_handler() {
+    signal(SIGINT, ignore_for_the_test);
+    warm_up_nvrtc();
+    std::atomic<bool> compiled{false}, replaced{false};
+    std::thread watcher([&] {
+        while (!compiled) {
+            struct sigaction now {};
+            sigaction(SIGINT, nullptr, &now);
+            if (now.sa_handler != ignore_for_the_test) replaced = true;
+        }
+    });
+    compile_standalone("probe.cu", "extern \"C\" __global__ void probe() {}\n", {}, Arch{90});
+    compiled = true;
+    watcher.join();
+    return replaced ? 1 : 0;
+}
+
+// NVRTC's first compile in a process holds a SIGINT handler of its own for a moment (a Ctrl-C
+// then ends the process with status 4, silently). After warm_up_nvrtc a compile must leave the
+// process's handler in place throughout. The check runs in a fresh process (the threadsafe
+// death test runs this binary again for it), where NVRTC has compiled nothing yet.
+TEST(Compiler, AfterTheWarmUpACompileLeavesTheInterruptHandlerInPlace) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(std::exit(warm_up_then_watch_the_interrupt_handler()), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
