@@ -115,9 +115,19 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         cache_.build(batch, on_step);
         outcome.compile_seconds += seconds_since(compile_start);
     };
+    // A search cut short could store a winner far from the best: it stores none.
+    auto cut_short = [&] {
+        outcome.interrupted = true;
+        outcome.compiled = cache_.compiled() - compiled_before;
+        outcome.cache_hits = cache_.cache_hits() - hits_before;
+        outcome.seconds = seconds_since(shape_start_);
+        return outcome;
+    };
     build(chosen, [&](int done, int all_keys) {
         if (progress_.step) progress_.step("compiling", done, all_keys);
     });
+    // Stopped while compiling: before the operands are made and cuBLAS is timed.
+    if (stop_requested()) return cut_short();
 
     ProblemSpec spec;
     spec.M = key.M, spec.N = key.N, spec.K = key.K;
@@ -214,8 +224,10 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         // --max-candidates caps the walks too: it is a bound on the time a shape takes.
         const std::size_t cap = static_cast<std::size_t>(options_.search.max_candidates);  // 0: none
         auto capped = [&] { return cap > 0 && tried.size() >= cap; };
+        // The stop is asked last: one that came during the last candidate of a search that
+        // ends here anyway (capped, or no walk goes on) leaves it whole.
         for (std::vector<Candidate> batch;
-             !search_ends() && !capped() && !(batch = refinement.next(timed_so_far(), tried)).empty();) {
+             !capped() && !(batch = refinement.next(timed_so_far(), tried)).empty() && !search_ends();) {
             if (cap > 0 && tried.size() + batch.size() > cap) batch.resize(cap - tried.size());
             outcome.candidates += static_cast<int>(batch.size());
             build(batch, {});
@@ -227,13 +239,9 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             }
         }
     }
+    if (outcome.interrupted) return cut_short();
     outcome.compiled = cache_.compiled() - compiled_before;
     outcome.cache_hits = cache_.cache_hits() - hits_before;
-    if (outcome.interrupted) {
-        // A search cut short could store a winner far from the best: store none.
-        outcome.seconds = seconds_since(shape_start_);
-        return outcome;
-    }
 
     // The two fastest and cuBLAS, re-timed in alternation so that drift in clocks or
     // temperature cannot favour whichever happened to run first, and the winner is judged

@@ -185,4 +185,61 @@ TEST(Tune, AStopEndsTheRunAtTheNextCandidate) {
     EXPECT_TRUE(store.measurements(device_id, third).empty());
 }
 
+// A stop during the compiles ends the shape there: no operands, no cuBLAS timing, nothing
+// stored. One build job, so that the stop after the first compile leaves the rest unbuilt.
+TEST(Tune, AStopDuringTheCompilesEndsTheShapeBeforeCublasIsTimed) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"decode"};
+    options.search.top_k = 3;
+    options.jobs = 1;
+    bool stop = false;
+    options.stop_requested = [&] { return stop; };
+    TuneProgress progress;
+    progress.step = [&](const std::string& stage, int, int) {
+        if (stage == "compiling") stop = true;
+    };
+    const std::vector<ShapeOutcome> outcomes =
+        Tuner(store, gpu->device, options, progress).tune_all({row(8, 2048, 1024)});
+
+    ASSERT_EQ(outcomes.size(), 1u);
+    EXPECT_TRUE(outcomes[0].interrupted);
+    EXPECT_EQ(outcomes[0].compiled, 1);
+    EXPECT_GT(outcomes[0].candidates, 1);
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    EXPECT_TRUE(store.measurements(device_id, outcomes[0].row.key).empty());
+    EXPECT_FALSE(store.find_winner(device_id, outcomes[0].row.key).has_value());
+}
+
+// A stop that comes while the last candidate of a search is timed (here the cap's last) finds
+// the search whole: the shape keeps its winner, and the run stops before the next shape.
+TEST(Tune, AStopDuringTheLastCandidateLeavesTheSearchWhole) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"decode"};
+    options.search.top_k = 3;
+    options.search.max_candidates = 2;
+    // The signal lands once the second candidate has begun: the stop says no when asked just
+    // before it, and yes from then on.
+    bool second_begun = false;
+    int asked_since = 0;
+    options.stop_requested = [&] { return second_begun && ++asked_since > 1; };
+    TuneProgress progress;
+    progress.step = [&](const std::string& stage, int done, int) {
+        if (stage == "timing" && done == 1) second_begun = true;
+    };
+    const std::vector<ShapeRow> shapes = {row(8, 2048, 1024), row(4, 2048, 1024)};
+    const std::vector<ShapeOutcome> outcomes = Tuner(store, gpu->device, options, progress).tune_all(shapes);
+
+    ASSERT_EQ(outcomes.size(), 1u);
+    EXPECT_FALSE(outcomes[0].interrupted);
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    EXPECT_TRUE(store.find_winner(device_id, outcomes[0].row.key).has_value());
+    EXPECT_EQ(store.measurements(device_id, outcomes[0].row.key).size(), 3u);  // cuBLAS and both candidates
+}
+
 }  // namespace
