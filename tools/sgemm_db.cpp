@@ -594,7 +594,7 @@ int main(int argc, char** argv) {
         po::notify(ctx.vm);
         if (ctx.vm.count("help")) {
             std::cout << opts << "\n";
-            return 0;
+            return finish_standard_output("sgemm-db", "the help");
         }
         if (!ctx.vm.count("command")) throw UsageError("no command given");
         const std::string name = ctx.vm["command"].as<std::string>();

@@ -98,7 +98,11 @@ grep -q -- "--json $dir/missing/out.json: no folder $dir/missing" <<<"$err" || f
 
 # inf is no limit, as sgemm-tune's --budget-s takes it: past the argument checks (a GPU's work, or exit 2 without one).
 err=$("$bench" --size 64 --iters 2 --kernels naive --max-seconds inf 2>&1 >/dev/null); rc=$?
-[ $rc -ne 1 ] || fail "--max-seconds inf was refused: $err"
+if gpu_present; then
+  [ $rc -eq 0 ] || fail "--max-seconds inf exited $rc with a GPU, expected 0: $err"
+else
+  [ $rc -eq 2 ] && grep -q "no CUDA device is visible" <<<"$err" || fail "--max-seconds inf without a GPU: $rc $err"
+fi
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive
 [ "$(wc -l <<<"$no_gpu_message")" -eq 1 ] || fail "expected one line without a GPU, got: $no_gpu_message"
 echo "ok: $no_gpu_message"

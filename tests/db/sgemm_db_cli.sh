@@ -17,6 +17,8 @@ run() {
   [ $rc -eq "$want" ] || fail "sgemm-db $* exited $rc, expected $want; stderr: $err"
 }
 has() { grep -qF -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
+
+expect_help_reports_a_full_disk sgemm-db "$db_tool"
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$out" || fail "not JSON: $out"; }
 
 "$make_sample" "$dir/ours.db" ours || fail "make_sample_db ours"

@@ -19,6 +19,8 @@ expect_user_error() {
   [ -z "$out" ] || fail "$* printed to stdout on error: $out"
 }
 
+expect_help_reports_a_full_disk sgemm-shapes "$shapes"
+expect_help_reports_a_full_disk sgemm-roofline "$roofline"
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
 out=$("$roofline" --help) || fail "sgemm-roofline --help exited non-zero"

@@ -141,7 +141,7 @@ err=$("$tune" --shapes "$dir/small.csv" --device -1 2>&1 >/dev/null); rc=$?
 err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
 
-# Ctrl-C (SIGINT) during a run stops it after the shape being compiled, says so, and exits
+# Ctrl-C (SIGINT) during a run stops it after the compiles in progress, says so, and exits
 # 130; the shapes not begun are left out. (Job control, so that the background run gets
 # SIGINT at all: a script's background jobs start with it ignored. stdbuf: the plan's lines
 # arrive as they are printed, so the signal comes after the first shape.)
@@ -167,7 +167,12 @@ for signals in 1 2; do
   run=$!
   sleep 2
   kill -INT $run
-  [ $signals -eq 2 ] && { sleep 0.1; kill -INT $run; }
+  # The second once the first is seen, while the compiles it waits for still run (each takes
+  # a second or more).
+  if [ $signals -eq 2 ]; then
+    for _ in $(seq 500); do grep -q "stopping" "$dir/err" && break; sleep 0.01; done
+    kill -INT $run
+  fi
   for _ in $(seq 300); do kill -0 $run 2>/dev/null || break; sleep 0.1; done
   kill -0 $run 2>/dev/null && { kill -KILL $run; fail "$signals SIGINT did not end an exhaustive dry run in 30 s"; }
   wait $run; rc=$?
