@@ -204,6 +204,7 @@ TEST(Tune, AStopDuringTheCompilesEndsTheShapeBeforeCublasIsTimed) {
     const std::vector<ShapeOutcome> outcomes =
         Tuner(store, gpu->device, options, progress).tune_all({row(8, 2048, 1024)});
 
+    ASSERT_TRUE(stop) << "no compile ran";
     ASSERT_EQ(outcomes.size(), 1u);
     EXPECT_TRUE(outcomes[0].interrupted);
     EXPECT_EQ(outcomes[0].compiled, 1);
@@ -235,6 +236,8 @@ TEST(Tune, AStopDuringTheLastCandidateLeavesTheSearchWhole) {
     const std::vector<ShapeRow> shapes = {row(8, 2048, 1024), row(4, 2048, 1024)};
     const std::vector<ShapeOutcome> outcomes = Tuner(store, gpu->device, options, progress).tune_all(shapes);
 
+    ASSERT_TRUE(second_begun) << "the search timed fewer than two candidates";
+    EXPECT_EQ(asked_since, 2) << "asked once before the second candidate, once before the next shape";
     ASSERT_EQ(outcomes.size(), 1u);
     EXPECT_FALSE(outcomes[0].interrupted);
     const std::string device_id = fingerprint_of(gpu->device).id();
