@@ -145,18 +145,22 @@ err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
 # 130; the shapes not begun are left out. (Job control, so that the background run gets
 # SIGINT at all: a script's background jobs start with it ignored. stdbuf: the plan's lines
 # arrive as they are printed, so the signal comes after the first shape.)
+# SIGTERM (a job scheduler's, a container's stop) does the same and ends with status 143.
 printf 'M,N,K\n1,4096,1024\n2,4096,1024\n4,4096,1024\n8,4096,1024\n' > "$dir/four.csv"
-set -m
-stdbuf -oL "$tune" --shapes "$dir/four.csv" --dry-run --families decode --top-k 8 --jobs 1 \
-  >"$dir/plan" 2>"$dir/err" &
-run=$!
-for _ in $(seq 1200); do grep -q "to time" "$dir/plan" && break; sleep 0.1; done
-kill -INT $run
-wait $run; rc=$?
-set +m
-[ $rc -eq 130 ] || fail "a dry run stopped by SIGINT exited $rc, expected 130: $(cat "$dir/err")"
-grep -q "dry run stopped after [1-3] of 4 shapes" "$dir/err" || fail "SIGINT message: $(cat "$dir/err")"
-[ "$(grep -c 'to time' "$dir/plan")" -lt 4 ] || fail "a stopped dry run planned every shape: $(cat "$dir/plan")"
+for signal in INT TERM; do
+  set -m
+  stdbuf -oL "$tune" --shapes "$dir/four.csv" --dry-run --families decode --top-k 8 --jobs 1 \
+    >"$dir/plan" 2>"$dir/err" &
+  run=$!
+  for _ in $(seq 1200); do grep -q "to time" "$dir/plan" && break; sleep 0.1; done
+  kill -$signal $run
+  wait $run; rc=$?
+  set +m
+  want=$([ $signal = INT ] && echo 130 || echo 143)
+  [ $rc -eq $want ] || fail "a dry run stopped by SIG$signal exited $rc, expected $want: $(cat "$dir/err")"
+  grep -q "dry run stopped after [1-3] of 4 shapes" "$dir/err" || fail "SIG$signal message: $(cat "$dir/err")"
+  [ "$(grep -c 'to time' "$dir/plan")" -lt 4 ] || fail "a dry run stopped by SIG$signal planned every shape: $(cat "$dir/plan")"
+done
 # Within a shape too: an exhaustive dry run (thousands of compiles, hours on two cores) stops
 # after the compiles in progress. A second Ctrl-C quits at once: killed by the signal, with no
 # word of stopping after the compiles.
