@@ -111,6 +111,31 @@ void check_output_folder(const std::string& path, const char* option) {
     require_access(option, path, path, W_OK | X_OK);
 }
 
+namespace {
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec, ec_a, ec_b;
+    if (fs::equivalent(a, b, ec)) return true;
+    if (!ec) return false;  // both exist, and are two files
+    // equivalent() needs both to exist: compare the paths themselves.
+    const fs::path path_a = fs::weakly_canonical(a, ec_a), path_b = fs::weakly_canonical(b, ec_b);
+    return !ec_a && !ec_b && path_a == path_b;
+}
+}  // namespace
+
+void check_output_is_not(const std::string& output, const char* option, const std::string& input,
+                         const std::string& what) {
+    if (!input.empty() && same_file(output, input))
+        refuse(option, output, "is " + what + ", which the output would replace");
+}
+
+void check_output_is_not_database(const std::string& output, const char* option, const std::string& db_path) {
+    check_output_is_not(output, option, db_path, "the tuning database");
+    for (const auto& [suffix, what] : {std::pair<const char*, const char*>{"-wal", "write-ahead log"},
+                                       {"-shm", "shared-memory file"},
+                                       {"-journal", "rollback journal"}})
+        check_output_is_not(output, option, db_path + suffix, std::string("the tuning database's ") + what);
+}
+
 void write_output_file(const std::string& path, const std::string& text) {
     // Replaced by a whole new file only where that changes nothing but the contents: a plain
     // regular file of this user with one name, or a new file. Anything else (a FIFO, a device,

@@ -16,6 +16,17 @@ void check_output_file(const std::string& path, const char* option);
 // this process may create files in.
 void check_output_folder(const std::string& path, const char* option);
 
+// Throws boost::program_options::error naming `option` if `output` is the file `input`, which
+// the run reads (`what` says what it is: "the shapes CSV"): the same file by any name where
+// both exist, else the same path once made absolute (a file the run will create).
+void check_output_is_not(const std::string& output, const char* option, const std::string& input,
+                         const std::string& what);
+
+// The same for a SQLite database: the file itself and the journal, write-ahead log and
+// shared-memory files SQLite keeps beside it, whose replacement loses committed data or
+// leaves every reader failing.
+void check_output_is_not_database(const std::string& output, const char* option, const std::string& db_path);
+
 // A write that did not arrive: "cannot write PATH: reason". The tools exit with 2 on it (an
 // environment error), as on any other failure that is not the user's input.
 struct OutputError : std::runtime_error {

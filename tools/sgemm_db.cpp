@@ -347,11 +347,9 @@ int cmd_export(Context& ctx) {
     const bool to_file = ctx.vm.count("output") > 0;
     const std::string path = to_file ? ctx.vm["output"].as<std::string>() : "";
     if (to_file) {
-        std::error_code ec;
-        if (std::filesystem::equivalent(path, ctx.db_path, ec))
-            throw UsageError("-o " + path + " is the database itself: the export would replace it");
         try {
             check_output_file(path, "output");
+            check_output_is_not_database(path, "output", ctx.db_path);
         } catch (const po::error& e) {
             throw UsageError(e.what());
         }

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
             output = vm["output"].as<std::string>();
             if (output.empty()) throw std::runtime_error("--output is empty (leave it out to write to standard output)");
             check_output_file(output, "output");
+            if (vm.count("config")) check_output_is_not(output, "output", vm["config"].as<std::string>(), "the model's config");
         }
     } catch (const std::exception& e) {
         // Messages quote the user's text (paths, names): control characters are escaped.

@@ -323,17 +323,8 @@ int main(int argc, char** argv) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
             // The table is written over its file at the end: never over what the run reads.
-            for (const auto& [input, what] : {std::pair<std::string, const char*>{shapes_path, "the shapes CSV"},
-                                              {db_path, "the tuning database"}}) {
-                // equivalent() needs both files to exist; a --db the tune will create is named by path.
-                std::error_code ec, ec_json, ec_input;
-                const bool same =
-                    std::filesystem::equivalent(json_path, input, ec) ||
-                    (ec && std::filesystem::weakly_canonical(json_path, ec_json) ==
-                               std::filesystem::weakly_canonical(input, ec_input) && !ec_json && !ec_input);
-                if (!input.empty() && same)
-                    throw po::error("--json " + json_path + " is " + what + ": the table would replace it");
-            }
+            check_output_is_not(json_path, "json", shapes_path, "the shapes CSV");
+            check_output_is_not_database(json_path, "json", db_path);
         }
         if (!from_misses) shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
     } catch (const std::exception& e) {

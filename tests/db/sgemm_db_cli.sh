@@ -130,10 +130,15 @@ run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "exp
 # earlier file that a failing write would have cut short. A file is replaced whole, through a
 # link to it, keeping its permissions, and no temporary file stays behind.
 cp "$dir/ours.db" "$dir/ours.keep"
-run 1 "${ours[@]}" export -o "$dir/ours.db"; has "$err" "-o $dir/ours.db is the database itself"
+run 1 "${ours[@]}" export -o "$dir/ours.db"; has "$err" "--output $dir/ours.db: is the tuning database, which the output would replace"
 ln -s ours.db "$dir/ours-link.db"
-run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the database itself"
+run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the tuning database, which"
 cmp -s "$dir/ours.db" "$dir/ours.keep" || fail "export -o onto the database changed it"
+# Nor SQLite's files beside it: a write-ahead log holds committed changes not yet in the
+# file, and a stray rollback journal makes every later reader fail.
+run 1 "${ours[@]}" export -o "$dir/ours.db-wal"; has "$err" "is the tuning database's write-ahead log"
+run 1 "${ours[@]}" export -o "$dir/ours.db-journal"; has "$err" "is the tuning database's rollback journal"
+[ ! -e "$dir/ours.db-journal" ] || fail "export -o ours.db-journal made the file"
 printf 'an earlier export\n' > "$dir/earlier.csv"; chmod 640 "$dir/earlier.csv"
 ln -s earlier.csv "$dir/earlier-link.csv"
 # A write cut short: a file size limit of 32 KiB, which SQLite's 32 KiB shared-memory file

@@ -78,6 +78,12 @@ grep -q '^4,1024,4096,N,N,fp32,64,k/v$' "$tmp/o.csv" || fail "no k/v row at batc
 expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" "$shapes" gpt2 -o /nonexistent-dir/x.csv
 expect_user_error "--output $tmp: is a folder" "$shapes" gpt2 -o "$tmp"
 expect_user_error "--output is empty" "$shapes" gpt2 -o ""
+# Never over the config it reads.
+cp "$fixtures/llama3_8b_config.json" "$tmp/own.json"
+cp "$tmp/own.json" "$tmp/own.keep"
+expect_user_error "--output $tmp/own.json: is the model's config, which the output would replace" \
+  "$shapes" --config "$tmp/own.json" -o "$tmp/own.json"
+cmp -s "$tmp/own.json" "$tmp/own.keep" || fail "-o naming the config changed it"
 if [ -w /dev/full ]; then
   for tool in "$shapes" "$roofline"; do
     "$tool" gpt2 >/dev/full 2>"$tmp/err"; rc=$?

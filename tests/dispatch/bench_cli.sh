@@ -28,6 +28,12 @@ grep -q "unexpected argument 'extra'" <<<"$err" || fail "stray argument message:
 err=$("$bench" --db "$tmp/x.db" --json "$tmp/missing/b.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $tmp/missing/b.json: no folder $tmp/missing" <<<"$err" || fail "--json message: $err"
+# Nor over the database it reads (checked before the GPU is looked for).
+echo database > "$tmp/x.db"
+err=$("$bench" --db "$tmp/x.db" --json "$tmp/x.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json $tmp/x.db: is the tuning database, which the output would replace" <<<"$err" ||
+  fail "--json naming the database: $rc $err"
+[ "$(cat "$tmp/x.db")" = database ] || fail "--json naming the database changed it"
 
 err=$("$bench" --db "$tmp/missing.db" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "a missing database exited $rc, expected 2"

@@ -93,17 +93,19 @@ grep -q "is a folder" <<<"$err" || fail "--json folder message: $err"
 # --json never names what the run reads: the table would be renamed over it at the end.
 cp "$dir/small.csv" "$dir/shapes-copy.csv"
 err=$("$tune" --shapes "$dir/shapes-copy.csv" --json "$dir/shapes-copy.csv" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF -- "--json $dir/shapes-copy.csv is the shapes CSV: the table would replace it" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF -- "--json $dir/shapes-copy.csv: is the shapes CSV, which the output would replace" <<<"$err" ||
   fail "--json naming the shapes CSV: $rc $err"
 cmp -s "$dir/small.csv" "$dir/shapes-copy.csv" || fail "--json naming the shapes CSV changed it"
 echo database > "$dir/existing.db"
 err=$("$tune" --shapes "$dir/small.csv" --db "$dir/existing.db" --json "$dir/./existing.db" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "is the tuning database: the table would replace it" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF "is the tuning database, which the output would replace" <<<"$err" ||
   fail "--json naming the database: $rc $err"
 # A database the tune would create is the same file all the same.
 err=$("$tune" --shapes "$dir/small.csv" --db "$dir/fresh.db" --json "$dir/fresh.db" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "is the tuning database: the table would replace it" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF "is the tuning database, which the output would replace" <<<"$err" ||
   fail "--json naming a database not made yet: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/existing.db" --json "$dir/existing.db-wal" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "is the tuning database's write-ahead log" <<<"$err" || fail "--json naming the database's WAL: $rc $err"
 # (A dry run checks --json too, and writes no table: the files show what the check did.)
 echo previous > "$dir/kept.json"
 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>"$dir/err" ||
