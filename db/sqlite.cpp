@@ -1,5 +1,8 @@
 #include "db/sqlite.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace sgemm::sqlite {
 
 namespace {
@@ -171,6 +174,23 @@ std::int64_t Connection::integer(const std::string& sql) {
     return q.integer(0);
 }
 
+namespace {
+// What to check when a write is refused. SQLite writes the -wal and -shm files beside the
+// database too: one that another user's process left behind, owned by them, blocks every
+// write although the database file and its folder allow it.
+std::string why_read_only(const std::string& path) {
+    for (const char* suffix : {"-wal", "-shm"}) {
+        const std::string companion = path + suffix;
+        struct stat st {};
+        if (::stat(companion.c_str(), &st) == 0 && ::access(companion.c_str(), W_OK) != 0)
+            return "SQLite's " + companion + " beside it is not writable by this user (it belongs to user " +
+                   std::to_string(st.st_uid) + "): remove it, or have its owner do so, once no process has " +
+                   "the database open";
+    }
+    return "check the permissions of the file and of its folder";
+}
+}  // namespace
+
 void Connection::fail(int rc, const std::string& sql) const {
     const std::string message = sqlite3_errmsg(db_);
     const int code = sqlite3_extended_errcode(db_) != SQLITE_OK ? sqlite3_extended_errcode(db_) : rc;
@@ -189,9 +209,7 @@ void Connection::fail(int rc, const std::string& sql) const {
                               "); nothing was changed: restore it from a copy, or move it aside to start afresh" + where,
                           code, sql);
         case SQLITE_READONLY:
-            throw DbError(path_ + " cannot be written (" + message +
-                              "): check the permissions of the file and of its folder" + where,
-                          code, sql);
+            throw DbError(path_ + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);
         case SQLITE_CANTOPEN:
             throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
         default: throw DbError(path_ + ": " + message + where, code, sql);

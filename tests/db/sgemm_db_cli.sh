@@ -314,4 +314,27 @@ err=$(full_disk list 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "list on a full disk with WAL content exited $rc, expected 2"
 has "$err" "SQLite must create its -shm file beside it to read the commits in its -wal file"
 
+# --- a database shared between users, in a folder all may write (needs root to be two users) ---
+# A reader who may not write the file leaves no -wal or -shm file of its own beside it: the
+# owner could no longer write their own database (nor, in a sticky folder, remove them). And
+# where such a file of another user blocks a write, the message names it.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  as_user() { local uid=$1; shift; setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"; }
+  chmod 711 "$dir"
+  mkdir -m 1777 "$dir/shared"
+  "$make_sample" "$dir/shared/s.db" ours || fail "make_sample_db shared"
+  chown 65533 "$dir/shared/s.db" && chmod 644 "$dir/shared/s.db"
+  out=$(as_user 65534 "$db_tool" --db "$dir/shared/s.db" list 2>&1) || fail "another user's list: $out"
+  has "$out" "NVIDIA H200"
+  leftovers=$(ls "$dir/shared" | grep -v '^s\.db$')
+  [ -z "$leftovers" ] || fail "a reader who may not write the database left $leftovers beside it"
+  out=$(as_user 65533 "$db_tool" --db "$dir/shared/s.db" prune --stale 2>&1) || fail "the owner's prune after a reader: $out"
+  as_user 65534 touch "$dir/shared/s.db-wal"
+  err=$(as_user 65533 "$db_tool" --db "$dir/shared/s.db" prune --stale 2>&1); rc=$?
+  [ $rc -eq 2 ] || fail "a write blocked by another user's -wal exited $rc, expected 2: $err"
+  has "$err" "SQLite's $dir/shared/s.db-wal beside it is not writable by this user (it belongs to user 65534)"
+else
+  echo "skipped: the shared-database checks need root and setpriv, to act as two users"
+fi
+
 echo "ok: sgemm-db command line"
