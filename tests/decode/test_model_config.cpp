@@ -153,6 +153,8 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_sliding_layers_without_window.json", {"'layer_types'", "there is no sliding_window"}},
         {"bad_huge_head_dim.json", {"qkv's width", "past the 32-bit GEMM dimensions"}},
         {"bad_not_utf8.json", {":1:", "bytes that are not UTF-8"}},
+        // A multimodal config whose text_config leaves sizes to Hugging Face's defaults (Gemma-3 4B's).
+        {"bad_text_config_left_to_defaults.json", {"text_config: field 'num_attention_heads' is missing", "does not guess"}},
         {".", {"is a folder, not a JSON file", "."}},
     };
     for (const Case& c : cases) {
@@ -161,6 +163,24 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         EXPECT_NE(message.find(c.file), std::string::npos) << "the message does not name the file: " << message;
         for (const char* word : c.words) EXPECT_NE(message.find(word), std::string::npos) << c.file << ": " << message;
     }
+}
+
+// A model that also sees images keeps its language model's sizes in text_config (Gemma-3 27B's
+// layout): they are read from there, with the text model's type (gemma3_text: gated, every
+// sixth layer global) and the top level's name.
+TEST(ModelConfig, AMultimodalConfigIsReadFromItsTextConfig) {
+    const ModelConfig m = load_model_config(fixture("gemma3_multimodal_config.json"));
+    EXPECT_EQ(m.name, "gemma-3-27b-like");
+    EXPECT_EQ(m.hidden_size, 5376);
+    EXPECT_EQ(m.intermediate_size, 21504);
+    EXPECT_EQ(m.num_attention_heads, 32);
+    EXPECT_EQ(m.num_key_value_heads, 16);
+    EXPECT_EQ(m.head_dim, 128);
+    EXPECT_EQ(m.num_hidden_layers, 62);
+    EXPECT_EQ(m.vocab_size, 262208);
+    EXPECT_TRUE(m.gated_mlp);
+    EXPECT_EQ(m.sliding_window, 1024);
+    EXPECT_EQ(m.sliding_window_layers, 62 - 62 / 6);
 }
 
 // Kept as given: JSON output keeps them, tables and CSV comments escape them (decode_cli.sh).

@@ -56,7 +56,8 @@ JsonFields JsonFields::load(const std::string& path) {
     return JsonFields(std::move(document), path);
 }
 
-JsonFields::JsonFields(JsonValue object, std::string source) : object_(std::move(object)), source_(std::move(source)) {}
+JsonFields::JsonFields(JsonValue object, std::string source, std::string missing_hint)
+    : object_(std::move(object)), source_(std::move(source)), missing_hint_(std::move(missing_hint)) {}
 
 bool JsonFields::has(const std::string& key) const {
     const JsonValue* v = object_.find(key);
@@ -65,7 +66,7 @@ bool JsonFields::has(const std::string& key) const {
 
 const JsonValue& JsonFields::field(const std::string& key, JsonValue::Kind kind) const {
     const JsonValue* v = object_.find(key);
-    if (!v) fail(key, "is missing");
+    if (!v) fail(key, "is missing" + (missing_hint_.empty() ? "" : ": " + missing_hint_));
     if (v->kind == JsonValue::Kind::Null) fail(key, "is null");
     if (v->kind != kind) {
         std::string found = json_kind_name(v->kind);  // with the value, when it is a scalar

@@ -16,7 +16,8 @@ public:
     // object; a missing file, a folder or device, malformed JSON (a key twice in one object
     // included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
-    JsonFields(JsonValue object, std::string source);
+    // `missing_hint`, when given, ends the message of a field that is missing.
+    JsonFields(JsonValue object, std::string source, std::string missing_hint = "");
 
     const std::string& source() const { return source_; }
 
@@ -47,6 +48,7 @@ private:
 
     JsonValue object_;
     std::string source_;
+    std::string missing_hint_;
 };
 
 }  // namespace sgemm

@@ -191,17 +191,29 @@ ModelConfig find_builtin_model(const std::string& name) {
 }
 
 ModelConfig load_model_config(const std::string& path, std::optional<bool> gated_mlp) {
-    const JsonFields json = JsonFields::load(path);
+    const JsonFields file = JsonFields::load(path);
+    // A model that also sees images (Gemma-3, Mistral-3, LLaVA) keeps its language model's
+    // sizes in text_config; the text_config's own model_type, where it has one, names that
+    // model. Its fields are read from there alone: those it leaves to Hugging Face's defaults
+    // are reported missing, not guessed.
+    const JsonValue* text_config = file.find("text_config");
+    const bool nested = !file.has("hidden_size") && !file.has("n_embd") && text_config &&
+                        text_config->kind == JsonValue::Kind::Object;
+    const JsonFields json =
+        nested ? JsonFields(*text_config, path + ", text_config",
+                            "Hugging Face fills it from the model type's defaults, which this tool does not guess; "
+                            "add it to the text_config")
+               : file;
     ModelConfig m;
     // As given, control characters too: JSON keeps them, tables and CSV comments escape them.
-    m.name = json.text("_name_or_path").value_or("");
+    m.name = file.text("_name_or_path").value_or("");
     if (m.name.empty()) m.name = path;
     m.source = path;
     m.hidden_size = size_field(json, "hidden_size", "n_embd");
     m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
     m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
     m.vocab_size = json.positive_integer("vocab_size");
-    const std::string model_type = json.text("model_type").value_or("");
+    const std::string model_type = json.text("model_type").value_or(file.text("model_type").value_or(""));
     refuse_unmodelled_architectures(json);
     const char* const width_alias = four_times_hidden_field(model_type);
     if (json.has("intermediate_size") || !width_alias)
