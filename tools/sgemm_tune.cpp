@@ -160,9 +160,12 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
 int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model(arch);
-    std::printf("dry run for %s: the cost model ranks candidates for %s (%d SMs, %.1f TFLOPS, %.2f TB/s)\n",
+    const PlanningGpu stand_in = planning_gpu(arch);
+    const std::string which = stand_in.sm == arch.sm ? "" : ", an sm_" + std::to_string(stand_in.sm) + " GPU: the planner knows none of " +
+                                                                arch.name() + " and takes the newest arch below";
+    std::printf("dry run for %s: the cost model ranks candidates for %s (%d SMs, %.1f TFLOPS, %.2f TB/s)%s\n",
                 arch.name().c_str(), printable(model.name).c_str(), model.sm_count, model.fp32_flops / 1e12,
-                model.bytes_per_s / 1e12);
+                model.bytes_per_s / 1e12, which.c_str());
     KernelCache cache(nullptr, arch, options.jobs, interrupt_requested);
     int planned = 0;
     auto stopped = [&] {
@@ -252,7 +255,8 @@ int main(int argc, char** argv) {
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "compile threads (default: all cores)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing")
-        ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch (sm_90: H200)")
+        ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch or the newest below it: "
+         "sm_90 and up an H200, sm_86 to sm_89 an RTX 3090, sm_80 an A100-80GB, sm_75 a T4")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
         ("json", po::value<std::string>(), "also write the final table as JSON to this file");
 

@@ -51,17 +51,17 @@ DeviceModel planning_model(const std::string& gpu_name, int sm_count, Arch arch)
     return m;
 }
 
-DeviceModel planning_model(Arch arch) {
-    struct StandIn {
-        int sm;
-        const char* gpu;
-        int sm_count;
-    };
+PlanningGpu planning_gpu(Arch arch) {
     // Newest arch first; every GPU is one of the built-in roofline specs.
-    static const StandIn stand_ins[] = {{90, "H200", 132}, {86, "RTX 3090", 82}, {80, "A100-80GB", 108}, {75, "T4", 40}};
-    for (const StandIn& s : stand_ins)
-        if (arch.sm >= s.sm) return planning_model(s.gpu, s.sm_count, arch);
+    static const PlanningGpu gpus[] = {{"H200", 90, 132}, {"RTX 3090", 86, 82}, {"A100-80GB", 80, 108}, {"T4", 75, 40}};
+    for (const PlanningGpu& g : gpus)
+        if (arch.sm >= g.sm) return g;
     throw Error(arch.name() + " is older than any GPU the planner knows (sm_75 and up)");
+}
+
+DeviceModel planning_model(Arch arch) {
+    const PlanningGpu gpu = planning_gpu(arch);
+    return planning_model(gpu.name, gpu.sm_count, arch);
 }
 
 }  // namespace sgemm

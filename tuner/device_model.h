@@ -27,9 +27,16 @@ DeviceModel device_model(const DeviceInfo& device);
 // A stand-in for planning without a GPU (--dry-run): a built-in GPU's ceilings with the
 // SM count given, compiled for `arch`.
 DeviceModel planning_model(const std::string& gpu_name, int sm_count, Arch arch);
-// The same for a compile target alone: a built-in GPU of that arch, or of the newest arch
-// below it that has one (sm_75 T4, sm_80 A100, sm_86 RTX 3090, sm_90 H200; sm_89 plans as
-// an RTX 3090). The model's name says which.
+// The built-in GPU a compile target alone plans for: one of that arch, or of the newest arch
+// below it that has one (sm_75 T4, sm_80 A100-80GB, sm_86 RTX 3090, sm_90 H200; so sm_89
+// plans as an RTX 3090 and sm_100 as an H200). Throws Error below sm_75.
+struct PlanningGpu {
+    const char* name;
+    int sm;  // its own arch, which may be below the target's
+    int sm_count;
+};
+PlanningGpu planning_gpu(Arch arch);
+// planning_model for that GPU, compiled for `arch`.
 DeviceModel planning_model(Arch arch);
 
 }  // namespace sgemm

@@ -657,6 +657,8 @@ TEST(Search, ADryRunPlansForAGpuOfItsArch) {
     EXPECT_EQ(planning_model(Arch{89}).name, "RTX 3090");  // the newest below it with a built-in GPU
     EXPECT_EQ(planning_model(Arch{89}).arch.sm, 89);       // but compiled for its own arch
     EXPECT_EQ(planning_model(Arch{100}).name, "H200");
+    EXPECT_EQ(planning_gpu(Arch{89}).sm, 86);
+    EXPECT_EQ(planning_gpu(Arch{90}).sm, 90);
     EXPECT_THROW(planning_model(Arch{70}), Error);
     // The ranking follows: an A100's bandwidth is under half an H200's, so a decode GEMM costs more.
     const ShapeKey key = nn(8, 4096, 4096);

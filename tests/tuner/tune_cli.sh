@@ -57,6 +57,11 @@ grep -q "0 valid candidates, 0 to time (model search)" <<<"$out" &&
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_80 --families naive --top-k 1 2>&1) || fail "--arch sm_80: $out"
 grep -q "dry run for sm_80: the cost model ranks candidates for A100-80GB (108 SMs" <<<"$out" ||
   fail "a dry run for sm_80 does not say what it plans for: $out"
+! grep -q "takes the newest arch below" <<<"$out" || fail "sm_80 has a GPU of its own: $out"
+# An arch without a built-in GPU of its own plans for the newest below, and says so.
+out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_89 --families naive --top-k 1 2>&1) || fail "--arch sm_89: $out"
+grep -q "dry run for sm_89: the cost model ranks candidates for RTX 3090 (82 SMs.*), an sm_86 GPU: the planner knows none of sm_89 and takes the newest arch below" <<<"$out" ||
+  fail "a dry run for sm_89 does not say that it plans for an sm_86 GPU: $out"
 
 # An architecture NVRTC does not compile for is refused up front, with the ones it does.
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_91 2>&1 >/dev/null); rc=$?
