@@ -1,5 +1,6 @@
 #include "db/csv.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -64,6 +65,11 @@ std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
     const auto fail = [&](int at, const std::string& what) {
         throw Error(source + ":" + std::to_string(at) + ": " + what);
     };
+    // No text CSV holds a NUL byte (UTF-16 text and binary files do), and messages that quote
+    // a field would end at it.
+    if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+        fail(1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n')),
+             "holds a NUL byte, which no text CSV does: is it a binary file, or UTF-16 text? Save it as UTF-8");
     while (i < text.size()) {
         CsvRecord record{line, {}};
         std::string field;

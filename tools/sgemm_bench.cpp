@@ -24,6 +24,7 @@
 #include "src/families/registry.h"
 #include "src/jit/loaded_kernel.h"
 #include "src/util/json.h"
+#include "src/util/text.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_output.h"
 #include "tools/cli_parse.h"
@@ -337,7 +338,7 @@ int main(int argc, char** argv) {
                                      [](const auto& c) { return find_family(c.first).records_timeline; }))
             throw po::error("--timeline needs a --config of a family that marks timelines (warptile or decode)");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", e.what());
+        std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", printable_lines(e.what()).c_str());
         return 1;
     }
 
@@ -393,13 +394,13 @@ int main(int argc, char** argv) {
         }
         return !all_ok ? 3 : written;
     } catch (const NoDeviceError& e) {
-        std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());
         return 2;
     } catch (const InvalidConfigError& e) {
-        std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-bench: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());
         return 2;
     }
 }

@@ -25,6 +25,7 @@
 #include "src/cuda/stream.h"
 #include "src/dispatch/c_api.h"
 #include "src/util/json.h"
+#include "src/util/text.h"
 #include "tools/cli_output.h"
 #include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
             if (!options.without_database) check_output_is_not_database(json_path, "json", db_path);
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());
         return 1;
     }
     options.db_path = db_path.c_str();
@@ -187,7 +188,7 @@ int main(int argc, char** argv) {
         const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
 
         std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),
-                    db_path.c_str());
+                    printable(db_path).c_str());
         std::printf("%s\n", decision.substr(0, decision.find("\ndevice")).c_str());
         std::printf("\n%-52s %12s %12s %12s   %s\n", "measure", "dispatch", "baseline", "difference", "target");
         std::printf("%-52s %9.3f us %9.3f us %+9.3f us   at most +1 us\n",
@@ -229,11 +230,11 @@ int main(int argc, char** argv) {
         }
         return written;
     } catch (const DispatchError& e) {  // no GPU, no database: the environment
-        std::fprintf(stderr, "sgemm-dispatch-bench: %s%s\n", e.what(),
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s%s\n", printable_lines(e.what()).c_str(),
                      e.status() == SGEMM_DISPATCH_DATABASE_ERROR ? "; --without-database measures the fallback alone" : "");
         return 2;
     } catch (const std::exception& e) {  // a wrong result, a CUDA failure: the environment
-        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());
         return 2;
     }
 }

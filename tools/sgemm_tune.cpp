@@ -332,10 +332,10 @@ int main(int argc, char** argv) {
         }
         if (!from_misses) shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
         return 1;
     }
-    for (const std::string& w : shapes.warnings) std::fprintf(stderr, "sgemm-tune: warning: %s\n", w.c_str());
+    for (const std::string& w : shapes.warnings) std::fprintf(stderr, "sgemm-tune: warning: %s\n", printable_lines(w).c_str());
     if (!strategy_ignored.empty())
         std::fprintf(stderr, "sgemm-tune: note: the %s strategy does not use %s\n",
                      to_string(options.search.strategy).c_str(), strategy_ignored.c_str());
@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
             const int written = finish_standard_output_after_work("sgemm-tune", "standard output");
             return status != 0 ? status : written;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
+            std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
             return 2;
         }
     }
@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
                                      "tuned so far\n", count_of(misses.left_out, "shape key", "shape keys").c_str());
             if (shapes.rows.empty()) {
                 std::fprintf(stderr, "sgemm-tune: %s holds no misses of this GPU (device %s) that it can tune\n",
-                             db_path.c_str(), device_id.c_str());
+                             printable(db_path).c_str(), device_id.c_str());
                 return 0;
             }
         }
@@ -385,7 +385,7 @@ int main(int argc, char** argv) {
         }
         TuningStore store(db_path, OpenMode::ReadWrite);
         std::fprintf(stderr, "sgemm-tune: %zu shapes on %s (sm_%d), database %s, %s search\n", shapes.rows.size(),
-                     device.name.c_str(), device.sm(), store.path().c_str(), to_string(options.search.strategy).c_str());
+                     device.name.c_str(), device.sm(), printable(store.path()).c_str(), to_string(options.search.strategy).c_str());
         ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
         const auto start = std::chrono::steady_clock::now();
         warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
@@ -410,7 +410,7 @@ int main(int argc, char** argv) {
         const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
         if (stopped)
             std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; their winners are in %s. %s\n",
-                         outcomes.size(), shapes.rows.size(), store.path().c_str(),
+                         outcomes.size(), shapes.rows.size(), printable(store.path()).c_str(),
                          options.retune ? "The shapes not re-tuned keep their earlier winners."
                                         : "The same command goes on from there (shapes with a winner are skipped).");
         if (!json_path.empty()) {
@@ -429,11 +429,11 @@ int main(int argc, char** argv) {
         }
         return stopped ? end_by_interrupt() : written;
     } catch (const NoDeviceError& e) {
-        std::fprintf(stderr, "sgemm-tune: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
         return 2;
     } catch (const std::exception& e) {
         // On a terminal the progress bar may hold the line: clear it first.
-        std::fprintf(stderr, "%ssgemm-tune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", e.what());
+        std::fprintf(stderr, "%ssgemm-tune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", printable_lines(e.what()).c_str());
         return 2;
     }
 }

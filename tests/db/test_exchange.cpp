@@ -74,6 +74,20 @@ TEST(Csv, LinesOfWhiteSpaceAreBlank) {
     EXPECT_EQ(records[1].line, 4);
 }
 
+// A NUL byte (UTF-16 text, a binary file) is refused at its line: messages that quote a field
+// would otherwise end at it.
+TEST(Csv, ANulByteIsRefusedAtItsLine) {
+    std::istringstream in(std::string("M,N,K\n8,64\0,64\n", 15));
+    try {
+        read_csv(in, "f.csv");
+        FAIL() << "a NUL byte was read as text";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("f.csv:2: holds a NUL byte", 0), 0u) << what;
+        EXPECT_NE(what.find("UTF-16"), std::string::npos) << what;
+    }
+}
+
 TEST(Csv, AStreamLongerThanTheLimitIsRefusedWithoutReadingItAll) {
     std::istringstream in(std::string(300000, 'a'));
     try {

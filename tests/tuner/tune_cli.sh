@@ -53,6 +53,12 @@ grep -q "0 valid candidates, 0 to time (model search)" <<<"$out" &&
   grep -q "none of the families searched runs this shape on sm_90: a tune stores cuBLAS for it" <<<"$out" ||
   fail "a shape without candidates: $out"
 
+# A path's control characters reach the terminal escaped, as every tool prints them.
+printf 'M,N,K\n8,x,64\n' > "$dir/red"$'\e'"[31m.csv"
+err=$("$tune" --shapes "$dir/red"$'\e'"[31m.csv" --dry-run 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF 'red\x1b[31m.csv:2:' <<<"$err" && ! grep -q $'\e' <<<"$err" ||
+  fail "a control character in the shapes path: $rc $(printf '%q' "$err")"
+
 # Another arch is planned for a GPU of that arch, and the plan says which.
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_80 --families naive --top-k 1 2>&1) || fail "--arch sm_80: $out"
 grep -q "dry run for sm_80: the cost model ranks candidates for A100-80GB (108 SMs" <<<"$out" ||
