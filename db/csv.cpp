@@ -65,6 +65,10 @@ std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
     const auto fail = [&](int at, const std::string& what) {
         throw Error(source + ":" + std::to_string(at) + ": " + what);
     };
+    // A tuning database handed over for a CSV (an import of what merge reads, a database as
+    // --shapes) is named as such rather than as a binary file.
+    if (text.rfind(std::string("SQLite format 3\0", 16), 0) == 0)
+        throw CsvIsADatabaseError(source + ": is an SQLite database, not CSV text");
     // No text CSV holds a NUL byte (UTF-16 text and binary files do), and messages that quote
     // a field would end at it.
     if (const std::size_t nul = text.find('\0'); nul != std::string::npos)

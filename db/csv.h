@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "src/util/error.h"
+
 namespace sgemm {
 
 // One record, with a line break.
@@ -33,9 +35,15 @@ std::string read_csv_text(std::istream& in, const std::string& source, std::size
 // be a regular file or a pipe (not a folder or a device) that this process can read.
 std::ifstream open_csv_file(const std::string& path);
 
+// read_csv's error for an SQLite database handed over as CSV.
+struct CsvIsADatabaseError : Error {
+    using Error::Error;
+};
+
 // Every record of `in` (after a byte order mark, at most kMaxCsvBytes); blank lines, and lines
 // of white space alone, are skipped. Throws Error "<source>:<line>: ..." for a quoted field
-// that never ends or text after a closing quote.
+// that never ends, text after a closing quote, or a NUL byte; CsvIsADatabaseError for a
+// database file.
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source);
 
 }  // namespace sgemm

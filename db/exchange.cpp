@@ -253,6 +253,8 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     std::vector<CsvRecord> records;
     try {
         records = read_csv(in, source);
+    } catch (const CsvIsADatabaseError& e) {
+        throw ImportError(e.what() + std::string(" (merge brings in a database's winners)"));
     } catch (const Error& e) {
         throw ImportError(e.what());
     }

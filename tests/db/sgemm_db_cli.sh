@@ -200,7 +200,7 @@ run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "a failed import 
 run 1 --db "$dir/copy.db" import "$dir/nothing-here.csv"; has "$err" "$dir/nothing-here.csv: cannot open it (No such file or directory)"
 run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir: is a folder, not a CSV file"
 run 1 --db "$dir/copy.db" import /dev/zero; has "$err" "/dev/zero: is not a regular file or a pipe"
-run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: not a CSV export of sgemm-db"
+run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: is an SQLite database, not CSV text (merge brings in a database's winners)"
 [ "$(wc -l <<<"$err")" -eq 1 ] || fail "importing a database file: expected one line, got: $err"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"

@@ -88,6 +88,11 @@ TEST(Csv, ANulByteIsRefusedAtItsLine) {
     }
 }
 
+TEST(Csv, ADatabaseFileIsNamedAsOne) {
+    std::istringstream in(std::string("SQLite format 3\0\x10\0\x02\x02", 21));
+    EXPECT_THROW(read_csv(in, "tuning.db"), CsvIsADatabaseError);
+}
+
 TEST(Csv, AStreamLongerThanTheLimitIsRefusedWithoutReadingItAll) {
     std::istringstream in(std::string(300000, 'a'));
     try {
