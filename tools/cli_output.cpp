@@ -107,6 +107,7 @@ void check_output_file(const std::string& path, const char* option) {
 
 void check_output_folder(const std::string& path, const char* option) {
     std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_directory(path, ec)) refuse(option, path, "is a file, not a folder");
     if (!fs::is_directory(path, ec)) refuse(option, path, "no such folder");
     require_access(option, path, path, W_OK | X_OK);
 }

@@ -7,6 +7,7 @@
 // shape, from src/records), which db/ must not depend on.
 #include <boost/program_options.hpp>
 
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -111,15 +112,21 @@ struct Context {
     }
 
     int positive(std::size_t i, const char* name) const {
+        const std::string& text = args.at(i);
         std::size_t used = 0;
-        int v = 0;
+        long long v = 0;
         try {
-            v = std::stoi(args.at(i), &used);
+            v = std::stoll(text, &used);
+        } catch (const std::out_of_range&) {
+            v = LLONG_MAX;  // all digits, too many of them
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != args.at(i).size() || v < 1) throw UsageError(std::string(name) + " must be a positive integer, not '" + args.at(i) + "'");
-        return v;
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && v > INT_MAX)
+            throw UsageError(std::string(name) + " " + text + " is more than 2147483647, the largest size");
+        if (used != text.size() || v < 1) throw UsageError(std::string(name) + " must be a positive integer, not '" + text + "'");
+        return static_cast<int>(v);
     }
 
     // The shape key of "M N K" and --trans, --precision, --align. Without --align, the class
@@ -445,7 +452,9 @@ int cmd_merge(Context& ctx) {
 
 int cmd_prune(Context& ctx) {
     const bool stale = ctx.vm.count("stale") > 0;
-    if (stale == (ctx.vm.count("device") > 0)) throw UsageError("prune needs --device ID... or --stale");
+    if (stale && ctx.vm.count("device") > 0)
+        throw UsageError("prune takes --device ID... or --stale, not both: run it once for each");
+    if (!stale && ctx.vm.count("device") == 0) throw UsageError("prune needs --device ID... or --stale");
     TuningStore store = ctx.open_existing();
     PruneSummary s;
     if (stale) {

@@ -92,6 +92,9 @@ trap 'rm -rf "$dir"' EXIT
 err=$("$bench" --size 64 --save-cubins "$dir/missing" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--save-cubins into a missing folder exited $rc, expected 1"
 grep -q "no such folder" <<<"$err" || fail "--save-cubins message: $err"
+printf 'a file\n' > "$dir/a-file"
+err=$("$bench" --size 64 --save-cubins "$dir/a-file" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--save-cubins $dir/a-file: is a file, not a folder" <<<"$err" || fail "--save-cubins onto a file: $rc $err"
 err=$("$bench" --size 64 --json "$dir/missing/out.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $dir/missing/out.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"

@@ -34,6 +34,8 @@ run 1 "${ours[@]}"; has "$err" "no command given"
 run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"
 run 1 "${ours[@]}" show 8 4096; has "$err" "usage: sgemm-db show M N K"
 run 1 "${ours[@]}" show 8 x 4096; has "$err" "N must be a positive integer, not 'x'"
+run 1 "${ours[@]}" show 2147483648 1 1; has "$err" "M 2147483648 is more than 2147483647, the largest size"
+run 1 "${ours[@]}" show 8 0 4096; has "$err" "N must be a positive integer, not '0'"
 run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
 run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"
 run 1 "${ours[@]}" list --device feedface; has "$err" "'feedface' names no device"
@@ -258,6 +260,7 @@ run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLit
 
 # --- prune ---
 run 1 --db "$dir/merged.db" prune; has "$err" "prune needs --device ID... or --stale"
+run 1 --db "$dir/merged.db" prune --stale --device c94d; has "$err" "prune takes --device ID... or --stale, not both"
 # A mistyped path is not created (and reported as pruned).
 run 2 --db "$dir/typo/merged.db" prune --stale; has "$err" "no tuning database at $dir/typo/merged.db"
 [ ! -e "$dir/typo" ] || fail "prune created a folder for a missing database"
