@@ -139,10 +139,13 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (dup != seen.end()) {
             ShapeRow& first = out.rows[dup->second];
             first.weight += row.weight;
+            // The names join as sgemm-shapes joins the projections of one shape ("k/v"), each once.
+            if (!row.name.empty() && ("/" + first.name + "/").find("/" + row.name + "/") == std::string::npos)
+                first.name += (first.name.empty() ? "" : "/") + row.name;
             if (!std::isfinite(first.weight))
                 fail(file, rec.line, key + ": its weights add up past the largest number");
             out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
-                                   std::to_string(first.line) + "; merged (weights added)");
+                                   std::to_string(first.line) + "; merged (weights added, names joined)");
             continue;
         }
         seen.emplace(key, out.rows.size());

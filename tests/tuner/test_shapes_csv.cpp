@@ -71,6 +71,16 @@ TEST(ShapesCsv, DuplicatesAreMergedWithAWarning) {
     EXPECT_NE(f.warnings[0].find("repeats line 2"), std::string::npos) << f.warnings[0];
 }
 
+// A duplicate's name is kept beside the first's, once, as sgemm-shapes names one shape of
+// several projections.
+TEST(ShapesCsv, ADuplicatesNameJoinsTheFirstsOnce) {
+    const ShapesFile f = parse("M,N,K,weight,name\n8,64,64,2,q\n8,64,64,3,o\n8,64,64,1,q\n8,64,64,1,\n1,64,64,1,\n1,64,64,1,v\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].name, "q/o");
+    EXPECT_EQ(f.rows[0].weight, 7);
+    EXPECT_EQ(f.rows[1].name, "v");
+}
+
 TEST(ShapesCsv, ADuplicateIsNamedByTheKeyTheTunerTunes) {
     // 1x2x3 has odd rows: the tuner's buffers give it 4-byte alignment, not the default 16.
     const ShapesFile f = parse("M,N,K\n1,2,3\n1,2,3\n");
