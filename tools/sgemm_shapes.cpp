@@ -20,7 +20,10 @@ int main(int argc, char** argv) {
         "Each row is a row-major C[M x N] = A[M x K] * B[K x N] with M = batch (one new token per\n"
         "sequence) and B the weights; `weight` counts the calls per token step (a per-layer GEMM\n"
         "runs once per layer), `name` says which projections it is: qkv, o, gate_up (up without\n"
-        "a gate), down, lm_head. Projections of one shape share a row (\"k/v\").\n\n"
+        "a gate), down, lm_head. Projections of one shape share a row (\"k/v\").\n"
+        "The rows are NN: B is stored K x N, in x out. Hugging Face keeps a linear layer's weight\n"
+        "out x in, which read as it is makes an NT GEMM (transB = T); the decode family reads only\n"
+        "K x N weights, so an engine transposes them once at load to get its kernels.\n\n"
         "Usage: sgemm-shapes llama-3-8b --batch 1,8,32 > decode.csv\n"
         "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n\n"
         "Options",

@@ -23,6 +23,7 @@ expect_help_reports_a_full_disk sgemm-shapes "$shapes"
 expect_help_reports_a_full_disk sgemm-roofline "$roofline"
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
+grep -q "Hugging Face keeps a linear layer's weight" <<<"$out" || fail "sgemm-shapes --help does not say which layout its rows assume"
 out=$("$roofline" --help) || fail "sgemm-roofline --help exited non-zero"
 for option in --context --dtype --gpu --json --batch; do
   grep -q -- "$option" <<<"$out" || fail "sgemm-roofline --help does not document $option"
