@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "db/default_path.h"
+
 namespace sgemm {
 
 namespace po = boost::program_options;
@@ -28,6 +30,14 @@ bool parse_or_print_help(int argc, char** argv, const po::options_description& o
         throw po::error("unexpected argument '" + vm[stray].as<std::vector<std::string>>().front() +
                         "': every argument is an --option or its value");
     return true;
+}
+
+std::string database_path(const po::variables_map& vm) {
+    if (!vm.count("db")) return default_db_path();
+    const std::string path = vm["db"].as<std::string>();
+    if (path.empty()) throw po::error(std::string("--db is empty (leave it out for the default database: ") +
+                                      kDefaultDbPathRule + ")");
+    return path;
 }
 
 }  // namespace sgemm

@@ -1,6 +1,7 @@
 // The command-line parse every tool starts with.
 #pragma once
 #include <boost/program_options.hpp>
+#include <string>
 
 namespace sgemm {
 
@@ -11,5 +12,9 @@ namespace sgemm {
 // error.
 bool parse_or_print_help(int argc, char** argv, const boost::program_options::options_description& options,
                          boost::program_options::variables_map& vm);
+
+// The tuning database's path: --db's value, else the default rule's (db/default_path.h). An
+// empty --db throws boost::program_options::error: it must not quietly mean the default.
+std::string database_path(const boost::program_options::variables_map& vm);
 
 }  // namespace sgemm

@@ -32,6 +32,7 @@
 #include "src/util/json.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
+#include "tools/cli_parse.h"
 #include "tools/cli_table.h"
 
 namespace po = boost::program_options;
@@ -620,7 +621,7 @@ int main(int argc, char** argv) {
         const int timeout = ctx.vm["busy-timeout"].as<int>();
         if (timeout < 0) throw UsageError("--busy-timeout must not be negative");
         ctx.busy_timeout = std::chrono::milliseconds(timeout);
-        ctx.db_path = ctx.vm.count("db") ? ctx.vm["db"].as<std::string>() : default_db_path();
+        ctx.db_path = database_path(ctx.vm);
     } catch (const std::exception& e) {
         return report(e, 1, true);
     }

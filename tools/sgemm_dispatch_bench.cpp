@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
         po::variables_map vm;
         if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-dispatch-bench", "the help");
         options.without_database = vm.count("without-database") > 0;
-        db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
+        db_path = database_path(vm);
         const std::string fallback = vm["fallback"].as<std::string>();
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
             throw po::error("--fallback is cublas, builtin or error, not '" + fallback + "'");

@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
         dry_arch = parse_arch(vm["arch"].as<std::string>());
         device_ordinal = vm["device"].as<int>();
         if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
-        db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db_path();
+        db_path = database_path(vm);
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");

@@ -28,6 +28,8 @@ grep -q "unexpected argument 'extra'" <<<"$err" || fail "stray argument message:
 err=$("$bench" --db "$tmp/x.db" --json "$tmp/missing/b.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $tmp/missing/b.json: no folder $tmp/missing" <<<"$err" || fail "--json message: $err"
+err=$("$bench" --db "" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--db is empty" <<<"$err" || fail "--db '': $rc $err"
 # Nor over the database it reads (checked before the GPU is looked for).
 echo database > "$tmp/x.db"
 err=$("$bench" --db "$tmp/x.db" --json "$tmp/x.db" 2>&1 >/dev/null); rc=$?

@@ -151,6 +151,8 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --strategy random --seed -1 2>
 [ $rc -eq 1 ] && grep -qF -- "--seed must be 0 or more" <<<"$err" || fail "--seed -1: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --device -1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
+err=$("$tune" --shapes "$dir/small.csv" --db "" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--db is empty" <<<"$err" || fail "--db '': $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
 
