@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <regex>
 
 #include "db/base64.h"
 #include "db/csv.h"
@@ -51,6 +52,21 @@ int parse_positive(const std::string& text) {
     const int v = parse_int(text);
     if (v <= 0) throw Error("'" + text + "' is not positive");
     return v;
+}
+
+// A count of bytes, registers or versions: 0 or more.
+int parse_count(const std::string& text) {
+    const int v = parse_int(text);
+    if (v < 0) throw Error("'" + text + "' must be 0 or more");
+    return v;
+}
+
+// A winner's time of tuning as the database writes it, 2026-11-30T12:34:56.789Z (UTC), so that
+// tables and merges read it alike; empty means now.
+std::string parse_timestamp(const std::string& text) {
+    static const std::regex form(R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z)");
+    if (text.empty() || std::regex_match(text, form)) return text;
+    throw Error("'" + text + "' is not a time as the database writes it (2026-11-30T12:34:56.789Z, UTC), nor empty");
 }
 
 // A finite number. strtod, not std::stod: stod refuses a number too small for a normal
@@ -100,17 +116,20 @@ const std::vector<Column>& columns() {
         {"gpu_name", Kind::Text, [](const ExportRow& r) { return r.device.gpu_name; },
          [](ExportRow& r, const std::string& v) { r.device.gpu_name = v; }},
         {"cc_major", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.cc_major); },
-         [](ExportRow& r, const std::string& v) { r.device.cc_major = parse_int(v); }},
+         [](ExportRow& r, const std::string& v) { r.device.cc_major = parse_count(v); }},
         {"cc_minor", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.cc_minor); },
-         [](ExportRow& r, const std::string& v) { r.device.cc_minor = parse_int(v); }},
+         [](ExportRow& r, const std::string& v) { r.device.cc_minor = parse_count(v); }},
         {"sm_count", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.sm_count); },
-         [](ExportRow& r, const std::string& v) { r.device.sm_count = parse_int(v); }},
+         [](ExportRow& r, const std::string& v) { r.device.sm_count = parse_positive(v); }},
         {"memory_bytes", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.memory_bytes); },
-         [](ExportRow& r, const std::string& v) { r.device.memory_bytes = parse_integer(v); }},
+         [](ExportRow& r, const std::string& v) {
+             r.device.memory_bytes = parse_integer(v);
+             if (r.device.memory_bytes <= 0) throw Error("'" + v + "' is not positive");
+         }},
         {"driver_version", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.driver_version); },
-         [](ExportRow& r, const std::string& v) { r.device.driver_version = parse_int(v); }},
+         [](ExportRow& r, const std::string& v) { r.device.driver_version = parse_count(v); }},
         {"runtime_version", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.runtime_version); },
-         [](ExportRow& r, const std::string& v) { r.device.runtime_version = parse_int(v); }},
+         [](ExportRow& r, const std::string& v) { r.device.runtime_version = parse_count(v); }},
         {"nvrtc_version", Kind::Text, [](const ExportRow& r) { return r.device.nvrtc_version; },
          [](ExportRow& r, const std::string& v) { r.device.nvrtc_version = v; }},
         {"library_version", Kind::Text, [](const ExportRow& r) { return r.device.library_version; },
@@ -147,25 +166,25 @@ const std::vector<Column>& columns() {
         {"provenance", Kind::Text, [](const ExportRow& r) { return r.entry.winner.provenance; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.provenance = v; }},
         {"tuned_at", Kind::Text, [](const ExportRow& r) { return r.entry.winner.tuned_at; },
-         [](ExportRow& r, const std::string& v) { r.entry.winner.tuned_at = v; }},
+         [](ExportRow& r, const std::string& v) { r.entry.winner.tuned_at = parse_timestamp(v); }},
         {"binary_key", Kind::Text, [](const ExportRow& r) { return r.entry.winner.binary_key; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.binary_key = v; }},
         {"arch", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::arch); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).arch = parse_int(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).arch = parse_positive(v); }, true},
         {"binary_nvrtc_version", Kind::Text, [](const ExportRow& r) { return binary_field(r, &Binary::nvrtc_version); },
          [](ExportRow& r, const std::string& v) { binary_of(r).nvrtc_version = v; }, true},
         {"lowered_name", Kind::Text, [](const ExportRow& r) { return binary_field(r, &Binary::lowered_name); },
          [](ExportRow& r, const std::string& v) { binary_of(r).lowered_name = v; }, true},
         {"registers", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::registers); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).registers = parse_int(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).registers = parse_count(v); }, true},
         {"shared_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::shared_bytes); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).shared_bytes = parse_int(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).shared_bytes = parse_count(v); }, true},
         {"stack_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::stack_bytes); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).stack_bytes = parse_int(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).stack_bytes = parse_count(v); }, true},
         {"spill_store_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::spill_store_bytes); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).spill_store_bytes = parse_int(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).spill_store_bytes = parse_count(v); }, true},
         {"spill_load_bytes", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::spill_load_bytes); },
-         [](ExportRow& r, const std::string& v) { binary_of(r).spill_load_bytes = parse_int(v); }, true},
+         [](ExportRow& r, const std::string& v) { binary_of(r).spill_load_bytes = parse_count(v); }, true},
         {"compile_ms", Kind::Real, [](const ExportRow& r) { return binary_field(r, &Binary::compile_ms); },
          [](ExportRow& r, const std::string& v) { binary_of(r).compile_ms = parse_non_negative(v); }, true},
         {"cubin_base64", Kind::Text,

@@ -254,6 +254,37 @@ TEST(Exchange, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);
 }
 
+// Counts are not negative, a device has SMs and memory, and a time of tuning reads as the
+// database writes it (or is empty: now); each bad value is named with its column.
+TEST(Exchange, CountsSizesAndTimesOfTuningAreChecked) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    fill_sample(source);
+    std::string csv = export_text(source);
+    csv = with_field(csv, 1, "tuned_at", "garbage");
+    csv = with_field(csv, 2, "memory_bytes", "-5");
+    csv = with_field(csv, 3, "sm_count", "0");
+    csv = with_field(csv, 4, "registers", "-3");
+    TuningStore target(dir.file("b.db"));
+    try {
+        import_text(target, csv);
+        FAIL() << "imported negative counts and a time of tuning that is no time";
+    } catch (const ImportError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("4 bad lines, nothing imported"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:2: column tuned_at: 'garbage' is not a time as the database writes it"),
+                  std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:3: column memory_bytes: '-5' is not positive"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:4: column sm_count: '0' is not positive"), std::string::npos) << message;
+        EXPECT_NE(message.find("winners.csv:5: column registers: '-3' must be 0 or more"), std::string::npos) << message;
+    }
+    csv = export_text(source);
+    csv = with_field(csv, 1, "tuned_at", "");
+    csv = with_field(csv, 2, "tuned_at", "2026-11-30T12:34:56Z");
+    const MergeSummary fine = import_text(target, csv);
+    EXPECT_EQ(fine.count(WinnerOffer::Outcome::Added), 4);
+}
+
 TEST(Exchange, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
     TempDir dir;
     TuningStore source(dir.file("a.db"));
