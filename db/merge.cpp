@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "db/verify.h"
+#include "src/util/utf8.h"
 
 namespace sgemm {
 
@@ -44,7 +45,7 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
         return offer;
     }
     offer.outcome = offer.previous ? WinnerOffer::Outcome::Replaced : WinnerOffer::Outcome::Added;
-    offer.incoming.provenance += "; merged from " + source;
+    offer.incoming.provenance += "; merged from " + as_utf8(source);  // the database's text is UTF-8
     if (incoming.binary && store.put_binary(*incoming.binary)) ++summary.binaries_added;
     store.put_winner(offer.incoming);
     return offer;

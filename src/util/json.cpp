@@ -31,20 +31,8 @@ Json& Json::set(std::string key, Json value) {
 // another encoding) becomes U+FFFD, so the output always parses.
 std::string json_quote(const std::string& text) {
     std::string out = "\"";
-    for (std::size_t i = 0; i < text.size();) {
-        const unsigned char c = text[i];
-        if (c >= 0x80) {
-            const std::size_t length = utf8_sequence_length(text, i);
-            if (length == 0) {
-                out += "\xEF\xBF\xBD";
-                ++i;
-            } else {
-                out.append(text, i, length);
-                i += length;
-            }
-            continue;
-        }
-        ++i;
+    const std::string utf8 = as_utf8(text);
+    for (const unsigned char c : utf8) {
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;

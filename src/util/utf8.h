@@ -33,4 +33,21 @@ inline std::size_t utf8_sequence_length(const std::string& text, std::size_t i) 
     return length;
 }
 
+// `text` with each byte that is not part of a well-formed sequence (a file name in another
+// encoding) replaced by U+FFFD, so that it is UTF-8 wherever it goes (JSON, a database's text).
+inline std::string as_utf8(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t length = utf8_sequence_length(text, i);
+        if (length == 0) {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        } else {
+            out.append(text, i, length);
+            i += length;
+        }
+    }
+    return out;
+}
+
 }  // namespace sgemm

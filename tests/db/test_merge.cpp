@@ -68,6 +68,26 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     EXPECT_TRUE(verify_store(ours).ok());
 }
 
+// The provenance names the file merged from in UTF-8, as the database's text must be, even
+// where the file's name is in another encoding (Latin-1 here): a byte that is not UTF-8
+// becomes U+FFFD.
+TEST(Merge, TheProvenanceNamesAFileOfAnyEncodingInUtf8) {
+    TempDir dir;
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = ours.add_device(h200());
+    {
+        TuningStore theirs(dir.file("th\xE9.db"));
+        theirs.add_device(h200());
+        theirs.put_winner(winner(id, shape(32, 4096, 4096), 3.0, nullptr));
+    }
+    TuningStore theirs(dir.file("th\xE9.db"), OpenMode::ReadOnly);
+    merge_store(ours, theirs);
+    const std::string provenance = ours.find_winner(id, shape(32, 4096, 4096))->provenance;
+    EXPECT_NE(provenance.find("; merged from "), std::string::npos) << provenance;
+    EXPECT_NE(provenance.find("th\xEF\xBF\xBD.db"), std::string::npos) << provenance;
+    EXPECT_EQ(provenance.find("\xE9"), std::string::npos) << "a Latin-1 byte was stored as it was";
+}
+
 // Another device's rows come in beside ours and never touch our winners or what our
 // device's dispatch would choose.
 TEST(Merge, AnotherDevicesRowsAreKeptApart) {
