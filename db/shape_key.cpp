@@ -3,12 +3,14 @@
 #include <cctype>
 
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
 GemmPrecision parse_gemm_precision(const std::string& text) {
-    if (text == "fp32") return GemmPrecision::fp32;
-    if (text == "tf32") return GemmPrecision::tf32;
+    const std::string name = lower_case(text);  // FP32 as well, as --dtype takes FP16
+    if (name == "fp32") return GemmPrecision::fp32;
+    if (name == "tf32") return GemmPrecision::tf32;
     throw Error("unknown precision '" + text + "' (expected fp32 or tf32)");
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "db/schema.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -220,12 +221,13 @@ std::optional<DeviceFingerprint> TuningStore::find_device(const std::string& id)
 
 std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     if (id_or_prefix.empty()) throw UnknownDeviceError("an empty device id names no device");
+    const std::string wanted = lower_case(id_or_prefix);  // ids are lower-case hex: C94D names c94d...
     std::vector<std::string> matches;
     auto q = db_->query("SELECT id FROM devices WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id");
-    q.bind(1, id_or_prefix);
+    q.bind(1, wanted);
     while (q.step()) matches.push_back(q.text(0));
     for (const std::string& id : matches)
-        if (id == id_or_prefix) return id;
+        if (id == wanted) return id;
     if (matches.size() == 1) return matches.front();
     std::string known;
     for (const DeviceFingerprint& d : devices()) known += "\n  " + d.id() + "  " + d.describe();

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
                                 given);
             }
         if (vm.count("families")) {
-            options.families = parse_name_list(vm["families"].as<std::string>(), "families");
+            options.families = parse_name_list(lower_case(vm["families"].as<std::string>()), "families");
             for (const std::string& f : options.families) find_family(f);
         }
         options.retune = vm.count("retune") > 0;

@@ -8,12 +8,14 @@
 #include "src/cuda/check.h"
 #include "src/jit/compiler.h"
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
 Arch parse_arch(const std::string& text) {
+    const std::string name = lower_case(text);  // SM_90 as well
     std::string digits;
-    for (char c : text.rfind("sm_", 0) == 0 ? text.substr(3) : text)
+    for (char c : name.rfind("sm_", 0) == 0 ? name.substr(3) : name)
         if (c != '.') digits += c;
     bool ok = digits.size() >= 2 && digits.size() <= 3;
     for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));

@@ -315,6 +315,7 @@ TEST(Arch, ParsesTheUsualSpellings) {
     EXPECT_EQ(parse_arch("sm_90").sm, 90);
     EXPECT_EQ(parse_arch("80").sm, 80);
     EXPECT_EQ(parse_arch("8.6").sm, 86);
+    EXPECT_EQ(parse_arch("SM_90").sm, 90);  // any case, as the other names the tools take
     EXPECT_EQ(Arch{90}.name(), "sm_90");
     EXPECT_THROW(parse_arch("hopper"), Error);
     EXPECT_THROW(parse_arch("sm_9"), Error);

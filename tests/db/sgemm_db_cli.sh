@@ -110,6 +110,7 @@ run 0 "${ours[@]}" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "mis
 
 # --- explain: exact, nearest, fallback, and why ---
 run 0 "${ours[@]}" explain 8 4096 4096 --device "${id:0:6}"
+run 0 "${ours[@]}" explain 8 4096 4096 --device "$(tr a-f A-F <<<"${id:0:6}")"  # ids are hex: any case
 has "$out" "decision  exact"; has "$out" "launch    naive BLOCK_X=32 BLOCK_Y=8"
 run 0 "${ours[@]}" explain 4 4096 4096 --device "$id"
 has "$out" "decision  nearest"; has "$out" "the nearest tuned shape with NN fp32 align16 is M=8 N=4096 K=4096"

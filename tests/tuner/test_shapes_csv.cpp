@@ -45,7 +45,8 @@ TEST(ShapesCsv, ParsesRequiredAndOptionalColumnsInAnyOrder) {
 }
 
 TEST(ShapesCsv, TransposesAndPrecisionAreRead) {
-    const ShapesFile f = parse("M,N,K,transA,transB,precision\n8,4096,4096,T,N,fp32\n8,4096,4096,n,t,fp32\n");
+    // Letters in any case: t and FP32 as well as T and fp32.
+    const ShapesFile f = parse("M,N,K,transA,transB,precision\n8,4096,4096,T,N,fp32\n8,4096,4096,n,t,FP32\n");
     ASSERT_EQ(f.rows.size(), 2u);
     EXPECT_TRUE(f.rows[0].key.trans_a);
     EXPECT_FALSE(f.rows[0].key.trans_b);

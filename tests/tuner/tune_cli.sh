@@ -59,6 +59,11 @@ err=$("$tune" --shapes "$dir/red"$'\e'"[31m.csv" --dry-run 2>&1 >/dev/null); rc=
 [ $rc -eq 1 ] && grep -qF 'red\x1b[31m.csv:2:' <<<"$err" && ! grep -q $'\e' <<<"$err" ||
   fail "a control character in the shapes path: $rc $(printf '%q' "$err")"
 
+# Names in any case: families and the arch.
+out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch SM_80 --families NAIVE --top-k 1 2>&1) ||
+  fail "--arch SM_80 --families NAIVE: $out"
+grep -q "dry run for sm_80" <<<"$out" && grep -q "naive" <<<"$out" || fail "names in upper case: $out"
+
 # Another arch is planned for a GPU of that arch, and the plan says which.
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_80 --families naive --top-k 1 2>&1) || fail "--arch sm_80: $out"
 grep -q "dry run for sm_80: the cost model ranks candidates for A100-80GB (108 SMs" <<<"$out" ||
