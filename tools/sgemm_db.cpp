@@ -444,6 +444,10 @@ int cmd_import(Context& ctx) {
 }
 
 int cmd_merge(Context& ctx) {
+    // A file named on the command line that is not there is the user's slip (1), as import's.
+    std::error_code ec;
+    if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
+        throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
     TuningStore other(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = merge_store(store, other, kernel_problem);
