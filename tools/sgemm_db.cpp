@@ -226,6 +226,9 @@ std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context&
     if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id())};
     const std::vector<DeviceFingerprint> devices = store.devices();
     if (devices.size() == 1) return {devices.front().id(), devices.front()};
+    if (devices.empty())
+        throw UsageError("no GPU is visible and " + store.path() + " holds no device yet: nothing has been tuned into "
+                         "it, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
     for (const DeviceFingerprint& d : devices) list += "\n  " + d.id() + "  " + d.describe();
     throw UsageError("no GPU is visible and " + store.path() + " holds " + std::to_string(devices.size()) +

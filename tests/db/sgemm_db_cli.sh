@@ -109,6 +109,12 @@ sed -n 2p <<<"$out" | grep -q " 16  *4096  *4096  *NN  *fp32  *16  *5 " || fail 
 run 0 "${ours[@]}" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "misses --json: $out"
 
 # --- explain: exact, nearest, fallback, and why ---
+# A database that holds no device yet has nothing to explain, and says why (without a GPU).
+if ! gpu_present; then
+  cp "$dir/ours.db" "$dir/emptied.db"
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [c.execute('DELETE FROM ' + t) for t in ('winners','measurements','misses','binaries','devices')]; c.commit()" "$dir/emptied.db"
+  run 1 --db "$dir/emptied.db" explain 8 8 8; has "$err" "holds no device yet: nothing has been tuned into it"
+fi
 run 0 "${ours[@]}" explain 8 4096 4096 --device "${id:0:6}"
 run 0 "${ours[@]}" explain 8 4096 4096 --device "$(tr a-f A-F <<<"${id:0:6}")"  # ids are hex: any case
 has "$out" "decision  exact"; has "$out" "launch    naive BLOCK_X=32 BLOCK_Y=8"
