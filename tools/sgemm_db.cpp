@@ -436,8 +436,11 @@ int merge_status(const MergeSummary& summary) {
 }
 
 int cmd_import(Context& ctx) {
-    const std::string& path = ctx.args.at(0);
-    std::ifstream in = open_csv_file(path);
+    // - reads standard input: sgemm-db --db other.db export | sgemm-db import -
+    const std::string path = ctx.args.at(0) == "-" ? "standard input" : ctx.args.at(0);
+    std::ifstream file;
+    if (ctx.args.at(0) != "-") file = open_csv_file(path);
+    std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
@@ -544,7 +547,7 @@ const std::vector<Command>& commands() {
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
-        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays)", 1, {}, cmd_import},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts add up)", 1,
          {}, cmd_merge},
         {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,

@@ -233,7 +233,8 @@ int main(int argc, char** argv) {
         "Shapes CSV: header M,N,K plus optional transA,transB,precision,weight,name; '#' comments.\n\n"
         "Options");
     opts.add_options()("help,h", "show this help")
-        ("shapes", po::value<std::string>(), "the shapes CSV to tune")
+        ("shapes", po::value<std::string>(), "the shapes CSV to tune; - reads it from standard input (sgemm-shapes "
+         "llama-3-8b | sgemm-tune --shapes -)")
         ("from-misses", "tune the shape keys libsgemm_dispatch recorded without an exact winner on this GPU "
          "(the database's misses, most frequent first) instead of a CSV")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
@@ -327,10 +328,17 @@ int main(int argc, char** argv) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
             // The table is written over its file at the end: never over what the run reads.
-            check_output_is_not(json_path, "json", shapes_path, "the shapes CSV");
+            if (shapes_path != "-") check_output_is_not(json_path, "json", shapes_path, "the shapes CSV");
             check_output_is_not_database(json_path, "json", db_path);
         }
-        if (!from_misses) shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
+        if (shapes_path == "-") {
+            if (isatty(STDIN_FILENO))
+                std::fprintf(stderr, "sgemm-tune: reading the shapes CSV from the terminal; end it with Ctrl-D\n");
+            shapes_path = "standard input";  // as its messages name it
+            shapes = load_shapes_csv("-");
+        } else if (!from_misses) {
+            shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
         return 1;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -157,6 +158,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 
 ShapesFile load_shapes_csv(const std::string& path) {
     try {
+        if (path == "-") return parse_shapes_csv(std::cin, "standard input");  // sgemm-shapes ... | sgemm-tune --shapes -
         std::ifstream in = open_csv_file(path);
         return parse_shapes_csv(in, path);
     } catch (const ShapesCsvError&) {

@@ -53,6 +53,12 @@ grep -q "0 valid candidates, 0 to time (model search)" <<<"$out" &&
   grep -q "none of the families searched runs this shape on sm_90: a tune stores cuBLAS for it" <<<"$out" ||
   fail "a shape without candidates: $out"
 
+# - reads the shapes from standard input, and its messages name it.
+out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) || fail "--shapes -: $out"
+grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
+err=$(printf 'M,N,K\n8,x,64\n' | "$tune" --shapes - --dry-run 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "standard input:2: N 'x' is not a whole number" <<<"$err" || fail "--shapes - with a bad row: $rc $err"
+
 # A path's control characters reach the terminal escaped, as every tool prints them.
 printf 'M,N,K\n8,x,64\n' > "$dir/red"$'\e'"[31m.csv"
 err=$("$tune" --shapes "$dir/red"$'\e'"[31m.csv" --dry-run 2>&1 >/dev/null); rc=$?
