@@ -183,7 +183,8 @@ int main(int argc, char** argv) {
     add_model_options(opts, positional, "1,8,32");
     opts.add_options()
         ("gpu", po::value<std::string>()->default_value("H200"),
-         ("a built-in GPU (" + gpu_names + ") or a .json file").c_str())
+         ("a built-in GPU (" + gpu_names + ") or a JSON file: a name ending in .json, or any path with a / "
+          "(<(...) and /dev/stdin too)").c_str())
         ("context", po::value<long>()->default_value(4096), "tokens already in each sequence's KV cache")
         ("dtype", po::value<std::string>()->default_value("fp32"), "weight format: fp32, fp16, bf16 or int8")
         ("json", "print JSON instead of tables. Each step's flops, bytes and times (s) are per step; "

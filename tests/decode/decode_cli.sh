@@ -132,6 +132,13 @@ for part in "Assumptions:" "batch 1:" "batch 64:" "tokens/s" "attn_qk" "lm_head"
   grep -qF "$part" <<<"$out" || fail "roofline table lacks '$part'"
 done
 
+# A GPU file by any path with a /: a pipe (<(...)) or a file without the .json ending.
+cp "$fixtures/gpu_custom.json" "$tmp/my_gpu"
+out=$("$roofline" llama-3-8b --gpu "$tmp/my_gpu" --batch 1) && grep -q "on Test GPU" <<<"$out" || fail "--gpu PATH without .json: $out"
+out=$("$roofline" llama-3-8b --gpu <(cat "$fixtures/gpu_custom.json") --batch 1) && grep -q "on Test GPU" <<<"$out" ||
+  fail "--gpu <(...): $out"
+expect_user_error "./no_such_gpu: cannot open the file" "$roofline" llama-3-8b --gpu ./no_such_gpu
+
 # JSON for programs: valid, one step per batch, and the verdict agrees with the steps' own times.
 "$roofline" --config "$fixtures/llama3_8b_config.json" --gpu "$fixtures/gpu_custom.json" --dtype fp16 \
   --context 512 --batch 1,4096 --json >"$tmp/r.json" || fail "roofline --json failed"

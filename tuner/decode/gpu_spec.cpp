@@ -56,7 +56,7 @@ GpuSpec find_builtin_gpu(const std::string& name) {
         if (squeeze(gpu.name) == squeeze(name)) return gpu;
         names += (names.empty() ? "" : ", ") + gpu.name;
     }
-    throw Error("unknown GPU '" + name + "': built-in GPUs are " + names + " (or give a .json file)");
+    throw Error("unknown GPU '" + name + "': built-in GPUs are " + names + " (or give a JSON file: a .json name, or a path with a /)");
 }
 
 namespace {
@@ -98,10 +98,11 @@ GpuSpec load_gpu_spec(const std::string& path) {
 }
 
 GpuSpec gpu_from_name_or_file(const std::string& text) {
-    // A file by its extension, in any case (my_gpu.JSON too).
+    // A file by its extension, in any case (my_gpu.JSON too), or by a / in its path, which no
+    // built-in GPU's name holds (./my_gpu, a pipe such as <(...) or /dev/stdin).
     const std::string suffix = ".json";
-    const bool file = text.size() >= suffix.size() && lower_case(text.substr(text.size() - suffix.size())) == suffix;
-    return file ? load_gpu_spec(text) : find_builtin_gpu(text);
+    const bool json_name = text.size() >= suffix.size() && lower_case(text.substr(text.size() - suffix.size())) == suffix;
+    return json_name || text.find('/') != std::string::npos ? load_gpu_spec(text) : find_builtin_gpu(text);
 }
 
 }  // namespace sgemm
