@@ -145,6 +145,13 @@ struct Context {
     }
 };
 
+// Where an empty listing looked: " in FILE", or " of device ID in FILE" with --device, which
+// leaves the other devices' rows out.
+std::string where(Context& ctx, TuningStore& store) {
+    const std::string device = ctx.device(store);
+    return (device.empty() ? "" : " of device " + device) + " in " + store.path();
+}
+
 int cmd_list(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Winner> winners = store.winners(ctx.device(store));
@@ -164,7 +171,7 @@ int cmd_list(Context& ctx) {
                    std::to_string(w.shape.alignment), w.kernel.description, fixed(w.ms, 4), fixed(w.tflops, 2),
                    fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x", w.tuned_at});
     if (table.empty())
-        std::printf("no winners in %s\n", store.path().c_str());
+        std::printf("no winners%s\n", where(ctx, store).c_str());
     else
         table.print();
     return 0;
@@ -197,7 +204,7 @@ int cmd_show(Context& ctx) {
         return 0;
     }
     if (rows.empty()) {
-        std::printf("no measurements of %s in %s\n", shape.to_string().c_str(), store.path().c_str());
+        std::printf("no measurements of %s%s\n", shape.to_string().c_str(), where(ctx, store).c_str());
         return 0;
     }
     std::printf("%s, best first (* the stored winner)\n", shape.to_string().c_str());
@@ -341,7 +348,7 @@ int cmd_misses(Context& ctx) {
                    std::to_string(m.shape.K), m.shape.transposes(), to_string(m.shape.precision),
                    std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen});
     if (table.empty())
-        std::printf("no misses in %s\n", store.path().c_str());
+        std::printf("no misses%s\n", where(ctx, store).c_str());
     else
         table.print();
     return 0;

@@ -130,7 +130,7 @@ has "$out" "decision"
 # tightly packed matrices (rows of 1000 and 517 floats: 4 bytes).
 run 0 "${ours[@]}" explain 8 1000 517 --device "$id"; has "$out" "shape     M=8 N=1000 K=517 NN fp32 align4"
 run 0 "${ours[@]}" explain 8 1000 517 --align 16 --device "$id"; has "$out" "shape     M=8 N=1000 K=517 NN fp32 align16"
-run 0 "${ours[@]}" show 8 1000 514 --device "$id"; has "$out" "no measurements of M=8 N=1000 K=514 NN fp32 align8"
+run 0 "${ours[@]}" show 8 1000 514 --device "$id"; has "$out" "no measurements of M=8 N=1000 K=514 NN fp32 align8 of device $id in $dir/ours.db"
 
 # --- export and import ---
 run 0 "${ours[@]}" export -o "$dir/winners.csv"
