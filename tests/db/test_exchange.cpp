@@ -226,59 +226,69 @@ TEST(Exchange, AnImportWithBadRowsNamesEachLineAndAppliesNothing) {
     EXPECT_TRUE(target.winners().empty());
 }
 
+namespace {
+
+// One bad value of an import: its data row (1 is the line after the header), column, text,
+// and what the message says of it.
+struct BadValue {
+    int row;
+    const char* column;
+    const char* value;
+    const char* says;
+};
+
+// Imports `csv` with each of `bad` written in, expecting it refused whole, every bad line
+// named as "winners.csv:LINE: column COLUMN: 'VALUE' SAYS".
+void expect_each_bad_value_named(std::string csv, const std::vector<BadValue>& bad, TuningStore& target) {
+    for (const BadValue& b : bad) csv = with_field(csv, b.row, b.column, b.value);
+    try {
+        import_text(target, csv);
+        FAIL() << "imported a file with bad values";
+    } catch (const ImportError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find(std::to_string(bad.size()) + " bad lines, nothing imported"), std::string::npos) << message;
+        for (const BadValue& b : bad) {
+            const std::string line = "winners.csv:" + std::to_string(b.row + 1) + ": column " + b.column + ": '" +
+                                     b.value + "' " + b.says;
+            EXPECT_NE(message.find(line), std::string::npos) << line << "\n" << message;
+        }
+    }
+    EXPECT_TRUE(target.winners().empty());
+}
+
+}  // namespace
+
 // A time of 0 or below would beat every real winner in a merge; a negative tolerance means
 // nothing. A time too small for a normal double is still a number.
 TEST(Exchange, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     TempDir dir;
     TuningStore source(dir.file("a.db"));
     fill_sample(source);
-    std::string csv = export_text(source);
-    csv = with_field(csv, 1, "ms", "0");
-    csv = with_field(csv, 2, "ms", "-0.5");
-    csv = with_field(csv, 3, "tolerance", "-1e-6");
-    csv = with_field(csv, 4, "cublas_ms", "0");
     TuningStore target(dir.file("b.db"));
-    try {
-        import_text(target, csv);
-        FAIL() << "imported a file with a time of 0";
-    } catch (const ImportError& e) {
-        const std::string message = e.what();
-        EXPECT_NE(message.find("4 bad lines, nothing imported"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:5: column cublas_ms: '0' must be above 0"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:2: column ms: '0' must be above 0"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:3: column ms: '-0.5' must be above 0"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:4: column tolerance: '-1e-6' must be at least 0"), std::string::npos)
-            << message;
-    }
+    expect_each_bad_value_named(export_text(source),
+                                {{1, "ms", "0", "must be above 0"},
+                                 {2, "ms", "-0.5", "must be above 0"},
+                                 {3, "tolerance", "-1e-6", "must be at least 0"},
+                                 {4, "cublas_ms", "0", "must be above 0"}},
+                                target);
     const MergeSummary tiny = import_text(target, with_field(export_text(source), 1, "ms", "1e-320"));
     EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);
 }
 
 // Counts are not negative, a device has SMs and memory, and a time of tuning reads as the
-// database writes it (or is empty: now); each bad value is named with its column.
+// database writes it (or is empty: now).
 TEST(Exchange, CountsSizesAndTimesOfTuningAreChecked) {
     TempDir dir;
     TuningStore source(dir.file("a.db"));
     fill_sample(source);
-    std::string csv = export_text(source);
-    csv = with_field(csv, 1, "tuned_at", "garbage");
-    csv = with_field(csv, 2, "memory_bytes", "-5");
-    csv = with_field(csv, 3, "sm_count", "0");
-    csv = with_field(csv, 4, "registers", "-3");
     TuningStore target(dir.file("b.db"));
-    try {
-        import_text(target, csv);
-        FAIL() << "imported negative counts and a time of tuning that is no time";
-    } catch (const ImportError& e) {
-        const std::string message = e.what();
-        EXPECT_NE(message.find("4 bad lines, nothing imported"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:2: column tuned_at: 'garbage' is not a time as the database writes it"),
-                  std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:3: column memory_bytes: '-5' is not positive"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:4: column sm_count: '0' is not positive"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:5: column registers: '-3' must be 0 or more"), std::string::npos) << message;
-    }
-    csv = export_text(source);
+    expect_each_bad_value_named(export_text(source),
+                                {{1, "tuned_at", "garbage", "is not a time as the database writes it"},
+                                 {2, "memory_bytes", "-5", "is not positive"},
+                                 {3, "sm_count", "0", "is not positive"},
+                                 {4, "registers", "-3", "must be 0 or more"}},
+                                target);
+    std::string csv = export_text(source);
     csv = with_field(csv, 1, "tuned_at", "");
     csv = with_field(csv, 2, "tuned_at", "2026-11-30T12:34:56Z");
     const MergeSummary fine = import_text(target, csv);

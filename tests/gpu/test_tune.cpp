@@ -21,6 +21,14 @@ ShapeRow row(int M, int N, int K) {
     return r;
 }
 
+// The stop tests' search: the decode family's three candidates the model ranks first.
+TuneOptions decode_top_3() {
+    TuneOptions options;
+    options.families = {"decode"};
+    options.search.top_k = 3;
+    return options;
+}
+
 TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     SGEMM_REQUIRE_GPU(gpu);
     sgemm::testing::TempDir dir;
@@ -150,9 +158,7 @@ TEST(Tune, AStopEndsTheRunAtTheNextCandidate) {
     SGEMM_REQUIRE_GPU(gpu);
     sgemm::testing::TempDir dir;
     TuningStore store(dir.file("tuning.db"));
-    TuneOptions options;
-    options.families = {"decode"};
-    options.search.top_k = 3;
+    TuneOptions options = decode_top_3();
     bool stop = false;
     options.stop_requested = [&] { return stop; };
     int finished = 0;
@@ -191,9 +197,7 @@ TEST(Tune, AStopDuringTheCompilesEndsTheShapeBeforeCublasIsTimed) {
     SGEMM_REQUIRE_GPU(gpu);
     sgemm::testing::TempDir dir;
     TuningStore store(dir.file("tuning.db"));
-    TuneOptions options;
-    options.families = {"decode"};
-    options.search.top_k = 3;
+    TuneOptions options = decode_top_3();
     options.jobs = 1;
     bool stop = false;
     options.stop_requested = [&] { return stop; };
@@ -220,9 +224,7 @@ TEST(Tune, AStopDuringTheLastCandidateLeavesTheSearchWhole) {
     SGEMM_REQUIRE_GPU(gpu);
     sgemm::testing::TempDir dir;
     TuningStore store(dir.file("tuning.db"));
-    TuneOptions options;
-    options.families = {"decode"};
-    options.search.top_k = 3;
+    TuneOptions options = decode_top_3();
     options.search.max_candidates = 2;
     // The signal lands once the second candidate has begun: the stop says no when asked just
     // before it, and yes from then on.
