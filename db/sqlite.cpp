@@ -136,6 +136,10 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
             flags |= SQLITE_OPEN_READONLY;
             name += "?immutable=1";
             break;
+        case Access::Snapshot:
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+            name = ":memory:";
+            break;
     }
     const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
@@ -146,6 +150,50 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
+    if (access == Access::Snapshot) {
+        try {
+            copy_unchanged_file();
+        } catch (...) {
+            sqlite3_close_v2(db_);
+            throw;
+        }
+    }
+}
+
+namespace {
+// What shows that a database file changed, or that a process has it open: its size, its time
+// of last change, and SQLite's -shm file, there while any connection has a WAL database open.
+struct FileState {
+    off_t size = -1;
+    timespec changed{};
+    bool shared_memory = false;
+    bool operator==(const FileState& o) const {
+        return size == o.size && changed.tv_sec == o.changed.tv_sec && changed.tv_nsec == o.changed.tv_nsec &&
+               shared_memory == o.shared_memory;
+    }
+};
+
+FileState file_state(const std::string& path) {
+    FileState state;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) state.size = st.st_size, state.changed = st.st_mtim;
+    state.shared_memory = ::access((path + "-shm").c_str(), F_OK) == 0;
+    return state;
+}
+}  // namespace
+
+void Connection::copy_unchanged_file() {
+    const FileState before = file_state(path_);
+    {
+        Connection file(path_, Access::Immutable, busy_timeout_);
+        sqlite3_backup* backup = sqlite3_backup_init(db_, "main", file.handle(), "main");
+        if (!backup) fail(sqlite3_errcode(db_), "");
+        const int rc = sqlite3_backup_step(backup, -1);
+        sqlite3_backup_finish(backup);
+        if (rc != SQLITE_DONE) file.fail(rc, "");
+    }
+    if (!(file_state(path_) == before) || before.shared_memory)
+        throw DbBusyError(path_ + " changed while it was read: another process opened it", SQLITE_BUSY);
 }
 
 Connection::~Connection() {

@@ -96,13 +96,16 @@ private:
     Statement& statement_;
 };
 
-enum class Access { ReadWrite, ReadOnly, Immutable };
+enum class Access { ReadWrite, ReadOnly, Immutable, Snapshot };
 
 class Connection {
 public:
     // Opens (ReadWrite: creating) the file. Immutable is read-only without locking, for a
     // file no one can be writing (a read-only folder, where SQLite cannot create the -shm
-    // file that shared reading of a WAL database needs).
+    // file that shared reading of a WAL database needs). Snapshot reads the file as
+    // immutable into memory at once, creating nothing beside it, and keeps the copy only if
+    // the file did not change while it was read: no -shm file appeared (a process opened
+    // the database) and its size and time of change stayed; else it throws DbBusyError.
     Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
     ~Connection();
     Connection(const Connection&) = delete;
@@ -126,6 +129,8 @@ public:
     [[noreturn]] void fail(int rc, const std::string& sql) const;
 
 private:
+    void copy_unchanged_file();  // Snapshot's copy into this in-memory database
+
     std::string path_;
     std::chrono::milliseconds busy_timeout_;
     sqlite3* db_ = nullptr;

@@ -131,19 +131,27 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (mode == OpenMode::ReadOnly) {
         if (!fs::exists(path, ec)) throw DbError("no tuning database at " + path, SQLITE_CANTOPEN);
+        // A reader that may not write the file must not leave -wal and -shm files of its own
+        // beside it: SQLite gives them the file's permissions but this user as owner, and they
+        // stay after a read-only close, so the file's owner could no longer write their own
+        // database (nor, in a sticky folder, remove them). Where no process has the database
+        // open (no -shm file) and no commits wait in a -wal file, such a reader copies the file
+        // into memory; if a process opened it meanwhile, or has it open, the reader shares
+        // that process's files as any reader does.
+        const bool commits_in_wal = fs::file_size(path + "-wal", ec) > 0 && !ec;
+        if (folder_writable && ::access(path.c_str(), W_OK) != 0 && !fs::exists(path + "-shm", ec) && !commits_in_wal) {
+            try {
+                auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
+                const int version = prepare_schema(*db, false);
+                return {std::move(db), version};
+            } catch (const DbBusyError&) {
+                // opened by another process while it was read: share its files below
+            }
+        }
         // Reading a WAL database needs the -shm file; in a read-only folder it cannot be
         // created, and the file cannot be written by anyone, so it is read as immutable.
-        // A reader that may not write the file must not create the -wal and -shm files either:
-        // SQLite gives them the file's permissions but this user as owner, and they stay
-        // after a read-only close, so the file's owner could no longer write their own
-        // database (nor, in a sticky folder, delete them). Where neither exists, no process
-        // has the database open, and such a reader reads the file as immutable too; where
-        // they exist (a writer is at work), it shares them as any reader does.
-        const bool leaves_files_of_its_own = ::access(path.c_str(), W_OK) != 0 && !fs::exists(path + "-wal", ec) &&
-                                             !fs::exists(path + "-shm", ec);
         auto db = std::make_unique<sqlite::Connection>(
-            path, folder_writable && !leaves_files_of_its_own ? sqlite::Access::ReadOnly : sqlite::Access::Immutable,
-            busy_timeout);
+            path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Immutable, busy_timeout);
         try {
             const int version = prepare_schema(*db, false);
             return {std::move(db), version};

@@ -6,8 +6,8 @@
 // device's fingerprint, loading cubins) or the kernel families (whether a kernel can run a
 // shape, from src/records), which db/ must not depend on.
 #include <boost/program_options.hpp>
+#include <unistd.h>
 
-#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +30,7 @@
 #include "src/dispatch/catalog.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
+#include "src/util/parse_number.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
 #include "tools/cli_parse.h"
@@ -112,31 +113,21 @@ struct Context {
         return store.resolve_device(ids.front());
     }
 
-    int positive(std::size_t i, const char* name) const {
-        const std::string& text = args.at(i);
-        std::size_t used = 0;
-        long long v = 0;
+    int size(std::size_t i, const char* name) const {
         try {
-            v = std::stoll(text, &used);
-        } catch (const std::out_of_range&) {
-            v = LLONG_MAX;  // all digits, too many of them
-        } catch (const std::exception&) {
-            used = 0;
+            return parse_gemm_size(args.at(i), name);
+        } catch (const Error& e) {
+            throw UsageError(e.what());
         }
-        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        if (digits && v > INT_MAX)
-            throw UsageError(std::string(name) + " " + text + " is more than 2147483647, the largest size");
-        if (used != text.size() || v < 1) throw UsageError(std::string(name) + " must be a positive integer, not '" + text + "'");
-        return static_cast<int>(v);
     }
 
     // The shape key of "M N K" and --trans, --precision, --align. Without --align, the class
     // of tightly packed matrices: the one sgemm-tune stores the shape under.
     ShapeKey shape() const {
         ShapeKey s;
-        s.M = positive(0, "M");
-        s.N = positive(1, "N");
-        s.K = positive(2, "K");
+        s.M = size(0, "M");
+        s.N = size(1, "N");
+        s.K = size(2, "K");
         parse_transposes(vm["trans"].as<std::string>(), s);
         s.precision = parse_gemm_precision(vm["precision"].as<std::string>());
         s.alignment = vm.count("align") ? vm["align"].as<int>() : packed_alignment(s);
@@ -446,7 +437,10 @@ int cmd_import(Context& ctx) {
     // - reads standard input: sgemm-db --db other.db export | sgemm-db import -
     const std::string path = ctx.args.at(0) == "-" ? "standard input" : ctx.args.at(0);
     std::ifstream file;
-    if (ctx.args.at(0) != "-") file = open_csv_file(path);
+    if (ctx.args.at(0) != "-")
+        file = open_csv_file(path);
+    else if (isatty(STDIN_FILENO))
+        std::fprintf(stderr, "sgemm-db: reading the export from the terminal; end it with Ctrl-D\n");
     std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);

@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
-            if (!options.without_database) check_output_is_not_database(json_path, "json", db_path);
+            check_output_is_not_database(json_path, "json", db_path);  // read when it exists, --without-database or not
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());

@@ -402,7 +402,10 @@ int main(int argc, char** argv) {
         Tuner tuner(store, device, options, printer.callbacks());
         std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const bool stopped = outcomes.size() < shapes.rows.size() || (!outcomes.empty() && outcomes.back().interrupted);
+        // A signal during the last candidate of the last shape leaves every search whole, yet the
+        // run still ends by it, so that a calling script stops as it asked.
+        const bool stopped = outcomes.size() < shapes.rows.size() || (!outcomes.empty() && outcomes.back().interrupted) ||
+                             interrupt_requested();
         if (!outcomes.empty() && outcomes.back().interrupted) {
             printer.interrupted(outcomes.back());
             outcomes.pop_back();

@@ -30,16 +30,11 @@ std::string trim(const std::string& s) {
 }
 
 int parse_dimension(const std::string& text, const char* column, const std::string& file, int line) {
-    const std::optional<long long> v = parse_whole_number(text);
-    // Digits past even 64 bits: a size too large (or, with a minus, too small), not a malformed one.
-    const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
-    const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
-    if (!v && digits && text[0] == '-') fail(file, line, std::string(column) + " must be at least 1, not " + text);
-    if (!v && digits) fail(file, line, std::string(column) + " " + text + " is more than 2147483647, the largest size");
-    if (!v) fail(file, line, std::string(column) + " '" + text + "' is not a whole number");
-    if (*v < 1) fail(file, line, std::string(column) + " must be at least 1, not " + text);
-    if (*v > 2147483647LL) fail(file, line, std::string(column) + " " + text + " is more than 2147483647, the largest size");
-    return static_cast<int>(*v);
+    try {
+        return parse_gemm_size(text, column);
+    } catch (const Error& e) {
+        fail(file, line, e.what());
+    }
 }
 
 bool parse_trans(const std::string& text, const char* column, const std::string& file, int line) {
@@ -141,12 +136,13 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             ShapeRow& first = out.rows[dup->second];
             first.weight += row.weight;
             // The names join as sgemm-shapes joins the projections of one shape ("k/v"), each once.
-            if (!row.name.empty() && ("/" + first.name + "/").find("/" + row.name + "/") == std::string::npos)
-                first.name += (first.name.empty() ? "" : "/") + row.name;
+            for (const std::string& part : split(row.name, '/'))
+                if (!part.empty() && ("/" + first.name + "/").find("/" + part + "/") == std::string::npos)
+                    first.name += (first.name.empty() ? "" : "/") + part;
             if (!std::isfinite(first.weight))
                 fail(file, rec.line, key + ": its weights add up past the largest number");
             out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
-                                   std::to_string(first.line) + "; merged (weights added, names joined)");
+                                   std::to_string(first.line) + "; merged (weights added)");
             continue;
         }
         seen.emplace(key, out.rows.size());

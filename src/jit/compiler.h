@@ -43,10 +43,10 @@ struct CompileError : Error {
 // "13.0": the NVRTC library this process uses.
 std::string nvrtc_version();
 
-// Runs NVRTC's one-time set-up now, once per process. The first compile in a process puts a
-// SIGINT handler of NVRTC's own in place for some milliseconds, and a Ctrl-C then ends the
-// process with status 4 and no message; later compiles leave the handlers alone. A tool
-// that handles Ctrl-C itself calls this before it installs its handler.
+// Runs NVRTC's one-time set-up now, once per process. The first compile in a process puts
+// SIGINT and SIGTERM handlers of NVRTC's own in place for some milliseconds, and a Ctrl-C then
+// ends the process with status 4 and no message; later compiles leave the handlers alone. A
+// tool that handles those signals itself calls this before it installs its handlers.
 void warm_up_nvrtc();
 
 // The translation unit handed to NVRTC for a family (its template is instantiated by name

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "src/util/error.h"
+
 namespace sgemm {
 
 inline std::optional<long long> parse_whole_number(const std::string& text) {
@@ -16,6 +18,21 @@ inline std::optional<long long> parse_whole_number(const std::string& text) {
     }
     if (text.empty() || used != text.size()) return std::nullopt;
     return v;
+}
+
+// A GEMM size (M, N or K): a whole number from 1 to 2^31-1. Throws Error "NAME must be at
+// least 1, not TEXT", "NAME TEXT is more than 2147483647, the largest size" or "NAME 'TEXT'
+// is not a whole number".
+inline int parse_gemm_size(const std::string& text, const std::string& name) {
+    const std::optional<long long> v = parse_whole_number(text);
+    // Digits past even 64 bits: a size too large (or, with a minus, too small), not a malformed one.
+    const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+    const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
+    if ((!v && digits && text[0] == '-') || (v && *v < 1)) throw Error(name + " must be at least 1, not " + text);
+    if ((!v && digits) || (v && *v > 2147483647LL))
+        throw Error(name + " " + text + " is more than 2147483647, the largest size");
+    if (!v) throw Error(name + " '" + text + "' is not a whole number");
+    return static_cast<int>(*v);
 }
 
 }  // namespace sgemm

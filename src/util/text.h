@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace sgemm {
 
@@ -44,6 +45,18 @@ inline std::string printable_lines(const std::string& text) {
 
 // Whether `text` holds a control character (one printable() would escape).
 inline bool has_control_character(const std::string& text) { return printable(text) != text; }
+
+// The parts of `text` between `separator`s, empty ones included: "q//v" is q, "", v.
+inline std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts(1);
+    for (const char c : text) {
+        if (c == separator)
+            parts.emplace_back();
+        else
+            parts.back() += c;
+    }
+    return parts;
+}
 
 // `text` in lower case (ASCII), for names given in any case ("FP16", "Llama-3-8B", ".JSON").
 inline std::string lower_case(std::string text) {

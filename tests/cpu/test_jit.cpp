@@ -182,17 +182,20 @@ TEST(Compiler, AStandaloneSourceSeesItsDefinesAndReportsItsErrors) {
 
 void ignore_for_the_test(int) {}
 
-// Warms NVRTC up, then compiles while a thread watches the SIGINT handler: 1 if the handler
-// was ever another than the one set here, 0 if it stayed.
+// Warms NVRTC up, then compiles while a thread watches the SIGINT and SIGTERM handlers: 1 if
+// either was ever another than the one set here, 0 if both stayed.
 int warm_up_then_watch_the_interrupt_handler() {
     signal(SIGINT, ignore_for_the_test);
+    signal(SIGTERM, ignore_for_the_test);
     warm_up_nvrtc();
     std::atomic<bool> compiled{false}, replaced{false};
     std::thread watcher([&] {
         while (!compiled) {
-            struct sigaction now {};
-            sigaction(SIGINT, nullptr, &now);
-            if (now.sa_handler != ignore_for_the_test) replaced = true;
+            for (const int signal_number : {SIGINT, SIGTERM}) {
+                struct sigaction now {};
+                sigaction(signal_number, nullptr, &now);
+                if (now.sa_handler != ignore_for_the_test) replaced = true;
+            }
         }
     });
     compile_standalone("probe.cu", "extern \"C\" __global__ void probe() {}\n", {}, Arch{90});
@@ -201,9 +204,9 @@ int warm_up_then_watch_the_interrupt_handler() {
     return replaced ? 1 : 0;
 }
 
-// NVRTC's first compile in a process holds a SIGINT handler of its own for a moment (a Ctrl-C
-// then ends the process with status 4, silently). After warm_up_nvrtc a compile must leave the
-// process's handler in place throughout. The check runs in a fresh process (the threadsafe
+// NVRTC's first compile in a process holds SIGINT and SIGTERM handlers of its own for a moment
+// (a Ctrl-C then ends the process with status 4, silently). After warm_up_nvrtc a compile must
+// leave the process's handlers in place throughout. The check runs in a fresh process (the threadsafe
 // death test runs this binary again for it), where NVRTC has compiled nothing yet.
 TEST(Compiler, AfterTheWarmUpACompileLeavesTheInterruptHandlerInPlace) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");

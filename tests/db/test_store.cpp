@@ -1,6 +1,9 @@
 // The store's reads and writes, on real files.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "db/sqlite.h"
 #include "db/store.h"
 #include "tests/db/fixture.h"
 
@@ -67,6 +70,28 @@ TEST(Store, ReadOnlyStoreReadsButDoesNotCountHits) {
     ASSERT_TRUE(reader.find_binary(naive_binary().cache_key));
     EXPECT_EQ(reader.find_binary(naive_binary().cache_key)->hits, 0);
     EXPECT_THROW(reader.add_device(h200()), DbError);
+}
+
+// A snapshot (the read of a user who may not write the file) copies the database into memory
+// and leaves nothing beside it; a file that a process has open (its -shm file is there) is
+// not copied, since its commits may wait in the -wal file and its pages may change underfoot.
+TEST(Store, ASnapshotReadsTheFileAndLeavesNothingBesideIt) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        store.add_device(h200());
+    }
+    ASSERT_FALSE(std::filesystem::exists(path + "-shm"));
+    {
+        sqlite::Connection snapshot(path, sqlite::Access::Snapshot, std::chrono::milliseconds(100));
+        EXPECT_EQ(snapshot.integer("SELECT count(*) FROM devices"), 1);
+        EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+        EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+    }
+    TuningStore writer(path);  // open: its -shm file is there while it is
+    ASSERT_TRUE(std::filesystem::exists(path + "-shm"));
+    EXPECT_THROW(sqlite::Connection(path, sqlite::Access::Snapshot, std::chrono::milliseconds(100)), DbBusyError);
 }
 
 TEST(Store, MeasurementsComeBackValidFastestFirstThenInvalid) {

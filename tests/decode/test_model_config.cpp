@@ -183,6 +183,15 @@ TEST(ModelConfig, AMultimodalConfigIsReadFromItsTextConfig) {
     EXPECT_EQ(m.sliding_window_layers, 62 - 62 / 6);
 }
 
+// A text_config without a model_type takes the file's; an unknown one is then blamed on the
+// file's own field, not on the text_config.
+TEST(ModelConfig, AnUntypedTextConfigTakesTheFilesModelType) {
+    const std::string message = load_error("bad_text_config_untyped.json");
+    EXPECT_NE(message.find("bad_text_config_untyped.json: field 'model_type' 'brand_new_vlm' is not a type"),
+              std::string::npos) << message;
+    EXPECT_EQ(load_model_config(fixture("bad_text_config_untyped.json"), true).hidden_size, 64);
+}
+
 // Kept as given: JSON output keeps them, tables and CSV comments escape them (decode_cli.sh).
 TEST(ModelConfig, ControlCharactersInTheNameAreKept) {
     EXPECT_EQ(load_model_config(fixture("control_in_name.json")).name, "org/model\nM,N,K");

@@ -80,6 +80,9 @@ TEST(ShapesCsv, ADuplicatesNameJoinsTheFirstsOnce) {
     EXPECT_EQ(f.rows[0].name, "q/o");
     EXPECT_EQ(f.rows[0].weight, 7);
     EXPECT_EQ(f.rows[1].name, "v");
+    // Names that are joins already join part by part.
+    const ShapesFile joined = parse("M,N,K,name\n8,64,64,k\n8,64,64,q/k\n8,64,64,v/q\n");
+    EXPECT_EQ(joined.rows[0].name, "k/q/v");
 }
 
 TEST(ShapesCsv, ADuplicateIsNamedByTheKeyTheTunerTunes) {

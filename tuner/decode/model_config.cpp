@@ -213,7 +213,10 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
     m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
     m.vocab_size = json.positive_integer("vocab_size");
-    const std::string model_type = json.text("model_type").value_or(file.text("model_type").value_or(""));
+    // The text model's own type where its text_config names one, else the file's; a refusal
+    // of the type names the object that holds it.
+    const JsonFields& typed = json.has("model_type") ? json : file;
+    const std::string model_type = typed.text("model_type").value_or("");
     refuse_unmodelled_architectures(json);
     const char* const width_alias = four_times_hidden_field(model_type);
     if (json.has("intermediate_size") || !width_alias)
@@ -250,7 +253,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     if (m.sliding_window_layers == 0) m.sliding_window = 0;
     m.max_positions = max_positions(json);
     // Last: a config that is wrong in its fields says so before an unknown type is asked about.
-    m.gated_mlp = mlp_is_gated(json, model_type, gated_mlp);
+    m.gated_mlp = mlp_is_gated(typed, model_type, gated_mlp);
     try {
         check_model_config(m);
     } catch (const Error& e) {
