@@ -65,7 +65,13 @@ int parse_count(const std::string& text) {
 // tables and merges read it alike; empty means now.
 std::string parse_timestamp(const std::string& text) {
     static const std::regex form(R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?Z)");
-    if (text.empty() || std::regex_match(text, form)) return text;
+    if (text.empty()) return text;
+    if (std::regex_match(text, form)) {
+        const int year = std::stoi(text.substr(0, 4)), month = std::stoi(text.substr(5, 2)), day = std::stoi(text.substr(8, 2));
+        const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        if (day <= days[month - 1]) return text;
+    }
     throw Error("'" + text + "' is not a time as the database writes it (2026-11-30T12:34:56.789Z, UTC), nor empty");
 }
 

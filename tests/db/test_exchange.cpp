@@ -283,7 +283,7 @@ TEST(Exchange, CountsSizesAndTimesOfTuningAreChecked) {
     fill_sample(source);
     TuningStore target(dir.file("b.db"));
     expect_each_bad_value_named(export_text(source),
-                                {{1, "tuned_at", "garbage", "is not a time as the database writes it"},
+                                {{1, "tuned_at", "2026-02-29T12:00:00Z", "is not a time as the database writes it"},
                                  {2, "memory_bytes", "-5", "is not positive"},
                                  {3, "sm_count", "0", "is not positive"},
                                  {4, "registers", "-3", "must be 0 or more"}},
@@ -291,6 +291,7 @@ TEST(Exchange, CountsSizesAndTimesOfTuningAreChecked) {
     std::string csv = export_text(source);
     csv = with_field(csv, 1, "tuned_at", "");
     csv = with_field(csv, 2, "tuned_at", "2026-11-30T12:34:56Z");
+    csv = with_field(csv, 3, "tuned_at", "2028-02-29T00:00:00.5Z");  // a leap day
     const MergeSummary fine = import_text(target, csv);
     EXPECT_EQ(fine.count(WinnerOffer::Outcome::Added), 4);
 }
