@@ -126,7 +126,7 @@ std::optional<double> Query::optional_real(int column) const {
 }
 
 Connection::Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout)
-    : path_(path), busy_timeout_(busy_timeout) {
+    : path_(path), busy_timeout_(busy_timeout), snapshot_(access == Access::Snapshot) {
     int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     std::string name = file_uri(path);
     switch (access) {
@@ -194,6 +194,9 @@ void Connection::copy_unchanged_file() {
     }
     if (!(file_state(path_) == before) || before.shared_memory)
         throw DbBusyError(path_ + " changed while it was read: another process opened it", SQLITE_BUSY);
+    // A copy of a file this user may not write is read-only as the file is: a write fails
+    // rather than change the copy alone.
+    exec("PRAGMA query_only = 1");
 }
 
 Connection::~Connection() {
@@ -201,7 +204,7 @@ Connection::~Connection() {
     sqlite3_close_v2(db_);
 }
 
-bool Connection::read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+bool Connection::read_only() const { return snapshot_ || sqlite3_db_readonly(db_, "main") == 1; }
 
 Query Connection::query(const std::string& sql) {
     auto it = statements_.find(sql);

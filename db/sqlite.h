@@ -133,6 +133,7 @@ private:
 
     std::string path_;
     std::chrono::milliseconds busy_timeout_;
+    bool snapshot_;  // a read-only copy in memory
     sqlite3* db_ = nullptr;
     std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };

@@ -342,6 +342,10 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   chown 65533 "$dir/shared/s.db" && chmod 644 "$dir/shared/s.db"
   out=$(as_user 65534 "$db_tool" --db "$dir/shared/s.db" list 2>&1) || fail "another user's list: $out"
   has "$out" "NVIDIA H200"
+  # explain loads the winners and their binaries as dispatch does (a binary's hits are not counted).
+  out=$(as_user 65534 "$db_tool" --db "$dir/shared/s.db" explain 8 4096 4096 --device "$id" 2>&1) ||
+    fail "another user's explain: $out"
+  has "$out" "exact"
   leftovers=$(ls "$dir/shared" | grep -v '^s\.db$')
   [ -z "$leftovers" ] || fail "a reader who may not write the database left $leftovers beside it"
   out=$(as_user 65533 "$db_tool" --db "$dir/shared/s.db" prune --stale 2>&1) || fail "the owner's prune after a reader: $out"

@@ -1,6 +1,10 @@
 // The store's reads and writes, on real files.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "db/sqlite.h"
@@ -88,10 +92,46 @@ TEST(Store, ASnapshotReadsTheFileAndLeavesNothingBesideIt) {
         EXPECT_EQ(snapshot.integer("SELECT count(*) FROM devices"), 1);
         EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
         EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+        EXPECT_TRUE(snapshot.read_only());
+        EXPECT_THROW(snapshot.exec("DELETE FROM devices"), DbError) << "a write changed the copy alone";
     }
     TuningStore writer(path);  // open: its -shm file is there while it is
     ASSERT_TRUE(std::filesystem::exists(path + "-shm"));
     EXPECT_THROW(sqlite::Connection(path, sqlite::Access::Snapshot, std::chrono::milliseconds(100)), DbBusyError);
+}
+
+// A reader who may not write the file (another user: the tests run as root in CI) reads it from
+// the in-memory copy, binaries included, counting no hits and leaving no file beside it.
+TEST(Store, AReaderWhoMayNotWriteTheFileReadsItsBinariesFromACopy) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root, to read the file as another user";
+    TempDir dir;
+    ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0);
+    const std::string path = dir.file("t.db");
+    {
+        TuningStore store(path);
+        store.put_binary(naive_binary());
+    }
+    ASSERT_EQ(::chown(path.c_str(), 65533, static_cast<gid_t>(-1)), 0);
+    ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        // Exit status: 0 read as expected, 1 a wrong answer, 2 an exception, 3 no other user.
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+        try {
+            TuningStore reader(path, OpenMode::ReadOnly);
+            const std::optional<Binary> b = reader.find_binary(naive_binary().cache_key);
+            const bool clean = !std::filesystem::exists(path + "-shm") && !std::filesystem::exists(path + "-wal");
+            ::_exit(b && b->hits == 0 && clean ? 0 : 1);
+        } catch (...) {
+            ::_exit(2);
+        }
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: a wrong answer or files left beside it, 2: an exception, 3: no setuid";
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).find_binary(naive_binary().cache_key)->hits, 0);
 }
 
 TEST(Store, MeasurementsComeBackValidFastestFirstThenInvalid) {
