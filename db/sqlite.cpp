@@ -161,15 +161,13 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
 }
 
 namespace {
-// What shows that a database file changed, or that a process has it open: its size, its time
-// of last change, and SQLite's -shm file, there while any connection has a WAL database open.
+// What shows that a database file changed (a checkpoint wrote pages into it): its size and
+// its time of last change.
 struct FileState {
     off_t size = -1;
     timespec changed{};
-    bool shared_memory = false;
     bool operator==(const FileState& o) const {
-        return size == o.size && changed.tv_sec == o.changed.tv_sec && changed.tv_nsec == o.changed.tv_nsec &&
-               shared_memory == o.shared_memory;
+        return size == o.size && changed.tv_sec == o.changed.tv_sec && changed.tv_nsec == o.changed.tv_nsec;
     }
 };
 
@@ -177,7 +175,6 @@ FileState file_state(const std::string& path) {
     FileState state;
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) state.size = st.st_size, state.changed = st.st_mtim;
-    state.shared_memory = ::access((path + "-shm").c_str(), F_OK) == 0;
     return state;
 }
 }  // namespace
@@ -192,8 +189,8 @@ void Connection::copy_unchanged_file() {
         sqlite3_backup_finish(backup);
         if (rc != SQLITE_DONE) file.fail(rc, "");
     }
-    if (!(file_state(path_) == before) || before.shared_memory)
-        throw DbBusyError(path_ + " changed while it was read: another process opened it", SQLITE_BUSY);
+    if (!(file_state(path_) == before))
+        throw DbBusyError(path_ + " changed while it was read: another process wrote it", SQLITE_BUSY);
     // A copy of a file this user may not write is read-only as the file is: a write fails
     // rather than change the copy alone.
     exec("PRAGMA query_only = 1");

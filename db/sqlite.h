@@ -102,10 +102,10 @@ class Connection {
 public:
     // Opens (ReadWrite: creating) the file. Immutable is read-only without locking, for a
     // file no one can be writing (a read-only folder, where SQLite cannot create the -shm
-    // file that shared reading of a WAL database needs). Snapshot reads the file as
-    // immutable into memory at once, creating nothing beside it, and keeps the copy only if
-    // the file did not change while it was read: no -shm file appeared (a process opened
-    // the database) and its size and time of change stayed; else it throws DbBusyError.
+    // file that shared reading of a WAL database needs). Snapshot copies the file as it stands
+    // into memory at once, creating nothing beside it (commits still in a writer's -wal file
+    // are not in the copy), and keeps the copy, read-only, only if the file did not change
+    // while it was read (its size and time of change stayed); else it throws DbBusyError.
     Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
     ~Connection();
     Connection(const Connection&) = delete;

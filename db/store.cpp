@@ -134,18 +134,20 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         // A reader that may not write the file must not leave -wal and -shm files of its own
         // beside it: SQLite gives them the file's permissions but this user as owner, and they
         // stay after a read-only close, so the file's owner could no longer write their own
-        // database (nor, in a sticky folder, remove them). Where no process has the database
-        // open (no -shm file) and no commits wait in a -wal file, such a reader copies the file
-        // into memory; if a process opened it meanwhile, or has it open, the reader shares
-        // that process's files as any reader does.
-        const bool commits_in_wal = fs::file_size(path + "-wal", ec) > 0 && !ec;
-        if (folder_writable && ::access(path.c_str(), W_OK) != 0 && !fs::exists(path + "-shm", ec) && !commits_in_wal) {
-            try {
-                auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
-                const int version = prepare_schema(*db, false);
-                return {std::move(db), version};
-            } catch (const DbBusyError&) {
-                // opened by another process while it was read: share its files below
+        // database (nor, in a sticky folder, remove them). Such a reader copies the file into
+        // memory instead, and never opens it through SQLite's shared files. So it sees the
+        // database as of its last checkpoint: the commits of a writer still at work (a tune in
+        // progress) show once that writer checkpoints or closes.
+        if (folder_writable && ::access(path.c_str(), W_OK) != 0) {
+            for (int attempt = 1;; ++attempt) {
+                try {
+                    auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
+                    const int version = prepare_schema(*db, false);
+                    return {std::move(db), version};
+                } catch (const DbBusyError&) {
+                    // A checkpoint wrote the file while it was copied: copy it again.
+                    if (attempt == 5) throw;
+                }
             }
         }
         // Reading a WAL database needs the -shm file; in a read-only folder it cannot be

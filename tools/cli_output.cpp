@@ -117,8 +117,10 @@ bool same_file(const std::string& a, const std::string& b) {
     std::error_code ec, ec_a, ec_b;
     if (fs::equivalent(a, b, ec)) return true;
     if (!ec) return false;  // both exist, and are two files
-    // equivalent() needs both to exist: compare the paths themselves.
-    const fs::path path_a = fs::weakly_canonical(a, ec_a), path_b = fs::weakly_canonical(b, ec_b);
+    // equivalent() needs both to exist: compare the paths themselves, made absolute first (a
+    // relative path whose first part does not exist stays relative in weakly_canonical).
+    const fs::path path_a = fs::weakly_canonical(fs::absolute(a, ec_a), ec_a),
+                   path_b = fs::weakly_canonical(fs::absolute(b, ec_b), ec_b);
     return !ec_a && !ec_b && path_a == path_b;
 }
 }  // namespace
@@ -131,10 +133,14 @@ void check_output_is_not(const std::string& output, const char* option, const st
 
 void check_output_is_not_database(const std::string& output, const char* option, const std::string& db_path) {
     check_output_is_not(output, option, db_path, "the tuning database");
-    for (const auto& [suffix, what] : {std::pair<const char*, const char*>{"-wal", "write-ahead log"},
-                                       {"-shm", "shared-memory file"},
-                                       {"-journal", "rollback journal"}})
-        check_output_is_not(output, option, db_path + suffix, std::string("the tuning database's ") + what);
+    // SQLite keeps its files beside the file itself: beside a symbolic link's target.
+    std::error_code ec;
+    const fs::path resolved = fs::weakly_canonical(fs::absolute(db_path, ec), ec);
+    for (const std::string& base : {db_path, resolved.string()})
+        for (const auto& [suffix, what] : {std::pair<const char*, const char*>{"-wal", "write-ahead log"},
+                                           {"-shm", "shared-memory file"},
+                                           {"-journal", "rollback journal"}})
+            check_output_is_not(output, option, base + suffix, std::string("the tuning database's ") + what);
 }
 
 void write_output_file(const std::string& path, const std::string& text) {

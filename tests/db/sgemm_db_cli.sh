@@ -150,6 +150,11 @@ cmp -s "$dir/ours.db" "$dir/ours.keep" || fail "export -o onto the database chan
 run 1 "${ours[@]}" export -o "$dir/ours.db-wal"; has "$err" "is the tuning database's write-ahead log"
 run 1 "${ours[@]}" export -o "$dir/ours.db-journal"; has "$err" "is the tuning database's rollback journal"
 [ ! -e "$dir/ours.db-journal" ] || fail "export -o ours.db-journal made the file"
+# Spelled another way: a relative path, a link to the database (SQLite keeps its files beside
+# the link's target).
+(cd "$dir" && "$db_tool" --db ./ours.db export -o ours.db-wal >/dev/null 2>&1) && fail "export -o ours.db-wal beside --db ./ours.db"
+ln -sf ours.db "$dir/ours-alias.db"
+run 1 --db "$dir/ours-alias.db" export -o "$dir/ours.db-wal"; has "$err" "is the tuning database's write-ahead log"
 printf 'an earlier export\n' > "$dir/earlier.csv"; chmod 640 "$dir/earlier.csv"
 ln -s earlier.csv "$dir/earlier-link.csv"
 # A write cut short: a file size limit of 32 KiB, which SQLite's 32 KiB shared-memory file

@@ -56,6 +56,8 @@ grep -q "0 valid candidates, 0 to time (model search)" <<<"$out" &&
 # - reads the shapes from standard input, and its messages name it.
 out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) || fail "--shapes -: $out"
 grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
+err=$("$tune" --shapes - --dry-run --json "$dir/small.csv" 2>&1 >/dev/null <"$dir/small.csv"); rc=$?
+[ $rc -eq 1 ] && grep -qF "is the shapes CSV behind standard input" <<<"$err" || fail "--json naming the file behind --shapes -: $rc $err"
 err=$(printf 'M,N,K\n8,x,64\n' | "$tune" --shapes - --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "standard input:2: N 'x' is not a whole number" <<<"$err" || fail "--shapes - with a bad row: $rc $err"
 
