@@ -14,6 +14,7 @@
 #include "db/csv.h"
 #include "db/verify.h"
 #include "src/util/json.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -241,8 +242,8 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
 }  // namespace
 
 ExchangeFormat parse_exchange_format(const std::string& text) {
-    if (text == "csv") return ExchangeFormat::csv;
-    if (text == "json") return ExchangeFormat::json;
+    if (lower_case(text) == "csv") return ExchangeFormat::csv;
+    if (lower_case(text) == "json") return ExchangeFormat::json;
     throw Error("unknown format '" + text + "' (expected csv or json)");
 }
 

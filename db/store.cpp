@@ -138,7 +138,7 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         // memory instead, and never opens it through SQLite's shared files. So it sees the
         // database as of its last checkpoint: the commits of a writer still at work (a tune in
         // progress) show once that writer checkpoints or closes.
-        if (folder_writable && ::access(path.c_str(), W_OK) != 0) {
+        if (::access(path.c_str(), W_OK) != 0) {
             for (int attempt = 1;; ++attempt) {
                 try {
                     auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
@@ -151,7 +151,8 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
             }
         }
         // Reading a WAL database needs the -shm file; in a read-only folder it cannot be
-        // created, and the file cannot be written by anyone, so it is read as immutable.
+        // created, and as the folder takes no -wal file either, no one can be writing the
+        // database: it is read as immutable.
         auto db = std::make_unique<sqlite::Connection>(
             path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Immutable, busy_timeout);
         try {

@@ -303,7 +303,7 @@ int main(int argc, char** argv) {
             ld = {leading("lda", a_cols), leading("ldb", b_cols), leading("ldc", s.n)};
         }
         if (vm.count("kernels")) {
-            wanted = parse_name_list(vm["kernels"].as<std::string>(), "kernels");
+            wanted = parse_name_list(lower_case(vm["kernels"].as<std::string>()), "kernels");
             for (const std::string& name : wanted) find_family(name);  // unknown names fail here
         }
         if (vm.count("json")) {

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
         if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-dispatch-bench", "the help");
         options.without_database = vm.count("without-database") > 0;
         db_path = database_path(vm);
-        const std::string fallback = vm["fallback"].as<std::string>();
+        const std::string fallback = lower_case(vm["fallback"].as<std::string>());
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
             throw po::error("--fallback is cublas, builtin or error, not '" + fallback + "'");
         options.fallback = fallback == "cublas"    ? SGEMM_DISPATCH_FALLBACK_CUBLAS

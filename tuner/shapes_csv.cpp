@@ -16,6 +16,10 @@
 namespace sgemm {
 namespace {
 
+// Far more than any model's shapes (a row is some 30 bytes): a larger input is not a shapes
+// file, and reading it whole would cost memory for nothing.
+constexpr std::size_t kMaxShapesCsvBytes = std::size_t{64} << 20;
+
 const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name"};
 
 std::string trim(const std::string& s) {
@@ -48,7 +52,7 @@ bool parse_trans(const std::string& text, const char* column, const std::string&
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     std::string text;
     try {
-        text = read_csv_text(in, file);
+        text = read_csv_text(in, file, kMaxShapesCsvBytes);
     } catch (const Error& e) {
         throw ShapesCsvError(e.what());
     }
@@ -76,7 +80,10 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     const CsvRecord& header = records.front();
     std::map<std::string, std::size_t> at;  // column name -> field index
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
-        const std::string name = trim(header.fields[i]);
+        // Any case (m,n,k too), named as the columns' own spelling from here on.
+        std::string name = trim(header.fields[i]);
+        for (const std::string& column : kColumns)
+            if (lower_case(name) == lower_case(column)) name = column;
         if (name.empty())
             fail(file, header.line, "column " + std::to_string(i + 1) + " of the header has no name (a comma too many?)");
         if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end())

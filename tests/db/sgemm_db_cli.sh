@@ -137,6 +137,7 @@ run 0 "${ours[@]}" show 8 1000 514 --device "$id"; has "$out" "no measurements o
 run 0 "${ours[@]}" export -o "$dir/winners.csv"
 [ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
+run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "export --format JSON: $out"
 # Nothing is lost to an export: not the database (named directly or through a link), not an
 # earlier file that a failing write would have cut short. A file is replaced whole, through a
 # link to it, keeping its permissions, and no temporary file stays behind.

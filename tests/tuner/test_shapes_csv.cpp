@@ -63,6 +63,27 @@ TEST(ShapesCsv, DefaultsForOmittedColumns) {
     EXPECT_FALSE(f.rows[0].key.trans_a);
 }
 
+// Column names in any case, as the values: m,n,k reads as M,N,K.
+TEST(ShapesCsv, ColumnNamesAreReadInAnyCase) {
+    const ShapesFile f = parse("m,n,k,TRANSA,Weight\n8,64,32,t,2\n");
+    ASSERT_EQ(f.rows.size(), 1u);
+    EXPECT_EQ(f.rows[0].key.M, 8);
+    EXPECT_EQ(f.rows[0].key.K, 32);
+    EXPECT_TRUE(f.rows[0].key.trans_a);
+    EXPECT_EQ(f.rows[0].weight, 2);
+}
+
+// A stream past 64 MiB is no shapes file: refused before it is read whole.
+TEST(ShapesCsv, AnInputPast64MiBIsRefused) {
+    std::istringstream in("M,N,K\n" + std::string((std::size_t{64} << 20) + 1, '1'));
+    try {
+        parse_shapes_csv(in, "big.csv");
+        FAIL() << "a 64 MiB shapes file was read";
+    } catch (const ShapesCsvError& e) {
+        EXPECT_NE(std::string(e.what()).find("big.csv: larger than 67108864 bytes"), std::string::npos) << e.what();
+    }
+}
+
 TEST(ShapesCsv, DuplicatesAreMergedWithAWarning) {
     const ShapesFile f = parse("M,N,K,weight\n8,4096,4096,32\n1,2,3,1\n8,4096,4096,2\n");
     ASSERT_EQ(f.rows.size(), 2u);
