@@ -37,6 +37,38 @@ std::string one_line(const std::string& sql) {
     return out;
 }
 
+// What shows that a database file changed (a checkpoint wrote pages into it): its size and
+// its time of last change.
+struct FileState {
+    off_t size = -1;
+    timespec changed{};
+    bool operator==(const FileState& o) const {
+        return size == o.size && changed.tv_sec == o.changed.tv_sec && changed.tv_nsec == o.changed.tv_nsec;
+    }
+};
+
+FileState file_state(const std::string& path) {
+    FileState state;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) state.size = st.st_size, state.changed = st.st_mtim;
+    return state;
+}
+
+// What to check when a write is refused. SQLite writes the -wal and -shm files beside the
+// database too: one that another user's process left behind, owned by them, blocks every
+// write although the database file and its folder allow it.
+std::string why_read_only(const std::string& path) {
+    for (const char* suffix : {"-wal", "-shm"}) {
+        const std::string companion = path + suffix;
+        struct stat st {};
+        if (::stat(companion.c_str(), &st) == 0 && ::access(companion.c_str(), W_OK) != 0)
+            return "SQLite's " + companion + " beside it is not writable by this user (it belongs to user " +
+                   std::to_string(st.st_uid) + "): remove it, or have its owner do so, once no process has " +
+                   "the database open";
+    }
+    return "check the permissions of the file and of its folder";
+}
+
 }  // namespace
 
 Statement::Statement(Connection& connection, const std::string& sql) : sql_(sql) {
@@ -160,37 +192,22 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     }
 }
 
-namespace {
-// What shows that a database file changed (a checkpoint wrote pages into it): its size and
-// its time of last change.
-struct FileState {
-    off_t size = -1;
-    timespec changed{};
-    bool operator==(const FileState& o) const {
-        return size == o.size && changed.tv_sec == o.changed.tv_sec && changed.tv_nsec == o.changed.tv_nsec;
-    }
-};
-
-FileState file_state(const std::string& path) {
-    FileState state;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) state.size = st.st_size, state.changed = st.st_mtim;
-    return state;
-}
-}  // namespace
-
 void Connection::copy_unchanged_file() {
-    const FileState before = file_state(path_);
-    {
-        Connection file(path_, Access::Immutable, busy_timeout_);
-        sqlite3_backup* backup = sqlite3_backup_init(db_, "main", file.handle(), "main");
-        if (!backup) fail(sqlite3_errcode(db_), "");
-        const int rc = sqlite3_backup_step(backup, -1);
-        sqlite3_backup_finish(backup);
-        if (rc != SQLITE_DONE) file.fail(rc, "");
+    // A checkpoint that writes the file while it is copied leaves a torn copy: copy it again.
+    for (int attempt = 1;; ++attempt) {
+        const FileState before = file_state(path_);
+        {
+            Connection file(path_, Access::Immutable, busy_timeout_);
+            sqlite3_backup* backup = sqlite3_backup_init(db_, "main", file.handle(), "main");
+            if (!backup) fail(sqlite3_errcode(db_), "");
+            const int rc = sqlite3_backup_step(backup, -1);
+            sqlite3_backup_finish(backup);
+            if (rc != SQLITE_DONE) file.fail(rc, "");
+        }
+        if (file_state(path_) == before) break;
+        if (attempt == 5)
+            throw DbBusyError(path_ + " changed each time it was read: another process keeps writing it", SQLITE_BUSY);
     }
-    if (!(file_state(path_) == before))
-        throw DbBusyError(path_ + " changed while it was read: another process wrote it", SQLITE_BUSY);
     // A copy of a file this user may not write is read-only as the file is: a write fails
     // rather than change the copy alone.
     exec("PRAGMA query_only = 1");
@@ -221,23 +238,6 @@ std::int64_t Connection::integer(const std::string& sql) {
     if (!q.step()) throw DbError(path_ + ": no row from: " + one_line(sql), SQLITE_ERROR, sql);
     return q.integer(0);
 }
-
-namespace {
-// What to check when a write is refused. SQLite writes the -wal and -shm files beside the
-// database too: one that another user's process left behind, owned by them, blocks every
-// write although the database file and its folder allow it.
-std::string why_read_only(const std::string& path) {
-    for (const char* suffix : {"-wal", "-shm"}) {
-        const std::string companion = path + suffix;
-        struct stat st {};
-        if (::stat(companion.c_str(), &st) == 0 && ::access(companion.c_str(), W_OK) != 0)
-            return "SQLite's " + companion + " beside it is not writable by this user (it belongs to user " +
-                   std::to_string(st.st_uid) + "): remove it, or have its owner do so, once no process has " +
-                   "the database open";
-    }
-    return "check the permissions of the file and of its folder";
-}
-}  // namespace
 
 void Connection::fail(int rc, const std::string& sql) const {
     const std::string message = sqlite3_errmsg(db_);

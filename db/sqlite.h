@@ -104,8 +104,8 @@ public:
     // file no one can be writing (a read-only folder, where SQLite cannot create the -shm
     // file that shared reading of a WAL database needs). Snapshot copies the file as it stands
     // into memory at once, creating nothing beside it (commits still in a writer's -wal file
-    // are not in the copy), and keeps the copy, read-only, only if the file did not change
-    // while it was read (its size and time of change stayed); else it throws DbBusyError.
+    // are not in the copy), read-only; a copy during which the file changed (its size or time
+    // of change) is taken again, and DbBusyError ends a fifth such try.
     Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
     ~Connection();
     Connection(const Connection&) = delete;

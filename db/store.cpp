@@ -139,16 +139,9 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         // database as of its last checkpoint: the commits of a writer still at work (a tune in
         // progress) show once that writer checkpoints or closes.
         if (::access(path.c_str(), W_OK) != 0) {
-            for (int attempt = 1;; ++attempt) {
-                try {
-                    auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
-                    const int version = prepare_schema(*db, false);
-                    return {std::move(db), version};
-                } catch (const DbBusyError&) {
-                    // A checkpoint wrote the file while it was copied: copy it again.
-                    if (attempt == 5) throw;
-                }
-            }
+            auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
+            const int version = prepare_schema(*db, false);
+            return {std::move(db), version};
         }
         // Reading a WAL database needs the -shm file; in a read-only folder it cannot be
         // created, and as the folder takes no -wal file either, no one can be writing the
