@@ -1,5 +1,6 @@
 // The decode family: C[M x N] = alpha * A[M x K] * B[K x N] + beta * C for small M (the
-// batch of a decode step, 1 to 32 rows per block) and N, K in the thousands (the weights).
+// batch of a decode step, 1 to 32 rows per block) and N, K in the thousands (the weights),
+// with B stored K x N or, with TB, N x K.
 //
 // Such a GEMM is bound by reading B: every weight is used by only M rows, so the kernel's
 // whole job is to stream B from memory once, with 16-byte loads and many of them in flight,
@@ -30,16 +31,24 @@
 #include "sgemm_cp_async.cuh"
 #include "sgemm_splitk.cuh"
 
-template <int MT>
+__device__ __forceinline__ float sgemm_component(const float4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// One quad of k: b holds a 4 x 4 block of B, by rows of k (b[k].n) or, with TB, by rows of
+// n (b[n].k), as it was loaded. Per row m, one LDS.128 of A[m][k..k+3] and 16 FMAs, four
+// independent ones (one per column) for each k.
+template <int MT, int TB>
 __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const float* As, int a_stride,
                                                   int k_local, const float4 (&b)[4]) {
 #pragma unroll
     for (int m = 0; m < MT; ++m) {
         const float4 a = *reinterpret_cast<const float4*>(As + m * a_stride + k_local);
-        acc[m][0] += a.x * b[0].x; acc[m][1] += a.x * b[0].y; acc[m][2] += a.x * b[0].z; acc[m][3] += a.x * b[0].w;
-        acc[m][0] += a.y * b[1].x; acc[m][1] += a.y * b[1].y; acc[m][2] += a.y * b[1].z; acc[m][3] += a.y * b[1].w;
-        acc[m][0] += a.z * b[2].x; acc[m][1] += a.z * b[2].y; acc[m][2] += a.z * b[2].z; acc[m][3] += a.z * b[2].w;
-        acc[m][0] += a.w * b[3].x; acc[m][1] += a.w * b[3].y; acc[m][2] += a.w * b[3].z; acc[m][3] += a.w * b[3].w;
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+#pragma unroll
+            for (int n = 0; n < 4; ++n)
+                acc[m][n] += sgemm_component(a, k) * (TB ? sgemm_component(b[n], k) : sgemm_component(b[k], n));
     }
 }
 
@@ -56,7 +65,15 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
 // a second set of registers before the current one is computed on, so a thread's loads stay
 // in flight while it computes: on the H200 that made the best configurations of batch 1 and
 // 8 (o, qkv) 1-5% faster than loading after the FMAs.
-template <int MT, int BN, int KW, int UNROLL, int EF, bool SPLIT_K>
+//
+// TB=1 reads B stored N x K (weights kept out x in, as Hugging Face stores them: the NT
+// GEMM x * W^T). A thread then loads, for each of its 4 columns, 16 bytes along that
+// column's row of k, and the lanes of a warp are laid out so that its loads stay whole
+// 128-byte lines: up to 8 neighbouring lanes take neighbouring quads of k on the same rows
+// (KL below), the rest of the warp the next columns. Those 8 lanes read 8 different but
+// neighbouring vectors of A, one conflict-free shared-memory wavefront, each shared by the
+// lanes of the other columns.
+template <int MT, int BN, int KW, int UNROLL, int EF, int TB, bool SPLIT_K>
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
     SgemmTimeline timeline;
@@ -68,7 +85,9 @@ sgemm_decode(const SgemmArgs p) {
     extern __shared__ __align__(16) float smem[];
 
     const int tid = threadIdx.x;
-    const int tn = tid % NT, tk = tid / NT;
+    constexpr int KL = KW < 8 ? KW : 8;  // with TB, lanes side by side along k
+    const int tn = TB ? tid / KL % NT : tid % NT;
+    const int tk = TB ? tid % KL + KL * (tid / (KL * NT)) : tid / NT;
     // Row tiles are the fastest grid dimension: the blocks that share a strip of B run
     // side by side, so only the first reads it from memory and the rest hit L2.
     const int m0 = blockIdx.x * MT;
@@ -91,7 +110,9 @@ sgemm_decode(const SgemmArgs p) {
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                const float4* x = reinterpret_cast<const float4*>(b_col + sgemm_offset(kb + 4 * (q + u * KW) + i, 0, p.ldb));
+                const int k = kb + 4 * (q + u * KW);
+                const float4* x = reinterpret_cast<const float4*>(TB ? p.B + sgemm_offset(col + i, k, p.ldb)
+                                                                     : b_col + sgemm_offset(k + i, 0, p.ldb));
                 b[u][i] = EF ? __ldcs(x) : __ldg(x);
             }
     };
@@ -134,7 +155,7 @@ sgemm_decode(const SgemmArgs p) {
     float acc[MT][4] = {};
     auto compute = [&](const Batch& b, int q) {
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) sgemm_decode_quad<MT>(acc, As, k_span, 4 * (q + u * KW), b[u]);
+        for (int u = 0; u < UNROLL; ++u) sgemm_decode_quad<MT, TB>(acc, As, k_span, 4 * (q + u * KW), b[u]);
     };
     auto step = [&](Batch& now, Batch& later) {
         const bool next = batch_fits(q + STEP);
@@ -149,8 +170,10 @@ sgemm_decode(const SgemmArgs p) {
     for (; q < quads; q += KW) {  // the rest, and edge columns, element by element where needed
         float4 tail[4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) tail[i] = sgemm_load4(p.B, p.ldb, kb + 4 * q + i, col, ke, p.N, b_vec);
-        sgemm_decode_quad<MT>(acc, As, k_span, 4 * q, tail);
+        for (int i = 0; i < 4; ++i)
+            tail[i] = TB ? sgemm_load4(p.B, p.ldb, col + i, kb + 4 * q, p.N, ke, b_vec)
+                         : sgemm_load4(p.B, p.ldb, kb + 4 * q + i, col, ke, p.N, b_vec);
+        sgemm_decode_quad<MT, TB>(acc, As, k_span, 4 * q, tail);
     }
 
     timeline.mark(SGEMM_MARK_LOOP_END);

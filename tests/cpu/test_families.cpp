@@ -93,8 +93,9 @@ TEST(Families, TooManyRowsOfBlocksIsRefused) {
 
 TEST(Families, DecodeGeometryAndWorkspace) {
     const Family& f = find_family("decode");
-    // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, UNROLL=2, EF=1, 4 slices of K.
-    const ParamValues v = {8, 128, 8, 2, 1, 4};
+    // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, UNROLL=2, EF=1, B stored K x N
+    // (TB=0), 4 slices of K.
+    const ParamValues v = {8, 128, 8, 2, 1, 0, 4};
     const LaunchGeometry g = f.geometry(v, 20, 1000, 4093);
     EXPECT_EQ(g.grid.x, 3u);   // ceil(20 / 8) row tiles, the fastest dimension
     EXPECT_EQ(g.grid.y, 4u);   // the K slices
@@ -104,49 +105,57 @@ TEST(Families, DecodeGeometryAndWorkspace) {
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 8 * 1024);
     // The fixed counter region, then 4 partial 20 x 1000 results.
     EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
-    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 1}, 20, 1000, 4093, 132), 0u);
+    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 0, 1}, 20, 1000, 4093, 132), 0u);
     EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093, 132), 0u);
 }
 
 TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {
     const Family& f = find_family("decode");
     // 32 rows x all of K=14336 in one slice: 1.8 MB of A.
-    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
+    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 1}, 32, 4096, 14336, Arch{90}).find("shared memory"),
               std::string::npos);
-    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 1, 16}, 32, 4096, 14336, Arch{90}), "");
+    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 16}, 32, 4096, 14336, Arch{90}), "");
 }
 
 TEST(Families, DecodeBlocksThatCannotHoldTheirRegistersAreRefused) {
     const Family& f = find_family("decode");
     // 1024 threads leave 64 registers a thread: ptxas spills every such block.
-    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1, 0, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
     // 512 threads leave 128: 8 rows with two batches of 2 quads need about 136.
-    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1, 1}, Arch{90}), "");
+    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1, 0, 1}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1, 0, 1}, Arch{90}), "");
 }
 
-// The one decode binary ptxas spills on sm_80 (and sm_75) is not in the space there; on the
-// other targets it is.
-TEST(Families, DecodeOneWarpBlocksThatSpillOnSm80AreRefusedThere) {
+// The decode binaries ptxas spills on sm_80 (and sm_75) are not in the space there; on the
+// other targets they are.
+TEST(Families, DecodeBlocksThatSpillOnSm80AreRefusedThere) {
     const Family& f = find_family("decode");
+    std::vector<ParamValues> spilling;
     for (int ef : {0, 1}) {
-        EXPECT_NE(f.invalid_reason({8, 64, 2, 2, ef, 2}, Arch{80}).find("spill on sm_75 and sm_80"), std::string::npos);
-        EXPECT_NE(f.invalid_reason({8, 64, 2, 2, ef, 2}, Arch{75}).find("spill on sm_75 and sm_80"), std::string::npos);
-        EXPECT_EQ(f.invalid_reason({8, 64, 2, 2, ef, 2}, Arch{86}), "");
-        EXPECT_EQ(f.invalid_reason({8, 64, 2, 2, ef, 2}, Arch{90}), "");
+        for (int tb : {0, 1}) spilling.push_back({8, 64, 2, 2, ef, tb, 2});  // one warp, UNROLL 2
+        for (int bn : {128, 256}) spilling.push_back({8, bn, 2, 1, ef, 1, 2});  // TB, 2 groups, UNROLL 1
     }
-    // The same blocks without split-K, with UNROLL 1, or of 4 rows, stay.
-    EXPECT_EQ(f.invalid_reason({8, 64, 2, 2, 1, 1}, Arch{80}), "");
-    EXPECT_EQ(f.invalid_reason({8, 64, 2, 1, 1, 2}, Arch{80}), "");
-    EXPECT_EQ(f.invalid_reason({4, 64, 2, 2, 1, 2}, Arch{80}), "");
+    for (const ParamValues& v : spilling) {
+        EXPECT_NE(f.invalid_reason(v, Arch{80}).find("spill on sm_75 and sm_80"), std::string::npos) << f.describe(v);
+        EXPECT_NE(f.invalid_reason(v, Arch{75}).find("spill on sm_75 and sm_80"), std::string::npos) << f.describe(v);
+        EXPECT_EQ(f.invalid_reason(v, Arch{86}), "");
+        EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
+    }
+    // The same blocks without split-K, with UNROLL 1, of 4 rows, of 64 columns, or with B
+    // stored K x N, stay.
+    for (const ParamValues& v : {ParamValues{8, 64, 2, 2, 1, 0, 1}, ParamValues{8, 64, 2, 1, 1, 0, 2},
+                                 ParamValues{4, 64, 2, 2, 1, 0, 2}, ParamValues{8, 128, 2, 1, 1, 1, 1},
+                                 ParamValues{8, 64, 2, 1, 1, 1, 2}, ParamValues{8, 128, 2, 1, 1, 0, 2},
+                                 ParamValues{4, 128, 2, 1, 1, 1, 2}})
+        EXPECT_EQ(f.invalid_reason(v, Arch{80}), "") << f.describe(v);
 }
 
 TEST(Families, DecodeNarrowStripsNeedManyGroupsAlongK) {
     const Family& f = find_family("decode");
-    EXPECT_NE(f.invalid_reason({8, 32, 8, 1, 1, 1}, Arch{90}).find("KW >= 16"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({8, 32, 16, 1, 1, 1}, Arch{90}), "");
-    EXPECT_EQ(f.invalid_reason({8, 32, 64, 1, 1, 1}, Arch{90}), "");
-    EXPECT_EQ(f.invalid_reason({8, 64, 8, 1, 1, 1}, Arch{90}), "");  // wider strips keep their KW
+    EXPECT_NE(f.invalid_reason({8, 32, 8, 1, 1, 0, 1}, Arch{90}).find("KW >= 16"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({8, 32, 16, 1, 1, 0, 1}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 32, 64, 1, 1, 0, 1}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 64, 8, 1, 1, 0, 1}, Arch{90}), "");  // wider strips keep their KW
 }
 
 TEST(Families, TransposesFollowTheTaAndTbParameters) {
@@ -154,6 +163,16 @@ TEST(Families, TransposesFollowTheTaAndTbParameters) {
     EXPECT_TRUE(ladder.reads_transposes(ladder.defaults, false, false));
     EXPECT_FALSE(ladder.reads_transposes(ladder.defaults, false, true));
     EXPECT_FALSE(ladder.reads_transposes(ladder.defaults, true, false));
+    // Decode reads A as M x K always, and B as TB says: NN and NT.
+    const Family& decode = find_family("decode");
+    ParamValues nt = decode.defaults;
+    nt[decode.param_index("TB")] = 1;
+    EXPECT_TRUE(decode.reads_transposes(decode.defaults, false, false));
+    EXPECT_FALSE(decode.reads_transposes(decode.defaults, false, true));
+    EXPECT_TRUE(decode.reads_transposes(nt, false, true));
+    EXPECT_FALSE(decode.reads_transposes(nt, false, false));
+    EXPECT_FALSE(decode.reads_transposes(nt, true, true));
+    EXPECT_FALSE(decode.reads_transposes(decode.defaults, true, false));
 }
 
 TEST(Families, DescribeAndNameExpression) {

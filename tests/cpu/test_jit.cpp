@@ -39,7 +39,7 @@ std::vector<CompileCase> compile_cases() {
         {"blocktile", {}}, {"blocktile", {64, 64, 8, 4, 4}}, {"blocktile", {128, 64, 16, 8, 4}},
         {"vec4", {}},      {"vec4", {64, 64, 16, 4, 4}},     {"vec4", {128, 128, 16, 8, 8}},
         {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
-        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 1}}, {"decode", {32, 128, 8, 1, 0, 8}},
+        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 0, 1}}, {"decode", {32, 128, 8, 1, 0, 1, 8}},
         {"warptile", {}},
         {"warptile", {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0}},
         {"warptile", {128, 128, 8, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0}},
@@ -81,34 +81,37 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
                              return c.values.empty() ? name + "_default" : name;
                          });
 
-// Decode binaries spread evenly over the space, for sm_80 and for sm_90 three without split-K
-// and two with it, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K finish
+// Decode binaries spread evenly over the space, for sm_80 and for sm_90 and for each way of
+// storing B (TB) three without split-K and two with it, and on sm_80 two with 1 and 2 rows and UNROLL 1, whose split-K finish
 // spilled predicates there while its loads were predicated per element: none may spill. (Of
-// the whole space one tile spilled on sm_80, MT=8 BN=64 KW=2 UNROLL=2 with split-K, either EF:
-// the family leaves it out there and on sm_75; on sm_90, where it stays, it compiles cleanly.)
+// the whole space three tiles spilled on sm_80, all with 8 rows and split-K: BN=64 KW=2
+// UNROLL=2, and with TB BN=128 or 256 KW=2 UNROLL=1, either EF: the family leaves them out
+// there and on sm_75; on sm_90, where they stay, they compile cleanly.)
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
-    for (int sm : {80, 90}) {
-        std::vector<ParamValues> whole, split;
-        for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
-            (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
-        ASSERT_GE(whole.size(), 3u);
-        ASSERT_GE(split.size(), 2u);
-        for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
-            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
-        for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
-            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
-    }
-    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 2}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 2}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 2}, Arch{90});
+    for (int sm : {80, 90})
+        for (int tb : {0, 1}) {
+            std::vector<ParamValues> whole, split;
+            for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
+                if (f.value(v, "TB") == tb) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+            ASSERT_GE(whole.size(), 3u);
+            ASSERT_GE(split.size(), 2u);
+            for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
+                sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+            for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
+                sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+        }
+    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 0, 2}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 0, 2}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 0, 2}, Arch{90});
+    sgemm::testing::expect_compiles_without_spills(f, {8, 128, 2, 1, 1, 1, 2}, Arch{90});
 }
 
 // The decode family stages A with cp.async only where the target has it (sm_80+); on sm_75
 // the same source must compile, through registers (ptxas refuses cp.async there).
 TEST(CompileSamples, DecodeCompilesForTuringWithoutCpAsync) {
     const Family& f = find_family("decode");
-    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 1}})
+    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 0, 1}, ParamValues{4, 64, 32, 2, 1, 1, 1}})
         sgemm::testing::expect_compiles_without_spills(f, v, Arch{75});
 }
 
@@ -216,11 +219,11 @@ TEST(Compiler, AfterTheWarmUpACompileLeavesTheInterruptHandlerInPlace) {
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
     // The template sees only whether SPLITS exceeds 1.
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 1}), "sgemm_decode<8, 128, 8, 4, 1, false>");
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 16}), "sgemm_decode<8, 128, 8, 4, 0, true>");
-    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 2}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 16}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 2}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 1}, Arch{90}));
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 0, 1}), "sgemm_decode<8, 128, 8, 4, 1, 0, false>");
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 0, 16}), "sgemm_decode<8, 128, 8, 4, 0, 0, true>");
+    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 16}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 0, 1}, Arch{90}));
 }
 
 TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
@@ -253,8 +256,9 @@ TEST(Compiler, TimelineBuildsCompileAndDifferFromProductBuilds) {
     const std::vector<std::pair<std::string, ParamValues>> cases = {
         {"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0}},
         {"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 1, 1, 1, 1, 0, 0}},
-        {"decode", {8, 256, 8, 1, 1, 8}},
-        {"decode", {1, 128, 8, 2, 1, 1}},
+        {"decode", {8, 256, 8, 1, 1, 0, 8}},
+        {"decode", {1, 128, 8, 2, 1, 0, 1}},
+        {"decode", {8, 256, 8, 1, 1, 1, 8}},
     };
     for (const auto& [name, values] : cases)
         for (int sm : {80, 90}) {

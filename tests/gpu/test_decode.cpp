@@ -1,6 +1,7 @@
 // The decode family against cuBLAS: odd sizes, decode shapes whose K is not a multiple of
-// the split, alpha/beta and beta = 0 over NaN (alpha -0.75 there), several row tiles, and
-// split-K results that repeat bit for bit from run to run.
+// the split, alpha/beta and beta = 0 over NaN (alpha -0.75 there), several row tiles, B
+// stored K x N (NN) and N x K (NT, TB = 1), and split-K results that repeat bit for bit
+// from run to run.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -12,21 +13,26 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct DecodeCase {
-    ParamValues config;  // MT, BN, KW, UNROLL, EF, SPLITS
+    ParamValues config;  // MT, BN, KW, UNROLL, EF, TB, SPLITS
     int M, N, K;
     float alpha, beta;
     int lda = 0;  // 0: K, tight
+    int ldb = 0;  // 0: tight, N or (TB) K
 };
 
 void PrintTo(const DecodeCase& c, std::ostream* os) {
     *os << "decode";
     for (int v : c.config) *os << "_" << v;
     *os << " " << c.M << "x" << c.N << "x" << c.K << " alpha=" << c.alpha << " beta=" << c.beta;
+    if (c.lda) *os << " lda=" << c.lda;
+    if (c.ldb) *os << " ldb=" << c.ldb;
 }
 
 Accuracy run_case(sgemm::testing::GpuContext& gpu, const DecodeCase& c, std::uint64_t seed) {
     ProblemSpec spec;
-    spec.M = c.M, spec.N = c.N, spec.K = c.K, spec.lda = c.lda, spec.alpha = c.alpha, spec.beta = c.beta, spec.seed = seed;
+    spec.M = c.M, spec.N = c.N, spec.K = c.K, spec.lda = c.lda, spec.ldb = c.ldb, spec.alpha = c.alpha, spec.beta = c.beta;
+    spec.trans_b = find_family("decode").value(c.config, "TB") != 0;
+    spec.seed = seed;
     GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
     const LoadedKernel& kernel = loaded_kernel("decode", c.config, gpu.device);
     problem.reserve_workspace(kernel.workspace_bytes(c.M, c.N, c.K));
@@ -48,8 +54,15 @@ std::vector<DecodeCase> decode_cases() {
     std::vector<DecodeCase> cases;
     // The last two own all of K in narrow strips: A's whole rows staged by cp.async (by
     // registers where K, the leading dimension of A, is not a multiple of 4).
-    const std::vector<ParamValues> configs = {{8, 128, 8, 4, 1, 4}, {1, 256, 4, 1, 1, 1}, {32, 128, 8, 1, 0, 8},
-                                              {4, 64, 2, 4, 0, 3}, {2, 64, 32, 1, 1, 1}, {4, 32, 64, 2, 0, 1}};
+    // The same six tiles read B both ways (TB, the second-last value, 0 and 1): with TB the
+    // lanes of a warp lie 1, 2 (KW) or 8 side by side along k.
+    std::vector<ParamValues> configs;
+    for (int tb : {0, 1})
+        for (ParamValues c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4}, {1, 256, 4, 1, 1, 0, 1}, {32, 128, 8, 1, 0, 0, 8},
+                                                      {4, 64, 2, 4, 0, 0, 3}, {2, 64, 32, 1, 1, 0, 1}, {4, 32, 64, 2, 0, 0, 1}}) {
+            c[5] = tb;
+            configs.push_back(c);
+        }
     const std::vector<std::tuple<int, int, int>> shapes = {
         {1, 1, 1}, {7, 13, 5}, {17, 31, 7}, {128, 128, 128}, {1000, 3000, 2000},
         {1, 6144, 4093}, {8, 4096, 4095}, {32, 1000, 14337}, {33, 4097, 1000}};
@@ -58,8 +71,13 @@ std::vector<DecodeCase> decode_cases() {
             cases.push_back({config, m, n, k, 1.5f, 0.5f});
             cases.push_back({config, m, n, k, -0.75f, 0.0f});
         }
-    // The largest odd shape of the foundation list, once: 512 row tiles each stream B.
-    cases.push_back({{8, 128, 8, 4, 1, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
+    // The largest odd shape of the foundation list, once each way: 512 row tiles each stream B.
+    cases.push_back({{8, 128, 8, 4, 1, 0, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 4, 1, 1, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
+    // B's rows padded (ldb past the stored length) keep 16-byte loads, and a B whose rows
+    // are 16-byte aligned nowhere (ldb odd) takes the element-wise path, both ways.
+    for (int tb : {0, 1})
+        for (int ldb : {4100, 4097}) cases.push_back({{8, 128, 8, 4, 1, tb, 4}, 8, 4095, 4093, 1.0f, 0.5f, 0, ldb});
     return cases;
 }
 
@@ -71,32 +89,34 @@ INSTANTIATE_TEST_SUITE_P(OddAndDecodeShapes, DecodeAgainstCublas, ::testing::Val
 // cp.async path.
 TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 1}, ParamValues{8, 128, 8, 4, 1, 4}})
+    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 0, 1}, ParamValues{8, 128, 8, 4, 1, 0, 4}})
         for (int k : {4093, 4094, 4095}) {
             const Accuracy a = run_case(*gpu, {config, 8, 1000, k, 1.0f, 0.0f, /*lda=*/4096}, 5 + k);
-            EXPECT_TRUE(a.ok()) << "MT=" << config[0] << " SPLITS=" << config[5] << " K=" << k << ": " << a.verdict();
+            EXPECT_TRUE(a.ok()) << "MT=" << config[0] << " SPLITS=" << config[6] << " K=" << k << ": " << a.verdict();
         }
 }
 
 // Split-K reduces in a fixed order: the same inputs give the same bits, launch after
-// launch, and the tile counters are left ready for the next launch.
+// launch, and the tile counters are left ready for the next launch. B stored both ways.
 TEST(DecodeSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    ProblemSpec spec;
-    spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f;
-    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 4, 1, 12}, gpu->device);
-    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
-    std::vector<float> first;
-    for (int run = 0; run < 4; ++run) {
-        problem.poison_output(gpu->stream.get());
-        kernel.launch(problem.args(), gpu->stream.get());
-        ASSERT_TRUE(problem.check_output().ok()) << "run " << run;
-        const std::vector<float> out = problem.download_output();
-        if (run == 0)
-            first = out;
-        else
-            EXPECT_EQ(out, first) << "run " << run << " differs from run 0";
+    for (int tb : {0, 1}) {
+        ProblemSpec spec;
+        spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f, spec.trans_b = tb;
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 4, 1, tb, 12}, gpu->device);
+        problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+        std::vector<float> first;
+        for (int run = 0; run < 4; ++run) {
+            problem.poison_output(gpu->stream.get());
+            kernel.launch(problem.args(), gpu->stream.get());
+            ASSERT_TRUE(problem.check_output().ok()) << "TB=" << tb << " run " << run;
+            const std::vector<float> out = problem.download_output();
+            if (run == 0)
+                first = out;
+            else
+                EXPECT_EQ(out, first) << "TB=" << tb << " run " << run << " differs from run 0";
+        }
     }
 }
 
@@ -107,7 +127,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
     ProblemSpec spec;
     spec.M = 32, spec.N = 28672, spec.K = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 4}, {32, 64, 8, 1, 0, 4}, {16, 128, 8, 2, 1, 8}, {32, 128, 8, 1, 1, 4}};
+    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 0, 4}, {32, 64, 8, 1, 0, 0, 4}, {16, 128, 8, 2, 1, 0, 8}, {32, 128, 8, 1, 1, 0, 4}};
     auto workspace_of = [&](const ParamValues& c) {
         return loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K);
     };
@@ -120,7 +140,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
             problem.poison_output(gpu->stream.get());
             loaded_kernel("decode", c, gpu->device).launch(problem.args(), gpu->stream.get());
             const Accuracy a = problem.check_output();
-            EXPECT_TRUE(a.ok()) << "round " << round << " config MT=" << c[0] << " BN=" << c[1] << " SPLITS=" << c[5]
+            EXPECT_TRUE(a.ok()) << "round " << round << " config MT=" << c[0] << " BN=" << c[1] << " SPLITS=" << c[6]
                                 << ": " << a.verdict();
         }
 }

@@ -40,6 +40,11 @@ grep -q "decode .* registers" <<<"$out" || fail "no decode candidate in the plan
 ! grep -Eq "decode .* registers +0 B smem" <<<"$out" || fail "decode's shared memory shown without A's slice: $out"
 grep -q "nothing was timed or stored" <<<"$out" || fail "dry run summary: $out"
 [ ! -e "$SGEMM_DB" ] || fail "--dry-run created the database"
+# NT rows (weights stored out x in): decode's candidates are those that read B as N x K.
+printf 'M,N,K,transA,transB\n8,1000,517,N,T\n' > "$dir/nt.csv"
+out=$("$tune" --shapes "$dir/nt.csv" --dry-run --families decode --top-k 4 --jobs 2 2>&1) || fail "NT dry run: $out"
+[ "$(grep -c 'decode .*TB=1 .*registers' <<<"$out")" -eq 4 ] || fail "expected 4 decode candidates with TB=1: $out"
+! grep -q "TB=0" <<<"$out" || fail "an NT row planned a decode kernel that reads B as K x N: $out"
 # A cap the first list fills leaves the walks nothing: the plan says no more.
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async --top-k 3 --max-candidates 2 --jobs 2 2>&1) ||
   fail "--max-candidates 2 dry run: $out"
