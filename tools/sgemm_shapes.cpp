@@ -21,11 +21,12 @@ int main(int argc, char** argv) {
         "sequence) and B the weights; `weight` counts the calls per token step (a per-layer GEMM\n"
         "runs once per layer), `name` says which projections it is: qkv, o, gate_up (up without\n"
         "a gate), down, lm_head. Projections of one shape share a row (\"k/v\").\n"
-        "The rows are NN: B is stored K x N, in x out. Hugging Face keeps a linear layer's weight\n"
-        "out x in, which read as it is makes an NT GEMM (transB = T); the decode family reads only\n"
-        "K x N weights, so an engine transposes them once at load to get its kernels.\n\n"
+        "By default the rows are NN: B is stored K x N, in x out. Hugging Face keeps a linear\n"
+        "layer's weight out x in, which read as it is makes an NT GEMM (transB = T): say\n"
+        "--weights out-in for such rows. The decode family and warptile read both layouts.\n\n"
         "Usage: sgemm-shapes llama-3-8b --batch 1,8,32 > decode.csv\n"
-        "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n\n"
+        "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n"
+        "       sgemm-shapes mistral-7b --weights out-in > hf_layout.csv\n\n"
         "Options",
         100);
     po::positional_options_description positional;
@@ -33,10 +34,14 @@ int main(int argc, char** argv) {
     add_model_options(opts, positional, "1,8,32");
     opts.add_options()
         ("no-fuse", "separate Q, K, V and gate, up projections instead of the fused QKV and gate_up")
+        ("weights", po::value<std::string>()->default_value("in-out"),
+         "how the engine stores each weight: in-out (K x N, NN rows) or out-in (N x K, as Hugging Face "
+         "checkpoints do: NT rows)")
         ("output,o", po::value<std::string>(), "write the CSV to this file instead of standard output");
 
     std::vector<DecodeGemm> gemms;
     ModelConfig model;
+    WeightLayout layout = WeightLayout::in_out;
     std::string output;
     try {
         const po::variables_map vm = parse_command_line(argc, argv, opts, positional);
@@ -46,6 +51,10 @@ int main(int argc, char** argv) {
             return finish_standard_output("sgemm-shapes", "the help");
         }
         model = model_from_options(vm);
+        const std::string weights = lower_case(vm["weights"].as<std::string>());
+        if (weights != "in-out" && weights != "out-in")
+            throw po::error("--weights is in-out or out-in, not '" + vm["weights"].as<std::string>() + "'");
+        layout = weights == "out-in" ? WeightLayout::out_in : WeightLayout::in_out;
         for (long batch : batches_from_options(vm)) {
             const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
             gemms.insert(gemms.end(), step.begin(), step.end());
@@ -64,17 +73,19 @@ int main(int argc, char** argv) {
 
     const std::vector<std::string> comments = {
         "decode GEMMs of " + model.name + (model.name == model.source ? "" : " (" + model.source + ")") +
-            ", one token step: C[M x N] = A[M x K] * B[K x N], "
-            "M = batch, weight = calls per step",
+            ", one token step: C[M x N] = A[M x K] * " +
+            (layout == WeightLayout::out_in ? std::string("B^T, B[N x K] the weight stored out x in")
+                                            : std::string("B[K x N]")) +
+            ", M = batch, weight = calls per step",
         "made by: " + command_line("sgemm-shapes", argc, argv),
     };
     errno = 0;  // from here on, the reason a write fails
     if (output.empty()) {
-        write_shapes_csv(std::cout, gemms, comments);
+        write_shapes_csv(std::cout, gemms, layout, comments);
         return finish_standard_output("sgemm-shapes", "the CSV to standard output");
     }
     std::ostringstream csv;
-    write_shapes_csv(csv, gemms, comments);
+    write_shapes_csv(csv, gemms, layout, comments);
     try {
         write_output_file(output, csv.str());
     } catch (const OutputError& e) {

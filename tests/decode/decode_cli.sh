@@ -23,7 +23,8 @@ expect_help_reports_a_full_disk sgemm-shapes "$shapes"
 expect_help_reports_a_full_disk sgemm-roofline "$roofline"
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
-grep -q "Hugging Face keeps a linear layer's weight" <<<"$out" || fail "sgemm-shapes --help does not say which layout its rows assume"
+grep -q "By default the rows are NN" <<<"$out" || fail "sgemm-shapes --help does not say which layout its rows assume"
+grep -q -- "--weights out-in" <<<"$out" || fail "sgemm-shapes --help does not say how to get rows for Hugging Face's layout"
 out=$("$roofline" --help) || fail "sgemm-roofline --help exited non-zero"
 for option in --context --dtype --gpu --json --batch; do
   grep -q -- "$option" <<<"$out" || fail "sgemm-roofline --help does not document $option"
@@ -168,6 +169,15 @@ assert "\ufffd" in r["model"]["name"], r["model"]["name"]
 calls = {k["name"]: k["calls"] for k in r["steps"][0]["kernels"]}
 assert calls["attn_qk_window"] == 4 and calls["attn_qk"] == 3, calls
 PY
+# --weights out-in: the same rows with B transposed (NT), and the comment says so; the value
+# in any case; anything else refused.
+out=$("$shapes" llama-3-8b --batch 8 --weights OUT-IN) || fail "--weights OUT-IN failed"
+grep -q "^8,28672,4096,N,T,fp32,32,gate_up$" <<<"$out" || fail "--weights out-in: no NT gate_up row: $out"
+! grep -q ",N,N," <<<"$out" || fail "--weights out-in left NN rows: $out"
+grep -q "B\^T, B\[N x K\] the weight stored out x in" <<<"$out" || fail "--weights out-in: the comment does not say B is transposed: $out"
+diff <("$shapes" llama-3-8b --batch 8 --weights in-out | grep -v '^# made by') \
+     <("$shapes" llama-3-8b --batch 8 | grep -v '^# made by') || fail "--weights in-out is not the default"
+expect_user_error "--weights is in-out or out-in, not 'nk'" "$shapes" gpt2 --weights nk
 # Whether the MLP has a gate comes from model_type; a type the tool does not know is refused
 # until --gated-mlp says, which only a --config model takes.
 expect_user_error "Say which with --gated-mlp yes or no" "$shapes" --config "$fixtures/unknown_mlp_type.json"

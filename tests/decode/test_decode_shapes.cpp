@@ -98,7 +98,7 @@ TEST(DecodeShapes, RejectsABatchBelowOne) {
 
 TEST(DecodeShapes, WritesTheTunersCsv) {
     std::ostringstream out;
-    write_shapes_csv(out, decode_gemms(find_builtin_model("gpt2"), 8, true), {"first comment", "second"});
+    write_shapes_csv(out, decode_gemms(find_builtin_model("gpt2"), 8, true), WeightLayout::in_out, {"first comment", "second"});
     std::istringstream in(out.str());
     std::string line;
     std::vector<std::string> lines;
@@ -109,4 +109,18 @@ TEST(DecodeShapes, WritesTheTunersCsv) {
     EXPECT_EQ(lines[2], "M,N,K,transA,transB,precision,weight,name");
     EXPECT_EQ(lines[3], "8,2304,768,N,N,fp32,12,qkv");
     EXPECT_EQ(lines[7], "8,50257,768,N,N,fp32,1,lm_head");
+}
+
+// Weights kept out x in (Hugging Face's layout) make NT rows: the same sizes, B transposed.
+TEST(DecodeShapes, WeightsStoredOutByInMakeNtRows) {
+    std::ostringstream out;
+    write_shapes_csv(out, decode_gemms(find_builtin_model("gpt2"), 8, true), WeightLayout::out_in, {});
+    std::istringstream in(out.str());
+    std::string line;
+    std::vector<std::string> lines;
+    while (std::getline(in, line)) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 1u + 5u);
+    EXPECT_EQ(lines[0], "M,N,K,transA,transB,precision,weight,name");
+    EXPECT_EQ(lines[1], "8,2304,768,N,T,fp32,12,qkv");
+    EXPECT_EQ(lines[5], "8,50257,768,N,T,fp32,1,lm_head");
 }

@@ -51,13 +51,14 @@ std::vector<DecodeGemm> decode_gemms(const ModelConfig& model, long batch, bool 
     return rows;
 }
 
-void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms,
+void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms, WeightLayout layout,
                       const std::vector<std::string>& comments) {
+    const char* transposes = layout == WeightLayout::out_in ? ",N,T," : ",N,N,";
     // A comment stays one line whatever a name or path holds (a newline is written \x0a).
     for (const std::string& line : comments) out << "# " << printable(line) << "\n";
     out << "M,N,K,transA,transB,precision,weight,name\n";
     for (const DecodeGemm& g : gemms)
-        out << g.m << "," << g.n << "," << g.k << ",N,N,fp32," << g.weight << "," << g.name << "\n";
+        out << g.m << "," << g.n << "," << g.k << transposes << "fp32," << g.weight << "," << g.name << "\n";
 }
 
 }  // namespace sgemm

@@ -22,9 +22,14 @@ struct DecodeGemm {
 // counts them all, so a tuner sees each shape once.
 std::vector<DecodeGemm> decode_gemms(const ModelConfig& model, long batch, bool fuse);
 
+// How an engine stores a weight: in x out (K x N, B as the GEMM reads it: NN rows) or out x
+// in (N x K, as Hugging Face and most checkpoints keep a linear layer: NT rows, transB = T).
+enum class WeightLayout { in_out, out_in };
+
 // The tuner's shapes CSV: `comments` as '#' lines, the header
-// M,N,K,transA,transB,precision,weight,name, then one row per GEMM (no transposes, fp32).
-void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms,
+// M,N,K,transA,transB,precision,weight,name, then one row per GEMM (fp32; transB as `layout`
+// says, A never transposed).
+void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms, WeightLayout layout,
                       const std::vector<std::string>& comments);
 
 }  // namespace sgemm
