@@ -37,15 +37,18 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     options.families = {"decode", "async"};
     options.search.top_k = 3;
     options.jobs = 8;
-    // The last shape reads B transposed, which neither family does: cuBLAS must win it.
-    ShapeRow transposed = row(64, 384, 256);
-    transposed.key.trans_b = true;
-    const std::vector<ShapeRow> shapes = {row(8, 1000, 517), row(1, 4096, 1024), row(200, 384, 256), transposed};
+    // The fourth shape reads B transposed, which decode does (TB=1); the last reads A
+    // transposed, which neither family does: cuBLAS must win it.
+    ShapeRow b_transposed = row(64, 384, 256), a_transposed = row(64, 384, 256);
+    b_transposed.key.trans_b = true;
+    a_transposed.key.trans_a = true;
+    const std::vector<ShapeRow> shapes = {row(8, 1000, 517), row(1, 4096, 1024), row(200, 384, 256), b_transposed,
+                                          a_transposed};
     Tuner tuner(store, gpu->device, options, {});
     const std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes);
-    ASSERT_EQ(outcomes.size(), 4u);
-    EXPECT_EQ(outcomes[3].candidates, 0);
-    EXPECT_TRUE(outcomes[3].winner.kernel.is_cublas());
+    ASSERT_EQ(outcomes.size(), 5u);
+    EXPECT_EQ(outcomes[4].candidates, 0);
+    EXPECT_TRUE(outcomes[4].winner.kernel.is_cublas());
 
     const std::string device_id = fingerprint_of(gpu->device).id();
     for (const ShapeOutcome& o : outcomes) {
@@ -55,7 +58,7 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
         if (o.compiled > 0) {
             EXPECT_GT(o.compile_seconds, 0);
         }
-        if (!o.row.key.trans_b) {
+        if (!o.row.key.trans_a) {
             EXPECT_GE(o.candidates, 1);
         }
         const std::optional<Winner> w = store.find_winner(device_id, o.row.key);
@@ -75,6 +78,7 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
 
         ProblemSpec spec;
         spec.M = o.row.key.M, spec.N = o.row.key.N, spec.K = o.row.key.K;
+        spec.trans_a = o.row.key.trans_a, spec.trans_b = o.row.key.trans_b;
         spec.alpha = 0.5f, spec.beta = 2.0f, spec.seed = 4242;
         GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
         problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
