@@ -20,6 +20,7 @@
 #include <sgemm/dispatch.hpp>
 
 #include "db/default_path.h"
+#include "db/shape_key.h"
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device_buffer.h"
 #include "src/cuda/stream.h"
@@ -79,13 +80,16 @@ int main(int argc, char** argv) {
         "back-to-back tiny GEMMs with dispatch against cuBLAS, and create's cold-start time.\n\n"
         "The tiny GEMM runs what the database says for its shape: tune it first for a tuned kernel, e.g.\n"
         "  printf 'M,N,K\\n1,64,64\\n' > tiny.csv && sgemm-tune --shapes tiny.csv\n\n"
-        "Usage: sgemm-dispatch-bench [--db PATH] [--m 1 --n 64 --k 64] [--json FILE]\n\nOptions");
+        "Usage: sgemm-dispatch-bench [--db PATH] [--m 1 --n 64 --k 64] [--trans NT] [--json FILE]\n\nOptions");
     opts.add_options()("help,h", "show this help")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("fallback", po::value<std::string>()->default_value("cublas"), "cublas, builtin or error")
         ("m", po::value<int>()->default_value(1), "M of the GEMM")
         ("n", po::value<int>()->default_value(64), "N of the GEMM")
         ("k", po::value<int>()->default_value(64), "K of the GEMM")
+        ("trans", po::value<std::string>()->default_value("NN"),
+         "how A and B are stored: NN, NT, TN or TT (A as K x M with T first, B as N x K with T second; NT is "
+         "x * W^T with the weights kept out x in)")
         ("calls", po::value<int>()->default_value(200), "calls per timed batch")
         ("rounds", po::value<int>()->default_value(31), "timed batches; the median is reported")
         ("without-database", "a missing database is no error: every call takes the fallback (dispatch's overhead "
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
     std::string db_path, json_path;
     sgemm_dispatch_options_t options = Dispatch::default_options();
     int M = 0, N = 0, K = 0, calls = 0, rounds = 0;
+    ShapeKey layout;  // only its transposes
     try {
         po::variables_map vm;
         if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-dispatch-bench", "the help");
@@ -106,6 +111,7 @@ int main(int argc, char** argv) {
                            : fallback == "builtin" ? SGEMM_DISPATCH_FALLBACK_BUILTIN
                                                    : SGEMM_DISPATCH_FALLBACK_ERROR;
         M = vm["m"].as<int>(), N = vm["n"].as<int>(), K = vm["k"].as<int>();
+        parse_transposes(vm["trans"].as<std::string>(), layout);
         calls = vm["calls"].as<int>(), rounds = vm["rounds"].as<int>();
         for (const auto& [option, value] : {std::pair<const char*, int>{"m", M}, {"n", N}, {"k", K}, {"calls", calls},
                                              {"rounds", rounds}})
@@ -132,14 +138,16 @@ int main(int argc, char** argv) {
         const CublasHandle cublas;
         ProblemSpec spec;
         spec.M = M, spec.N = N, spec.K = K;
+        spec.trans_a = layout.trans_a, spec.trans_b = layout.trans_b;
         GemmProblem problem(spec, cublas, stream.get());
         SgemmArgs args = problem.args();
-        const std::string decision = dispatch.explain(false, false, M, N, K, args.A, args.lda, args.B, args.ldb,
-                                                      args.C, args.ldc);
+        const std::string decision = dispatch.explain(layout.trans_a, layout.trans_b, M, N, K, args.A, args.lda, args.B,
+                                                      args.ldb, args.C, args.ldc);
+        const sgemm_dispatch_op_t op_a = layout.trans_a ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N;
+        const sgemm_dispatch_op_t op_b = layout.trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N;
 
         // The plan dispatch made for the call, to launch bare.
-        GemmCall call{SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, 1.0f, 0.0f, args.A, args.lda,
-                      args.B, args.ldb, args.C, args.ldc};
+        GemmCall call{op_a, op_b, M, N, K, 1.0f, 0.0f, args.A, args.lda, args.B, args.ldb, args.C, args.ldc};
         ShapeKey key;
         check(check_call(call, options.precision == SGEMM_DISPATCH_TF32 ? GemmPrecision::tf32 : GemmPrecision::fp32,
                          key));
@@ -153,11 +161,12 @@ int main(int argc, char** argv) {
             throw Error("cublasSetStream / cublasSetWorkspace failed");
 
         const auto with_dispatch = [&] {
-            check(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, 1.0f, args.A,
-                                      args.lda, args.B, args.ldb, 0.0f, args.C, args.ldc, stream.get()));
+            check(sgemm_dispatch_gemm(dispatch.get(), op_a, op_b, M, N, K, 1.0f, args.A, args.lda, args.B, args.ldb, 0.0f,
+                                      args.C, args.ldc, stream.get()));
         };
         const auto cublas_alone = [&] {
-            if (cublas.sgemm_on_bound_stream(args, false, false) != CUBLAS_STATUS_SUCCESS) throw Error("cublasSgemm");
+            if (cublas.sgemm_on_bound_stream(args, layout.trans_a, layout.trans_b) != CUBLAS_STATUS_SUCCESS)
+                throw Error("cublasSgemm");
         };
         // The same launch as dispatch's, with nothing around it.
         const auto bare = [&] {
@@ -184,7 +193,8 @@ int main(int argc, char** argv) {
         }
         const double hb = median(host_bare), hd = median(host_dispatch);
         const double dd = median(dev_dispatch), dc = median(dev_cublas);
-        const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+        const std::string shape =
+            std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " " + layout.transposes();
         const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
 
         std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),
@@ -209,7 +219,7 @@ int main(int argc, char** argv) {
             Json doc = Json::object();
             doc.set("gpu", dispatcher_of(dispatch.get())->device().name)
                 .set("database", db_path)
-                .set("shape", Json::object().set("m", M).set("n", N).set("k", K))
+                .set("shape", Json::object().set("m", M).set("n", N).set("k", K).set("trans", layout.transposes()))
                 .set("decision", decision)
                 .set("calls_per_batch", calls)
                 .set("rounds", rounds)

@@ -17,6 +17,10 @@ err=$("$bench" --db "$tmp/x.db" --m 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--m 0 exited $rc, expected 1"
 grep -q "at least 1" <<<"$err" || fail "--m 0 message: $err"
 
+grep -q -- "--trans" <<<"$out" || fail "--help does not document --trans"
+err=$("$bench" --db "$tmp/x.db" --trans XY 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "unknown transposes 'XY' (expected NN, NT, TN or TT)" <<<"$err" || fail "--trans XY: $rc $err"
+
 err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"
 grep -q "cublas, builtin or error" <<<"$err" || fail "--fallback message: $err"
@@ -51,4 +55,5 @@ err=$("$bench" --db "$tmp/x.db" --calls 0 2>&1 >/dev/null); rc=$?
 
 "$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
 expect_no_gpu sgemm-dispatch-bench SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/sample.db" --rounds 1 --calls 1
+expect_no_gpu "--trans nt" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/sample.db" --trans nt --rounds 1 --calls 1
 echo "ok: $no_gpu_message"
