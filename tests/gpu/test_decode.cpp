@@ -145,17 +145,4 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
         }
 }
 
-// A split-K binary serves every split count above 1 (dispatch re-splits a winner to fit its
-// workspace); one without split-K code, or of another tile, it refuses.
-TEST(DecodeSplitK, ABinaryPreparesOnlyTheSplitCountsItServes) {
-    SGEMM_REQUIRE_GPU(gpu);
-    const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 4, 1, 0, 4}, gpu->device);
-    EXPECT_EQ(kernel.prepare(16, 1000, 517).geometry.grid.y, 4u);
-    const KernelLaunch two = kernel.prepare({8, 128, 8, 4, 1, 0, 2}, 16, 1000, 517);
-    EXPECT_EQ(two.geometry.grid.y, 2u);
-    EXPECT_EQ(two.workspace_bytes, sgemm_splitk_workspace_bytes(2, 16, 1000));
-    EXPECT_THROW(kernel.prepare({8, 128, 8, 4, 1, 0, 1}, 16, 1000, 517), Error);  // no split-K code
-    EXPECT_THROW(kernel.prepare({8, 128, 8, 4, 1, 1, 2}, 16, 1000, 517), Error);  // B read N x K
-}
-
 }  // namespace
