@@ -1,43 +1,12 @@
 #include "src/dispatch/catalog.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "db/verify.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
 
 namespace sgemm {
-namespace {
-
-// A winner taken for a larger shape than its own may need more split-K workspace than each
-// stream holds (sized for the winners' own shapes). Its binary runs every split count above
-// 1 (ParamSpec::split_count), so it can run with fewer slices instead: the most, from its
-// family's list and below its own, whose workspace fits and which can run the shape.
-// Nullopt when none can, or when `kernel` does not split.
-std::optional<KernelRef> with_fewer_slices(const KernelRef& kernel, const ShapeKey& shape, Arch arch, int sms,
-                                           std::size_t workspace_bytes) {
-    const Family* f = family_of(kernel);
-    if (!f || !f->splits_k(kernel.params)) return std::nullopt;
-    for (std::size_t i = 0; i < f->params.size(); ++i) {
-        if (!f->params[i].split_count) continue;
-        std::vector<int> counts = f->params[i].values;
-        std::sort(counts.rbegin(), counts.rend());
-        for (int count : counts) {
-            if (count <= 1 || count >= kernel.params[i]) continue;
-            ParamValues values = kernel.params;
-            values[i] = count;
-            const KernelRef fewer = kernel_ref(*f, values);
-            if (f->workspace_bytes(values, shape.M, shape.N, shape.K, sms) <= workspace_bytes &&
-                kernel_cannot_run(fewer, shape, arch).empty())
-                return fewer;
-        }
-    }
-    return std::nullopt;
-}
-
-}  // namespace
-
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
     Catalog catalog;
     catalog.device = device;
@@ -96,28 +65,19 @@ KernelRef builtin_kernel(bool trans_a, bool trans_b) {
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes) {
     Decision d;
-    const int sms = catalog.device.sm_count;
-    const auto workspace_needed = [&](const KernelRef& kernel, const ShapeKey& shape) -> std::size_t {
-        const Family* f = family_of(kernel);
-        return f ? f->workspace_bytes(kernel.params, shape.M, shape.N, shape.K, sms) : 0;
-    };
     d.selection = select_kernel(catalog.winners, key, [&](const Winner& w, const ShapeKey& shape) -> std::string {
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
-        const std::size_t needs = workspace_needed(w.kernel, shape);
-        if (needs > workspace_bytes && !with_fewer_slices(w.kernel, shape, arch, sms, workspace_bytes))
-            return "it would need " + std::to_string(needs) + " bytes of split-K workspace, each stream holds " +
-                   std::to_string(workspace_bytes) + ", and fewer slices would not fit either";
+        const Family* f = family_of(w.kernel);
+        const std::size_t needs = f ? f->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, catalog.device.sm_count) : 0;
+        if (needs > workspace_bytes)
+            return "it would need " + std::to_string(needs) + " bytes of split-K workspace; each stream holds " +
+                   std::to_string(workspace_bytes);
         return "";
     });
     d.reason = d.selection.reason;
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         d.kernel = w->kernel;
-        if (const std::size_t needs = workspace_needed(w->kernel, key); needs > workspace_bytes) {
-            d.kernel = *with_fewer_slices(w->kernel, key, arch, sms, workspace_bytes);
-            d.reason += "; run as " + d.kernel.description + ": its own slices would need " + std::to_string(needs) +
-                        " bytes of split-K workspace, and each stream holds " + std::to_string(workspace_bytes);
-        }
         return d;
     }
     const bool tf32 = key.precision == GemmPrecision::tf32;

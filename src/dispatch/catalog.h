@@ -61,9 +61,8 @@ struct Decision {
 };
 
 // The decision for `key`. A nearest winner is passed over when its kernel cannot run the
-// shape (kernel_cannot_run). One whose split-K partials would need more workspace than
-// `workspace_bytes`, what each stream holds, runs with fewer slices (the same binary)
-// where some fit, and is passed over where none do.
+// shape (kernel_cannot_run) or would need more split-K workspace than `workspace_bytes`,
+// what each stream holds.
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes);
 

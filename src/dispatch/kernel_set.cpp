@@ -24,14 +24,10 @@ struct Wanted {
 
 KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* store) {
     const Arch arch{catalog.device.sm()};
-    // One load per binary, by family and Family::binary_expression, as in kernels_.
-    const auto binary_of = [](const KernelRef& k) {
-        return std::make_pair(k.family, family_of(k)->binary_expression(k.params));
-    };
-    std::map<std::pair<std::string, std::string>, Wanted> wanted;
+    std::map<std::pair<std::string, ParamValues>, Wanted> wanted;
     for (const Winner& w : catalog.winners) {
         if (w.kernel.is_cublas()) continue;
-        Wanted& x = wanted[binary_of(w.kernel)];
+        Wanted& x = wanted[{w.kernel.family, w.kernel.params}];
         x.kernel = w.kernel;
         if (const auto b = catalog.binaries.find(w.binary_key); b != catalog.binaries.end())
             x.binary = b->second;
@@ -40,7 +36,7 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
     }
     for (int t = 0; with_builtin && t < 4; ++t) {  // NN, NT, TN, TT
         const KernelRef builtin = builtin_kernel(t / 2, t % 2);
-        Wanted& x = wanted[binary_of(builtin)];
+        Wanted& x = wanted[{builtin.family, builtin.params}];
         x.kernel = builtin;
         const std::string key = kernel_cache_key(find_family(builtin.family), builtin.params, arch);
         if (std::optional<Binary> b = store ? store->find_binary(key) : std::nullopt;
@@ -82,9 +78,7 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
 }
 
 const LoadedKernel* KernelSet::find(const KernelRef& kernel) const {
-    const Family* family = family_of(kernel);
-    if (!family) return nullptr;
-    const auto it = kernels_.find({family->name, family->binary_expression(kernel.params)});
+    const auto it = kernels_.find({kernel.family, kernel.params});
     return it == kernels_.end() ? nullptr : it->second.get();
 }
 

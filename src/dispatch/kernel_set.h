@@ -21,8 +21,7 @@ public:
     // StatusError: COMPILE_ERROR when NVRTC fails, CUDA_ERROR when a load fails.
     KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* store);
 
-    // The loaded kernel whose binary runs `kernel` (its family and parameters, or another
-    // split count on the same side of 1: LoadedKernel::prepare takes the values), or nullptr.
+    // The loaded kernel of `kernel` (its family and parameters), or nullptr.
     const LoadedKernel* find(const KernelRef& kernel) const;
 
     int loaded() const { return static_cast<int>(kernels_.size()); }
@@ -32,8 +31,7 @@ public:
     const std::vector<std::string>& compiled_notes() const { return compiled_; }
 
 private:
-    // By family and Family::binary_expression.
-    std::map<std::pair<std::string, std::string>, std::unique_ptr<LoadedKernel>> kernels_;
+    std::map<std::pair<std::string, ParamValues>, std::unique_ptr<LoadedKernel>> kernels_;
     std::vector<std::string> compiled_;
     double compile_ms_ = 0;
 };

@@ -43,10 +43,6 @@ std::string Family::tail_name_expression(const ParamValues& values) const {
     return tail_kernel + main.substr(kernel.size());
 }
 
-std::string Family::binary_expression(const ParamValues& values) const {
-    return name_expression(values) + " " + tail_name_expression(values);
-}
-
 std::string Family::tail_symbol(const ParamValues& values, const std::string& main_symbol) const {
     if (!has_tail(values)) return "";
     const std::string main_prefix = "_Z" + std::to_string(kernel.size()) + kernel;

@@ -94,9 +94,6 @@ struct Family {
     bool has_tail(const ParamValues& values) const;
     // The tail's name expression, or "" without a tail.
     std::string tail_name_expression(const ParamValues& values) const;
-    // What a binary of `values` instantiates, main kernel and tail: equal for configurations
-    // that share one binary (split counts on the same side of 1).
-    std::string binary_expression(const ParamValues& values) const;
     // The tail's symbol in the cubin, from the main kernel's: the two templates take the
     // same arguments, and the Itanium C++ ABI mangles a function template instance as
     // "_Z" <length><name> <arguments>, so only the name part differs. "" without a tail.

@@ -36,7 +36,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
     // fixed): each is hashed once, not again for every candidate a tuning run builds or
     // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
     const std::string source = render_source(family),
-                      instance = family.binary_expression(values);
+                      instance = family.name_expression(values) + " " + family.tail_name_expression(values);
     const std::string id = source + instance + arch.name() + (build == KernelBuild::timeline ? " timeline" : "");
     static std::mutex mutex;
     static std::map<std::string, std::string> known;

@@ -39,9 +39,6 @@ public:
     // The launch of an M x N x K problem, with the kernel's shared-memory limit raised if
     // the shape needs more than it allows so far. Throws on a CUDA error.
     KernelLaunch prepare(int M, int N, int K) const;
-    // The same for `values`, which this binary must also serve (Family::binary_expression:
-    // another split count on the same side of 1); throws Error otherwise.
-    KernelLaunch prepare(const ParamValues& values, int M, int N, int K) const;
 
     const Family& family() const { return *family_; }
     const ParamValues& values() const { return values_; }

@@ -13,8 +13,6 @@
 #include <thread>
 #include <tuple>
 
-#include "src/dispatch/c_api.h"
-#include "src/dispatch/dispatcher.h"
 #include "src/records/kernel_records.h"
 #include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
@@ -76,8 +74,6 @@ const Case kCases[] = {
     {"warptile split-K", 64, 64, 1024, false, false, 0, "exact"},
     {"cuBLAS winner", 33, 65, 17, false, false, 0, "exact"},
     {"odd sizes near the decode winner", 5, 997, 515, false, false, 0, "nearest"},
-    // Its 4 slices of 16 rows overflow each stream's workspace (sized for 8): it runs 2.
-    {"twice the decode winner's rows", 16, 1000, 517, false, false, 0, "nearest"},
     {"near the warptile NN winner", 192, 400, 240, false, false, 0, "nearest"},
     {"near the TN winner", 112, 176, 80, true, false, 0, "nearest"},
     {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
@@ -207,34 +203,12 @@ TEST(Dispatch, TunedNearestAndFallbackShapesMatchCublas) {
         }
 }
 
-// The decode winner's 4 slices at twice its rows would overflow each stream's workspace: the
-// plan launches its binary with 2 slices, within the workspace, and the result is right.
-TEST(Dispatch, ANearestWinnerRunsWithFewerSlicesWhereItsOwnWouldOverflowTheWorkspace) {
-    SGEMM_REQUIRE_GPU(gpu);
-    const Dispatch dispatch(options(test_db(gpu->device).path));
-    const Case& c = case_named("twice the decode winner's rows");
-    GemmProblem p(spec_of(c, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-    p.poison_output(gpu->stream.get());
-    run(dispatch, p, gpu->stream.get());
-    const Accuracy a = p.check_output();
-    EXPECT_TRUE(a.ok()) << a.verdict();
-    const Plan* plan = dispatcher_of(dispatch.get())->plan(key_of(c.M, c.N, c.K, c.ta, c.tb));
-    ASSERT_NE(plan, nullptr);
-    EXPECT_FALSE(plan->exact);
-    EXPECT_EQ(plan->launch.geometry.grid.y, 2u) << "the K slices";
-    EXPECT_EQ(plan->launch.workspace_bytes, sgemm_splitk_workspace_bytes(2, 16, 1000));
-    EXPECT_LE(plan->launch.workspace_bytes, dispatch.info().workspace_bytes);
-}
-
 TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
     std::string text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4")) << text;
     EXPECT_TRUE(contains(text, "bytes of split-K workspace")) << text;
-    text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
-    EXPECT_TRUE(contains(text, "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2: grid 2 x 2 x 8")) << text;
-    EXPECT_TRUE(contains(text, "run as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2: its own slices")) << text;
     text = dispatch.explain(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_TRUE(contains(text, "launch    cuBLAS")) << text;
     text = dispatch.explain(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
