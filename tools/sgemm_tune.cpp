@@ -97,8 +97,9 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
     // The last column: a batch's time over cuBLAS's batch-1 time for the same weights,
     // where the run tuned that batch-1 shape too (batch_cost.h).
     const std::vector<std::optional<double>> over_batch1 = time_over_cublas_batch1(outcomes);
-    std::printf("\n%-10s %6s %7s %6s  %-44s %10s %8s %8s %9s %13s\n", "name", "M", "N", "K", "winner", "ms", "TFLOPS",
-                "% floor", "x cuBLAS", "/ cuBLAS M=1");
+    // The layout and precision too: a CSV may hold one size both ways (NN and NT weights).
+    std::printf("\n%-10s %6s %7s %6s %-7s  %-44s %10s %8s %8s %9s %13s\n", "name", "M", "N", "K", "layout", "winner",
+                "ms", "TFLOPS", "% floor", "x cuBLAS", "/ cuBLAS M=1");
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         const ShapeOutcome& o = outcomes[i];
         const ShapeKey& k = o.row.key;
@@ -110,8 +111,9 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
         const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description;
         char batch1[16] = "-";
         if (over_batch1[i]) std::snprintf(batch1, sizeof batch1, "%.2f", *over_batch1[i]);
-        std::printf("%-10s %6d %7d %6d  %-44s %10.4f %8.2f %7.1f%% %8.2fx %13s\n", o.row.name.c_str(), k.M, k.N, k.K,
-                    winner.c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
+        const std::string layout = k.transposes() + " " + to_string(k.precision);
+        std::printf("%-10s %6d %7d %6d %-7s  %-44s %10.4f %8.2f %7.1f%% %8.2fx %13s\n", o.row.name.c_str(), k.M, k.N,
+                    k.K, layout.c_str(), winner.c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
                     o.winner.cublas_ms / o.winner.ms, batch1);
         Json row = Json::object()
                            .set("name", o.row.name)

@@ -229,5 +229,19 @@ if [ -w /dev/full ]; then
     fail "a dry run into a full disk exited $rc: $(cat "$dir/err")"
 fi
 
+# Where a GPU is present: one size in two layouts gets a table row each that names its
+# layout, and each batch-8 row is set against the batch-1 row of its own layout.
+if gpu_present; then
+  printf 'M,N,K,transA,transB,name\n1,4096,4096,N,N,o\n8,4096,4096,N,N,o\n1,4096,4096,N,T,o\n8,4096,4096,N,T,o\n' \
+    > "$dir/mixed.csv"
+  out=$(SGEMM_DB="$dir/mixed.db" "$tune" --shapes "$dir/mixed.csv" --families decode --top-k 1 --max-candidates 2 2>&1) ||
+    fail "the two-layout tune failed: $out"
+  for layout in NN NT; do
+    [ "$(grep -Ec "^o +1 +4096 +4096 $layout fp32 .* -$" <<<"$out")" -eq 1 ] || fail "no batch-1 $layout row: $out"
+    grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
+  done
+  grep -Eq "^o +8 +4096 +4096 NT fp32 +(cuBLAS|decode .*TB=1 )" <<<"$out" || fail "an NT row names a kernel for NN: $out"
+fi
+
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
 echo "ok"
