@@ -3,7 +3,8 @@
 // <sgemm/dispatch.hpp> and links -lsgemm_dispatch through pkg-config (see the Makefile).
 //
 // A step is 32 layers of four GEMMs, then the LM head; each is C[M x N] = X[M x K] * W[K x N],
-// row-major, M = the batch:
+// row-major, M = the batch (with --weights out-in, X * W^T with W stored N x K, as Hugging
+// Face keeps a linear layer: an NT GEMM):
 //     qkv 6144 x 4096, o 4096 x 4096, gate_up 28672 x 4096, down 4096 x 14336 (N x K),
 //     lm_head 128256 x 4096
 // at batch 1, 8 and 32. The weights are random, and one set per distinct shape serves all
@@ -13,10 +14,12 @@
 // timed with CUDA events, with dispatch and with cuBLAS alone, alternating, and the medians
 // are printed with each GEMM's own time and what dispatch chose for it.
 //
-// usage: dispatch_decode [--db PATH] [--steps N] [--record-misses]
+// usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses]
 //   --db PATH        the tuning database (default: $SGEMM_DB, $XDG_DATA_HOME/sgemm/tuning.db
 //                    or ~/.local/share/sgemm/tuning.db)
 //   --steps N        timed steps per batch and way (default 10)
+//   --weights LAYOUT in-out: W stored K x N (default); out-in: N x K, the NT GEMM (tune it
+//                    with sgemm-shapes --weights out-in rows)
 //   --record-misses  write the shapes without an exact winner to the database, for
 //                    sgemm-tune --from-misses
 // Exit status: 0 all checks passed, 1 a wrong result or bad arguments, 2 no GPU or database.
@@ -165,9 +168,11 @@ double relative_error(const std::vector<float>& y, const std::vector<float>& ref
     return std::sqrt(diff / norm);
 }
 
-// Which rule chose the kernel and what runs, as "exact: decode MT=8 ...".
-std::string decision_of(const sgemm::Dispatch& dispatch, const Operands& o, const Gemm& g, int M) {
-    const sgemm_dispatch_choice_t c = dispatch.query(false, false, M, g.N, g.K, o.x(g), g.K, o.w(g), g.N, o.y(g), g.N);
+// Which rule chose the kernel and what runs, as "exact: decode MT=8 ...". `out_in`: W is
+// stored N x K.
+std::string decision_of(const sgemm::Dispatch& dispatch, const Operands& o, const Gemm& g, int M, bool out_in) {
+    const sgemm_dispatch_choice_t c =
+        dispatch.query(false, out_in, M, g.N, g.K, o.x(g), g.K, o.w(g), out_in ? g.K : g.N, o.y(g), g.N);
     static const char* const decisions[] = {"exact", "nearest", "fallback", "empty"};
     const std::string runs = c.route == SGEMM_DISPATCH_ROUTE_CUBLAS ? "cuBLAS"
                              : c.route == SGEMM_DISPATCH_ROUTE_NONE ? "nothing"
@@ -181,6 +186,7 @@ int main(int argc, char** argv) {
     std::string db_path;
     int steps = 10;
     bool record_misses = false;
+    bool out_in = false;  // W stored N x K
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--db" && i + 1 < argc)
@@ -189,8 +195,12 @@ int main(int argc, char** argv) {
             steps = std::atoi(argv[++i]);
         else if (arg == "--record-misses")
             record_misses = true;
+        else if (arg == "--weights" && i + 1 < argc && (std::string(argv[i + 1]) == "in-out" ||
+                                                         std::string(argv[i + 1]) == "out-in"))
+            out_in = std::string(argv[++i]) == "out-in";
         else {
-            std::fprintf(stderr, "usage: dispatch_decode [--db PATH] [--steps N] [--record-misses]\n");
+            std::fprintf(stderr,
+                         "usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses]\n");
             return 1;
         }
     }
@@ -211,18 +221,22 @@ int main(int argc, char** argv) {
         cublasHandle_t cublas;
         check_cublas(cublasCreate(&cublas), "cublasCreate");
         check_cublas(cublasSetStream(cublas, stream), "cublasSetStream");
-        std::printf("preparing about 3 GB of random weights...\n");
+        std::printf("preparing about 3 GB of random weights, stored %s...\n",
+                    out_in ? "out x in (N x K: NT GEMMs)" : "in x out (K x N: NN GEMMs)");
         const Operands o;
         DeviceFloats reference(static_cast<std::size_t>(kMaxBatch) * kLmHead.N);
 
+        // W's leading dimension: its stored rows are N long (in x out) or K long (out x in).
+        const auto ldw = [&](const Gemm& g) { return out_in ? g.K : g.N; };
         const GemmFn with_dispatch = [&](const Gemm& g, int M, float* out) {
-            dispatch.gemm(false, false, M, g.N, g.K, 1.0f, o.x(g), g.K, o.w(g), g.N, 0.0f, out, g.N, stream);
+            dispatch.gemm(false, out_in, M, g.N, g.K, 1.0f, o.x(g), g.K, o.w(g), ldw(g), 0.0f, out, g.N, stream);
         };
-        // Row-major C = X W is column-major C^T = W^T X^T: cuBLAS gets the operands swapped.
+        // Row-major C = X W is column-major C^T = W^T X^T: cuBLAS gets the operands swapped,
+        // and W stored N x K is, read column-major, W^T itself, so it asks for a transpose.
         const GemmFn with_cublas = [&](const Gemm& g, int M, float* out) {
             const float one = 1.0f, zero = 0.0f;
-            check_cublas(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, g.N, M, g.K, &one, o.w(g), g.N, o.x(g), g.K,
-                                     &zero, out, g.N),
+            check_cublas(cublasSgemm(cublas, out_in ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, g.N, M, g.K, &one, o.w(g),
+                                     ldw(g), o.x(g), g.K, &zero, out, g.N),
                          "cublasSgemm");
         };
 
@@ -230,7 +244,7 @@ int main(int argc, char** argv) {
         // first call pays for choosing a kernel: every GEMM of every batch, nothing launched.
         for (int M : kBatches)
             for_each_gemm_of_step([&](const Gemm& g) {
-                dispatch.prepare(false, false, M, g.N, g.K, o.x(g), g.K, o.w(g), g.N, o.y(g), g.N);
+                dispatch.prepare(false, out_in, M, g.N, g.K, o.x(g), g.K, o.w(g), ldw(g), o.y(g), g.N);
             });
 
         bool all_ok = true;
@@ -279,7 +293,7 @@ int main(int argc, char** argv) {
                 };
                 const float gd = each_us(with_dispatch), gc = each_us(with_cublas);
                 std::printf("  %-8s %7d %6d %7.1fus %7.1fus %6.2fx  %s\n", g.name, g.N, g.K, gd, gc, gc / gd,
-                            decision_of(dispatch, o, g, M).c_str());
+                            decision_of(dispatch, o, g, M, out_in).c_str());
             }
         }
         cublasDestroy(cublas);
