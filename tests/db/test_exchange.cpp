@@ -256,52 +256,52 @@ void expect_each_bad_value_named(std::string csv, const std::vector<BadValue>& b
     EXPECT_TRUE(target.winners().empty());
 }
 
+// The sample database's export, and an empty database to import it into.
+class SampleExport : public ::testing::Test {
+protected:
+    SampleExport() {
+        fill_sample(source);
+        csv = export_text(source);
+    }
+
+    TempDir dir;
+    TuningStore source{dir.file("a.db")};
+    TuningStore target{dir.file("b.db")};
+    std::string csv;
+};
+
 }  // namespace
 
 // A time of 0 or below would beat every real winner in a merge; a negative tolerance means
 // nothing. A time too small for a normal double is still a number.
-TEST(Exchange, TimesMustBeAboveZeroAndTolerancesNotNegative) {
-    TempDir dir;
-    TuningStore source(dir.file("a.db"));
-    fill_sample(source);
-    TuningStore target(dir.file("b.db"));
-    expect_each_bad_value_named(export_text(source),
+TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
+    expect_each_bad_value_named(csv,
                                 {{1, "ms", "0", "must be above 0"},
                                  {2, "ms", "-0.5", "must be above 0"},
                                  {3, "tolerance", "-1e-6", "must be at least 0"},
                                  {4, "cublas_ms", "0", "must be above 0"}},
                                 target);
-    const MergeSummary tiny = import_text(target, with_field(export_text(source), 1, "ms", "1e-320"));
+    const MergeSummary tiny = import_text(target, with_field(csv, 1, "ms", "1e-320"));
     EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);
 }
 
 // Counts are not negative, a device has SMs and memory, and a time of tuning reads as the
 // database writes it (or is empty: now).
-TEST(Exchange, CountsSizesAndTimesOfTuningAreChecked) {
-    TempDir dir;
-    TuningStore source(dir.file("a.db"));
-    fill_sample(source);
-    TuningStore target(dir.file("b.db"));
-    expect_each_bad_value_named(export_text(source),
+TEST_F(SampleExport, CountsSizesAndTimesOfTuningAreChecked) {
+    expect_each_bad_value_named(csv,
                                 {{1, "tuned_at", "2026-02-29T12:00:00Z", "is not a time as the database writes it"},
                                  {2, "memory_bytes", "-5", "is not positive"},
                                  {3, "sm_count", "0", "is not positive"},
                                  {4, "registers", "-3", "must be 0 or more"}},
                                 target);
-    std::string csv = export_text(source);
-    csv = with_field(csv, 1, "tuned_at", "");
-    csv = with_field(csv, 2, "tuned_at", "2026-11-30T12:34:56Z");
-    csv = with_field(csv, 3, "tuned_at", "2028-02-29T00:00:00.5Z");  // a leap day
-    const MergeSummary fine = import_text(target, csv);
+    std::string times = with_field(csv, 1, "tuned_at", "");
+    times = with_field(times, 2, "tuned_at", "2026-11-30T12:34:56Z");
+    times = with_field(times, 3, "tuned_at", "2028-02-29T00:00:00.5Z");  // a leap day
+    const MergeSummary fine = import_text(target, times);
     EXPECT_EQ(fine.count(WinnerOffer::Outcome::Added), 4);
 }
 
-TEST(Exchange, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
-    TempDir dir;
-    TuningStore source(dir.file("a.db"));
-    fill_sample(source);
-    const std::string csv = export_text(source);
-    TuningStore target(dir.file("b.db"));
+TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
     EXPECT_THROW(import_text(target, ""), ImportError);
     // A header that lacks columns is one bad line that lists them all.
     try {
