@@ -241,6 +241,33 @@ if gpu_present; then
     grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
   done
   grep -Eq "^o +8 +4096 +4096 NT fp32 +(cuBLAS|decode .*TB=1 )" <<<"$out" || fail "an NT row names a kernel for NN: $out"
+
+  # Ctrl-C while the last shape's last candidate is timed leaves that search whole: the shape
+  # keeps its winner, yet the run still ends by the signal (130), as a calling script asked.
+  # (script: a terminal, on which the progress line names the candidate being timed. The
+  # naive kernel at 4096^3 takes seconds to time, so the signal lands inside that candidate.
+  # It goes to sgemm-tune itself, found by name among the processes of this command.)
+  if command -v script >/dev/null; then
+    printf 'M,N,K\n4096,4096,4096\n' > "$dir/last.csv"
+    set -m
+    SGEMM_DB="$dir/last.db" script -qfec "'$tune' --shapes '$dir/last.csv' --families naive --top-k 1 --max-candidates 1" \
+      /dev/null >"$dir/tty" 2>&1 &
+    session=$!
+    for _ in $(seq 3000); do grep -q "timing 0/1" "$dir/tty" && break; sleep 0.01; done
+    run=""
+    for p in $(pgrep -f -- "$dir/last.csv"); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sgemm-tune ] && run=$p; done
+    [ -n "$run" ] && grep -q "timing 0/1" "$dir/tty" || fail "no tune timing its one candidate: $(cat "$dir/tty")"
+    sleep 0.2  # past the stop's check before the candidate
+    kill -INT "$run"
+    wait $session; rc=$?
+    set +m
+    out=$(tr '\r' '\n' <"$dir/tty")
+    [ $rc -eq 130 ] || fail "SIGINT during the last candidate: exit $rc, expected 130: $out"
+    grep -q "\[1/1\] M=4096 N=4096 K=4096 .*from 1 candidates" <<<"$out" || fail "the last search was not whole: $out"
+    grep -q "stopped after 1 of 1 shapes" <<<"$out" || fail "no word of the stop: $out"
+    out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" 2>&1) || fail "the tune after the stop failed: $out"
+    grep -q "has a winner" <<<"$out" || fail "the shape the stop came in has no winner stored: $out"
+  fi
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
