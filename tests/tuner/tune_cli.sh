@@ -255,7 +255,9 @@ if gpu_present; then
     session=$!
     for _ in $(seq 3000); do grep -q "timing 0/1" "$dir/tty" && break; sleep 0.01; done
     run=""
-    for p in $(pgrep -f -- "$dir/last.csv"); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sgemm-tune ] && run=$p; done
+    for p in /proc/[0-9]*; do
+      [ "$(cat "$p/comm" 2>/dev/null)" = sgemm-tune ] && grep -qaF "$dir/last.csv" "$p/cmdline" 2>/dev/null && run=${p#/proc/}
+    done
     [ -n "$run" ] && grep -q "timing 0/1" "$dir/tty" || fail "no tune timing its one candidate: $(cat "$dir/tty")"
     sleep 0.2  # past the stop's check before the candidate
     kill -INT "$run"
