@@ -165,11 +165,14 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     double bytes = 4.0 * (M * K + K * N + M * N) + 4.0 * 0.1 * rereads;
     if (splits > 1) bytes += 8.0 * splits * M * N;
     // Memory throughput needs bytes in flight: about 40 KB per SM on Hopper (bandwidth times
-    // latency over the SMs). A streaming family says how many it keeps: two batches of
-    // UNROLL 64-byte quads per thread (decode loads the next batch before it computes on the
-    // current one); for the tiled families occupancy stands in for it.
-    const int unroll = param_or(f, c.values, "UNROLL", 0);
-    const double in_flight = unroll > 0 ? std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads * unroll * 128.0 : 0;
+    // latency over the SMs). A streaming family says how many it keeps: batches of UNROLL
+    // 64-byte quads per thread, two (decode loads the next batch before it computes on the
+    // current one) or, with a ring of them in shared memory, all but the one computed on;
+    // for the tiled families occupancy stands in for it.
+    const int unroll = param_or(f, c.values, "UNROLL", 0), ring = param_or(f, c.values, "RING", 0);
+    const double batches = ring > 0 ? ring - 1 : 2;
+    const double in_flight =
+        unroll > 0 ? std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads * unroll * 64.0 * batches : 0;
     const double streaming = unroll > 0 ? std::min(1.0, in_flight / 40e3) : latency_hiding;
     e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming);
     const double launch = 3e-6 + (splits > 1 ? 2e-6 : 0.0);

@@ -10,19 +10,25 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct DecodeShape {
-    int mt, bn, kw, unroll, tb, splits;
+    int mt, bn, kw, unroll, tb, splits, ring;
     int threads() const { return bn / 4 * kw; }
-    // Accumulators, two batches of B in registers, and about 40 for addresses and loop
+    // Loaded values of B a thread holds in registers: two batches of UNROLL quads of 16, or
+    // with a ring in shared memory the one it computes on.
+    int loaded_values() const { return (ring > 0 ? 1 : 2) * 16 * unroll; }
+    // The ring's floats in shared memory, after A's slice.
+    int ring_floats() const { return ring * unroll * 16 * threads(); }
+    // Accumulators, the batches of B in registers, and about 40 for addresses and loop
     // state. Within 15 of ptxas (CUDA 13.0, sm_90) for up to 8 rows, the binaries whose
     // blocks can be large; more rows need more (225 for 16 rows with UNROLL 2). With TB,
     // whose loads follow four rows of B, ptxas took up to 50 more for up to 8 rows and 86
     // for 16, yet spilled none the constraints below let through (sm_80 and sm_90): an
     // estimate that counted them would only refuse binaries that run.
-    int estimated_registers() const { return 4 * mt + 2 * 16 * unroll + 40; }
+    int estimated_registers() const { return 4 * mt + loaded_values() + 40; }
 };
 
 DecodeShape decode_shape(const Family& f, const ParamValues& v) {
-    return {f.value(v, "MT"), f.value(v, "BN"), f.value(v, "KW"), f.value(v, "UNROLL"), f.value(v, "TB"), f.value(v, "SPLITS")};
+    return {f.value(v, "MT"), f.value(v, "BN"),     f.value(v, "KW"),  f.value(v, "UNROLL"),
+            f.value(v, "TB"), f.value(v, "SPLITS"), f.value(v, "RING")};
 }
 
 // Split-K blocks of 8 rows that ptxas (CUDA 13.0) spills for sm_75 and sm_80 and for no other
@@ -37,12 +43,12 @@ bool spills_on_sm75_and_sm80(const DecodeShape& d) {
 }
 
 // As in the template: the slice of k per split rounded up to a multiple of 4; shared memory
-// holds the slice of A, later reused for the reduction across the KW groups.
+// holds the slice of A and the ring of B, later reused for the reduction across the KW groups.
 int k_span(int K, int splits) { return (ceil_div(K, splits) + 3) & ~3; }
 
 unsigned shared_bytes(const DecodeShape& d, int K) {
     const int rows_per_pass = std::min(d.mt, 4);
-    return 4u * static_cast<unsigned>(std::max(d.mt * k_span(K, d.splits), d.kw * rows_per_pass * d.bn));
+    return 4u * static_cast<unsigned>(std::max(d.mt * k_span(K, d.splits) + d.ring_floats(), d.kw * rows_per_pass * d.bn));
 }
 
 }  // namespace
@@ -63,8 +69,10 @@ Family decode_family() {
                 {"UNROLL", {1, 2, 4}},
                 {"EF", {1, 0}},  // evict-first loads of B; first, so the tuner times it first
                 {"TB", {0, 1}},  // B stored N x K: the weights out x in, an NT GEMM
-                {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, /*split_count=*/true}};
-    f.defaults = {8, 128, 8, 4, 1, 0, 4};
+                {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, /*split_count=*/true},
+                // B's batches in a ring of this many in shared memory (0: two sets of registers)
+                {"RING", {0, 3, 6}}};
+    f.defaults = {8, 128, 8, 4, 1, 0, 4, 0};
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
         const DecodeShape d = decode_shape(f, v);
         if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)
@@ -78,8 +86,22 @@ Family decode_family() {
         if (d.bn == 32 && d.kw < 16)
             return "BN=32 columns stream well only with KW >= 16 groups along k";
         // ptxas (CUDA 13.0) spills 16 rows with UNROLL 4 and 32 rows with UNROLL 2 (192 here).
-        if (d.mt * 4 + 2 * d.unroll * 16 > 160)
-            return "MT*4 accumulators and two batches of UNROLL*16 loaded values need more than 160 registers";
+        if (d.mt * 4 + d.loaded_values() > 160)
+            return "MT*4 accumulators and the batches of UNROLL*16 loaded values in registers need more than 160";
+        // The ring is filled by cp.async (sm_80+). With B stored K x N a prototype on the
+        // H200 streamed no faster through it than through registers (8x28672x4096: 0.1228
+        // against 0.1206 ms), so it is left to TB, where the kernel gained 6-8%.
+        if (d.ring > 0 && lim.sm < 80) return "RING needs cp.async (sm_80 or newer)";
+        if (d.ring > 0 && !d.tb) return "RING is for B stored N x K (TB=1)";
+        // ptxas (CUDA 13.0, sm_90) spilled ring binaries of 16 rows with UNROLL 2 (at 168
+        // registers) and most of 32 rows; batches of 16 or 32 rows are compute-bound anyway.
+        if (d.ring > 0 && d.mt > 8) return "RING serves blocks of up to 8 rows";
+        // Of the 2,440 ring binaries left for sm_80 and sm_90, ptxas spilled 11, all with UNROLL
+        // 4 or with 1 or 2 groups along k (whose lanes read a quarter of a line of B or less
+        // per load); the ring keeps bytes in flight without a large UNROLL.
+        if (d.ring > 0 && (d.unroll > 2 || d.kw < 4)) return "RING needs UNROLL <= 2 and KW >= 4";
+        if (4 * d.ring_floats() >= lim.max_shared_per_block)
+            return "a ring of RING*UNROLL quads a thread leaves no shared memory for A";
         if ((lim.sm == 75 || lim.sm == 80) && spills_on_sm75_and_sm80(d))
             return "these split-K blocks of 8 rows spill on sm_75 and sm_80";
         // The launch bounds let ptxas give a block of T threads at most 65536 / T registers

@@ -39,7 +39,7 @@ std::vector<CompileCase> compile_cases() {
         {"blocktile", {}}, {"blocktile", {64, 64, 8, 4, 4}}, {"blocktile", {128, 64, 16, 8, 4}},
         {"vec4", {}},      {"vec4", {64, 64, 16, 4, 4}},     {"vec4", {128, 128, 16, 8, 8}},
         {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
-        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 0, 1}}, {"decode", {32, 128, 8, 1, 0, 1, 8}},
+        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 0, 1, 0}}, {"decode", {32, 128, 8, 1, 0, 1, 8, 0}},
         {"warptile", {}},
         {"warptile", {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0}},
         {"warptile", {128, 128, 8, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0}},
@@ -93,7 +93,7 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
         for (int tb : {0, 1}) {
             std::vector<ParamValues> whole, split;
             for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
-                if (f.value(v, "TB") == tb) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+                if (f.value(v, "TB") == tb && f.value(v, "RING") == 0) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
             ASSERT_GE(whole.size(), 3u);
             ASSERT_GE(split.size(), 2u);
             for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
@@ -101,17 +101,34 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
             for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
                 sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
         }
-    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 0, 2}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 0, 2}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 0, 2}, Arch{90});
-    sgemm::testing::expect_compiles_without_spills(f, {8, 128, 2, 1, 1, 1, 2}, Arch{90});
+    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 0, 2, 0}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 0, 2, 0}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 0, 2, 0}, Arch{90});
+    sgemm::testing::expect_compiles_without_spills(f, {8, 128, 2, 1, 1, 1, 2, 0}, Arch{90});
+}
+
+// Decode binaries with a ring of B in shared memory (TB only, sm_80+), spread over that part
+// of the space, for sm_80 and sm_90: three without split-K and two with it, none may spill.
+TEST(CompileSamples, DecodeRingBinariesCompileWithoutSpills) {
+    const Family& f = find_family("decode");
+    for (int sm : {80, 90}) {
+        std::vector<ParamValues> whole, split;
+        for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
+            if (f.value(v, "RING") > 0) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+        ASSERT_GE(whole.size(), 3u);
+        ASSERT_GE(split.size(), 2u);
+        for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
+            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+        for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
+            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
+    }
 }
 
 // The decode family stages A with cp.async only where the target has it (sm_80+); on sm_75
 // the same source must compile, through registers (ptxas refuses cp.async there).
 TEST(CompileSamples, DecodeCompilesForTuringWithoutCpAsync) {
     const Family& f = find_family("decode");
-    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 0, 1}, ParamValues{4, 64, 32, 2, 1, 1, 1}})
+    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 0, 1, 0}, ParamValues{4, 64, 32, 2, 1, 1, 1, 0}})
         sgemm::testing::expect_compiles_without_spills(f, v, Arch{75});
 }
 
@@ -219,11 +236,11 @@ TEST(Compiler, AfterTheWarmUpACompileLeavesTheInterruptHandlerInPlace) {
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
     // The template sees only whether SPLITS exceeds 1.
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 0, 1}), "sgemm_decode<8, 128, 8, 4, 1, 0, false>");
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 0, 16}), "sgemm_decode<8, 128, 8, 4, 0, 0, true>");
-    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 16}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 0, 1}, Arch{90}));
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 0, 1, 0}), "sgemm_decode<8, 128, 8, 4, 1, 0, false, 0>");
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 0, 16, 0}), "sgemm_decode<8, 128, 8, 4, 0, 0, true, 0>");
+    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2, 0}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 16, 0}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1, 0}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2, 0}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1, 0}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 0, 1, 0}, Arch{90}));
 }
 
 TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
@@ -256,9 +273,9 @@ TEST(Compiler, TimelineBuildsCompileAndDifferFromProductBuilds) {
     const std::vector<std::pair<std::string, ParamValues>> cases = {
         {"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0}},
         {"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 1, 1, 1, 1, 0, 0}},
-        {"decode", {8, 256, 8, 1, 1, 0, 8}},
-        {"decode", {1, 128, 8, 2, 1, 0, 1}},
-        {"decode", {8, 256, 8, 1, 1, 1, 8}},
+        {"decode", {8, 256, 8, 1, 1, 0, 8, 0}},
+        {"decode", {1, 128, 8, 2, 1, 0, 1, 0}},
+        {"decode", {8, 256, 8, 1, 1, 1, 8, 0}},
     };
     for (const auto& [name, values] : cases)
         for (int sm : {80, 90}) {

@@ -1,7 +1,7 @@
 // The decode family against cuBLAS: odd sizes, decode shapes whose K is not a multiple of
 // the split, alpha/beta and beta = 0 over NaN (alpha -0.75 there), several row tiles, B
-// stored K x N (NN) and N x K (NT, TB = 1), and split-K results that repeat bit for bit
-// from run to run.
+// stored K x N (NN) and N x K (NT, TB = 1; also through a ring in shared memory, RING), and
+// split-K results that repeat bit for bit from run to run.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -13,7 +13,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct DecodeCase {
-    ParamValues config;  // MT, BN, KW, UNROLL, EF, TB, SPLITS
+    ParamValues config;  // MT, BN, KW, UNROLL, EF, TB, SPLITS, RING
     int M, N, K;
     float alpha, beta;
     int lda = 0;  // 0: K, tight
@@ -58,11 +58,17 @@ std::vector<DecodeCase> decode_cases() {
     // lanes of a warp lie 1, 2 (KW) or 8 side by side along k.
     std::vector<ParamValues> configs;
     for (int tb : {0, 1})
-        for (ParamValues c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4}, {1, 256, 4, 1, 1, 0, 1}, {32, 128, 8, 1, 0, 0, 8},
-                                                      {4, 64, 2, 4, 0, 0, 3}, {2, 64, 32, 1, 1, 0, 1}, {4, 32, 64, 2, 0, 0, 1}}) {
+        for (ParamValues c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4, 0}, {1, 256, 4, 1, 1, 0, 1, 0}, {32, 128, 8, 1, 0, 0, 8, 0},
+                                                      {4, 64, 2, 4, 0, 0, 3, 0}, {2, 64, 32, 1, 1, 0, 1, 0}, {4, 32, 64, 2, 0, 0, 1, 0}}) {
             c[5] = tb;
             configs.push_back(c);
         }
+    // B stored N x K through a ring in shared memory (RING, the last value): 1, 2, 4 and 8
+    // rows, 4 and 8 lanes along k, UNROLL 1 and 2, unsplit and split-K.
+    for (const ParamValues& c : std::vector<ParamValues>{{1, 64, 32, 1, 1, 1, 1, 3}, {8, 128, 8, 1, 0, 1, 8, 6},
+                                                         {4, 64, 4, 2, 1, 1, 3, 3}, {8, 256, 4, 1, 0, 1, 12, 6},
+                                                         {2, 128, 4, 2, 1, 1, 2, 6}})
+        configs.push_back(c);
     const std::vector<std::tuple<int, int, int>> shapes = {
         {1, 1, 1}, {7, 13, 5}, {17, 31, 7}, {128, 128, 128}, {1000, 3000, 2000},
         {1, 6144, 4093}, {8, 4096, 4095}, {32, 1000, 14337}, {33, 4097, 1000}};
@@ -72,12 +78,14 @@ std::vector<DecodeCase> decode_cases() {
             cases.push_back({config, m, n, k, -0.75f, 0.0f});
         }
     // The largest odd shape of the foundation list, once each way: 512 row tiles each stream B.
-    cases.push_back({{8, 128, 8, 4, 1, 0, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
-    cases.push_back({{8, 128, 8, 4, 1, 1, 4}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 4, 1, 0, 4, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 4, 1, 1, 4, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 1, 1, 1, 4, 6}, 4095, 4097, 4093, 1.0f, 0.0f});
     // B's rows padded (ldb past the stored length) keep 16-byte loads, and a B whose rows
     // are 16-byte aligned nowhere (ldb odd) takes the element-wise path, both ways.
-    for (int tb : {0, 1})
-        for (int ldb : {4100, 4097}) cases.push_back({{8, 128, 8, 4, 1, tb, 4}, 8, 4095, 4093, 1.0f, 0.5f, 0, ldb});
+    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 4, 0}, ParamValues{8, 128, 8, 4, 1, 1, 4, 0},
+                                      ParamValues{8, 128, 8, 1, 1, 1, 4, 6}})
+        for (int ldb : {4100, 4097}) cases.push_back({config, 8, 4095, 4093, 1.0f, 0.5f, 0, ldb});
     return cases;
 }
 
@@ -89,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(OddAndDecodeShapes, DecodeAgainstCublas, ::testing::Val
 // cp.async path.
 TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 0, 1}, ParamValues{8, 128, 8, 4, 1, 0, 4}})
+    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 0, 1, 0}, ParamValues{8, 128, 8, 4, 1, 0, 4, 0}})
         for (int k : {4093, 4094, 4095}) {
             const Accuracy a = run_case(*gpu, {config, 8, 1000, k, 1.0f, 0.0f, /*lda=*/4096}, 5 + k);
             EXPECT_TRUE(a.ok()) << "MT=" << config[0] << " SPLITS=" << config[6] << " K=" << k << ": " << a.verdict();
@@ -97,14 +105,17 @@ TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
 }
 
 // Split-K reduces in a fixed order: the same inputs give the same bits, launch after
-// launch, and the tile counters are left ready for the next launch. B stored both ways.
+// launch, and the tile counters are left ready for the next launch. B stored both ways, and
+// N x K through a ring.
 TEST(DecodeSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (int tb : {0, 1}) {
+    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 12, 0}, ParamValues{8, 128, 8, 4, 1, 1, 12, 0},
+                                      ParamValues{8, 128, 8, 1, 1, 1, 12, 6}}) {
+        const int tb = config[5];
         ProblemSpec spec;
         spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f, spec.trans_b = tb;
         GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-        const LoadedKernel& kernel = loaded_kernel("decode", {8, 128, 8, 4, 1, tb, 12}, gpu->device);
+        const LoadedKernel& kernel = loaded_kernel("decode", config, gpu->device);
         problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
         std::vector<float> first;
         for (int run = 0; run < 4; ++run) {
@@ -127,7 +138,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
     ProblemSpec spec;
     spec.M = 32, spec.N = 28672, spec.K = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 0, 4}, {32, 64, 8, 1, 0, 0, 4}, {16, 128, 8, 2, 1, 0, 8}, {32, 128, 8, 1, 1, 0, 4}};
+    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 0, 4, 0}, {32, 64, 8, 1, 0, 0, 4, 0}, {16, 128, 8, 2, 1, 0, 8, 0}, {32, 128, 8, 1, 1, 0, 4, 0}};
     auto workspace_of = [&](const ParamValues& c) {
         return loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K);
     };

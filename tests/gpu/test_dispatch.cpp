@@ -30,7 +30,7 @@ ParamValues warptile(int ta, int tb, int splits) {
     v[8] = ta, v[9] = tb, v[11] = splits;
     return v;
 }
-const ParamValues kDecode = {8, 128, 8, 4, 1, 0, 4};  // MT BN KW UNROLL EF TB SPLITS: split-K
+const ParamValues kDecode = {8, 128, 8, 4, 1, 0, 4, 0};  // MT BN KW UNROLL EF TB SPLITS RING: split-K
 
 // A call's shape key as the tests make their calls: tight leading dimensions (or padded by
 // `pad`) on cudaMalloc'd buffers.
@@ -207,7 +207,7 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
     std::string text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
-    EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4")) << text;
+    EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0")) << text;
     EXPECT_TRUE(contains(text, "bytes of split-K workspace")) << text;
     text = dispatch.explain(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_TRUE(contains(text, "launch    cuBLAS")) << text;
@@ -258,7 +258,7 @@ TEST(Dispatch, QueryGivesExplainsDecisionAsFields) {
     sgemm_dispatch_choice_t c = dispatch.query(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_EXACT);
     EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_KERNEL);
-    EXPECT_STREQ(c.kernel, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4");
+    EXPECT_STREQ(c.kernel, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0");
     c = dispatch.query(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_CUBLAS);
     EXPECT_STREQ(c.kernel, "");
