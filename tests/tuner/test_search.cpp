@@ -254,6 +254,14 @@ TEST(CostModel, BothBatchesOfTheDecodeStreamAreInFlight) {
     EXPECT_LE(cost("decode", {8, 256, 2, 1, 1, 0, 4, 0}, key), cost("decode", {8, 256, 2, 2, 1, 0, 4, 0}, key));
 }
 
+TEST(CostModel, ARingKeepsAllButOneOfItsBatchesInFlight) {
+    // A ring of 6 batches keeps 5 in flight where registers keep 2: with few small blocks per
+    // SM only the ring streams at full speed.
+    ShapeKey key = nn(8, 4096, 4096);
+    key.trans_b = true;
+    EXPECT_LT(cost("decode", {8, 64, 4, 1, 1, 1, 4, 6}, key), 0.8 * cost("decode", {8, 64, 4, 1, 1, 1, 4, 0}, key));
+}
+
 TEST(Search, StrategiesChooseAsDocumented) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
