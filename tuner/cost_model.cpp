@@ -174,7 +174,11 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     const double in_flight =
         unroll > 0 ? std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads * unroll * 64.0 * batches : 0;
     const double streaming = unroll > 0 ? std::min(1.0, in_flight / 40e3) : latency_hiding;
-    e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming);
+    // Decode reading B stored N x K puts min(KW, 8) lanes side by side along k: with fewer
+    // than 8 a warp's load covers half lines or less. A pure stream of such weights on the
+    // H200 ran 5-14% slower with 4 lanes than with 8 (docs/RESULTS.md, twenty-fifth session).
+    const bool part_lines = param_or(f, c.values, "TB", 0) == 1 && param_or(f, c.values, "KW", 8) < 8;
+    e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming * (part_lines ? 0.9 : 1.0));
     const double launch = 3e-6 + (splits > 1 ? 2e-6 : 0.0);
     // Split-K's finish: the last block of each tile to count in reads the tile's partials of
     // every slice back (the part of the tile inside C; the rest costs no loads) and sums

@@ -262,6 +262,16 @@ TEST(CostModel, ARingKeepsAllButOneOfItsBatchesInFlight) {
     EXPECT_LT(cost("decode", {8, 64, 4, 1, 1, 1, 4, 6}, key), 0.8 * cost("decode", {8, 64, 4, 1, 1, 1, 4, 0}, key));
 }
 
+TEST(CostModel, DecodeReadingNxKWantsEightLanesAlongK) {
+    // B stored N x K: 4 groups along k read half lines, 8 whole ones. Stored K x N, every
+    // warp reads whole rows of B either way, so only the N x K tile of 4 groups costs more.
+    const ShapeKey key = nn(8, 28672, 4096);
+    ShapeKey nt = key;
+    nt.trans_b = true;
+    EXPECT_DOUBLE_EQ(cost("decode", {8, 128, 8, 1, 0, 1, 1, 0}, nt), cost("decode", {8, 128, 8, 1, 0, 0, 1, 0}, key));
+    EXPECT_GT(cost("decode", {8, 256, 4, 1, 0, 1, 1, 0}, nt), 1.05 * cost("decode", {8, 256, 4, 1, 0, 0, 1, 0}, key));
+}
+
 TEST(Search, StrategiesChooseAsDocumented) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
