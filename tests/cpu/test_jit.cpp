@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <thread>
 
 #include "src/families/registry.h"
@@ -87,20 +88,25 @@ INSTANTIATE_TEST_SUITE_P(Ladder, CompileEveryTemplate,
 // the whole space three tiles spilled on sm_80, all with 8 rows and split-K: BN=64 KW=2
 // UNROLL=2, and with TB BN=128 or 256 KW=2 UNROLL=1, either EF: the family leaves them out
 // there and on sm_75; on sm_90, where they stay, they compile cleanly.)
+// Of the decode binaries for `arch` that `in_part` accepts, three without split-K and two with
+// it, spread evenly, compile without spills.
+void expect_decode_part_compiles_without_spills(Arch arch, const std::function<bool(const ParamValues&)>& in_part) {
+    const Family& f = find_family("decode");
+    std::vector<ParamValues> whole, split;
+    for (const ParamValues& v : sgemm::testing::distinct_binaries(f, arch))
+        if (in_part(v)) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
+    ASSERT_GE(whole.size(), 3u);
+    ASSERT_GE(split.size(), 2u);
+    for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3)) sgemm::testing::expect_compiles_without_spills(f, v, arch);
+    for (const ParamValues& v : sgemm::testing::spread_sample(split, 2)) sgemm::testing::expect_compiles_without_spills(f, v, arch);
+}
+
 TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
     for (int sm : {80, 90})
-        for (int tb : {0, 1}) {
-            std::vector<ParamValues> whole, split;
-            for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
-                if (f.value(v, "TB") == tb && f.value(v, "RING") == 0) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
-            ASSERT_GE(whole.size(), 3u);
-            ASSERT_GE(split.size(), 2u);
-            for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
-                sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
-            for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
-                sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
-        }
+        for (int tb : {0, 1})
+            expect_decode_part_compiles_without_spills(
+                Arch{sm}, [&](const ParamValues& v) { return f.value(v, "TB") == tb && f.value(v, "RING") == 0; });
     sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 0, 2, 0}, Arch{80});
     sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 0, 2, 0}, Arch{80});
     sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 0, 2, 0}, Arch{90});
@@ -111,17 +117,8 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
 // of the space, for sm_80 and sm_90: three without split-K and two with it, none may spill.
 TEST(CompileSamples, DecodeRingBinariesCompileWithoutSpills) {
     const Family& f = find_family("decode");
-    for (int sm : {80, 90}) {
-        std::vector<ParamValues> whole, split;
-        for (const ParamValues& v : sgemm::testing::distinct_binaries(f, Arch{sm}))
-            if (f.value(v, "RING") > 0) (f.value(v, "SPLITS") > 1 ? split : whole).push_back(v);
-        ASSERT_GE(whole.size(), 3u);
-        ASSERT_GE(split.size(), 2u);
-        for (const ParamValues& v : sgemm::testing::spread_sample(whole, 3))
-            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
-        for (const ParamValues& v : sgemm::testing::spread_sample(split, 2))
-            sgemm::testing::expect_compiles_without_spills(f, v, Arch{sm});
-    }
+    for (int sm : {80, 90})
+        expect_decode_part_compiles_without_spills(Arch{sm}, [&](const ParamValues& v) { return f.value(v, "RING") > 0; });
 }
 
 // The decode family stages A with cp.async only where the target has it (sm_80+); on sm_75
