@@ -245,7 +245,8 @@ if gpu_present; then
   # Ctrl-C while the last shape's last candidate is timed leaves that search whole: the shape
   # keeps its winner, yet the run still ends by the signal (130), as a calling script asked.
   # (script: a terminal, on which the progress line names the candidate being timed. The
-  # naive kernel at 4096^3 takes seconds to time, so the signal lands inside that candidate.
+  # naive kernel at 4096^3 takes a second or more to time, so the signal lands inside that
+  # candidate or in the re-timing after it, both within the last search.
   # It goes to sgemm-tune itself, found by name among the processes of this command.)
   if command -v script >/dev/null; then
     printf 'M,N,K\n4096,4096,4096\n' > "$dir/last.csv"
