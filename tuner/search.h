@@ -52,7 +52,9 @@ struct TimedCandidate {
 
 // The candidates of `all` that differ from `from` in exactly one parameter, moved by one
 // place in that parameter's list of values (any place for a split count), or that trade the
-// values of a swappable pair of parameters (Family::swappable_params).
+// values of a swappable pair of parameters (Family::swappable_params), or that move two
+// parameters (no split count) by one place each where one of the two single moves leaves
+// `all`: the step across an edge of the space that single moves cannot take.
 std::vector<Candidate> one_step_neighbours(const Candidate& from, const std::vector<Candidate>& all);
 
 std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, const ShapeKey& shape,
