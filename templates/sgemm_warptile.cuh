@@ -54,6 +54,14 @@
 // 4096^3 at 98.3% of cuBLAS so (3 stages: 93%), against 93.3% as tiles of C, and 95.2% for
 // the best tile of C (64x256 of 8x16); 8192^3 at 99.3-99.5% against 96.7%.
 //
+// Operands known to be aligned (ALIGNED = 1). Such a binary serves only calls whose
+// pointers and leading dimensions all take 16-byte accesses (the shape key's alignment class
+// 16), so its copies of rows of k and its epilogue have no 4-byte fallback. Compiled in, the
+// fallback's copies are predicated off but still issued in every k tile. On the H200,
+// 4096^3's best tile ran at 99.5% of cuBLAS without them against 98.6%, 8192^3 102.0% against
+// 100.9%, 1024^3 0.8% faster; but a batch-32 tile 3.7% slower (ptxas scheduled its loop
+// differently), so the tuner times both (docs/RESULTS.md, twenty-seventh session).
+//
 // Split-K inside the block (WK > 1). WK groups of warps share each tile of k: group g
 // computes the g-th of WK contiguous runs of BK / WK values of k, for the whole block tile
 // of C. After the last tile the groups' accumulators are summed through shared memory, in
@@ -110,17 +118,18 @@ __device__ __forceinline__ void sgemm_tile_copy16(float* smem, const float* gmem
 
 // Copies BK x BX tiles of one operand, one tile after another along k, into Xs[BK][STRIDE].
 // K_ROWS: the operand is stored as rows of k. EVICT_FIRST: fetch its lines under L2's
-// evict-first policy. Constructed with the operand's pointer and
+// evict-first policy. ALIGNED: the operand is known to take 16-byte copies (see the kernel's
+// ALIGNED), so rows of k need no 4-byte fallback. Constructed with the operand's pointer and
 // leading dimension, the tile's first x (x0) and the matrix's extent in x, and the first k
 // of this block's slice; load() then copies the next tile. Copies outside the matrix in x
 // may be skipped, leaving stale values: those rows or columns of the tile feed only elements
 // of C outside C, which are never stored. Copies past K, in the last tile, are zero-filled:
 // they feed every element.
-template <bool K_ROWS, int BX, int BK, int THREADS, bool EVICT_FIRST>
+template <bool K_ROWS, int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
 struct SgemmTileLoader;
 
-template <int BX, int BK, int THREADS, bool EVICT_FIRST>
-struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST> {
+template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
+struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, true);
     static constexpr int VECS_PER_ROW = BX / 4;
     static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;  // may exceed BK: then some threads idle
@@ -137,7 +146,7 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST> {
         row = threadIdx.x / VECS_PER_ROW;
         const int col = threadIdx.x % VECS_PER_ROW * 4;
         cols = min(max(extent - x0 - col, 0), 4);
-        vec = sgemm_vec4_ok(X, ld);
+        vec = ALIGNED || sgemm_vec4_ok(X, ld);
         src = X + sgemm_offset(k_first + row, cols > 0 ? x0 + col : 0, ld);
         dst = row * STRIDE + col;
     }
@@ -166,8 +175,8 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST> {
     }
 };
 
-template <int BX, int BK, int THREADS, bool EVICT_FIRST>
-struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST> {
+template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
+struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, false);
     // Thread t copies row t/8, k t%8 (+ 8j): a warp copies 4 rows x 8 consecutive k at a time,
     // whole 32-byte sectors of global memory, into shared-memory banks (4 * k + row) mod 32,
@@ -266,7 +275,7 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
 // One block's view of a configuration: its operands in the tile's A and B places, its
 // shared-memory stages, where its threads sit, and the steps both kernels below are made of.
 // Every method is inlined, so each kernel compiles as if written out in one piece.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, int CT>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, int CT, int ALIGNED>
 struct SgemmWarptileBlock {
     static constexpr int WARPS_N = BN / WN;
     static constexpr int GROUP_THREADS = (BM / WM) * WARPS_N * 32;  // one group of warps covers the block tile
@@ -280,8 +289,8 @@ struct SgemmWarptileBlock {
     static_assert(STAGES >= 2, "the pipeline needs a stage to compute on and one to fill");
     static_assert(BK % WK == 0 && GROUP_K >= 2, "each group of warps takes a run of at least 2 k per tile");
     // B, the weights in decoding, is the one fetched under the evict-first policy.
-    using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1>;
-    using BTile = SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0>;
+    using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1, ALIGNED == 1>;
+    using BTile = SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0, ALIGNED == 1>;
     static constexpr int A_STAGE = BK * ATile::STRIDE;
     static constexpr int B_STAGE = BK * BTile::STRIDE;
     using Accumulators = float[TM][TN];
@@ -434,8 +443,10 @@ struct SgemmWarptileBlock {
         }
     }
 
-    // Writes the tile at (m0, n0) of C through the epilogue (alpha, beta); c_vec: C takes
-    // 16-byte accesses (sgemm_vec4_ok).
+    // Whether C takes 16-byte accesses (sgemm_vec4_ok).
+    __device__ __forceinline__ bool c_vec() const { return ALIGNED || sgemm_vec4_ok(p.C, p.ldc); }
+
+    // Writes the tile at (m0, n0) of C through the epilogue (alpha, beta); c_vec: c_vec().
     __device__ __forceinline__ void store_c(const Accumulators& acc, int m0, int n0, bool c_vec) const {
         for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_store4(p, r, c, v, c_vec); });
     }
@@ -446,10 +457,11 @@ struct SgemmWarptileBlock {
 // tail (sgemm_warptile_stream_k). Dynamic shared memory: sgemm_warptile_shared_bytes. One
 // block per SM is all the launch bounds promise: left free, ptxas squeezes configurations
 // that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
+          int ALIGNED>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
-    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT>;
+    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED>;
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);
     extern __shared__ __align__(16) float smem[];
@@ -470,7 +482,7 @@ sgemm_warptile(const SgemmArgs p) {
     timeline.mark(SGEMM_MARK_LOOP_END);
     if (WK > 1) block.sum_groups(acc);
 
-    const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
+    const bool c_vec = block.c_vec();
     if (SPLIT_K) {
         // Split-K: store this slice's partials; the block that arrives last sums the tile
         // (sgemm_splitk_finish4). Its accumulators are dead by then, so 16 float4 loads in
@@ -521,11 +533,12 @@ sgemm_warptile(const SgemmArgs p) {
 // as it was: carried in the same binary, stream-K code ran 4096^3 at 91.3% of cuBLAS against
 // 98.2% (docs/RESULTS.md). This kernel takes sgemm_warptile's template arguments, so the host
 // finds its symbol from the main kernel's.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
+          int ALIGNED>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile_stream_k(const SgemmArgs p) {
     static_assert(WK == 1 && !SPLIT_K, "the stream-K tail shares k among blocks itself");
-    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT>;
+    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED>;
     constexpr int PART = Block::QUADS * Block::THREADS;  // float4s in one partial tile
     extern __shared__ __align__(16) float smem[];
     const Block block(p, smem);
@@ -570,7 +583,7 @@ sgemm_warptile_stream_k(const SgemmArgs p) {
     float acc[TM][TN] = {};
     block.accumulate(m0, n0, k0, k1 - k0, acc);
 
-    const bool c_vec = sgemm_vec4_ok(p.C, p.ldc);
+    const bool c_vec = block.c_vec();
     if (k0 == 0 && k1 == k_tiles) {
         block.store_c(acc, m0, n0, c_vec);
         return;

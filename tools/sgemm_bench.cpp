@@ -23,6 +23,7 @@
 #include "src/families/ladder_families.h"
 #include "src/families/registry.h"
 #include "src/jit/loaded_kernel.h"
+#include "src/records/kernel_records.h"
 #include "src/util/json.h"
 #include "src/util/text.h"
 #include "tools/cli_lists.h"
@@ -60,11 +61,10 @@ struct Row {
 // Launches of a timeline build recorded per shape; the one with the median event time is shown.
 constexpr int kTimelineLaunches = 5;
 
-// Why `k` cannot run this shape and layout, or "".
-std::string skip_reason(const LoadedKernel& k, const Shape& shape, const ShapeKey& layout, Arch arch) {
-    if (!k.family().reads_transposes(k.values(), layout.trans_a, layout.trans_b))
-        return k.family().describe(k.values()) + " does not read the " + layout.transposes() + " layout";
-    return k.family().unsupported_shape_reason(k.values(), shape.m, shape.n, shape.k, arch);
+// Why `k` cannot run `call` (its shape, layout and alignment class), or "".
+std::string skip_reason(const LoadedKernel& k, const ShapeKey& call, Arch arch) {
+    const std::string why = kernel_cannot_run(kernel_ref(k.family(), k.values()), call, arch);
+    return why.empty() ? why : k.family().describe(k.values()) + ": " + why;
 }
 
 // The timeline build's result is checked like any kernel's, then kTimelineLaunches launches
@@ -128,10 +128,13 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     // declares its own below, and a write past it fails the check.
     for (const auto& k : kernels) problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
     const SgemmArgs args = problem.args();
+    ShapeKey call = layout;
+    call.M = shape.m, call.N = shape.n, call.K = shape.k;
+    call.alignment = alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc);
     measure("cublas", "default math (fp32 FFMA)",
             [&](cudaStream_t s) { cublas.sgemm(args, s, spec.trans_a, spec.trans_b); });
     for (const auto& k : kernels) {
-        const std::string why = skip_reason(*k, shape, layout, Arch{device.sm()});
+        const std::string why = skip_reason(*k, call, Arch{device.sm()});
         if (!why.empty()) {
             std::fprintf(stderr, "[%s] skipping %s: %s\n", shape.label().c_str(), k->family().name.c_str(), why.c_str());
             continue;
@@ -196,7 +199,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     entry.set("results", results);
     Json timelines = Json::array();
     for (const auto& k : timeline_kernels)
-        if (skip_reason(*k, shape, layout, Arch{device.sm()}).empty())
+        if (skip_reason(*k, call, Arch{device.sm()}).empty())
             timelines.push(timeline_of(*k, shape, problem, flusher, stream, all_ok));
     if (!timeline_kernels.empty()) entry.set("timelines", timelines);
     return entry;
@@ -235,7 +238,9 @@ int main(int argc, char** argv) {
         ("ldb", po::value<int>(), "leading dimension of B in floats (default: tight)")
         ("ldc", po::value<int>(), "leading dimension of C in floats (default: tight, N)")
         ("config", po::value<std::vector<std::string>>(),
-         "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable")
+         "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable. A configuration "
+         "that cannot run a shape (its layout, its extents, or operands less aligned than it needs, as warptile's "
+         "ALIGNED=1 with --lda not a multiple of 4) is skipped with the reason")
         ("timeline", po::bool_switch(),
          "also run each --config kernel of a family that marks per-block timelines (warptile, decode) in a "
          "timeline build, and print where its launch's time goes: when the blocks' main loops end, when the "

@@ -18,7 +18,7 @@ std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, co
     std::vector<Candidate> out;
     for (const Family* f : chosen)
         for (const ParamValues& v : f->valid_configs(arch))
-            if (f->reads_transposes(v, shape.trans_a, shape.trans_b) &&
+            if (f->required_alignment(v) <= shape.alignment && f->reads_transposes(v, shape.trans_a, shape.trans_b) &&
                 f->unsupported_shape_reason(v, shape.M, shape.N, shape.K, arch).empty())
                 out.push_back({f, v});
     return out;

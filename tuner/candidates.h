@@ -19,8 +19,10 @@ struct Candidate {
     bool operator==(const Candidate& o) const { return family == o.family && values == o.values; }
 };
 
-// `families` empty means every registered family except the teaching rungs below rung 4,
-// which never win (naive, smem, blocktile); name them to include them.
+// The configurations of `families` that can run `shape` on `arch`: its transposes, its
+// alignment class and its extents. `families` empty means every registered family except
+// the teaching rungs below rung 4, which never win (naive, smem, blocktile); name them to
+// include them.
 std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families);
 
 // Why a compiled candidate may not be timed: spills to local memory. Empty when it may.

@@ -58,6 +58,12 @@ StreamKSplit Family::stream_k_split(const ParamValues& values, int M, int N, int
     return shared == 0 ? StreamKSplit{tiles, 0} : StreamKSplit{tiles - shared, 2u * static_cast<unsigned>(sms)};
 }
 
+int Family::required_alignment(const ParamValues& values) const {
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
+        if (params[i].aligned_only && values[i] != 0) return 16;
+    return 4;
+}
+
 bool Family::splits_k(const ParamValues& values) const {
     for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
         if (params[i].split_count && values[i] > 1) return true;

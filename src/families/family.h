@@ -33,6 +33,10 @@ struct ParamSpec {
     // group count of its fastest tiles with every split count (tuner/search.h). Decode's KW
     // is not marked: its 7 values would make 70 candidates a tile where WK's 2 make 12.
     bool k_groups = false;
+    // The aligned-operands switch (warptile's ALIGNED): with 1 the binary leaves out the
+    // 4-byte fallback of its 16-byte accesses, so it serves only calls of alignment class 16
+    // (Family::required_alignment).
+    bool aligned_only = false;
 };
 
 // How a launch divides its tiles between the main kernel and the stream-K tail.
@@ -66,10 +70,6 @@ struct Family {
     // through a slower tile (8x8 or 16x16).
     std::vector<std::pair<std::string, std::string>> swappable_params;
     int min_sm = 70;
-    // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have. The ladder
-    // kernels need only float alignment (4): they test for 16 bytes at run time and take
-    // their 128-bit path when it holds.
-    int required_alignment = 4;
     // Family-specific constraints: an empty string when `values` is valid, else why not.
     std::function<std::string(const ParamValues&, const ArchLimits&)> constraint_violation;
     std::function<LaunchGeometry(const ParamValues&, int M, int N, int K)> geometry;
@@ -121,6 +121,10 @@ struct Family {
     // TB parameter takes the layout its value names; one without reads that operand as is.
     bool reads_transposes(const ParamValues& values, bool trans_a, bool trans_b) const;
     std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K, int sms) const;
+    // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have: 16 where an
+    // aligned_only parameter is 1, else 4. Kernels test for 16 bytes at run time and take
+    // their 128-bit paths when it holds; an aligned_only binary assumes it.
+    int required_alignment(const ParamValues& values) const;
     // Every valid point of the space for `arch`, in the order of the parameter lists.
     std::vector<ParamValues> valid_configs(Arch arch) const;
 };

@@ -90,6 +90,8 @@ Family warptile_family() {
     // than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).
     // SK = 1 gives the tiles of a last, part-empty wave to a stream-K tail (the template's
     // sgemm_warptile_stream_k), so every SM works to the end.
+    // ALIGNED = 1 leaves out the 4-byte fallback of the 16-byte accesses, for calls whose
+    // operands are all 16-byte aligned (the template says what it gains).
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16}},
@@ -103,10 +105,12 @@ Family warptile_family() {
                 {"WK", {1, 2}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/true},
                 {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true},
                 {"CT", {0, 1}},
-                {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true}};
+                {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
+                {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
-    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0};
+    // ALIGNED = 0 serves every alignment class.
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0};
     f.swappable_params = {{"TM", "TN"}};
     f.min_sm = 80;  // cp.async
     f.records_timeline = true;

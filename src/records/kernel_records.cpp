@@ -46,8 +46,8 @@ std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Ar
     if (kernel.params.size() != family->params.size())
         return "it has " + std::to_string(kernel.params.size()) + " parameters; family " + family->name + " takes " +
                std::to_string(family->params.size());
-    if (family->required_alignment > shape.alignment)
-        return "it needs " + std::to_string(family->required_alignment) + "-byte alignment";
+    if (const int alignment = family->required_alignment(kernel.params); alignment > shape.alignment)
+        return "it needs " + std::to_string(alignment) + "-byte alignment";
     if (!family->reads_transposes(kernel.params, shape.trans_a, shape.trans_b))
         return "it does not read " + shape.transposes();
     return family->unsupported_shape_reason(kernel.params, shape.M, shape.N, shape.K, arch);

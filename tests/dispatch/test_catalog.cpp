@@ -180,6 +180,29 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
         << "the stale exact winner is not taken";
 }
 
+// A kernel built for 16-byte aligned operands only (warptile's ALIGNED = 1) is usable for a
+// key of that alignment class alone: a row that gives it another is skipped, with the reason.
+TEST_F(Catalog_, AKernelForAlignedOperandsOnlyServesAlignmentClass16) {
+    const Family& warptile = find_family("warptile");
+    ParamValues values = warptile.defaults;
+    values[warptile.param_index("ALIGNED")] = 1;
+    Binary aligned_only = naive_binary();  // the cubin is not loaded here
+    aligned_only.kernel = kernel_ref(warptile, values);
+    aligned_only.cache_key = kernel_cache_key(warptile, values, Arch{90});
+    store_->put_binary(aligned_only);
+    ShapeKey a16 = shape(6, 2048, 2048), a4 = shape(7, 2048, 2048);
+    a4.alignment = 4;
+    store_->put_winner(winner(id_, a16, 0.01, &aligned_only));
+    store_->put_winner(winner(id_, a4, 0.01, &aligned_only));
+
+    const Catalog c = catalog();
+    EXPECT_EQ(c.winners.size(), 6u);
+    ASSERT_EQ(c.skipped.size(), 1u);
+    EXPECT_EQ(c.skipped[0].winner.shape, a4);
+    EXPECT_TRUE(contains(c.skipped[0].describe(), "it needs 16-byte alignment")) << c.skipped[0].describe();
+    EXPECT_EQ(decide(c, a16, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).kernel, aligned_only.kernel);
+}
+
 // The families' lists and rules say what the tuner searches; they may narrow without the
 // templates changing. A winner whose own binary is cached stays usable all the same.
 TEST_F(Catalog_, AWinnerOutsideTheSearchSpaceRunsFromItsCachedBinary) {
