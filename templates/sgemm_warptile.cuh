@@ -57,10 +57,11 @@
 // Operands known to be aligned (ALIGNED = 1). Such a binary serves only calls whose
 // pointers and leading dimensions all take 16-byte accesses (the shape key's alignment class
 // 16), so its copies of rows of k and its epilogue have no 4-byte fallback. Compiled in, the
-// fallback's copies are predicated off but still issued in every k tile. On the H200,
-// 4096^3's best tile ran at 99.5% of cuBLAS without them against 98.6%, 8192^3 102.0% against
-// 100.9%, 1024^3 0.8% faster; but a batch-32 tile 3.7% slower (ptxas scheduled its loop
-// differently), so the tuner times both (docs/RESULTS.md, twenty-seventh session).
+// fallback's copies are predicated off but still issued in every k tile, and they shape how
+// ptxas schedules the loop. On the H200 the tuner's winners without them ran 4096^3 at
+// 101.5% of cuBLAS (the same tile with them: 93.4%), 8192^3 at 103.9% (96.2%) and 1024^3
+// 4-5% faster; but one batch-32 tile ran 3.7% slower, so the tuner times both
+// (docs/RESULTS.md, twenty-seventh session).
 //
 // Split-K inside the block (WK > 1). WK groups of warps share each tile of k: group g
 // computes the g-th of WK contiguous runs of BK / WK values of k, for the whole block tile

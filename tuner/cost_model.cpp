@@ -80,10 +80,11 @@ double thread_tile_orientation_efficiency(const Family& f, const ParamValues& v)
 }
 
 // A binary for aligned operands only (Family::required_alignment) issues no 4-byte fallback
-// copies. On the H200 that made 4096^3, 8192^3 and 1024^3's best tiles 0.8-1.1% faster; at
-// batch 32 one tile 2% faster and another 3.7% slower, as ptxas scheduled their loops anew.
-// The model ranks such binaries first where the call allows them; the walks step to their
-// twins with the fallback.
+// copies. On the H200 that made 4096^3, 8192^3 and 1024^3's best tiles of the time 0.8-1.1%
+// faster (and the tiles the tuner then found 4-8% faster than their twins); at batch 32 one
+// tile 2% faster and another 3.7% slower, as ptxas scheduled their loops anew. The model
+// ranks such binaries first where the call allows them; the walks step to their twins with
+// the fallback.
 double aligned_operands_efficiency(const Family& f, const ParamValues& v) {
     return f.required_alignment(v) == 16 ? 1.01 : 1.0;
 }
