@@ -50,7 +50,8 @@ __device__ __forceinline__ void sgemm_store(const SgemmArgs& p, int row, int col
 
 // True when a 16-byte access at every row start is legal: the pointer is 16-byte aligned
 // and the leading dimension is a multiple of 4 floats. Kernels with vector paths compute
-// this once and fall back to scalar accesses otherwise, so they run on any pointer.
+// this once and fall back to scalar accesses otherwise, so they run on any pointer (but
+// warptile's ALIGNED = 1 binaries, which assume it).
 __device__ __forceinline__ bool sgemm_vec4_ok(const void* ptr, int ld) {
     return ((unsigned long long)ptr % 16 == 0) && (ld % 4 == 0);
 }

@@ -1,6 +1,7 @@
 // The warp-tiled family: C = alpha * op(A) * op(B) + beta * C in exact fp32 (FFMA only),
-// for any M, N, K >= 1, any alpha and beta, any float-aligned pointers, and all four
-// transposes (TA, TB: see sgemm_common.cuh for the stored layouts).
+// for any M, N, K >= 1, any alpha and beta, any float-aligned pointers (16-byte aligned
+// ones with ALIGNED = 1, below), and all four transposes (TA, TB: see sgemm_common.cuh for
+// the stored layouts).
 //
 // Three levels of tiles. A block computes a BM x BN tile of C (of C^T with CT = 1, below: then
 // "A" and "B" in what follows mean the operands in those places); its warps each own a WM x WN
@@ -24,7 +25,7 @@
 //  - Rows of k in memory, B with TB=0 and A with TA=1 (element (k, x) at X[k*ld + x]):
 //    the rows of the tile are rows of Xs, so 16-byte cp.async copies them across as they
 //    are. Where 16-byte copies are illegal (X not 16-byte aligned, or ld not a multiple of 4)
-//    each vector becomes four 4-byte copies.
+//    each vector becomes four 4-byte copies (not in ALIGNED = 1 binaries, below).
 //  - Rows of x in memory, A with TA=0 and B with TB=1 (element (x, k) at X[x*ld + k]):
 //    the tile is transposed on the way, by 4-byte cp.async copies that each write one
 //    element to its transposed place. That costs as many instructions per element as the
@@ -56,7 +57,10 @@
 //
 // Operands known to be aligned (ALIGNED = 1). Such a binary serves only calls whose
 // pointers and leading dimensions all take 16-byte accesses (the shape key's alignment class
-// 16), so its copies of rows of k and its epilogue have no 4-byte fallback. Compiled in, the
+// 16), so its copies of rows of k and its epilogue assume 16-byte accesses are legal instead
+// of testing for it, and carry no 4-byte fallback for misaligned operands (edge columns of C,
+// and split-K partials when N is no multiple of 4, still go 4 bytes at a time). Operands
+// stored as rows of x are copied 4 bytes at a time either way. Compiled in, the
 // fallback's copies are predicated off but still issued in every k tile, and they shape how
 // ptxas schedules the loop. On the H200 the tuner's winners without them ran 4096^3 at
 // 101.5% of cuBLAS (the same tile with them: 93.4%), 8192^3 at 103.9% (96.2%) and 1024^3
@@ -176,6 +180,7 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
     }
 };
 
+// Its copies are 4 bytes at any alignment: ALIGNED changes nothing here.
 template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
 struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, false);
@@ -445,9 +450,9 @@ struct SgemmWarptileBlock {
     }
 
     // Whether C takes 16-byte accesses (sgemm_vec4_ok).
-    __device__ __forceinline__ bool c_vec() const { return ALIGNED || sgemm_vec4_ok(p.C, p.ldc); }
+    __device__ __forceinline__ bool c_takes_vec4() const { return ALIGNED || sgemm_vec4_ok(p.C, p.ldc); }
 
-    // Writes the tile at (m0, n0) of C through the epilogue (alpha, beta); c_vec: c_vec().
+    // Writes the tile at (m0, n0) of C through the epilogue (alpha, beta); c_vec: c_takes_vec4().
     __device__ __forceinline__ void store_c(const Accumulators& acc, int m0, int n0, bool c_vec) const {
         for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_store4(p, r, c, v, c_vec); });
     }
@@ -483,7 +488,7 @@ sgemm_warptile(const SgemmArgs p) {
     timeline.mark(SGEMM_MARK_LOOP_END);
     if (WK > 1) block.sum_groups(acc);
 
-    const bool c_vec = block.c_vec();
+    const bool c_vec = block.c_takes_vec4();
     if (SPLIT_K) {
         // Split-K: store this slice's partials; the block that arrives last sums the tile
         // (sgemm_splitk_finish4). Its accumulators are dead by then, so 16 float4 loads in
@@ -584,7 +589,7 @@ sgemm_warptile_stream_k(const SgemmArgs p) {
     float acc[TM][TN] = {};
     block.accumulate(m0, n0, k0, k1 - k0, acc);
 
-    const bool c_vec = block.c_vec();
+    const bool c_vec = block.c_takes_vec4();
     if (k0 == 0 && k1 == k_tiles) {
         block.store_c(acc, m0, n0, c_vec);
         return;

@@ -23,7 +23,6 @@
 #include "src/families/ladder_families.h"
 #include "src/families/registry.h"
 #include "src/jit/loaded_kernel.h"
-#include "src/records/kernel_records.h"
 #include "src/util/json.h"
 #include "src/util/text.h"
 #include "tools/cli_lists.h"
@@ -61,10 +60,15 @@ struct Row {
 // Launches of a timeline build recorded per shape; the one with the median event time is shown.
 constexpr int kTimelineLaunches = 5;
 
-// Why `k` cannot run `call` (its shape, layout and alignment class), or "".
+// Why `k` cannot run `call` (its layout, alignment class and shape), or "".
 std::string skip_reason(const LoadedKernel& k, const ShapeKey& call, Arch arch) {
-    const std::string why = kernel_cannot_run(kernel_ref(k.family(), k.values()), call, arch);
-    return why.empty() ? why : k.family().describe(k.values()) + ": " + why;
+    const Family& f = k.family();
+    if (!f.reads_transposes(k.values(), call.trans_a, call.trans_b))
+        return f.describe(k.values()) + " does not read the " + call.transposes() + " layout";
+    if (const int needs = f.required_alignment(k.values()); needs > call.alignment)
+        return f.describe(k.values()) + " needs " + std::to_string(needs) + "-byte aligned operands; these are " +
+               std::to_string(call.alignment) + "-byte aligned (pointers and leading dimensions)";
+    return f.unsupported_shape_reason(k.values(), call.M, call.N, call.K, arch);
 }
 
 // The timeline build's result is checked like any kernel's, then kTimelineLaunches launches

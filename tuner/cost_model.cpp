@@ -80,13 +80,17 @@ double thread_tile_orientation_efficiency(const Family& f, const ParamValues& v)
 }
 
 // A binary for aligned operands only (Family::required_alignment) issues no 4-byte fallback
-// copies. On the H200 that made 4096^3, 8192^3 and 1024^3's best tiles of the time 0.8-1.1%
-// faster (and the tiles the tuner then found 4-8% faster than their twins); at batch 32 one
-// tile 2% faster and another 3.7% slower, as ptxas scheduled their loops anew. The model
-// ranks such binaries first where the call allows them; the walks step to their twins with
-// the fallback.
+// copies of operands stored as rows of k. On the H200 that made 4096^3, 8192^3 and 1024^3's
+// best tiles of the time 0.8-1.1% faster (and the tiles the tuner then found 4-8% faster than
+// their twins); at batch 32 one tile 2% faster and another 3.7% slower, as ptxas scheduled
+// their loops anew. The model ranks such binaries first where the call allows them; the
+// walks step to their twins with the fallback. NT has no operand stored as rows of k: there
+// the switch changes only the epilogue, and the model sees no difference.
 double aligned_operands_efficiency(const Family& f, const ParamValues& v) {
-    return f.required_alignment(v) == 16 ? 1.01 : 1.0;
+    if (f.required_alignment(v) != 16) return 1.0;
+    const int ta = param_or(f, v, "TA", -1), tb = param_or(f, v, "TB", -1), ct = param_or(f, v, "CT", 0);
+    const bool copies_rows_of_k = ta < 0 || sgemm_warptile_a_k_rows(ta, tb, ct) || sgemm_warptile_b_k_rows(ta, tb, ct);
+    return copies_rows_of_k ? 1.01 : 1.0;
 }
 
 // Groups of warps sharing each k tile (warptile's WK) add warps to hide latency, counted in

@@ -58,6 +58,7 @@ KernelRef builtin_kernel(bool trans_a, bool trans_b) {
         if (family.params[i].name == "TA") values[i] = trans_a;
         if (family.params[i].name == "TB") values[i] = trans_b;
         if (family.params[i].name == "SPLITS") values[i] = 1;  // no workspace: runs on any stream
+        if (family.params[i].aligned_only) values[i] = 0;       // runs at any alignment
     }
     return kernel_ref(family, values);
 }

@@ -33,9 +33,9 @@ struct ParamSpec {
     // group count of its fastest tiles with every split count (tuner/search.h). Decode's KW
     // is not marked: its 7 values would make 70 candidates a tile where WK's 2 make 12.
     bool k_groups = false;
-    // The aligned-operands switch (warptile's ALIGNED): with 1 the binary leaves out the
-    // 4-byte fallback of its 16-byte accesses, so it serves only calls of alignment class 16
-    // (Family::required_alignment).
+    // The aligned-operands switch (warptile's ALIGNED): with 1 the binary assumes that its
+    // 16-byte accesses are legal, with no fallback for misaligned operands, so it serves
+    // only calls of alignment class 16 (Family::required_alignment).
     bool aligned_only = false;
 };
 

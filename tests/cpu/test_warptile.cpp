@@ -71,7 +71,7 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
 
 TEST(Warptile, ConstraintsSayWhy) {
     const Family& f = warptile();
-    // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK
+    // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED
     EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0}, Arch{90}).find("32 lanes"), std::string::npos);
     // Warps must divide the tile; outside the lists, so asked of the constraint itself.
     EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0}, arch_limits(Arch{90})).find("multiple of WM"),
@@ -243,13 +243,33 @@ TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
         }
 }
 
+// With ALIGNED = 1 the copies of operands stored as rows of k, and the epilogue, carry no
+// 4-byte fallback: the binary holds less code than its twin. TN copies both operands as rows
+// of k, NN's tiles of C^T one (B).
+TEST(Warptile, BinariesForAlignedOperandsLeaveTheFallbackOut) {
+    const Family& f = warptile();
+    for (const ParamValues& fallback : {ParamValues{128, 128, 16, 32, 64, 8, 8, 3, 1, 0, 1, 1, 0, 0, 0},
+                                        ParamValues{256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0}}) {
+        ParamValues aligned = fallback;
+        aligned[f.param_index("ALIGNED")] = 1;
+        SCOPED_TRACE(f.describe(aligned));
+        EXPECT_EQ(f.required_alignment(aligned), 16);
+        EXPECT_EQ(f.required_alignment(fallback), 4);
+        const CompiledKernel with = compile_kernel(f, fallback, Arch{90}), without = compile_kernel(f, aligned, Arch{90});
+        EXPECT_LT(without.cubin.size(), with.cubin.size());
+        EXPECT_FALSE(without.ptxas.spills()) << without.log;
+    }
+}
+
 // The winners the H200's tunes stored or came closest with (docs/RESULTS.md): 1024^3's
 // 128x64 tile of C^T with two groups of warps along k, 4096^3's 256x128 tile of C^T with 4
 // stages, and 8192^3's: the same tile with a stream-K tail (stored at 1.01x of cuBLAS since
-// the code-cold timing) and, before, 256x64 tiles of BK 8 with the tail; and the 4096^3 and
-// 8192^3 tiles for aligned operands only (ALIGNED = 1), their best since. Each compiles
-// without spilling wherever it is valid; only the tails are not valid on sm_80 (they
-// spilled there: ConstraintsSayWhy).
+// the code-cold timing) and, before, 256x64 tiles of BK 8 with the tail; the same 4096^3 and
+// 8192^3 tiles for aligned operands only (ALIGNED = 1); and the winners stored since, all
+// for aligned operands: 1024^3's 128x64 tile of C^T with 4 stages, and 4096^3's and 8192^3's
+// 128x256 tiles of 8x16 (8192^3's with the stream-K tail, 254 registers on sm_90). Each
+// compiles without spilling wherever it is valid; only the tails of tiles of C^T are not
+// valid on sm_80 (they spilled there: ConstraintsSayWhy).
 TEST(Warptile, TheMeasuredBestTilesCompileWithoutSpills) {
     const Family& f = warptile();
     const ParamValues best[] = {{128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0},
@@ -257,7 +277,10 @@ TEST(Warptile, TheMeasuredBestTilesCompileWithoutSpills) {
                                 {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0},
                                 {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0},
                                 {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 1},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 1}};
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 1},
+                                {128, 64, 16, 64, 32, 8, 8, 4, 0, 0, 2, 1, 1, 0, 1},
+                                {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 1},
+                                {128, 256, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 0, 1, 1}};
     for (const ParamValues& v : best) ASSERT_EQ(f.invalid_reason(v, Arch{90}), "") << f.describe(v);
     for (int sm : {80, 90})
         for (const ParamValues& v : best)

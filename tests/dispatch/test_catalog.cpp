@@ -201,6 +201,13 @@ TEST_F(Catalog_, AKernelForAlignedOperandsOnlyServesAlignmentClass16) {
     EXPECT_EQ(c.skipped[0].winner.shape, a4);
     EXPECT_TRUE(contains(c.skipped[0].describe(), "it needs 16-byte alignment")) << c.skipped[0].describe();
     EXPECT_EQ(decide(c, a16, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).kernel, aligned_only.kernel);
+    // A call of the same shape whose operands are less aligned never gets it, exact row or not.
+    for (int alignment : {8, 4}) {
+        ShapeKey call = a16;
+        call.alignment = alignment;
+        EXPECT_FALSE(decide(c, call, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).kernel == aligned_only.kernel) << alignment;
+    }
+    EXPECT_FALSE(decide(c, a4, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).kernel == aligned_only.kernel);
 }
 
 // The families' lists and rules say what the tuner searches; they may narrow without the
@@ -309,5 +316,6 @@ TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
             EXPECT_EQ(warptile.invalid_reason(k.params, Arch{90}), "") << k.description;
             EXPECT_TRUE(warptile.reads_transposes(k.params, ta, tb)) << k.description;
             EXPECT_EQ(warptile.workspace_bytes(k.params, 4095, 4097, 4093, 132), 0u) << "no split-K: no workspace";
+            EXPECT_EQ(warptile.required_alignment(k.params), 4) << "the fallback serves every alignment class";
         }
 }

@@ -6,6 +6,7 @@
 // bit. Each configuration is compiled once for the whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
+#include "db/shape_key.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
 
@@ -235,6 +236,8 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
                 spec.ldb = padded(spec.trans_b ? k : n);
                 spec.ldc = padded(n);
                 GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+                const SgemmArgs args = problem.args();
+                ASSERT_EQ(alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc), 16);
                 const Accuracy a = run_once(*gpu, problem, config);
                 EXPECT_TRUE(a.ok()) << f.describe(config) << " " << m << "x" << n << "x" << k << " beta=" << beta
                                     << ": " << a.verdict();

@@ -208,6 +208,23 @@ TEST(CostModel, TransposedCopiesOnTheNarrowSideCostLess) {
     EXPECT_LT(no_transposed_copies, as_c_transposed);
 }
 
+// A binary for aligned operands only rates a little faster where it drops the fallback of
+// copies of rows of k (NN's B, TN's A and B); with NT, which copies no operand as rows of k,
+// the twins rate alike.
+TEST(CostModel, AlignedOnlyBinariesRateFasterWhereTheyDropCopies) {
+    const ShapeKey nn_key = nn(4096, 4096, 4096);
+    ShapeKey nt_key = nn_key;
+    nt_key.trans_b = true;
+    const ParamValues nn_fallback = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0};
+    ParamValues nn_aligned = nn_fallback;
+    nn_aligned.back() = 1;
+    EXPECT_LT(cost("warptile", nn_aligned, nn_key), cost("warptile", nn_fallback, nn_key));
+    const ParamValues nt_fallback = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1, 0, 0, 0};
+    ParamValues nt_aligned = nt_fallback;
+    nt_aligned.back() = 1;
+    EXPECT_EQ(cost("warptile", nt_aligned, nt_key), cost("warptile", nt_fallback, nt_key));
+}
+
 TEST(CostModel, GroupsOfWarpsAlongKOnlyWhereWarpsAreFew) {
     // On the H200 two groups of warps per 32x128 block of 2 warps made 32x4096x4096 12%
     // faster (about 4 warps per SM without them), and per 64x128 block of 4 warps made
