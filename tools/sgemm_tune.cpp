@@ -176,8 +176,7 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     };
     for (const ShapeRow& input : shapes.rows) {
         if (interrupt_requested()) return stopped();
-        ShapeKey key = input.key;
-        key.alignment = packed_alignment(key);
+        const ShapeKey& key = input.key;
         const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families);
         const std::vector<Candidate> chosen = choose_candidates(all, key, model, options.search, {});
         cache.build(chosen);
@@ -238,7 +237,8 @@ int main(int argc, char** argv) {
         ("shapes", po::value<std::string>(), "the shapes CSV to tune; - reads it from standard input (sgemm-shapes "
          "llama-3-8b | sgemm-tune --shapes -)")
         ("from-misses", "tune the shape keys libsgemm_dispatch recorded without an exact winner on this GPU "
-         "(the database's misses, most frequent first) instead of a CSV")
+         "(the database's misses, most frequent first) instead of a CSV; each on operands of the alignment class "
+         "its calls had (padded or offset rows), where a CSV's shapes are tuned on tightly packed operands")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("strategy", po::value<std::string>()->default_value("model"),
          "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners, then walk "

@@ -14,10 +14,11 @@ namespace {
 
 std::size_t elements(int rows, int ld) { return static_cast<std::size_t>(rows) * ld; }
 
-// The output buffer's guards. 4 KiB before C keep C as aligned as the allocation (256
-// bytes); after C, two rows or 4 KiB, whichever is longer, take a tile that runs a row or
-// two past M. Their bytes, and the padding columns', are kGuardByte: as a float -2.9e-16,
-// which no kernel writes there by chance.
+// The output buffer's guards. 4 KiB before C (and ProblemSpec::offset_floats) keep C as
+// aligned as the allocation (256 bytes), or offset as A and B are; after C, two rows or
+// 4 KiB, whichever is longer, take a tile that runs a row or two past M. Their bytes, and
+// the padding columns', are kGuardByte: as a float -2.9e-16, which no kernel writes there by
+// chance.
 constexpr std::size_t kLeadingGuard = 1024;  // floats
 constexpr unsigned char kGuardByte = 0xa5;
 // The workspace's guard, after the bytes a kernel declares, or after the counters when it
@@ -49,15 +50,19 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     if (spec_.M < 1 || spec_.N < 1 || spec_.K < 1) throw Error("GEMM dimensions must be at least 1");
     if (spec_.lda < a_cols || spec_.ldb < b_cols || spec_.ldc < spec_.N)
         throw Error("leading dimensions must be at least the row length");
+    if (spec_.offset_floats < 0 || spec_.offset_floats > 3) throw Error("operands start 0 to 3 floats past 256 bytes");
 
     // Three streams of one seed, one per operand.
     const std::uint64_t seed_a = spec_.seed * 3, seed_b = spec_.seed * 3 + 1, seed_c = spec_.seed * 3 + 2;
-    const std::size_t a_count = elements(a_rows, spec_.lda), b_count = elements(b_rows, spec_.ldb),
+    // A and B start `offset` floats into their buffers. Every buffer of them below holds the
+    // same draw from index 0, so element i of the matrix is draw i + offset in each.
+    const std::size_t offset = static_cast<std::size_t>(spec_.offset_floats);
+    const std::size_t a_count = offset + elements(a_rows, spec_.lda), b_count = offset + elements(b_rows, spec_.ldb),
                       c_count = elements(spec_.M, spec_.ldc);
     a_ = DeviceBuffer<float>(a_count);
     b_ = DeviceBuffer<float>(b_count);
     c0_ = DeviceBuffer<float>(c_count);
-    output_ = DeviceBuffer<float>(kLeadingGuard + c_count + trailing_guard());
+    output_ = DeviceBuffer<float>(leading_guard() + c_count + trailing_guard());
     upload_random(a_, seed_a, Magnitude::signed_values);
     upload_random(b_, seed_b, Magnitude::signed_values);
     upload_random(c0_, seed_c, Magnitude::signed_values);
@@ -68,7 +73,7 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
         upload_random(a64, seed_a, Magnitude::signed_values);
         upload_random(b64, seed_b, Magnitude::signed_values);
         upload_random(c64, seed_c, Magnitude::signed_values);
-        cublas.dgemm(spec_.M, spec_.N, spec_.K, spec_.alpha, a64.data(), spec_.lda, b64.data(), spec_.ldb,
+        cublas.dgemm(spec_.M, spec_.N, spec_.K, spec_.alpha, a64.data() + offset, spec_.lda, b64.data() + offset, spec_.ldb,
                      spec_.beta, c64.data(), spec_.ldc, stream, spec_.trans_a, spec_.trans_b);
         SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
         const std::vector<double> c = c64.download();
@@ -85,8 +90,8 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     upload_random(abs_b, seed_b, Magnitude::absolute_values);
     upload_random(abs_c, seed_c, Magnitude::absolute_values);
     SgemmArgs bound_args = args();
-    bound_args.A = abs_a.data();
-    bound_args.B = abs_b.data();
+    bound_args.A = abs_a.data() + offset;
+    bound_args.B = abs_b.data() + offset;
     bound_args.C = abs_c.data();
     bound_args.alpha = std::fabs(spec_.alpha);
     bound_args.beta = std::fabs(spec_.beta);
@@ -99,15 +104,18 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-float* GemmProblem::c() const { return output_.data() + kLeadingGuard; }
+float* GemmProblem::c() const { return output_.data() + leading_guard(); }
+
+std::size_t GemmProblem::leading_guard() const { return kLeadingGuard + static_cast<std::size_t>(spec_.offset_floats); }
 
 std::size_t GemmProblem::trailing_guard() const {
     return std::max(kLeadingGuard, 2 * static_cast<std::size_t>(spec_.ldc));
 }
 
 SgemmArgs GemmProblem::args() const {
-    return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta, a_.data(), spec_.lda,
-                     b_.data(), spec_.ldb, c(),        spec_.ldc, workspace_.data()};
+    const int offset = spec_.offset_floats;
+    return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta, a_.data() + offset, spec_.lda,
+                     b_.data() + offset, spec_.ldb, c(), spec_.ldc, workspace_.data()};
 }
 
 void GemmProblem::reserve_workspace(std::size_t bytes) {
@@ -128,7 +136,7 @@ std::size_t GemmProblem::workspace_guard_begin() const {
 }
 
 void GemmProblem::poison_output(cudaStream_t stream) {
-    SGEMM_CUDA_CHECK(cudaMemsetAsync(output_.data(), kGuardByte, kLeadingGuard * sizeof(float), stream));
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(output_.data(), kGuardByte, leading_guard() * sizeof(float), stream));
     SGEMM_CUDA_CHECK(cudaMemsetAsync(c() + c0_.size(), kGuardByte, trailing_guard() * sizeof(float), stream));
     if (spec_.beta != 0.0f)
         SGEMM_CUDA_CHECK(cudaMemcpyAsync(c(), c0_.data(), c0_.bytes(), cudaMemcpyDeviceToDevice, stream));
@@ -185,10 +193,10 @@ void GemmProblem::check_guards(const std::vector<float>& out, Accuracy& a) const
     };
     const int N = spec_.N, ldc = spec_.ldc;
     // In address order, so the first one counted is the lowest.
-    const std::vector<float> leading = download_floats(output_.data(), kLeadingGuard);
+    const std::vector<float> leading = download_floats(output_.data(), leading_guard());
     for (std::size_t i = 0; i < leading.size(); ++i)
         if (!holds_guard_pattern(leading[i]))
-            changed(count_of(kLeadingGuard - i, "float", "floats") + " before C[0][0]");
+            changed(count_of(leading_guard() - i, "float", "floats") + " before C[0][0]");
     for (int row = 0; row < spec_.M; ++row)
         for (int col = N; col < ldc; ++col)
             if (!holds_guard_pattern(out[elements(row, ldc) + col]))

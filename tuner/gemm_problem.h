@@ -18,6 +18,10 @@ struct ProblemSpec {
     // trans_b; row-major M x K and K x N otherwise.
     bool trans_a = false, trans_b = false;
     int lda = 0, ldb = 0, ldc = 0;  // 0: tight, the stored row length
+    // A, B and C each start this many floats (0 to 3) past a 256-byte boundary: with leading
+    // dimensions that are multiples of 4, 1 or 3 make the call's alignment class 4 and 2
+    // makes it 8 (db/shape_key.h), as in a call on a view into a larger matrix.
+    int offset_floats = 0;
     std::uint64_t seed = 1;
     // Compute the reference in fp64 (cuBLAS DGEMM on the same operands) instead of cuBLAS's
     // fp32 result: the judge is then exact to fp32 rounding, not another fp32 GEMM.
@@ -56,6 +60,7 @@ public:
 
 private:
     float* c() const;  // C's first element, inside the output buffer after the leading guard
+    std::size_t leading_guard() const;  // floats before C: the guard, and spec_.offset_floats
     std::size_t trailing_guard() const;  // floats after C's last row
     std::size_t workspace_guard_begin() const;  // the byte where the workspace's guard starts
     // Counts the floats outside C's elements that differ from the guard pattern.
@@ -64,7 +69,7 @@ private:
     void check_workspace(Accuracy& a) const;
 
     ProblemSpec spec_;
-    DeviceBuffer<float> a_, b_, c0_;
+    DeviceBuffer<float> a_, b_, c0_;  // A and B start spec_.offset_floats into theirs
     DeviceBuffer<float> output_;  // leading guard, C (M x ldc), trailing guard
     DeviceBuffer<unsigned char> workspace_;  // the counters, the partials, then the guard
     std::size_t workspace_declared_ = 0;

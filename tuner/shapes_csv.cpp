@@ -134,10 +134,10 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             fail(file, rec.line, "the name '" + printable(row.name) + "' holds a control character; names are printed "
                                  "in tables and progress lines");
 
-        // Duplicates are told apart by the key the tuner will tune, its alignment class included.
-        ShapeKey tuned = row.key;
-        tuned.alignment = packed_alignment(tuned);
-        const std::string key = tuned.to_string();
+        // A file's shapes are tuned on tightly packed operands, so at their class; duplicates
+        // are told apart by that key.
+        row.key.alignment = packed_alignment(row.key);
+        const std::string key = row.key.to_string();
         const auto dup = seen.find(key);
         if (dup != seen.end()) {
             ShapeRow& first = out.rows[dup->second];

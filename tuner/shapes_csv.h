@@ -21,7 +21,7 @@
 namespace sgemm {
 
 struct ShapeRow {
-    ShapeKey key;  // alignment is left at 16: the tuner's own buffers decide it (see tuner.h)
+    ShapeKey key;  // the key tuned, its alignment class included (parse_shapes_csv: packed_alignment)
     double weight = 1.0;
     std::string name;
     int line = 0;

@@ -34,13 +34,28 @@ struct Timed {
 
 }  // namespace
 
+ProblemSpec operands_for(const ShapeKey& key) {
+    if (!valid_alignment_class(key.alignment))
+        throw Error(key.to_string() + ": no operands have alignment class " + std::to_string(key.alignment));
+    ProblemSpec spec;
+    spec.M = key.M, spec.N = key.N, spec.K = key.K;
+    spec.trans_a = key.trans_a, spec.trans_b = key.trans_b;
+    spec.alpha = 1.0f, spec.beta = 0.0f;
+    spec.seed = 0x5eed0000u + static_cast<std::uint64_t>(key.M) * 31 + key.N * 7 + key.K;
+    if (key.alignment == packed_alignment(key)) return spec;  // tight: lda, ldb and ldc left 0
+    auto padded = [](int row_length) { return (row_length + 3) / 4 * 4; };
+    spec.lda = padded(key.trans_a ? key.M : key.K);
+    spec.ldb = padded(key.trans_b ? key.K : key.N);
+    spec.ldc = padded(key.N);
+    spec.offset_floats = key.alignment % 16 / 4;
+    return spec;
+}
+
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
                                      const std::vector<ShapeRow>& shapes, bool retune) {
     std::vector<ShapeRow> out;
-    for (ShapeRow row : shapes) {
-        row.key.alignment = packed_alignment(row.key);
+    for (const ShapeRow& row : shapes)
         if (retune || !has_winner(store, device_id, row.key)) out.push_back(row);
-    }
     return out;
 }
 
@@ -87,8 +102,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     shape_start_ = Clock::now();
     ShapeOutcome outcome;
     outcome.row = input;
-    ShapeKey& key = outcome.row.key;
-    key.alignment = packed_alignment(key);
+    const ShapeKey& key = outcome.row.key;
     if (key.precision != GemmPrecision::fp32)
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
@@ -129,13 +143,14 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     // Stopped while compiling: before the operands are made and cuBLAS is timed.
     if (stop_requested()) return cut_short();
 
-    ProblemSpec spec;
-    spec.M = key.M, spec.N = key.N, spec.K = key.K;
-    spec.trans_a = key.trans_a, spec.trans_b = key.trans_b;
-    spec.alpha = 1.0f, spec.beta = 0.0f;
-    spec.seed = 0x5eed0000u + static_cast<std::uint64_t>(key.M) * 31 + key.N * 7 + key.K;
+    ProblemSpec spec = operands_for(key);
     spec.fp64_reference = options_.check_fp64;
     GemmProblem problem(spec, cublas_, stream_.get());
+    // Winners are stored under the key's class: the operands must have it, or a binary for
+    // aligned operands only could be stored for calls it cannot serve.
+    const SgemmArgs args = problem.args();
+    if (alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc) != key.alignment)
+        throw Error(key.to_string() + ": the tuner's operands are not of the key's alignment class");
 
     auto measurement = [&](const KernelRef& kernel) {
         Measurement m;
@@ -302,7 +317,7 @@ ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses) {
             ++out.left_out;
             continue;
         }
-        // The key as recorded; the tuner gives it the alignment class of its own buffers.
+        // The key as recorded, its alignment class included: the tuner lays out operands of that class.
         ShapeRow row;
         row.key = miss.shape;
         row.weight = static_cast<double>(miss.count);

@@ -3,10 +3,10 @@
 // ones), time cuBLAS in the same run, re-time the winner against the runner-up in
 // alternation, and store every measurement as it is taken and the winner at the end.
 //
-// Shape keys: the tuner allocates its own operands (256-byte aligned, tight leading
-// dimensions), so a key's alignment class follows from K and N alone (packed_alignment in
-// db/shape_key.h); dispatch computes the same class from a call's real pointers and leading
-// dimensions.
+// Shape keys: the tuner tunes a shape at the alignment class its key names (db/shape_key.h)
+// and lays out its own operands to give exactly that class (operands_for). A shapes file's
+// rows name the class of tightly packed operands (packed_alignment); a miss names the class
+// of the calls dispatch met, so padded or offset calls get winners of their own class.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -18,12 +18,21 @@
 #include "src/cuda/device.h"
 #include "src/cuda/stream.h"
 #include "tuner/device_model.h"
+#include "tuner/gemm_problem.h"
 #include "tuner/kernel_cache.h"
 #include "tuner/search.h"
 #include "tuner/shapes_csv.h"
 #include "tuner/timing.h"
 
 namespace sgemm {
+
+// The operands the tuner judges `key` on: M, N, K and the transposes of the key, alpha 1 and
+// beta 0, and a layout whose alignment class is exactly key.alignment. Where that is the
+// class of tightly packed operands, they are packed tightly (most shapes). Otherwise every
+// row is padded to a multiple of 4 floats and every operand starts key.alignment bytes past
+// a 16-byte boundary (none for class 16): each row then has the class's alignment, as in a
+// call on views into larger matrices.
+ProblemSpec operands_for(const ShapeKey& key);
 
 struct TuneOptions {
     SearchPlan search;

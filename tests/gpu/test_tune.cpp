@@ -15,10 +15,36 @@ using namespace sgemm;
 
 namespace {
 
+// A shapes file's row: keyed by the class of packed operands, as parse_shapes_csv keys it.
 ShapeRow row(int M, int N, int K) {
     ShapeRow r;
     r.key.M = M, r.key.N = N, r.key.K = K;
+    r.key.alignment = packed_alignment(r.key);
     return r;
+}
+
+// The stored winner's binary, loaded back from the database, computes the right answer on
+// fresh operands of the key's class, with alpha and beta.
+void expect_stored_winner_computes(TuningStore& store, const sgemm::testing::GpuContext& gpu, const Winner& w) {
+    if (w.kernel.is_cublas()) return;
+    const std::optional<Binary> binary = store.find_binary(w.binary_key);
+    ASSERT_TRUE(binary.has_value());
+    CompiledKernel compiled = from_binary(*binary);
+    compiled.values = w.kernel.params;
+    const Family* family = family_of(w.kernel);
+    ASSERT_NE(family, nullptr);
+    const LoadedKernel kernel(*family, compiled);
+
+    ProblemSpec spec = operands_for(w.shape);
+    spec.alpha = 0.5f, spec.beta = 2.0f, spec.seed = 4242;
+    GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
+    const SgemmArgs args = problem.args();
+    ASSERT_EQ(alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc), w.shape.alignment);
+    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+    problem.poison_output(gpu.stream.get());
+    kernel.launch(problem.args(), gpu.stream.get());
+    const Accuracy a = problem.check_output();
+    EXPECT_TRUE(a.ok()) << w.kernel.description << ": " << a.verdict();
 }
 
 // The stop tests' search: the decode family's three candidates the model ranks first.
@@ -66,26 +92,7 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
         EXPECT_GT(w->cublas_ms, 0);
         EXPECT_LE(w->ms, w->cublas_ms);  // a kernel wins only by beating cuBLAS
         EXPECT_FALSE(store.measurements(device_id, o.row.key).empty());
-        if (w->kernel.is_cublas()) continue;
-
-        const std::optional<Binary> binary = store.find_binary(w->binary_key);
-        ASSERT_TRUE(binary.has_value());
-        CompiledKernel compiled = from_binary(*binary);
-        compiled.values = w->kernel.params;
-        const Family* family = family_of(w->kernel);
-        ASSERT_NE(family, nullptr);
-        const LoadedKernel kernel(*family, compiled);
-
-        ProblemSpec spec;
-        spec.M = o.row.key.M, spec.N = o.row.key.N, spec.K = o.row.key.K;
-        spec.trans_a = o.row.key.trans_a, spec.trans_b = o.row.key.trans_b;
-        spec.alpha = 0.5f, spec.beta = 2.0f, spec.seed = 4242;
-        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-        problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
-        problem.poison_output(gpu->stream.get());
-        kernel.launch(problem.args(), gpu->stream.get());
-        const Accuracy a = problem.check_output();
-        EXPECT_TRUE(a.ok()) << w->kernel.description << ": " << a.verdict();
+        expect_stored_winner_computes(store, *gpu, *w);
     }
 
     // A second run skips every shape, and compiles nothing.
@@ -184,8 +191,7 @@ TEST(Tune, AStopEndsTheRunAtTheNextCandidate) {
     EXPECT_FALSE(store.find_winner(device_id, outcomes[1].row.key).has_value());
     // cuBLAS, then the first candidate; the second was not begun.
     EXPECT_EQ(store.measurements(device_id, outcomes[1].row.key).size(), 2u);
-    ShapeKey third = shapes[2].key;
-    third.alignment = packed_alignment(third);
+    const ShapeKey& third = shapes[2].key;
     EXPECT_TRUE(store.measurements(device_id, third).empty());
 
     // Stopped before the first shape: nothing is begun.
@@ -249,6 +255,53 @@ TEST(Tune, AStopDuringTheLastCandidateLeavesTheSearchWhole) {
     const std::string device_id = fingerprint_of(gpu->device).id();
     EXPECT_TRUE(store.find_winner(device_id, outcomes[0].row.key).has_value());
     EXPECT_EQ(store.measurements(device_id, outcomes[0].row.key).size(), 3u);  // cuBLAS and both candidates
+}
+
+// sgemm-tune --from-misses: a miss names the class of the calls dispatch met, and is tuned
+// on operands of that class. Padded calls to an odd shape (class 16, where packed operands
+// would be of class 4) may get a binary for aligned operands only; calls offset from an
+// aligned shape (class 4) never do. Each winner is stored under the miss's own key.
+TEST(Tune, MissesOfPaddedOrOffsetCallsAreTunedAtTheirClass) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"warptile"};
+    options.search.top_k = 2;
+    options.search.max_candidates = 3;
+    options.jobs = 8;
+    ShapeRow padded = row(100, 257, 129), offset = row(64, 256, 128);
+    ASSERT_EQ(padded.key.alignment, 4);
+    ASSERT_EQ(offset.key.alignment, 16);
+    padded.key.alignment = 16;
+    offset.key.alignment = 4;
+    const std::vector<ShapeOutcome> outcomes = Tuner(store, gpu->device, options, {}).tune_all({padded, offset});
+    ASSERT_EQ(outcomes.size(), 2u);
+    EXPECT_EQ(outcomes[0].row.key, padded.key);
+    EXPECT_EQ(outcomes[1].row.key, offset.key);
+
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    for (const ShapeOutcome& o : outcomes) {
+        SCOPED_TRACE(o.row.key.to_string());
+        EXPECT_EQ(o.invalid, 0);
+        int aligned_only = 0;
+        for (const Measurement& m : store.measurements(device_id, o.row.key)) {
+            EXPECT_TRUE(m.valid) << m.kernel.description;
+            if (const Family* f = family_of(m.kernel)) aligned_only += f->required_alignment(m.kernel.params) == 16;
+        }
+        // The cost model rates binaries for aligned operands first where a key allows them.
+        if (o.row.key.alignment == 16) {
+            EXPECT_GE(aligned_only, 1);
+        } else {
+            EXPECT_EQ(aligned_only, 0);
+        }
+        const std::optional<Winner> w = store.find_winner(device_id, o.row.key);
+        ASSERT_TRUE(w.has_value());
+        expect_stored_winner_computes(store, *gpu, *w);
+    }
+    // Nothing was stored under the keys of packed operands.
+    EXPECT_TRUE(store.measurements(device_id, row(100, 257, 129).key).empty());
+    EXPECT_TRUE(store.measurements(device_id, row(64, 256, 128).key).empty());
 }
 
 }  // namespace

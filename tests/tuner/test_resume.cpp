@@ -10,16 +10,23 @@ using sgemm::testing::TempDir;
 
 namespace {
 
+// A shapes file's row: keyed by the class of packed operands, as parse_shapes_csv keys it.
 ShapeRow row(int M, int N, int K, int line) {
     ShapeRow r;
     r.key.M = M, r.key.N = N, r.key.K = K;
+    r.key.alignment = packed_alignment(r.key);
     r.line = line;
     return r;
 }
 
 TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     TempDir dir;
-    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2), row(8, 4096, 4093, 3), row(32, 4096, 4096, 4)};
+    // The last row is a miss of calls whose operands were padded and offset: the first shape at
+    // class 8 is a key of its own.
+    ShapeRow offset_calls = row(1, 4096, 4096, 5);
+    offset_calls.key.alignment = 8;
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2), row(8, 4096, 4093, 3), row(32, 4096, 4096, 4),
+                                          offset_calls};
     std::string device_id;
     {
         // The run that was killed: shape 1 finished (measurements and winner), shape 2 got
@@ -27,25 +34,23 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
         TuningStore store(dir.file("tuning.db"));
         device_id = store.add_device(sgemm::testing::h200());
         store.put_binary(sgemm::testing::naive_binary());
-        ShapeKey first = shapes[0].key;
-        first.alignment = packed_alignment(first);
-        store.record_measurement(sgemm::testing::measurement(device_id, first, 0.03));
-        store.put_winner(sgemm::testing::winner(device_id, first, 1.0, nullptr));
-        ShapeKey second = shapes[1].key;
-        second.alignment = packed_alignment(second);
-        store.record_measurement(sgemm::testing::measurement(device_id, second, 0.05));
+        store.record_measurement(sgemm::testing::measurement(device_id, shapes[0].key, 0.03));
+        store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 1.0, nullptr));
+        store.record_measurement(sgemm::testing::measurement(device_id, shapes[1].key, 0.05));
     }
     TuningStore store(dir.file("tuning.db"));
     const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false);
-    ASSERT_EQ(todo.size(), 2u);
+    ASSERT_EQ(todo.size(), 3u);
     EXPECT_EQ(todo[0].line, 3);
     EXPECT_EQ(todo[1].line, 4);
+    EXPECT_EQ(todo[2].line, 5);
     EXPECT_EQ(todo[0].key.alignment, 4);  // K = 4093: rows of A are not 16-byte aligned
     EXPECT_EQ(todo[1].key.alignment, 16);
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true).size(), 3u);
+    EXPECT_EQ(todo[2].key.alignment, 8);  // kept: the class-16 winner does not serve it
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true).size(), 4u);
     // Another device has tuned nothing.
     const std::string other = store.add_device(sgemm::testing::h200(1));
-    EXPECT_EQ(shapes_to_tune(store, other, shapes, false).size(), 3u);
+    EXPECT_EQ(shapes_to_tune(store, other, shapes, false).size(), 4u);
 }
 
 }  // namespace
@@ -60,6 +65,7 @@ TEST(Resume, MissesBecomeShapesAndOtherPrecisionsAreLeftOut) {
     misses[1].shape = misses[0].shape;
     misses[1].shape.precision = GemmPrecision::tf32;
     misses[1].count = 30;
+    // Calls with padded rows: class 16, though packed operands of 3x100x7 would be of class 4.
     misses[2].shape.M = 3, misses[2].shape.N = 100, misses[2].shape.K = 7, misses[2].count = 1;
     const ShapesOfMisses shapes = shapes_of_misses(misses);
     ASSERT_EQ(shapes.rows.size(), 2u);
@@ -68,6 +74,7 @@ TEST(Resume, MissesBecomeShapesAndOtherPrecisionsAreLeftOut) {
     EXPECT_EQ(shapes.rows[0].weight, 40.0);
     EXPECT_EQ(shapes.rows[0].name, "40 misses");
     EXPECT_EQ(shapes.rows[1].key, misses[2].shape);
+    EXPECT_EQ(shapes.rows[1].key.alignment, 16);
     EXPECT_EQ(shapes.rows[1].name, "1 miss");
 }
 

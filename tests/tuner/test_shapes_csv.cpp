@@ -63,6 +63,17 @@ TEST(ShapesCsv, DefaultsForOmittedColumns) {
     EXPECT_FALSE(f.rows[0].key.trans_a);
 }
 
+// A file's shapes are tuned on tightly packed operands: each key names their class.
+TEST(ShapesCsv, EachShapeIsKeyedByTheClassOfPackedOperands) {
+    const ShapesFile f = parse("M,N,K,transA,transB\n8,4096,4096,N,N\n8,4096,4093,N,N\n8,4094,4096,N,N\n"
+                               "8,4096,4093,N,T\n");
+    ASSERT_EQ(f.rows.size(), 4u);
+    EXPECT_EQ(f.rows[0].key.alignment, 16);
+    EXPECT_EQ(f.rows[1].key.alignment, 4);  // rows of A of 4093 floats
+    EXPECT_EQ(f.rows[2].key.alignment, 8);  // rows of B and C of 4094 floats
+    EXPECT_EQ(f.rows[3].key.alignment, 4);  // B stored N x K: rows of 4093 floats
+}
+
 // Column names in any case, as the values: m,n,k reads as M,N,K.
 TEST(ShapesCsv, ColumnNamesAreReadInAnyCase) {
     const ShapesFile f = parse("m,n,k,TRANSA,Weight\n8,64,32,t,2\n");
