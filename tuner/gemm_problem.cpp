@@ -73,8 +73,8 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
         upload_random(a64, seed_a, Magnitude::signed_values);
         upload_random(b64, seed_b, Magnitude::signed_values);
         upload_random(c64, seed_c, Magnitude::signed_values);
-        cublas.dgemm(spec_.M, spec_.N, spec_.K, spec_.alpha, a64.data() + offset, spec_.lda, b64.data() + offset, spec_.ldb,
-                     spec_.beta, c64.data(), spec_.ldc, stream, spec_.trans_a, spec_.trans_b);
+        cublas.dgemm(spec_.M, spec_.N, spec_.K, spec_.alpha, a64.data() + offset, spec_.lda, b64.data() + offset,
+                     spec_.ldb, spec_.beta, c64.data(), spec_.ldc, stream, spec_.trans_a, spec_.trans_b);
         SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
         const std::vector<double> c = c64.download();
         reference_.assign(c.begin(), c.end());
