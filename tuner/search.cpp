@@ -167,6 +167,18 @@ bool same_tile(const Candidate& a, const Candidate& b) {
     }
     return true;
 }
+
+// Whether a and b are one tile but for how they spread k and whether they drop the copies
+// for less aligned operands (ParamSpec::aligned_only). Such twins often time second and first,
+// and the sweep should spend its tiles on different ones.
+bool twin_tiles(const Candidate& a, const Candidate& b) {
+    if (a.family != b.family) return false;
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+        const ParamSpec& param = a.family->params[i];
+        if (!param.split_count && !param.k_groups && !param.aligned_only && a.values[i] != b.values[i]) return false;
+    }
+    return true;
+}
 }  // namespace
 
 std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>& timed,
@@ -175,8 +187,8 @@ std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>
     std::vector<Candidate> tiles, batch;
     for (const TimedCandidate& t : order) {
         if (static_cast<int>(tiles.size()) == starts_) break;
-        if (std::none_of(tiles.begin(), tiles.end(), [&](const Candidate& c) { return same_tile(c, t.candidate); }))
-            tiles.push_back(t.candidate);
+        if (std::none_of(tiles.begin(), tiles.end(), [&](const Candidate& c) { return twin_tiles(c, t.candidate); }))
+            tiles.push_back(t.candidate);  // the faster twin
     }
     for (const Candidate& c : all_)
         if (std::any_of(tiles.begin(), tiles.end(), [&](const Candidate& t) { return same_tile(c, t); }) &&

@@ -73,7 +73,8 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // never timed (on the H200 at 4096^3, 256x128 tiles with BK 8 and 4 stages were met so,
 // third fastest, and BK 16 from there was the best tile, 1.4% faster than where the walks
 // had stopped). Then one batch holds the untried split counts of the `starts` fastest tiles
-// timed by then: a tile met on a walk without becoming its point has had only the split
+// timed by then (twins that differ only in ParamSpec::aligned_only count as one tile, the
+// faster of them): a tile met on a walk without becoming its point has had only the split
 // count it was met with, and split times are not monotonic (on the H200 a 1024^3 tile's
 // best split count, 3, was met that way only in some runs). They share their tile's
 // binaries (one on each side of 1 slice), so they cost timing and at most one compile per

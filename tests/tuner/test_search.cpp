@@ -720,6 +720,61 @@ TEST(Search, TheSplitSweepTakesTheFastestTilesNotTimings) {
     EXPECT_EQ(values_of(sweep), values_of(expected));
 }
 
+// Warptile candidates that differ at most in how they spread k (SPLITS, WK).
+bool same_warptile_tile(const Candidate& a, const Candidate& b) {
+    const std::size_t splits = a.family->param_index("SPLITS"), wk = a.family->param_index("WK");
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+        if (i != splits && i != wk && a.values[i] != b.values[i]) return false;
+    return true;
+}
+
+// A binary for aligned operands only and its twin with the fallback time first and second
+// more often than not; the sweep takes them as one tile and sweeps the next tile too.
+TEST(Search, TheSplitSweepTakesTwinsForAlignedOperandsAsOneTile) {
+    const ShapeKey key = nn(1024, 1024, 1024);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"warptile"});
+    const Family& f = find_family("warptile");
+    const std::size_t aligned = f.param_index("ALIGNED"), splits = f.param_index("SPLITS"),
+                      wk = f.param_index("WK"), bm = f.param_index("BM");
+    auto unsplit = [&](const Candidate& c, int aligned_value) {
+        return c.values[aligned] == aligned_value && c.values[splits] == 1 && c.values[wk] == 1;
+    };
+    const auto fastest = std::find_if(all.begin(), all.end(), [&](const Candidate& c) { return unsplit(c, 1); });
+    ASSERT_NE(fastest, all.end());
+    Candidate twin = *fastest;
+    twin.values[aligned] = 0;
+    ASSERT_TRUE(contains(all, twin));
+    const auto next_tile = std::find_if(all.begin(), all.end(), [&](const Candidate& c) {
+        return unsplit(c, 1) && c.values[bm] != fastest->values[bm];
+    });
+    ASSERT_NE(next_tile, all.end());
+
+    Refinement refinement(all, 2, 1);
+    std::vector<TimedCandidate> timed = {{*fastest, 0.9}, {twin, 0.95}, {*next_tile, 1.0}};
+    std::vector<Candidate> tried = {*fastest, twin, *next_tile};
+    std::vector<Candidate> sweep;
+    for (int batches = 0; batches < 8 && sweep.empty(); ++batches) {
+        const std::vector<Candidate> batch = refinement.next(timed, tried);
+        ASSERT_FALSE(batch.empty()) << "refinement ended without sweeping next_tile";
+        if (std::any_of(batch.begin(), batch.end(), [&](const Candidate& c) {
+                return same_warptile_tile(c, *next_tile) && !contains(tried, c);
+            }))
+            sweep = batch;
+        for (const Candidate& c : batch) {
+            tried.push_back(c);
+            timed.push_back({c, 2.0});
+        }
+    }
+    // Every split count and group count of the faster twin and of the next tile; none of the
+    // slower twin's that no walk met.
+    for (const Candidate& c : all) {
+        if (same_warptile_tile(c, *next_tile) || same_warptile_tile(c, *fastest)) {
+            EXPECT_TRUE(contains(tried, c)) << c.describe();
+        }
+    }
+    for (const Candidate& c : sweep) EXPECT_FALSE(same_warptile_tile(c, twin)) << c.describe();
+}
+
 // Timings shaped like a bowl around one configuration: refinement must walk to its bottom
 // from wherever the model starts, and the replay must report that time.
 TEST(Search, RefinementWalksDownhillToTheMinimum) {
