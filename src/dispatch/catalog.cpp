@@ -1,6 +1,7 @@
 #include "src/dispatch/catalog.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "db/verify.h"
 #include "src/families/registry.h"
@@ -63,22 +64,55 @@ KernelRef builtin_kernel(bool trans_a, bool trans_b) {
     return kernel_ref(family, values);
 }
 
+namespace {
+
+// `kernel` as it may run `shape` within `workspace_bytes`: as it is when it fits, else with
+// the most slices above 1 that fit, from its family's list of split counts and valid for
+// `arch` (the binary is the same: it takes the count from the grid). Empty when none fits.
+std::optional<KernelRef> fitted_to_workspace(const KernelRef& kernel, const ShapeKey& shape, Arch arch,
+                                             std::size_t workspace_bytes, int sms) {
+    const Family* f = family_of(kernel);
+    auto fits = [&](const ParamValues& v) {
+        return f->workspace_bytes(v, shape.M, shape.N, shape.K, sms) <= workspace_bytes;
+    };
+    if (!f || fits(kernel.params)) return kernel;
+    if (!f->splits_k(kernel.params)) return std::nullopt;  // a stream-K tail's workspace: no count to lower
+    for (std::size_t i = 0; i < f->params.size(); ++i) {
+        if (!f->params[i].split_count) continue;
+        std::vector<int> counts = f->params[i].values;
+        std::sort(counts.rbegin(), counts.rend());
+        for (int count : counts) {
+            if (count <= 1 || count >= kernel.params[i]) continue;
+            ParamValues v = kernel.params;
+            v[i] = count;
+            if (fits(v) && f->invalid_reason(v, arch).empty()) return kernel_ref(*f, v);
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes) {
+    const int sms = catalog.device.sm_count;
     Decision d;
     d.selection = select_kernel(catalog.winners, key, [&](const Winner& w, const ShapeKey& shape) -> std::string {
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
-        const Family* f = family_of(w.kernel);
-        const std::size_t needs = f ? f->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, catalog.device.sm_count) : 0;
-        if (needs > workspace_bytes)
-            return "it would need " + std::to_string(needs) + " bytes of split-K workspace; each stream holds " +
+        if (!fitted_to_workspace(w.kernel, shape, arch, workspace_bytes, sms))
+            return "it would need " +
+                   std::to_string(family_of(w.kernel)->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms)) +
+                   " bytes of split-K workspace, and fewer slices would not fit either; each stream holds " +
                    std::to_string(workspace_bytes);
         return "";
     });
     d.reason = d.selection.reason;
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
-        d.kernel = w->kernel;
+        d.kernel = *fitted_to_workspace(w->kernel, key, arch, workspace_bytes, sms);
+        if (d.kernel.params != w->kernel.params)
+            d.reason += "; re-split as " + d.kernel.description + ": the stream's " + std::to_string(workspace_bytes) +
+                        " bytes of split-K workspace hold no more slices of this shape";
         return d;
     }
     const bool tf32 = key.precision == GemmPrecision::tf32;

@@ -56,13 +56,17 @@ enum class Route {
 struct Decision {
     Selection selection;  // exact, nearest or fallback, with the winner and the reason
     Route route = Route::Refuse;
-    KernelRef kernel;     // what runs: the winner's kernel, cuBLAS or the built-in one
+    // What runs: the winner's kernel (perhaps re-split, see decide), cuBLAS or the built-in one.
+    KernelRef kernel;
     std::string reason;   // the selection's reason, then what the fallback policy did
 };
 
 // The decision for `key`. A nearest winner is passed over when its kernel cannot run the
 // shape (kernel_cannot_run) or would need more split-K workspace than `workspace_bytes`,
-// what each stream holds.
+// what each stream holds, even with fewer slices. Its binary serves every split count above 1,
+// so a winner whose partials at the call's shape would overflow the workspace runs with the
+// most slices of its family's list that fit (the workspace is sized for the winners' own
+// shapes, and a wider call of a partly tuned model would otherwise lose the tuned tile).
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes);
 

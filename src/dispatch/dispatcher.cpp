@@ -250,7 +250,7 @@ std::unique_ptr<Plan> Dispatcher::make_plan(const ShapeKey& key, const Decision&
     plan->exact = decision.selection.kind == SelectionKind::Exact;
     if (decision.route == Route::Kernel || decision.route == Route::Builtin) {
         // Every winner's kernel and the built-in ones were loaded at create.
-        plan->launch = kernels_->find(decision.kernel)->prepare(key.M, key.N, key.K);
+        plan->launch = kernels_->find(decision.kernel)->prepare(key.M, key.N, key.K, decision.kernel.params);
         // Loads the kernel into the context now, not at its first launch (maybe in capture).
         cudaFuncAttributes attributes;
         SGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(plan->launch.kernel)));

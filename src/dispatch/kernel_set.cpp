@@ -78,8 +78,10 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
 }
 
 const LoadedKernel* KernelSet::find(const KernelRef& kernel) const {
-    const auto it = kernels_.find({kernel.family, kernel.params});
-    return it == kernels_.end() ? nullptr : it->second.get();
+    if (const auto it = kernels_.find({kernel.family, kernel.params}); it != kernels_.end()) return it->second.get();
+    for (const auto& [key, loaded] : kernels_)
+        if (key.first == kernel.family && loaded->serves(kernel.params)) return loaded.get();
+    return nullptr;
 }
 
 }  // namespace sgemm

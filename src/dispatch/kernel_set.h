@@ -21,7 +21,8 @@ public:
     // StatusError: COMPILE_ERROR when NVRTC fails, CUDA_ERROR when a load fails.
     KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* store);
 
-    // The loaded kernel of `kernel` (its family and parameters), or nullptr.
+    // The loaded kernel of `kernel` (its family and parameters), else one whose binary serves
+    // it (LoadedKernel::serves: a winner's kernel re-split by decide), or nullptr.
     const LoadedKernel* find(const KernelRef& kernel) const;
 
     int loaded() const { return static_cast<int>(kernels_.size()); }

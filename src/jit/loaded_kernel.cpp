@@ -20,12 +20,21 @@ std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
     return family_->workspace_bytes(values_, M, N, K, sms_);
 }
 
-KernelLaunch LoadedKernel::prepare(int M, int N, int K) const {
-    KernelLaunch l{kernel_, family_->geometry(values_, M, N, K), workspace_bytes(M, N, K)};
-    const StreamKSplit split = family_->stream_k_split(values_, M, N, K, sms_);
+bool LoadedKernel::serves(const ParamValues& values) const {
+    return family_->name_expression(values) == family_->name_expression(values_) &&
+           family_->tail_name_expression(values) == family_->tail_name_expression(values_);
+}
+
+KernelLaunch LoadedKernel::prepare(int M, int N, int K) const { return prepare(M, N, K, values_); }
+
+KernelLaunch LoadedKernel::prepare(int M, int N, int K, const ParamValues& values) const {
+    if (!serves(values))
+        throw Error(family_->describe(values) + " is another binary than the loaded " + family_->describe(values_));
+    KernelLaunch l{kernel_, family_->geometry(values, M, N, K), family_->workspace_bytes(values, M, N, K, sms_)};
+    const StreamKSplit split = family_->stream_k_split(values, M, N, K, sms_);
     l.geometry.grid.x = split.main_blocks;
     if (split.tail_blocks > 0) {
-        if (!tail_) throw Error(family_->describe(values_) + " was loaded without its stream-K tail");
+        if (!tail_) throw Error(family_->describe(values) + " was loaded without its stream-K tail");
         l.tail = tail_;
         l.tail_blocks = split.tail_blocks;
     }

@@ -39,6 +39,11 @@ public:
     // The launch of an M x N x K problem, with the kernel's shared-memory limit raised if
     // the shape needs more than it allows so far. Throws on a CUDA error.
     KernelLaunch prepare(int M, int N, int K) const;
+    // The same with `values` that name this binary too (serves(values)): another split count
+    // on the same side of 1. Throws an Error for values of another binary.
+    KernelLaunch prepare(int M, int N, int K, const ParamValues& values) const;
+    // Whether this binary runs `values`: the same template instance and stream-K tail.
+    bool serves(const ParamValues& values) const;
 
     const Family& family() const { return *family_; }
     const ParamValues& values() const { return values_; }

@@ -293,15 +293,34 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 8, 1024));
 
     // M=16 at N=1024: the nearest is the decode winner at M=8, whose 4 slices of 16 x 1024
-    // partials would overflow the workspace sized for M=8.
+    // partials would overflow the workspace sized for M=8. Its binary runs 2 slices, which
+    // fit: the winner is re-split, and the reason says so.
+    const Family& decode = find_family("decode");
+    const std::size_t splits = decode.param_index("SPLITS");
+    auto with_slices = [&](int count) {
+        ParamValues v = decode_binary().kernel.params;
+        v[splits] = count;
+        return kernel_ref(decode, v);
+    };
     Decision d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
-    EXPECT_FALSE(d.kernel == decode_binary().kernel);
-    EXPECT_TRUE(contains(d.reason, "split-K workspace")) << d.reason;
-    // With room for it, it is taken.
+    EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
+    EXPECT_EQ(d.route, Route::Kernel);
+    EXPECT_EQ(d.kernel, with_slices(2));
+    EXPECT_TRUE(contains(d.reason, "re-split as " + with_slices(2).description)) << d.reason;
+    // The most slices that fit: 3 of 10 x 1024 (the family's list has no count between 3 and 4).
+    d = decide(c, shape(10, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    EXPECT_EQ(d.kernel, with_slices(3));
+    // Where not even 2 slices fit, the winner is passed over.
+    d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+               sgemm_splitk_workspace_bytes(2, 16, 1024) - 4);
+    EXPECT_EQ(d.kernel.family, "naive");
+    EXPECT_TRUE(contains(d.reason, "fewer slices would not fit either")) << d.reason;
+    // With room for it, it is taken as it is.
     d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
                sgemm_splitk_workspace_bytes(4, 16, 1024));
     EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
     EXPECT_EQ(d.kernel, decode_binary().kernel);
+    EXPECT_FALSE(contains(d.reason, "re-split")) << d.reason;
     // Smaller than a winner's own shape: still served.
     d = decide(c, shape(4, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
     EXPECT_EQ(d.kernel, decode_binary().kernel);

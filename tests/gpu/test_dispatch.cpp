@@ -74,6 +74,7 @@ const Case kCases[] = {
     {"warptile split-K", 64, 64, 1024, false, false, 0, "exact"},
     {"cuBLAS winner", 33, 65, 17, false, false, 0, "exact"},
     {"odd sizes near the decode winner", 5, 997, 515, false, false, 0, "nearest"},
+    {"near the decode winner, re-split to fit the workspace", 16, 1000, 517, false, false, 0, "nearest"},
     {"near the warptile NN winner", 192, 400, 240, false, false, 0, "nearest"},
     {"near the TN winner", 112, 176, 80, true, false, 0, "nearest"},
     {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
@@ -211,6 +212,10 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "bytes of split-K workspace")) << text;
     text = dispatch.explain(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_TRUE(contains(text, "launch    cuBLAS")) << text;
+    // 4 slices of 16 x 1000 would overflow the workspace sized for 8 x 1000: 2 slices run.
+    text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0")) << text;
+    EXPECT_TRUE(contains(text, "grid 2 x 2 x 8")) << text;  // 2 blocks of 8 rows, 2 slices, 8 of 128 columns
     text = dispatch.explain(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
     EXPECT_TRUE(contains(text, "fallback policy: cuBLAS")) << text;
     text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 100, nullptr, 1000, nullptr, 1000);
