@@ -66,25 +66,35 @@ KernelRef builtin_kernel(bool trans_a, bool trans_b) {
 
 namespace {
 
-// `kernel` as it may run `shape` within `workspace_bytes`: as it is when it fits, else with
-// the most slices above 1 that fit, from its family's list of split counts and valid for
-// `arch` (the binary is the same: it takes the count from the grid). Empty when none fits.
-std::optional<KernelRef> fitted_to_workspace(const KernelRef& kernel, const ShapeKey& shape, Arch arch,
+std::size_t blocks(const LaunchGeometry& g) {
+    return static_cast<std::size_t>(g.grid.x) * g.grid.y * g.grid.z;
+}
+
+// Winner w's kernel as it may run `shape` within `workspace_bytes`: as it is when it fits,
+// else with the most slices above 1 that fit, from its family's list of split counts and
+// valid for `arch` (the binary is the same: it takes the count from the grid). The tuner
+// chose the split count to fill the GPU, so a count that would launch fewer blocks than w
+// does at its own shape is not taken: on the H200 the batch-32 o winner (32x4096x4096, 256
+// blocks of 8 slices) re-split to 4 slices at qkv's N (192 blocks) ran 0.90x of cuBLAS.
+// Empty when no count serves.
+std::optional<KernelRef> fitted_to_workspace(const Winner& w, const ShapeKey& shape, Arch arch,
                                              std::size_t workspace_bytes, int sms) {
-    const Family* f = family_of(kernel);
+    const Family* f = family_of(w.kernel);
     auto fits = [&](const ParamValues& v) {
         return f->workspace_bytes(v, shape.M, shape.N, shape.K, sms) <= workspace_bytes;
     };
-    if (!f || fits(kernel.params)) return kernel;
-    if (!f->splits_k(kernel.params)) return std::nullopt;  // a stream-K tail's workspace: no count to lower
+    if (!f || fits(w.kernel.params)) return w.kernel;
+    if (!f->splits_k(w.kernel.params)) return std::nullopt;  // a stream-K tail's workspace: no count to lower
+    const std::size_t tuned_blocks = blocks(f->geometry(w.kernel.params, w.shape.M, w.shape.N, w.shape.K));
     for (std::size_t i = 0; i < f->params.size(); ++i) {
         if (!f->params[i].split_count) continue;
         std::vector<int> counts = f->params[i].values;
         std::sort(counts.rbegin(), counts.rend());
         for (int count : counts) {
-            if (count <= 1 || count >= kernel.params[i]) continue;
-            ParamValues v = kernel.params;
+            if (count <= 1 || count >= w.kernel.params[i]) continue;
+            ParamValues v = w.kernel.params;
             v[i] = count;
+            if (blocks(f->geometry(v, shape.M, shape.N, shape.K)) < tuned_blocks) break;  // fewer counts, fewer blocks
             if (fits(v) && f->invalid_reason(v, arch).empty()) return kernel_ref(*f, v);
         }
     }
@@ -99,17 +109,17 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     Decision d;
     d.selection = select_kernel(catalog.winners, key, [&](const Winner& w, const ShapeKey& shape) -> std::string {
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
-        if (!fitted_to_workspace(w.kernel, shape, arch, workspace_bytes, sms))
+        if (!fitted_to_workspace(w, shape, arch, workspace_bytes, sms))
             return "it would need " +
                    std::to_string(family_of(w.kernel)->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms)) +
-                   " bytes of split-K workspace, and fewer slices would not fit either; each stream holds " +
-                   std::to_string(workspace_bytes);
+                   " bytes of split-K workspace (each stream holds " + std::to_string(workspace_bytes) +
+                   "), and no fewer slices fit with as many blocks as its tuned launch";
         return "";
     });
     d.reason = d.selection.reason;
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
-        d.kernel = *fitted_to_workspace(w->kernel, key, arch, workspace_bytes, sms);
+        d.kernel = *fitted_to_workspace(*w, key, arch, workspace_bytes, sms);
         if (d.kernel.params != w->kernel.params)
             d.reason += "; re-split as " + d.kernel.description + ": the stream's " + std::to_string(workspace_bytes) +
                         " bytes of split-K workspace hold no more slices of this shape";

@@ -294,7 +294,8 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
 
     // M=16 at N=1024: the nearest is the decode winner at M=8, whose 4 slices of 16 x 1024
     // partials would overflow the workspace sized for M=8. Its binary runs 2 slices, which
-    // fit: the winner is re-split, and the reason says so.
+    // fit in as many blocks (2 of 8 rows x 2 slices against 1 x 4): the winner is re-split,
+    // and the reason says so.
     const Family& decode = find_family("decode");
     const std::size_t splits = decode.param_index("SPLITS");
     auto with_slices = [&](int count) {
@@ -314,7 +315,12 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
                sgemm_splitk_workspace_bytes(2, 16, 1024) - 4);
     EXPECT_EQ(d.kernel.family, "naive");
-    EXPECT_TRUE(contains(d.reason, "fewer slices would not fit either")) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "no fewer slices fit with as many blocks as its tuned launch")) << d.reason;
+    // 8 x 1100 overflows with 4 slices, and 3 would fit, but in 27 blocks where the winner's
+    // own launch has 32: passed over.
+    d = decide(c, shape(8, 1100, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    EXPECT_EQ(d.kernel.family, "naive");
+    EXPECT_TRUE(contains(d.reason, "as many blocks as its tuned launch")) << d.reason;
     // With room for it, it is taken as it is.
     d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
                sgemm_splitk_workspace_bytes(4, 16, 1024));
