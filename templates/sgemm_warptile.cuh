@@ -85,11 +85,16 @@ constexpr int sgemm_tile_stride(int bx, bool k_rows) { return k_rows ? bx : bx +
 constexpr bool sgemm_warptile_a_k_rows(int ta, int tb, int ct) { return ct ? tb == 0 : ta == 1; }
 constexpr bool sgemm_warptile_b_k_rows(int ta, int tb, int ct) { return ct ? ta == 1 : tb == 0; }
 
+// Floats per x row of a tile kept as rows of x (KMAJOR): its k, padded by 4.
+constexpr int sgemm_k_major_stride(int bk) { return bk + 4; }
+
 // With WK > 1 the same memory later holds the partial tiles of WK - 1 groups of warps.
-constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stages, int ta, int tb, int wk, int ct) {
-    const unsigned pipeline = 4u * stages * bk *
-                              (sgemm_tile_stride(bm, sgemm_warptile_a_k_rows(ta, tb, ct)) +
-                               sgemm_tile_stride(bn, sgemm_warptile_b_k_rows(ta, tb, ct)));
+constexpr unsigned sgemm_warptile_shared_bytes(int bm, int bn, int bk, int stages, int ta, int tb, int wk, int ct,
+                                               int kmajor) {
+    const unsigned b_floats = kmajor ? bn * sgemm_k_major_stride(bk)
+                                     : bk * sgemm_tile_stride(bn, sgemm_warptile_b_k_rows(ta, tb, ct));
+    const unsigned pipeline =
+        4u * stages * (bk * sgemm_tile_stride(bm, sgemm_warptile_a_k_rows(ta, tb, ct)) + b_floats);
     const unsigned reduction = 4u * (wk - 1) * bm * bn;
     return pipeline > reduction ? pipeline : reduction;
 }
@@ -136,6 +141,7 @@ struct SgemmTileLoader;
 template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
 struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, true);
+    static constexpr int STAGE_FLOATS = BK * STRIDE;
     static constexpr int VECS_PER_ROW = BX / 4;
     static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;  // may exceed BK: then some threads idle
     static constexpr int PASSES = (BK + ROWS_PER_PASS - 1) / ROWS_PER_PASS;
@@ -184,6 +190,7 @@ struct SgemmTileLoader<true, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
 template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
 struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
     static constexpr int STRIDE = sgemm_tile_stride(BX, false);
+    static constexpr int STAGE_FLOATS = BK * STRIDE;
     // Thread t copies row t/8, k t%8 (+ 8j): a warp copies 4 rows x 8 consecutive k at a time,
     // whole 32-byte sectors of global memory, into shared-memory banks (4 * k + row) mod 32,
     // all distinct thanks to the padding. The k groups of a row differ by a constant offset,
@@ -221,6 +228,76 @@ struct SgemmTileLoader<false, BX, BK, THREADS, EVICT_FIRST, ALIGNED> {
         src += BK;
     }
 };
+
+// KMAJOR: copies BX x BK tiles of an operand stored as rows of x (element (x, k) at
+// X[x*ld + k]) into Xs[BX][BK + 4] as they are stored, 16 bytes at a time: a quarter of the
+// copies that transpose (above), for a different way of reading the fragments (see the
+// kernel's KMAJOR). The same contract as SgemmTileLoader.
+template <int BX, int BK, int THREADS, bool EVICT_FIRST, bool ALIGNED>
+struct SgemmKMajorTileLoader {
+    static constexpr int STRIDE = sgemm_k_major_stride(BK);
+    static constexpr int STAGE_FLOATS = BX * STRIDE;
+    static constexpr int VECS_PER_ROW = BK / 4;
+    static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;  // may exceed BX: then some threads idle
+    static constexpr int PASSES = (BX + ROWS_PER_PASS - 1) / ROWS_PER_PASS;
+    static_assert(BK % 4 == 0 && THREADS % VECS_PER_ROW == 0, "a pass covers whole rows of the tile");
+
+    const float* src;  // this thread's first element of the next tile
+    int kq;            // the k of its vector within the tile
+    int rows_left;     // rows of the matrix from this thread's pass-0 row on
+    int dst;           // its offset in Xs
+    bool vec;          // 16-byte copies are legal
+
+    __device__ SgemmKMajorTileLoader(const float* X, int ld, int x0, int extent, int k_first) {
+        const int row = threadIdx.x / VECS_PER_ROW;
+        kq = threadIdx.x % VECS_PER_ROW * 4;
+        rows_left = min(extent - x0, BX) - row;
+        vec = ALIGNED || sgemm_vec4_ok(X, ld);
+        src = X + sgemm_offset(x0 + row, k_first + kq, ld);
+        dst = row * STRIDE + kq;
+    }
+
+    template <bool CHECKED>
+    __device__ __forceinline__ void load(float* Xs, const float* X, int ld, int k0, int K) {
+        const int inside_k = CHECKED ? min(max(K - k0 - kq, 0), 4) : 4;  // values of k inside the matrix
+#pragma unroll
+        for (int i = 0; i < PASSES; ++i) {
+            // Rows past the tile (idle threads) or, checked, past the matrix are not copied.
+            if ((BX % ROWS_PER_PASS != 0 || CHECKED) && i * ROWS_PER_PASS >= rows_left) break;
+            const float* g = src + sgemm_offset(i * ROWS_PER_PASS, 0, ld);
+            float* d = Xs + dst + i * ROWS_PER_PASS * STRIDE;
+            if (vec) {
+                sgemm_tile_copy16<EVICT_FIRST>(d, inside_k > 0 ? g : X, 4 * inside_k);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    sgemm_tile_copy4<EVICT_FIRST>(d + j, j < inside_k ? g + j : X, j < inside_k ? 4 : 0);
+            }
+        }
+        src += BK;
+    }
+};
+
+// T when PICK_T, else F (NVRTC has no <type_traits>).
+template <bool PICK_T, class T, class F>
+struct SgemmPick {
+    using type = T;
+};
+template <class T, class F>
+struct SgemmPick<false, T, F> {
+    using type = F;
+};
+
+// Reads the TN values of x of 4 consecutive k: one float4 along k from each of the thread's
+// x rows, TN/4 groups of 4 rows a strip apart.
+template <int TN, int STRIP, int STRIDE>
+__device__ __forceinline__ void sgemm_load_k_chunk(float (&c)[TN][4], const float* s) {
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+        const float4 v = *reinterpret_cast<const float4*>(s + (j / 4 * STRIP + j % 4) * STRIDE);
+        c[j][0] = v.x; c[j][1] = v.y; c[j][2] = v.z; c[j][3] = v.w;
+    }
+}
 
 // Blocks start roughly in blockIdx order. Numbering C's tiles down columns within bands of
 // SWIZZLE_ROWS tile rows keeps the blocks resident at one time on a few rows of A and a few
@@ -281,24 +358,29 @@ __device__ __forceinline__ void sgemm_load_fragment(float (&f)[N], const float* 
 // One block's view of a configuration: its operands in the tile's A and B places, its
 // shared-memory stages, where its threads sit, and the steps both kernels below are made of.
 // Every method is inlined, so each kernel compiles as if written out in one piece.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, int CT, int ALIGNED>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, int CT, int ALIGNED,
+          int KMAJOR>
 struct SgemmWarptileBlock {
     static constexpr int WARPS_N = BN / WN;
     static constexpr int GROUP_THREADS = (BM / WM) * WARPS_N * 32;  // one group of warps covers the block tile
     static constexpr int THREADS = GROUP_THREADS * WK;
     static constexpr int GROUP_K = BK / WK;                          // values of k per tile for each group
-    static constexpr int LANES_N = WN / TN;  // a warp's lanes form (WM / TM) x LANES_N
+    static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;  // a warp's lanes form LANES_M x LANES_N
     static constexpr int STRIP_M = 4 * (WM / TM);
     static constexpr int STRIP_N = 4 * LANES_N;
     static constexpr int QUADS = TM * TN / 4;  // a thread's accumulators as float4s
     static_assert((WM / TM) * LANES_N == 32 && TM % 4 == 0 && TN % 4 == 0, "a warp's 32 lanes cover its tile");
     static_assert(STAGES >= 2, "the pipeline needs a stage to compute on and one to fill");
     static_assert(BK % WK == 0 && GROUP_K >= 2, "each group of warps takes a run of at least 2 k per tile");
+    static_assert(!KMAJOR || (!sgemm_warptile_b_k_rows(TA, TB, CT) && GROUP_K % 8 == 0),
+                  "KMAJOR keeps rows of x in B's place, read 4 k at a time in two alternating buffers");
     // B, the weights in decoding, is the one fetched under the evict-first policy.
     using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1, ALIGNED == 1>;
-    using BTile = SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0, ALIGNED == 1>;
-    static constexpr int A_STAGE = BK * ATile::STRIDE;
-    static constexpr int B_STAGE = BK * BTile::STRIDE;
+    using BTile = typename SgemmPick<KMAJOR == 1, SgemmKMajorTileLoader<BN, BK, THREADS, CT == 0, ALIGNED == 1>,
+                                     SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0,
+                                                     ALIGNED == 1>>::type;
+    static constexpr int A_STAGE = ATile::STAGE_FLOATS;
+    static constexpr int B_STAGE = BTile::STAGE_FLOATS;
     using Accumulators = float[TM][TN];
 
     const SgemmArgs& p;
@@ -308,7 +390,11 @@ struct SgemmWarptileBlock {
     const int lda, ldb, M, N;
     float* const As;  // [STAGES][BK][ATile::STRIDE]
     float* const Bs;  // [STAGES][BK][BTile::STRIDE]
-    const int group, group_thread, warp, lane;
+    // The thread's place in its warp's LANES_M x LANES_N lanes. KMAJOR numbers the lanes down
+    // the columns, so that the 8 lanes of an LDS.128 phase read B's rows of k from at most two
+    // columns of lanes (rows 4 apart, whose padded rows start 16 banks apart) and A's float4s
+    // from consecutive places: no bank conflicts either way. Otherwise along the rows.
+    const int group, group_thread, warp, lane_m, lane_n;
 
     __device__ __forceinline__ SgemmWarptileBlock(const SgemmArgs& args, float* smem)
         : p(args),
@@ -323,7 +409,8 @@ struct SgemmWarptileBlock {
           group(threadIdx.x / GROUP_THREADS),
           group_thread(threadIdx.x % GROUP_THREADS),
           warp(group_thread / 32),
-          lane(threadIdx.x % 32) {}
+          lane_m(KMAJOR ? threadIdx.x % 32 % LANES_M : threadIdx.x % 32 / LANES_N),
+          lane_n(KMAJOR ? threadIdx.x % 32 / LANES_M : threadIdx.x % 32 % LANES_N) {}
 
     __device__ __forceinline__ int tiles_m() const { return (M + BM - 1) / BM; }
     __device__ __forceinline__ int tiles_n() const { return (N + BN - 1) / BN; }
@@ -352,9 +439,18 @@ struct SgemmWarptileBlock {
         };
 
         const int group_k0 = group * GROUP_K;
-        const float* const a_frag_src = As + group_k0 * ATile::STRIDE + (warp / WARPS_N) * WM + lane / LANES_N * 4;
-        const float* const b_frag_src = Bs + group_k0 * BTile::STRIDE + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+        const float* const a_frag_src = As + group_k0 * ATile::STRIDE + (warp / WARPS_N) * WM + lane_m * 4;
+        const int b_x = (warp % WARPS_N) * WN + lane_n * 4;  // the thread's first column of B's place
+        const float* const b_frag_src = KMAJOR ? Bs + b_x * BTile::STRIDE + group_k0 : Bs + group_k0 * BTile::STRIDE + b_x;
         float a_frag[2][TM], b_frag[2][TN];
+        // KMAJOR: B's values of 4 consecutive k at a time, in two buffers that alternate.
+        float b_chunk[2][TN][4];
+        auto load_b = [&](int buffer, const float* src) {
+            if (KMAJOR)
+                sgemm_load_k_chunk<TN, STRIP_N, BTile::STRIDE>(b_chunk[buffer / 4 % 2], src);
+            else
+                sgemm_load_fragment<TN, STRIP_N>(b_frag[buffer % 2], src);
+        };
 
         // Fill all stages but one; each tile is one commit group, so "tile t has landed" is
         // "at most STAGES-2 groups are pending" once the group of tile t+STAGES-2 is committed.
@@ -367,7 +463,7 @@ struct SgemmWarptileBlock {
         __syncthreads();
         int read_stage = 0, write_stage = STAGES - 1;
         sgemm_load_fragment<TM, STRIP_M>(a_frag[0], a_frag_src);
-        sgemm_load_fragment<TN, STRIP_N>(b_frag[0], b_frag_src);
+        load_b(0, b_frag_src);
 
 #pragma unroll 1
         for (int t = 0; t < tiles; ++t) {
@@ -383,7 +479,10 @@ struct SgemmWarptileBlock {
                 }
                 const int next_k = (k + 1) % GROUP_K;
                 sgemm_load_fragment<TM, STRIP_M>(a_frag[(k + 1) % 2], a_frag_src + read_stage * A_STAGE + next_k * ATile::STRIDE);
-                sgemm_load_fragment<TN, STRIP_N>(b_frag[(k + 1) % 2], b_frag_src + read_stage * B_STAGE + next_k * BTile::STRIDE);
+                if (!KMAJOR)
+                    load_b(next_k, b_frag_src + read_stage * B_STAGE + next_k * BTile::STRIDE);
+                else if (next_k % 4 == 0)
+                    load_b(next_k, b_frag_src + read_stage * B_STAGE + next_k);
                 if (k == 0) {
                     // The stage of tile t-1 is free: every thread passed the barrier after its
                     // last read. An empty group keeps the count uniform near the end of k.
@@ -391,7 +490,14 @@ struct SgemmWarptileBlock {
                     sgemm_cp_async_commit();
                     write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
                 }
-                sgemm_outer_product<TM, TN>(acc, a_frag[k % 2], b_frag[k % 2]);
+                if (KMAJOR) {
+                    float b_now[TN];
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) b_now[j] = b_chunk[k / 4 % 2][j][k % 4];
+                    sgemm_outer_product<TM, TN>(acc, a_frag[k % 2], b_now);
+                } else {
+                    sgemm_outer_product<TM, TN>(acc, a_frag[k % 2], b_frag[k % 2]);
+                }
             }
         }
     }
@@ -431,8 +537,8 @@ struct SgemmWarptileBlock {
     // float4 gathers 4 consecutive i of one j, which are 4 consecutive columns of one row of C.
     template <class Store>
     __device__ __forceinline__ void for_each_c_quad(const Accumulators& acc, int m0, int n0, Store&& store) const {
-        const int row0 = m0 + (warp / WARPS_N) * WM + lane / LANES_N * 4;
-        const int col0 = n0 + (warp % WARPS_N) * WN + lane % LANES_N * 4;
+        const int row0 = m0 + (warp / WARPS_N) * WM + lane_m * 4;
+        const int col0 = n0 + (warp % WARPS_N) * WN + lane_n * 4;
         auto row = [&](int i) { return row0 + i / 4 * STRIP_M + i % 4; };
         auto col = [&](int g) { return col0 + g * STRIP_N; };
         if (CT) {
@@ -464,10 +570,10 @@ struct SgemmWarptileBlock {
 // block per SM is all the launch bounds promise: left free, ptxas squeezes configurations
 // that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
-          int ALIGNED>
+          int ALIGNED, int KMAJOR>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
-    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED>;
+    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);
     extern __shared__ __align__(16) float smem[];
@@ -540,11 +646,11 @@ sgemm_warptile(const SgemmArgs p) {
 // 98.2% (docs/RESULTS.md). This kernel takes sgemm_warptile's template arguments, so the host
 // finds its symbol from the main kernel's.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
-          int ALIGNED>
+          int ALIGNED, int KMAJOR>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile_stream_k(const SgemmArgs p) {
     static_assert(WK == 1 && !SPLIT_K, "the stream-K tail shares k among blocks itself");
-    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED>;
+    using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     constexpr int PART = Block::QUADS * Block::THREADS;  // float4s in one partial tile
     extern __shared__ __align__(16) float smem[];
     const Block block(p, smem);

@@ -8,10 +8,10 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct WarptileShape {
-    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk;
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk, kmajor;
     int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
     int threads() const { return 32 * tile_warps() * wk; }
-    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk, ct); }
+    unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk, ct, kmajor); }
     // The extents of the matrix the block tiles cover: C, or C^T with CT.
     int tiled_rows(int M, int N) const { return ct ? N : M; }
     int tiled_cols(int M, int N) const { return ct ? M : N; }
@@ -19,14 +19,15 @@ struct WarptileShape {
     // loop state. ptxas (CUDA 13.0) gave the 920 tiles with WK = 1 of the space below 96 to 249
     // registers on sm_90 and 92 to 251 on sm_80, none spilling, when one binary per tile
     // held the split-K code too (second session; now each tile has two binaries).
-    int estimated_registers() const { return tm * tn + 2 * (tm + tn) + 40; }
+    // KMAJOR holds B's values of 4 k in two buffers: 8 TN registers, not 2 TN.
+    int estimated_registers() const { return tm * tn + 2 * (tm + tn) + (kmajor ? 6 * tn : 0) + 40; }
 };
 
 WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
             f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
             f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS"),
-            f.value(v, "CT"), f.value(v, "SK")};
+            f.value(v, "CT"), f.value(v, "SK"),     f.value(v, "KMAJOR")};
 }
 
 std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
@@ -40,6 +41,14 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.ct && (s.ta || s.tb))
         return "CT = 1 (tiles of C^T) serves only NN, where it moves A's transposing copies to the tile's BN side; "
                "TN has no such copies, and for NT and TT it was not measured to help";
+    if (s.kmajor && sgemm_warptile_b_k_rows(s.ta, s.tb, s.ct))
+        return "KMAJOR = 1 keeps an operand stored as rows of x (B with TB = 1, or A as tiles of C^T) as it is; "
+               "B's place here holds rows of k, which are copied as they are anyway";
+    // On the H200 NT's weights at batch 32 streamed 15-21% faster with both than with BK 16
+    // and 4-byte copies; KMAJOR with BK 16 moved them -3% to +5%, and BK 32 alone was slower.
+    if ((s.bk == 32) != (s.kmajor == 1))
+        return "BK 32 and KMAJOR = 1 go together: each row of x is then copied 128 bytes a tile, 16 at a time; "
+               "apart, neither was measured faster on the H200";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
@@ -92,9 +101,11 @@ Family warptile_family() {
     // sgemm_warptile_stream_k), so every SM works to the end.
     // ALIGNED = 1 leaves out the 4-byte fallback of the 16-byte accesses, for calls whose
     // operands are all 16-byte aligned (the template says what it gains).
+    // KMAJOR = 1 keeps an operand stored as rows of x in B's place as it is stored (NT's
+    // weights), copied 16 bytes at a time; BK 32 is for it alone (the template says why).
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
-                {"BK", {8, 16}},
+                {"BK", {8, 16, 32}},
                 {"WM", {32, 64}},
                 {"WN", {32, 64}},
                 {"TM", {8, 16}},
@@ -106,11 +117,12 @@ Family warptile_family() {
                 {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true},
                 {"CT", {0, 1}},
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
-                {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true}};
+                {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
+                {"KMAJOR", {0, 1}}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     // ALIGNED = 0 serves every alignment class.
-    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0};
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0};
     f.swappable_params = {{"TM", "TN"}};
     f.min_sm = 80;  // cp.async
     f.records_timeline = true;

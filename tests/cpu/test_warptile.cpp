@@ -30,7 +30,9 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     // one that splits and one that does not. With a stream-K tail (SK = 1, for tiles that
     // neither split nor group warps) a tile has a third binary, holding the tail too. Each
     // binary comes twice: with the 4-byte fallback of its 16-byte accesses and, for calls
-    // whose operands are all aligned (ALIGNED = 1), without it.
+    // whose operands are all aligned (ALIGNED = 1), without it. Where B's place holds rows of
+    // x (NT, TT, NN's tiles of C^T), tiles of up to 64 accumulators also come with BK 32 and
+    // KMAJOR.
     std::size_t valid_aligned_only = 0;
     for (const ParamValues& v : valid)
         if (f.value(v, "ALIGNED")) {
@@ -56,33 +58,44 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     const std::size_t plain_binaries = binaries.size() - binaries_with_tail;
     EXPECT_EQ(2 * (valid.size() - valid_with_tail), f.params[11].values.size() * plain_binaries);  // SPLITS
     EXPECT_GE(plain_binaries / 20, 200u);
-    EXPECT_LE(plain_binaries / 20, 480u);
+    EXPECT_LE(plain_binaries / 20, 640u);
+    std::size_t k_major = 0;
+    for (const ParamValues& v : valid) k_major += f.value(v, "KMAJOR");
+    EXPECT_GT(k_major, 0u);
+    EXPECT_LT(k_major, valid.size() / 5);
     std::set<std::tuple<int, int, int>> layouts;
     for (const ParamValues& v : binaries) layouts.insert({f.value(v, "TA"), f.value(v, "TB"), f.value(v, "CT")});
     EXPECT_EQ(layouts, (std::set<std::tuple<int, int, int>>{{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {1, 1, 0}}));
-    // sm_80 has the same space but for the stream-K tails that spill there.
-    std::size_t spilling_before_sm90 = 0;
-    for (const ParamValues& v : valid)
-        spilling_before_sm90 += f.value(v, "SK") && f.value(v, "CT") && f.value(v, "TM") * f.value(v, "TN") >= 128;
-    EXPECT_GT(spilling_before_sm90, 0u);
-    EXPECT_EQ(f.valid_configs(Arch{80}).size(), valid.size() - spilling_before_sm90);
+    // sm_80 has the same space but for the stream-K tails that spill there, and the stages
+    // of BK 32 that need more shared memory than its blocks may have.
+    std::size_t not_before_sm90 = 0, too_large_for_sm80 = 0;
+    const int sm80_shared = arch_limits(Arch{80}).max_shared_per_block;
+    for (const ParamValues& v : valid) {
+        const bool spills = f.value(v, "SK") && f.value(v, "CT") && f.value(v, "TM") * f.value(v, "TN") >= 128;
+        const bool too_large = static_cast<int>(f.geometry(v, 1, 1, 1).dynamic_shared_bytes) > sm80_shared;
+        not_before_sm90 += spills || too_large;
+        too_large_for_sm80 += too_large;
+    }
+    EXPECT_GT(too_large_for_sm80, 0u);
+    EXPECT_GT(not_before_sm90, too_large_for_sm80);
+    EXPECT_EQ(f.valid_configs(Arch{80}).size(), valid.size() - not_before_sm90);
     EXPECT_TRUE(f.valid_configs(Arch{75}).empty());
 }
 
 TEST(Warptile, ConstraintsSayWhy) {
     const Family& f = warptile();
     // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0}, Arch{90}).find("32 lanes"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0}, Arch{90}).find("32 lanes"), std::string::npos);
     // Warps must divide the tile; outside the lists, so asked of the constraint itself.
-    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0}, arch_limits(Arch{90})).find("multiple of WM"),
+    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0, 0}, arch_limits(Arch{90})).find("multiple of WM"),
               std::string::npos);
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1, 1, 0, 0, 0}, Arch{90}).find("in flight"),
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1, 1, 0, 0, 0, 0}, Arch{90}).find("in flight"),
               std::string::npos);
     // 256x128 with 16 warps of 32x64: 512 threads of about 136 registers overflow the SM.
-    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0}, Arch{90}).find("registers"),
+    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0}, Arch{90}).find("registers"),
               std::string::npos);
     // The largest stages (4 x 16 k of 256 + 4 and 132 floats: 100352 bytes) need the opt-in.
-    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1, 0, 0, 0};
+    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1, 0, 0, 0, 0};
     EXPECT_EQ(f.invalid_reason(big, Arch{90}), "");
     ArchLimits small = arch_limits(Arch{90});
     small.max_shared_per_block = 96 * 1024;
@@ -91,20 +104,48 @@ TEST(Warptile, ConstraintsSayWhy) {
     ParamValues grouped = f.defaults;
     grouped[10] = 2;
     EXPECT_NE(f.invalid_reason(grouped, Arch{90}).find("at most 8 warps"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0}, Arch{90}), "");
     // More groups pass the constraint where the warps stay few (a value outside the list, so
     // asked of the constraint itself).
-    EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8, 0, 0, 0}, arch_limits(Arch{90})), "");
+    EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8, 0, 0, 0, 0}, arch_limits(Arch{90})), "");
     // ... as long as each group's run of k has an even length (8 k over 8 groups: 1).
-    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1, 0, 0, 0}, arch_limits(Arch{90})).find("even length"),
+    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1, 0, 0, 0, 0}, arch_limits(Arch{90})).find("even length"),
               std::string::npos);
     // A stream-K tail shares k itself: not with split-K, nor with groups of warps.
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 1, 0}, Arch{90}).find("SK = 1"), std::string::npos);
-    EXPECT_NE(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 1, 0}, Arch{90}).find("SK = 1"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 1, 0, 0}, Arch{90}).find("SK = 1"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 1, 0, 0}, Arch{90}).find("SK = 1"), std::string::npos);
     // Before sm_90 a tail of tiles of C^T with 128 accumulators a thread spills.
-    const ParamValues tail_of_ct = {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0};
+    const ParamValues tail_of_ct = {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0, 0};
     EXPECT_EQ(f.invalid_reason(tail_of_ct, Arch{90}), "");
     EXPECT_NE(f.invalid_reason(tail_of_ct, Arch{80}).find("spills before sm_90"), std::string::npos);
+}
+
+// KMAJOR = 1 keeps rows of x in B's place as stored: [x][BK + 4] floats per stage, read 4 k at
+// a time from two buffers. It goes with BK 32, and BK 32 with it.
+TEST(Warptile, KMajorKeepsRowsOfXInBsPlace) {
+    const Family& f = warptile();
+    // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED KMAJOR
+    const ParamValues nt = {32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1};
+    EXPECT_EQ(f.invalid_reason(nt, Arch{90}), "");
+    EXPECT_EQ(f.name_expression(nt), "sgemm_warptile<32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, true, 0, 1, 1>");
+    // A: 32 k of 32 + 4 floats; B: 128 rows of 32 + 4 floats; three stages.
+    EXPECT_EQ(f.geometry(nt, 32, 4096, 4096).dynamic_shared_bytes, 4u * 3 * (32 * 36 + 128 * 36));
+    ParamValues nn = nt;
+    nn[9] = 0;  // TB: B's place holds rows of k
+    EXPECT_NE(f.invalid_reason(nn, Arch{90}).find("KMAJOR = 1 keeps"), std::string::npos);
+    nn[12] = 1;  // CT: A, rows of x, in B's place
+    EXPECT_EQ(f.invalid_reason(nn, Arch{90}), "");
+    ParamValues shorter = nt;
+    shorter[2] = 16;  // KMAJOR with BK 16
+    EXPECT_NE(f.invalid_reason(shorter, Arch{90}).find("BK 32 and KMAJOR = 1 go together"), std::string::npos);
+    ParamValues transposing = nt;
+    transposing[15] = 0;  // BK 32 without KMAJOR
+    EXPECT_NE(f.invalid_reason(transposing, Arch{90}).find("BK 32 and KMAJOR = 1 go together"), std::string::npos);
+    transposing[2] = 16;
+    EXPECT_EQ(f.invalid_reason(transposing, Arch{90}), "");
+    // 16x8 thread tiles hold 128 accumulators: the chunks' registers do not fit beside them.
+    const ParamValues tall = {128, 128, 32, 64, 64, 16, 8, 3, 0, 1, 1, 1, 0, 0, 0, 1};
+    EXPECT_NE(f.invalid_reason(tall, Arch{90}).find("registers"), std::string::npos);
 }
 
 // SK = 1: the tail is a second kernel of the same template arguments (SK is not one), its
@@ -117,8 +158,8 @@ TEST(Warptile, StreamKTail) {
     EXPECT_EQ(f.tail_name_expression(v), "");
     v[13] = 1;  // SK
     EXPECT_TRUE(f.has_tail(v));
-    EXPECT_EQ(f.name_expression(v), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0>");
-    EXPECT_EQ(f.tail_name_expression(v), "sgemm_warptile_stream_k<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0>");
+    EXPECT_EQ(f.name_expression(v), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0>");
+    EXPECT_EQ(f.tail_name_expression(v), "sgemm_warptile_stream_k<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0>");
     EXPECT_EQ(f.tail_symbol(v, "_Z14sgemm_warptileILi1EEv9SgemmArgs"), "_Z23sgemm_warptile_stream_kILi1EEv9SgemmArgs");
     EXPECT_THROW(f.tail_symbol(v, "_Z11sgemm_asyncILi1EEv9SgemmArgs"), Error);
     // 4096^3: 16 x 32 = 512 tiles on 132 SMs, 3 whole waves and 116 tiles for the tail.
@@ -139,7 +180,7 @@ TEST(Warptile, StreamKTail) {
 // it), the binary is not SK = 0's, and neither kernel spills.
 TEST(Warptile, StreamKTailCompiles) {
     const Family& f = warptile();
-    ParamValues v = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0};
+    ParamValues v = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0, 0};
     const CompiledKernel k = compile_kernel(f, v, Arch{90});
     EXPECT_EQ(k.tail_lowered_name, f.tail_symbol(v, k.lowered_name));
     EXPECT_NE(k.tail_lowered_name.find("sgemm_warptile_stream_k"), std::string::npos);
@@ -151,7 +192,7 @@ TEST(Warptile, StreamKTailCompiles) {
 
 TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     const Family& f = warptile();
-    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0, 0, 0};
+    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0};
     const LaunchGeometry g = f.geometry(v, 4095, 4097, 4093);
     EXPECT_EQ(g.grid.x, 16u * 33u);  // ceil(4095/256) x ceil(4097/128) tiles of C
     EXPECT_EQ(g.grid.y, 4u);         // the k slices
@@ -160,7 +201,7 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     // 3 stages of 16 k: A transposed into 256 + 4 floats a row, B as is, 128 a row.
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 3 * 16 * (260 + 128));
     // TA=1 reads A as is; TB=1 transposes B.
-    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1, 0, 0, 0}, 8, 8, 8).dynamic_shared_bytes,
+    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0}, 8, 8, 8).dynamic_shared_bytes,
               4u * 3 * 16 * (256 + 132));
     EXPECT_EQ(f.workspace_bytes(v, 100, 200, 300, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 100 * 200);
     EXPECT_EQ(f.workspace_bytes(f.defaults, 100, 200, 300, 132), 0u);
@@ -171,17 +212,17 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
 // the stages.
 TEST(Warptile, GroupsOfWarpsAlongK) {
     const Family& f = warptile();
-    const ParamValues two = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0};
+    const ParamValues two = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0};
     const LaunchGeometry g2 = f.geometry(two, 32, 6144, 4096);
     EXPECT_EQ(g2.grid.x, 48u);
     EXPECT_EQ(g2.grid.y, 8u);
     EXPECT_EQ(g2.block.x, 2u * 64u);  // two groups of the 2 warps of 32 x 64
     EXPECT_EQ(g2.dynamic_shared_bytes, 4u * 3 * 16 * (36 + 128));  // stages: 31488 > 1 x 32 x 128 x 4
-    const ParamValues wide = {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 1, 0, 0, 0};
+    const ParamValues wide = {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 1, 0, 0, 0, 0};
     const LaunchGeometry g = f.geometry(wide, 1024, 1024, 1024);
     EXPECT_EQ(g.block.x, 2u * 4u * 32u);
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 64 * 128);  // the partial tile: 32768 > 25088 of stages
-    EXPECT_EQ(f.name_expression(wide), "sgemm_warptile<64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, false, 0, 0>");
+    EXPECT_EQ(f.name_expression(wide), "sgemm_warptile<64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, false, 0, 0, 0>");
 }
 
 // CT = 1 tiles C^T: the grid covers N by BM and M by BN, B sits in the tile's A place (as
@@ -218,8 +259,8 @@ TEST(Warptile, SplitCountsAboveOneShareABinaryWithoutSplitsAnother) {
     ParamValues split2 = f.defaults, split8 = f.defaults;
     split2[11] = 2;  // SPLITS
     split8[11] = 8;
-    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0>");
-    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, true, 0, 0>");
+    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0>");
+    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, true, 0, 0, 0>");
     EXPECT_EQ(kernel_cache_key(f, split2, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
     EXPECT_NE(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
 }
@@ -248,8 +289,8 @@ TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
 // of k, NN's tiles of C^T one (B).
 TEST(Warptile, BinariesForAlignedOperandsLeaveTheFallbackOut) {
     const Family& f = warptile();
-    for (const ParamValues& fallback : {ParamValues{128, 128, 16, 32, 64, 8, 8, 3, 1, 0, 1, 1, 0, 0, 0},
-                                        ParamValues{256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0}}) {
+    for (const ParamValues& fallback : {ParamValues{128, 128, 16, 32, 64, 8, 8, 3, 1, 0, 1, 1, 0, 0, 0, 0},
+                                        ParamValues{256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0, 0}}) {
         ParamValues aligned = fallback;
         aligned[f.param_index("ALIGNED")] = 1;
         SCOPED_TRACE(f.describe(aligned));
@@ -272,15 +313,15 @@ TEST(Warptile, BinariesForAlignedOperandsLeaveTheFallbackOut) {
 // valid on sm_80 (they spilled there: ConstraintsSayWhy).
 TEST(Warptile, TheMeasuredBestTilesCompileWithoutSpills) {
     const Family& f = warptile();
-    const ParamValues best[] = {{128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0},
-                                {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 1},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 1},
-                                {128, 64, 16, 64, 32, 8, 8, 4, 0, 0, 2, 1, 1, 0, 1},
-                                {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 1},
-                                {128, 256, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 0, 1, 1}};
+    const ParamValues best[] = {{128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0, 0},
+                                {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 1, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 1, 0},
+                                {128, 64, 16, 64, 32, 8, 8, 4, 0, 0, 2, 1, 1, 0, 1, 0},
+                                {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 1, 0},
+                                {128, 256, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 0, 1, 1, 0}};
     for (const ParamValues& v : best) ASSERT_EQ(f.invalid_reason(v, Arch{90}), "") << f.describe(v);
     for (int sm : {80, 90})
         for (const ParamValues& v : best)

@@ -1,8 +1,8 @@
 // The warptile family against cuBLAS: the odd-size list for every transpose (and NN as
 // tiles of C^T) with alpha/beta and with beta = 0 over NaN, split-K with K not a multiple
 // of the split (and slices left empty), 32-row decode tiles on decode shapes, groups of
-// warps along k, the stream-K tail (SK = 1), padded and misaligned leading dimensions,
-// binaries for aligned operands only, and split-K and stream-K results that repeat bit for
+// warps along k, the stream-K tail (SK = 1), rows of x kept as stored (KMAJOR), padded and
+// misaligned leading dimensions, binaries for aligned operands only, and split-K and stream-K results that repeat bit for
 // bit. Each configuration is compiled once for the whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct WarptileCase {
-    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED
+    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED KMAJOR
     int M, N, K;
     float alpha, beta;
 };
@@ -102,14 +102,14 @@ std::vector<WarptileCase> layout_cases() {
 // Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
 // tiles at all, and 2500 rows make bands of tile rows that the swizzle leaves partial.
 std::vector<WarptileCase> split_cases() {
-    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0},
-                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0, 0, 0},
-                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0, 0, 0},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0, 0, 0},
-                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0, 0, 0},
-                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0, 0, 0},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0, 0}};
+    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0},
+                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0, 0, 0, 0},
+                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0, 0, 0, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0, 0, 0, 0},
+                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0, 0, 0, 0},
+                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0, 0, 0, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0, 0, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
                                                            {1024, 1024, 1023}, {2500, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -118,12 +118,12 @@ std::vector<WarptileCase> split_cases() {
 // 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
 // whose K is no multiple of the split (4093 over 3 or 6 slices) and on M of 1, 17 and 33.
 std::vector<WarptileCase> decode_tile_cases() {
-    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0, 0, 0},
-                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0, 0, 0},
-                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0, 0, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0},
-                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0, 0, 0},
-                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0, 0, 0}};
+    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0, 0, 0, 0},
+                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0, 0, 0, 0},
+                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0, 0, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0, 0},
+                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0, 0, 0, 0},
+                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0, 0, 0, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
                                                            {33, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -135,14 +135,14 @@ std::vector<WarptileCase> decode_tile_cases() {
 // last two, by the partial tile (64x64: 16384 bytes against 12672 for three stages of 8 k;
 // 64x128: 32768 against 25088 for two of 16).
 std::vector<WarptileCase> warp_group_cases() {
-    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0},
-                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0, 0, 0},
-                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0, 0, 0},
-                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1, 0, 0}};
+    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0},
+                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0, 0, 0, 0},
+                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0, 0, 0, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1, 0, 0, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                            {128, 128, 128}, {1000, 3000, 2000}, {32, 6144, 4093},
                                                            {33, 300, 77}};
@@ -153,10 +153,10 @@ std::vector<WarptileCase> warp_group_cases() {
 // strips of 32 rows), 4 and 16 wide thread tiles, BK = 8, a 32-row tile, and groups of warps
 // with and without split-K, on the odd-size list.
 std::vector<WarptileCase> c_transposed_cases() {
-    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1, 0, 0},
-                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1, 0, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0},
-                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1, 0, 0}};
+    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1, 0, 0, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1, 0, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0, 0},
+                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1, 0, 0, 0}};
     return every_config_on_every_shape(configs, kOddShapes);
 }
 
@@ -171,10 +171,26 @@ std::vector<WarptileCase> stream_k_cases() {
     for (int ta : {0, 1})
         for (int tb : {0, 1}) configs.push_back(with_layout(tail, ta, tb));
     configs.push_back(tiles_of_c_transposed(tail));
-    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0});
-    configs.push_back({64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 1, 0, 1, 0});
+    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0});
+    configs.push_back({64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 1, 0, 1, 0, 0});
     std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
     shapes.insert(shapes.end(), {{3000, 3000, 1000}, {2048, 2048, 1021}});
+    return every_config_on_every_shape(configs, shapes);
+}
+
+// Rows of x kept as stored in B's place (KMAJOR, with BK 32): NT in 32-row decode tiles with
+// groups of warps and split-K, in 8x4 thread tiles with and without slices, TT, NN as tiles
+// of C^T (A in B's place), and a stream-K tail, on the odd-size list and on decode shapes
+// with K not a multiple of the split.
+std::vector<WarptileCase> k_major_cases() {
+    const std::vector<ParamValues> configs = {{32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 0, 1},
+                                              {32, 128, 32, 32, 32, 8, 4, 3, 0, 1, 1, 4, 0, 0, 0, 1},
+                                              {64, 64, 32, 32, 32, 8, 4, 2, 0, 1, 1, 1, 0, 0, 0, 1},
+                                              {64, 128, 32, 32, 64, 8, 8, 3, 1, 1, 1, 3, 0, 0, 0, 1},
+                                              {128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 0, 1},
+                                              {64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 1, 1, 0, 1, 0, 1}};
+    std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
+    shapes.insert(shapes.end(), {{32, 6144, 4093}, {33, 1000, 517}});
     return every_config_on_every_shape(configs, shapes);
 }
 
@@ -184,18 +200,21 @@ INSTANTIATE_TEST_SUITE_P(TilesOfCTransposed, WarptileAgainstCublas, ::testing::V
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
 INSTANTIATE_TEST_SUITE_P(StreamKTail, WarptileAgainstCublas, ::testing::ValuesIn(stream_k_cases()));
+INSTANTIATE_TEST_SUITE_P(KMajorRowsOfX, WarptileAgainstCublas, ::testing::ValuesIn(k_major_cases()));
 
 // Leading dimensions longer than the rows and not multiples of 4: the 16-byte copies are
 // illegal, so the copies of untransposed rows fall back to 4 bytes each.
 TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0},
+    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0},
                                     tiles_of_c_transposed(find_family("warptile").defaults),
-                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0},
-                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0}})
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0},
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0},
+                                    ParamValues{64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 2, 0, 0, 0, 1}})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
                 if (base[12] && (ta || tb)) continue;  // tiles of C^T are for NN only
+                if (base[15] && !tb) continue;         // KMAJOR keeps B stored N x K
                 const ParamValues config = with_layout(base, ta, tb);
                 ProblemSpec spec = spec_for(config, 267, 330, 145, -0.75f, 2.0f);
                 spec.lda = (ta ? spec.M : spec.K) + 2;
@@ -225,8 +244,10 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
         for (int tb : {0, 1}) configs.push_back(aligned_only(with_layout(f.defaults, ta, tb)));
     configs.push_back(aligned_only(tiles_of_c_transposed(f.defaults)));
     configs.push_back(aligned_only(stream_k(tiles_of_c_transposed(f.defaults))));
-    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 1, 1, 4, 0, 0, 1});
-    configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1});
+    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 1, 1, 4, 0, 0, 1, 0});
+    configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0});
+    configs.push_back({32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1});
+    configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 1, 1});
     const auto padded = [](int floats) { return (floats + 3) / 4 * 4; };
     for (const ParamValues& config : configs)
         for (const auto& [m, n, k] : kOddShapes)
@@ -250,10 +271,11 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
 // next launch.
 TEST(WarptileSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0, 0},
-                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0},
-                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0, 0},
-                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0}}) {
+    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0, 0, 0},
+                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0, 0, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0},
+                                      ParamValues{32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 0, 1}}) {
         GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         std::vector<float> first;
         for (int run = 0; run < 4; ++run) {
@@ -272,7 +294,7 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
 // last partial lands in the guard), and a tile counter left non-zero fails the run.
 TEST(WarptileSplitK, TheCheckCatchesAWriteBeyondTheDeclaredWorkspaceAndACounterLeftSet) {
     SGEMM_REQUIRE_GPU(gpu);
-    const ParamValues config{64, 64, 16, 32, 32, 8, 4, 3, 0, 0, 1, 2, 0, 0, 0};
+    const ParamValues config{64, 64, 16, 32, 32, 8, 4, 3, 0, 0, 1, 2, 0, 0, 0, 0};
     GemmProblem problem(spec_for(config, 100, 70, 300, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
     const LoadedKernel& kernel = loaded_kernel("warptile", config, gpu->device);
     const std::size_t declared = kernel.workspace_bytes(100, 70, 300);
