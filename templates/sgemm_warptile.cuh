@@ -20,8 +20,8 @@
 // tile boundaries too.
 //
 // How an operand reaches shared memory depends on its stored layout (SgemmTileLoader).
-// Shared memory always holds Xs[k][x] (x = m for A, n for B): the fragments for one k lie
-// side by side there.
+// Shared memory holds Xs[k][x] (x = m for A, n for B), the fragments for one k side by side,
+// except with KMAJOR (the last case below).
 //  - Rows of k in memory, B with TB=0 and A with TA=1 (element (k, x) at X[k*ld + x]):
 //    the rows of the tile are rows of Xs, so 16-byte cp.async copies them across as they
 //    are. Where 16-byte copies are illegal (X not 16-byte aligned, or ld not a multiple of 4)
@@ -31,6 +31,14 @@
 //    element to its transposed place. That costs as many instructions per element as the
 //    alternative, an LDG.128 into registers then four STS, but no registers and no stall.
 //    Rows of Xs are padded by 4 floats so these writes are free of bank conflicts.
+//  - Rows of x kept as stored (KMAJOR = 1, B's place only, with BK = 32): Bs[x][BK + 4], the
+//    tile's rows of x copied 16 bytes at a time (4-byte copies where 16 are illegal). The
+//    fragments are read 4 k at a time, one LDS.128 along k per column of the thread, into two
+//    buffers that alternate, so the LDS count per FFMA is the transposed layout's. NT's
+//    weights, 64-byte pieces of rows 16 KB apart in a BK = 16 tile, streamed slowly; in
+//    128-byte pieces copied as stored, NT's batch-32 decode GEMMs ran 10-22% faster on the
+//    H200 (docs/RESULTS.md, twenty-eighth session). The lanes then number down the columns
+//    (SgemmWarptileBlock), which keeps both operands' LDS.128 free of bank conflicts.
 //
 // B's copies fetch under L2's evict-first policy, A's under the normal one. In the skinny
 // GEMMs of decoding, B (the weights) is read once while A is read by every column of tiles;
