@@ -8,8 +8,8 @@
 // part of it; a warp's 32 threads each own TM x TN accumulators. A thread's tile is split into
 // 4 x 4 blocks spread a strip apart (rows ty*4 + g*STRIP_M, likewise columns), so for one k the
 // lanes of a warp read their fragments of A and B as consecutive float4s from shared memory
-// (LDS.128, at most 128 distinct bytes each, no bank conflicts) and write C as consecutive
-// float4s, whole 32-byte sectors per row.
+// (LDS.128, at most 128 distinct bytes each, no bank conflicts; B with KMAJOR below reads
+// float4s along k instead) and write C as consecutive float4s, whole 32-byte sectors per row.
 //
 // The pipeline. Tiles of BK values of k flow through STAGES shared-memory stages filled by
 // cp.async (sgemm_cp_async.cuh): while the block computes on one stage, STAGES - 1 later
@@ -68,7 +68,8 @@
 // 16), so its copies of rows of k and its epilogue assume 16-byte accesses are legal instead
 // of testing for it, and carry no 4-byte fallback for misaligned operands (edge columns of C,
 // and split-K partials when N is no multiple of 4, still go 4 bytes at a time). Operands
-// stored as rows of x are copied 4 bytes at a time either way. Compiled in, the
+// stored as rows of x are copied 4 bytes at a time either way, except with KMAJOR, whose
+// 16-byte copies then drop their fallback too. Compiled in, the
 // fallback's copies are predicated off but still issued in every k tile, and they shape how
 // ptxas schedules the loop. On the H200 the tuner's winners without them ran 4096^3 at
 // 101.5% of cuBLAS (the same tile with them: 93.4%), 8192^3 at 103.9% (96.2%) and 1024^3
@@ -246,7 +247,9 @@ struct SgemmKMajorTileLoader {
     static constexpr int STRIDE = sgemm_k_major_stride(BK);
     static constexpr int STAGE_FLOATS = BX * STRIDE;
     static constexpr int VECS_PER_ROW = BK / 4;
-    static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;  // may exceed BX: then some threads idle
+    // May exceed BX: then some threads idle (not in today's space, whose B places hold at
+    // least 64 rows, and whose blocks copy at most 64 rows a pass).
+    static constexpr int ROWS_PER_PASS = THREADS / VECS_PER_ROW;
     static constexpr int PASSES = (BX + ROWS_PER_PASS - 1) / ROWS_PER_PASS;
     static_assert(BK % 4 == 0 && THREADS % VECS_PER_ROW == 0, "a pass covers whole rows of the tile");
 
@@ -397,7 +400,7 @@ struct SgemmWarptileBlock {
     const float* const B;
     const int lda, ldb, M, N;
     float* const As;  // [STAGES][BK][ATile::STRIDE]
-    float* const Bs;  // [STAGES][BK][BTile::STRIDE]
+    float* const Bs;  // [STAGES][BK][BTile::STRIDE], with KMAJOR [STAGES][BN][BTile::STRIDE]
     // The thread's place in its warp's LANES_M x LANES_N lanes. KMAJOR numbers the lanes down
     // the columns, so that the 8 lanes of an LDS.128 phase read B's rows of k from at most two
     // columns of lanes (rows 4 apart, whose padded rows start 16 banks apart) and A's float4s

@@ -248,20 +248,24 @@ int cmd_explain(Context& ctx) {
                 left_out = "the stored winner for this shape, " + s.winner.kernel.description + ", is left out: " + s.why + "; ";
     }
     Selection selection;
+    std::string launch = "the fallback policy's choice (cuBLAS by default)";
     if (device) {
         // Dispatch's own decision, with the split-K workspace it gives each stream; the
-        // fallback is left to the caller's policy, as `launch` says below.
-        selection = decide(catalog, shape, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{device->sm()},
-                           workspace_bytes_needed(catalog))
-                        .selection;
+        // fallback is left to the caller's policy, as `launch` says. A winner's kernel is what
+        // dispatch launches: re-split where its partials would overflow the workspace.
+        const Decision decision = decide(catalog, shape, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{device->sm()},
+                                         workspace_bytes_needed(catalog));
+        selection = decision.selection;
+        if (selection.winner) {
+            selection.reason = decision.reason;
+            launch = decision.kernel.description;
+        }
         selection.reason = left_out + selection.reason;
     } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back";
     static const char* kinds[] = {"exact", "nearest", "fallback"};
     const char* kind = kinds[static_cast<int>(selection.kind)];
-    const std::string launch = selection.winner ? selection.winner->kernel.description
-                                                : "the fallback policy's choice (cuBLAS by default)";
     if (ctx.json) {
         Json out = Json::object();
         out.set("device_id", device_id).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);

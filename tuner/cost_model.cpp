@@ -64,25 +64,26 @@ double transposed_copy_efficiency(const Family& f, const ParamValues& v) {
     const double bm = param_or(f, v, "BM", 0), bn = param_or(f, v, "BN", 0);
     if (ta < 0 || tb < 0 || bm + bn == 0) return 1.0;
     // Which places hold operands stored as rows of x, not of k: the template's own rule.
-    // With KMAJOR, B's place keeps them as stored, and copies them 16 bytes at a time.
-    const bool a_place = !sgemm_warptile_a_k_rows(ta, tb, ct);
-    const bool b_place = !sgemm_warptile_b_k_rows(ta, tb, ct) && param_or(f, v, "KMAJOR", 0) == 0;
+    // KMAJOR copies B's as stored, but reads it back 4 k at a time; with BK 16 on the H200 that
+    // moved NT's batch-32 times by -3% to +5%, so it keeps the charge (what it gains is below).
+    const bool a_place = !sgemm_warptile_a_k_rows(ta, tb, ct), b_place = !sgemm_warptile_b_k_rows(ta, tb, ct);
     return 1.0 - 0.06 * (a_place * bm + b_place * bn) / (bm + bn);
 }
 
 // B stored as rows of x in warptile's B place (NT's weights) is read BK values of k, BK * 4
-// bytes, from each of its rows per tile. Where one row of tiles covers M, B streams from DRAM
-// once, in those pieces. On the H200 at batch 32 NT's weights ran
+// bytes, from each of its rows per tile (in one piece where K fits one tile). Where one row of
+// tiles covers M, B streams from DRAM once, in those pieces. On the H200 at batch 32 NT's weights ran
 // 15-21% faster in 128-byte pieces (BK 32, KMAJOR) than in 64-byte ones (BK 16): qkv 0.0651
 // to 0.0552 ms, gate_up 0.2604 to 0.2158, down 0.1399 to 0.1176, lm_head 1.0773 to 0.8560
 // (docs/RESULTS.md, twenty-eighth session), in the loop as much as in the memory system;
 // the whole estimate pays. Where rows of tiles share the operand through L2 it was not
 // measured, and nothing is charged.
-double rows_of_x_stream_efficiency(const Family& f, const ParamValues& v, double M, double tile_rows) {
+double rows_of_x_stream_efficiency(const Family& f, const ParamValues& v, double M, double K, double tile_rows) {
     const int ta = param_or(f, v, "TA", -1), tb = param_or(f, v, "TB", -1), ct = param_or(f, v, "CT", 0);
     // As tiles of C^T, B's place holds A, which every row of tiles of C^T reads again.
     if (ta < 0 || tb < 0 || ct || sgemm_warptile_b_k_rows(ta, tb, ct) || M > tile_rows) return 1.0;
-    return param_or(f, v, "BK", 0) * 4 >= 128 ? 1.0 : 0.85;
+    const int bk = param_or(f, v, "BK", 0);
+    return bk * 4 >= 128 || K <= bk ? 1.0 : 0.85;
 }
 
 // Warptile's thread tiles wider than tall (TN > TM) lose to the same tile turned on its side.
@@ -226,7 +227,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
         splits > 1 ? splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9 : 0.0;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
-    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) / rows_of_x_stream_efficiency(f, c.values, M, tile_rows) +
+    e.seconds = (std::max(e.compute_seconds, e.memory_seconds) / rows_of_x_stream_efficiency(f, c.values, M, K, tile_rows) +
                  launch + e.finish_seconds) *
                 (1.0 + 0.05 * (1.0 - e.tile_efficiency));
     return e;

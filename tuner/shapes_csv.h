@@ -21,7 +21,10 @@
 namespace sgemm {
 
 struct ShapeRow {
-    ShapeKey key;  // the key tuned, its alignment class included (parse_shapes_csv: packed_alignment)
+    // The key tuned, its alignment class included: the tuner lays out operands of that class.
+    // parse_shapes_csv sets the class of tightly packed operands (packed_alignment); a row
+    // made by hand must set it too (ShapeKey's default, 16, pads an odd shape's rows).
+    ShapeKey key;
     double weight = 1.0;
     std::string name;
     int line = 0;

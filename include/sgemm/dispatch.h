@@ -22,7 +22,8 @@
  *               precision and alignment class and an M within a factor of 2 (nearest in
  *               log2 M first, then log2 N + log2 K) whose kernel can run this shape;
  *               a split-K winner whose partials at this shape would not fit the per-stream
- *               workspace runs with the most slices that fit (explain says "re-split");
+ *               workspace runs with the most slices that fit, if that launches at least as
+ *               many blocks as the winner does at its own shape (explain says "re-split");
  *   3. fallback else the fallback policy: cuBLAS (the default), the built-in default kernel,
  *               or SGEMM_DISPATCH_NO_KERNEL.
  * A winner whose kernel is cuBLAS calls cuBLAS. Only rows of this very device are used: the

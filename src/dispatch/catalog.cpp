@@ -49,7 +49,7 @@ std::size_t workspace_bytes_needed(const Catalog& catalog) {
         if (const Family* f = family_of(w.kernel))
             bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, w.shape.M, w.shape.N, w.shape.K,
                                                        catalog.device.sm_count));
-    return bytes;
+    return (bytes + 255) / 256 * 256;
 }
 
 KernelRef builtin_kernel(bool trans_a, bool trans_b) {
@@ -109,17 +109,19 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     Decision d;
     d.selection = select_kernel(catalog.winners, key, [&](const Winner& w, const ShapeKey& shape) -> std::string {
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
-        if (!fitted_to_workspace(w, shape, arch, workspace_bytes, sms))
-            return "it would need " +
-                   std::to_string(family_of(w.kernel)->workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms)) +
-                   " bytes of split-K workspace (each stream holds " + std::to_string(workspace_bytes) +
-                   "), and no fewer slices fit with as many blocks as its tuned launch";
-        return "";
+        if (fitted_to_workspace(w, shape, arch, workspace_bytes, sms)) return "";
+        const Family& f = *family_of(w.kernel);
+        return "it would need " + std::to_string(f.workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms)) +
+               " bytes of " + (f.splits_k(w.kernel.params) ? "split-K" : "stream-K") + " workspace (each stream holds " +
+               std::to_string(workspace_bytes) + ")" +
+               (f.splits_k(w.kernel.params) ? ", and no fewer slices fit with as many blocks as its tuned launch" : "");
     });
     d.reason = d.selection.reason;
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
-        d.kernel = *fitted_to_workspace(*w, key, arch, workspace_bytes, sms);
+        // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
+        // workspace for it), re-split only where a smaller workspace was asked of decide.
+        d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);
         if (d.kernel.params != w->kernel.params)
             d.reason += "; re-split as " + d.kernel.description + ": the stream's " + std::to_string(workspace_bytes) +
                         " bytes of split-K workspace hold no more slices of this shape";

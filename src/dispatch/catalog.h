@@ -39,7 +39,8 @@ struct Catalog {
 // configuration outside its family's space, as an edited row may hold): create would fail.
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device);
 
-// The split-K workspace each stream needs so that every winner runs at its own shape.
+// The split-K workspace each stream gets: what every winner needs at its own shape, rounded
+// up to 256 bytes. decide() is asked with it, by dispatch and by `sgemm-db explain`.
 std::size_t workspace_bytes_needed(const Catalog& catalog);
 
 // The built-in default kernel for a call's transposes: warptile at its defaults, no split-K.

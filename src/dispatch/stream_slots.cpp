@@ -8,8 +8,6 @@ namespace {
 // plain cuBLAS call.
 constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;
 
-std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // A stream's identity for the slot table; never 0, which marks a free slot. A handle names
 // one stream in every thread, except cudaStreamPerThread, which names each thread's own
 // stream: its unique id (with the top bit set, which no pointer has) stands for it. 0 and
@@ -38,7 +36,8 @@ cublasStatus_t StreamSlot::cublas_sgemm(cudaStream_t stream, const SgemmArgs& ar
 }
 
 StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math)
-    : count_(count), splitk_bytes_(round_up(splitk_bytes)), slots_(new StreamSlot[count]) {
+    : count_(count), splitk_bytes_(splitk_bytes), slots_(new StreamSlot[count]) {
+    if (splitk_bytes % 256) throw Error("a stream's split-K workspace must be a multiple of 256 bytes");
     const std::size_t cublas_bytes = with_cublas ? kCublasWorkspaceBytes : 0;
     const std::size_t stride = splitk_bytes_ + cublas_bytes;
     memory_ = DeviceBuffer<unsigned char>(stride * count);

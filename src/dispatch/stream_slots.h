@@ -39,8 +39,10 @@ private:
 
 class StreamSlots {
 public:
-    // `count` slots of `splitk_bytes` each (counters zeroed), with a cuBLAS handle in `math`
-    // mode and its workspace each when `with_cublas`. Synchronises the device once.
+    // `count` slots of `splitk_bytes` each (counters zeroed; a multiple of 256 bytes, as
+    // workspace_bytes_needed gives, so that the cuBLAS workspace after it stays aligned), with
+    // a cuBLAS handle in `math` mode and its workspace each when `with_cublas`. Synchronises
+    // the device once.
     StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math);
 
     // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to

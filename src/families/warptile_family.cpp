@@ -49,6 +49,9 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if ((s.bk == 32) != (s.kmajor == 1))
         return "BK 32 and KMAJOR = 1 go together: each row of x is then copied 128 bytes a tile, 16 at a time; "
                "apart, neither was measured faster on the H200";
+    if (s.kmajor && (s.bk / s.wk) % 8)
+        return "KMAJOR = 1 reads B's place 4 k at a time into two alternating buffers: each group of warps needs a "
+               "multiple of 8 k per tile";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas

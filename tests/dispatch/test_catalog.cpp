@@ -290,7 +290,7 @@ TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
 TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     const Catalog c = catalog();
     const std::size_t needed = workspace_bytes_needed(c);
-    EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 8, 1024));
+    EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 8, 1024));  // already a multiple of 256
 
     // M=16 at N=1024: the nearest is the decode winner at M=8, whose 4 slices of 16 x 1024
     // partials would overflow the workspace sized for M=8. Its binary runs 2 slices, which
@@ -330,6 +330,13 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     // Smaller than a winner's own shape: still served.
     d = decide(c, shape(4, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
     EXPECT_EQ(d.kernel, decode_binary().kernel);
+    // An exact winner runs as it is, whatever workspace decide is asked with (dispatch's is
+    // sized for it).
+    d = decide(c, shape(8, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0);
+    EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
+    EXPECT_EQ(d.kernel, decode_binary().kernel);
+    // The workspace each stream gets is whole 256-byte units.
+    EXPECT_EQ(needed % 256, 0u);
 }
 
 TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {

@@ -3,6 +3,7 @@
 // beta = 0 path that drops alpha shows).
 #include <gtest/gtest.h>
 
+#include "db/shape_key.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
 
@@ -136,6 +137,33 @@ TEST(LadderValidation, CatchesWritesOutsideC) {
     EXPECT_TRUE(a.ok()) << a.verdict();
     a = run_shifted(tight_problem, 0);
     EXPECT_TRUE(a.ok()) << a.verdict();
+}
+
+// Operands that start a float past 256 bytes (ProblemSpec::offset_floats, the tuner's class-4
+// operands): the call has alignment class 4, a kernel computes the right answer against the
+// fp64 reference too, and a write into the float before C (now inside the leading guard) is
+// caught.
+TEST(LadderValidation, OffsetOperandsKeepTheirClassTheReferenceAndTheGuards) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (bool fp64 : {false, true}) {
+        ProblemSpec spec;
+        spec.M = 37, spec.N = 64, spec.K = 28, spec.alpha = 1.5f, spec.beta = 0.5f;
+        spec.offset_floats = 1;
+        spec.fp64_reference = fp64;
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        SgemmArgs args = problem.args();
+        EXPECT_EQ(alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc), 4);
+        const LoadedKernel& kernel = loaded("async", gpu->device);
+        problem.poison_output(gpu->stream.get());
+        kernel.launch(args, gpu->stream.get());
+        Accuracy a = problem.check_output();
+        EXPECT_TRUE(a.ok()) << (fp64 ? "fp64: " : "fp32: ") << a.verdict();
+        args.C -= 1;
+        problem.poison_output(gpu->stream.get());
+        kernel.launch(args, gpu->stream.get());
+        a = problem.check_output();
+        EXPECT_EQ(a.verdict(), "wrote 1 float outside C, the first 1 float before C[0][0]");
+    }
 }
 
 }  // namespace

@@ -265,6 +265,24 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
             }
 }
 
+// A binary that splits k serves every split count above 1 (dispatch re-splits a winner so),
+// and no other configuration: one slice, or no fallback for misaligned operands, is another
+// binary, and preparing it is an error.
+TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const ParamValues four = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 4, 0, 0, 0, 0};
+    const LoadedKernel& kernel = loaded_kernel("warptile", four, gpu->device);
+    ParamValues two = four, one = four, aligned = four;
+    two[11] = 2, one[11] = 1, aligned[14] = 1;
+    EXPECT_TRUE(kernel.serves(two));
+    EXPECT_FALSE(kernel.serves(one));
+    EXPECT_FALSE(kernel.serves(aligned));
+    const KernelLaunch launch = kernel.prepare(32, 4096, 4096, two);
+    EXPECT_EQ(launch.geometry.grid.y, 2u);
+    EXPECT_EQ(launch.workspace_bytes, sgemm_splitk_workspace_bytes(2, 32, 4096));
+    EXPECT_THROW(kernel.prepare(32, 4096, 4096, one), Error);
+}
+
 // Split-K sums the slices in a fixed order, groups of warps their partial tiles, and the
 // stream-K tail the parts of a tile (64 tiles of 128x128, all in the tail): the same inputs
 // give the same bits, launch after launch, and the tile counters are left ready for the

@@ -222,6 +222,23 @@ TEST(CostModel, RowsOfXInBsPlaceStreamFasterKeptAsStored) {
     EXPECT_LT(nn_cost, transposed);
 }
 
+// Only where B streams (NT, one row of tiles over M, K longer than a tile) do the longer
+// pieces pay: NN's tiles of C^T with KMAJOR rate no faster than their BK 16 twins at 1024^3,
+// nor NT's at 4096^3.
+TEST(CostModel, KeptRowsOfXGainOnlyWhereBStreams) {
+    // ALIGNED 0: a KMAJOR binary for aligned operands only rates 1% faster for its own reason.
+    const ParamValues kmajor_ct = {128, 128, 32, 32, 64, 8, 8, 2, 0, 0, 1, 2, 1, 0, 0, 1};
+    ParamValues twin = kmajor_ct;
+    twin[2] = 16, twin[15] = 0;
+    EXPECT_GE(cost("warptile", kmajor_ct, nn(1024, 1024, 1024)), cost("warptile", twin, nn(1024, 1024, 1024)));
+    ShapeKey nt_square = nn(4096, 4096, 4096);
+    nt_square.trans_b = true;
+    const ParamValues kmajor_nt = {128, 128, 32, 32, 64, 8, 8, 3, 0, 1, 1, 1, 0, 0, 0, 1};
+    ParamValues nt_twin = kmajor_nt;
+    nt_twin[2] = 16, nt_twin[15] = 0;
+    EXPECT_GE(cost("warptile", kmajor_nt, nt_square), cost("warptile", nt_twin, nt_square));
+}
+
 // A binary for aligned operands only rates a little faster where it drops the fallback of
 // copies of rows of k (NN's B, TN's A and B); with NT, which copies no operand as rows of k,
 // the twins rate alike, unless KMAJOR copies its B as stored.
