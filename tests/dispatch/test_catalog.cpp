@@ -7,6 +7,7 @@
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
 #include "templates/sgemm_common.cuh"
+#include "templates/sgemm_warptile.cuh"
 #include "tests/db/fixture.h"
 
 using namespace sgemm;
@@ -337,6 +338,30 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     EXPECT_EQ(d.kernel, decode_binary().kernel);
     // The workspace each stream gets is whole 256-byte units.
     EXPECT_EQ(needed % 256, 0u);
+}
+
+// A winner with a stream-K tail has no split count to lower: where its tail's workspace would
+// overflow (its own shape fills whole waves and needed none), it is passed over, and the
+// reason names the stream-K workspace.
+TEST(Catalog, AStreamKWinnerWhoseTailOverflowsIsPassedOverAndSaysWhy) {
+    Catalog c;
+    c.device = h200();
+    const Family& warptile = find_family("warptile");
+    ParamValues tail = warptile.defaults;
+    tail[warptile.param_index("SK")] = 1;
+    Winner w = winner(c.device.id(), shape(3072, 1408, 4096), 1.0, nullptr);  // 12 x 11 = 132 tiles of 256x128
+    w.kernel = kernel_ref(warptile, tail);
+    c.winners.push_back(w);
+    ASSERT_EQ(workspace_bytes_needed(c), 0u);
+    // 11 x 11 = 121 tiles: all of them in the tail, which needs its workspace.
+    const Decision d = decide(c, shape(2800, 1408, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0);
+    EXPECT_EQ(d.route, Route::Cublas);
+    EXPECT_TRUE(contains(d.reason, "bytes of stream-K workspace (each stream holds 0)")) << d.reason;
+    EXPECT_FALSE(contains(d.reason, "fewer slices")) << d.reason;
+    // With room for the tail it is taken as it is.
+    const Decision roomy = decide(c, shape(2800, 1408, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+                                  sgemm_stream_k_workspace_bytes(256, 128, c.device.sm_count));
+    EXPECT_EQ(roomy.kernel, w.kernel);
 }
 
 TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
