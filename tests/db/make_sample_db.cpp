@@ -1,15 +1,20 @@
 // Writes a tuning database for the sgemm-db command-line test (sgemm_db_cli.sh).
 //
-// usage: make_sample_db PATH ours|theirs|old
+// usage: make_sample_db PATH ours|theirs|old|split
 //   ours    the fixture's sample: one H200 with 4 winners (3 naive, 1 cuBLAS),
 //           measurements and 2 misses (fill_sample)
 //   theirs  to merge into ours: the same H200 with a faster winner at M=1, a slower one at
 //           M=8, and another device (a newer driver) with a winner at M=2
 //   old     an empty database at schema version 1, to upgrade
+//   split   one H200 with one winner: decode in 4 slices at 8 x 1024 x 4096 (split-K, with its
+//           binary), for explain's re-split
 #include <cstdio>
 #include <string>
 
 #include "db/schema.h"
+#include "src/families/registry.h"
+#include "src/jit/compiler.h"
+#include "src/records/kernel_records.h"
 #include "tests/db/fixture.h"
 
 using namespace sgemm;
@@ -17,7 +22,7 @@ using namespace sgemm::testing;
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old\n");
+        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split\n");
         return 1;
     }
     const std::string path = argv[1], kind = argv[2];
@@ -30,6 +35,14 @@ int main(int argc, char** argv) {
         TuningStore store(path);
         if (kind == "ours") {
             fill_sample(store);
+            return 0;
+        }
+        if (kind == "split") {
+            const Family& decode = find_family("decode");
+            const ParamValues four_slices = {8, 128, 8, 4, 1, 0, 4, 0};  // MT BN KW UNROLL EF TB SPLITS RING
+            const Binary b = to_binary(compile_kernel(decode, four_slices, Arch{90}), kernel_ref(decode, four_slices));
+            store.put_binary(b);
+            store.put_winner(winner(store.add_device(h200()), shape(8, 1024, 4096), 0.01, &b));
             return 0;
         }
         if (kind != "theirs") throw Error("unknown kind '" + kind + "'");
