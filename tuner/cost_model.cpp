@@ -155,7 +155,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     const Family& f = *c.family;
     const double M = shape.M, N = shape.N, K = shape.K;
     const LaunchGeometry g = f.geometry(c.values, shape.M, shape.N, shape.K);
-    const double blocks = static_cast<double>(g.grid.x) * g.grid.y * g.grid.z;
+    const double blocks = static_cast<double>(g.blocks());
     const int threads = static_cast<int>(g.block.x * g.block.y * g.block.z);
     const int splits = param_or(f, c.values, "SPLITS", 1);
 

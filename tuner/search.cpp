@@ -153,6 +153,15 @@ std::vector<TimedCandidate> fastest_first(std::vector<TimedCandidate> timed) {
     return timed;
 }
 
+// Whether a and b, of one family, agree in every parameter that `free` does not name.
+template <class Free>
+bool agree_except(const Candidate& a, const Candidate& b, Free free) {
+    if (a.family != b.family) return false;
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+        if (!free(a.family->params[i]) && a.values[i] != b.values[i]) return false;
+    return true;
+}
+
 // Whether a and b differ at most in how they spread k: the split count (which needs one
 // binary on each side of 1) and the groups of warps along k inside a block (a binary for
 // each count). The two trade against each other, so a walk that changes one at a time can
@@ -160,24 +169,14 @@ std::vector<TimedCandidate> fastest_first(std::vector<TimedCandidate> timed) {
 // 1 group, 0.0738 with 3 slices and 2 groups, 0.0661 with neither and 0.0591 with 2 groups
 // and no slices.
 bool same_tile(const Candidate& a, const Candidate& b) {
-    if (a.family != b.family) return false;
-    for (std::size_t i = 0; i < a.values.size(); ++i) {
-        const ParamSpec& param = a.family->params[i];
-        if (!param.split_count && !param.k_groups && a.values[i] != b.values[i]) return false;
-    }
-    return true;
+    return agree_except(a, b, [](const ParamSpec& p) { return p.split_count || p.k_groups; });
 }
 
 // Whether a and b are one tile but for how they spread k and whether they drop the copies
 // for less aligned operands (ParamSpec::aligned_only). Such twins often time second and first,
 // and the sweep should spend its tiles on different ones.
 bool twin_tiles(const Candidate& a, const Candidate& b) {
-    if (a.family != b.family) return false;
-    for (std::size_t i = 0; i < a.values.size(); ++i) {
-        const ParamSpec& param = a.family->params[i];
-        if (!param.split_count && !param.k_groups && !param.aligned_only && a.values[i] != b.values[i]) return false;
-    }
-    return true;
+    return agree_except(a, b, [](const ParamSpec& p) { return p.split_count || p.k_groups || p.aligned_only; });
 }
 }  // namespace
 

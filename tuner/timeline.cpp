@@ -12,16 +12,12 @@ namespace {
 
 double median_of_values(std::vector<double> v) { return v.empty() ? 0.0 : median_of(v); }
 
-unsigned long long block_count(const LaunchGeometry& g) {
-    return static_cast<unsigned long long>(g.grid.x) * g.grid.y * g.grid.z;
-}
-
 }  // namespace
 
 std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, int K) {
     const LaunchGeometry g = kernel.family().geometry(kernel.values(), M, N, K);
     return sgemm_timeline_offset_bytes(static_cast<int>(g.grid.y), M, N) +
-           8ull * SGEMM_TIMELINE_WORDS * block_count(g);
+           8ull * SGEMM_TIMELINE_WORDS * g.blocks();
 }
 
 LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, CacheFlusher& flusher,
@@ -36,7 +32,7 @@ LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& pr
     const LaunchGeometry g = kernel.family().geometry(kernel.values(), s.M, s.N, s.K);
     const SgemmArgs args = problem.args();
     char* const words = static_cast<char*>(args.workspace) + sgemm_timeline_offset_bytes(static_cast<int>(g.grid.y), s.M, s.N);
-    const std::size_t bytes = 8ull * SGEMM_TIMELINE_WORDS * block_count(g);
+    const std::size_t bytes = 8ull * SGEMM_TIMELINE_WORDS * g.blocks();
     // Zeros first: a kernel built without the timeline leaves them, and summarize says so.
     SGEMM_CUDA_CHECK(cudaMemsetAsync(words, 0, bytes, stream));
 
@@ -45,7 +41,7 @@ LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& pr
     std::vector<std::uint64_t> host(bytes / 8);
     SGEMM_CUDA_CHECK(cudaMemcpyAsync(host.data(), words, bytes, cudaMemcpyDeviceToHost, stream));
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-    out.blocks.resize(block_count(g));
+    out.blocks.resize(g.blocks());
     for (std::size_t b = 0; b < out.blocks.size(); ++b) {
         const std::uint64_t* w = host.data() + b * SGEMM_TIMELINE_WORDS;
         std::copy(w, w + SGEMM_TIMELINE_MARKS, out.blocks[b].at.begin());

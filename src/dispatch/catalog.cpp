@@ -66,10 +66,6 @@ KernelRef builtin_kernel(bool trans_a, bool trans_b) {
 
 namespace {
 
-std::size_t blocks(const LaunchGeometry& g) {
-    return static_cast<std::size_t>(g.grid.x) * g.grid.y * g.grid.z;
-}
-
 // Winner w's kernel as it may run `shape` within `workspace_bytes`: as it is when it fits,
 // else with the most slices above 1 that fit, from its family's list of split counts and
 // valid for `arch` (the binary is the same: it takes the count from the grid). The tuner
@@ -85,7 +81,7 @@ std::optional<KernelRef> fitted_to_workspace(const Winner& w, const ShapeKey& sh
     };
     if (!f || fits(w.kernel.params)) return w.kernel;
     if (!f->splits_k(w.kernel.params)) return std::nullopt;  // a stream-K tail's workspace: no count to lower
-    const std::size_t tuned_blocks = blocks(f->geometry(w.kernel.params, w.shape.M, w.shape.N, w.shape.K));
+    const unsigned long long tuned_blocks = f->geometry(w.kernel.params, w.shape.M, w.shape.N, w.shape.K).blocks();
     for (std::size_t i = 0; i < f->params.size(); ++i) {
         if (!f->params[i].split_count) continue;
         std::vector<int> counts = f->params[i].values;
@@ -94,7 +90,7 @@ std::optional<KernelRef> fitted_to_workspace(const Winner& w, const ShapeKey& sh
             if (count <= 1 || count >= w.kernel.params[i]) continue;
             ParamValues v = w.kernel.params;
             v[i] = count;
-            if (blocks(f->geometry(v, shape.M, shape.N, shape.K)) < tuned_blocks) break;  // fewer counts, fewer blocks
+            if (f->geometry(v, shape.M, shape.N, shape.K).blocks() < tuned_blocks) break;  // fewer counts, fewer blocks
             if (fits(v) && f->invalid_reason(v, arch).empty()) return kernel_ref(*f, v);
         }
     }

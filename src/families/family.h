@@ -49,6 +49,8 @@ struct LaunchGeometry {
     dim3 grid;
     dim3 block;
     unsigned dynamic_shared_bytes = 0;
+
+    unsigned long long blocks() const { return static_cast<unsigned long long>(grid.x) * grid.y * grid.z; }
 };
 
 // One point in a family's space: values in the order of Family::params.
