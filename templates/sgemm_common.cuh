@@ -28,6 +28,12 @@ struct SgemmArgs {
 #define SGEMM_WORKSPACE_COUNTER_BYTES (1u << 20)
 #define SGEMM_WORKSPACE_MAX_COUNTERS (SGEMM_WORKSPACE_COUNTER_BYTES / 4u)
 
+// The split-K sum pass (sgemm_splitk.cuh): its blocks are SGEMM_SUM_PASS_QUADS x slices
+// threads, each block summing that many groups of 4 elements of C. Slices are at most
+// SGEMM_SUM_PASS_MAX_SLICES.
+#define SGEMM_SUM_PASS_QUADS 64
+#define SGEMM_SUM_PASS_MAX_SLICES 16
+
 // The workspace a launch that splits K into `slices` needs (sgemm_splitk.cuh): the counters,
 // then one partial M x N result per slice. One slice needs none.
 constexpr unsigned long long sgemm_splitk_workspace_bytes(int slices, int M, int N) {

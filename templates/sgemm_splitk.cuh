@@ -14,6 +14,13 @@
 // batch-32 GEMM's 32x64 tiles over 8 slices in 4 round trips rather than 16 made the whole
 // GEMM (32x4096x4096) 26% faster.
 //
+// Or the sum is a second pass: a kernel launched after the split one (sgemm_splitk_sum_pass)
+// sums every tile, in slice order too, so with the same bits. Where the grid is one wave
+// (a batch-32 decode GEMM), the in-kernel finish leaves most SMs idle while the last block
+// of each tile sums it, and the sum pass spreads that over the whole GPU; where blocks come
+// in many waves, the finish of early tiles overlaps later tiles' loops and the pass does
+// not. The tuner times both.
+//
 // Workspace layout (SgemmArgs::workspace): SGEMM_WORKSPACE_COUNTER_BYTES of counters, then
 // partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh).
 #pragma once
@@ -153,4 +160,55 @@ __device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, 
     constexpr int BATCH = QUADS < 4 ? QUADS : 4;
     if (timeline.arrived(sgemm_splitk_arrive(p, tile, gridDim.y)))
         sgemm_splitk_sum_tile<THREADS, 4, BATCH, QUADS / BATCH>(p, m0, rows, n0, cols, c_vec);
+}
+
+// The split-K sum as a pass of its own: launched after the split kernel that stored every
+// slice's partials (gridDim.y of that launch = blockDim.y here), block (x, s) loads slice s
+// of SGEMM_SUM_PASS_QUADS groups of 4 consecutive elements of the partials (row-major M x
+// N), so every load of the sum is in flight at once; then the threads of slice 0 add the
+// slices in order, starting from +0.0f as sgemm_splitk_sum_tile does, so the results are bit
+// for bit those of the in-kernel finish, and write C. c_vec: C takes 16-byte accesses.
+//
+// On sm_90 the host launches it as a programmatic dependent of the split kernel, so its
+// blocks are resident as the split kernel's last blocks end, and griddepcontrol.wait holds
+// them until that kernel's partials are complete and visible; launched plainly (or before
+// sm_90) the wait returns at once, the stream having ordered the two kernels already. On
+// the H200 this pass took 32x4096x4096 from 38.9 to 37.2 us, 32x6144x4096 from 48.8 to
+// 47.9 and 32x4096x14336 from 109.7 to 107.5 (batch-32 decode, 8 slices); a plain launch
+// gained about half as much and lost at 32x6144x4096; at 32x28672x4096 (1792 blocks in 14
+// waves) the pass lost 8% (docs/RESULTS.md, thirtieth session).
+__device__ __forceinline__ void sgemm_splitk_sum_pass(const SgemmArgs& p, bool c_vec) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+    __shared__ float4 slices[SGEMM_SUM_PASS_MAX_SLICES][SGEMM_SUM_PASS_QUADS];
+    const long long elements = (long long)p.M * p.N;
+    const long long e = ((long long)blockIdx.x * SGEMM_SUM_PASS_QUADS + threadIdx.x) * 4;
+    const int slice = threadIdx.y;
+    // 16-byte loads of the partials where N is a multiple of 4 (then so is every slice's
+    // offset); otherwise four, short of the end.
+    if (e < elements) {
+        const float* x = sgemm_splitk_partials(p, slice) + e;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (sgemm_vec4_ok(sgemm_splitk_partials(p, 0), p.N)) {
+            v = __ldcg(reinterpret_cast<const float4*>(x));
+        } else {
+            v.x = __ldcg(x);
+            if (e + 1 < elements) v.y = __ldcg(x + 1);
+            if (e + 2 < elements) v.z = __ldcg(x + 2);
+            if (e + 3 < elements) v.w = __ldcg(x + 3);
+        }
+        slices[slice][threadIdx.x] = v;
+    }
+    __syncthreads();
+    if (slice != 0 || e >= elements) return;
+    float4 sum = SgemmSplitkLanes<4>::zero();
+    for (int s = 0; s < blockDim.y; ++s) SgemmSplitkLanes<4>::add(sum, slices[s][threadIdx.x]);
+    const int row = (int)(e / p.N), col = (int)(e % p.N);
+    if (col + 3 < p.N) {  // the group lies in one row of C
+        sgemm_store4(p, row, col, sum, c_vec && p.N % 4 == 0);
+        return;
+    }
+    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+    for (int i = 0; i < 4 && e + i < elements; ++i) sgemm_store(p, (int)((e + i) / p.N), (int)((e + i) % p.N), v[i]);
 }

@@ -49,8 +49,9 @@
 //
 // Split-K. With gridDim.y > 1 the k tiles are divided into gridDim.y contiguous slices, one
 // per blockIdx.y, and the slices are summed by the deterministic protocol of
-// sgemm_splitk.cuh. This fills the GPU when there are few tiles of C (1024^3, or M of a
-// few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
+// sgemm_splitk.cuh: inside the kernel, or with SUM_PASS = 1 by a second kernel,
+// sgemm_warptile_sum_pass. This fills the GPU when there are few tiles of C (1024^3, or M of
+// a few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
 // else 1): compiled in but unused, it made the non-split kernels 3-6% slower on the H200.
 //
 // C transposed (CT = 1). The block computes a tile of C^T = op(B)^T op(A)^T: B takes A's
@@ -580,10 +581,12 @@ struct SgemmWarptileBlock {
 // tail (sgemm_warptile_stream_k). Dynamic shared memory: sgemm_warptile_shared_bytes. One
 // block per SM is all the launch bounds promise: left free, ptxas squeezes configurations
 // that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
+// With SPLIT_K, SUM_PASS = 1 leaves the sum to sgemm_warptile_sum_pass, launched after it.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
-          int ALIGNED, int KMAJOR>
+          int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
+    static_assert(SPLIT_K || !SUM_PASS, "only split-K has slices to sum");
     using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);
@@ -616,6 +619,11 @@ sgemm_warptile(const SgemmArgs p) {
         if (block.group == 0)
             block.for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_splitk_store_partial4(p, blockIdx.y, r, c, v, vec); });
         timeline.mark(SGEMM_MARK_PARTIAL_STORED);
+        if (SUM_PASS) {
+            timeline.mark(SGEMM_MARK_END);
+            timeline.store(p);
+            return;
+        }
         // The block's tile as rows and columns of C.
         const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
         if (vec)
@@ -657,10 +665,10 @@ sgemm_warptile(const SgemmArgs p) {
 // 98.2% (docs/RESULTS.md). This kernel takes sgemm_warptile's template arguments, so the host
 // finds its symbol from the main kernel's.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
-          int ALIGNED, int KMAJOR>
+          int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile_stream_k(const SgemmArgs p) {
-    static_assert(WK == 1 && !SPLIT_K, "the stream-K tail shares k among blocks itself");
+    static_assert(WK == 1 && !SPLIT_K && !SUM_PASS, "the stream-K tail shares k among blocks itself");
     using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     constexpr int PART = Block::QUADS * Block::THREADS;  // float4s in one partial tile
     extern __shared__ __align__(16) float smem[];
@@ -727,6 +735,17 @@ sgemm_warptile_stream_k(const SgemmArgs p) {
         for (int i = 0; i < Block::QUADS; ++i) Block::add_quad(sum, i, __ldcg(part + i * Block::THREADS));
     }
     block.store_c(sum, m0, n0, c_vec);
+}
+
+// The split-K sum as a second pass (SUM_PASS = 1; sgemm_splitk_sum_pass says when it pays).
+// It takes sgemm_warptile's template arguments, like the stream-K tail, so the host finds
+// its symbol from the main kernel's; of them only ALIGNED matters here.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
+          int ALIGNED, int KMAJOR, int SUM_PASS>
+__global__ void __launch_bounds__(SGEMM_SUM_PASS_QUADS * SGEMM_SUM_PASS_MAX_SLICES)
+sgemm_warptile_sum_pass(const SgemmArgs p) {
+    static_assert(SPLIT_K && SUM_PASS, "the sum pass sums the slices of a split launch that left them to it");
+    sgemm_splitk_sum_pass(p, ALIGNED || sgemm_vec4_ok(p.C, p.ldc));
 }
 
 #endif

@@ -131,7 +131,7 @@ double warp_group_efficiency(const Family& f, const ParamValues& v) {
 // against the part-empty wave, while at 8192^3 (15.5 waves) it gained 1.2%.
 double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
     const double whole = std::floor(per_sm), rest = per_sm - whole;
-    if (!f.has_tail(v) || rest == 0) return std::ceil(per_sm);
+    if (!f.has_stream_k_tail(v) || rest == 0) return std::ceil(per_sm);
     return whole + 1.2 * rest;
 }
 
@@ -223,8 +223,15 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // KB) in 2.8 us; decode's element-wise sum, 8x256 tiles of 8 slices (64 KB), in 1.5 us.
     // Without this the model ranked 256x128 tiles in 8 slices first at 1024^3, which ran
     // 20% slower than in 4.
-    e.finish_seconds =
-        splits > 1 ? splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9 : 0.0;
+    // A sum pass (warptile's SUM_PASS) reads every slice of C at once across the GPU, about
+    // 6 TB/s from L2, after a kernel boundary of about 1 us: on the H200 it cost 2.2-2.6 us
+    // after 32x4096x4096 and 32x6144x4096's split kernels (8 slices; their in-kernel finish
+    // 3.5-3.9 us), and 5-8 us after 32x28672x4096's, which the in-kernel finish hides
+    // behind later waves.
+    if (splits > 1)
+        e.finish_seconds = f.has_sum_pass(c.values)
+                               ? 1e-6 + splits * 4.0 * M * N / 6e12
+                               : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
     e.seconds = (std::max(e.compute_seconds, e.memory_seconds) / rows_of_x_stream_efficiency(f, c.values, M, K, tile_rows) +

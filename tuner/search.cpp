@@ -163,20 +163,21 @@ bool agree_except(const Candidate& a, const Candidate& b, Free free) {
 }
 
 // Whether a and b differ at most in how they spread k: the split count (which needs one
-// binary on each side of 1) and the groups of warps along k inside a block (a binary for
-// each count). The two trade against each other, so a walk that changes one at a time can
-// miss the best pair: on the H200 at 1024^3, 64x128 tiles took 0.0603 ms with 3 slices and
-// 1 group, 0.0738 with 3 slices and 2 groups, 0.0661 with neither and 0.0591 with 2 groups
-// and no slices.
-bool same_tile(const Candidate& a, const Candidate& b) {
-    return agree_except(a, b, [](const ParamSpec& p) { return p.split_count || p.k_groups; });
-}
+// binary on each side of 1), the groups of warps along k inside a block (a binary for
+// each count) and how the slices are summed (in the kernel or in a sum pass). These trade
+// against each other, so a walk that changes one at a time can miss the best pair: on the
+// H200 at 1024^3, 64x128 tiles took 0.0603 ms with 3 slices and 1 group, 0.0738 with 3
+// slices and 2 groups, 0.0661 with neither and 0.0591 with 2 groups and no slices; a walk
+// at SPLITS 1 cannot step to the sum pass, which needs slices.
+bool spreads_k(const ParamSpec& p) { return p.split_count || p.k_groups || p.sum_pass; }
+
+bool same_tile(const Candidate& a, const Candidate& b) { return agree_except(a, b, spreads_k); }
 
 // Whether a and b are one tile but for how they spread k and whether they drop the copies
 // for less aligned operands (ParamSpec::aligned_only). Such twins often time second and first,
 // and the sweep should spend its tiles on different ones.
 bool twin_tiles(const Candidate& a, const Candidate& b) {
-    return agree_except(a, b, [](const ParamSpec& p) { return p.split_count || p.k_groups || p.aligned_only; });
+    return agree_except(a, b, [](const ParamSpec& p) { return spreads_k(p) || p.aligned_only; });
 }
 }  // namespace
 

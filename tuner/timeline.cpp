@@ -24,9 +24,13 @@ LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& pr
                                cudaStream_t stream) {
     const ProblemSpec& s = problem.spec();
     // The tail's blocks would overwrite the marks with their partial tiles, and mark nothing.
-    if (kernel.family().has_tail(kernel.values()))
+    if (kernel.family().has_stream_k_tail(kernel.values()))
         throw Error("a timeline records one kernel's blocks, and " + kernel.family().describe(kernel.values()) +
                     " adds a stream-K tail: time it with SK=0");
+    // The sum pass marks nothing: the timeline would end before the sum.
+    if (kernel.family().has_sum_pass(kernel.values()))
+        throw Error("a timeline records one kernel's blocks, and " + kernel.family().describe(kernel.values()) +
+                    " sums its slices in a second kernel: time it with SUM_PASS=0");
     if (problem.workspace_bytes() < timeline_workspace_bytes(kernel, s.M, s.N, s.K))
         throw Error("the problem's workspace is too small for a timeline of " + kernel.family().describe(kernel.values()));
     const LaunchGeometry g = kernel.family().geometry(kernel.values(), s.M, s.N, s.K);

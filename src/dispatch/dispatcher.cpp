@@ -322,6 +322,10 @@ std::string Dispatcher::explain(const GemmCall& call) const {
         if (split.tail_blocks > 0)
             launch += ", then a stream-K tail of " + std::to_string(split.tail_blocks) + " blocks for the last " +
                       std::to_string(g.grid.x - split.main_blocks) + " tiles";
+        if (f.has_sum_pass(d.kernel.params))
+            launch += ", then a pass of " +
+                      std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x) +
+                      " blocks that sums the " + std::to_string(g.grid.y) + " slices";
     }
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";

@@ -31,29 +31,50 @@ std::string Family::name_expression(const ParamValues& values) const {
     return kernel + "<" + args + ">";
 }
 
-bool Family::has_tail(const ParamValues& values) const {
+bool Family::has_stream_k_tail(const ParamValues& values) const {
     for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
         if (params[i].stream_k && values[i] != 0) return true;
     return false;
 }
 
-std::string Family::tail_name_expression(const ParamValues& values) const {
-    if (!has_tail(values)) return "";
-    const std::string main = name_expression(values);
-    return tail_kernel + main.substr(kernel.size());
+bool Family::has_sum_pass(const ParamValues& values) const {
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
+        if (params[i].sum_pass && values[i] != 0) return true;
+    return false;
 }
 
-std::string Family::tail_symbol(const ParamValues& values, const std::string& main_symbol) const {
-    if (!has_tail(values)) return "";
+std::string Family::second_kernel(const ParamValues& values) const {
+    return has_stream_k_tail(values) ? tail_kernel : has_sum_pass(values) ? sum_pass_kernel : "";
+}
+
+std::string Family::second_name_expression(const ParamValues& values) const {
+    const std::string second = second_kernel(values);
+    if (second.empty()) return "";
+    return second + name_expression(values).substr(kernel.size());
+}
+
+std::string Family::second_symbol(const ParamValues& values, const std::string& main_symbol) const {
+    const std::string second = second_kernel(values);
+    if (second.empty()) return "";
     const std::string main_prefix = "_Z" + std::to_string(kernel.size()) + kernel;
     if (main_symbol.compare(0, main_prefix.size(), main_prefix) != 0)
         throw Error("kernel symbol " + main_symbol + " does not start with " + main_prefix);
-    return "_Z" + std::to_string(tail_kernel.size()) + tail_kernel + main_symbol.substr(main_prefix.size());
+    return "_Z" + std::to_string(second.size()) + second + main_symbol.substr(main_prefix.size());
+}
+
+LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, int K, int sms) const {
+    const LaunchGeometry main = geometry(values, M, N, K);
+    if (has_sum_pass(values)) {
+        const unsigned long long quads = (static_cast<unsigned long long>(M) * N + 3) / 4;
+        return {dim3(static_cast<unsigned>((quads + SGEMM_SUM_PASS_QUADS - 1) / SGEMM_SUM_PASS_QUADS)),
+                dim3(SGEMM_SUM_PASS_QUADS, main.grid.y), 0};
+    }
+    return {dim3(stream_k_split(values, M, N, K, sms).tail_blocks), main.block, main.dynamic_shared_bytes};
 }
 
 StreamKSplit Family::stream_k_split(const ParamValues& values, int M, int N, int K, int sms) const {
     const unsigned tiles = geometry(values, M, N, K).grid.x;
-    const unsigned shared = has_tail(values) && sms > 0 ? tiles % static_cast<unsigned>(sms) : 0;
+    const unsigned shared = has_stream_k_tail(values) && sms > 0 ? tiles % static_cast<unsigned>(sms) : 0;
     // The tail's grid: one block for the head of each SM's run, one for its first part.
     return shared == 0 ? StreamKSplit{tiles, 0} : StreamKSplit{tiles - shared, 2u * static_cast<unsigned>(sms)};
 }
@@ -115,7 +136,10 @@ std::string Family::unsupported_shape_reason(const ParamValues& values, int M, i
     if (g.grid.y > 65535 || g.grid.z > 65535)
         return describe(values) + " would need a grid of " + std::to_string(g.grid.y) + " x " +
                std::to_string(g.grid.z) + " blocks in y and z; the limit is 65535";
-    if (splits_k(values) &&
+    if (has_sum_pass(values) && g.grid.y > SGEMM_SUM_PASS_MAX_SLICES)
+        return describe(values) + " would leave " + std::to_string(g.grid.y) + " slices to the sum pass, which sums " +
+               std::to_string(SGEMM_SUM_PASS_MAX_SLICES) + " at most";
+    if (splits_k(values) && !has_sum_pass(values) &&
         static_cast<unsigned long long>(g.grid.x) * g.grid.z > SGEMM_WORKSPACE_MAX_COUNTERS)
         return describe(values) + " would need more split-K tile counters than the workspace holds (" +
                std::to_string(SGEMM_WORKSPACE_MAX_COUNTERS) + ")";

@@ -37,6 +37,10 @@ struct ParamSpec {
     // 16-byte accesses are legal, with no fallback for misaligned operands, so it serves
     // only calls of alignment class 16 (Family::required_alignment).
     bool aligned_only = false;
+    // The split-K sum-pass switch (warptile's SUM_PASS): with 1 a split launch leaves the sum
+    // of its slices to Family::sum_pass_kernel, a second kernel in the binary. Another way
+    // to finish the spread of k, so the tuner's final sweep crosses it with the split count.
+    bool sum_pass = false;
 };
 
 // How a launch divides its tiles between the main kernel and the stream-K tail.
@@ -61,9 +65,11 @@ struct Family {
     std::string summary;        // one line for --help and listings
     std::string template_file;  // "sgemm_async.cuh" in templates/
     std::string kernel;         // the template's name, "sgemm_async"
-    // The stream-K tail's template, with the same template parameters as `kernel`; empty
-    // when the family has none (see ParamSpec::stream_k).
+    // A binary may hold a second kernel, launched after the main one: the stream-K tail
+    // (ParamSpec::stream_k) or the split-K sum pass (ParamSpec::sum_pass). Their templates
+    // take the same template parameters as `kernel`; empty where the family has none.
     std::string tail_kernel;
+    std::string sum_pass_kernel;
     std::vector<ParamSpec> params;
     ParamValues defaults;
     // Pairs of parameters whose values one refinement move may trade (tuner/search.h).
@@ -93,13 +99,21 @@ struct Family {
     // order; a split count as "true" or "false", whether it exceeds 1).
     std::string name_expression(const ParamValues& values) const;
     // Whether `values` turn the stream-K tail on (a stream_k parameter at 1).
-    bool has_tail(const ParamValues& values) const;
-    // The tail's name expression, or "" without a tail.
-    std::string tail_name_expression(const ParamValues& values) const;
-    // The tail's symbol in the cubin, from the main kernel's: the two templates take the
-    // same arguments, and the Itanium C++ ABI mangles a function template instance as
-    // "_Z" <length><name> <arguments>, so only the name part differs. "" without a tail.
-    std::string tail_symbol(const ParamValues& values, const std::string& main_symbol) const;
+    bool has_stream_k_tail(const ParamValues& values) const;
+    // Whether `values` leave the split-K sum to the sum pass (a sum_pass parameter at 1).
+    bool has_sum_pass(const ParamValues& values) const;
+    // The second kernel's template name (tail_kernel or sum_pass_kernel), or "" without one.
+    std::string second_kernel(const ParamValues& values) const;
+    // The second kernel's name expression, or "" without one.
+    std::string second_name_expression(const ParamValues& values) const;
+    // The second kernel's symbol in the cubin, from the main kernel's: the two templates take
+    // the same arguments, and the Itanium C++ ABI mangles a function template instance as
+    // "_Z" <length><name> <arguments>, so only the name part differs. "" without one.
+    std::string second_symbol(const ParamValues& values, const std::string& main_symbol) const;
+    // The second kernel's launch of an M x N x K problem on `sms` SMs: the stream-K tail's
+    // blocks (stream_k_split) with the main kernel's block and shared memory, or the sum
+    // pass over M x N (SGEMM_SUM_PASS_QUADS x slices threads a block); grid.x is 0 without one.
+    LaunchGeometry second_geometry(const ParamValues& values, int M, int N, int K, int sms) const;
     // The division of geometry()'s grid.x tiles on a device of `sms` SMs. Without a tail,
     // or where the tiles fill whole waves, the main kernel takes them all.
     StreamKSplit stream_k_split(const ParamValues& values, int M, int N, int K, int sms) const;

@@ -8,7 +8,7 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct WarptileShape {
-    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk, kmajor;
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk, kmajor, sum_pass;
     int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
     int threads() const { return 32 * tile_warps() * wk; }
     unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk, ct, kmajor); }
@@ -27,7 +27,7 @@ WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
             f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
             f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS"),
-            f.value(v, "CT"), f.value(v, "SK"),     f.value(v, "KMAJOR")};
+            f.value(v, "CT"), f.value(v, "SK"),     f.value(v, "KMAJOR"), f.value(v, "SUM_PASS")};
 }
 
 std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
@@ -52,6 +52,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.kmajor && (s.bk / s.wk) % 8)
         return "KMAJOR = 1 reads B's place 4 k at a time into two alternating buffers: each group of warps needs a "
                "multiple of 8 k per tile";
+    if (s.sum_pass && s.splits == 1)
+        return "SUM_PASS = 1 sums the slices of a split launch in a second kernel: it goes with SPLITS > 1";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
@@ -86,10 +88,12 @@ Family warptile_family() {
     Family f;
     f.name = "warptile";
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
-                "split-K for small grids, a stream-K tail for a part-empty last wave";
+                "split-K for small grids (summed in-kernel or by a second pass), a stream-K tail for a part-empty "
+                "last wave";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
     f.tail_kernel = "sgemm_warptile_stream_k";
+    f.sum_pass_kernel = "sgemm_warptile_sum_pass";
     // Warp tiles are 32 or 64 on a side, their lanes 4 x 8 or 8 x 4 thread tiles (32x64 with
     // 8x8, 64x64 with 16x8 or 8x16, 32x32 with 8x4, 64x32 with 8x8 or 16x4), so LDS.128s of
     // fragments read at most 128 distinct bytes. The small ones give small grids (1024^3,
@@ -106,6 +110,8 @@ Family warptile_family() {
     // operands are all 16-byte aligned (the template says what it gains).
     // KMAJOR = 1 keeps an operand stored as rows of x in B's place as it is stored (NT's
     // weights), copied 16 bytes at a time; BK 32 is for it alone (the template says why).
+    // SUM_PASS = 1 sums split-K's slices in a second kernel rather than in the last block of
+    // each tile (templates/sgemm_splitk.cuh says where each pays).
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16, 32}},
@@ -121,11 +127,13 @@ Family warptile_family() {
                 {"CT", {0, 1}},
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
                 {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
-                {"KMAJOR", {0, 1}}};
+                {"KMAJOR", {0, 1}},
+                {"SUM_PASS", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false,
+                 /*aligned_only=*/false, /*sum_pass=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     // ALIGNED = 0 serves every alignment class.
-    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0};
+    f.defaults = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0};
     f.swappable_params = {{"TM", "TN"}};
     f.min_sm = 80;  // cp.async
     f.records_timeline = true;

@@ -36,7 +36,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
     // fixed): each is hashed once, not again for every candidate a tuning run builds or
     // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
     const std::string source = render_source(family),
-                      instance = family.name_expression(values) + " " + family.tail_name_expression(values);
+                      instance = family.name_expression(values) + " " + family.second_name_expression(values);
     const std::string id = source + instance + arch.name() + (build == KernelBuild::timeline ? " timeline" : "");
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
@@ -147,17 +147,17 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
 
     Program program(render_source(family), family.name + ".cu", embedded_templates());
     program.add_name_expression(out.name_expression);
-    const std::string tail = family.tail_name_expression(values);
-    if (!tail.empty()) program.add_name_expression(tail);
+    const std::string second = family.second_name_expression(values);
+    if (!second.empty()) program.add_name_expression(second);
     program.compile(compile_options(arch, build), out.name_expression, arch.name());
     out.log = program.log();
     out.lowered_name = program.lowered_name(out.name_expression);
-    if (!tail.empty()) {
-        out.tail_lowered_name = program.lowered_name(tail);
-        // Binaries read back from a database find the tail by this rule alone.
-        if (out.tail_lowered_name != family.tail_symbol(values, out.lowered_name))
-            throw CompileError("the tail " + out.tail_lowered_name + " of " + out.lowered_name +
-                               " is not the symbol Family::tail_symbol derives");
+    if (!second.empty()) {
+        out.second_lowered_name = program.lowered_name(second);
+        // Binaries read back from a database find the second kernel by this rule alone.
+        if (out.second_lowered_name != family.second_symbol(values, out.lowered_name))
+            throw CompileError("the second kernel " + out.second_lowered_name + " of " + out.lowered_name +
+                               " is not the symbol Family::second_symbol derives");
     }
     out.cubin = program.cubin();
     out.compile_ms =

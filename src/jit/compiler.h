@@ -22,7 +22,7 @@ struct CompiledKernel {
     Arch arch;
     std::string name_expression;  // sgemm_async<128, 128, 8, 8, 8>
     std::string lowered_name;     // the mangled symbol to look up in the cubin
-    std::string tail_lowered_name;  // the stream-K tail's symbol (Family::tail_kernel); "" without one
+    std::string second_lowered_name;  // the second kernel's symbol (Family::second_kernel); "" without one
     std::string cache_key;        // see kernel_cache_key
     std::vector<char> cubin;
     std::string log;              // NVRTC's log, ptxas report included
@@ -57,7 +57,7 @@ std::string render_source(const Family& family);
 std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBuild::product);
 
 // Hash of everything that determines the binary: the rendered source, every template it
-// may include, the name expressions (the tail's too), the options, the arch and the NVRTC
+// may include, the name expressions (the second kernel's too), the options, the arch and the NVRTC
 // version.
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,
                              KernelBuild build = KernelBuild::product);

@@ -10,10 +10,12 @@ LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
       library_(kernel.cubin),
       shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {  // static shared memory counts too
     kernel_ = library_.kernel(kernel.lowered_name);
-    if (!kernel.tail_lowered_name.empty()) tail_ = library_.kernel(kernel.tail_lowered_name);
-    int device = 0;
+    if (!kernel.second_lowered_name.empty()) second_ = library_.kernel(kernel.second_lowered_name);
+    int device = 0, major = 0;
     SGEMM_CUDA_CHECK(cudaGetDevice(&device));
     SGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
+    SGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    programmatic_launch_ = major >= 9;
 }
 
 std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
@@ -22,7 +24,7 @@ std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
 
 bool LoadedKernel::serves(const ParamValues& values) const {
     return family_->name_expression(values) == family_->name_expression(values_) &&
-           family_->tail_name_expression(values) == family_->tail_name_expression(values_);
+           family_->second_name_expression(values) == family_->second_name_expression(values_);
 }
 
 KernelLaunch LoadedKernel::prepare(int M, int N, int K) const { return prepare(M, N, K, values_); }
@@ -31,19 +33,19 @@ KernelLaunch LoadedKernel::prepare(int M, int N, int K, const ParamValues& value
     if (!serves(values))
         throw Error(family_->describe(values) + " is another binary than the loaded " + family_->describe(values_));
     KernelLaunch l{kernel_, family_->geometry(values, M, N, K), family_->workspace_bytes(values, M, N, K, sms_)};
-    const StreamKSplit split = family_->stream_k_split(values, M, N, K, sms_);
-    l.geometry.grid.x = split.main_blocks;
-    if (split.tail_blocks > 0) {
-        if (!tail_) throw Error(family_->describe(values) + " was loaded without its stream-K tail");
-        l.tail = tail_;
-        l.tail_blocks = split.tail_blocks;
+    l.geometry.grid.x = family_->stream_k_split(values, M, N, K, sms_).main_blocks;
+    if (const LaunchGeometry second = family_->second_geometry(values, M, N, K, sms_); second.grid.x > 0) {
+        if (!second_) throw Error(family_->describe(values) + " was loaded without its second kernel");
+        l.second = second_;
+        l.second_geometry = second;
+        l.second_overlaps_main = family_->has_sum_pass(values) && programmatic_launch_;
     }
     // Past 48 KiB of static and dynamic shared memory together a kernel must opt in to
     // more dynamic shared memory. Families size it by shape, so the limit is raised on the
     // first launch that needs more, and only then.
     const int shared = static_cast<int>(l.geometry.dynamic_shared_bytes);
     if (shared > shared_opt_in_) {
-        for (cudaKernel_t k : {kernel_, tail_})
+        for (cudaKernel_t k : {kernel_, second_})
             if (k)
                 SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
@@ -67,9 +69,20 @@ cudaError_t KernelLaunch::launch(const SgemmArgs& args, cudaStream_t stream) con
                                                    params, geometry.dynamic_shared_bytes, stream);
             e != cudaSuccess)
             return e;
-    if (tail_blocks == 0) return cudaSuccess;
-    return cudaLaunchKernel(reinterpret_cast<const void*>(tail), dim3(tail_blocks), geometry.block, params,
-                            geometry.dynamic_shared_bytes, stream);
+    if (!second) return cudaSuccess;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = second_geometry.grid;
+    config.blockDim = second_geometry.block;
+    config.dynamicSmemBytes = second_geometry.dynamic_shared_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute overlap[1] = {};
+    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    if (second_overlaps_main) {
+        config.attrs = overlap;
+        config.numAttrs = 1;
+    }
+    return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(second), params);
 }
 
 }  // namespace sgemm

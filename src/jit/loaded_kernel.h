@@ -17,10 +17,13 @@ struct KernelLaunch {
     cudaKernel_t kernel = nullptr;
     LaunchGeometry geometry;  // the main kernel's; grid.x may be 0 when the tail takes every tile
     std::size_t workspace_bytes = 0;  // args.workspace must hold this many
-    // The stream-K tail (Family::stream_k_split), launched after the main kernel with the
-    // same block and shared memory; none when tail_blocks is 0.
-    cudaKernel_t tail = nullptr;
-    unsigned tail_blocks = 0;
+    // The second kernel (Family::second_geometry), launched after the main one: the
+    // stream-K tail or the split-K sum pass; none when null.
+    cudaKernel_t second = nullptr;
+    LaunchGeometry second_geometry;
+    // The sum pass on sm_90 and later: launched as a programmatic dependent of the main
+    // kernel, so that its blocks start as the main kernel's end (templates/sgemm_splitk.cuh).
+    bool second_overlaps_main = false;
 
     // cudaLaunchKernel on `stream`, once per kernel: asynchronous, allocates nothing, throws nothing.
     cudaError_t launch(const SgemmArgs& args, cudaStream_t stream) const noexcept;
@@ -42,7 +45,7 @@ public:
     // The same with `values` that name this binary too (serves(values)): another split count
     // on the same side of 1. Throws an Error for values of another binary.
     KernelLaunch prepare(int M, int N, int K, const ParamValues& values) const;
-    // Whether this binary runs `values`: the same template instance and stream-K tail.
+    // Whether this binary runs `values`: the same template instance and second kernel.
     bool serves(const ParamValues& values) const;
 
     const Family& family() const { return *family_; }
@@ -53,9 +56,10 @@ private:
     ParamValues values_;
     Library library_;
     cudaKernel_t kernel_ = nullptr;
-    cudaKernel_t tail_ = nullptr;  // the stream-K tail, where the configuration has one
-    int sms_ = 0;                  // the current device's, at load: one tail block each
-    // The dynamic shared memory this kernel (and its tail) may use so far: what the 48 KiB
+    cudaKernel_t second_ = nullptr;  // the second kernel, where the configuration has one
+    int sms_ = 0;                    // the current device's, at load: one tail block each
+    bool programmatic_launch_ = false;  // the device takes programmatic dependent launches (sm_90+)
+    // The dynamic shared memory this kernel (and its second) may use so far: what the 48 KiB
     // default leaves beside the larger static share, raised by opt-ins. Threads that race here at worst both
     // raise the limit to a value each needs.
     mutable std::atomic<int> shared_opt_in_;

@@ -79,7 +79,7 @@ std::string binary_load_failure(const Binary& binary) {
     try {
         const Library library(binary.cubin);
         library.kernel(binary.lowered_name);
-        if (const std::string tail = from_binary(binary).tail_lowered_name; !tail.empty()) library.kernel(tail);
+        if (const std::string second = from_binary(binary).second_lowered_name; !second.empty()) library.kernel(second);
         return std::string();
     } catch (const std::exception& e) {
         return std::string(e.what());
@@ -110,7 +110,7 @@ CompiledKernel from_binary(const Binary& b) {
     k.arch = Arch{b.arch};
     if (const Family* f = family_of(b.kernel)) k.name_expression = f->name_expression(b.kernel.params);
     k.lowered_name = b.lowered_name;
-    if (const Family* f = family_of(b.kernel)) k.tail_lowered_name = f->tail_symbol(b.kernel.params, b.lowered_name);
+    if (const Family* f = family_of(b.kernel)) k.second_lowered_name = f->second_symbol(b.kernel.params, b.lowered_name);
     k.cache_key = b.cache_key;
     k.cubin = b.cubin;
     k.compile_ms = b.compile_ms;

@@ -48,7 +48,7 @@ std::string own_binary_key(const Winner& w, Arch arch);
 std::string binary_mismatch(const Winner& w, Arch arch);
 
 // Why `binary` does not load into the current CUDA context with every kernel it must hold
-// (its main kernel, and the stream-K tail of a configuration that has one), or empty when
+// (its main kernel, and the second kernel of a configuration that has one), or empty when
 // it does. Needs a GPU; the cubin must be for the current device's arch.
 std::string binary_load_failure(const Binary& binary);
 

@@ -67,7 +67,7 @@ err=$("$bench" --size 64 --config naive=32,9 2>&1 >/dev/null); rc=$?
 grep -q "BLOCK_Y=9 is not one of" <<<"$err" || fail "config value message: $err"
 # A configuration no compile target takes is refused here, before the GPU is looked for, with
 # the constraint it breaks; and one given twice, a size given twice, a list with spaces.
-err=$("$bench" --size 64 --config warptile=32,64,16,64,64,16,8,3,0,0,1,1,0,0,0,0 2>&1 >/dev/null); rc=$?
+err=$("$bench" --size 64 --config warptile=32,64,16,64,64,16,8,3,0,0,1,1,0,0,0,0,0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "BM must be a multiple of WM and BN of WN" <<<"$err" || fail "BM < WM: $rc $err"
 err=$("$bench" --size 64 --config naive=32,8 --config naive=32,8 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--config 'naive=32,8': given twice" <<<"$err" || fail "a repeated --config: $rc $err"

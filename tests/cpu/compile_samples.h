@@ -20,7 +20,7 @@ inline std::vector<ParamValues> distinct_binaries(const Family& f, Arch arch) {
     std::vector<ParamValues> out;
     std::set<std::string> seen;
     for (const ParamValues& v : f.valid_configs(arch))
-        if (seen.insert(f.name_expression(v) + " " + f.tail_name_expression(v)).second) out.push_back(v);
+        if (seen.insert(f.name_expression(v) + " " + f.second_name_expression(v)).second) out.push_back(v);
     return out;
 }
 

@@ -42,8 +42,8 @@ std::vector<CompileCase> compile_cases() {
         {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
         {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 0, 1, 0}}, {"decode", {32, 128, 8, 1, 0, 1, 8, 0}},
         {"warptile", {}},
-        {"warptile", {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0, 0}},
-        {"warptile", {128, 128, 8, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0, 0}},
+        {"warptile", {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}},
+        {"warptile", {128, 128, 8, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0, 0, 0}},
     };
 }
 
@@ -268,8 +268,8 @@ TEST(Compiler, TimelineBuildsAreKeptApartFromProductBuilds) {
 // split-K, on both archs, without spilling, and the marks change the binary.
 TEST(Compiler, TimelineBuildsCompileAndDifferFromProductBuilds) {
     const std::vector<std::pair<std::string, ParamValues>> cases = {
-        {"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0}},
-        {"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0}},
+        {"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0}},
+        {"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0}},
         {"decode", {8, 256, 8, 1, 1, 0, 8, 0}},
         {"decode", {1, 128, 8, 2, 1, 0, 1, 0}},
         {"decode", {8, 256, 8, 1, 1, 1, 8, 0}},

@@ -26,9 +26,10 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     const auto valid = f.valid_configs(Arch{90});
     EXPECT_LT(valid.size(), product);
     // Per transpose layout about 360 tiles (with their groups of warps along k), and NN's
-    // again as tiles of C^T (CT = 1), each with every split count: two binaries per tile,
-    // one that splits and one that does not. With a stream-K tail (SK = 1, for tiles that
-    // neither split nor group warps) a tile has a third binary, holding the tail too. Each
+    // again as tiles of C^T (CT = 1), each with every split count: three binaries per tile,
+    // one that does not split and two that do, summing their slices in the kernel or in a sum
+    // pass (SUM_PASS = 1, a second kernel). With a stream-K tail (SK = 1, for tiles that
+    // neither split nor group warps) a tile has a fourth binary, holding the tail too. Each
     // binary comes twice: with the 4-byte fallback of its 16-byte accesses and, for calls
     // whose operands are all aligned (ALIGNED = 1), without it. Where B's place holds rows of
     // x (NT, TT, NN's tiles of C^T), tiles of up to 64 accumulators also come with BK 32 and
@@ -55,10 +56,21 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     for (const ParamValues& v : binaries) binaries_with_tail += f.value(v, "SK");
     EXPECT_EQ(valid_with_tail, binaries_with_tail);
     EXPECT_GT(valid_with_tail, 0u);
-    const std::size_t plain_binaries = binaries.size() - binaries_with_tail;
-    EXPECT_EQ(2 * (valid.size() - valid_with_tail), f.params[11].values.size() * plain_binaries);  // SPLITS
-    EXPECT_GE(plain_binaries / 20, 200u);
-    EXPECT_LE(plain_binaries / 20, 640u);
+    std::size_t valid_with_sum_pass = 0;
+    for (const ParamValues& v : valid)
+        if (f.value(v, "SUM_PASS")) {
+            ++valid_with_sum_pass;
+            EXPECT_GT(f.value(v, "SPLITS"), 1);
+            ParamValues twin = v;
+            twin[f.param_index("SUM_PASS")] = 0;
+            EXPECT_EQ(f.invalid_reason(twin, Arch{90}), "") << f.describe(v);
+        }
+    EXPECT_GT(valid_with_sum_pass, 0u);
+    // A tile's valid points: SPLITS 1, and each larger split count with either sum.
+    const std::size_t plain_binaries = binaries.size() - binaries_with_tail, splits = f.params[11].values.size();
+    EXPECT_EQ(3 * (valid.size() - valid_with_tail), (1 + 2 * (splits - 1)) * plain_binaries);
+    EXPECT_GE(plain_binaries / 30, 200u);
+    EXPECT_LE(plain_binaries / 30, 640u);
     std::size_t k_major = 0;
     for (const ParamValues& v : valid) k_major += f.value(v, "KMAJOR");
     EXPECT_GT(k_major, 0u);
@@ -85,17 +97,17 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
 TEST(Warptile, ConstraintsSayWhy) {
     const Family& f = warptile();
     // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0}, Arch{90}).find("32 lanes"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}, Arch{90}).find("32 lanes"), std::string::npos);
     // Warps must divide the tile; outside the lists, so asked of the constraint itself.
-    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0, 0}, arch_limits(Arch{90})).find("multiple of WM"),
+    EXPECT_NE(f.constraint_violation({96, 128, 8, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}, arch_limits(Arch{90})).find("multiple of WM"),
               std::string::npos);
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1, 1, 0, 0, 0, 0}, Arch{90}).find("in flight"),
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 64, 64, 16, 8, 2, 0, 0, 1, 1, 0, 0, 0, 0, 0}, Arch{90}).find("in flight"),
               std::string::npos);
     // 256x128 with 16 warps of 32x64: 512 threads of about 136 registers overflow the SM.
-    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0}, Arch{90}).find("registers"),
+    EXPECT_NE(f.invalid_reason({256, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}, Arch{90}).find("registers"),
               std::string::npos);
     // The largest stages (4 x 16 k of 256 + 4 and 132 floats: 100352 bytes) need the opt-in.
-    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1, 0, 0, 0, 0};
+    const ParamValues big = {256, 128, 16, 64, 64, 16, 8, 4, 0, 1, 1, 1, 0, 0, 0, 0, 0};
     EXPECT_EQ(f.invalid_reason(big, Arch{90}), "");
     ArchLimits small = arch_limits(Arch{90});
     small.max_shared_per_block = 96 * 1024;
@@ -104,18 +116,18 @@ TEST(Warptile, ConstraintsSayWhy) {
     ParamValues grouped = f.defaults;
     grouped[10] = 2;
     EXPECT_NE(f.invalid_reason(grouped, Arch{90}).find("at most 8 warps"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0}, Arch{90}), "");
     // More groups pass the constraint where the warps stay few (a value outside the list, so
     // asked of the constraint itself).
-    EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8, 0, 0, 0, 0}, arch_limits(Arch{90})), "");
+    EXPECT_EQ(f.constraint_violation({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 4, 8, 0, 0, 0, 0, 0}, arch_limits(Arch{90})), "");
     // ... as long as each group's run of k has an even length (8 k over 8 groups: 1).
-    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1, 0, 0, 0, 0}, arch_limits(Arch{90})).find("even length"),
+    EXPECT_NE(f.constraint_violation({32, 64, 8, 32, 64, 8, 8, 3, 0, 0, 8, 1, 0, 0, 0, 0, 0}, arch_limits(Arch{90})).find("even length"),
               std::string::npos);
     // A stream-K tail shares k itself: not with split-K, nor with groups of warps.
-    EXPECT_NE(f.invalid_reason({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 1, 0, 0}, Arch{90}).find("SK = 1"), std::string::npos);
-    EXPECT_NE(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 1, 0, 0}, Arch{90}).find("SK = 1"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 1, 0, 0, 0}, Arch{90}).find("SK = 1"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 0, 1, 0, 0, 0}, Arch{90}).find("SK = 1"), std::string::npos);
     // Before sm_90 a tail of tiles of C^T with 128 accumulators a thread spills.
-    const ParamValues tail_of_ct = {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0, 0};
+    const ParamValues tail_of_ct = {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0, 0, 0};
     EXPECT_EQ(f.invalid_reason(tail_of_ct, Arch{90}), "");
     EXPECT_NE(f.invalid_reason(tail_of_ct, Arch{80}).find("spills before sm_90"), std::string::npos);
 }
@@ -125,9 +137,9 @@ TEST(Warptile, ConstraintsSayWhy) {
 TEST(Warptile, KMajorKeepsRowsOfXInBsPlace) {
     const Family& f = warptile();
     // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED KMAJOR
-    const ParamValues nt = {32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1};
+    const ParamValues nt = {32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1, 0};
     EXPECT_EQ(f.invalid_reason(nt, Arch{90}), "");
-    EXPECT_EQ(f.name_expression(nt), "sgemm_warptile<32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, true, 0, 1, 1>");
+    EXPECT_EQ(f.name_expression(nt), "sgemm_warptile<32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, true, 0, 1, 1, 0>");
     // A: 32 k of 32 + 4 floats; B: 128 rows of 32 + 4 floats; three stages.
     EXPECT_EQ(f.geometry(nt, 32, 4096, 4096).dynamic_shared_bytes, 4u * 3 * (32 * 36 + 128 * 36));
     ParamValues nn = nt;
@@ -144,7 +156,7 @@ TEST(Warptile, KMajorKeepsRowsOfXInBsPlace) {
     transposing[2] = 16;
     EXPECT_EQ(f.invalid_reason(transposing, Arch{90}), "");
     // 16x8 thread tiles hold 128 accumulators: the chunks' registers do not fit beside them.
-    const ParamValues tall = {128, 128, 32, 64, 64, 16, 8, 3, 0, 1, 1, 1, 0, 0, 0, 1};
+    const ParamValues tall = {128, 128, 32, 64, 64, 16, 8, 3, 0, 1, 1, 1, 0, 0, 0, 1, 0};
     EXPECT_NE(f.invalid_reason(tall, Arch{90}).find("registers"), std::string::npos);
 }
 
@@ -154,14 +166,14 @@ TEST(Warptile, KMajorKeepsRowsOfXInBsPlace) {
 TEST(Warptile, StreamKTail) {
     const Family& f = warptile();
     ParamValues v = f.defaults;
-    EXPECT_FALSE(f.has_tail(v));
-    EXPECT_EQ(f.tail_name_expression(v), "");
+    EXPECT_FALSE(f.has_stream_k_tail(v));
+    EXPECT_EQ(f.second_name_expression(v), "");
     v[13] = 1;  // SK
-    EXPECT_TRUE(f.has_tail(v));
-    EXPECT_EQ(f.name_expression(v), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0>");
-    EXPECT_EQ(f.tail_name_expression(v), "sgemm_warptile_stream_k<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0>");
-    EXPECT_EQ(f.tail_symbol(v, "_Z14sgemm_warptileILi1EEv9SgemmArgs"), "_Z23sgemm_warptile_stream_kILi1EEv9SgemmArgs");
-    EXPECT_THROW(f.tail_symbol(v, "_Z11sgemm_asyncILi1EEv9SgemmArgs"), Error);
+    EXPECT_TRUE(f.has_stream_k_tail(v));
+    EXPECT_EQ(f.name_expression(v), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0, 0>");
+    EXPECT_EQ(f.second_name_expression(v), "sgemm_warptile_stream_k<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0, 0>");
+    EXPECT_EQ(f.second_symbol(v, "_Z14sgemm_warptileILi1EEv9SgemmArgs"), "_Z23sgemm_warptile_stream_kILi1EEv9SgemmArgs");
+    EXPECT_THROW(f.second_symbol(v, "_Z11sgemm_asyncILi1EEv9SgemmArgs"), Error);
     // 4096^3: 16 x 32 = 512 tiles on 132 SMs, 3 whole waves and 116 tiles for the tail.
     const StreamKSplit split = f.stream_k_split(v, 4096, 4096, 4096, 132);
     EXPECT_EQ(split.main_blocks, 396u);
@@ -176,23 +188,59 @@ TEST(Warptile, StreamKTail) {
     EXPECT_EQ(f.stream_k_split(v, 1000, 3000, 2000, 132).main_blocks, 0u);
 }
 
-// NVRTC's symbol for the tail is the one Family::tail_symbol derives (compile_kernel checks
+// NVRTC's symbol for the tail is the one Family::second_symbol derives (compile_kernel checks
 // it), the binary is not SK = 0's, and neither kernel spills.
 TEST(Warptile, StreamKTailCompiles) {
     const Family& f = warptile();
-    ParamValues v = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0, 0};
+    ParamValues v = {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0, 0, 0};
     const CompiledKernel k = compile_kernel(f, v, Arch{90});
-    EXPECT_EQ(k.tail_lowered_name, f.tail_symbol(v, k.lowered_name));
-    EXPECT_NE(k.tail_lowered_name.find("sgemm_warptile_stream_k"), std::string::npos);
+    EXPECT_EQ(k.second_lowered_name, f.second_symbol(v, k.lowered_name));
+    EXPECT_NE(k.second_lowered_name.find("sgemm_warptile_stream_k"), std::string::npos);
     EXPECT_FALSE(k.ptxas.spills()) << k.log;
     v[13] = 0;
     EXPECT_NE(kernel_cache_key(f, v, Arch{90}), k.cache_key);
-    EXPECT_EQ(compile_kernel(f, v, Arch{90}).tail_lowered_name, "");
+    EXPECT_EQ(compile_kernel(f, v, Arch{90}).second_lowered_name, "");
+}
+
+// SUM_PASS = 1: a split launch leaves the sum of its slices to a second kernel of the same
+// template arguments, whose symbol follows from the main kernel's. It needs slices. Its
+// launch covers C in groups of 4 elements, SGEMM_SUM_PASS_QUADS groups a block, with a row of
+// threads per slice; the workspace is split-K's. Both kernels compile without spills.
+TEST(Warptile, SumPass) {
+    const Family& f = warptile();
+    const ParamValues v = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 1};
+    EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
+    EXPECT_TRUE(f.has_sum_pass(v));
+    EXPECT_FALSE(f.has_stream_k_tail(v));
+    EXPECT_EQ(f.second_name_expression(v),
+              "sgemm_warptile_sum_pass<32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, true, 0, 1, 0, 1>");
+    EXPECT_EQ(f.second_symbol(v, "_Z14sgemm_warptileILi1EEv9SgemmArgs"), "_Z23sgemm_warptile_sum_passILi1EEv9SgemmArgs");
+    const LaunchGeometry pass = f.second_geometry(v, 32, 6144, 4096, 132);
+    EXPECT_EQ(pass.grid.x, 32u * 6144 / 4 / SGEMM_SUM_PASS_QUADS);
+    EXPECT_EQ(pass.block.x, unsigned(SGEMM_SUM_PASS_QUADS));
+    EXPECT_EQ(pass.block.y, 8u);
+    EXPECT_EQ(pass.dynamic_shared_bytes, 0u);
+    EXPECT_EQ(f.second_geometry(v, 7, 17, 5, 132).grid.x, 1u);  // 119 elements: 30 groups
+    EXPECT_EQ(f.second_geometry(v, 1, 4 * SGEMM_SUM_PASS_QUADS + 1, 5, 132).grid.x, 2u);
+    EXPECT_EQ(f.workspace_bytes(v, 32, 6144, 4096, 132), sgemm_splitk_workspace_bytes(8, 32, 6144));
+    ParamValues in_kernel = v, unsplit = v;
+    in_kernel[16] = 0;
+    EXPECT_EQ(f.second_name_expression(in_kernel), "");
+    EXPECT_EQ(f.second_geometry(in_kernel, 32, 6144, 4096, 132).grid.x, 0u);
+    unsplit[11] = 1;  // SPLITS
+    EXPECT_NE(f.invalid_reason(unsplit, Arch{90}).find("SUM_PASS = 1"), std::string::npos);
+    for (int sm : {80, 90}) {
+        const CompiledKernel k = compile_kernel(f, v, Arch{sm});
+        EXPECT_EQ(k.second_lowered_name, f.second_symbol(v, k.lowered_name));
+        EXPECT_NE(k.second_lowered_name.find("sgemm_warptile_sum_pass"), std::string::npos);
+        EXPECT_FALSE(k.ptxas.spills()) << k.log;
+        EXPECT_NE(kernel_cache_key(f, in_kernel, Arch{sm}), k.cache_key);
+    }
 }
 
 TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     const Family& f = warptile();
-    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0};
+    const ParamValues v = {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0, 0};
     const LaunchGeometry g = f.geometry(v, 4095, 4097, 4093);
     EXPECT_EQ(g.grid.x, 16u * 33u);  // ceil(4095/256) x ceil(4097/128) tiles of C
     EXPECT_EQ(g.grid.y, 4u);         // the k slices
@@ -201,7 +249,7 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     // 3 stages of 16 k: A transposed into 256 + 4 floats a row, B as is, 128 a row.
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 3 * 16 * (260 + 128));
     // TA=1 reads A as is; TB=1 transposes B.
-    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0}, 8, 8, 8).dynamic_shared_bytes,
+    EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0}, 8, 8, 8).dynamic_shared_bytes,
               4u * 3 * 16 * (256 + 132));
     EXPECT_EQ(f.workspace_bytes(v, 100, 200, 300, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 100 * 200);
     EXPECT_EQ(f.workspace_bytes(f.defaults, 100, 200, 300, 132), 0u);
@@ -212,17 +260,17 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
 // the stages.
 TEST(Warptile, GroupsOfWarpsAlongK) {
     const Family& f = warptile();
-    const ParamValues two = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0};
+    const ParamValues two = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0};
     const LaunchGeometry g2 = f.geometry(two, 32, 6144, 4096);
     EXPECT_EQ(g2.grid.x, 48u);
     EXPECT_EQ(g2.grid.y, 8u);
     EXPECT_EQ(g2.block.x, 2u * 64u);  // two groups of the 2 warps of 32 x 64
     EXPECT_EQ(g2.dynamic_shared_bytes, 4u * 3 * 16 * (36 + 128));  // stages: 31488 > 1 x 32 x 128 x 4
-    const ParamValues wide = {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 1, 0, 0, 0, 0};
+    const ParamValues wide = {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 1, 0, 0, 0, 0, 0};
     const LaunchGeometry g = f.geometry(wide, 1024, 1024, 1024);
     EXPECT_EQ(g.block.x, 2u * 4u * 32u);
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 64 * 128);  // the partial tile: 32768 > 25088 of stages
-    EXPECT_EQ(f.name_expression(wide), "sgemm_warptile<64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, false, 0, 0, 0>");
+    EXPECT_EQ(f.name_expression(wide), "sgemm_warptile<64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, false, 0, 0, 0, 0>");
 }
 
 // CT = 1 tiles C^T: the grid covers N by BM and M by BN, B sits in the tile's A place (as
@@ -259,8 +307,8 @@ TEST(Warptile, SplitCountsAboveOneShareABinaryWithoutSplitsAnother) {
     ParamValues split2 = f.defaults, split8 = f.defaults;
     split2[11] = 2;  // SPLITS
     split8[11] = 8;
-    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0>");
-    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, true, 0, 0, 0>");
+    EXPECT_EQ(f.name_expression(f.defaults), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 0, 0, 0>");
+    EXPECT_EQ(f.name_expression(split8), "sgemm_warptile<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, true, 0, 0, 0, 0>");
     EXPECT_EQ(kernel_cache_key(f, split2, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
     EXPECT_NE(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, split8, Arch{90}));
 }
@@ -289,8 +337,8 @@ TEST(Warptile, ASampleOfTheSpaceCompilesWithoutSpills) {
 // of k, NN's tiles of C^T one (B).
 TEST(Warptile, BinariesForAlignedOperandsLeaveTheFallbackOut) {
     const Family& f = warptile();
-    for (const ParamValues& fallback : {ParamValues{128, 128, 16, 32, 64, 8, 8, 3, 1, 0, 1, 1, 0, 0, 0, 0},
-                                        ParamValues{256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0, 0}}) {
+    for (const ParamValues& fallback : {ParamValues{128, 128, 16, 32, 64, 8, 8, 3, 1, 0, 1, 1, 0, 0, 0, 0, 0},
+                                        ParamValues{256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0, 0, 0}}) {
         ParamValues aligned = fallback;
         aligned[f.param_index("ALIGNED")] = 1;
         SCOPED_TRACE(f.describe(aligned));
@@ -313,15 +361,15 @@ TEST(Warptile, BinariesForAlignedOperandsLeaveTheFallbackOut) {
 // valid on sm_80 (they spilled there: ConstraintsSayWhy).
 TEST(Warptile, TheMeasuredBestTilesCompileWithoutSpills) {
     const Family& f = warptile();
-    const ParamValues best[] = {{128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0, 0},
-                                {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 1, 0},
-                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 1, 0},
-                                {128, 64, 16, 64, 32, 8, 8, 4, 0, 0, 2, 1, 1, 0, 1, 0},
-                                {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 1, 0},
-                                {128, 256, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 0, 1, 1, 0}};
+    const ParamValues best[] = {{128, 64, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 0, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 0, 0, 0},
+                                {256, 64, 8, 64, 64, 16, 8, 3, 0, 0, 1, 1, 1, 1, 0, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 1, 0, 0},
+                                {256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 1, 1, 0, 0},
+                                {128, 64, 16, 64, 32, 8, 8, 4, 0, 0, 2, 1, 1, 0, 1, 0, 0},
+                                {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 1, 0, 0},
+                                {128, 256, 16, 64, 64, 8, 16, 4, 0, 0, 1, 1, 0, 1, 1, 0, 0}};
     for (const ParamValues& v : best) ASSERT_EQ(f.invalid_reason(v, Arch{90}), "") << f.describe(v);
     for (int sm : {80, 90})
         for (const ParamValues& v : best)

@@ -70,9 +70,9 @@ TEST_P(TimelineBuild, KeepsTheResultAndLeavesOrderedMarksInEveryBlock) {
 
 INSTANTIATE_TEST_SUITE_P(
     WarptileAndDecode, TimelineBuild,
-    ::testing::Values(TimelineCase{"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0}, 17, 1000, 4095},
-                      TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0, 0, 0}, 1000, 1000, 1000},
-                      TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0}, 1000, 1000, 1000},
+    ::testing::Values(TimelineCase{"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0}, 17, 1000, 4095},
+                      TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0, 0, 0, 0}, 1000, 1000, 1000},
+                      TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}, 1000, 1000, 1000},
                       TimelineCase{"decode", {8, 256, 8, 1, 1, 0, 8, 0}, 7, 4097, 1000},
                       TimelineCase{"decode", {1, 128, 8, 2, 1, 0, 1, 0}, 1, 1000, 4095}));
 

@@ -57,7 +57,7 @@ bool any_mentions(const VerifyReport& r, const std::string& text) {
 TEST(VerifyOnGpu, LoadsBothKernelsOfAStreamKWinner) {
     SGEMM_REQUIRE_GPU(gpu);
     StreamKWinner db(gpu->device, true);
-    ASSERT_FALSE(from_binary(db.binary()).tail_lowered_name.empty());
+    ASSERT_FALSE(from_binary(db.binary()).second_lowered_name.empty());
 
     const VerifyReport r = verify_on_gpu(db.store(), gpu->device);
     EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
@@ -74,7 +74,7 @@ TEST(VerifyOnGpu, ReportsAStreamKWinnerWhoseCubinLacksTheTail) {
     StreamKWinner db(gpu->device, false);
 
     EXPECT_NE(binary_load_failure(db.binary()), "")
-        << "the tail's symbol " << from_binary(db.binary()).tail_lowered_name << " is not in this cubin";
+        << "the tail's symbol " << from_binary(db.binary()).second_lowered_name << " is not in this cubin";
     const VerifyReport checked = verify_on_gpu(db.store(), gpu->device);
     EXPECT_TRUE(any_mentions(checked, "is not " + db.name_expression())) << (checked.ok() ? "no problem" : checked.problems[0]);
     const VerifyReport loaded = verify_store(db.store(), binary_load_failure, gpu->device.sm());

@@ -1,9 +1,11 @@
 // The warptile family against cuBLAS: the odd-size list for every transpose (and NN as
 // tiles of C^T) with alpha/beta and with beta = 0 over NaN, split-K with K not a multiple
 // of the split (and slices left empty), 32-row decode tiles on decode shapes, groups of
-// warps along k, the stream-K tail (SK = 1), rows of x kept as stored (KMAJOR), padded and
-// misaligned leading dimensions, binaries for aligned operands only, and split-K and stream-K results that repeat bit for
-// bit. Each configuration is compiled once for the whole binary (loaded_kernel).
+// warps along k, the stream-K tail (SK = 1), rows of x kept as stored (KMAJOR), split-K
+// summed by a second kernel (SUM_PASS = 1) with the in-kernel sum's bits, padded and
+// misaligned leading dimensions, binaries for aligned operands only, and split-K and
+// stream-K results that repeat bit for bit. Each configuration is compiled once for the
+// whole binary (loaded_kernel).
 #include <gtest/gtest.h>
 
 #include "db/shape_key.h"
@@ -16,7 +18,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct WarptileCase {
-    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED KMAJOR
+    ParamValues config;  // BM BN BK WM WN TM TN STAGES TA TB WK SPLITS CT SK ALIGNED KMAJOR SUM_PASS
     int M, N, K;
     float alpha, beta;
 };
@@ -90,6 +92,12 @@ ParamValues stream_k(ParamValues config) {
     return config;
 }
 
+// The same split tiles summing their slices in a second kernel (SUM_PASS = 1).
+ParamValues sum_pass(ParamValues config) {
+    config[16] = 1;
+    return config;
+}
+
 // The default tile in every layout, and as tiles of C^T for NN, on the odd-size list.
 std::vector<WarptileCase> layout_cases() {
     std::vector<ParamValues> configs;
@@ -101,29 +109,42 @@ std::vector<WarptileCase> layout_cases() {
 
 // Split-K: K is no multiple of the split (or of BK), late slices of a short K get no k
 // tiles at all, and 2500 rows make bands of tile rows that the swizzle leaves partial.
-std::vector<WarptileCase> split_cases() {
-    const std::vector<ParamValues> configs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0},
-                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0, 0, 0, 0},
-                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0, 0, 0, 0},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0, 0, 0, 0},
-                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0, 0, 0, 0},
-                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0, 0, 0, 0},
-                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0, 0, 0}};
-    const std::vector<std::tuple<int, int, int>> shapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
-                                                           {1024, 1024, 1023}, {2500, 300, 77}};
-    return every_config_on_every_shape(configs, shapes);
+const std::vector<ParamValues> kSplitConfigs = {{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0, 0},
+                                              {64, 128, 16, 64, 64, 8, 16, 2, 0, 1, 1, 8, 0, 0, 0, 0, 0},
+                                              {128, 64, 16, 64, 64, 16, 8, 4, 1, 0, 1, 2, 0, 0, 0, 0, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 4, 0, 0, 0, 0, 0},
+                                              {64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 2, 0, 0, 0, 0, 0},
+                                              {128, 64, 8, 64, 32, 8, 8, 4, 1, 0, 1, 3, 0, 0, 0, 0, 0},
+                                              {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0, 0, 0, 0}};
+const std::vector<std::tuple<int, int, int>> kSplitShapes = {{7, 13, 5}, {17, 31, 7}, {128, 128, 128},
+                                                             {1024, 1024, 1023}, {2500, 300, 77}};
+
+std::vector<WarptileCase> split_cases() { return every_config_on_every_shape(kSplitConfigs, kSplitShapes); }
+
+// The split tiles above with the sum pass, on the same shapes (C of 7x13 and 17x31 has rows
+// no multiple of 4, so groups of 4 elements of the sum straddle rows), and 32-row decode
+// tiles with groups of warps on decode shapes with K no multiple of the split.
+std::vector<WarptileCase> sum_pass_cases() {
+    std::vector<ParamValues> configs;
+    for (const ParamValues& config : kSplitConfigs) configs.push_back(sum_pass(config));
+    std::vector<WarptileCase> cases = every_config_on_every_shape(configs, kSplitShapes);
+    const std::vector<ParamValues> decode = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 1},
+                                             {32, 128, 8, 32, 64, 8, 8, 4, 1, 0, 1, 6, 0, 0, 0, 0, 1}};
+    for (const WarptileCase& c : every_config_on_every_shape(decode, {{32, 6144, 4093}, {1, 4097, 1000}, {33, 300, 77}}))
+        cases.push_back(c);
+    return cases;
 }
 
 // 32-row tiles, the batch-32 decode tiles: one warp row, in every layout, on decode shapes
 // whose K is no multiple of the split (4093 over 3 or 6 slices) and on M of 1, 17 and 33.
 std::vector<WarptileCase> decode_tile_cases() {
-    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0, 0, 0, 0},
-                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0, 0, 0, 0},
-                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0, 0, 0, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0, 0},
-                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0, 0, 0, 0},
-                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0, 0, 0, 0}};
+    const std::vector<ParamValues> configs = {{32, 256, 16, 32, 64, 8, 8, 4, 0, 0, 1, 3, 0, 0, 0, 0, 0},
+                                              {32, 128, 8, 32, 64, 8, 8, 3, 1, 0, 1, 6, 0, 0, 0, 0, 0},
+                                              {32, 64, 16, 32, 64, 8, 8, 2, 0, 1, 1, 1, 0, 0, 0, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0, 0, 0},
+                                              {32, 64, 16, 32, 32, 8, 4, 4, 0, 0, 1, 4, 0, 0, 0, 0, 0},
+                                              {32, 128, 8, 32, 32, 8, 4, 4, 1, 1, 1, 6, 0, 0, 0, 0, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{32, 6144, 4093}, {1, 4097, 1000}, {17, 1000, 4095},
                                                            {33, 300, 77}};
     return every_config_on_every_shape(configs, shapes);
@@ -135,14 +156,14 @@ std::vector<WarptileCase> decode_tile_cases() {
 // last two, by the partial tile (64x64: 16384 bytes against 12672 for three stages of 8 k;
 // 64x128: 32768 against 25088 for two of 16).
 std::vector<WarptileCase> warp_group_cases() {
-    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0},
-                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 0, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0, 0, 0, 0},
-                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0, 0, 0, 0},
-                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0, 0, 0, 0},
-                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1, 0, 0, 0}};
+    const std::vector<ParamValues> configs = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0},
+                                              {32, 64, 8, 32, 32, 8, 4, 4, 1, 1, 2, 3, 0, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 0, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 2, 1, 0, 2, 1, 0, 0, 0, 0, 0},
+                                              {64, 64, 16, 64, 64, 16, 8, 2, 1, 1, 2, 1, 0, 0, 0, 0, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 3, 0, 0, 2, 3, 0, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 0, 0, 0, 0, 0},
+                                              {64, 128, 16, 32, 64, 8, 8, 2, 0, 0, 2, 2, 1, 0, 0, 0, 0}};
     const std::vector<std::tuple<int, int, int>> shapes = {{1, 1, 1},       {7, 13, 5},         {17, 31, 7},
                                                            {128, 128, 128}, {1000, 3000, 2000}, {32, 6144, 4093},
                                                            {33, 300, 77}};
@@ -153,10 +174,10 @@ std::vector<WarptileCase> warp_group_cases() {
 // strips of 32 rows), 4 and 16 wide thread tiles, BK = 8, a 32-row tile, and groups of warps
 // with and without split-K, on the odd-size list.
 std::vector<WarptileCase> c_transposed_cases() {
-    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1, 0, 0, 0},
-                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1, 0, 0, 0},
-                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0, 0},
-                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1, 0, 0, 0}};
+    const std::vector<ParamValues> configs = {{128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 1, 0, 0, 0, 0},
+                                              {64, 64, 8, 32, 32, 8, 4, 4, 0, 0, 1, 2, 1, 0, 0, 0, 0},
+                                              {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 1, 1, 0, 0, 0, 0},
+                                              {64, 128, 8, 64, 64, 8, 16, 4, 0, 0, 2, 3, 1, 0, 0, 0, 0}};
     return every_config_on_every_shape(configs, kOddShapes);
 }
 
@@ -171,8 +192,8 @@ std::vector<WarptileCase> stream_k_cases() {
     for (int ta : {0, 1})
         for (int tb : {0, 1}) configs.push_back(with_layout(tail, ta, tb));
     configs.push_back(tiles_of_c_transposed(tail));
-    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0});
-    configs.push_back({64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 1, 0, 1, 0, 0});
+    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0, 0});
+    configs.push_back({64, 64, 16, 32, 32, 8, 4, 3, 0, 1, 1, 1, 0, 1, 0, 0, 0});
     std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
     shapes.insert(shapes.end(), {{3000, 3000, 1000}, {2048, 2048, 1021}});
     return every_config_on_every_shape(configs, shapes);
@@ -183,12 +204,12 @@ std::vector<WarptileCase> stream_k_cases() {
 // of C^T (A in B's place), and a stream-K tail, on the odd-size list and on decode shapes
 // with K not a multiple of the split.
 std::vector<WarptileCase> k_major_cases() {
-    const std::vector<ParamValues> configs = {{32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 0, 1},
-                                              {32, 128, 32, 32, 32, 8, 4, 3, 0, 1, 1, 4, 0, 0, 0, 1},
-                                              {64, 64, 32, 32, 32, 8, 4, 2, 0, 1, 1, 1, 0, 0, 0, 1},
-                                              {64, 128, 32, 32, 64, 8, 8, 3, 1, 1, 1, 3, 0, 0, 0, 1},
-                                              {128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 0, 1},
-                                              {64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 1, 1, 0, 1, 0, 1}};
+    const std::vector<ParamValues> configs = {{32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 0, 1, 0},
+                                              {32, 128, 32, 32, 32, 8, 4, 3, 0, 1, 1, 4, 0, 0, 0, 1, 0},
+                                              {64, 64, 32, 32, 32, 8, 4, 2, 0, 1, 1, 1, 0, 0, 0, 1, 0},
+                                              {64, 128, 32, 32, 64, 8, 8, 3, 1, 1, 1, 3, 0, 0, 0, 1, 0},
+                                              {128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 0, 1, 0},
+                                              {64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 1, 1, 0, 1, 0, 1, 0}};
     std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
     shapes.insert(shapes.end(), {{32, 6144, 4093}, {33, 1000, 517}});
     return every_config_on_every_shape(configs, shapes);
@@ -196,6 +217,7 @@ std::vector<WarptileCase> k_major_cases() {
 
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
 INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
+INSTANTIATE_TEST_SUITE_P(SumPass, WarptileAgainstCublas, ::testing::ValuesIn(sum_pass_cases()));
 INSTANTIATE_TEST_SUITE_P(TilesOfCTransposed, WarptileAgainstCublas, ::testing::ValuesIn(c_transposed_cases()));
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
@@ -206,11 +228,11 @@ INSTANTIATE_TEST_SUITE_P(KMajorRowsOfX, WarptileAgainstCublas, ::testing::Values
 // illegal, so the copies of untransposed rows fall back to 4 bytes each.
 TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0},
+    for (const ParamValues& base : {find_family("warptile").defaults, ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0, 0},
                                     tiles_of_c_transposed(find_family("warptile").defaults),
-                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0},
-                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0},
-                                    ParamValues{64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 2, 0, 0, 0, 1}})
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0},
+                                    ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0, 0},
+                                    ParamValues{64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 2, 0, 0, 0, 1, 0}})
         for (int ta : {0, 1})
             for (int tb : {0, 1}) {
                 if (base[12] && (ta || tb)) continue;  // tiles of C^T are for NN only
@@ -230,7 +252,8 @@ TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
 
 // Binaries for aligned operands only (ALIGNED = 1) have no 4-byte fallback: they serve calls
 // whose pointers and leading dimensions all take 16-byte accesses. Every layout, tiles of C^T,
-// split-K, groups of warps along k and the stream-K tail, on the odd sizes with each leading
+// split-K (summed in the kernel and by the sum pass), groups of warps along k and the
+// stream-K tail, on the odd sizes with each leading
 // dimension padded to a multiple of 4 floats (alpha/beta, and beta = 0 over NaN).
 TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) {
     SGEMM_REQUIRE_GPU(gpu);
@@ -244,10 +267,11 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
         for (int tb : {0, 1}) configs.push_back(aligned_only(with_layout(f.defaults, ta, tb)));
     configs.push_back(aligned_only(tiles_of_c_transposed(f.defaults)));
     configs.push_back(aligned_only(stream_k(tiles_of_c_transposed(f.defaults))));
-    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 1, 1, 4, 0, 0, 1, 0});
-    configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0});
-    configs.push_back({32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1});
-    configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 1, 1});
+    configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 1, 1, 4, 0, 0, 1, 0, 0});
+    configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 0});
+    configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 1});
+    configs.push_back({32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1, 0});
+    configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 1, 1, 0});
     const auto padded = [](int floats) { return (floats + 3) / 4 * 4; };
     for (const ParamValues& config : configs)
         for (const auto& [m, n, k] : kOddShapes)
@@ -270,17 +294,26 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
 // binary, and preparing it is an error.
 TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
     SGEMM_REQUIRE_GPU(gpu);
-    const ParamValues four = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 4, 0, 0, 0, 0};
+    const ParamValues four = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 4, 0, 0, 0, 0, 0};
     const LoadedKernel& kernel = loaded_kernel("warptile", four, gpu->device);
     ParamValues two = four, one = four, aligned = four;
     two[11] = 2, one[11] = 1, aligned[14] = 1;
     EXPECT_TRUE(kernel.serves(two));
     EXPECT_FALSE(kernel.serves(one));
     EXPECT_FALSE(kernel.serves(aligned));
+    EXPECT_FALSE(kernel.serves(sum_pass(four)));
     const KernelLaunch launch = kernel.prepare(32, 4096, 4096, two);
     EXPECT_EQ(launch.geometry.grid.y, 2u);
     EXPECT_EQ(launch.workspace_bytes, sgemm_splitk_workspace_bytes(2, 32, 4096));
+    EXPECT_EQ(launch.second, nullptr);
     EXPECT_THROW(kernel.prepare(32, 4096, 4096, one), Error);
+    // The sum pass's binary re-split: its second kernel gets a row of threads per slice.
+    const LoadedKernel& summing = loaded_kernel("warptile", sum_pass(four), gpu->device);
+    EXPECT_TRUE(summing.serves(sum_pass(two)));
+    const KernelLaunch summed = summing.prepare(32, 4096, 4096, sum_pass(two));
+    EXPECT_NE(summed.second, nullptr);
+    EXPECT_EQ(summed.second_geometry.block.y, 2u);
+    EXPECT_EQ(summed.second_overlaps_main, gpu->device.cc_major >= 9);
 }
 
 // Split-K sums the slices in a fixed order, groups of warps their partial tiles, and the
@@ -289,11 +322,12 @@ TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
 // next launch.
 TEST(WarptileSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0, 0, 0},
-                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0},
-                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0, 0, 0},
-                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0},
-                                      ParamValues{32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 0, 1}}) {
+    for (const ParamValues& config : {ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0, 0, 0, 0},
+                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0, 0, 0, 0},
+                                      ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 1, 0, 0, 0},
+                                      ParamValues{32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 0, 1, 0},
+                                      ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 1}}) {
         GemmProblem problem(spec_for(config, 1024, 1024, 1021, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         std::vector<float> first;
         for (int run = 0; run < 4; ++run) {
@@ -302,8 +336,27 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
             if (run == 0)
                 first = out;
             else
-                EXPECT_EQ(out, first) << "WK=" << config[10] << " SK=" << config[13] << ": run " << run << " differs from run 0";
+                EXPECT_EQ(out, first) << find_family("warptile").describe(config) << ": run " << run
+                                      << " differs from run 0";
         }
+    }
+}
+
+// The sum pass adds the slices in the order the in-kernel finish does, from the same +0.0f,
+// and scales by alpha the same way: the two give the same bits, with C's rows a multiple of
+// 4 floats and not (groups of 4 then straddle rows), and with C's leading dimension padded.
+TEST(WarptileSplitK, TheSumPassGivesTheInKernelSumsBits) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const ParamValues in_kernel{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0};
+    for (const auto& [m, n, k, ldc] : {std::tuple{32, 4096, 4093, 0}, std::tuple{33, 1001, 777, 0},
+                                       std::tuple{17, 131, 300, 136}}) {
+        ProblemSpec spec = spec_for(in_kernel, m, n, k, -0.75f, 0.0f);
+        spec.ldc = ldc;
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        ASSERT_TRUE(run_once(*gpu, problem, in_kernel).ok());
+        const std::vector<float> expected = problem.download_output();
+        ASSERT_TRUE(run_once(*gpu, problem, sum_pass(in_kernel)).ok());
+        EXPECT_EQ(problem.download_output(), expected) << m << "x" << n << "x" << k;
     }
 }
 
@@ -312,7 +365,7 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
 // last partial lands in the guard), and a tile counter left non-zero fails the run.
 TEST(WarptileSplitK, TheCheckCatchesAWriteBeyondTheDeclaredWorkspaceAndACounterLeftSet) {
     SGEMM_REQUIRE_GPU(gpu);
-    const ParamValues config{64, 64, 16, 32, 32, 8, 4, 3, 0, 0, 1, 2, 0, 0, 0, 0};
+    const ParamValues config{64, 64, 16, 32, 32, 8, 4, 3, 0, 0, 1, 2, 0, 0, 0, 0, 0};
     GemmProblem problem(spec_for(config, 100, 70, 300, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
     const LoadedKernel& kernel = loaded_kernel("warptile", config, gpu->device);
     const std::size_t declared = kernel.workspace_bytes(100, 70, 300);
