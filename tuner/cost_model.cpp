@@ -223,14 +223,16 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // KB) in 2.8 us; decode's element-wise sum, 8x256 tiles of 8 slices (64 KB), in 1.5 us.
     // Without this the model ranked 256x128 tiles in 8 slices first at 1024^3, which ran
     // 20% slower than in 4.
-    // A sum pass (warptile's SUM_PASS) reads every slice of C at once across the GPU, about
-    // 6 TB/s from L2, after a kernel boundary of about 1 us: on the H200 it cost 2.2-2.6 us
-    // after 32x4096x4096 and 32x6144x4096's split kernels (8 slices; their in-kernel finish
-    // 3.5-3.9 us), and 5-8 us after 32x28672x4096's, which the in-kernel finish hides
-    // behind later waves.
+    // A sum pass (warptile's SUM_PASS) reads every slice of C at once across the GPU after a
+    // kernel boundary of about 1 us. On the H200 a prototype's pass cost 2.2-2.6 us after
+    // 32x4096x4096's and 32x6144x4096's split kernels (4-6 MB of partials; the in-kernel
+    // finish 3.5-3.9 us), and the product pass saved 9 us of 1024^3's 256x128 tiles in 4
+    // slices (16 MB; in-kernel the finishing block sums 512 KB in 9-14 us): about 2.5 TB/s
+    // over the partials. Rated faster, 256x128 tiles in 4 slices filled the model's first
+    // picks at 1024^3, where they ran 0.0669 ms against 0.0551 for 64x128 tiles in 3.
     if (splits > 1)
         e.finish_seconds = f.has_sum_pass(c.values)
-                               ? 1e-6 + splits * 4.0 * M * N / 6e12
+                               ? 1e-6 + splits * 4.0 * M * N / 2.5e12
                                : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.

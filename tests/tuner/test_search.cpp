@@ -288,6 +288,24 @@ TEST(CostModel, EachTilesSplitKSumIsReadBackByOneBlock) {
               cost("warptile", {256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 8, 0, 0, 0, 0, 0}, key));
 }
 
+// The in-kernel finish costs what one tile's slices take to read back into one block, the
+// sum pass what all of C's slices take across the GPU. So the pass rates faster for wide
+// tiles of a small C (32x4096 in 32x256 tiles of 8 slices: 256 KB a finishing block against
+// 4 MB in all) and slower for narrow ones of a larger C (1024^3 in 64x128 tiles of 3 slices:
+// 96 KB a block, 12 MB in all). The rule is the model's; on the H200 the pass won the second
+// case too (0.0551 ms against 0.0586), which the tuner finds because its final sweep times
+// both sums of its fastest tiles (Search.TheSweepCrossesSplitCountsWithGroupsOfWarpsAlongK).
+TEST(CostModel, TheSumPassCostsByAllOfCTheInKernelFinishByOneTile) {
+    const auto finish = [](const ParamValues& v, const ShapeKey& key) {
+        return estimate_cost({&find_family("warptile"), v}, key, h200()).finish_seconds;
+    };
+    const ShapeKey batch32 = nn(32, 4096, 4096), square = nn(1024, 1024, 1024);
+    EXPECT_LT(finish({32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 1}, batch32),
+              finish({32, 256, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 0}, batch32));
+    EXPECT_GT(finish({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0, 1, 0, 1}, square),
+              finish({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0, 1, 0, 0}, square));
+}
+
 TEST(CostModel, TheSplitKSumReadsOnlyWhatLiesInsideC) {
     // At batch 1 an 8-row decode tile holds one row of C: its finish reads no more than a
     // 1-row tile's (the sum skips the rows outside C).
