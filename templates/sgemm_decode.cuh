@@ -18,7 +18,8 @@
 // Reduction, deterministic (fixed order, no float atomics):
 //  - across the KW groups through shared memory, in passes of up to 4 rows of C;
 //  - across the gridDim.y slices, when there are several, by the split-K protocol of
-//    sgemm_splitk.cuh (the last block of a tile sums the slices in order). Only binaries
+//    sgemm_splitk.cuh: the last block of a tile sums the slices in order or, with SUM_PASS =
+//    1, a second kernel does (sgemm_decode_sum_pass), with the same bits. Only binaries
 //    with SPLIT_K carry that code; they are launched with gridDim.y > 1, the others with 1.
 // The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
 // the start, while the first loads of B are already in flight: by cp.async copies on
@@ -84,9 +85,10 @@ __device__ __forceinline__ void sgemm_decode_quad(float (&acc)[MT][4], const flo
 // groups along k keep more bytes in flight. With TB on the H200 (8 rows, sgemm-bench): 8x28672x4096
 // in 0.129 ms against 0.140 for the best with registers (NN: 0.123), 8x128256x4096 in 0.501
 // against 0.542, 8x6144x4096 in 0.041 against 0.043.
-template <int MT, int BN, int KW, int UNROLL, int EF, int TB, bool SPLIT_K, int RING>
+template <int MT, int BN, int KW, int UNROLL, int EF, int TB, bool SPLIT_K, int RING, int SUM_PASS>
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
+    static_assert(SPLIT_K || !SUM_PASS, "only split-K has slices to sum");
 #if __CUDA_ARCH__ < 800
     static_assert(RING == 0, "the ring of B is filled by cp.async, which needs sm_80");
 #endif
@@ -262,8 +264,18 @@ sgemm_decode(const SgemmArgs p) {
     }
     if (SPLIT_K) {
         timeline.mark(SGEMM_MARK_PARTIAL_STORED);
-        sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN, timeline);
+        if (!SUM_PASS) sgemm_splitk_finish<THREADS>(p, blockIdx.z * gridDim.x + blockIdx.x, m0, MT, n0, BN, timeline);
     }
     timeline.mark(SGEMM_MARK_END);
     timeline.store(p);
+}
+
+// The split-K sum as a second pass (SUM_PASS = 1; sgemm_splitk_sum_pass says when it pays).
+// It takes sgemm_decode's template arguments, so the host finds its symbol from the main
+// kernel's; none of them matters here.
+template <int MT, int BN, int KW, int UNROLL, int EF, int TB, bool SPLIT_K, int RING, int SUM_PASS>
+__global__ void __launch_bounds__(SGEMM_SUM_PASS_QUADS * SGEMM_SUM_PASS_MAX_SLICES)
+sgemm_decode_sum_pass(const SgemmArgs p) {
+    static_assert(SPLIT_K && SUM_PASS, "the sum pass sums the slices of a split launch that left them to it");
+    sgemm_splitk_sum_pass(p, sgemm_vec4_ok(p.C, p.ldc));
 }

@@ -10,7 +10,7 @@ namespace {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 struct DecodeShape {
-    int mt, bn, kw, unroll, tb, splits, ring;
+    int mt, bn, kw, unroll, tb, splits, ring, sum_pass;
     int threads() const { return bn / 4 * kw; }
     // Loaded values of B a thread holds in registers: two batches of UNROLL quads of 16, or
     // with a ring in shared memory the one it computes on.
@@ -28,7 +28,7 @@ struct DecodeShape {
 
 DecodeShape decode_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "MT"), f.value(v, "BN"),     f.value(v, "KW"),  f.value(v, "UNROLL"),
-            f.value(v, "TB"), f.value(v, "SPLITS"), f.value(v, "RING")};
+            f.value(v, "TB"), f.value(v, "SPLITS"), f.value(v, "RING"), f.value(v, "SUM_PASS")};
 }
 
 // Split-K blocks of 8 rows that ptxas (CUDA 13.0) spills for sm_75 and sm_80 and for no other
@@ -56,9 +56,11 @@ unsigned shared_bytes(const DecodeShape& d, int K) {
 Family decode_family() {
     Family f;
     f.name = "decode";
-    f.summary = "skinny M (decode batches): streams B (K x N or N x K) once with 16-byte loads, split-K across warps and blocks";
+    f.summary = "skinny M (decode batches): streams B (K x N or N x K) once with 16-byte loads, split-K across warps and "
+                "blocks (summed in-kernel or by a second pass)";
     f.template_file = "sgemm_decode.cuh";
     f.kernel = "sgemm_decode";
+    f.sum_pass_kernel = "sgemm_decode_sum_pass";
     // BN = 32 and KW = 32, 64: blocks of narrow column strips with many groups along k own all
     // of K, with no split-K tail. On the H200 a 32-column strip streams as fast as a
     // 256-column one split 8 ways (4096 x 4096: 22.5 against 22.2 us), and such blocks made
@@ -71,8 +73,11 @@ Family decode_family() {
                 {"TB", {0, 1}},  // B stored N x K: the weights out x in, an NT GEMM
                 {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}, /*split_count=*/true},
                 // B's batches in a ring of this many in shared memory (0: two sets of registers)
-                {"RING", {0, 3, 6}}};
-    f.defaults = {8, 128, 8, 4, 1, 0, 4, 0};
+                {"RING", {0, 3, 6}},
+                // the slices summed by a second kernel rather than the last block of each tile
+                {"SUM_PASS", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false,
+                 /*aligned_only=*/false, /*sum_pass=*/true}};
+    f.defaults = {8, 128, 8, 4, 1, 0, 4, 0, 0};
     f.constraint_violation = [f](const ParamValues& v, const ArchLimits& lim) -> std::string {
         const DecodeShape d = decode_shape(f, v);
         if (d.threads() < 32 || d.threads() > lim.max_threads_per_block || d.threads() % 32)
@@ -102,6 +107,9 @@ Family decode_family() {
         if (d.ring > 0 && (d.unroll > 2 || d.kw < 4)) return "RING needs UNROLL <= 2 and KW >= 4";
         if (4 * d.ring_floats() >= lim.max_shared_per_block)
             return "a ring of RING*UNROLL quads a thread leaves no shared memory for A";
+        if (d.sum_pass && (d.splits == 1 || d.splits > SGEMM_SUM_PASS_MAX_SLICES))
+            return "SUM_PASS = 1 sums the slices of a split launch in a second kernel: it goes with SPLITS from 2 to " +
+                   std::to_string(SGEMM_SUM_PASS_MAX_SLICES);
         if ((lim.sm == 75 || lim.sm == 80) && spills_on_sm75_and_sm80(d))
             return "these split-K blocks of 8 rows spill on sm_75 and sm_80";
         // The launch bounds let ptxas give a block of T threads at most 65536 / T registers

@@ -95,7 +95,7 @@ TEST(Families, DecodeGeometryAndWorkspace) {
     const Family& f = find_family("decode");
     // MT=8 rows, BN=128 columns, KW=8 groups of 32 threads, UNROLL=2, EF=1, B stored K x N
     // (TB=0), 4 slices of K.
-    const ParamValues v = {8, 128, 8, 2, 1, 0, 4, 0};
+    const ParamValues v = {8, 128, 8, 2, 1, 0, 4, 0, 0};
     const LaunchGeometry g = f.geometry(v, 20, 1000, 4093);
     EXPECT_EQ(g.grid.x, 3u);   // ceil(20 / 8) row tiles, the fastest dimension
     EXPECT_EQ(g.grid.y, 4u);   // the K slices
@@ -105,17 +105,41 @@ TEST(Families, DecodeGeometryAndWorkspace) {
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 8 * 1024);
     // The fixed counter region, then 4 partial 20 x 1000 results.
     EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
-    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 0, 1, 0}, 20, 1000, 4093, 132), 0u);
+    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 0, 1, 0, 0}, 20, 1000, 4093, 132), 0u);
     EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093, 132), 0u);
 }
 
 // With a ring, B's batches sit in shared memory after A's slice, and a thread holds one batch
 // in registers instead of two.
+// SUM_PASS = 1 leaves the sum of the slices to a second kernel, sgemm_decode_sum_pass, with
+// the same template arguments; it needs 2 to 16 slices (SGEMM_SUM_PASS_MAX_SLICES), and its
+// launch has a row of SGEMM_SUM_PASS_QUADS threads per slice (the grid's y).
+TEST(Families, DecodeSumPass) {
+    const Family& f = find_family("decode");
+    const ParamValues v = {8, 128, 8, 4, 1, 0, 4, 0, 1};
+    EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
+    EXPECT_TRUE(f.has_sum_pass(v));
+    EXPECT_EQ(f.second_name_expression(v), "sgemm_decode_sum_pass<8, 128, 8, 4, 1, 0, true, 0, 1>");
+    const LaunchGeometry pass = f.second_geometry(v, 8, 4096, 4096, 132);
+    EXPECT_EQ(pass.grid.x, 8u * 4096 / 4 / SGEMM_SUM_PASS_QUADS);
+    EXPECT_EQ(pass.block.y, 4u);
+    EXPECT_EQ(f.workspace_bytes(v, 8, 4096, 4096, 132), sgemm_splitk_workspace_bytes(4, 8, 4096));
+    for (int splits : {1, 24, 32}) {
+        ParamValues other = v;
+        other[6] = splits;
+        EXPECT_NE(f.invalid_reason(other, Arch{90}).find("SPLITS from 2 to 16"), std::string::npos) << splits;
+    }
+    ParamValues sixteen = v;
+    sixteen[6] = 16;
+    EXPECT_EQ(f.invalid_reason(sixteen, Arch{90}), "");
+    EXPECT_EQ(f.second_geometry(sixteen, 8, 4096, 4096, 132).block.y, 16u);
+}
+
 TEST(Families, DecodeRingOfBSharesMemoryWithA) {
     const Family& f = find_family("decode");
     // 8 rows, 128 columns, 8 groups (256 threads), UNROLL 2, B stored N x K, 4 slices, a ring
     // of 3 batches: 3 x 2 quads x 16 floats for each of 256 threads.
-    const ParamValues ring = {8, 128, 8, 2, 1, 1, 4, 3};
+    const ParamValues ring = {8, 128, 8, 2, 1, 1, 4, 3, 0};
     EXPECT_EQ(f.geometry(ring, 20, 1000, 4093).dynamic_shared_bytes, 4u * (8 * 1024 + 3 * 2 * 16 * 256));
     ParamValues registers = ring;
     registers[f.param_index("RING")] = 0;
@@ -129,37 +153,37 @@ TEST(Families, DecodeRingOfBSharesMemoryWithA) {
 // for A.
 TEST(Families, DecodeRingOnlyWhereItCanRunAndPays) {
     const Family& f = find_family("decode");
-    EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 1, 4, 3}, Arch{75}).find("cp.async"), std::string::npos);
-    EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 0, 4, 3}, Arch{90}).find("TB=1"), std::string::npos);
-    EXPECT_NE(f.invalid_reason({16, 128, 4, 1, 1, 1, 4, 3}, Arch{90}).find("up to 8 rows"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 1, 4, 3, 0}, Arch{75}).find("cp.async"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 0, 4, 3, 0}, Arch{90}).find("TB=1"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({16, 128, 4, 1, 1, 1, 4, 3, 0}, Arch{90}).find("up to 8 rows"), std::string::npos);
     // 6 batches of 2 quads for 512 threads: 384 KB.
-    EXPECT_NE(f.invalid_reason({1, 256, 8, 2, 1, 1, 4, 6}, Arch{90}).find("no shared memory for A"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({1, 256, 8, 1, 1, 1, 4, 6}, Arch{90}), "");
+    EXPECT_NE(f.invalid_reason({1, 256, 8, 2, 1, 1, 4, 6, 0}, Arch{90}).find("no shared memory for A"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({1, 256, 8, 1, 1, 1, 4, 6, 0}, Arch{90}), "");
     // Where ptxas spilled ring binaries: UNROLL 4, and 1 or 2 groups along k.
-    EXPECT_NE(f.invalid_reason({4, 64, 16, 4, 1, 1, 1, 3}, Arch{90}).find("UNROLL <= 2 and KW >= 4"), std::string::npos);
-    EXPECT_NE(f.invalid_reason({8, 64, 2, 2, 1, 1, 1, 6}, Arch{90}).find("UNROLL <= 2 and KW >= 4"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({4, 64, 16, 2, 1, 1, 1, 3}, Arch{90}), "");
+    EXPECT_NE(f.invalid_reason({4, 64, 16, 4, 1, 1, 1, 3, 0}, Arch{90}).find("UNROLL <= 2 and KW >= 4"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({8, 64, 2, 2, 1, 1, 1, 6, 0}, Arch{90}).find("UNROLL <= 2 and KW >= 4"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({4, 64, 16, 2, 1, 1, 1, 3, 0}, Arch{90}), "");
     // A slice of A that fits alone may not fit beside the ring.
-    EXPECT_EQ(f.unsupported_shape_reason({8, 128, 8, 1, 1, 1, 1, 0}, 8, 4096, 7168, Arch{90}), "");
-    EXPECT_NE(f.unsupported_shape_reason({8, 128, 8, 1, 1, 1, 1, 6}, 8, 4096, 7168, Arch{90}).find("shared memory"),
+    EXPECT_EQ(f.unsupported_shape_reason({8, 128, 8, 1, 1, 1, 1, 0, 0}, 8, 4096, 7168, Arch{90}), "");
+    EXPECT_NE(f.unsupported_shape_reason({8, 128, 8, 1, 1, 1, 1, 6, 0}, 8, 4096, 7168, Arch{90}).find("shared memory"),
               std::string::npos);
 }
 
 TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {
     const Family& f = find_family("decode");
     // 32 rows x all of K=14336 in one slice: 1.8 MB of A.
-    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 1, 0}, 32, 4096, 14336, Arch{90}).find("shared memory"),
+    EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 1, 0, 0}, 32, 4096, 14336, Arch{90}).find("shared memory"),
               std::string::npos);
-    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 16, 0}, 32, 4096, 14336, Arch{90}), "");
+    EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 16, 0, 0}, 32, 4096, 14336, Arch{90}), "");
 }
 
 TEST(Families, DecodeBlocksThatCannotHoldTheirRegistersAreRefused) {
     const Family& f = find_family("decode");
     // 1024 threads leave 64 registers a thread: ptxas spills every such block.
-    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1, 0, 1, 0}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({1, 256, 16, 1, 1, 0, 1, 0, 0}, Arch{90}).find("do not fit one SM"), std::string::npos);
     // 512 threads leave 128: 8 rows with two batches of 2 quads need about 136.
-    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1, 0, 1, 0}, Arch{90}).find("do not fit one SM"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1, 0, 1, 0}, Arch{90}), "");
+    EXPECT_NE(f.invalid_reason({8, 128, 16, 2, 1, 0, 1, 0, 0}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({4, 128, 16, 2, 1, 0, 1, 0, 0}, Arch{90}), "");
 }
 
 // The decode binaries ptxas spills on sm_80 (and sm_75) are not in the space there; on the
@@ -168,8 +192,8 @@ TEST(Families, DecodeBlocksThatSpillOnSm80AreRefusedThere) {
     const Family& f = find_family("decode");
     std::vector<ParamValues> spilling;
     for (int ef : {0, 1}) {
-        for (int tb : {0, 1}) spilling.push_back({8, 64, 2, 2, ef, tb, 2, 0});  // one warp, UNROLL 2
-        for (int bn : {128, 256}) spilling.push_back({8, bn, 2, 1, ef, 1, 2, 0});  // TB, 2 groups, UNROLL 1
+        for (int tb : {0, 1}) spilling.push_back({8, 64, 2, 2, ef, tb, 2, 0, 0});  // one warp, UNROLL 2
+        for (int bn : {128, 256}) spilling.push_back({8, bn, 2, 1, ef, 1, 2, 0, 0});  // TB, 2 groups, UNROLL 1
     }
     for (const ParamValues& v : spilling) {
         EXPECT_NE(f.invalid_reason(v, Arch{80}).find("spill on sm_75 and sm_80"), std::string::npos) << f.describe(v);
@@ -179,19 +203,19 @@ TEST(Families, DecodeBlocksThatSpillOnSm80AreRefusedThere) {
     }
     // The same blocks without split-K, with UNROLL 1, of 4 rows, of 64 columns, or with B
     // stored K x N, stay.
-    for (const ParamValues& v : {ParamValues{8, 64, 2, 2, 1, 0, 1, 0}, ParamValues{8, 64, 2, 1, 1, 0, 2, 0},
-                                 ParamValues{4, 64, 2, 2, 1, 0, 2, 0}, ParamValues{8, 128, 2, 1, 1, 1, 1, 0},
-                                 ParamValues{8, 64, 2, 1, 1, 1, 2, 0}, ParamValues{8, 128, 2, 1, 1, 0, 2, 0},
-                                 ParamValues{4, 128, 2, 1, 1, 1, 2, 0}})
+    for (const ParamValues& v : {ParamValues{8, 64, 2, 2, 1, 0, 1, 0, 0}, ParamValues{8, 64, 2, 1, 1, 0, 2, 0, 0},
+                                 ParamValues{4, 64, 2, 2, 1, 0, 2, 0, 0}, ParamValues{8, 128, 2, 1, 1, 1, 1, 0, 0},
+                                 ParamValues{8, 64, 2, 1, 1, 1, 2, 0, 0}, ParamValues{8, 128, 2, 1, 1, 0, 2, 0, 0},
+                                 ParamValues{4, 128, 2, 1, 1, 1, 2, 0, 0}})
         EXPECT_EQ(f.invalid_reason(v, Arch{80}), "") << f.describe(v);
 }
 
 TEST(Families, DecodeNarrowStripsNeedManyGroupsAlongK) {
     const Family& f = find_family("decode");
-    EXPECT_NE(f.invalid_reason({8, 32, 8, 1, 1, 0, 1, 0}, Arch{90}).find("KW >= 16"), std::string::npos);
-    EXPECT_EQ(f.invalid_reason({8, 32, 16, 1, 1, 0, 1, 0}, Arch{90}), "");
-    EXPECT_EQ(f.invalid_reason({8, 32, 64, 1, 1, 0, 1, 0}, Arch{90}), "");
-    EXPECT_EQ(f.invalid_reason({8, 64, 8, 1, 1, 0, 1, 0}, Arch{90}), "");  // wider strips keep their KW
+    EXPECT_NE(f.invalid_reason({8, 32, 8, 1, 1, 0, 1, 0, 0}, Arch{90}).find("KW >= 16"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({8, 32, 16, 1, 1, 0, 1, 0, 0}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 32, 64, 1, 1, 0, 1, 0, 0}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 64, 8, 1, 1, 0, 1, 0, 0}, Arch{90}), "");  // wider strips keep their KW
 }
 
 TEST(Families, TransposesFollowTheTaAndTbParameters) {

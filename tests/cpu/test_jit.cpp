@@ -40,7 +40,7 @@ std::vector<CompileCase> compile_cases() {
         {"blocktile", {}}, {"blocktile", {64, 64, 8, 4, 4}}, {"blocktile", {128, 64, 16, 8, 4}},
         {"vec4", {}},      {"vec4", {64, 64, 16, 4, 4}},     {"vec4", {128, 128, 16, 8, 8}},
         {"async", {}},     {"async", {64, 64, 16, 4, 4}},    {"async", {64, 128, 16, 8, 8}},
-        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 0, 1, 0}}, {"decode", {32, 128, 8, 1, 0, 1, 8, 0}},
+        {"decode", {}},    {"decode", {1, 256, 4, 1, 1, 0, 1, 0, 0}}, {"decode", {32, 128, 8, 1, 0, 1, 8, 0, 0}},
         {"warptile", {}},
         {"warptile", {128, 256, 16, 64, 64, 8, 16, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}},
         {"warptile", {128, 128, 8, 32, 64, 8, 8, 4, 1, 1, 1, 2, 0, 0, 0, 0, 0}},
@@ -107,10 +107,13 @@ TEST(CompileSamples, DecodeBinariesCompileWithoutSpills) {
         for (int tb : {0, 1})
             expect_decode_part_compiles_without_spills(
                 Arch{sm}, [&](const ParamValues& v) { return f.value(v, "TB") == tb && f.value(v, "RING") == 0; });
-    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 0, 2, 0}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 0, 2, 0}, Arch{80});
-    sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 0, 2, 0}, Arch{90});
-    sgemm::testing::expect_compiles_without_spills(f, {8, 128, 2, 1, 1, 1, 2, 0}, Arch{90});
+    sgemm::testing::expect_compiles_without_spills(f, {1, 64, 4, 1, 1, 0, 2, 0, 0}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {2, 128, 2, 1, 0, 0, 2, 0, 0}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {8, 64, 2, 2, 1, 0, 2, 0, 0}, Arch{90});
+    sgemm::testing::expect_compiles_without_spills(f, {8, 128, 2, 1, 1, 1, 2, 0, 0}, Arch{90});
+    // Split-K binaries that leave the sum to the sum pass (SUM_PASS, the last value).
+    sgemm::testing::expect_compiles_without_spills(f, {8, 128, 8, 4, 1, 0, 4, 0, 1}, Arch{80});
+    sgemm::testing::expect_compiles_without_spills(f, {4, 128, 4, 1, 1, 1, 8, 0, 1}, Arch{90});
 }
 
 // Decode binaries with a ring of B in shared memory (TB only, sm_80+), spread over that part
@@ -125,7 +128,7 @@ TEST(CompileSamples, DecodeRingBinariesCompileWithoutSpills) {
 // the same source must compile, through registers (ptxas refuses cp.async there).
 TEST(CompileSamples, DecodeCompilesForTuringWithoutCpAsync) {
     const Family& f = find_family("decode");
-    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 0, 1, 0}, ParamValues{4, 64, 32, 2, 1, 1, 1, 0}})
+    for (const ParamValues& v : {f.defaults, ParamValues{4, 64, 32, 2, 1, 0, 1, 0, 0}, ParamValues{4, 64, 32, 2, 1, 1, 1, 0, 0}})
         sgemm::testing::expect_compiles_without_spills(f, v, Arch{75});
 }
 
@@ -233,11 +236,11 @@ TEST(Compiler, AfterTheWarmUpACompileLeavesTheInterruptHandlerInPlace) {
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
     // The template sees only whether SPLITS exceeds 1.
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 0, 1, 0}), "sgemm_decode<8, 128, 8, 4, 1, 0, false, 0>");
-    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 0, 16, 0}), "sgemm_decode<8, 128, 8, 4, 0, 0, true, 0>");
-    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2, 0}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 16, 0}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1, 0}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2, 0}, Arch{90}));
-    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1, 0}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 0, 1, 0}, Arch{90}));
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 1, 0, 1, 0, 0}), "sgemm_decode<8, 128, 8, 4, 1, 0, false, 0, 0>");
+    EXPECT_EQ(f.name_expression({8, 128, 8, 4, 0, 0, 16, 0, 0}), "sgemm_decode<8, 128, 8, 4, 0, 0, true, 0, 0>");
+    EXPECT_EQ(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2, 0, 0}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 16, 0, 0}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1, 0, 0}, Arch{90}), kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 2, 0, 0}, Arch{90}));
+    EXPECT_NE(kernel_cache_key(f, {8, 128, 8, 4, 1, 0, 1, 0, 0}, Arch{90}), kernel_cache_key(f, {16, 128, 8, 4, 1, 0, 1, 0, 0}, Arch{90}));
 }
 
 TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
@@ -270,9 +273,9 @@ TEST(Compiler, TimelineBuildsCompileAndDifferFromProductBuilds) {
     const std::vector<std::pair<std::string, ParamValues>> cases = {
         {"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0}},
         {"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0}},
-        {"decode", {8, 256, 8, 1, 1, 0, 8, 0}},
-        {"decode", {1, 128, 8, 2, 1, 0, 1, 0}},
-        {"decode", {8, 256, 8, 1, 1, 1, 8, 0}},
+        {"decode", {8, 256, 8, 1, 1, 0, 8, 0, 0}},
+        {"decode", {1, 128, 8, 2, 1, 0, 1, 0, 0}},
+        {"decode", {8, 256, 8, 1, 1, 1, 8, 0, 0}},
     };
     for (const auto& [name, values] : cases)
         for (int sm : {80, 90}) {

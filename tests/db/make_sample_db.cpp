@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
         }
         if (kind == "split") {
             const Family& decode = find_family("decode");
-            const ParamValues four_slices = {8, 128, 8, 4, 1, 0, 4, 0};  // MT BN KW UNROLL EF TB SPLITS RING
+            const ParamValues four_slices = {8, 128, 8, 4, 1, 0, 4, 0, 0};  // MT BN KW UNROLL EF TB SPLITS RING SUM_PASS
             const Binary b = to_binary(compile_kernel(decode, four_slices, Arch{90}), kernel_ref(decode, four_slices));
             store.put_binary(b);
             store.put_winner(winner(store.add_device(h200()), shape(8, 1024, 4096), 0.01, &b));

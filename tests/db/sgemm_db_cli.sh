@@ -137,8 +137,8 @@ run 0 "${ours[@]}" show 8 1000 514 --device "$id"; has "$out" "no measurements o
 "$make_sample" "$dir/split.db" split || fail "make_sample_db split"
 split_id=$("$db_tool" --db "$dir/split.db" list --json | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['device_id'])")
 run 0 --db "$dir/split.db" explain 16 1024 4096 --device "$split_id"
-has "$out" "decision  nearest"; has "$out" "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0"
-has "$out" "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0"
+has "$out" "decision  nearest"; has "$out" "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0"
+has "$out" "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0"
 
 # --- export and import ---
 run 0 "${ours[@]}" export -o "$dir/winners.csv"

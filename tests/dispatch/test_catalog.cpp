@@ -19,7 +19,7 @@ namespace {
 Binary decode_binary() {
     static const Binary binary = [] {
         const Family& f = find_family("decode");
-        const ParamValues v = {8, 128, 8, 4, 1, 0, 4, 0};
+        const ParamValues v = {8, 128, 8, 4, 1, 0, 4, 0, 0};
         return to_binary(compile_kernel(f, v, Arch{90}), kernel_ref(f, v));
     }();
     return binary;
@@ -258,15 +258,15 @@ TEST_F(Catalog_, ACubinForAnotherArchIsMarkedForCompiling) {
 TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
     const Family& decode = find_family("decode");
     Winner two_slices = winner(id_, shape(8, 2048, 4096), 0.01, nullptr);
-    two_slices.kernel = kernel_ref(decode, {8, 128, 8, 4, 1, 0, 2, 0});
+    two_slices.kernel = kernel_ref(decode, {8, 128, 8, 4, 1, 0, 2, 0, 0});
     two_slices.binary_key = decode_binary().cache_key;
     Winner whole = two_slices;
     whole.shape = shape(8, 512, 4096);
-    whole.kernel = kernel_ref(decode, {8, 128, 8, 4, 1, 0, 1, 0});
+    whole.kernel = kernel_ref(decode, {8, 128, 8, 4, 1, 0, 1, 0, 0});
     store_->put_winner(two_slices);
     store_->put_winner(whole);
     const Catalog c = catalog();
-    const std::string own_key = kernel_cache_key(decode, {8, 128, 8, 4, 1, 0, 1, 0}, Arch{90});
+    const std::string own_key = kernel_cache_key(decode, {8, 128, 8, 4, 1, 0, 1, 0, 0}, Arch{90});
     ASSERT_NE(own_key, decode_binary().cache_key);
     const auto key_of = [&](const ShapeKey& s) {
         for (const Winner& w : c.winners)
@@ -277,12 +277,12 @@ TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
     EXPECT_EQ(key_of(shape(8, 512, 4096)), own_key);
     EXPECT_TRUE(c.binaries.count(decode_binary().cache_key));
     ASSERT_TRUE(c.unusable_binaries.count(own_key));
-    EXPECT_TRUE(contains(c.unusable_binaries.at(own_key), "is not sgemm_decode<8, 128, 8, 4, 1, 0, false, 0> for sm_90"))
+    EXPECT_TRUE(contains(c.unusable_binaries.at(own_key), "is not sgemm_decode<8, 128, 8, 4, 1, 0, false, 0, 0> for sm_90"))
         << c.unusable_binaries.at(own_key);
 
     const Family& decode_family = find_family("decode");
-    store_->put_binary(to_binary(compile_kernel(decode_family, {8, 128, 8, 4, 1, 0, 1, 0}, Arch{90}),
-                                 kernel_ref(decode_family, {8, 128, 8, 4, 1, 0, 1, 0})));
+    store_->put_binary(to_binary(compile_kernel(decode_family, {8, 128, 8, 4, 1, 0, 1, 0, 0}, Arch{90}),
+                                 kernel_ref(decode_family, {8, 128, 8, 4, 1, 0, 1, 0, 0})));
     const Catalog cached = catalog();
     EXPECT_TRUE(cached.binaries.count(own_key));
     EXPECT_FALSE(cached.unusable_binaries.count(own_key));

@@ -1,7 +1,8 @@
 // The decode family against cuBLAS: odd sizes, decode shapes whose K is not a multiple of
 // the split, alpha/beta and beta = 0 over NaN (alpha -0.75 there), several row tiles, B
-// stored K x N (NN) and N x K (NT, TB = 1; also through a ring in shared memory, RING), and
-// split-K results that repeat bit for bit from run to run.
+// stored K x N (NN) and N x K (NT, TB = 1; also through a ring in shared memory, RING),
+// split-K summed by a second kernel (SUM_PASS) with the in-kernel sum's bits, and split-K
+// results that repeat bit for bit from run to run.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -13,7 +14,7 @@ using sgemm::testing::loaded_kernel;
 namespace {
 
 struct DecodeCase {
-    ParamValues config;  // MT, BN, KW, UNROLL, EF, TB, SPLITS, RING
+    ParamValues config;  // MT, BN, KW, UNROLL, EF, TB, SPLITS, RING, SUM_PASS
     int M, N, K;
     float alpha, beta;
     int lda = 0;  // 0: K, tight
@@ -58,16 +59,21 @@ std::vector<DecodeCase> decode_cases() {
     // lanes of a warp lie 1, 2 (KW) or 8 side by side along k.
     std::vector<ParamValues> configs;
     for (int tb : {0, 1})
-        for (ParamValues c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4, 0}, {1, 256, 4, 1, 1, 0, 1, 0}, {32, 128, 8, 1, 0, 0, 8, 0},
-                                                      {4, 64, 2, 4, 0, 0, 3, 0}, {2, 64, 32, 1, 1, 0, 1, 0}, {4, 32, 64, 2, 0, 0, 1, 0}}) {
+        for (ParamValues c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4, 0, 0}, {1, 256, 4, 1, 1, 0, 1, 0, 0}, {32, 128, 8, 1, 0, 0, 8, 0, 0},
+                                                      {4, 64, 2, 4, 0, 0, 3, 0, 0}, {2, 64, 32, 1, 1, 0, 1, 0, 0}, {4, 32, 64, 2, 0, 0, 1, 0, 0}}) {
             c[5] = tb;
             configs.push_back(c);
         }
     // B stored N x K through a ring in shared memory (RING, the last value): 1, 2, 4 and 8
     // rows, 4 and 8 lanes along k, UNROLL 1 and 2, unsplit and split-K.
-    for (const ParamValues& c : std::vector<ParamValues>{{1, 64, 32, 1, 1, 1, 1, 3}, {8, 128, 8, 1, 0, 1, 8, 6},
-                                                         {4, 64, 4, 2, 1, 1, 3, 3}, {8, 256, 4, 1, 0, 1, 12, 6},
-                                                         {2, 128, 4, 2, 1, 1, 2, 6}})
+    for (const ParamValues& c : std::vector<ParamValues>{{1, 64, 32, 1, 1, 1, 1, 3, 0}, {8, 128, 8, 1, 0, 1, 8, 6, 0},
+                                                         {4, 64, 4, 2, 1, 1, 3, 3, 0}, {8, 256, 4, 1, 0, 1, 12, 6, 0},
+                                                         {2, 128, 4, 2, 1, 1, 2, 6, 0}})
+        configs.push_back(c);
+    // Split-K summed by the sum pass (SUM_PASS, the last value): B both ways, through the
+    // ring, and 16 slices, the most the pass sums.
+    for (const ParamValues& c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4, 0, 1}, {4, 128, 4, 1, 1, 1, 8, 0, 1},
+                                                         {8, 128, 8, 1, 0, 1, 3, 6, 1}, {2, 64, 8, 2, 1, 0, 16, 0, 1}})
         configs.push_back(c);
     const std::vector<std::tuple<int, int, int>> shapes = {
         {1, 1, 1}, {7, 13, 5}, {17, 31, 7}, {128, 128, 128}, {1000, 3000, 2000},
@@ -78,13 +84,13 @@ std::vector<DecodeCase> decode_cases() {
             cases.push_back({config, m, n, k, -0.75f, 0.0f});
         }
     // The largest odd shape of the foundation list, once each way: 512 row tiles each stream B.
-    cases.push_back({{8, 128, 8, 4, 1, 0, 4, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
-    cases.push_back({{8, 128, 8, 4, 1, 1, 4, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
-    cases.push_back({{8, 128, 8, 1, 1, 1, 4, 6}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 4, 1, 0, 4, 0, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 4, 1, 1, 4, 0, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 1, 1, 1, 4, 6, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
     // B's rows padded (ldb past the stored length) keep 16-byte loads, and a B whose rows
     // are 16-byte aligned nowhere (ldb odd) takes the element-wise path, both ways.
-    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 4, 0}, ParamValues{8, 128, 8, 4, 1, 1, 4, 0},
-                                      ParamValues{8, 128, 8, 1, 1, 1, 4, 6}})
+    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 4, 0, 0}, ParamValues{8, 128, 8, 4, 1, 1, 4, 0, 0},
+                                      ParamValues{8, 128, 8, 1, 1, 1, 4, 6, 0}})
         for (int ldb : {4100, 4097}) cases.push_back({config, 8, 4095, 4093, 1.0f, 0.5f, 0, ldb});
     return cases;
 }
@@ -97,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(OddAndDecodeShapes, DecodeAgainstCublas, ::testing::Val
 // cp.async path.
 TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 0, 1, 0}, ParamValues{8, 128, 8, 4, 1, 0, 4, 0}})
+    for (const ParamValues& config : {ParamValues{2, 64, 32, 1, 1, 0, 1, 0, 0}, ParamValues{8, 128, 8, 4, 1, 0, 4, 0, 0}})
         for (int k : {4093, 4094, 4095}) {
             const Accuracy a = run_case(*gpu, {config, 8, 1000, k, 1.0f, 0.0f, /*lda=*/4096}, 5 + k);
             EXPECT_TRUE(a.ok()) << "MT=" << config[0] << " SPLITS=" << config[6] << " K=" << k << ": " << a.verdict();
@@ -109,8 +115,8 @@ TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
 // N x K through a ring.
 TEST(DecodeSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 12, 0}, ParamValues{8, 128, 8, 4, 1, 1, 12, 0},
-                                      ParamValues{8, 128, 8, 1, 1, 1, 12, 6}}) {
+    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 12, 0, 0}, ParamValues{8, 128, 8, 4, 1, 1, 12, 0, 0},
+                                      ParamValues{8, 128, 8, 1, 1, 1, 12, 6, 0}}) {
         const int tb = config[5];
         ProblemSpec spec;
         spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f, spec.trans_b = tb;
@@ -131,6 +137,30 @@ TEST(DecodeSplitK, RepeatsBitForBit) {
     }
 }
 
+// The sum pass adds the slices in the in-kernel finish's order, from the same +0.0f: the
+// two give the same bits, with C's rows a multiple of 4 floats and not, B both ways.
+TEST(DecodeSplitK, TheSumPassGivesTheInKernelSumsBits) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (const auto& [in_kernel, n] : {std::pair{ParamValues{8, 128, 8, 4, 1, 0, 8, 0, 0}, 4096},
+                                       std::pair{ParamValues{4, 128, 4, 1, 1, 1, 6, 0, 0}, 4097}}) {
+        ParamValues summed = in_kernel;
+        summed[8] = 1;
+        ProblemSpec spec;
+        spec.M = 8, spec.N = n, spec.K = 4093, spec.alpha = -0.75f, spec.beta = 0.0f, spec.trans_b = in_kernel[5];
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        std::vector<float> outputs[2];
+        for (int pass : {0, 1}) {
+            const LoadedKernel& kernel = loaded_kernel("decode", pass ? summed : in_kernel, gpu->device);
+            problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+            problem.poison_output(gpu->stream.get());
+            kernel.launch(problem.args(), gpu->stream.get());
+            ASSERT_TRUE(problem.check_output().ok()) << "SUM_PASS=" << pass;
+            outputs[pass] = problem.download_output();
+        }
+        EXPECT_EQ(outputs[1], outputs[0]) << find_family("decode").describe(summed);
+    }
+}
+
 // Configurations with different tile counts take turns on one workspace, as they do in
 // dispatch: the counters of one must never land on the partial results of another.
 TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
@@ -138,7 +168,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
     ProblemSpec spec;
     spec.M = 32, spec.N = 28672, spec.K = 4096, spec.alpha = 1.0f, spec.beta = 0.0f;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 0, 4, 0}, {32, 64, 8, 1, 0, 0, 4, 0}, {16, 128, 8, 2, 1, 0, 8, 0}, {32, 128, 8, 1, 1, 0, 4, 0}};
+    const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 0, 4, 0, 0}, {32, 64, 8, 1, 0, 0, 4, 0, 0}, {16, 128, 8, 2, 1, 0, 8, 0, 0}, {32, 128, 8, 1, 1, 0, 4, 0, 0}};
     auto workspace_of = [&](const ParamValues& c) {
         return loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K);
     };

@@ -30,7 +30,7 @@ ParamValues warptile(int ta, int tb, int splits) {
     v[8] = ta, v[9] = tb, v[11] = splits;
     return v;
 }
-const ParamValues kDecode = {8, 128, 8, 4, 1, 0, 4, 0};  // MT BN KW UNROLL EF TB SPLITS RING: split-K
+const ParamValues kDecode = {8, 128, 8, 4, 1, 0, 4, 0, 0};  // MT BN KW UNROLL EF TB SPLITS RING SUM_PASS: split-K
 
 // A call's shape key as the tests make their calls: tight leading dimensions (or padded by
 // `pad`) on cudaMalloc'd buffers.
@@ -208,13 +208,13 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
     std::string text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
-    EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0")) << text;
+    EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0 SUM_PASS=0")) << text;
     EXPECT_TRUE(contains(text, "bytes of split-K workspace")) << text;
     text = dispatch.explain(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_TRUE(contains(text, "launch    cuBLAS")) << text;
     // 4 slices of 16 x 1000 would overflow the workspace sized for 8 x 1000: 2 slices run.
     text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
-    EXPECT_TRUE(contains(text, "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0")) << text;
+    EXPECT_TRUE(contains(text, "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0")) << text;
     EXPECT_TRUE(contains(text, "grid 2 x 2 x 8")) << text;  // 2 blocks of 8 rows, 2 slices, 8 of 128 columns
     text = dispatch.explain(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
     EXPECT_TRUE(contains(text, "fallback policy: cuBLAS")) << text;
@@ -263,7 +263,7 @@ TEST(Dispatch, QueryGivesExplainsDecisionAsFields) {
     sgemm_dispatch_choice_t c = dispatch.query(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_EQ(c.decision, SGEMM_DISPATCH_DECISION_EXACT);
     EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_KERNEL);
-    EXPECT_STREQ(c.kernel, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0");
+    EXPECT_STREQ(c.kernel, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0 SUM_PASS=0");
     c = dispatch.query(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_EQ(c.route, SGEMM_DISPATCH_ROUTE_CUBLAS);
     EXPECT_STREQ(c.kernel, "");

@@ -73,8 +73,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(TimelineCase{"warptile", {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0}, 17, 1000, 4095},
                       TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 0, 0, 0, 0, 0}, 1000, 1000, 1000},
                       TimelineCase{"warptile", {64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}, 1000, 1000, 1000},
-                      TimelineCase{"decode", {8, 256, 8, 1, 1, 0, 8, 0}, 7, 4097, 1000},
-                      TimelineCase{"decode", {1, 128, 8, 2, 1, 0, 1, 0}, 1, 1000, 4095}));
+                      TimelineCase{"decode", {8, 256, 8, 1, 1, 0, 8, 0, 0}, 7, 4097, 1000},
+                      TimelineCase{"decode", {1, 128, 8, 2, 1, 0, 1, 0, 0}, 1, 1000, 4095}));
 
 // Kernels share a workspace one after another (sgemm-bench runs every kernel of a shape on
 // one): a timeline build without split-K must leave the split-K counters zeroed, so that a
@@ -83,7 +83,7 @@ TEST(TimelineBuild, LeavesTheSplitKCountersZeroedForTheNextLaunch) {
     SGEMM_REQUIRE_GPU(gpu);
     const Arch arch{gpu->device.sm()};
     const Family& decode = find_family("decode");
-    const ParamValues unsplit = {8, 128, 8, 4, 1, 0, 1, 0}, split = {8, 128, 8, 4, 1, 0, 2, 0};
+    const ParamValues unsplit = {8, 128, 8, 4, 1, 0, 1, 0, 0}, split = {8, 128, 8, 4, 1, 0, 2, 0, 0};
     const LoadedKernel unsplit_timeline(decode, compile_kernel(decode, unsplit, arch, KernelBuild::timeline));
     const LoadedKernel split_timeline(decode, compile_kernel(decode, split, arch, KernelBuild::timeline));
     const LoadedKernel& split_product = ::sgemm::testing::loaded_kernel("decode", split, gpu->device);
@@ -114,7 +114,7 @@ TEST(TimelineBuild, LeavesTheSplitKCountersZeroedForTheNextLaunch) {
 // A product build leaves no marks, and the summary says so rather than printing zeros.
 TEST(TimelineBuild, AProductBuildIsRefused) {
     SGEMM_REQUIRE_GPU(gpu);
-    const ParamValues values = {8, 256, 8, 1, 1, 0, 8, 0};
+    const ParamValues values = {8, 256, 8, 1, 1, 0, 8, 0, 0};
     const LoadedKernel& kernel = ::sgemm::testing::loaded_kernel("decode", values, gpu->device);
     ProblemSpec spec;
     spec.M = 8, spec.N = 1024, spec.K = 1024;

@@ -75,9 +75,9 @@ bool one_single_move_leaves(const Candidate& a, const Candidate& b, const std::v
 // Decode candidates that differ at most in SPLITS, the family's last parameter.
 // The same values but perhaps the split count.
 bool same_decode_tile(const Candidate& a, const Candidate& b) {
-    const std::size_t splits = a.family->param_index("SPLITS");
+    const std::size_t splits = a.family->param_index("SPLITS"), sum = a.family->param_index("SUM_PASS");
     for (std::size_t i = 0; i < a.values.size(); ++i)
-        if (i != splits && a.values[i] != b.values[i]) return false;
+        if (i != splits && i != sum && a.values[i] != b.values[i]) return false;
     return true;
 }
 
@@ -147,7 +147,7 @@ TEST(Candidates, SpillsAreReasonsNotToTime) {
 
 TEST(CostModel, SkinnyShapesPreferTheStreamingFamily) {
     const ShapeKey key = nn(1, 4096, 4096);
-    EXPECT_LT(cost("decode", {1, 128, 8, 4, 1, 0, 4, 0}, key), cost("async", {128, 256, 8, 8, 16}, key));
+    EXPECT_LT(cost("decode", {1, 128, 8, 4, 1, 0, 4, 0, 0}, key), cost("async", {128, 256, 8, 8, 16}, key));
 }
 
 TEST(CostModel, TheLadderRanksInOrderOnALargeSquare) {
@@ -311,8 +311,8 @@ TEST(CostModel, TheSplitKSumReadsOnlyWhatLiesInsideC) {
     // 1-row tile's (the sum skips the rows outside C).
     const ShapeKey key = nn(1, 4096, 4096);
     const Family& f = find_family("decode");
-    const double eight_rows = estimate_cost({&f, {8, 256, 8, 1, 1, 0, 8, 0}}, key, h200()).finish_seconds;
-    const double one_row = estimate_cost({&f, {1, 256, 8, 1, 1, 0, 8, 0}}, key, h200()).finish_seconds;
+    const double eight_rows = estimate_cost({&f, {8, 256, 8, 1, 1, 0, 8, 0, 0}}, key, h200()).finish_seconds;
+    const double one_row = estimate_cost({&f, {1, 256, 8, 1, 1, 0, 8, 0, 0}}, key, h200()).finish_seconds;
     EXPECT_GT(one_row, 0.0);
     EXPECT_DOUBLE_EQ(eight_rows, one_row);
 }
@@ -349,7 +349,7 @@ TEST(CostModel, SmallGridsTimeThreadTilesOf8x8) {
 TEST(CostModel, RowTilesThatFitTheBatchWin) {
     // Batch 8: an 8-row tile wastes nothing; a 32-row tile computes 4x the rows.
     const ShapeKey key = nn(8, 4096, 4096);
-    EXPECT_LT(cost("decode", {8, 128, 8, 4, 1, 0, 4, 0}, key), cost("decode", {32, 128, 8, 1, 1, 0, 4, 0}, key));
+    EXPECT_LT(cost("decode", {8, 128, 8, 4, 1, 0, 4, 0, 0}, key), cost("decode", {32, 128, 8, 1, 1, 0, 4, 0, 0}, key));
 }
 
 TEST(CostModel, BothBatchesOfTheDecodeStreamAreInFlight) {
@@ -358,7 +358,7 @@ TEST(CostModel, BothBatchesOfTheDecodeStreamAreInFlight) {
     // threads with UNROLL 1 looked starved and the model timed only UNROLL 2 tiles at
     // 8x28672x4096, 10% slower than the best there (exhaustive run on the H200).
     const ShapeKey key = nn(8, 28672, 4096);
-    EXPECT_LE(cost("decode", {8, 256, 2, 1, 1, 0, 4, 0}, key), cost("decode", {8, 256, 2, 2, 1, 0, 4, 0}, key));
+    EXPECT_LE(cost("decode", {8, 256, 2, 1, 1, 0, 4, 0, 0}, key), cost("decode", {8, 256, 2, 2, 1, 0, 4, 0, 0}, key));
 }
 
 TEST(CostModel, ARingKeepsAllButOneOfItsBatchesInFlight) {
@@ -366,7 +366,7 @@ TEST(CostModel, ARingKeepsAllButOneOfItsBatchesInFlight) {
     // SM only the ring streams at full speed.
     ShapeKey key = nn(8, 4096, 4096);
     key.trans_b = true;
-    EXPECT_LT(cost("decode", {8, 64, 4, 1, 1, 1, 4, 6}, key), 0.8 * cost("decode", {8, 64, 4, 1, 1, 1, 4, 0}, key));
+    EXPECT_LT(cost("decode", {8, 64, 4, 1, 1, 1, 4, 6, 0}, key), 0.8 * cost("decode", {8, 64, 4, 1, 1, 1, 4, 0, 0}, key));
 }
 
 TEST(CostModel, DecodeReadingNxKWantsEightLanesAlongK) {
@@ -375,8 +375,8 @@ TEST(CostModel, DecodeReadingNxKWantsEightLanesAlongK) {
     const ShapeKey key = nn(8, 28672, 4096);
     ShapeKey nt = key;
     nt.trans_b = true;
-    EXPECT_DOUBLE_EQ(cost("decode", {8, 128, 8, 1, 0, 1, 1, 0}, nt), cost("decode", {8, 128, 8, 1, 0, 0, 1, 0}, key));
-    EXPECT_GT(cost("decode", {8, 256, 4, 1, 0, 1, 1, 0}, nt), 1.05 * cost("decode", {8, 256, 4, 1, 0, 0, 1, 0}, key));
+    EXPECT_DOUBLE_EQ(cost("decode", {8, 128, 8, 1, 0, 1, 1, 0, 0}, nt), cost("decode", {8, 128, 8, 1, 0, 0, 1, 0, 0}, key));
+    EXPECT_GT(cost("decode", {8, 256, 4, 1, 0, 1, 1, 0, 0}, nt), 1.05 * cost("decode", {8, 256, 4, 1, 0, 0, 1, 0, 0}, key));
 }
 
 TEST(Search, StrategiesChooseAsDocumented) {
@@ -465,20 +465,20 @@ TEST(Search, ModelTimesEachTileItRatesAlike) {
 TEST(Search, OneStepNeighboursMoveOneParameterByOnePlace) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
-    const Candidate from{&find_family("decode"), {8, 128, 8, 2, 1, 0, 4, 0}};
+    const Candidate from{&find_family("decode"), {8, 128, 8, 2, 1, 0, 4, 0, 0}};
     const std::vector<Candidate> near = one_step_neighbours(from, all);
     ASSERT_FALSE(near.empty());
     for (const Candidate& c : near)
         EXPECT_TRUE(params_changed(c, from) == 1 || one_single_move_leaves(from, c, all)) << c.describe();
     // MT 8 -> 4 and 16 are one place away in {1,2,4,8,16,32}; 2 is two.
-    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {4, 128, 8, 2, 1, 0, 4, 0}}), near.end());
-    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {16, 128, 8, 2, 1, 0, 4, 0}}), near.end());
-    EXPECT_EQ(std::find(near.begin(), near.end(), Candidate{from.family, {2, 128, 8, 2, 1, 0, 4, 0}}), near.end());
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {4, 128, 8, 2, 1, 0, 4, 0, 0}}), near.end());
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {16, 128, 8, 2, 1, 0, 4, 0, 0}}), near.end());
+    EXPECT_EQ(std::find(near.begin(), near.end(), Candidate{from.family, {2, 128, 8, 2, 1, 0, 4, 0, 0}}), near.end());
     // The load policy is one move away.
-    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {8, 128, 8, 2, 0, 0, 4, 0}}), near.end());
+    EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {8, 128, 8, 2, 0, 0, 4, 0, 0}}), near.end());
     // So is every other split count, however far along its list.
     for (int splits : {1, 2, 3, 6, 8, 12, 16, 24, 32})
-        EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {8, 128, 8, 2, 1, 0, splits, 0}}), near.end())
+        EXPECT_NE(std::find(near.begin(), near.end(), Candidate{from.family, {8, 128, 8, 2, 1, 0, splits, 0, 0}}), near.end())
             << splits;
 }
 
@@ -492,8 +492,8 @@ TEST(Search, AStepCrossesAnEdgeOfTheSpaceByTwoMoves) {
     key.trans_b = true;
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const Candidate stopped{&f, {8, 64, 16, 1, 0, 1, 1, 6}}, across{&f, {8, 128, 16, 1, 0, 1, 1, 3}};
-    const Candidate over_the_edge{&f, {8, 128, 16, 1, 0, 1, 1, 6}}, ring_alone{&f, {8, 64, 16, 1, 0, 1, 1, 3}};
+    const Candidate stopped{&f, {8, 64, 16, 1, 0, 1, 1, 6, 0}}, across{&f, {8, 128, 16, 1, 0, 1, 1, 3, 0}};
+    const Candidate over_the_edge{&f, {8, 128, 16, 1, 0, 1, 1, 6, 0}}, ring_alone{&f, {8, 64, 16, 1, 0, 1, 1, 3, 0}};
     ASSERT_TRUE(contains(all, stopped));
     ASSERT_TRUE(contains(all, across));
     ASSERT_TRUE(contains(all, ring_alone));
@@ -503,12 +503,12 @@ TEST(Search, AStepCrossesAnEdgeOfTheSpaceByTwoMoves) {
     EXPECT_TRUE(contains(near, ring_alone));
 
     // EF and RING together: each alone stays in the space.
-    const Candidate both_inside{&f, {8, 64, 16, 1, 1, 1, 1, 3}};
+    const Candidate both_inside{&f, {8, 64, 16, 1, 1, 1, 1, 3, 0}};
     ASSERT_TRUE(contains(all, both_inside));
-    ASSERT_TRUE(contains(all, Candidate{&f, {8, 64, 16, 1, 1, 1, 1, 6}}));
+    ASSERT_TRUE(contains(all, Candidate{&f, {8, 64, 16, 1, 1, 1, 1, 6, 0}}));
     EXPECT_FALSE(contains(near, both_inside));
     // BN with a split count: BN=128 at RING=6 fits beside A in 4 slices, not in one.
-    const Candidate with_splits{&f, {8, 128, 16, 1, 0, 1, 4, 6}};
+    const Candidate with_splits{&f, {8, 128, 16, 1, 0, 1, 4, 6, 0}};
     ASSERT_TRUE(contains(all, with_splits));
     EXPECT_FALSE(contains(near, with_splits));
     // Three moves are never a step.
@@ -546,13 +546,13 @@ TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
 // fastest with neighbours never timed, so the next walk starts there. Every split count is
 // one step away, so that walk times each split count of the tile (split times are not
 // monotonic: on the H200 a 1024^3 tile's best, 3 slices, was met only as a neighbour in
-// some runs). Decode has no groups of warps along k, so the sweep that follows is empty,
-// and the refinement ends.
+// some runs). The sweep that follows holds the tile's split counts with the other sum (the
+// sum pass, a neighbour only at the walk's own split count), and then the refinement ends.
 TEST(Search, AWalkStartsFromAFasterNeighbourAWalkMet) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const Candidate start{&f, {8, 128, 8, 2, 1, 0, 4, 0}}, met{&f, {8, 128, 8, 2, 0, 0, 4, 0}};
+    const Candidate start{&f, {8, 128, 8, 2, 1, 0, 4, 0, 0}}, met{&f, {8, 128, 8, 2, 0, 0, 4, 0, 0}};
     Refinement refinement(all, 1, 1);
     std::vector<TimedCandidate> timed = {{start, 1.0}};
     std::vector<Candidate> tried = {start};
@@ -572,6 +572,14 @@ TEST(Search, AWalkStartsFromAFasterNeighbourAWalkMet) {
     EXPECT_EQ(values_of(from_met), values_of(expected));
     tried.insert(tried.end(), from_met.begin(), from_met.end());
     for (const Candidate& c : from_met) timed.push_back({c, 3.0});
+    std::vector<Candidate> rest;
+    for (const Candidate& c : all)
+        if (same_decode_tile(c, met) && std::find(tried.begin(), tried.end(), c) == tried.end()) rest.push_back(c);
+    ASSERT_FALSE(rest.empty());
+    const std::vector<Candidate> sweep = refinement.next(timed, tried);
+    EXPECT_EQ(values_of(sweep), values_of(rest));
+    tried.insert(tried.end(), sweep.begin(), sweep.end());
+    for (const Candidate& c : sweep) timed.push_back({c, 3.0});
     EXPECT_TRUE(refinement.next(timed, tried).empty());
 }
 
@@ -581,7 +589,7 @@ TEST(Search, TheWalksFromTheFastestStepTogether) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const Candidate first{&f, {8, 128, 8, 2, 1, 0, 4, 0}}, second{&f, {2, 64, 4, 2, 0, 0, 3, 0}}, third{&f, {4, 256, 2, 1, 0, 0, 1, 0}};
+    const Candidate first{&f, {8, 128, 8, 2, 1, 0, 4, 0, 0}}, second{&f, {2, 64, 4, 2, 0, 0, 3, 0, 0}}, third{&f, {4, 256, 2, 1, 0, 0, 1, 0, 0}};
     for (const Candidate& c : {first, second, third}) ASSERT_TRUE(contains(all, c)) << c.describe();
     Refinement refinement(all, 2, 3);
     std::vector<TimedCandidate> timed = {{first, 1.0}, {second, 1.1}, {third, 1.2}};
@@ -622,8 +630,8 @@ TEST(Search, AWalkWhoseBestNeighbourAnotherWalkTookGoesItsNextWay) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const Candidate first{&f, {1, 32, 16, 1, 1, 0, 1, 0}}, second{&f, {1, 32, 16, 1, 1, 0, 2, 0}};
-    const Candidate shared{&f, {1, 32, 16, 1, 1, 0, 3, 0}}, second_way{&f, {1, 32, 16, 1, 0, 0, 2, 0}};
+    const Candidate first{&f, {1, 32, 16, 1, 1, 0, 1, 0, 0}}, second{&f, {1, 32, 16, 1, 1, 0, 2, 0, 0}};
+    const Candidate shared{&f, {1, 32, 16, 1, 1, 0, 3, 0, 0}}, second_way{&f, {1, 32, 16, 1, 0, 0, 2, 0, 0}};
     for (const Candidate& c : {first, second, shared, second_way}) ASSERT_TRUE(contains(all, c)) << c.describe();
     Refinement refinement(all, 2, 3);
     std::vector<TimedCandidate> timed = {{first, 1.0}, {second, 1.1}};
@@ -754,7 +762,7 @@ TEST(Search, TheSplitSweepTakesTheFastestTilesNotTimings) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const Candidate fastest{&f, {8, 128, 8, 2, 0, 0, 4, 0}}, same_tile{&f, {8, 128, 8, 2, 0, 0, 8, 0}}, next_tile{&f, {2, 64, 4, 2, 0, 0, 3, 0}};
+    const Candidate fastest{&f, {8, 128, 8, 2, 0, 0, 4, 0, 0}}, same_tile{&f, {8, 128, 8, 2, 0, 0, 8, 0, 0}}, next_tile{&f, {2, 64, 4, 2, 0, 0, 3, 0, 0}};
     ASSERT_NE(std::find(all.begin(), all.end(), next_tile), all.end());
     Refinement refinement(all, 2, 1);
     std::vector<TimedCandidate> timed = {{fastest, 0.9}, {same_tile, 0.95}, {next_tile, 1.0}};
@@ -781,11 +789,12 @@ TEST(Search, TheSplitSweepTakesTheFastestTilesNotTimings) {
     EXPECT_EQ(values_of(sweep), values_of(expected));
 }
 
-// Warptile candidates that differ at most in how they spread k (SPLITS, WK).
+// Warptile candidates that differ at most in how they spread k (SPLITS, WK, SUM_PASS).
 bool same_warptile_tile(const Candidate& a, const Candidate& b) {
-    const std::size_t splits = a.family->param_index("SPLITS"), wk = a.family->param_index("WK");
+    const std::size_t splits = a.family->param_index("SPLITS"), wk = a.family->param_index("WK"),
+                      sum = a.family->param_index("SUM_PASS");
     for (std::size_t i = 0; i < a.values.size(); ++i)
-        if (i != splits && i != wk && a.values[i] != b.values[i]) return false;
+        if (i != splits && i != wk && i != sum && a.values[i] != b.values[i]) return false;
     return true;
 }
 
@@ -842,7 +851,7 @@ TEST(Search, RefinementWalksDownhillToTheMinimum) {
     const ShapeKey key = nn(8, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
-    const ParamValues target = {2, 64, 4, 2, 0, 0, 3, 0};
+    const ParamValues target = {2, 64, 4, 2, 0, 0, 3, 0, 0};
     ASSERT_NE(std::find(all.begin(), all.end(), Candidate{&f, target}), all.end());
     auto place = [&](std::size_t param, int value) {
         const auto& list = f.params[param].values;
@@ -889,7 +898,7 @@ TEST(Search, ADryRunPlansForAGpuOfItsArch) {
     EXPECT_THROW(planning_model(Arch{70}), Error);
     // The ranking follows: an A100's bandwidth is under half an H200's, so a decode GEMM costs more.
     const ShapeKey key = nn(8, 4096, 4096);
-    const Candidate c{&find_family("decode"), {8, 256, 4, 4, 0, 0, 1, 0}};
+    const Candidate c{&find_family("decode"), {8, 256, 4, 4, 0, 0, 1, 0, 0}};
     EXPECT_GT(estimate_cost(c, key, planning_model(Arch{80})).seconds, 1.5 * estimate_cost(c, key, h200()).seconds);
 }
 
