@@ -181,7 +181,11 @@ __device__ __forceinline__ void sgemm_splitk_sum_pass(const SgemmArgs& p, bool c
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-    __shared__ float4 slices[SGEMM_SUM_PASS_MAX_SLICES][SGEMM_SUM_PASS_QUADS];
+    // Dynamic (SGEMM_SUM_PASS_QUADS float4s a slice), not static: a binary's static shared
+    // memory counts against the main kernel's dynamic share, which decode's slices of A and
+    // warptile's stages need whole.
+    extern __shared__ __align__(16) float4 sgemm_sum_pass_slices[];
+    float4 (*slices)[SGEMM_SUM_PASS_QUADS] = reinterpret_cast<float4 (*)[SGEMM_SUM_PASS_QUADS]>(sgemm_sum_pass_slices);
     const long long elements = (long long)p.M * p.N;
     const long long e = ((long long)blockIdx.x * SGEMM_SUM_PASS_QUADS + threadIdx.x) * 4;
     const int slice = threadIdx.y;

@@ -67,7 +67,7 @@ LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, 
     if (has_sum_pass(values)) {
         const unsigned long long quads = (static_cast<unsigned long long>(M) * N + 3) / 4;
         return {dim3(static_cast<unsigned>((quads + SGEMM_SUM_PASS_QUADS - 1) / SGEMM_SUM_PASS_QUADS)),
-                dim3(SGEMM_SUM_PASS_QUADS, main.grid.y), 0};
+                dim3(SGEMM_SUM_PASS_QUADS, main.grid.y), 16u * SGEMM_SUM_PASS_QUADS * main.grid.y};
     }
     return {dim3(stream_k_split(values, M, N, K, sms).tail_blocks), main.block, main.dynamic_shared_bytes};
 }

@@ -112,7 +112,8 @@ struct Family {
     std::string second_symbol(const ParamValues& values, const std::string& main_symbol) const;
     // The second kernel's launch of an M x N x K problem on `sms` SMs: the stream-K tail's
     // blocks (stream_k_split) with the main kernel's block and shared memory, or the sum
-    // pass over M x N (SGEMM_SUM_PASS_QUADS x slices threads a block); grid.x is 0 without one.
+    // pass over M x N (SGEMM_SUM_PASS_QUADS x slices threads a block, a float4 of shared
+    // memory each); grid.x is 0 without one.
     LaunchGeometry second_geometry(const ParamValues& values, int M, int N, int K, int sms) const;
     // The division of geometry()'s grid.x tiles on a device of `sms` SMs. Without a tail,
     // or where the tiles fill whole waves, the main kernel takes them all.
