@@ -83,6 +83,10 @@ std::vector<DecodeCase> decode_cases() {
             cases.push_back({config, m, n, k, 1.5f, 0.5f});
             cases.push_back({config, m, n, k, -0.75f, 0.0f});
         }
+    // A sum-pass binary whose split kernel needs 226,304 bytes of dynamic shared memory, near
+    // sm_90's 232,448: the host raises both kernels' limit to that, which fails if the pass
+    // holds static shared memory of its own (16 KB did).
+    cases.push_back({{8, 128, 8, 1, 0, 1, 4, 6, 1}, 32, 1000, 16000, 1.0f, 0.0f});
     // The largest odd shape of the foundation list, once each way: 512 row tiles each stream B.
     cases.push_back({{8, 128, 8, 4, 1, 0, 4, 0, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
     cases.push_back({{8, 128, 8, 4, 1, 1, 4, 0, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
