@@ -19,7 +19,7 @@
 //  - across the KW groups through shared memory, in passes of up to 4 rows of C;
 //  - across the gridDim.y slices, when there are several, by the split-K protocol of
 //    sgemm_splitk.cuh: the last block of a tile sums the slices in order or, with SUM_PASS =
-//    1, a second kernel does (sgemm_decode_sum_pass), with the same bits. Only binaries
+//    1, a second kernel does (sgemm_decode_sum_pass), to the same sums. Only binaries
 //    with SPLIT_K carry that code; they are launched with gridDim.y > 1, the others with 1.
 // The slice of A (MT rows x the slice's k) is staged into dynamic shared memory once, at
 // the start, while the first loads of B are already in flight: by cp.async copies on

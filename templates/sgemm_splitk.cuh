@@ -15,11 +15,12 @@
 // GEMM (32x4096x4096) 26% faster.
 //
 // Or the sum is a second pass: a kernel launched after the split one (sgemm_splitk_sum_pass)
-// sums every tile, in slice order too, so with the same bits. Where the grid is one wave
-// (a batch-32 decode GEMM), the in-kernel finish leaves most SMs idle while the last block
-// of each tile sums it, and the sum pass spreads that over the whole GPU; where blocks come
-// in many waves, the finish of early tiles overlaps later tiles' loops and the pass does
-// not. The tuner times both.
+// sums every tile, in slice order too, so to the same sums. Where the grid is one wave (a
+// batch-32 decode GEMM), the in-kernel finish leaves most SMs idle while the last block of
+// each tile sums it, and the sum pass spreads that over the whole GPU; where blocks come in
+// many waves, the finish of early tiles overlaps later tiles' loops, and the pass gained
+// less on the H200 (2.5% at 32x28672x4096, against 5-8% where the grid is one wave). The
+// tuner times both.
 //
 // Workspace layout (SgemmArgs::workspace): SGEMM_WORKSPACE_COUNTER_BYTES of counters, then
 // partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh).
@@ -166,17 +167,20 @@ __device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, 
 // slice's partials (gridDim.y of that launch = blockDim.y here), block (x, s) loads slice s
 // of SGEMM_SUM_PASS_QUADS groups of 4 consecutive elements of the partials (row-major M x
 // N), so every load of the sum is in flight at once; then the threads of slice 0 add the
-// slices in order, starting from +0.0f as sgemm_splitk_sum_tile does, so the results are bit
-// for bit those of the in-kernel finish, and write C. c_vec: C takes 16-byte accesses.
+// slices in order, starting from +0.0f as sgemm_splitk_sum_tile does, so the sums are bit
+// for bit the in-kernel finish's, and write C. With beta = 0 so is C; with beta != 0 each
+// call site of the epilogue may fuse either product of alpha * sum + beta * C (--fmad), so
+// C may differ from the in-kernel finish's in the last bit. c_vec: C takes 16-byte accesses.
 //
 // On sm_90 the host launches it as a programmatic dependent of the split kernel, so its
 // blocks are resident as the split kernel's last blocks end, and griddepcontrol.wait holds
 // them until that kernel's partials are complete and visible; launched plainly (or before
 // sm_90) the wait returns at once, the stream having ordered the two kernels already. On
-// the H200 this pass took 32x4096x4096 from 38.9 to 37.2 us, 32x6144x4096 from 48.8 to
-// 47.9 and 32x4096x14336 from 109.7 to 107.5 (batch-32 decode, 8 slices); a plain launch
-// gained about half as much and lost at 32x6144x4096; at 32x28672x4096 (1792 blocks in 14
-// waves) the pass lost 8% (docs/RESULTS.md, thirtieth session).
+// the H200 a prototype of the pass (eight loads a thread, one after another) gained about
+// twice as much so as launched plainly. This pass took the tuned batch-32 decode tiles (8
+// slices) at 32x4096x4096 from 38.0 to 34.8 us, 32x6144x4096 from 49.8 to 47.1,
+// 32x4096x14336 from 104.1 to 98.2 and 32x28672x4096 from 195.6 to 190.1, and decode's
+// 8x6144x4096 tile in 8 slices from 37.4 to 35.6 (docs/RESULTS.md, thirtieth session).
 __device__ __forceinline__ void sgemm_splitk_sum_pass(const SgemmArgs& p, bool c_vec) {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

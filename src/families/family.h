@@ -37,7 +37,7 @@ struct ParamSpec {
     // 16-byte accesses are legal, with no fallback for misaligned operands, so it serves
     // only calls of alignment class 16 (Family::required_alignment).
     bool aligned_only = false;
-    // The split-K sum-pass switch (warptile's SUM_PASS): with 1 a split launch leaves the sum
+    // The split-K sum-pass switch (SUM_PASS, warptile's and decode's): with 1 a split launch leaves the sum
     // of its slices to Family::sum_pass_kernel, a second kernel in the binary. Another way
     // to finish the spread of k, so the tuner's final sweep crosses it with the split count.
     bool sum_pass = false;

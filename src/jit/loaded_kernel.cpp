@@ -11,11 +11,14 @@ LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
       shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {  // static shared memory counts too
     kernel_ = library_.kernel(kernel.lowered_name);
     if (!kernel.second_lowered_name.empty()) second_ = library_.kernel(kernel.second_lowered_name);
-    int device = 0, major = 0;
+    int device = 0, major = 0, runtime = 0;
     SGEMM_CUDA_CHECK(cudaGetDevice(&device));
     SGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
     SGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    programmatic_launch_ = major >= 9;
+    SGEMM_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    // Stream capture records programmatic dependencies as graph edges from CUDA 12.3 on; an
+    // older runtime launches the sum pass plainly, which dispatch's graphs can hold.
+    programmatic_launch_ = major >= 9 && runtime >= 12030;
 }
 
 std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {

@@ -25,7 +25,8 @@ struct KernelLaunch {
     // kernel, so that its blocks start as the main kernel's end (templates/sgemm_splitk.cuh).
     bool second_overlaps_main = false;
 
-    // cudaLaunchKernel on `stream`, once per kernel: asynchronous, allocates nothing, throws nothing.
+    // Launches on `stream` (cudaLaunchKernel; the second kernel through cudaLaunchKernelExC):
+    // asynchronous, allocates nothing, throws nothing.
     cudaError_t launch(const SgemmArgs& args, cudaStream_t stream) const noexcept;
 };
 
@@ -58,7 +59,7 @@ private:
     cudaKernel_t kernel_ = nullptr;
     cudaKernel_t second_ = nullptr;  // the second kernel, where the configuration has one
     int sms_ = 0;                    // the current device's, at load: one tail block each
-    bool programmatic_launch_ = false;  // the device takes programmatic dependent launches (sm_90+)
+    bool programmatic_launch_ = false;  // programmatic dependent launches: sm_90+, CUDA 12.3+
     // The dynamic shared memory this kernel (and its second) may use so far: what the 48 KiB
     // default leaves beside the larger static share, raised by opt-ins. Threads that race here at worst both
     // raise the limit to a value each needs.

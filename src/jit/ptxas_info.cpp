@@ -15,7 +15,8 @@ int max_match(const std::string& log, const std::regex& re) {
 }  // namespace
 
 // The report looks like this, once per kernel of the program (two where a configuration
-// carries a stream-K tail: the figures are then the larger of the two):
+// carries a second kernel, a stream-K tail or a sum pass: the figures are then the larger of
+// the two):
 //   ptxas info    : Function properties for _Z11sgemm_naiveILi32ELi8EEv9SgemmArgs
 //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //   ptxas info    : Used 32 registers, used 0 barriers, 8192 bytes smem, 400 bytes cmem[0]

@@ -15,7 +15,7 @@ namespace sgemm::testing {
 
 // One configuration per distinct binary valid on `arch` (configurations that differ only
 // in their split count share binaries: the template sees only whether it exceeds 1; a
-// stream-K tail adds a kernel, so it makes another binary).
+// stream-K tail or a sum pass adds a kernel, so it makes another binary).
 inline std::vector<ParamValues> distinct_binaries(const Family& f, Arch arch) {
     std::vector<ParamValues> out;
     std::set<std::string> seen;

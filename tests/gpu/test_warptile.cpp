@@ -313,7 +313,7 @@ TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
     const KernelLaunch summed = summing.prepare(32, 4096, 4096, sum_pass(two));
     EXPECT_NE(summed.second, nullptr);
     EXPECT_EQ(summed.second_geometry.block.y, 2u);
-    EXPECT_EQ(summed.second_overlaps_main, gpu->device.cc_major >= 9);
+    EXPECT_EQ(summed.second_overlaps_main, gpu->device.cc_major >= 9 && gpu->device.runtime_version >= 12030);
 }
 
 // Split-K sums the slices in a fixed order, groups of warps their partial tiles, and the
