@@ -176,8 +176,8 @@ __device__ void sgemm_splitk_finish4(const SgemmArgs& p, unsigned tile, int m0, 
 // blocks are resident as the split kernel's last blocks end, and griddepcontrol.wait holds
 // them until that kernel's partials are complete and visible; launched plainly (or before
 // sm_90) the wait returns at once, the stream having ordered the two kernels already. On
-// the H200 a prototype of the pass (eight loads a thread, one after another) gained about
-// twice as much so as launched plainly. This pass took the tuned batch-32 decode tiles (8
+// the H200 a prototype of the pass gained about twice as much launched as a dependent as it
+// did launched plainly. This pass took the tuned batch-32 decode tiles (8
 // slices) at 32x4096x4096 from 38.0 to 34.8 us, 32x6144x4096 from 49.8 to 47.1,
 // 32x4096x14336 from 104.1 to 98.2 and 32x28672x4096 from 195.6 to 190.1, and decode's
 // 8x6144x4096 tile in 8 slices from 37.4 to 35.6 (docs/RESULTS.md, thirtieth session).
