@@ -346,6 +346,10 @@ int main(int argc, char** argv) {
         if (timeline && std::none_of(extra_configs.begin(), extra_configs.end(),
                                      [](const auto& c) { return find_family(c.first).records_timeline; }))
             throw po::error("--timeline needs a --config of a family that marks timelines (warptile or decode)");
+        // Refused before any GPU work, not after the bench has run.
+        for (const auto& [name, values] : extra_configs)
+            if (const std::string why = timeline ? timeline_refusal(find_family(name), values) : ""; !why.empty())
+                throw po::error("--timeline: " + why);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", printable_lines(e.what()).c_str());
         return 1;

@@ -14,6 +14,16 @@ double median_of_values(std::vector<double> v) { return v.empty() ? 0.0 : median
 
 }  // namespace
 
+std::string timeline_refusal(const Family& family, const ParamValues& values) {
+    if (family.has_stream_k_tail(values))
+        return "a timeline records one kernel's blocks, and " + family.describe(values) +
+               " adds a stream-K tail: time it with SK=0";
+    if (family.has_sum_pass(values))
+        return "a timeline records one kernel's blocks, and " + family.describe(values) +
+               " sums its slices in a second kernel: time it with SUM_PASS=0";
+    return "";
+}
+
 std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, int K) {
     const LaunchGeometry g = kernel.family().geometry(kernel.values(), M, N, K);
     return sgemm_timeline_offset_bytes(static_cast<int>(g.grid.y), M, N) +
@@ -23,14 +33,7 @@ std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, i
 LaunchTimeline record_timeline(const LoadedKernel& kernel, const GemmProblem& problem, CacheFlusher& flusher,
                                cudaStream_t stream) {
     const ProblemSpec& s = problem.spec();
-    // The tail's blocks would overwrite the marks with their partial tiles, and mark nothing.
-    if (kernel.family().has_stream_k_tail(kernel.values()))
-        throw Error("a timeline records one kernel's blocks, and " + kernel.family().describe(kernel.values()) +
-                    " adds a stream-K tail: time it with SK=0");
-    // The sum pass marks nothing: the timeline would end before the sum.
-    if (kernel.family().has_sum_pass(kernel.values()))
-        throw Error("a timeline records one kernel's blocks, and " + kernel.family().describe(kernel.values()) +
-                    " sums its slices in a second kernel: time it with SUM_PASS=0");
+    if (const std::string why = timeline_refusal(kernel.family(), kernel.values()); !why.empty()) throw Error(why);
     if (problem.workspace_bytes() < timeline_workspace_bytes(kernel, s.M, s.N, s.K))
         throw Error("the problem's workspace is too small for a timeline of " + kernel.family().describe(kernel.values()));
     const LaunchGeometry g = kernel.family().geometry(kernel.values(), s.M, s.N, s.K);

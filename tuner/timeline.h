@@ -28,6 +28,12 @@ struct LaunchTimeline {
     std::vector<BlockTimeline> blocks;  // in linear block order (x fastest, then y, then z)
 };
 
+// Why a timeline cannot record `values` of `family`, or "" when it can. A timeline records
+// one kernel's blocks: a configuration with a second kernel (the stream-K tail, whose blocks
+// would overwrite the marks with their partial tiles, or the sum pass, which marks nothing and
+// would end after the timeline) is refused.
+std::string timeline_refusal(const Family& family, const ParamValues& values);
+
 // The workspace a timeline build needs for an M x N x K launch: the family's own, then
 // SGEMM_TIMELINE_WORDS 64-bit words per block.
 std::size_t timeline_workspace_bytes(const LoadedKernel& kernel, int M, int N, int K);
