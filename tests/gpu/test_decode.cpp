@@ -29,17 +29,22 @@ void PrintTo(const DecodeCase& c, std::ostream* os) {
     if (c.ldb) *os << " ldb=" << c.ldb;
 }
 
+// One launch of the configuration on the problem, C poisoned first, checked against cuBLAS.
+Accuracy run_once(sgemm::testing::GpuContext& gpu, const ProblemSpec& spec, const ParamValues& config) {
+    GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
+    const LoadedKernel& kernel = loaded_kernel("decode", config, gpu.device);
+    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+    problem.poison_output(gpu.stream.get());
+    kernel.launch(problem.args(), gpu.stream.get());
+    return problem.check_output();
+}
+
 Accuracy run_case(sgemm::testing::GpuContext& gpu, const DecodeCase& c, std::uint64_t seed) {
     ProblemSpec spec;
     spec.M = c.M, spec.N = c.N, spec.K = c.K, spec.lda = c.lda, spec.ldb = c.ldb, spec.alpha = c.alpha, spec.beta = c.beta;
     spec.trans_b = find_family("decode").value(c.config, "TB") != 0;
     spec.seed = seed;
-    GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
-    const LoadedKernel& kernel = loaded_kernel("decode", c.config, gpu.device);
-    problem.reserve_workspace(kernel.workspace_bytes(c.M, c.N, c.K));
-    problem.poison_output(gpu.stream.get());
-    kernel.launch(problem.args(), gpu.stream.get());
-    return problem.check_output();
+    return run_once(gpu, spec, c.config);
 }
 
 class DecodeAgainstCublas : public ::testing::TestWithParam<DecodeCase> {};
@@ -163,6 +168,26 @@ TEST(DecodeSplitK, TheSumPassGivesTheInKernelSumsBits) {
         }
         EXPECT_EQ(outputs[1], outputs[0]) << find_family("decode").describe(summed);
     }
+}
+
+// A C that takes no 16-byte stores while N is a multiple of 4, so that the partials do: its
+// rows padded to N + 1 floats, or its start a float past 16 bytes (with A and B). The pass
+// must store C a float at a time; a 16-byte store there is a misaligned-address fault.
+TEST(DecodeSplitK, TheSumPassStoresIntoACThatTakesNo16ByteStores) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 4, 0, 1}, ParamValues{8, 128, 8, 1, 0, 1, 4, 6, 1}})
+        for (bool padded_rows : {true, false})
+            for (float beta : {0.5f, 0.0f}) {
+                ProblemSpec spec;
+                spec.M = 8, spec.N = 4096, spec.K = 1000, spec.alpha = -0.75f, spec.beta = beta, spec.trans_b = config[5];
+                if (padded_rows)
+                    spec.ldc = spec.N + 1;
+                else
+                    spec.offset_floats = 1;
+                const Accuracy a = run_once(*gpu, spec, config);
+                EXPECT_TRUE(a.ok()) << find_family("decode").describe(config) << (padded_rows ? ", ldc N + 1" : ", offset")
+                                    << ", beta " << beta << ": " << a.verdict();
+            }
 }
 
 // Configurations with different tile counts take turns on one workspace, as they do in

@@ -360,6 +360,26 @@ TEST(WarptileSplitK, TheSumPassGivesTheInKernelSumsBits) {
     }
 }
 
+// A C that takes no 16-byte stores while N is a multiple of 4, so that the partials do: its
+// rows padded to N + 1 floats, or its start a float past 16 bytes (with A and B). The pass
+// must store C a float at a time; a 16-byte store there is a misaligned-address fault.
+TEST(WarptileSplitK, TheSumPassStoresIntoACThatTakesNo16ByteStores) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (const ParamValues& config : {sum_pass(kSplitConfigs[0]), ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 1}})
+        for (bool padded_rows : {true, false})
+            for (float beta : {0.5f, 0.0f}) {
+                ProblemSpec spec = spec_for(config, 33, 4096, 1000, -0.75f, beta);
+                if (padded_rows)
+                    spec.ldc = spec.N + 1;
+                else
+                    spec.offset_floats = 1;
+                GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+                const Accuracy a = run_once(*gpu, problem, config);
+                EXPECT_TRUE(a.ok()) << find_family("warptile").describe(config) << (padded_rows ? ", ldc N + 1" : ", offset")
+                                    << ", beta " << beta << ": " << a.verdict();
+            }
+}
+
 // The check holds a kernel to the workspace it declares, from which dispatch sizes its own:
 // the same split-K kernel fails when the problem declares 4 bytes less than it writes (its
 // last partial lands in the guard), and a tile counter left non-zero fails the run.
