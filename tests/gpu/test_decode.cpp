@@ -1,8 +1,8 @@
 // The decode family against cuBLAS: odd sizes, decode shapes whose K is not a multiple of
 // the split, alpha/beta and beta = 0 over NaN (alpha -0.75 there), several row tiles, B
 // stored K x N (NN) and N x K (NT, TB = 1; also through a ring in shared memory, RING),
-// split-K summed by a second kernel (SUM_PASS) with the in-kernel sum's bits, and split-K
-// results that repeat bit for bit from run to run.
+// split-K summed by a second kernel (SUM_PASS) with the in-kernel sum's bits and into a C
+// that takes no 16-byte stores, and split-K results that repeat bit for bit from run to run.
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_env.h"
@@ -171,7 +171,7 @@ TEST(DecodeSplitK, TheSumPassGivesTheInKernelSumsBits) {
 }
 
 // A C that takes no 16-byte stores while N is a multiple of 4, so that the partials do: its
-// rows padded to N + 1 floats, or its start a float past 16 bytes (with A and B). The pass
+// rows padded to N + 1 floats, or its start one float off 16-byte alignment (A and B too). The pass
 // must store C a float at a time; a 16-byte store there is a misaligned-address fault.
 TEST(DecodeSplitK, TheSumPassStoresIntoACThatTakesNo16ByteStores) {
     SGEMM_REQUIRE_GPU(gpu);

@@ -2,7 +2,8 @@
 // tiles of C^T) with alpha/beta and with beta = 0 over NaN, split-K with K not a multiple
 // of the split (and slices left empty), 32-row decode tiles on decode shapes, groups of
 // warps along k, the stream-K tail (SK = 1), rows of x kept as stored (KMAJOR), split-K
-// summed by a second kernel (SUM_PASS = 1) with the in-kernel sum's bits, padded and
+// summed by a second kernel (SUM_PASS = 1) with the in-kernel sum's bits and into a C that
+// takes no 16-byte stores, padded and
 // misaligned leading dimensions, binaries for aligned operands only, and split-K and
 // stream-K results that repeat bit for bit. Each configuration is compiled once for the
 // whole binary (loaded_kernel).
@@ -361,7 +362,7 @@ TEST(WarptileSplitK, TheSumPassGivesTheInKernelSumsBits) {
 }
 
 // A C that takes no 16-byte stores while N is a multiple of 4, so that the partials do: its
-// rows padded to N + 1 floats, or its start a float past 16 bytes (with A and B). The pass
+// rows padded to N + 1 floats, or its start one float off 16-byte alignment (A and B too). The pass
 // must store C a float at a time; a 16-byte store there is a misaligned-address fault.
 TEST(WarptileSplitK, TheSumPassStoresIntoACThatTakesNo16ByteStores) {
     SGEMM_REQUIRE_GPU(gpu);
