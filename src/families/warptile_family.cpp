@@ -54,6 +54,14 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
                "multiple of 8 k per tile";
     if (s.sum_pass && s.splits == 1)
         return "SUM_PASS = 1 sums the slices of a split launch in a second kernel: it goes with SPLITS > 1";
+    // The split counts above 8 are for a batch-32 decode GEMM with few tiles and a long k
+    // (down: 4096x14336), where on the H200 16 slices summed by the pass ran 4% faster than
+    // the best split of 8 (docs/RESULTS.md, thirty-second session). Summed in the kernel they
+    // were not measured; allowed, they led the cost model's ranking at 4096^3 (12 slices
+    // fill the last wave better), where their partials would be 800 MB.
+    if (s.splits > 8 && !s.sum_pass)
+        return "SPLITS " + std::to_string(s.splits) + " goes with SUM_PASS = 1: more than 8 slices are summed by the "
+               "second kernel, not by one block per tile";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
@@ -101,7 +109,8 @@ Family warptile_family() {
     // CT = 1 (tiles of C^T, for NN only) is described in the template.
     // BM 32 is one row of warps: a batch-32 decode GEMM in a single tile row, so every weight
     // is read once. Split counts of 3 and 6 fit the tile counts of such shapes to 132 SMs
-    // where powers of two do not. WK = 2 splits each k tile between two groups of warps
+    // where powers of two do not; 12 and 16, with the sum pass only, give a narrow C with a
+    // long k (down at batch 32) the blocks to fill it. WK = 2 splits each k tile between two groups of warps
     // (sgemm_warptile.cuh): the same grid with twice the warps per SM. WK = 4 was slower
     // than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).
     // SK = 1 gives the tiles of a last, part-empty wave to a stream-K tail (the template's
@@ -123,7 +132,7 @@ Family warptile_family() {
                 {"TA", {0, 1}},
                 {"TB", {0, 1}},
                 {"WK", {1, 2}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/true},
-                {"SPLITS", {1, 2, 3, 4, 6, 8}, /*split_count=*/true},
+                {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16}, /*split_count=*/true},
                 {"CT", {0, 1}},
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
                 {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
