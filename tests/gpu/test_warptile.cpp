@@ -125,13 +125,16 @@ std::vector<WarptileCase> split_cases() { return every_config_on_every_shape(kSp
 
 // The split tiles above with the sum pass, on the same shapes (C of 7x13 and 17x31 has rows
 // no multiple of 4, so groups of 4 elements of the sum straddle rows), and 32-row decode
-// tiles with groups of warps on decode shapes with K no multiple of the split.
+// tiles, with groups of warps or with 12 and 16 slices (16 is the pass's most), on decode
+// shapes with K no multiple of the split.
 std::vector<WarptileCase> sum_pass_cases() {
     std::vector<ParamValues> configs;
     for (const ParamValues& config : kSplitConfigs) configs.push_back(sum_pass(config));
     std::vector<WarptileCase> cases = every_config_on_every_shape(configs, kSplitShapes);
     const std::vector<ParamValues> decode = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 1},
-                                             {32, 128, 8, 32, 64, 8, 8, 4, 1, 0, 1, 6, 0, 0, 0, 0, 1}};
+                                             {32, 128, 8, 32, 64, 8, 8, 4, 1, 0, 1, 6, 0, 0, 0, 0, 1},
+                                             {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 16, 0, 0, 0, 0, 1},
+                                             {32, 128, 16, 32, 32, 8, 4, 3, 0, 1, 1, 12, 0, 0, 0, 0, 1}};
     for (const WarptileCase& c : every_config_on_every_shape(decode, {{32, 6144, 4093}, {1, 4097, 1000}, {33, 300, 77}}))
         cases.push_back(c);
     return cases;
