@@ -110,9 +110,9 @@ Family warptile_family() {
     // BM 32 is one row of warps: a batch-32 decode GEMM in a single tile row, so every weight
     // is read once. Split counts of 3 and 6 fit the tile counts of such shapes to 132 SMs
     // where powers of two do not; 12 and 16, with the sum pass only, give a narrow C with a
-    // long k (down at batch 32) the blocks to fill it. WK = 2 splits each k tile between two groups of warps
-    // (sgemm_warptile.cuh): the same grid with twice the warps per SM. WK = 4 was slower
-    // than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).
+    // long k (down at batch 32) the blocks to fill it. WK = 2 splits each k tile between two
+    // groups of warps (sgemm_warptile.cuh): the same grid with twice the warps per SM. WK = 4
+    // was slower than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).
     // SK = 1 gives the tiles of a last, part-empty wave to a stream-K tail (the template's
     // sgemm_warptile_stream_k), so every SM works to the end.
     // ALIGNED = 1 leaves out the 4-byte fallback of the 16-byte accesses, for calls whose
