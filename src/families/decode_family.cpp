@@ -93,17 +93,22 @@ Family decode_family() {
         // ptxas (CUDA 13.0) spills 16 rows with UNROLL 4 and 32 rows with UNROLL 2 (192 here).
         if (d.mt * 4 + d.loaded_values() > 160)
             return "MT*4 accumulators and the batches of UNROLL*16 loaded values in registers need more than 160";
-        // The ring is filled by cp.async (sm_80+). With B stored K x N a prototype on the
-        // H200 streamed no faster through it than through registers (8x28672x4096: 0.1228
-        // against 0.1206 ms), so it is left to TB, where the kernel gained 6-8%.
+        // The ring is filled by cp.async (sm_80+). It serves B both ways: with TB the kernel
+        // gained 6-8% on the H200. Stored K x N it gained nothing at 8x28672x4096 (0.1228
+        // against 0.1206 ms), but where few blocks stream B, as 8 rows owning 64-column
+        // strips with 32 groups along k, it keeps two batches in flight beside the 32
+        // accumulators where registers keep one: 8x6144x4096 in 0.0327 ms against 0.0355 for
+        // the best without a ring, 8x4096x4096 0.0232 against 0.0248 (docs/RESULTS.md,
+        // thirty-third session).
         if (d.ring > 0 && lim.sm < 80) return "RING needs cp.async (sm_80 or newer)";
-        if (d.ring > 0 && !d.tb) return "RING is for B stored N x K (TB=1)";
         // ptxas (CUDA 13.0, sm_90) spilled ring binaries of 16 rows with UNROLL 2 (at 168
         // registers) and most of 32 rows; batches of 16 or 32 rows are compute-bound anyway.
         if (d.ring > 0 && d.mt > 8) return "RING serves blocks of up to 8 rows";
-        // Of the 2,440 ring binaries left for sm_80 and sm_90, ptxas spilled 11, all with UNROLL
-        // 4 or with 1 or 2 groups along k (whose lanes read a quarter of a line of B or less
-        // per load); the ring keeps bytes in flight without a large UNROLL.
+        // Of the 2,440 ring binaries with TB left for sm_80 and sm_90, ptxas spilled 11, all
+        // with UNROLL 4 or with 1 or 2 groups along k (whose lanes read a quarter of a line of
+        // B or less per load); the ring keeps bytes in flight without a large UNROLL. The
+        // 1,860 without TB that these rules leave compile without a spill (116 registers at
+        // most, CUDA 13.0).
         if (d.ring > 0 && (d.unroll > 2 || d.kw < 4)) return "RING needs UNROLL <= 2 and KW >= 4";
         if (4 * d.ring_floats() >= lim.max_shared_per_block)
             return "a ring of RING*UNROLL quads a thread leaves no shared memory for A";

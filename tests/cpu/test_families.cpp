@@ -149,12 +149,18 @@ TEST(Families, DecodeRingOfBSharesMemoryWithA) {
     EXPECT_EQ(f.invalid_reason(ring, Arch{80}), "");
 }
 
-// The ring is filled by cp.async (sm_80+), serves B stored N x K only, and must leave room
+// The ring is filled by cp.async (sm_80+), serves B stored either way, and must leave room
 // for A.
 TEST(Families, DecodeRingOnlyWhereItCanRunAndPays) {
     const Family& f = find_family("decode");
     EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 1, 4, 3, 0}, Arch{75}).find("cp.async"), std::string::npos);
-    EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 0, 4, 3, 0}, Arch{90}).find("TB=1"), std::string::npos);
+    EXPECT_NE(f.invalid_reason({8, 128, 8, 1, 1, 0, 4, 3, 0}, Arch{75}).find("cp.async"), std::string::npos);
+    // 8 rows in a 64-column strip with 32 groups along k (512 threads), B stored K x N:
+    // two batches of 2 quads in registers do not fit one SM; one batch in registers and the
+    // rest in a ring do.
+    EXPECT_NE(f.invalid_reason({8, 64, 32, 2, 1, 0, 1, 0, 0}, Arch{90}).find("do not fit one SM"), std::string::npos);
+    EXPECT_EQ(f.invalid_reason({8, 64, 32, 2, 1, 0, 1, 3, 0}, Arch{90}), "");
+    EXPECT_EQ(f.invalid_reason({8, 64, 32, 1, 1, 0, 1, 3, 0}, Arch{80}), "");
     EXPECT_NE(f.invalid_reason({16, 128, 4, 1, 1, 1, 4, 3, 0}, Arch{90}).find("up to 8 rows"), std::string::npos);
     // 6 batches of 2 quads for 512 threads: 384 KB.
     EXPECT_NE(f.invalid_reason({1, 256, 8, 2, 1, 1, 4, 6, 0}, Arch{90}).find("no shared memory for A"), std::string::npos);

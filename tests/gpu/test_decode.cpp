@@ -1,6 +1,6 @@
 // The decode family against cuBLAS: odd sizes, decode shapes whose K is not a multiple of
 // the split, alpha/beta and beta = 0 over NaN (alpha -0.75 there), several row tiles, B
-// stored K x N (NN) and N x K (NT, TB = 1; also through a ring in shared memory, RING),
+// stored K x N (NN) and N x K (NT, TB = 1), each also through a ring in shared memory (RING),
 // split-K summed by a second kernel (SUM_PASS) with the in-kernel sum's bits and into a C
 // that takes no 16-byte stores, and split-K results that repeat bit for bit from run to run.
 #include <gtest/gtest.h>
@@ -69,16 +69,21 @@ std::vector<DecodeCase> decode_cases() {
             c[5] = tb;
             configs.push_back(c);
         }
-    // B stored N x K through a ring in shared memory (RING, the last value): 1, 2, 4 and 8
-    // rows, 4 and 8 lanes along k, UNROLL 1 and 2, unsplit and split-K.
-    for (const ParamValues& c : std::vector<ParamValues>{{1, 64, 32, 1, 1, 1, 1, 3, 0}, {8, 128, 8, 1, 0, 1, 8, 6, 0},
-                                                         {4, 64, 4, 2, 1, 1, 3, 3, 0}, {8, 256, 4, 1, 0, 1, 12, 6, 0},
-                                                         {2, 128, 4, 2, 1, 1, 2, 6, 0}})
-        configs.push_back(c);
+    // B through a ring in shared memory (RING, the second-last value), both ways: 1, 2, 4
+    // and 8 rows, with TB 4 and 8 lanes along k, UNROLL 1 and 2, unsplit and split-K, and
+    // 8 rows owning 64-column strips with 32 groups along k.
+    for (int tb : {0, 1})
+        for (ParamValues c : std::vector<ParamValues>{{1, 64, 32, 1, 1, 1, 1, 3, 0}, {8, 128, 8, 1, 0, 1, 8, 6, 0},
+                                                      {4, 64, 4, 2, 1, 1, 3, 3, 0}, {8, 256, 4, 1, 0, 1, 12, 6, 0},
+                                                      {2, 128, 4, 2, 1, 1, 2, 6, 0}, {8, 64, 32, 1, 1, 1, 4, 3, 0}}) {
+            c[5] = tb;
+            configs.push_back(c);
+        }
     // Split-K summed by the sum pass (SUM_PASS, the last value): B both ways, through the
     // ring, and 16 slices, the most the pass sums.
     for (const ParamValues& c : std::vector<ParamValues>{{8, 128, 8, 4, 1, 0, 4, 0, 1}, {4, 128, 4, 1, 1, 1, 8, 0, 1},
-                                                         {8, 128, 8, 1, 0, 1, 4, 6, 1}, {2, 64, 8, 2, 1, 0, 16, 0, 1}})
+                                                         {8, 128, 8, 1, 0, 1, 4, 6, 1}, {2, 64, 8, 2, 1, 0, 16, 0, 1},
+                                                         {8, 128, 16, 1, 1, 0, 4, 3, 1}})
         configs.push_back(c);
     const std::vector<std::tuple<int, int, int>> shapes = {
         {1, 1, 1}, {7, 13, 5}, {17, 31, 7}, {128, 128, 128}, {1000, 3000, 2000},
@@ -88,6 +93,13 @@ std::vector<DecodeCase> decode_cases() {
             cases.push_back({config, m, n, k, 1.5f, 0.5f});
             cases.push_back({config, m, n, k, -0.75f, 0.0f});
         }
+    // 8 rows owning all of K in 64-column strips through a ring (the batch-8 qkv winner's
+    // kind), where A's rows and the ring fit shared memory together, both ways.
+    for (int tb : {0, 1})
+        for (const auto& [m, n, k] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {7, 13, 5}, {1, 6144, 4093}, {8, 4096, 4095}, {33, 4097, 1000}}) {
+            cases.push_back({{8, 64, 32, 1, 1, tb, 1, 3, 0}, m, n, k, 1.5f, 0.5f});
+            cases.push_back({{8, 64, 32, 1, 1, tb, 1, 3, 0}, m, n, k, -0.75f, 0.0f});
+        }
     // A sum-pass binary whose split kernel needs 226,304 bytes of dynamic shared memory, near
     // sm_90's 232,448: the host raises both kernels' limit to that, which fails if the pass
     // holds static shared memory of its own (16 KB did).
@@ -96,10 +108,11 @@ std::vector<DecodeCase> decode_cases() {
     cases.push_back({{8, 128, 8, 4, 1, 0, 4, 0, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
     cases.push_back({{8, 128, 8, 4, 1, 1, 4, 0, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
     cases.push_back({{8, 128, 8, 1, 1, 1, 4, 6, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
+    cases.push_back({{8, 128, 8, 1, 1, 0, 4, 6, 0}, 4095, 4097, 4093, 1.0f, 0.0f});
     // B's rows padded (ldb past the stored length) keep 16-byte loads, and a B whose rows
     // are 16-byte aligned nowhere (ldb odd) takes the element-wise path, both ways.
     for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 4, 0, 0}, ParamValues{8, 128, 8, 4, 1, 1, 4, 0, 0},
-                                      ParamValues{8, 128, 8, 1, 1, 1, 4, 6, 0}})
+                                      ParamValues{8, 128, 8, 1, 1, 1, 4, 6, 0}, ParamValues{8, 128, 8, 1, 1, 0, 4, 6, 0}})
         for (int ldb : {4100, 4097}) cases.push_back({config, 8, 4095, 4093, 1.0f, 0.5f, 0, ldb});
     return cases;
 }
@@ -120,12 +133,12 @@ TEST(DecodeStagingOfA, PartialVectorsAtTheEndOfKLeavePaddingOut) {
 }
 
 // Split-K reduces in a fixed order: the same inputs give the same bits, launch after
-// launch, and the tile counters are left ready for the next launch. B stored both ways, and
-// N x K through a ring.
+// launch, and the tile counters are left ready for the next launch. B stored both ways, in
+// registers and through a ring.
 TEST(DecodeSplitK, RepeatsBitForBit) {
     SGEMM_REQUIRE_GPU(gpu);
     for (const ParamValues& config : {ParamValues{8, 128, 8, 4, 1, 0, 12, 0, 0}, ParamValues{8, 128, 8, 4, 1, 1, 12, 0, 0},
-                                      ParamValues{8, 128, 8, 1, 1, 1, 12, 6, 0}}) {
+                                      ParamValues{8, 128, 8, 1, 1, 1, 12, 6, 0}, ParamValues{8, 128, 8, 1, 1, 0, 12, 6, 0}}) {
         const int tb = config[5];
         ProblemSpec spec;
         spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f, spec.trans_b = tb;
