@@ -135,6 +135,21 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
     return whole + 1.2 * rest;
 }
 
+// The share of the memory system's rate a streaming family (decode: UNROLL batches of B
+// per thread) gets from its grid. Its blocks that are resident at once stream together, so
+// only the rounds past the first count, as waves do for compute; and where the grid leaves
+// SMs idle, bytes in flight elsewhere still keep DRAM busy, down to 64 of the H200's 132
+// SMs: there 64 blocks on 64 SMs streamed 1x4096x4096's weights at 3.6 TB/s in their loop,
+// as fast as cuBLAS's full grid, and 96 blocks of 8 rows owning all of K ran 8x6144x4096 in
+// 0.0327 ms, ahead of every grid that filled the SMs (docs/RESULTS.md, thirty-third
+// session). Charged the compute waves' 96 / 132, those blocks ranked 3777th of 13,496 there.
+double streaming_wave_efficiency(double blocks, int blocks_per_sm, int sm_count) {
+    const double rounds = blocks / (static_cast<double>(blocks_per_sm) * sm_count);
+    const double tail = rounds <= 1 ? 1.0 : rounds / std::ceil(rounds);
+    const double busy_sms = std::min(blocks, static_cast<double>(sm_count));
+    return tail * std::min(1.0, busy_sms / (64.0 / 132.0 * sm_count));
+}
+
 // The warps per SM that keep the FMA pipes fed. A thread tile of TM x TN has that many
 // independent FFMAs per k, so tiles of 64 or more need 8 warps and smaller ones more: on the
 // H200, 256x128 blocks of 16x8 reach 74% of the FFMA peak with 8 warps; at 1024^3 64x128
@@ -213,7 +228,9 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // than 8 a warp's load covers half lines or less. A pure stream of such weights on the
     // H200 ran 5-14% slower with 4 lanes than with 8 (docs/RESULTS.md, twenty-fifth session).
     const bool part_lines = param_or(f, c.values, "TB", 0) == 1 && param_or(f, c.values, "KW", 8) < 8;
-    e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * e.wave_efficiency * streaming * (part_lines ? 0.9 : 1.0));
+    const double memory_waves =
+        unroll > 0 ? streaming_wave_efficiency(blocks, e.blocks_per_sm, device.sm_count) : e.wave_efficiency;
+    e.memory_seconds = bytes / (device.bytes_per_s * 0.85 * memory_waves * streaming * (part_lines ? 0.9 : 1.0));
     const double launch = 3e-6 + (splits > 1 ? 2e-6 : 0.0);
     // Split-K's finish: the last block of each tile to count in reads the tile's partials of
     // every slice back (the part of the tile inside C; the rest costs no loads) and sums

@@ -6,7 +6,8 @@
 //    that the family's estimate) and shared memory; and how many warps per SM the thread
 //    tile needs to hide latency (fewer for tiles of many accumulators);
 //  - wave efficiency: the busiest SM's share of blocks against the average (a grid of 132
-//    blocks on 132 SMs is perfect, 133 blocks take two rounds on one SM);
+//    blocks on 132 SMs is perfect, 133 blocks take two rounds on one SM); for a family that
+//    streams B, the rounds past its resident blocks and SMs left idle past half;
 //  - tile efficiency on edges: useful elements of C over the padded tiles computed;
 //  - the roofline: compute time at the family's reachable fraction of the FFMA peak, and
 //    memory time for the operands (plus the re-reads that miss L2 and the split-K partials);

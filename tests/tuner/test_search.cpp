@@ -369,6 +369,24 @@ TEST(CostModel, ARingKeepsAllButOneOfItsBatchesInFlight) {
     EXPECT_LT(cost("decode", {8, 64, 4, 1, 1, 1, 4, 6, 0}, key), 0.8 * cost("decode", {8, 64, 4, 1, 1, 1, 4, 0, 0}, key));
 }
 
+TEST(CostModel, AStreamNeedsBytesInFlightNotEverySm) {
+    // 64 blocks of 512 threads and 128 of 256 keep the same bytes in flight at
+    // 1x4096x4096: half the SMs stream as fast as all of them. A quarter of the SMs (32
+    // blocks of 512 threads) stream at half the rate or less.
+    const ShapeKey key = nn(1, 4096, 4096);
+    auto memory = [&](const ParamValues& v) { return estimate_cost({&find_family("decode"), v}, key, h200()).memory_seconds; };
+    const double half = memory({1, 64, 32, 2, 1, 0, 1, 0, 0}), all = memory({1, 32, 32, 2, 1, 0, 1, 0, 0});
+    EXPECT_NEAR(half, all, 1e-2 * all);  // apart only by the re-reads of A the tiles differ in
+    EXPECT_GT(memory({1, 128, 16, 2, 1, 0, 1, 0, 0}), 1.9 * all);
+    // A block past the SMs, resident beside another, adds its bytes and no round: 133
+    // strips of 32 columns against 132, where the compute waves count two rounds.
+    const ParamValues strip = {1, 32, 32, 2, 1, 0, 1, 0, 0};
+    const CostEstimate fits = estimate_cost({&find_family("decode"), strip}, nn(1, 132 * 32, 4096), h200());
+    const CostEstimate past = estimate_cost({&find_family("decode"), strip}, nn(1, 133 * 32, 4096), h200());
+    EXPECT_NEAR(past.memory_seconds / fits.memory_seconds, 133.0 / 132.0, 1e-3);
+    EXPECT_LT(past.wave_efficiency, 0.51);
+}
+
 TEST(CostModel, DecodeReadingNxKWantsEightLanesAlongK) {
     // B stored N x K: 4 groups along k read half lines, 8 whole ones. Stored K x N, every
     // warp reads whole rows of B either way, so only the N x K tile of 4 groups costs more.
