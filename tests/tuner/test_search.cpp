@@ -387,6 +387,13 @@ TEST(CostModel, AStreamNeedsBytesInFlightNotEverySm) {
     EXPECT_LT(past.wave_efficiency, 0.51);
 }
 
+TEST(CostModel, DecodeIsNotRatedSlowerThanItRan) {
+    // On the H200, 8 rows owning 64-column strips through a ring ran 8x6144x4096 in 0.0327
+    // ms, the launch included. A model that rates it slower ranks it out of the search.
+    const ShapeKey key = nn(8, 6144, 4096);
+    EXPECT_LT(cost("decode", {8, 64, 32, 1, 1, 0, 1, 3, 0}, key), 0.0327e-3);
+}
+
 TEST(CostModel, DecodeReadingNxKWantsEightLanesAlongK) {
     // B stored N x K: 4 groups along k read half lines, 8 whole ones. Stored K x N, every
     // warp reads whole rows of B either way, so only the N x K tile of 4 groups costs more.
