@@ -10,8 +10,9 @@ reported). A binary the tuner compiled is in its database:
     cuobjdump --dump-sass k.cubin > k.sass
 
 The hot loop is the backward branch whose body holds the most FFMAs. For it the script counts
-the instructions, the FFMAs (and their share), LDS.128, LDGSTS (cp.async) and local-memory
-accesses (LDL/STL: spills), and two static costs:
+the instructions, the FFMAs (and their share), LDS.128, 16-byte global loads (LDG.E.128, any
+cache modifier), LDGSTS (cp.async) and local-memory accesses (LDL/STL: spills), and two static
+costs:
   stall cycles    the stall counts ptxas encodes in the control bits of each instruction
                   (bits 41-44 of the second 64-bit word): the cycles one warp needs to issue
                   the loop once when nothing else holds it back;
@@ -120,6 +121,7 @@ def loop_cost(name, instructions):
     ffma = count(lambda o: o.startswith("FFMA"))
     return {"kernel": name, "instructions": len(body), "ffma": ffma, "ffma_share": ffma / len(body),
             "lds128": count(lambda o: o.startswith("LDS") and ".128" in o),
+            "ldg128": count(lambda o: o.startswith("LDG.") and ".128" in o),
             "ldgsts": count(lambda o: o.startswith("LDGSTS")),
             "local": count(lambda o: o.startswith("LDL") or o.startswith("STL")),
             "stall_cycles": stall, "bank_conflicts": conflicts, "cost": stall + conflicts}
@@ -159,7 +161,7 @@ def main():
             print(json.dumps(r))
         else:
             print(f"{r['kernel']}\n  hot loop: {r['instructions']} instructions, {r['ffma']} FFMA ({100 * r['ffma_share']:.1f}%), "
-                  f"{r['lds128']} LDS.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL\n"
+                  f"{r['lds128']} LDS.128, {r['ldg128']} LDG.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL\n"
                   f"  static cost {r['cost']} = {r['stall_cycles']} stall cycles + {r['bank_conflicts']} bank conflicts")
     if failed:
         sys.exit(1)

@@ -28,7 +28,8 @@ def listing(name, instructions):
 #   0x10 FFMA R10 <- R2.reuse, R4, R10: nothing cached; R2, R4, R10 all in bank 0: 2 conflicts
 #   0x20 FFMA R11 <- R2, R6, R11: R2 from the reuse cache; R6 bank 0, R11 bank 1: none
 #   0x30 FFMA R12 <- R3, R5, R13: R3, R5, R13 all in bank 1: 2 conflicts
-#   0x40 LDS.128, 0x50 LDGSTS: not FFMAs, and they break the reuse chain
+#   0x40 LDS.128, 0x50 LDGSTS, 0x58 a 16-byte evict-first global load: not FFMAs, and they
+#        break the reuse chain (0x5c, a 4-byte load, is not counted as a 16-byte one)
 #   0x60 FFMA R14 <- R8.reuse, R8, R14: R8 counted once; R8, R14 bank 0: 1 conflict
 #   0x70 the branch back
 HOT = [
@@ -38,6 +39,8 @@ HOT = [
     (0x30, "FFMA R12, R3, R5, R13", 1),
     (0x40, "LDS.128 R20, [R30]", 1),
     (0x50, "LDGSTS.E.BYPASS.128 [R40], desc[UR4][R42.64]", 1),
+    (0x58, "LDG.E.EF.128.CONSTANT R44, desc[UR4][R46.64]", 1),
+    (0x5c, "LDG.E R48, desc[UR4][R46.64]", 1),
     (0x60, "FFMA R14, R8.reuse, R8, R14", 1),
     (0x70, "@P0 BRA 0x10", 5),
     (0x80, "FFMA R15, R9, R7, R15", 1),
@@ -62,12 +65,13 @@ class SassLoopCost(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         got = json.loads(r.stdout)
         self.assertEqual(got["kernel"], "_Z6kernelv")
-        self.assertEqual(got["instructions"], 7)
+        self.assertEqual(got["instructions"], 9)
         self.assertEqual(got["ffma"], 4)
         self.assertEqual(got["lds128"], 1)
+        self.assertEqual(got["ldg128"], 1)
         self.assertEqual(got["ldgsts"], 1)
         self.assertEqual(got["local"], 0)
-        self.assertEqual(got["stall_cycles"], 1 + 2 + 1 + 1 + 1 + 1 + 5)
+        self.assertEqual(got["stall_cycles"], 1 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 5)
         self.assertEqual(got["bank_conflicts"], 2 + 0 + 2 + 1)
         self.assertEqual(got["cost"], got["stall_cycles"] + got["bank_conflicts"])
 
@@ -90,12 +94,12 @@ class SassLoopCost(unittest.TestCase):
         self.assertEqual(got["local"], 2)
 
     def test_every_kernel_of_a_listing_is_reported(self):
-        r = run(listing("first", HOT) + listing("second", HOT[1:8]))
+        r = run(listing("first", HOT) + listing("second", HOT[1:10]))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("first", r.stdout)
         self.assertIn("second", r.stdout)
-        self.assertIn("4 FFMA (57.1%)", r.stdout)
-        self.assertIn("static cost 17 = 12 stall cycles + 5 bank conflicts", r.stdout)
+        self.assertIn("4 FFMA (44.4%), 1 LDS.128, 1 LDG.128, 1 LDGSTS", r.stdout)
+        self.assertIn("static cost 19 = 14 stall cycles + 5 bank conflicts", r.stdout)
 
     def test_a_kernel_without_a_loop_is_said_in_its_place_and_the_others_still_reported(self):
         straight = [(0x10, "FFMA R10, R2, R4, R10", 1), (0x20, "EXIT", 1)]
@@ -106,7 +110,7 @@ class SassLoopCost(unittest.TestCase):
         self.assertEqual(second["ffma"], 4)
 
     def test_a_kernel_listed_twice_is_reported_twice(self):
-        r = run(listing("k", HOT) + listing("k", HOT[1:8]), "--json")
+        r = run(listing("k", HOT) + listing("k", HOT[1:10]), "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual([json.loads(x)["kernel"] for x in r.stdout.splitlines()], ["k", "k"])
 
