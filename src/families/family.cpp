@@ -132,7 +132,21 @@ std::string Family::invalid_on_every_target(const ParamValues& values) const {
 
 std::string Family::unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const {
     if (M < 1 || N < 1 || K < 1) return "dimensions must be at least 1";
+    // Values off the lists still run from a cached binary (a winner the lists have since
+    // left out), but a size or count below 1 is no kernel's: an edited or damaged row, which
+    // geometry() would divide by.
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i) {
+        const std::vector<int>& allowed = params[i].values;
+        if (values[i] < 1 && *std::min_element(allowed.begin(), allowed.end()) >= 1)
+            return params[i].name + "=" + std::to_string(values[i]) + " is no size or count a kernel of family " +
+                   name + " can have";
+    }
     const LaunchGeometry g = geometry(values, M, N, K);
+    const unsigned long long threads = 1ull * g.block.x * g.block.y * g.block.z;
+    const int max_threads = arch_limits(arch).max_threads_per_block;
+    if (threads < 1 || threads > static_cast<unsigned long long>(max_threads))
+        return describe(values) + " would launch blocks of " + std::to_string(threads) + " threads; " + arch.name() +
+               " takes 1 to " + std::to_string(max_threads);
     if (g.grid.y > 65535 || g.grid.z > 65535)
         return describe(values) + " would need a grid of " + std::to_string(g.grid.y) + " x " +
                std::to_string(g.grid.z) + " blocks in y and z; the limit is 65535";

@@ -64,6 +64,32 @@ TEST(Families, WrongArityIsExplained) {
     EXPECT_NE(f.invalid_reason({32, 32}, Arch{90}).find("takes 1 parameters"), std::string::npos);
 }
 
+// A database row edited by hand can carry values no kernel has: a size of 0 would be divided
+// by, and tiles of warps larger than the block make blocks of no threads. Both are reasons,
+// not crashes, for every family; values off the lists but sound are not refused here.
+TEST(Families, SizesBelowOneAndEmptyBlocksAreReasonsNotCrashes) {
+    for (const Family& f : all_families()) {
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            const std::vector<int>& allowed = f.params[i].values;
+            if (*std::min_element(allowed.begin(), allowed.end()) < 1) continue;  // a flag: 0 is a value
+            for (int bad : {0, -4}) {
+                ParamValues v = f.defaults;
+                v[i] = bad;
+                EXPECT_NE(f.unsupported_shape_reason(v, 64, 64, 64, Arch{90}).find(f.params[i].name + "=" + std::to_string(bad)),
+                          std::string::npos)
+                    << f.name;
+            }
+        }
+    }
+    const Family& w = find_family("warptile");
+    ParamValues wide_warps = w.defaults;  // BM 256 with WM 512: no warp fits the block tile
+    wide_warps[w.param_index("WM")] = 512;
+    EXPECT_NE(w.unsupported_shape_reason(wide_warps, 64, 64, 64, Arch{90}).find("blocks of 0 threads"), std::string::npos);
+    ParamValues off_list = w.defaults;  // BK 24 is in no list, yet a kernel could have it
+    off_list[w.param_index("BK")] = 24;
+    EXPECT_EQ(w.unsupported_shape_reason(off_list, 64, 64, 64, Arch{90}), "");
+}
+
 TEST(Families, GeometryCoversEveryElementOfC) {
     for (const Family& f : all_families()) {
         for (auto [M, N, K] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {7, 13, 5}, {4095, 4097, 4093}}) {

@@ -168,11 +168,19 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     edited.kernel.params = {32, 9};
     store_->put_binary(edited);
     store_->put_winner(winner(id_, shape(5, 2048, 2048), 0.01, &edited));
+    // A warptile row edited to BM = 0: judging it must not divide by its tile (it did: SIGFPE).
+    Binary zero_tile = naive_binary();
+    zero_tile.cache_key = "zero tile";
+    zero_tile.kernel = kernel_ref(find_family("warptile"), {0, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0});
+    store_->put_binary(zero_tile);
+    store_->put_winner(winner(id_, shape(6, 2048, 2048), 0.01, &zero_tile));
 
     const Catalog c = catalog();
     EXPECT_EQ(c.winners.size(), 5u);
-    ASSERT_EQ(c.skipped.size(), 3u);
-    const std::string all = c.skipped[0].describe() + "\n" + c.skipped[1].describe() + "\n" + c.skipped[2].describe();
+    ASSERT_EQ(c.skipped.size(), 4u);
+    std::string all;
+    for (const auto& skipped : c.skipped) all += skipped.describe() + "\n";
+    EXPECT_TRUE(contains(all, "BM=0 is no size or count a kernel of family warptile can have")) << all;
     EXPECT_TRUE(contains(all, "other kernel templates")) << all;
     EXPECT_TRUE(contains(all, "no kernel family 'retired'")) << all;
     EXPECT_TRUE(contains(all, "and this build cannot compile it: BLOCK_Y=9 is not one of")) << all;
