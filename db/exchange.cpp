@@ -229,6 +229,8 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
         return "device_id " + w.device_id + " does not match the row's fingerprint, whose id is " + row.device.id();
     if (w.kernel.is_cublas() != !row.entry.binary)
         return w.kernel.is_cublas() ? "a cuBLAS winner with a binary" : "a winner with no binary (cubin_base64 is empty)";
+    // The key would name a binary that is not there (the database refuses that).
+    if (w.kernel.is_cublas() && !w.binary_key.empty()) return "a cuBLAS winner with a binary_key";
     if (row.entry.binary) {
         row.entry.binary->cache_key = w.binary_key;
         row.entry.binary->kernel = w.kernel;

@@ -334,3 +334,24 @@ TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
     }
     EXPECT_TRUE(target.winners().empty());
 }
+
+// A cuBLAS winner names no binary: a binary_key there would point at a binary the file
+// does not hold, which the database refuses (the whole import used to end on a foreign-key
+// error, as if the database were at fault).
+TEST_F(SampleExport, ACublasWinnerWithABinaryKeyIsABadLine) {
+    const std::vector<CsvRecord> rows = records(csv);
+    const std::vector<std::string> names = exchange_columns();
+    const auto family = std::find(names.begin(), names.end(), "family") - names.begin();
+    int cublas_row = 0;
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        if (rows[r].fields.at(family) == "cublas") cublas_row = static_cast<int>(r);
+    ASSERT_GT(cublas_row, 0) << "the sample has a cuBLAS winner";
+    try {
+        import_text(target, with_field(csv, cublas_row, "binary_key", "deadbeef"));
+        FAIL() << "imported a cuBLAS winner with a binary_key";
+    } catch (const ImportError& e) {
+        const std::string line = "winners.csv:" + std::to_string(cublas_row + 1) + ": a cuBLAS winner with a binary_key";
+        EXPECT_NE(std::string(e.what()).find(line), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(target.winners().empty());
+}
