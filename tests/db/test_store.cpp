@@ -29,6 +29,20 @@ TEST(Store, DevicesAreKeyedByTheirWholeFingerprint) {
     EXPECT_FALSE(store.find_device("0123456789abcdef"));
 }
 
+// Paths reach SQLite as URIs: one that begins with two slashes (the default path when
+// HOME=/) or holds a character URIs give a meaning to is still the file it names.
+TEST(Store, PathsWithLeadingSlashesOrUriCharactersOpenTheFileTheyName) {
+    TempDir dir;
+    for (const std::string& path : {"/" + dir.file("home.db"), dir.file("50% ?#.db")}) {
+        {
+            TuningStore store(path);
+            store.add_device(h200());
+        }
+        ASSERT_TRUE(std::filesystem::exists(path)) << path;
+        EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).devices().size(), 1u) << path;
+    }
+}
+
 TEST(Store, ResolvesADeviceByIdOrUniquePrefix) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
