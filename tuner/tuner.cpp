@@ -20,8 +20,14 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-bool has_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key) {
-    return store.find_winner(device_id, key).has_value();
+// The stored winner of `key` that dispatch would use. One it leaves out (tuned with other
+// kernel templates under the same library version, or an edited row: winner_unusable) is
+// no winner here either, so that the shape is tuned again rather than skipped while its calls
+// go on missing.
+std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch) {
+    std::optional<Winner> w = store.find_winner(device_id, key);
+    if (w && !winner_unusable(*w, arch).empty()) return std::nullopt;
+    return w;
 }
 
 // A measured candidate, kept for choosing the winner.
@@ -54,8 +60,10 @@ ProblemSpec operands_for(const ShapeKey& key) {
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
                                      const std::vector<ShapeRow>& shapes, bool retune) {
     std::vector<ShapeRow> out;
+    const std::optional<DeviceFingerprint> device = store.find_device(device_id);
+    const Arch arch{device ? device->sm() : 0};
     for (const ShapeRow& row : shapes)
-        if (retune || !has_winner(store, device_id, row.key)) out.push_back(row);
+        if (retune || !device || !usable_winner(store, device_id, row.key, arch)) out.push_back(row);
     return out;
 }
 
@@ -107,7 +115,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
     if (!options_.retune) {
-        if (std::optional<Winner> w = store_.find_winner(device_id_, key)) {
+        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()})) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);

@@ -53,6 +53,27 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     EXPECT_EQ(shapes_to_tune(store, other, shapes, false).size(), 4u);
 }
 
+// A winner dispatch leaves out (tuned with other kernel templates under the same library
+// version) counts a miss on every call; a run that skipped its shape as tuned would never
+// tune those misses away.
+TEST(Resume, AWinnerDispatchWouldLeaveOutIsTunedAgain) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2), row(8, 4096, 4096, 3)};
+    const Binary current = sgemm::testing::naive_binary();
+    Binary stale = current;
+    stale.cache_key = "stale";
+    stale.kernel.template_hash = "an older template";
+    store.put_binary(current);
+    store.put_binary(stale);
+    store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &current));
+    store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.03, &stale));
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false);
+    ASSERT_EQ(todo.size(), 1u);
+    EXPECT_EQ(todo[0].line, 3);
+}
+
 }  // namespace
 
 namespace {
