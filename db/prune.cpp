@@ -1,5 +1,7 @@
 #include "db/prune.h"
 
+#include <algorithm>
+
 namespace sgemm {
 
 namespace {
@@ -22,6 +24,27 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
     }
 }
 
+// The numbers of a dotted version ("0.2.0" -> {0, 2, 0}); empty when it is not one.
+std::vector<long> version_numbers(const std::string& version) {
+    std::vector<long> numbers;
+    std::size_t start = 0;
+    while (start <= version.size()) {
+        const std::size_t end = std::min(version.find('.', start), version.size());
+        const std::string part = version.substr(start, end - start);
+        if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) return {};
+        numbers.push_back(std::stol(part));
+        start = end + 1;
+    }
+    return numbers;
+}
+
+// Whether rows of `version` are of no build from `current` on: an older version, or text no
+// build writes. A newer version is another build's, which may share the file.
+bool superseded(const std::string& version, const std::string& current) {
+    const std::vector<long> v = version_numbers(version);
+    return v.empty() || v < version_numbers(current);
+}
+
 }  // namespace
 
 PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids) {
@@ -37,8 +60,12 @@ PruneSummary prune_stale(TuningStore& store, const std::string& library_version)
     sqlite::Connection& db = store.connection();
     sqlite::Transaction transaction(db);
     std::vector<std::string> stale;
-    for (const DeviceFingerprint& device : store.devices())
-        if (device.library_version != library_version) stale.push_back(device.id());
+    for (const DeviceFingerprint& device : store.devices()) {
+        if (superseded(device.library_version, library_version))
+            stale.push_back(device.id());
+        else if (device.library_version != library_version)
+            ++summary.newer_kept;
+    }
     remove_devices(store, stale, summary);
     db.query("DELETE FROM binaries WHERE cache_key NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL) "
              "AND nvrtc_version NOT IN (SELECT nvrtc_version FROM devices)")

@@ -9,15 +9,18 @@ namespace sgemm {
 
 struct PruneSummary {
     int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;  // rows removed
+    int newer_kept = 0;  // prune_stale: devices of newer library versions, left as they are
 };
 
 // Removes the devices and every row of theirs (winners, measurements, misses).
 PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids);
 
-// Removes what no build of `library_version` can use: the devices of other library
-// versions (their fingerprints never match again) with their rows, then the binaries that
-// no winner uses and whose NVRTC version no remaining device has (their cache keys are
-// never computed again), then the kernels nothing refers to.
+// Removes what no build of `library_version` or newer can use: the devices of older library
+// versions (their fingerprints never match again; a version that is no dotted number counts
+// as older) with their rows, then the binaries that no winner uses and whose NVRTC version no
+// remaining device has (their cache keys are never computed again), then the kernels nothing
+// refers to. Devices of newer versions belong to a newer build that may share the file: they
+// stay, counted in newer_kept.
 PruneSummary prune_stale(TuningStore& store, const std::string& library_version = SGEMM_VERSION);
 
 }  // namespace sgemm

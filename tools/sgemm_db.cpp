@@ -484,10 +484,13 @@ int cmd_prune(Context& ctx) {
         Json out = Json::object();
         out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
         out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
+        if (stale) out.set("newer_kept", s.newer_kept);
         std::printf("%s\n", out.dump().c_str());
     } else {
         std::printf("removed %d devices, %d winners, %d measurements, %d miss rows, %d binaries, %d kernels\n", s.devices,
                     s.winners, s.measurements, s.misses, s.binaries, s.kernels);
+        if (s.newer_kept > 0)
+            std::printf("kept %d devices of newer library versions than this tool's %s\n", s.newer_kept, SGEMM_VERSION);
     }
     return 0;
 }
@@ -602,7 +605,8 @@ int main(int argc, char** argv) {
          "packed matrices, the one sgemm-tune stores the shape under")
         ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")
         ("output,o", po::value<std::string>(), "export to this file instead of standard output")
-        ("stale", "prune: remove devices of other library versions, and binaries and kernels nothing uses");
+        ("stale", "prune: remove devices of older library versions than this tool's (newer ones are kept), and "
+                  "binaries and kernels nothing uses");
     po::options_description hidden;
     hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
     po::options_description all;
