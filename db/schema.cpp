@@ -25,6 +25,12 @@ FileState read_state(sqlite::Connection& db) {
 
 // Throws unless the file holds a tuning database that this build can use, or nothing yet.
 void check(sqlite::Connection& db, const FileState& state, bool writable) {
+    // Nothing in it, yet a user_version: another program's file (sgemm stamps its own
+    // application_id with its first version). Taken as empty, it would be stamped and its
+    // earlier migrations skipped.
+    if (state.application_id == 0 && state.objects == 0 && state.version != 0)
+        throw DbError(db.path() + " is an SQLite database with user_version " + std::to_string(state.version) +
+                      " and nothing in it: not a tuning database; it was left untouched: give another --db");
     if (state.application_id != kTuningDbApplicationId && !(state.application_id == 0 && state.objects == 0))
         throw DbError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
                       std::to_string(state.application_id) + ", " + std::to_string(state.objects) +

@@ -111,3 +111,25 @@ TEST(Schema, ANewerSchemaIsRefusedAndTheFileLeftAsItWas) {
     EXPECT_EQ(bytes_of(path), before);
     EXPECT_EQ(user_version(path), latest_schema_version() + 1);
 }
+
+// An empty SQLite file of another program that set a user_version: taken for an empty file,
+// it was stamped with this schema's version after its later migrations alone, and every
+// later open failed on tables that were never made.
+TEST(Schema, AnEmptyFileWithAUserVersionIsNotTakenForATuningDatabase) {
+    TempDir dir;
+    const std::string path = dir.file("v1.db");
+    sqlite::Connection(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(0)).exec("PRAGMA user_version = 1");
+    const std::string before = bytes_of(path);
+    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
+        try {
+            TuningStore store(path, mode);
+            FAIL() << "opened another program's empty file as a tuning database";
+        } catch (const DbError& e) {
+            EXPECT_NE(std::string(e.what()).find("user_version 1 and nothing in it: not a tuning database"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(bytes_of(path), before);
+    EXPECT_EQ(user_version(path), 1);
+}
