@@ -677,7 +677,8 @@ sgemm_warptile_stream_k(const SgemmArgs p) {
     const int runs = gridDim.x / 2;
     const int tiles_m = block.tiles_m(), tiles_n = block.tiles_n(), k_tiles = block.k_tiles();
     const int shared_tiles = tiles_m * tiles_n % runs, first_shared = tiles_m * tiles_n - shared_tiles;
-    // The host keeps shared_tiles * k_tiles below 2^31 (Family::unsupported_shape_reason).
+    // Below 2^31: the host launches no tail where shared_tiles * K would reach it
+    // (Family::stream_k_split), and k_tiles <= K.
     const int work = shared_tiles * k_tiles, run = (work + runs - 1) / runs;
     auto run_end = [&](int r) { return min((r + 1) * run, work); };
     auto head_begin = [&](int r) { return max(r * run, (run_end(r) - 1) / k_tiles * k_tiles); };

@@ -75,6 +75,9 @@ LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, 
 StreamKSplit Family::stream_k_split(const ParamValues& values, int M, int N, int K, int sms) const {
     const unsigned tiles = geometry(values, M, N, K).grid.x;
     const unsigned shared = has_stream_k_tail(values) && sms > 0 ? tiles % static_cast<unsigned>(sms) : 0;
+    // The tail numbers its k iterations, shared tiles times k tiles, in an int: past that
+    // (K in the tens of millions) the main kernel takes every tile, slower but right.
+    if (static_cast<unsigned long long>(shared) * static_cast<unsigned>(K) >= (1ull << 31)) return {tiles, 0};
     // The tail's grid: one block for the head of each SM's run, one for its first part.
     return shared == 0 ? StreamKSplit{tiles, 0} : StreamKSplit{tiles - shared, 2u * static_cast<unsigned>(sms)};
 }

@@ -193,6 +193,12 @@ TEST(Warptile, StreamKTail) {
     EXPECT_EQ(f.stream_k_split(f.defaults, 4096, 4096, 4096, 132).tail_blocks, 0u);
     // Fewer tiles than SMs: all of them go to the tail.
     EXPECT_EQ(f.stream_k_split(v, 1000, 3000, 2000, 132).main_blocks, 0u);
+    // The tail counts shared tiles times k tiles in an int: 116 shared tiles of K = 2^31 / 116
+    // would reach 2^31, so the main kernel takes them all; one k less still has a tail.
+    const int K = (1 << 30) / 58;  // 116 * K just below 2^31
+    EXPECT_EQ(f.stream_k_split(v, 4096, 4096, K, 132).tail_blocks, 264u);
+    EXPECT_EQ(f.stream_k_split(v, 4096, 4096, K + 1, 132).tail_blocks, 0u);
+    EXPECT_EQ(f.stream_k_split(v, 4096, 4096, K + 1, 132).main_blocks, 512u);
 }
 
 // NVRTC's symbol for the tail is the one Family::second_symbol derives (compile_kernel checks
