@@ -7,14 +7,16 @@
 #include <set>
 
 #include "src/util/error.h"
+#include "src/util/text.h"
 #include "tuner/cost_model.h"
 
 namespace sgemm {
 
 Strategy parse_strategy(const std::string& text) {
-    if (text == "model") return Strategy::Model;
-    if (text == "exhaustive") return Strategy::Exhaustive;
-    if (text == "random") return Strategy::Random;
+    const std::string name = lower_case(text);  // as --families reads its names
+    if (name == "model") return Strategy::Model;
+    if (name == "exhaustive") return Strategy::Exhaustive;
+    if (name == "random") return Strategy::Random;
     throw Error("unknown search strategy '" + text + "': choose model, exhaustive or random");
 }
 

@@ -126,7 +126,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             } catch (const std::exception&) {
                 used = 0;
             }
-            if (used != w.size() || !(row.weight > 0) || !std::isfinite(row.weight))
+            // Decimal only: stod also reads hexadecimal ("0x10" as 16), which no one means here.
+            const bool decimal = w.find_first_not_of("0123456789.eE+-") == std::string::npos;
+            if (!decimal || used != w.size() || !(row.weight > 0) || !std::isfinite(row.weight))
                 fail(file, rec.line, "weight '" + w + "' must be a positive number");
         }
         row.name = field("name");

@@ -443,6 +443,7 @@ TEST(Search, StrategiesChooseAsDocumented) {
     }
     EXPECT_EQ(chosen.back(), neighbour);
     EXPECT_EQ(parse_strategy("random"), Strategy::Random);
+    EXPECT_EQ(parse_strategy("Model"), Strategy::Model) << "read as --families reads its names";
     EXPECT_THROW(parse_strategy("greedy"), Error);
 }
 

@@ -162,6 +162,9 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
               std::string::npos);
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,inf\n").find("shapes.csv:2: weight 'inf' must be a positive number"),
               std::string::npos);
+    EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0x10\n").find("shapes.csv:2: weight '0x10' must be a positive number"),
+              std::string::npos);
+    EXPECT_EQ(parse("M,N,K,weight\n1,2,3,2.5e1\n").rows.at(0).weight, 25);
     EXPECT_NE(error_of("M,N,K\n+99999999999999999999,2,3\n").find("shapes.csv:2: M +99999999999999999999 is more than"),
               std::string::npos);
     EXPECT_NE(error_of("M,N,K\n1,-99999999999999999999,3\n").find("shapes.csv:2: N must be at least 1"),
