@@ -16,6 +16,21 @@ std::int64_t user_version(const std::string& path) {
     return db.integer("PRAGMA user_version");
 }
 
+// Opening `path` for writing and for reading both fail with a message that says `says`, and
+// leave the file's bytes as they were.
+void expect_every_open_refused(const std::string& path, const std::string& says) {
+    const std::string before = bytes_of(path);
+    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
+        try {
+            TuningStore store(path, mode);
+            ADD_FAILURE() << "opened " << path;
+        } catch (const DbError& e) {
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(bytes_of(path), before);
+}
+
 }  // namespace
 
 TEST(Schema, MigrationsAreNumberedFromOneWithoutGaps) {
@@ -99,16 +114,7 @@ TEST(Schema, ANewerSchemaIsRefusedAndTheFileLeftAsItWas) {
     const std::string path = write_sample(dir);
     sqlite::Connection(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
         .exec("PRAGMA user_version = " + std::to_string(latest_schema_version() + 1));
-    const std::string before = bytes_of(path);
-    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
-        try {
-            TuningStore store(path, mode);
-            FAIL() << "opened a newer schema";
-        } catch (const DbError& e) {
-            EXPECT_NE(std::string(e.what()).find("newer than this build"), std::string::npos) << e.what();
-        }
-    }
-    EXPECT_EQ(bytes_of(path), before);
+    expect_every_open_refused(path, "newer than this build");
     EXPECT_EQ(user_version(path), latest_schema_version() + 1);
 }
 
@@ -119,17 +125,6 @@ TEST(Schema, AnEmptyFileWithAUserVersionIsNotTakenForATuningDatabase) {
     TempDir dir;
     const std::string path = dir.file("v1.db");
     sqlite::Connection(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(0)).exec("PRAGMA user_version = 1");
-    const std::string before = bytes_of(path);
-    for (OpenMode mode : {OpenMode::ReadWrite, OpenMode::ReadOnly}) {
-        try {
-            TuningStore store(path, mode);
-            FAIL() << "opened another program's empty file as a tuning database";
-        } catch (const DbError& e) {
-            EXPECT_NE(std::string(e.what()).find("user_version 1 and nothing in it: not a tuning database"),
-                      std::string::npos)
-                << e.what();
-        }
-    }
-    EXPECT_EQ(bytes_of(path), before);
+    expect_every_open_refused(path, "user_version 1 and nothing in it: not a tuning database");
     EXPECT_EQ(user_version(path), 1);
 }
