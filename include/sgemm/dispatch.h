@@ -129,7 +129,7 @@ typedef enum sgemm_dispatch_precision {
 
 typedef struct sgemm_dispatch_options {
     const char* db_path;                  /* NULL: $SGEMM_DB, else $XDG_DATA_HOME/sgemm/tuning.db,
-                                             else ~/.local/share/sgemm/tuning.db */
+                                             else ~/.local/share/sgemm/tuning.db ("" is INVALID_VALUE) */
     int device;                           /* CUDA device ordinal */
     sgemm_dispatch_fallback_t fallback;
     sgemm_dispatch_precision_t precision;
@@ -208,8 +208,10 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
                                                char* buffer, size_t buffer_size, size_t* length);
 
 /* explain's decision as fields, for programs: fills `choice` and returns SUCCESS, or returns
-   the status gemm would return for these arguments (leaving `choice` as it was). Pointers are
-   only read for their alignment, and NULL stands for an aligned one. Enqueues nothing. */
+   the status gemm's checks of these arguments would return (leaving `choice` as it was); the
+   calling thread's current device is not checked (gemm's WRONG_DEVICE), so any thread may ask.
+   Pointers are only read for their alignment, and NULL stands for an aligned one. Enqueues
+   nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
                                              sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A, int lda,
                                              const float* B, int ldb, const float* C, int ldc,

@@ -57,6 +57,7 @@ void check_options(const sgemm_dispatch_options_t& o) {
     if (o.max_streams < 0 || o.max_streams > 1024)
         bad("options.max_streams=" + std::to_string(o.max_streams) + ": 0 (the default, 8) to 1024");
     if (o.miss_flush_ms < 0) bad("options.miss_flush_ms=" + std::to_string(o.miss_flush_ms) + " is negative");
+    if (o.db_path && !*o.db_path) bad("options.db_path is \"\": give a path, or NULL for the default one");
 }
 
 // Lets this thread make capture-unsafe calls (cudaFuncSetAttribute, loading a kernel into

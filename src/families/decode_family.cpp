@@ -7,8 +7,6 @@
 namespace sgemm {
 namespace {
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
 struct DecodeShape {
     int mt, bn, kw, unroll, tb, splits, ring, sum_pass;
     int threads() const { return bn / 4 * kw; }
@@ -44,7 +42,7 @@ bool spills_on_sm75_and_sm80(const DecodeShape& d) {
 
 // As in the template: the slice of k per split rounded up to a multiple of 4; shared memory
 // holds the slice of A and the ring of B, later reused for the reduction across the KW groups.
-int k_span(int K, int splits) { return (ceil_div(K, splits) + 3) & ~3; }
+int k_span(int K, int splits) { return static_cast<int>((tiles_along(K, splits) + 3) & ~3ll); }
 
 unsigned shared_bytes(const DecodeShape& d, int K) {
     const int rows_per_pass = std::min(d.mt, 4);
@@ -129,7 +127,8 @@ Family decode_family() {
     f.estimated_registers = [f](const ParamValues& v) { return decode_shape(f, v).estimated_registers(); };
     f.geometry = [f](const ParamValues& v, int M, int N, int K) {
         const DecodeShape d = decode_shape(f, v);
-        return LaunchGeometry{dim3(ceil_div(M, d.mt), d.splits, ceil_div(N, d.bn)), dim3(d.threads()),
+        return LaunchGeometry{dim3(grid_blocks(tiles_along(M, d.mt)), d.splits, grid_blocks(tiles_along(N, d.bn))),
+                              dim3(d.threads()),
                               shared_bytes(d, K)};
     };
     f.workspace = [f](const ParamValues& v, int M, int N, int, int) -> std::size_t {

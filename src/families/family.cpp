@@ -1,6 +1,7 @@
 #include "src/families/family.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "src/util/error.h"
 #include "templates/sgemm_common.cuh"
@@ -62,12 +63,18 @@ std::string Family::second_symbol(const ParamValues& values, const std::string& 
     return "_Z" + std::to_string(second.size()) + second + main_symbol.substr(main_prefix.size());
 }
 
+namespace {
+
+// The sum pass's blocks: SGEMM_SUM_PASS_QUADS float4s of C each.
+long long sum_pass_blocks(int M, int N) { return tiles_along(tiles_along(1ll * M * N, 4), SGEMM_SUM_PASS_QUADS); }
+
+}  // namespace
+
 LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, int K, int sms) const {
     const LaunchGeometry main = geometry(values, M, N, K);
     if (has_sum_pass(values)) {
-        const unsigned long long quads = (static_cast<unsigned long long>(M) * N + 3) / 4;
-        return {dim3(static_cast<unsigned>((quads + SGEMM_SUM_PASS_QUADS - 1) / SGEMM_SUM_PASS_QUADS)),
-                dim3(SGEMM_SUM_PASS_QUADS, main.grid.y), 16u * SGEMM_SUM_PASS_QUADS * main.grid.y};
+        return {dim3(grid_blocks(sum_pass_blocks(M, N))), dim3(SGEMM_SUM_PASS_QUADS, main.grid.y),
+                16u * SGEMM_SUM_PASS_QUADS * main.grid.y};
     }
     return {dim3(stream_k_split(values, M, N, K, sms).tail_blocks), main.block, main.dynamic_shared_bytes};
 }
@@ -145,6 +152,9 @@ std::string Family::unsupported_shape_reason(const ParamValues& values, int M, i
                    name + " can have";
     }
     const LaunchGeometry g = geometry(values, M, N, K);
+    if (g.grid.x > static_cast<unsigned>(INT_MAX))
+        return describe(values) + " would need more than 2^31 - 1 blocks in x for M=" + std::to_string(M) +
+               " N=" + std::to_string(N);
     const unsigned long long threads = 1ull * g.block.x * g.block.y * g.block.z;
     const int max_threads = arch_limits(arch).max_threads_per_block;
     if (threads < 1 || threads > static_cast<unsigned long long>(max_threads))
@@ -153,6 +163,8 @@ std::string Family::unsupported_shape_reason(const ParamValues& values, int M, i
     if (g.grid.y > 65535 || g.grid.z > 65535)
         return describe(values) + " would need a grid of " + std::to_string(g.grid.y) + " x " +
                std::to_string(g.grid.z) + " blocks in y and z; the limit is 65535";
+    if (has_sum_pass(values) && sum_pass_blocks(M, N) > INT_MAX)
+        return describe(values) + " would need more than 2^31 - 1 blocks for the sum pass over C";
     if (has_sum_pass(values) && g.grid.y > SGEMM_SUM_PASS_MAX_SLICES)
         return describe(values) + " would leave " + std::to_string(g.grid.y) + " slices to the sum pass, which sums " +
                std::to_string(SGEMM_SUM_PASS_MAX_SLICES) + " at most";

@@ -49,6 +49,14 @@ struct StreamKSplit {
     unsigned tail_blocks = 0;  // the tail's blocks, two per SM; 0: no tail
 };
 
+// Tiles of `tile` covering `extent`, in 64 bits: for any int extent, where int arithmetic
+// would overflow near 2^31.
+inline long long tiles_along(long long extent, long long tile) { return (extent + tile - 1) / tile; }
+
+// A count of blocks as dim3 holds it: exact below 2^31; past that, 2^32 - 1, a count no launch
+// takes (unsupported_shape_reason refuses it), rather than what wraps around.
+inline unsigned grid_blocks(long long blocks) { return blocks < (1ll << 31) ? static_cast<unsigned>(blocks) : ~0u; }
+
 struct LaunchGeometry {
     dim3 grid;
     dim3 block;

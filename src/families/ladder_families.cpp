@@ -5,8 +5,6 @@
 namespace sgemm {
 namespace {
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
 // Shared by every rung from 3 on: a block computes BM x BN of C with (BM/TM)*(BN/TN)
 // threads; the grid covers N along x (up to 2^31 blocks) and M along y.
 struct TileShape {
@@ -46,7 +44,7 @@ std::string tile_violation(const TileShape& t, int vector_width, int shared_byte
 }
 
 LaunchGeometry tile_geometry(const TileShape& t, int M, int N) {
-    return {dim3(ceil_div(N, t.bn), ceil_div(M, t.bm)), dim3(t.threads()), 0};
+    return {dim3(grid_blocks(tiles_along(N, t.bn)), grid_blocks(tiles_along(M, t.bm))), dim3(t.threads()), 0};
 }
 
 Family naive_family() {
@@ -65,7 +63,8 @@ Family naive_family() {
         return "";
     };
     f.geometry = [](const ParamValues& v, int M, int N, int) {
-        return LaunchGeometry{dim3(ceil_div(N, v[0]), ceil_div(M, v[1])), dim3(v[0], v[1]), 0};
+        return LaunchGeometry{dim3(grid_blocks(tiles_along(N, v[0])), grid_blocks(tiles_along(M, v[1]))),
+                              dim3(v[0], v[1]), 0};
     };
     return f;
 }
@@ -83,7 +82,8 @@ Family smem_family() {
         return "";
     };
     f.geometry = [](const ParamValues& v, int M, int N, int) {
-        return LaunchGeometry{dim3(ceil_div(N, v[0]), ceil_div(M, v[0])), dim3(v[0] * v[0]), 0};
+        return LaunchGeometry{dim3(grid_blocks(tiles_along(N, v[0])), grid_blocks(tiles_along(M, v[0]))),
+                              dim3(v[0] * v[0]), 0};
     };
     return f;
 }

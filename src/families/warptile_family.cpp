@@ -5,8 +5,6 @@
 namespace sgemm {
 namespace {
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
 struct WarptileShape {
     int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk, kmajor, sum_pass;
     int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
@@ -152,8 +150,9 @@ Family warptile_family() {
     f.estimated_registers = [f](const ParamValues& v) { return warptile_shape(f, v).estimated_registers(); };
     f.geometry = [f](const ParamValues& v, int M, int N, int) {
         const WarptileShape s = warptile_shape(f, v);
-        return LaunchGeometry{dim3(ceil_div(s.tiled_rows(M, N), s.bm) * ceil_div(s.tiled_cols(M, N), s.bn), s.splits),
-                              dim3(s.threads()), s.shared_bytes()};
+        return LaunchGeometry{
+            dim3(grid_blocks(tiles_along(s.tiled_rows(M, N), s.bm) * tiles_along(s.tiled_cols(M, N), s.bn)), s.splits),
+            dim3(s.threads()), s.shared_bytes()};
     };
     f.workspace = [f](const ParamValues& v, int M, int N, int K, int sms) -> std::size_t {
         const WarptileShape s = warptile_shape(f, v);

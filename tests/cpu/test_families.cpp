@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 
 #include "src/families/registry.h"
 #include "src/util/error.h"
@@ -115,6 +116,23 @@ TEST(Families, TooManyRowsOfBlocksIsRefused) {
     EXPECT_EQ(f.unsupported_shape_reason(f.defaults, 65535 * 8, 4, 4, Arch{90}), "");
     EXPECT_NE(f.unsupported_shape_reason(f.defaults, 65535 * 8 + 1, 4, 4, Arch{90}), "");
     EXPECT_NE(f.unsupported_shape_reason(f.defaults, 0, 4, 4, Arch{90}), "");
+}
+
+// Sizes near 2^31: the tile counts are exact (int arithmetic overflowed: the built-in kernel's
+// grid for M = 2^31 - 1 came out as 4286578689 blocks), and a grid past CUDA's 2^31 - 1
+// blocks in x is a reason, not a wrapped count.
+TEST(Families, GridsNearTwoToThe31AreExactOrRefused) {
+    const Family& w = find_family("warptile");  // defaults: 256 x 128 tiles, the built-in kernel
+    EXPECT_EQ(w.geometry(w.defaults, INT_MAX, 1, 1).grid.x, 8388608u);  // ceil((2^31 - 1) / 256)
+    EXPECT_EQ(w.unsupported_shape_reason(w.defaults, INT_MAX, 1, 1, Arch{90}), "");
+    // 2^23 x 2^24 tiles of C: 2^47 blocks.
+    EXPECT_NE(w.unsupported_shape_reason(w.defaults, INT_MAX, INT_MAX, 1, Arch{90}).find("more than 2^31 - 1 blocks"),
+              std::string::npos);
+    const Family& d = find_family("decode");
+    const ParamValues one_row = {1, 32, 16, 1, 1, 0, 1, 0, 0};
+    EXPECT_EQ(d.geometry(one_row, INT_MAX, 64, 64).grid.x, static_cast<unsigned>(INT_MAX));
+    const Family& naive = find_family("naive");  // 32 columns a block
+    EXPECT_EQ(naive.geometry(naive.defaults, 1, INT_MAX, 1).grid.x, 67108864u);  // ceil((2^31 - 1) / 32)
 }
 
 TEST(Families, DecodeGeometryAndWorkspace) {

@@ -31,10 +31,12 @@ bool last_error_has(const std::string& text) {
 }
 
 // Options naming `db_path`, which must outlive them.
-sgemm_dispatch_options_t options_for(const std::string& db_path) {
+// The options keep the pointer: `db_path` must outlive them (a literal, or a named string's
+// c_str(); a temporary std::string's would dangle).
+sgemm_dispatch_options_t options_for(const char* db_path) {
     sgemm_dispatch_options_t o;
     sgemm_dispatch_options_init(&o);
-    o.db_path = db_path.c_str();
+    o.db_path = db_path;
     return o;
 }
 
@@ -83,20 +85,24 @@ TEST(DispatchApi, BadOptionsAreRefusedBeforeAnythingElse) {
     o.device = -2;
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
     EXPECT_EQ(sgemm_dispatch_create(nullptr, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    // An empty path names no file; NULL is the way to ask for the default one.
+    o = options_for("");
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_TRUE(last_error_has("options.db_path is \"\"")) << sgemm_dispatch_last_error();
 }
 
 TEST(DispatchApi, AMissingOrUnreadableDatabaseFailsWithTheReason) {
     TempDir dir;
     sgemm_dispatch_t handle = nullptr;
     const std::string missing = dir.file("missing.db");
-    sgemm_dispatch_options_t o = options_for(missing);
+    sgemm_dispatch_options_t o = options_for(missing.c_str());
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
     EXPECT_TRUE(last_error_has(missing)) << sgemm_dispatch_last_error();
     EXPECT_TRUE(last_error_has("without_database")) << "it says how to run anyway: " << sgemm_dispatch_last_error();
 
     const std::string text = dir.file("notes.db");
     std::ofstream(text) << "not a database, but long enough to be read as one's header......................\n";
-    o = options_for(text);
+    o = options_for(text.c_str());
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
     EXPECT_EQ(handle, nullptr);
 }
@@ -110,19 +116,19 @@ TEST(DispatchApi, WithoutAGpuCreateSaysThereIsNoDevice) {
         fill_sample(store);
     }
     sgemm_dispatch_t handle = nullptr;
-    sgemm_dispatch_options_t o = options_for(path);
+    sgemm_dispatch_options_t o = options_for(path.c_str());
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_NO_DEVICE);
     EXPECT_EQ(handle, nullptr);
     EXPECT_TRUE(last_error_has("no CUDA device")) << sgemm_dispatch_last_error();
 
     // without_database: the missing file is no error, the missing GPU still is.
-    o = options_for(missing);
+    o = options_for(missing.c_str());
     o.without_database = 1;
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_NO_DEVICE);
 
     // The C++ wrapper throws the same.
     try {
-        sgemm::Dispatch dispatch(options_for(path));
+        sgemm::Dispatch dispatch(options_for(path.c_str()));
         ADD_FAILURE() << "created without a GPU";
     } catch (const sgemm::DispatchError& e) {
         EXPECT_EQ(e.status(), SGEMM_DISPATCH_NO_DEVICE);
