@@ -34,15 +34,13 @@ from plotting import UserError, plt
 
 
 def tile_of(kernel, config):
-    """(BM, BN) of a ladder kernel's C tile per block, or None when the config names none."""
+    """(BM, BN) of a ladder kernel's C tile per block, or None when the config (text, or None)
+    names none; a tile of 0 is none."""
     if kernel == "naive":
         return (1, 1)
-    values = dict(re.findall(r"(\w+)=(\d+)", config))
-    if "TILE" in values:
-        return (int(values["TILE"]),) * 2
-    if "BM" in values and "BN" in values:
-        return (int(values["BM"]), int(values["BN"]))
-    return None
+    values = {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", config or "")}
+    tile = (values["TILE"],) * 2 if "TILE" in values else (values.get("BM"), values.get("BN"))
+    return tile if all(tile) else None
 
 
 def effective_intensity(result, entry):
@@ -50,7 +48,7 @@ def effective_intensity(result, entry):
     cap = plotting.gemm_intensity(entry["m"], entry["n"], entry["k"])
     if result["kernel"] == "cublas":
         return cap
-    tile = tile_of(result["kernel"], result.get("config", ""))
+    tile = tile_of(result["kernel"], result.get("config"))
     if tile is None:
         return None
     bm, bn = tile

@@ -34,6 +34,7 @@ floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, els
 own, else as in plot_bench.py (the "gpu" name).
 """
 import json
+import math
 import os
 
 import plotting
@@ -69,7 +70,7 @@ def check_tuner_table(data, path):
         where = f"shapes[{i}]"
         plotting.check_fields(shape, where, path, plotting.SIZE_FIELDS,
                               [("name", *plotting.TEXT), ("transposes", *plotting.TEXT),
-                               ("weight", plotting.is_positive_integer, "a positive integer"),
+                               ("weight", *plotting.POSITIVE_INTEGER),
                                ("cublas_ms", *plotting.TIME)])
         if shape.get("winner") is not None:
             plotting.check_fields(shape["winner"], f"{where}.winner", path,
@@ -98,7 +99,13 @@ def metrics_row(shape, ceilings):
     cublas_ms = shape.get("cublas_ms")
 
     def gflops(ms):
-        return plotting.tflops(m, n, k, ms) * 1e3 if ms else None
+        if not ms:
+            return None
+        rate = plotting.tflops(m, n, k, ms) * 1e3
+        if not math.isfinite(rate):  # a time too small for a float's rate: no point to plot
+            raise UserError(f"{shape.get('name') or plotting.shape_label(m, n, k)}: {ms:g} ms for "
+                            f"{m}x{n}x{k} is a rate past what a float holds")
+        return rate
 
     def pct(ms):
         return 100.0 * floor / ms if ms else None
@@ -165,7 +172,8 @@ def main():
     args = parser.parse_args()
     gpu, shapes, named = read_input(args.results)
     if named:
-        ceilings = plotting.Ceilings(gpu, args.peak_tflops or named[0], args.bandwidth or named[1])
+        ceilings = plotting.checked_ceilings(plotting.Ceilings(gpu, args.peak_tflops or named[0],
+                                                               args.bandwidth or named[1]))
     else:
         ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
     plotting.prepare_out_dir(args.out_dir)
@@ -174,11 +182,16 @@ def main():
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
                "input": os.path.basename(args.results), "m12_gemms": rows}
     path = os.path.join(args.out_dir, "metrics.json")
+    # Written beside and renamed over: a failed write leaves an earlier metrics.json whole.
+    partial = path + ".partial"
     try:
-        with open(path, "w") as f:
+        with open(partial, "w") as f:
             json.dump(metrics, f, indent=2, allow_nan=False)
             f.write("\n")
+        os.replace(partial, path)
     except OSError as e:
+        if os.path.exists(partial):
+            os.remove(partial)
         raise plotting.output_error(path, e)
     print(path)
 

@@ -9,7 +9,12 @@ import os
 import sys
 from typing import NamedTuple
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # the machine's setup, not the input: exit 2, as the C++ tools do
+    print(f"{os.path.basename(sys.argv[0])}: matplotlib is not installed: install python3-matplotlib "
+          "(tools/install-deps.sh does)", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
@@ -30,6 +35,11 @@ FP32_CEILINGS = {
 
 class UserError(Exception):
     """Bad input: the script prints the message and exits with 1."""
+
+
+class OutputFailure(Exception):
+    """An output the machine would not take (a full disk, say): the script prints the message
+    and exits with 2, as the C++ tools do for their environment's errors."""
 
 
 class Ceilings(NamedTuple):
@@ -57,12 +67,21 @@ def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None):
     when one is given. A GPU not in the table needs both overrides."""
     for key, (names, peak, bandwidth) in FP32_CEILINGS.items():
         if _squeeze(gpu_name) in (_squeeze(name) for name in names):
-            return Ceilings(key, peak_tflops or peak, bandwidth_tbs or bandwidth)
+            return checked_ceilings(Ceilings(key, peak_tflops or peak, bandwidth_tbs or bandwidth))
     if peak_tflops is None or bandwidth_tbs is None:
         known = ", ".join(FP32_CEILINGS)
         raise UserError(f"no built-in ceilings for GPU '{gpu_name}' (known: {known}): "
                         "give --peak-tflops and --bandwidth")
-    return Ceilings(gpu_name, peak_tflops, bandwidth_tbs)
+    return checked_ceilings(Ceilings(gpu_name, peak_tflops, bandwidth_tbs))
+
+
+def checked_ceilings(ceilings):
+    """`ceilings`, if their ridge is a number the axes can hold; each is finite and positive, but
+    a peak of 1e-300 over a bandwidth of 1e300 is not."""
+    if not (0 < ceilings.ridge < math.inf and ceilings.ridge * 4 < math.inf and ceilings.ridge / 4 > 0):
+        raise UserError(f"ceilings of {ceilings.peak_tflops:g} TFLOPS and {ceilings.bandwidth_tbs:g} TB/s put the "
+                        "ridge past what the plot's axes can hold")
+    return ceilings
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -103,10 +122,16 @@ def load_json(path):
         raise UserError(f"{path}: not UTF-8 text, so not JSON")
     except json.JSONDecodeError as e:
         raise UserError(f"{path}: not valid JSON: {e}")
+    except RecursionError:
+        raise UserError(f"{path}: nested too deeply to be the tools' JSON")
+
+
+LARGEST_SIZE = 2**31 - 1  # M, N and K are ints in every tool that writes this JSON
 
 
 def is_positive_integer(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    """A size or a count: an int from 1 to 2^31 - 1 (booleans are not)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= LARGEST_SIZE
 
 
 def is_positive_number(value):
@@ -127,7 +152,8 @@ def check_fields(record, where, path, required, optional=()):
             raise UserError(f"{path}: {where}: \"{key}\" must be {what} or null, not {json.dumps(record[key])}")
 
 
-SIZE_FIELDS = tuple((key, is_positive_integer, "a positive integer") for key in ("m", "n", "k"))
+POSITIVE_INTEGER = (is_positive_integer, "a positive integer below 2^31")
+SIZE_FIELDS = tuple((key, *POSITIVE_INTEGER) for key in ("m", "n", "k"))
 GPU_FIELD = ("gpu", lambda v: isinstance(v, str) and v != "", "a GPU's name")
 TEXT = (lambda v: isinstance(v, str), "text")
 TIME = (is_positive_number, "a positive number")
@@ -210,7 +236,7 @@ def prepare_out_dir(directory):
 
 
 def output_error(path, error):
-    return UserError(f"cannot write {path}: {error.strerror or error}")
+    return OutputFailure(f"cannot write {path}: {error.strerror or error}")
 
 
 def save(fig, directory, name):
@@ -227,9 +253,10 @@ def save(fig, directory, name):
 
 
 def run(main):
-    """Runs a script's main(), turning a UserError into a one-line message and exit code 1."""
+    """Runs a script's main(), turning a UserError into a one-line message and exit code 1, an
+    OutputFailure into one and exit code 2."""
     try:
         main()
-    except UserError as e:
+    except (UserError, OutputFailure) as e:
         print(f"{os.path.basename(sys.argv[0])}: {e}", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(2 if isinstance(e, OutputFailure) else 1)

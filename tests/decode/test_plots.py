@@ -23,8 +23,9 @@ TUNE_TABLE = os.path.join(FIXTURES, "tune_table_synthetic.json")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def run(script, *args):
-    return subprocess.run([sys.executable, os.path.join(TOOLS, script), *args], capture_output=True, text=True)
+def run(script, *args, env=None):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, script), *args], capture_output=True, text=True,
+                          env=env)
 
 
 def load(path):
@@ -50,6 +51,12 @@ class PlotTest(unittest.TestCase):
     def assert_user_error(self, result, words):
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn(words, result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+
+    def assert_environment_error(self, result, words):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(words, result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
 
 
 class PlotBench(PlotTest):
@@ -104,7 +111,7 @@ class PlotBench(PlotTest):
             (with_result(median_ms=float("nan")), '"median_ms" must be a positive number, not NaN'),
             (with_result(tflops=-3.0), '"tflops" must be a positive number, not -3.0'),
             (with_result(kernel=7), '"kernel" must be text, not 7'),
-            (dict(load(BENCH_4096), m=True), '"m" must be a positive integer, not true'),
+            (dict(load(BENCH_4096), m=True), '"m" must be a positive integer below 2^31, not true'),
             (dict(load(BENCH_4096), results="oops"), '"results" must be a non-empty list'),
             (dict(load(BENCH_4096), gpu=None), '"gpu" must be a GPU\'s name, not null'),
         ]
@@ -115,6 +122,39 @@ class PlotBench(PlotTest):
         with open(os.path.join(self.out, "latin1.json"), "wb") as f:
             f.write(b'{"gpu": "\xff"}')
         self.assert_user_error(run("plot_bench.py", os.path.join(self.out, "latin1.json"), "-o", self.out), "not UTF-8")
+
+    def test_input_the_checks_pass_but_the_arithmetic_would_not(self):
+        # A config of null, or a tile of 0: the kernel is left off the roofline, not divided by.
+        data = load(BENCH_4096)
+        data["results"][2]["config"] = None  # smem
+        data["results"][3]["config"] = "blocktile BM=0 BN=128"
+        result = run("plot_bench.py", self.write("odd.json", data), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr.count("left off the roofline"), 2, result.stderr)
+        with open(os.path.join(self.out, "deep.json"), "w") as f:
+            f.write("[" * 200000 + "]" * 200000)
+        for script in ("plot_bench.py", "plot_roofline.py"):
+            self.assert_user_error(run(script, os.path.join(self.out, "deep.json"), "-o", self.out), "nested too deeply")
+        with open(os.path.join(self.out, "huge.json"), "w") as f:
+            f.write('{"gpu": "NVIDIA H200", "m": 1' + "0" * 400 + ', "n": 8, "k": 8, "results": []}')
+        self.assert_user_error(run("plot_bench.py", os.path.join(self.out, "huge.json"), "-o", self.out),
+                               '"m" must be a positive integer below 2^31')
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "1e-300",
+                                   "--bandwidth", "1e300"), "ridge past what the plot's axes can hold")
+
+    def test_an_output_the_machine_refuses_exits_2(self):
+        os.mkdir(os.path.join(self.out, "bench_ladder.png"))  # a folder where the PNG goes
+        self.assert_environment_error(run("plot_bench.py", BENCH_4096, "-o", self.out), "cannot write")
+
+    def test_without_matplotlib_the_scripts_say_so_and_exit_2(self):
+        shadow = os.path.join(self.out, "shadow")
+        os.makedirs(os.path.join(shadow, "matplotlib"))
+        with open(os.path.join(shadow, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('no matplotlib here')\n")
+        env = dict(os.environ, PYTHONPATH=shadow)
+        for script in ("plot_bench.py", "plot_roofline.py"):
+            self.assert_environment_error(run(script, BENCH_4096, "-o", self.out, env=env),
+                                          "matplotlib is not installed")
 
     def test_an_output_folder_that_cannot_be_one_is_named(self):
         afile = os.path.join(self.out, "afile")
@@ -141,6 +181,8 @@ class PlotBench(PlotTest):
         self.assertAlmostEqual(plot_bench.effective_intensity(
             {"kernel": "vec4", "config": "vec4 BM=128 BN=128"}, small), 64 / 6, places=6)
         self.assertIsNone(plot_bench.effective_intensity({"kernel": "mystery", "config": "X=1"}, big))
+        self.assertIsNone(plot_bench.effective_intensity({"kernel": "smem", "config": None}, big))
+        self.assertIsNone(plot_bench.effective_intensity({"kernel": "vec4", "config": "vec4 BM=0 BN=64"}, big))
 
 
 class PlotRoofline(PlotTest):
@@ -204,12 +246,15 @@ class PlotRoofline(PlotTest):
     def test_bad_tuner_table(self):
         path = os.path.join(self.out, "bad.json")
         cases = [
-            ({"m": 8, "n": 0, "k": 4096}, 'shapes[0]: "n" must be a positive integer, not 0'),
+            ({"m": 8, "n": 0, "k": 4096}, 'shapes[0]: "n" must be a positive integer below 2^31, not 0'),
             ({"m": 8, "n": 8, "k": 8, "winner": "async"}, "shapes[0].winner must be an object"),
             ({"m": 8, "n": 8, "k": 8, "winner": {"kernel": "async", "median_ms": "0.03"}},
              'shapes[0].winner: "median_ms" must be a positive number, not "0.03"'),
             ({"m": 8, "n": 8, "k": 8, "cublas_ms": -1}, '"cublas_ms" must be a positive number or null, not -1'),
             ({"m": 8, "n": 8, "k": 8, "name": 5}, '"name" must be text or null, not 5'),
+            ({"m": 8, "n": 8, "k": 8, "winner": {"kernel": "async", "median_ms": 1e-320}},
+             "a rate past what a float holds"),
+            ({"m": 8, "n": 8, "k": 8, "cublas_ms": 1e-320}, "a rate past what a float holds"),
         ]
         for shape, words in cases:
             with open(path, "w") as f:
@@ -228,6 +273,12 @@ class PlotRoofline(PlotTest):
         metrics = self.metrics(path)
         self.assertEqual((metrics["peak_tflops"], metrics["bandwidth_tbs"]), (51.0, 2.0))
         self.assertEqual([r["transposes"] for r in metrics["m12_gemms"]], ["NN", "TN"])
+
+    def test_a_metrics_file_that_cannot_be_written_exits_2_and_leaves_the_old_one(self):
+        os.mkdir(os.path.join(self.out, "metrics.json"))  # a folder where the file goes
+        self.assert_environment_error(run("plot_roofline.py", TUNE_TABLE, "-o", self.out), "cannot write")
+        self.assertEqual(os.listdir(os.path.join(self.out, "metrics.json")), [])
+        self.assertFalse(os.path.exists(os.path.join(self.out, "metrics.json.partial")))
 
 
 class Ceilings(unittest.TestCase):
