@@ -173,7 +173,8 @@ int main(int argc, char** argv) {
         "Usage: sgemm-roofline llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,8,32,256\n"
         "       sgemm-roofline --config config.json --gpu my_gpu.json --json\n\n"
         "A GPU file is JSON: {\"name\": ..., \"fp32_tflops\": ..., \"bandwidth_tbs\": ...} and, for\n"
-        "--dtype other than fp32, \"fp16_tflops\", \"bf16_tflops\" or \"int8_tops\".\n\n"
+        "--dtype other than fp32, \"fp16_tflops\", \"bf16_tflops\" or \"int8_tops\" (int8 needs\n"
+        "\"fp16_tflops\" too: attention and the KV cache are fp16 then).\n\n"
         "Options",
         100);
     po::positional_options_description positional;

@@ -162,3 +162,20 @@ TEST(Roofline, AssumptionsNameTheFormatsAndContext) {
 TEST(Roofline, RejectsANegativeContext) {
     EXPECT_THROW(decode_step(setup_for("gpt2", "H200", Precision::fp32, -1), 1), Error);
 }
+
+// int8 weights leave attention and the KV cache in fp16: a GPU that gives only an int8 peak
+// is refused with the reason the fp16 peak is wanted.
+TEST(Roofline, Int8WeightsSayWhyTheyNeedAnFp16Peak) {
+    DecodeSetup s = setup_for("gpt2", "H200", Precision::int8, 128);
+    s.gpu.fp16_tflops = 0;
+    s.gpu.int8_tops = 100;
+    try {
+        decode_step(s, 1);
+        FAIL() << "a GPU without an fp16 peak ran int8 weights";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("has no fp16 peak (fp16_tflops): with int8 weights, attention and the KV "
+                                             "cache are fp16"),
+                  std::string::npos)
+            << e.what();
+    }
+}

@@ -72,7 +72,14 @@ void add_attention(const DecodeSetup& setup, long batch, std::vector<RooflineRow
     const ModelConfig& model = setup.model;
     const Precision precision = activation_precision(setup.weights);
     const double bytes = bytes_per_element(precision);  // activations and KV cache share it
-    const double peak = setup.gpu.peak_flops(precision);
+    double peak = 0;
+    try {
+        peak = setup.gpu.peak_flops(precision);
+    } catch (const Error& e) {
+        if (precision == setup.weights) throw;
+        throw Error(std::string(e.what()) + ": with " + to_string(setup.weights) + " weights, attention and the KV cache are " +
+                    to_string(precision));
+    }
     const double B = batch, d = model.head_dim;
     const double q_width = model.num_attention_heads * d;
     const double kv_width = model.num_key_value_heads * d;
