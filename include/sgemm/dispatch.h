@@ -188,7 +188,8 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 /* Opens the database read-only, loads every winner of this device with its binary (NVRTC
    compiles only binaries missing from the cache), and allocates the per-stream workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:
-   INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR, CUBLAS_ERROR. */
+   INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
+   included), INTERNAL_ERROR. */
 sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options);
 
 /* Enqueues C = alpha * op(A) * op(B) + beta * C on `stream` (NULL: the legacy default
