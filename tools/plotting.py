@@ -78,7 +78,7 @@ def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None):
 def checked_ceilings(ceilings):
     """`ceilings`, if their ridge is a number the axes can hold; each is finite and positive, but
     a peak of 1e-300 over a bandwidth of 1e300 is not."""
-    if not (0 < ceilings.ridge < math.inf and ceilings.ridge * 4 < math.inf and ceilings.ridge / 4 > 0):
+    if not (math.isfinite(ceilings.ridge * 4) and ceilings.ridge / 4 > 0):  # draw_roofline's axis ends
         raise UserError(f"ceilings of {ceilings.peak_tflops:g} TFLOPS and {ceilings.bandwidth_tbs:g} TB/s put the "
                         "ridge past what the plot's axes can hold")
     return ceilings
