@@ -252,19 +252,41 @@ std::int64_t TuningStore::kernel_id(const KernelRef& kernel) {
     return q.integer(0);
 }
 
-bool TuningStore::put_binary(const Binary& b) {
-    sqlite::Transaction t(*db_);
-    const std::int64_t kernel = kernel_id(b.kernel);
-    db_->query("INSERT INTO binaries (cache_key, kernel_id, arch, nvrtc_version, lowered_name, cubin, "
-               "registers, shared_bytes, stack_bytes, spill_store_bytes, spill_load_bytes, compile_ms, created_at) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " SGEMM_DB_NOW ") "
-               "ON CONFLICT (cache_key) DO NOTHING")
+namespace {
+// The insert of put_binary and replace_binary; `on_conflict` says what becomes of a row
+// already under the key.
+#define SGEMM_DB_INSERT_BINARY(on_conflict)                                                                       \
+    "INSERT INTO binaries (cache_key, kernel_id, arch, nvrtc_version, lowered_name, cubin, "                     \
+    "registers, shared_bytes, stack_bytes, spill_store_bytes, spill_load_bytes, compile_ms, created_at) "        \
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " SGEMM_DB_NOW ") ON CONFLICT (cache_key) " on_conflict
+
+bool insert_binary(sqlite::Connection& db, std::int64_t kernel, const Binary& b, const std::string& sql) {
+    db.query(sql)
         .bind_all(b.cache_key, kernel, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes,
                   b.stack_bytes, b.spill_store_bytes, b.spill_load_bytes, b.compile_ms)
         .run();
-    const bool added = db_->changes() > 0;
+    return db.changes() > 0;
+}
+}  // namespace
+
+bool TuningStore::put_binary(const Binary& b) {
+    sqlite::Transaction t(*db_);
+    const bool added = insert_binary(*db_, kernel_id(b.kernel), b, SGEMM_DB_INSERT_BINARY("DO NOTHING"));
     t.commit();
     return added;
+}
+
+void TuningStore::replace_binary(const Binary& b) {
+    sqlite::Transaction t(*db_);
+    insert_binary(*db_, kernel_id(b.kernel), b,
+                  SGEMM_DB_INSERT_BINARY("DO UPDATE SET kernel_id = excluded.kernel_id, arch = excluded.arch, "
+                                         "nvrtc_version = excluded.nvrtc_version, lowered_name = excluded.lowered_name, "
+                                         "cubin = excluded.cubin, registers = excluded.registers, "
+                                         "shared_bytes = excluded.shared_bytes, stack_bytes = excluded.stack_bytes, "
+                                         "spill_store_bytes = excluded.spill_store_bytes, "
+                                         "spill_load_bytes = excluded.spill_load_bytes, compile_ms = excluded.compile_ms, "
+                                         "created_at = excluded.created_at"));
+    t.commit();
 }
 
 std::optional<Binary> TuningStore::find_binary(const std::string& cache_key) {

@@ -54,6 +54,9 @@ public:
     // Stores a compiled kernel under binary.cache_key; an existing row is kept. True when
     // the binary was new.
     bool put_binary(const Binary& binary);
+    // Stores a fresh compile over a damaged row of the same key (db/verify.h's
+    // cubin_problem), which put_binary would keep; the winners that name the key keep it.
+    void replace_binary(const Binary& binary);
     // The cached binary for `cache_key`, if any. On a writable store a found binary's hit
     // count goes up by one (the figure `sgemm-db stats` reports).
     std::optional<Binary> find_binary(const std::string& cache_key);

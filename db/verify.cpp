@@ -4,7 +4,7 @@
 
 namespace sgemm {
 
-std::string binary_problem(const Binary& binary, const DeviceFingerprint& device) {
+std::string cubin_problem(const Binary& binary) {
     int sm = 0;
     try {
         sm = cubin_sm(binary.cubin);
@@ -13,10 +13,15 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
     }
     if (sm != binary.arch)
         return "its cubin is for sm_" + std::to_string(sm) + " but the row says sm_" + std::to_string(binary.arch);
-    if (sm / 10 != device.sm() / 10 || sm > device.sm())
-        return "a cubin for sm_" + std::to_string(sm) + " cannot run on " + device.gpu_name + " (sm_" +
-               std::to_string(device.sm()) + ")";
     if (binary.lowered_name.empty()) return "it has no kernel name to look up";
+    return "";
+}
+
+std::string binary_problem(const Binary& binary, const DeviceFingerprint& device) {
+    if (std::string problem = cubin_problem(binary); !problem.empty()) return problem;
+    if (binary.arch / 10 != device.sm() / 10 || binary.arch > device.sm())
+        return "a cubin for sm_" + std::to_string(binary.arch) + " cannot run on " + device.gpu_name + " (sm_" +
+               std::to_string(device.sm()) + ")";
     return "";
 }
 
@@ -47,6 +52,22 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         while (q.step())
             report.problems.push_back("device " + q.text(0) + " M=" + q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
                                       ": the winner's binary is of another kernel family or template");
+    }
+    {
+        // The binaries no winner names are the tuner's cache: one damaged there used to reach
+        // the CUDA loader (the tuner now compiles it again and replaces it).
+        auto q = db.query("SELECT cache_key, arch, lowered_name, cubin FROM binaries WHERE cache_key NOT IN "
+                          "(SELECT binary_key FROM winners WHERE binary_key IS NOT NULL)");
+        while (q.step()) {
+            Binary cached;
+            cached.arch = static_cast<int>(q.integer(1));
+            cached.lowered_name = q.text(2);
+            cached.cubin = q.blob(3);
+            ++report.binaries_checked;
+            if (const std::string problem = cubin_problem(cached); !problem.empty())
+                report.problems.push_back("cached binary " + q.text(0) + ": " + problem +
+                                          " (sgemm-tune compiles it again when it next needs it)");
+        }
     }
     for (const DeviceFingerprint& device : store.devices()) {
         ++report.devices;

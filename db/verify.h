@@ -8,9 +8,14 @@
 
 namespace sgemm {
 
-// Why `binary` cannot serve a winner on `device`, or empty when it can: its cubin must be a
-// CUDA ELF whose header names the binary's arch, and that arch must run on the device
-// (same major compute capability, minor not above the device's).
+// Why `binary` is damaged, or empty when it is sound: its cubin must be a whole CUDA ELF
+// whose header names the binary's arch, and it must name its kernel. A cubin cut short or
+// overwritten in the file would otherwise reach the CUDA loader, which reads past its end.
+std::string cubin_problem(const Binary& binary);
+
+// Why `binary` cannot serve a winner on `device`, or empty when it can: it is sound
+// (cubin_problem), and its arch runs on the device (same major compute capability, minor not
+// above the device's).
 std::string binary_problem(const Binary& binary, const DeviceFingerprint& device);
 
 // Loads a binary on this machine's GPU; returns why it failed, or empty on success.
@@ -31,7 +36,8 @@ struct VerifyReport {
     bool ok() const { return problems.empty(); }
 };
 
-// Runs SQLite's integrity and foreign-key checks, checks that each device's id matches its
+// Runs SQLite's integrity and foreign-key checks, checks that every cached binary no winner
+// names is sound (cubin_problem), that each device's id matches its
 // fingerprint, and that every winner that is not cuBLAS has its binary, of its own kernel
 // family and template, passing binary_problem (and `kernel_problem`, when given). With
 // `try_load`, also loads every such binary whose arch is `gpu_sm` (the GPU this machine has).

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <thread>
 
+#include "db/verify.h"
 #include "src/records/kernel_records.h"
 
 namespace sgemm {
@@ -12,6 +14,7 @@ namespace sgemm {
 void KernelCache::build(const std::vector<Candidate>& candidates, const std::function<void(int, int)>& progress) {
     // One representative candidate per key not built yet.
     std::vector<std::pair<std::string, Candidate>> todo;
+    std::set<std::string> damaged;  // keys whose cached binary is compiled again and replaced
     for (const Candidate& c : candidates) {
         const std::string key = kernel_cache_key(*c.family, c.values, arch_);
         if (by_key_.count(key) ||
@@ -19,9 +22,14 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
             continue;
         if (store_) {
             if (std::optional<Binary> b = store_->find_binary(key)) {
-                by_key_[key] = BuiltKernel{from_binary(*b), "", true};
-                ++cache_hits_;
-                continue;
+                // A cubin damaged in the file (cut short, overwritten) would crash the CUDA
+                // loader, run after run: such a row is compiled again instead.
+                if (cubin_problem(*b).empty() && b->arch == arch_.sm) {
+                    by_key_[key] = BuiltKernel{from_binary(*b), "", true};
+                    ++cache_hits_;
+                    continue;
+                }
+                damaged.insert(key);
             }
         }
         todo.emplace_back(key, c);
@@ -57,7 +65,13 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
         if (!attempted[i]) continue;
         if (built[i].kernel) {
             ++compiled_;
-            if (store_) store_->put_binary(to_binary(*built[i].kernel, kernel_ref(*todo[i].second.family, todo[i].second.values)));
+            if (store_) {
+                const Binary binary = to_binary(*built[i].kernel, kernel_ref(*todo[i].second.family, todo[i].second.values));
+                if (damaged.count(todo[i].first))
+                    store_->replace_binary(binary);
+                else
+                    store_->put_binary(binary);
+            }
         }
         by_key_[todo[i].first] = std::move(built[i]);
     }

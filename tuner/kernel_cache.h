@@ -1,9 +1,10 @@
 // Compiling candidates through the database's binary cache, in parallel.
 //
 // Candidates that differ only in their split count (on the same side of 1) share a binary,
-// so work is keyed by the cache key. Keys found in the database are not compiled again; the rest are compiled on a
-// pool of `jobs` threads (NVRTC is thread-safe for separate programs) and stored. The
-// database is only touched from the calling thread.
+// so work is keyed by the cache key. Keys found in the database are not compiled again
+// unless their cubin is damaged (db/verify.h's cubin_problem); the rest are compiled on a
+// pool of `jobs` threads (NVRTC is thread-safe for separate programs) and stored, a damaged
+// row replaced. The database is only touched from the calling thread.
 #include <functional>
 #include <map>
 #include <optional>

@@ -134,6 +134,25 @@ TEST(Verify, AcceptsASharedBinaryButNotAnotherFamilys) {
     EXPECT_NE(r.problems[0].find("another kernel family"), std::string::npos) << r.problems[0];
 }
 
+// A cached binary no winner names is checked too: cut short, it used to pass verify and
+// crash every later tune that met it in the cache.
+TEST(Verify, ReportsADamagedCachedBinaryNoWinnerNames) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    store.add_device(h200());
+    const Binary binary = naive_binary();
+    store.put_binary(binary);
+    VerifyReport r = verify_store(store);
+    EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+    EXPECT_EQ(r.binaries_checked, 1);
+
+    store.connection().query("UPDATE binaries SET cubin = substr(cubin, 1, length(cubin) / 2)").run();
+    r = verify_store(store);
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("cached binary " + binary.cache_key + ": its cubin is cut short"), std::string::npos)
+        << r.problems[0];
+}
+
 // Whether a binary is the winner's own instantiation is the families' call: the check
 // given to verify_store runs on every winner with a readable binary, with its device's sm.
 TEST(Verify, ReportsWhatTheMismatchCheckSays) {

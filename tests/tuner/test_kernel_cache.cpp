@@ -1,11 +1,15 @@
 // The kernel cache's stop: asked before each compile, so a stopped build leaves the rest of
-// its batch unbuilt instead of compiling it (a batch can hold hundreds of kernels).
+// its batch unbuilt instead of compiling it (a batch can hold hundreds of kernels). Its
+// database: hits are not compiled again, damaged rows are.
 #include <gtest/gtest.h>
 
+#include "db/verify.h"
+#include "tests/db/fixture.h"
 #include "tuner/candidates.h"
 #include "tuner/kernel_cache.h"
 
 using namespace sgemm;
+using sgemm::testing::TempDir;
 
 namespace {
 
@@ -38,6 +42,37 @@ TEST(KernelCache, WithoutAStopEveryCandidateIsBuilt) {
     cache.build(candidates);
     EXPECT_EQ(cache.compiled(), 2);
     for (const Candidate& c : candidates) EXPECT_TRUE(cache.get(c).kernel.has_value()) << c.describe();
+}
+
+// A cubin cut short in the file used to reach the CUDA loader on every later tune (a
+// segmentation fault), and a fresh compile could not replace it (the row was kept).
+TEST(KernelCache, ADamagedCachedBinaryIsCompiledAgainAndReplaced) {
+    const std::vector<Candidate> candidates = naive_candidates(1);
+    const std::string key = kernel_cache_key(*candidates[0].family, candidates[0].values, Arch{90});
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    {
+        KernelCache first(&store, Arch{90}, 1);
+        first.build(candidates);
+        ASSERT_EQ(first.compiled(), 1);
+    }
+    {
+        KernelCache sound(&store, Arch{90}, 1);
+        sound.build(candidates);
+        EXPECT_EQ(sound.compiled(), 0);
+        EXPECT_EQ(sound.cache_hits(), 1) << "a sound row is used as it is";
+    }
+    auto cut = store.connection().query("UPDATE binaries SET cubin = substr(cubin, 1, length(cubin) / 2) WHERE cache_key = ?1");
+    cut.bind(1, key);
+    cut.run();
+    ASSERT_FALSE(cubin_problem(*store.find_binary(key)).empty());
+
+    KernelCache again(&store, Arch{90}, 1);
+    again.build(candidates);
+    EXPECT_EQ(again.cache_hits(), 0);
+    EXPECT_EQ(again.compiled(), 1);
+    EXPECT_TRUE(again.get(candidates[0]).kernel.has_value());
+    EXPECT_EQ(cubin_problem(*store.find_binary(key)), "") << "the fresh compile replaced the damaged row";
 }
 
 }  // namespace
