@@ -203,8 +203,9 @@ void Connection::copy_unchanged_file() {
             sqlite3_backup* backup = sqlite3_backup_init(db_, "main", file.handle(), "main");
             if (!backup) fail(sqlite3_errcode(db_), "");
             const int rc = sqlite3_backup_step(backup, -1);
-            sqlite3_backup_finish(backup);
-            if (rc != SQLITE_DONE) file.fail(rc, "");
+            // The backup leaves its error on the destination, this connection, not on the file's.
+            const int finished = sqlite3_backup_finish(backup);
+            if (rc != SQLITE_DONE) fail(finished != SQLITE_OK ? finished : rc, "");
         }
         if (file_state(path_) == before) break;
         if (attempt == 5)

@@ -101,8 +101,8 @@ enum class Access { ReadWrite, ReadOnly, Immutable, Snapshot };
 class Connection {
 public:
     // Opens (ReadWrite: creating) the file. Immutable is read-only without locking, for a
-    // file no one can be writing (a read-only folder, where SQLite cannot create the -shm
-    // file that shared reading of a WAL database needs). Snapshot copies the file as it stands
+    // file no one can be writing (a full disk, where SQLite cannot create the -shm file that
+    // shared reading of a WAL database needs, nor a writer add to it). Snapshot copies the file as it stands
     // into memory at once, creating nothing beside it (commits still in a writer's -wal file
     // are not in the copy), read-only; a copy during which the file changed (its size or time
     // of change) is taken again, and DbBusyError ends a fifth such try.

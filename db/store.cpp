@@ -143,11 +143,12 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
             const int version = prepare_schema(*db, false);
             return {std::move(db), version};
         }
-        // Reading a WAL database needs the -shm file; in a read-only folder it cannot be
-        // created, and as the folder takes no -wal file either, no one can be writing the
-        // database: it is read as immutable.
+        // Reading a WAL database needs the -shm file, which a folder this user may not write
+        // cannot take. Another user who may (the folder's owner) can be writing the database
+        // meanwhile, so it is read from a copy, as above: read in place without locks, a
+        // checkpoint running at the same time tore the pages a reader saw ("corrupt").
         auto db = std::make_unique<sqlite::Connection>(
-            path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Immutable, busy_timeout);
+            path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Snapshot, busy_timeout);
         try {
             const int version = prepare_schema(*db, false);
             return {std::move(db), version};

@@ -135,9 +135,50 @@ TEST(BadInput, AReadOnlyFolderIsRefusedForWritingAndStillReadable) {
     EXPECT_EQ(as_unprivileged([&] {
                   const std::string message = db_error_of([&] { TuningStore store(path); });
                   if (!contains(message, "is not writable")) throw Error("unexpected: " + message);
-                  // SQLite cannot create the -shm file WAL readers share here: read as immutable.
+                  // SQLite cannot create the -shm file WAL readers share here: read from a copy.
                   TuningStore reader(path, OpenMode::ReadOnly);
                   if (reader.winners().size() != 4) throw Error("the file in a read-only folder reads wrong");
+              }),
+              0);
+}
+
+// The folder's owner may write the database while a reader who may not write the folder
+// reads it: such a reader reads a copy taken whole, not the file's pages as they change. Read
+// in place without locks, it saw pages a checkpoint was writing and called the file corrupt.
+TEST(BadInput, AReaderInAReadOnlyFolderReadsACopyTheFilesWritersCannotTear) {
+    TempDir dir;
+    const std::string path = write_sample(dir, "t.db");
+    fs::permissions(path, fs::perms::all);
+    fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                    fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    const std::string before = bytes_of(path);
+    EXPECT_EQ(as_unprivileged([&] {
+                  TuningStore reader(path, OpenMode::ReadOnly);
+                  write_file(path, std::string(before.size(), '\0'));  // every page rewritten after the open
+                  if (reader.winners().size() != 4) throw Error("the reader read the file's pages as they changed");
+              }),
+              0);
+}
+
+// A reader who may not write the file reads a copy (the backup API): its errors name the
+// cause, as the owner's do, where they used to say "not an error".
+TEST(BadInput, AReaderWhoMayNotWriteAJunkOrCutFileIsToldWhy) {
+    TempDir dir;
+    const std::string junk = dir.file("junk.db"), cut = write_sample(dir, "cut.db");
+    write_file(junk, std::string(8192, 'x'));
+    const std::string whole = bytes_of(cut);
+    write_file(cut, whole.substr(0, whole.size() / 2));
+    for (const std::string& path : {junk, cut}) fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(dir.path(), fs::perms::all);
+    EXPECT_EQ(as_unprivileged([&] {
+                  for (const std::string& path : {junk, cut}) {
+                      const std::string message = db_error_of([&] { TuningStore store(path, OpenMode::ReadOnly); });
+                      if (contains(message, "not an error") || !contains(message, path))
+                          throw Error("unexpected: " + message);
+                  }
+                  const std::string message = db_error_of([&] { TuningStore store(junk, OpenMode::ReadOnly); });
+                  if (!contains(message, "is not an SQLite database (file is not a database)"))
+                      throw Error("unexpected: " + message);
               }),
               0);
 }
