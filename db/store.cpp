@@ -121,8 +121,12 @@ struct OpenedFile {
 };
 
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
-    const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
     std::error_code ec;
+    // The folder of the file a symbolic link leads to, where SQLite keeps its -wal and -shm
+    // files, not the link's own.
+    fs::path file = fs::weakly_canonical(path, ec);
+    if (ec) file = path;
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
     const fs::file_status status = fs::status(path, ec);
     if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
     // SQLite would wait for ever on a FIFO's writer.

@@ -160,6 +160,29 @@ TEST(BadInput, AReaderInAReadOnlyFolderReadsACopyTheFilesWritersCannotTear) {
               0);
 }
 
+// What a folder allows is judged at the file a symbolic link leads to, where SQLite keeps
+// its -wal and -shm files: judged at the link, a reader was refused with "attempt to write
+// a readonly database" and a writer was not told the folder was at fault.
+TEST(BadInput, ALinkToAFileInAReadOnlyFolderIsJudgedByThatFolder) {
+    TempDir dir;
+    fs::create_directory(dir.file("target"));
+    fs::create_directory(dir.file("links"));
+    const std::string path = write_sample(dir, "target/t.db"), link = dir.file("links/t.db");
+    fs::create_symlink(path, link);
+    fs::permissions(path, fs::perms::all);
+    fs::permissions(dir.file("links"), fs::perms::all);
+    fs::permissions(dir.path(), fs::perms::all);
+    fs::permissions(dir.file("target"), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                            fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    EXPECT_EQ(as_unprivileged([&] {
+                  const std::string message = db_error_of([&] { TuningStore store(link); });
+                  if (!contains(message, "is not writable")) throw Error("unexpected: " + message);
+                  TuningStore reader(link, OpenMode::ReadOnly);
+                  if (reader.winners().size() != 4) throw Error("the linked file reads wrong");
+              }),
+              0);
+}
+
 // A reader who may not write the file reads a copy (the backup API): its errors name the
 // cause, as the owner's do, where they used to say "not an error".
 TEST(BadInput, AReaderWhoMayNotWriteAJunkOrCutFileIsToldWhy) {
