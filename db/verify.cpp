@@ -39,6 +39,17 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
     }
     report.schema_version = store.schema_version();
+    // Sizes past int cannot be read as shapes (the store refuses them): report them and stop.
+    const std::size_t problems_before = report.problems.size();
+    for (const char* table : {"winners", "measurements", "misses"}) {
+        auto q = db.query(std::string("SELECT device_id, m, n, k FROM ") + table +
+                          " WHERE max(m, n, k) > 2147483647");
+        while (q.step())
+            report.problems.push_back(std::string("a row of ") + table + " (device " + q.text(0) + ") holds M=" +
+                                      q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
+                                      ": sizes past 2^31 - 1 come from no tune (edited?)");
+    }
+    if (report.problems.size() > problems_before) return report;
     {
         // Configurations that differ only in their split-K count (on the same side of 1)
         // share one binary, stored under whichever was compiled first: the binary must be of

@@ -134,6 +134,20 @@ TEST(Verify, AcceptsASharedBinaryButNotAnotherFamilys) {
     EXPECT_NE(r.problems[0].find("another kernel family"), std::string::npos) << r.problems[0];
 }
 
+// The schema's sizes are 64-bit: a row edited past int was read back wrapped (2^32 + 8 as
+// 8) and matched the calls of M = 8. Reading refuses it; verify names it.
+TEST(Verify, ASizePastIntIsRefusedNotWrapped) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    store.put_winner(winner(id, shape(8, 64, 64), 0.5, nullptr));
+    store.connection().query("UPDATE winners SET m = 4294967304").run();
+    EXPECT_THROW(store.winners(id), DbError);
+    const VerifyReport r = verify_store(store);
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("holds M=4294967304 N=64 K=64"), std::string::npos) << r.problems[0];
+}
+
 // A cached binary no winner names is checked too: cut short, it used to pass verify and
 // crash every later tune that met it in the cache.
 TEST(Verify, ReportsADamagedCachedBinaryNoWinnerNames) {
