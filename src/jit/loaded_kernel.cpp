@@ -48,11 +48,16 @@ KernelLaunch LoadedKernel::prepare(int M, int N, int K, const ParamValues& value
     // first launch that needs more, and only then.
     const int shared = static_cast<int>(l.geometry.dynamic_shared_bytes);
     if (shared > shared_opt_in_) {
-        for (cudaKernel_t k : {kernel_, second_})
-            if (k)
-                SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
-                                                      cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
-        shared_opt_in_ = shared;
+        // Under the lock the limit only goes up: two threads that each set it unlocked could
+        // leave the smaller value set and the larger one recorded.
+        std::lock_guard<std::mutex> lock(opt_in_mutex_);
+        if (shared > shared_opt_in_) {
+            for (cudaKernel_t k : {kernel_, second_})
+                if (k)
+                    SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
+                                                          cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+            shared_opt_in_ = shared;
+        }
     }
     return l;
 }

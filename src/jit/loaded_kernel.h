@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <mutex>
 
 #include "src/cuda/library.h"
 #include "src/families/family.h"
@@ -61,9 +62,9 @@ private:
     int sms_ = 0;                    // the current device's, at load: one tail block each
     bool programmatic_launch_ = false;  // programmatic dependent launches: sm_90+, CUDA 12.3+
     // The dynamic shared memory this kernel (and its second) may use so far: what the 48 KiB
-    // default leaves beside the larger static share, raised by opt-ins. Threads that race here at worst both
-    // raise the limit to a value each needs.
+    // default leaves beside the larger static share, raised by opt-ins, one at a time.
     mutable std::atomic<int> shared_opt_in_;
+    mutable std::mutex opt_in_mutex_;
 };
 
 }  // namespace sgemm
