@@ -389,7 +389,17 @@ int main(int argc, char** argv) {
                 return 0;
             }
         }
-        const std::string too_large = first_shape_too_large(shapes, shapes_path, device.global_memory_bytes);
+        if (from_misses) {
+            // Dispatch records calls whose operands fit where tuning them does not: those are
+            // named and the rest tuned.
+            for (const std::string& why : drop_shapes_too_large(shapes, shapes_path, device.global_memory_bytes, options.check_fp64))
+                std::fprintf(stderr, "sgemm-tune: note: left out: %s\n", why.c_str());
+            if (shapes.rows.empty()) {
+                std::fprintf(stderr, "sgemm-tune: no miss of this GPU fits its memory for tuning\n");
+                return 1;
+            }
+        }
+        const std::string too_large = first_shape_too_large(shapes, shapes_path, device.global_memory_bytes, options.check_fp64);
         if (!too_large.empty()) {
             std::fprintf(stderr, "sgemm-tune: %s\n", too_large.c_str());
             return 1;

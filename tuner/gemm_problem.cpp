@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "src/cuda/check.h"
@@ -129,6 +130,18 @@ void GemmProblem::reserve_workspace(std::size_t bytes) {
     // its blocks in before the counters were zeroed (rare split-K test failures fit this).
     SGEMM_CUDA_CHECK(cudaMemset(workspace_.data(), 0, workspace_.size()));
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::string GemmProblem::workspace_does_not_fit(std::size_t bytes) const {
+    const std::size_t needed = std::max<std::size_t>(bytes, SGEMM_WORKSPACE_COUNTER_BYTES) + kWorkspaceGuard;
+    if (bytes == 0 || needed <= workspace_.size()) return "";
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SGEMM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (needed <= free_bytes) return "";  // the new buffer is made before the old one goes
+    char text[200];
+    std::snprintf(text, sizeof text, "its split-K workspace of %.2f GiB does not fit the %.2f GiB of device memory free",
+                  needed / 1073741824.0, free_bytes / 1073741824.0);
+    return text;
 }
 
 std::size_t GemmProblem::workspace_guard_begin() const {

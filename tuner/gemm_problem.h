@@ -42,6 +42,10 @@ public:
     // declares `bytes` as what the next runs may use: a checked run that writes into the
     // guard after them fails. Growing moves the workspace: take args() after it.
     void reserve_workspace(std::size_t bytes);
+    // Why reserve_workspace(bytes) would run out of device memory, or empty when it fits: a
+    // split-K candidate of a large shape can need more than the GPU holds (4 bytes x slices x
+    // M x N), and a failed allocation would end the whole run rather than that candidate.
+    std::string workspace_does_not_fit(std::size_t bytes) const;
     std::size_t workspace_bytes() const { return workspace_declared_; }
     // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
     // when beta == 0, so any element a kernel fails to write, or any read of C, shows. The

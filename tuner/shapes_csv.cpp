@@ -1,6 +1,5 @@
 #include "tuner/shapes_csv.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -173,22 +172,47 @@ ShapesFile load_shapes_csv(const std::string& path) {
     }
 }
 
-double tuning_bytes(const ShapeKey& key) {
+double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
     const double m = key.M, n = key.N, k = key.K;
-    return 1.25 * 4.0 * (m * k + k * n + 2.0 * m * n);
+    const double a = m * k, b = k * n, c = m * n;  // floats (the fp64 copies: twice as many bytes)
+    const double resident = a + b + 2.0 * c;               // A, B, C's first values, the output
+    const double beside = (fp64_reference ? 2.0 : 1.0) * (a + b + c);  // fp64 copies, or the bound's
+    return 1.1 * 4.0 * (resident + beside);
 }
 
-std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file, std::size_t device_bytes) {
-    for (const ShapeRow& row : shapes.rows) {
-        const double need = tuning_bytes(row.key);
-        if (need > static_cast<double>(device_bytes)) {
-            char text[160];
-            std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
-                          need / 1073741824.0, device_bytes / 1073741824.0);
-            return file + ":" + std::to_string(row.line) + ": " + row.key.to_string() + text;
-        }
-    }
+namespace {
+// Why `row` does not fit in `device_bytes`, or empty when it does.
+std::string too_large(const ShapeRow& row, const std::string& file_name, std::size_t device_bytes, bool fp64_reference) {
+    const double need = tuning_bytes(row.key, fp64_reference);
+    if (need <= static_cast<double>(device_bytes)) return "";
+    char text[160];
+    std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
+                  need / 1073741824.0, device_bytes / 1073741824.0);
+    const std::string where = row.line > 0 ? file_name + ":" + std::to_string(row.line) : file_name;
+    const std::string named = row.line > 0 || row.name.empty() ? "" : " (" + row.name + ")";
+    return where + ": " + row.key.to_string() + named + text;
+}
+}  // namespace
+
+std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
+                                  bool fp64_reference) {
+    for (const ShapeRow& row : shapes.rows)
+        if (std::string why = too_large(row, file_name, device_bytes, fp64_reference); !why.empty()) return why;
     return "";
+}
+
+std::vector<std::string> drop_shapes_too_large(ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
+                                               bool fp64_reference) {
+    std::vector<std::string> dropped;
+    std::vector<ShapeRow> kept;
+    for (ShapeRow& row : shapes.rows) {
+        if (std::string why = too_large(row, file_name, device_bytes, fp64_reference); !why.empty())
+            dropped.push_back(std::move(why));
+        else
+            kept.push_back(std::move(row));
+    }
+    shapes.rows = std::move(kept);
+    return dropped;
 }
 
 }  // namespace sgemm

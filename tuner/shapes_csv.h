@@ -43,13 +43,24 @@ struct ShapesCsvError : Error {
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file_name);
 ShapesFile load_shapes_csv(const std::string& path);
 
-// Device memory one tuning run of `row` needs: A, B, C, a copy of C and the split-K
-// workspace bound (two more C-sized buffers per slice are not counted: a slack of 25%). A
+// Device memory the operands of one tuning run of `key` take at their peak (GemmProblem,
+// tuner/gemm_problem.h): A, B, C's first values and the output, while the bound's absolute
+// copies of A, B and C exist too, or (fp64_reference) while the fp64 copies of A, B and C
+// do; plus 10% for cuBLAS's and the L2 flush's buffers. A candidate's split-K workspace is
+// the tuner's to check (a candidate whose workspace does not fit is invalid, not fatal). A
 // double: at the largest dimensions the CSV takes (2^31 - 1) it passes what a size_t holds.
-double tuning_bytes(const ShapeKey& key);
+double tuning_bytes(const ShapeKey& key, bool fp64_reference);
 
 // "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for the first
-// row that does not fit in `device_bytes`, else empty.
-std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes);
+// row that does not fit in `device_bytes`, else empty. Rows of no line (the database's
+// misses) are named by their key and name alone.
+std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
+                                  bool fp64_reference);
+
+// Removes the rows that do not fit in `device_bytes` and returns why each was removed, as
+// first_shape_too_large words it: the misses dispatch recorded are not the user's to edit,
+// so those that fit are tuned and the rest named.
+std::vector<std::string> drop_shapes_too_large(ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
+                                               bool fp64_reference);
 
 }  // namespace sgemm

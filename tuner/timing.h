@@ -48,7 +48,7 @@ TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const Tim
 //    reject_factor times `best_ms` (the fastest candidate so far; 0 when none), stop: the
 //    candidate is rejected;
 //  - else more runs, 5 at a time, until the median moves by less than 0.5% between
-//    batches (at least 10 runs) or 40 runs are done.
+//    batches (at least 10 runs) or 43 runs are done (the 3, then 8 batches).
 struct AdaptiveTiming {
     TimingStats stats;
     bool rejected = false;

@@ -47,7 +47,7 @@ ProblemSpec operands_for(const ShapeKey& key) {
     spec.M = key.M, spec.N = key.N, spec.K = key.K;
     spec.trans_a = key.trans_a, spec.trans_b = key.trans_b;
     spec.alpha = 1.0f, spec.beta = 0.0f;
-    spec.seed = 0x5eed0000u + static_cast<std::uint64_t>(key.M) * 31 + key.N * 7 + key.K;
+    spec.seed = 0x5eed0000u + static_cast<std::uint64_t>(key.M) * 31 + static_cast<std::uint64_t>(key.N) * 7 + static_cast<std::uint64_t>(key.K);
     if (key.alignment == packed_alignment(key)) return spec;  // tight: lda, ldb and ldc left 0
     auto padded = [](int row_length) { return (row_length + 3) / 4 * 4; };
     spec.lda = padded(key.trans_a ? key.M : key.K);
@@ -205,7 +205,9 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         if (const std::string spill = spills_reason(built.kernel->ptxas); !spill.empty())
             return record_invalid(c, spill);
         auto kernel = std::make_shared<LoadedKernel>(*c.family, *built.kernel);
-        problem.reserve_workspace(kernel->workspace_bytes(key.M, key.N, key.K));
+        const std::size_t workspace = kernel->workspace_bytes(key.M, key.N, key.K);
+        if (const std::string why = problem.workspace_does_not_fit(workspace); !why.empty()) return record_invalid(c, why);
+        problem.reserve_workspace(workspace);
         const SgemmArgs args = problem.args();
         auto run = [&](cudaStream_t s) { kernel->launch(args, s); };
 
@@ -289,7 +291,10 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     }
 
     if (options_.search.strategy == Strategy::Exhaustive && !timed.empty()) {
-        outcome.exhaustive_best_ms = timed[0].median_ms;
+        // Both from the search's own medians: the replay knows no other, and the winner's
+        // re-timed median (above) would compare a time of another kind.
+        for (const auto& [c, ms] : medians)
+            if (outcome.exhaustive_best_ms == 0 || ms < outcome.exhaustive_best_ms) outcome.exhaustive_best_ms = ms;
         outcome.model_best_ms = replay_model_search(all, key, model_, options_.search, [&](const Candidate& c) {
                                     for (const auto& [timed_c, ms] : medians)
                                         if (timed_c == c) return std::optional<double>(ms);

@@ -305,3 +305,50 @@ TEST(Tune, MissesOfPaddedOrOffsetCallsAreTunedAtTheirClass) {
 }
 
 }  // namespace
+
+namespace {
+
+// A split-K workspace larger than the GPU's free memory is a reason the candidate cannot be
+// timed, told before any allocation: a failed cudaMalloc used to end the whole tuning run
+// (8192 x 128256 x 4096 in 8 slices needs 31 GiB). One that fits, or one already reserved,
+// has none.
+TEST(Tune, AWorkspaceLargerThanTheFreeMemoryIsAReasonNotAnAbort) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 17, spec.N = 31, spec.K = 7;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+    const std::string why = problem.workspace_does_not_fit(2 * total_bytes);
+    EXPECT_NE(why.find("does not fit the"), std::string::npos) << why;
+    EXPECT_EQ(problem.workspace_does_not_fit(1 << 20), "");
+    problem.reserve_workspace(1 << 20);
+    EXPECT_EQ(problem.workspace_does_not_fit(1 << 20), "");
+    EXPECT_EQ(problem.workspace_does_not_fit(0), "");
+}
+
+}  // namespace
+
+namespace {
+
+// An exhaustive run judges the model strategy by replaying it on the run's medians: the
+// fastest of all is the least of those same medians (it was the winner's re-timed median, a
+// time of another kind, which the replay could come out under).
+TEST(Tune, AnExhaustiveRunComparesTheReplayWithTheSameMedians) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm::testing::TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    TuneOptions options;
+    options.families = {"naive"};  // 20 candidates at this shape
+    options.search.strategy = Strategy::Exhaustive;
+    options.jobs = 8;
+    const ShapeOutcome o = Tuner(store, gpu->device, options, {}).tune(row(8, 1000, 517), 0, 1);
+    ASSERT_GT(o.exhaustive_best_ms, 0);
+    double least = 0;
+    for (const Measurement& m : store.measurements(fingerprint_of(gpu->device).id(), o.row.key))
+        if (m.valid && !m.kernel.is_cublas() && m.median_ms && (least == 0 || *m.median_ms < least)) least = *m.median_ms;
+    EXPECT_DOUBLE_EQ(o.exhaustive_best_ms, least);
+    EXPECT_GE(o.model_best_ms, o.exhaustive_best_ms);
+}
+
+}  // namespace

@@ -213,8 +213,8 @@ TEST(ShapesCsv, AMissingFileIsAnError) {
 
 TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {
     const ShapesFile f = parse("M,N,K\n8,4096,4096\n65536,65536,65536\n");
-    EXPECT_EQ(first_shape_too_large(f, "s.csv", std::size_t(141) << 30), "");
-    const std::string why = first_shape_too_large(f, "s.csv", std::size_t(16) << 30);
+    EXPECT_EQ(first_shape_too_large(f, "s.csv", std::size_t(141) << 30, false), "");
+    const std::string why = first_shape_too_large(f, "s.csv", std::size_t(16) << 30, false);
     EXPECT_NE(why.find("s.csv:3:"), std::string::npos) << why;
     EXPECT_NE(why.find("GiB"), std::string::npos) << why;
     // The largest shape the CSV takes needs about 86 EiB, more than a size_t counts.
@@ -222,9 +222,36 @@ TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {
     for (int line : {2, 3}) {
         ShapesFile one;
         one.rows = {largest.rows[static_cast<std::size_t>(line - 2)]};
-        EXPECT_NE(first_shape_too_large(one, "s.csv", std::size_t(141) << 30).find("s.csv:" + std::to_string(line)),
+        EXPECT_NE(first_shape_too_large(one, "s.csv", std::size_t(141) << 30, false).find("s.csv:" + std::to_string(line)),
                   std::string::npos);
     }
+}
+
+// The peak is what GemmProblem holds at once: A, B, C's first values and the output, with
+// the bound's absolute copies (2A + 2B + 3C floats) or, checked against fp64, with fp64
+// copies (3A + 3B + 4C). The estimate used to be 1.25 (A + B + 2C): 65536^3 with
+// --check-fp64 was said to fit 141 GiB and took 160 GiB.
+TEST(ShapesCsv, TheMemoryNeededIsTheOperandsPeak) {
+    const ShapeKey square = parse("M,N,K\n65536,65536,65536\n").rows.at(0).key;
+    const double floats = 65536.0 * 65536.0;
+    EXPECT_DOUBLE_EQ(tuning_bytes(square, false), 1.1 * 4.0 * 7.0 * floats);
+    EXPECT_DOUBLE_EQ(tuning_bytes(square, true), 1.1 * 4.0 * 10.0 * floats);
+    const ShapesFile f = parse("M,N,K\n65536,65536,65536\n");
+    EXPECT_EQ(first_shape_too_large(f, "s.csv", std::size_t(141) << 30, false), "") << "123 GiB";
+    EXPECT_NE(first_shape_too_large(f, "s.csv", std::size_t(141) << 30, true), "") << "176 GiB";
+}
+
+// Misses have no line: those too large for tuning are named by key and left out, the rest kept.
+TEST(ShapesCsv, MissesTooLargeAreLeftOutAndNamedWithoutALine) {
+    ShapesFile misses;
+    misses.rows = parse("M,N,K\n65536,65536,65536\n8,4096,4096\n").rows;
+    for (ShapeRow& row : misses.rows) row.line = 0, row.name = "900 misses";
+    const std::vector<std::string> dropped = drop_shapes_too_large(misses, "the misses of device d", std::size_t(64) << 30, false);
+    ASSERT_EQ(dropped.size(), 1u);
+    EXPECT_EQ(dropped[0].rfind("the misses of device d: M=65536 N=65536 K=65536 NN fp32 align16 (900 misses) needs ", 0), 0u)
+        << dropped[0];
+    ASSERT_EQ(misses.rows.size(), 1u);
+    EXPECT_EQ(misses.rows[0].key.M, 8);
 }
 
 }  // namespace
