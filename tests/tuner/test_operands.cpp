@@ -52,4 +52,13 @@ TEST(Operands, EachKeyGetsOperandsOfItsAlignmentClass) {
     EXPECT_THROW(operands_for(bad), Error);
 }
 
+// The operands' seed is a function of the shape computed in 64 bits: N * 7 in int
+// overflowed (undefined) from N = 306,783,379 on.
+TEST(Operands, TheSeedOfAWideShapeIsComputedIn64Bits) {
+    ShapeKey key;
+    key.M = 1, key.N = 400000000, key.K = 1;
+    key.alignment = packed_alignment(key);
+    EXPECT_EQ(operands_for(key).seed, 0x5eed0000ull + 31 + 7ull * 400000000 + 1);
+}
+
 }  // namespace
