@@ -44,6 +44,24 @@ int as_unprivileged(const std::function<void()>& body) {
     });
 }
 
+// Lets everyone read and enter `folder`, and no one but root write it.
+void make_folder_read_only(const std::string& folder) {
+    fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+}
+
+// As a user who may not write the folder of the sample database at `path`: opening it to
+// write is refused, naming the folder, and it reads whole (SQLite cannot create the -shm file
+// WAL readers share there: it is read from a copy). The child's exit status.
+int refused_for_writing_but_readable(const std::string& path) {
+    return as_unprivileged([&] {
+        const std::string message = db_error_of([&] { TuningStore store(path); });
+        if (!contains(message, "is not writable")) throw Error("unexpected: " + message);
+        TuningStore reader(path, OpenMode::ReadOnly);
+        if (reader.winners().size() != 4) throw Error(path + " reads wrong");
+    });
+}
+
 }  // namespace
 
 TEST(BadInput, AFileThatIsNotSqliteIsRefusedAndKept) {
@@ -130,16 +148,8 @@ TEST(BadInput, AReadOnlyFolderIsRefusedForWritingAndStillReadable) {
     TempDir dir;
     const std::string path = write_sample(dir, "t.db");
     fs::permissions(path, fs::perms::all);
-    fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                    fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
-    EXPECT_EQ(as_unprivileged([&] {
-                  const std::string message = db_error_of([&] { TuningStore store(path); });
-                  if (!contains(message, "is not writable")) throw Error("unexpected: " + message);
-                  // SQLite cannot create the -shm file WAL readers share here: read from a copy.
-                  TuningStore reader(path, OpenMode::ReadOnly);
-                  if (reader.winners().size() != 4) throw Error("the file in a read-only folder reads wrong");
-              }),
-              0);
+    make_folder_read_only(dir.path());
+    EXPECT_EQ(refused_for_writing_but_readable(path), 0);
 }
 
 // The folder's owner may write the database while a reader who may not write the folder
@@ -149,8 +159,7 @@ TEST(BadInput, AReaderInAReadOnlyFolderReadsACopyTheFilesWritersCannotTear) {
     TempDir dir;
     const std::string path = write_sample(dir, "t.db");
     fs::permissions(path, fs::perms::all);
-    fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                    fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    make_folder_read_only(dir.path());
     const std::string before = bytes_of(path);
     EXPECT_EQ(as_unprivileged([&] {
                   TuningStore reader(path, OpenMode::ReadOnly);
@@ -172,15 +181,8 @@ TEST(BadInput, ALinkToAFileInAReadOnlyFolderIsJudgedByThatFolder) {
     fs::permissions(path, fs::perms::all);
     fs::permissions(dir.file("links"), fs::perms::all);
     fs::permissions(dir.path(), fs::perms::all);
-    fs::permissions(dir.file("target"), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                                            fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
-    EXPECT_EQ(as_unprivileged([&] {
-                  const std::string message = db_error_of([&] { TuningStore store(link); });
-                  if (!contains(message, "is not writable")) throw Error("unexpected: " + message);
-                  TuningStore reader(link, OpenMode::ReadOnly);
-                  if (reader.winners().size() != 4) throw Error("the linked file reads wrong");
-              }),
-              0);
+    make_folder_read_only(dir.file("target"));
+    EXPECT_EQ(refused_for_writing_but_readable(link), 0);
 }
 
 // A reader who may not write the file reads a copy (the backup API): its errors name the
