@@ -55,7 +55,7 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
     return summary;
 }
 
-PruneSummary prune_stale(TuningStore& store, const std::string& library_version) {
+PruneSummary prune_stale(TuningStore& store, const std::string& template_hash, const std::string& library_version) {
     PruneSummary summary;
     sqlite::Connection& db = store.connection();
     sqlite::Transaction transaction(db);
@@ -68,7 +68,11 @@ PruneSummary prune_stale(TuningStore& store, const std::string& library_version)
     }
     remove_devices(store, stale, summary);
     db.query("DELETE FROM binaries WHERE cache_key NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL) "
-             "AND nvrtc_version NOT IN (SELECT nvrtc_version FROM devices)")
+             "AND (nvrtc_version NOT IN (SELECT nvrtc_version FROM devices) OR kernel_id IN "
+             "(SELECT id FROM kernels WHERE template_hash <> ?1 AND template_hash NOT IN "
+             "(SELECT k.template_hash FROM kernels k JOIN winners w ON w.kernel_id = k.id UNION "
+             "SELECT k.template_hash FROM kernels k JOIN measurements m ON m.kernel_id = k.id)))")
+        .bind(1, template_hash)
         .run();
     summary.binaries = db.changes();
     db.query("DELETE FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "

@@ -474,7 +474,7 @@ int cmd_prune(Context& ctx) {
     TuningStore store = ctx.open_existing();
     PruneSummary s;
     if (stale) {
-        s = prune_stale(store);
+        s = prune_stale(store, templates_hash());
     } else {
         std::vector<std::string> ids;
         for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>()) ids.push_back(store.resolve_device(id));

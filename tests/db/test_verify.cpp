@@ -222,7 +222,7 @@ TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
     store.put_binary(old_binary);
     store.put_winner(winner(old_id, shape(1, 4096, 4096), 0.5, &old_binary));
 
-    const PruneSummary s = prune_stale(store);
+    const PruneSummary s = prune_stale(store, naive_binary().kernel.template_hash);
     EXPECT_EQ(s.devices, 1);
     EXPECT_EQ(s.winners, 1);
     EXPECT_EQ(s.binaries, 1);
@@ -231,8 +231,33 @@ TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
     EXPECT_FALSE(store.find_binary("built-by-nvrtc-12.4"));
     EXPECT_EQ(store.winners(current).size(), 4u);
     EXPECT_TRUE(verify_store(store).ok());
-    const PruneSummary again = prune_stale(store);
+    const PruneSummary again = prune_stale(store, naive_binary().kernel.template_hash);
     EXPECT_EQ(again.devices + again.binaries + again.kernels, 0);
+}
+
+// A binary of older kernel templates is never looked up again (the templates are part of its
+// cache key) unless a remaining device's tuning used them (a newer build's, sharing the
+// file): it goes, where it used to stay as long as its NVRTC version was a device's.
+TEST(Prune, StaleRemovesTheCacheOfTemplatesNoBuildLeftUses) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = fill_sample(store);
+    const std::string current = naive_binary().kernel.template_hash;
+    Binary older = naive_binary(), newer = naive_binary();
+    older.cache_key = "older templates", older.kernel.template_hash = "older";
+    newer.cache_key = "a newer build's templates", newer.kernel.template_hash = "newer";
+    store.put_binary(older);
+    store.put_binary(newer);
+    Measurement by_newer = measurement(id, shape(2, 64, 64), 0.5);
+    by_newer.kernel = newer.kernel;
+    store.record_measurement(by_newer);
+
+    const PruneSummary s = prune_stale(store, current);
+    EXPECT_EQ(s.binaries, 1);
+    EXPECT_FALSE(store.find_binary("older templates"));
+    EXPECT_TRUE(store.find_binary("a newer build's templates"));
+    EXPECT_TRUE(store.find_binary(naive_binary().cache_key)) << "this build's";
+    EXPECT_TRUE(verify_store(store).ok());
 }
 
 // A newer build may share the file: an older tool's prune must not take its tuning away.
@@ -253,7 +278,7 @@ TEST(Prune, StaleKeepsNewerLibraryVersions) {
         d.library_version = version;
         older.push_back(store.add_device(d));
     }
-    const PruneSummary s = prune_stale(store, "0.2.0");
+    const PruneSummary s = prune_stale(store, naive_binary().kernel.template_hash, "0.2.0");
     EXPECT_EQ(s.devices, 4);
     EXPECT_EQ(s.newer_kept, 3);
     for (const std::string& id : newer) EXPECT_EQ(store.winners(id).size(), 1u) << id;
