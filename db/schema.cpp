@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "db/embedded_migrations.h"
@@ -41,8 +42,15 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
                       ", newer than this build of sgemm reads (" + std::to_string(latest) +
                       "): it was written by a newer sgemm; use that, or another --db");
     // An empty file (SQLite reads it as an empty database) is not an old tuning database.
-    if (!writable && state.objects == 0)
+    if (!writable && state.objects == 0) {
+        // A reader who may not write the file reads it without its -wal file, which holds a
+        // new database's first commits until the writer checkpoints.
+        std::error_code ec;
+        if (std::filesystem::file_size(db.path() + "-wal", ec) > 0 && !ec)
+            throw DbError(db.path() + " holds no tuning database yet, but its -wal file holds commits that readers "
+                          "who may not write the file see once its writer checkpoints or ends (a tune still running?)");
         throw DbError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one there");
+    }
     if (!writable && state.version < latest)
         throw DbError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
                       std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +

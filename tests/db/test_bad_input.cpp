@@ -208,6 +208,23 @@ TEST(BadInput, AReaderWhoMayNotWriteAJunkOrCutFileIsToldWhy) {
               0);
 }
 
+// A new database's first commits sit in its -wal file until the writer checkpoints; a reader
+// who may not write the file reads it without them, and is told so rather than "empty".
+TEST(BadInput, AReaderWhoMayNotWriteANewDatabaseIsToldItsCommitsAreInTheWal) {
+    TempDir dir;
+    fs::permissions(dir.path(), fs::perms::all);
+    const std::string path = dir.file("new.db");
+    TuningStore writer(path);
+    writer.add_device(h200());
+    ASSERT_GT(fs::file_size(path + "-wal"), 0u);
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    EXPECT_EQ(as_unprivileged([&] {
+                  const std::string message = db_error_of([&] { TuningStore store(path, OpenMode::ReadOnly); });
+                  if (!contains(message, "its -wal file holds commits")) throw Error("unexpected: " + message);
+              }),
+              0);
+}
+
 TEST(BadInput, AMissingFileIsNotCreatedByAReader) {
     TempDir dir;
     const std::string message = db_error_of([&] { TuningStore store(dir.file("absent.db"), OpenMode::ReadOnly); });
