@@ -56,9 +56,10 @@ std::string render_source(const Family& family);
 // The NVRTC options for `arch`.
 std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBuild::product);
 
-// Hash of everything that determines the binary: the rendered source, every template it
-// may include, the name expressions (the second kernel's too), the options, the arch and the NVRTC
-// version.
+// Hash of what determines the binary: the rendered source, every template it may include,
+// the name expressions (the second kernel's too), the options, the arch and the NVRTC
+// version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the
+// binaries of the release before, which run as they did.
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,
                              KernelBuild build = KernelBuild::product);
 
