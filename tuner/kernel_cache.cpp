@@ -43,9 +43,11 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
     auto worker = [&] {
         for (std::size_t i; !(stop_ && stop_()) && (i = next++) < todo.size();) {
             const Candidate& c = todo[i].second;
+            // Any exception is this candidate's failure: one escaping a thread would end the
+            // process, and every shape's tuning with it.
             try {
                 built[i].kernel = compile_kernel(*c.family, c.values, arch_);
-            } catch (const Error& e) {
+            } catch (const std::exception& e) {
                 built[i].error = e.what();
             }
             attempted[i] = true;

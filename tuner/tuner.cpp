@@ -60,7 +60,8 @@ ProblemSpec operands_for(const ShapeKey& key) {
     spec.M = key.M, spec.N = key.N, spec.K = key.K;
     spec.trans_a = key.trans_a, spec.trans_b = key.trans_b;
     spec.alpha = 1.0f, spec.beta = 0.0f;
-    spec.seed = 0x5eed0000u + static_cast<std::uint64_t>(key.M) * 31 + static_cast<std::uint64_t>(key.N) * 7 + static_cast<std::uint64_t>(key.K);
+    const std::uint64_t m = key.M, n = key.N, k = key.K;  // 64-bit: N * 7 passes int from N = 306,783,379
+    spec.seed = 0x5eed0000u + m * 31 + n * 7 + k;
     if (key.alignment == packed_alignment(key)) return spec;  // tight: lda, ldb and ldc left 0
     auto padded = [](int row_length) { return (row_length + 3) / 4 * 4; };
     spec.lda = padded(key.trans_a ? key.M : key.K);

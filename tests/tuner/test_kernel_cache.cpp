@@ -3,7 +3,10 @@
 // database: hits are not compiled again, damaged rows are.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "db/verify.h"
+#include "src/families/registry.h"
 #include "tests/db/fixture.h"
 #include "tuner/candidates.h"
 #include "tuner/kernel_cache.h"
@@ -42,6 +45,24 @@ TEST(KernelCache, WithoutAStopEveryCandidateIsBuilt) {
     cache.build(candidates);
     EXPECT_EQ(cache.compiled(), 2);
     for (const Candidate& c : candidates) EXPECT_TRUE(cache.get(c).kernel.has_value()) << c.describe();
+}
+
+// An exception other than sgemm::Error while compiling (std::bad_alloc, std::out_of_range
+// from parsing a log) is that candidate's failure: escaping its compile thread, it ended the
+// process.
+TEST(KernelCache, AnyExceptionWhileCompilingIsTheCandidatesFailure) {
+    Family throwing = find_family("naive");
+    throwing.constraint_violation = [](const ParamValues&, const ArchLimits&) -> std::string {
+        throw std::out_of_range("a number past its type");
+    };
+    Candidate c;
+    c.family = &throwing;
+    c.values = throwing.defaults;
+    KernelCache cache(nullptr, Arch{90}, 2);
+    cache.build({c});
+    const BuiltKernel built = cache.get(c);
+    EXPECT_FALSE(built.kernel.has_value());
+    EXPECT_EQ(built.error, "a number past its type");
 }
 
 // A cubin cut short in the file used to reach the CUDA loader on every later tune (a
