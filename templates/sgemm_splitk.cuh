@@ -22,6 +22,23 @@
 // less on the H200 (2.5% at 32x28672x4096, against 5-8% where the grid is one wave). The
 // tuner times both.
 //
+// Or each slice adds its partial tile into C with float atomics (SGEMM_SUM_BY_ATOMICS): no
+// partials, no summing block, no second kernel, so a one-wave grid ends with each block's
+// own adds. On the H200 that took the tuned batch-32 tiles of 16 slices 5-7% under the sum
+// pass (32x4096x4096, 32x6144x4096) and 2% at 32x4096x14336 (docs/RESULTS.md,
+// thirty-sixth session). The price: the order of the adds, and so C's last bits, varies
+// from launch to launch (as with cuBLAS's CUBLAS_ATOMICS_ALLOWED), and red.add.f32 flushes
+// subnormal sums to zero. The tuner stores such kernels only when asked to
+// (sgemm-tune --allow-atomics). The protocol (sgemm_splitk_atomic_*):
+//  - slice 0's block first makes its tile of C beta * C (zeros when beta = 0: C is not read)
+//    and counts in on the tile's counter;
+//  - every other slice's block, its loop done, waits for that count, then adds;
+//  - every block counts in again after its adds, and the last of the slices + 1 counts
+//    resets the counter for the next launch.
+// The wait relies on blocks starting in the order of their index (x fastest, then y), as
+// CUTLASS's serial split-K does: slice 0's blocks (blockIdx.y = 0) come first, so the block
+// waited for has started, and it waits for no one.
+//
 // Workspace layout (SgemmArgs::workspace): SGEMM_WORKSPACE_COUNTER_BYTES of counters, then
 // partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh).
 #pragma once
@@ -219,4 +236,75 @@ __device__ __forceinline__ void sgemm_splitk_sum_pass(const SgemmArgs& p, bool c
     }
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
     for (int i = 0; i < 4 && e + i < elements; ++i) sgemm_store(p, (int)((e + i) / p.N), (int)((e + i) % p.N), v[i]);
+}
+
+// SGEMM_SUM_BY_ATOMICS, first step: slice 0's block makes the tile rows [m0, m0 + rows) x
+// columns [n0, n0 + cols) of C (clipped to C; cols a multiple of 4) beta * C, THREADS
+// threads four columns at a time (16-byte accesses where c_vec), then counts in on it.
+template <int THREADS>
+__device__ void sgemm_splitk_atomic_prepare(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
+                                            bool c_vec) {
+    if (blockIdx.y != 0) return;
+    const int quads_per_row = cols / 4;
+    for (int e = threadIdx.x; e < rows * quads_per_row; e += THREADS) {
+        const int row = m0 + e / quads_per_row, col = n0 + 4 * (e % quads_per_row);
+        if (row >= p.M) continue;
+        float* c = p.C + sgemm_offset(row, col, p.ldc);
+        if (c_vec && col + 3 < p.N) {
+            float4* c4 = reinterpret_cast<float4*>(c);
+            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (p.beta != 0.0f) {
+                v = *c4;
+                v.x *= p.beta; v.y *= p.beta; v.z *= p.beta; v.w *= p.beta;
+            }
+            *c4 = v;
+            continue;
+        }
+        for (int i = 0; i < 4 && col + i < p.N; ++i) c[i] = p.beta == 0.0f ? 0.0f : p.beta * c[i];
+    }
+    __threadfence();  // the tile is beta * C device-wide before the block counts in
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(&static_cast<unsigned*>(p.workspace)[tile], 1u);
+}
+
+// Second step, after the block's loop: a block of another slice waits until slice 0's has
+// prepared the tile.
+__device__ __forceinline__ void sgemm_splitk_atomic_wait(const SgemmArgs& p, unsigned tile) {
+    if (blockIdx.y == 0) return;
+    if (threadIdx.x == 0) {
+        const unsigned* counter = &static_cast<const unsigned*>(p.workspace)[tile];
+        unsigned count = 0;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(count) : "l"(counter) : "memory");
+        while (count == 0);
+    }
+    __syncthreads();
+}
+
+// Third step: adds alpha * acc into C[row][col .. col+3], skipping what lies outside C; one
+// 16-byte add where vec_ok (sm_90 and newer: red.add.v4.f32).
+__device__ __forceinline__ void sgemm_splitk_atomic_add4(const SgemmArgs& p, int row, int col, float4 acc,
+                                                         bool vec_ok) {
+    if (row >= p.M) return;
+    float* c = p.C + sgemm_offset(row, col, p.ldc);
+    const float4 v = make_float4(p.alpha * acc.x, p.alpha * acc.y, p.alpha * acc.z, p.alpha * acc.w);
+#if __CUDA_ARCH__ >= 900
+    if (vec_ok && col + 3 < p.N) {
+        asm volatile("red.relaxed.gpu.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(c), "f"(v.x), "f"(v.y),
+                     "f"(v.z), "f"(v.w)
+                     : "memory");
+        return;
+    }
+#endif
+    if (col + 0 < p.N) atomicAdd(c + 0, v.x);
+    if (col + 1 < p.N) atomicAdd(c + 1, v.y);
+    if (col + 2 < p.N) atomicAdd(c + 2, v.z);
+    if (col + 3 < p.N) atomicAdd(c + 3, v.w);
+}
+
+// Last step: the block counts in again; the last count of the launch resets the counter.
+// Only thread 0 counts, after its own wait, so every wait on the tile is over by then. No
+// fence before it: nothing in the launch reads C after the adds.
+__device__ __forceinline__ void sgemm_splitk_atomic_done(const SgemmArgs& p, unsigned tile) {
+    unsigned* counter = &static_cast<unsigned*>(p.workspace)[tile];
+    if (threadIdx.x == 0 && atomicAdd(counter, 1u) == gridDim.y) *counter = 0;
 }

@@ -48,10 +48,11 @@
 // close together in time (sgemm_swizzle), so evict-first lines are still in L2 for them.
 //
 // Split-K. With gridDim.y > 1 the k tiles are divided into gridDim.y contiguous slices, one
-// per blockIdx.y, and the slices are summed by the deterministic protocol of
-// sgemm_splitk.cuh: inside the kernel, or with SUM_PASS = 1 by a second kernel,
-// sgemm_warptile_sum_pass. This fills the GPU when there are few tiles of C (1024^3, or M of
-// a few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
+// per blockIdx.y, and the slices are summed by a protocol of sgemm_splitk.cuh: in a fixed
+// order inside the kernel, or with SUM_PASS = 1 by a second kernel, sgemm_warptile_sum_pass;
+// or with SUM_PASS = 2 each slice adds into C with float atomics, faster where the grid is
+// one wave, but C's last bits then vary from launch to launch. This fills the GPU when
+// there are few tiles of C (1024^3, or M of a few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
 // else 1): compiled in but unused, it made the non-split kernels 3-6% slower on the H200.
 //
 // C transposed (CT = 1). The block computes a tile of C^T = op(B)^T op(A)^T: B takes A's
@@ -581,7 +582,8 @@ struct SgemmWarptileBlock {
 // tail (sgemm_warptile_stream_k). Dynamic shared memory: sgemm_warptile_shared_bytes. One
 // block per SM is all the launch bounds promise: left free, ptxas squeezes configurations
 // that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
-// With SPLIT_K, SUM_PASS = 1 leaves the sum to sgemm_warptile_sum_pass, launched after it.
+// With SPLIT_K, SUM_PASS says how the slices are summed (SGEMM_SUM_BY_*): 1 leaves the sum to
+// sgemm_warptile_sum_pass, launched after it; 2 adds each slice into C with atomics.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
           int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
@@ -603,12 +605,28 @@ sgemm_warptile(const SgemmArgs p) {
     const int first_tile = blockIdx.y * slice_tiles;
     const int tiles = max(0, min(slice_tiles, k_tiles - first_tile));
 
+    // The block's tile as rows and columns of C.
+    const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
+    const bool c_vec = block.c_takes_vec4();
+    if (SPLIT_K && SUM_PASS == SGEMM_SUM_BY_ATOMICS)
+        sgemm_splitk_atomic_prepare<Block::THREADS>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, c_vec);
+
     float acc[TM][TN] = {};
     block.accumulate(m0, n0, first_tile, tiles, acc);
     timeline.mark(SGEMM_MARK_LOOP_END);
     if (WK > 1) block.sum_groups(acc);
 
-    const bool c_vec = block.c_takes_vec4();
+    if (SPLIT_K && SUM_PASS == SGEMM_SUM_BY_ATOMICS) {
+        sgemm_splitk_atomic_wait(p, blockIdx.x);
+        if (block.group == 0 && tiles > 0)  // an empty slice has nothing to add
+            block.for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_splitk_atomic_add4(p, r, c, v, c_vec); });
+        timeline.mark(SGEMM_MARK_PARTIAL_STORED);
+        sgemm_splitk_atomic_done(p, blockIdx.x);
+        timeline.arrived(false);
+        timeline.mark(SGEMM_MARK_END);
+        timeline.store(p);
+        return;
+    }
     if (SPLIT_K) {
         // Split-K: store this slice's partials; the block that arrives last sums the tile
         // (sgemm_splitk_finish4). Its accumulators are dead by then, so 16 float4 loads in
@@ -619,13 +637,11 @@ sgemm_warptile(const SgemmArgs p) {
         if (block.group == 0)
             block.for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_splitk_store_partial4(p, blockIdx.y, r, c, v, vec); });
         timeline.mark(SGEMM_MARK_PARTIAL_STORED);
-        if (SUM_PASS) {
+        if (SUM_PASS == SGEMM_SUM_BY_PASS) {
             timeline.mark(SGEMM_MARK_END);
             timeline.store(p);
             return;
         }
-        // The block's tile as rows and columns of C.
-        const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
         if (vec)
             sgemm_splitk_finish4<Block::THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, c_vec, timeline);
         else
@@ -745,7 +761,7 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, in
           int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__(SGEMM_SUM_PASS_QUADS * SGEMM_SUM_PASS_MAX_SLICES)
 sgemm_warptile_sum_pass(const SgemmArgs p) {
-    static_assert(SPLIT_K && SUM_PASS, "the sum pass sums the slices of a split launch that left them to it");
+    static_assert(SPLIT_K && SUM_PASS == SGEMM_SUM_BY_PASS, "the sum pass sums the slices of a split launch that left them to it");
     sgemm_splitk_sum_pass(p, ALIGNED || sgemm_vec4_ok(p.C, p.ldc));
 }
 

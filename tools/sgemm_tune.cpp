@@ -177,7 +177,7 @@ int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
     for (const ShapeRow& input : shapes.rows) {
         if (interrupt_requested()) return stopped();
         const ShapeKey& key = input.key;
-        const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families);
+        const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families, options.atomics_allowed);
         const std::vector<Candidate> chosen = choose_candidates(all, key, model, options.search, {});
         cache.build(chosen);
         if (interrupt_requested()) return stopped();  // the shape's compiles were cut short
@@ -255,6 +255,10 @@ int main(int argc, char** argv) {
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device")
         ("check-fp64", "validate against an fp64 reference (cuBLAS DGEMM) instead of cuBLAS fp32")
+        ("allow-atomics", "also try split-K kernels whose slices add into C with float atomics: on small grids "
+         "(batch-32 decode, 1024^3) a few percent faster, but the order of the adds, and so the last bits of C, "
+         "then vary from run to run (cuBLAS's CUBLAS_ATOMICS_ALLOWED); without it every stored kernel repeats bit "
+         "for bit")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "compile threads (default: all cores)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing")
@@ -306,6 +310,7 @@ int main(int argc, char** argv) {
         }
         options.retune = vm.count("retune") > 0;
         options.check_fp64 = vm.count("check-fp64") > 0;
+        options.atomics_allowed = vm.count("allow-atomics") > 0;
         dry = vm.count("dry-run") > 0;
         if (!dry && !vm["arch"].defaulted())
             throw po::error("--arch is the compile target of --dry-run; a tune compiles for the GPU it runs on");
@@ -443,6 +448,7 @@ int main(int argc, char** argv) {
                 .set("sm", device.sm())
                 .set("database", store.path())
                 .set("strategy", to_string(options.search.strategy))
+                .set("atomics_allowed", options.atomics_allowed)
                 .set("seconds", seconds)
                 .set("interrupted", stopped)
                 // The ceilings of "pct_floor", so that a plot of this table uses the same ones.

@@ -6,7 +6,8 @@
 
 namespace sgemm {
 
-std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families) {
+std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families,
+                                            bool atomics_allowed) {
     static const std::vector<std::string> never_win = {"naive", "smem", "blocktile"};
     std::vector<const Family*> chosen;
     if (families.empty()) {
@@ -18,7 +19,8 @@ std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, co
     std::vector<Candidate> out;
     for (const Family* f : chosen)
         for (const ParamValues& v : f->valid_configs(arch))
-            if (f->required_alignment(v) <= shape.alignment && f->reads_transposes(v, shape.trans_a, shape.trans_b) &&
+            if ((atomics_allowed || !f->sums_with_atomics(v)) && f->required_alignment(v) <= shape.alignment &&
+                f->reads_transposes(v, shape.trans_a, shape.trans_b) &&
                 f->unsupported_shape_reason(v, shape.M, shape.N, shape.K, arch).empty())
                 out.push_back({f, v});
     return out;

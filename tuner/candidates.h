@@ -22,8 +22,11 @@ struct Candidate {
 // The configurations of `families` that can run `shape` on `arch`: its transposes, its
 // alignment class and its extents. `families` empty means every registered family except
 // the teaching rungs below rung 4, which never win (naive, smem, blocktile); name them to
-// include them.
-std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families);
+// include them. Configurations that add split-K's slices with float atomics
+// (Family::sums_with_atomics), whose results vary from run to run in the last bits, only
+// with atomics_allowed (sgemm-tune --allow-atomics), as cuBLAS uses atomics only when told.
+std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families,
+                                            bool atomics_allowed = false);
 
 // Why a compiled candidate may not be timed: spills to local memory. Empty when it may.
 std::string spills_reason(const PtxasInfo& ptxas);

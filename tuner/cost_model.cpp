@@ -250,9 +250,12 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // slices (16 MB; in-kernel the finishing block sums 512 KB in 9-14 us): about 2.5 TB/s
     // over the partials. Rated faster, 256x128 tiles in 4 slices filled the model's first
     // picks at 1024^3, where they ran 0.0669 ms against 0.0551 for 64x128 tiles in 3.
+    // Slices that add into C with atomics (SUM_PASS = 2) end with each block's own adds, no
+    // sum after the loops: on the H200 they ran 1.5-3 us under the pass where the pass costs
+    // 2.5-4 us (batch 32 in 16 slices), so about half the pass's rate, without its boundary.
     if (splits > 1)
-        e.finish_seconds = f.has_sum_pass(c.values)
-                               ? 1e-6 + splits * 4.0 * M * N / 2.5e12
+        e.finish_seconds = f.has_sum_pass(c.values)        ? 1e-6 + splits * 4.0 * M * N / 2.5e12
+                           : f.sums_with_atomics(c.values) ? splits * 4.0 * M * N / 5e12
                                : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.

@@ -139,7 +139,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
 
     // Candidates, chosen by the strategy, built through the cache.
     const Arch arch{device_.sm()};
-    const std::vector<Candidate> all = enumerate_candidates(key, arch, options_.families);
+    const std::vector<Candidate> all = enumerate_candidates(key, arch, options_.families, options_.atomics_allowed);
     const std::vector<Candidate> chosen =
         choose_candidates(all, key, model_, options_.search, neighbour_winners(key, all));
     outcome.candidates = static_cast<int>(chosen.size());

@@ -39,6 +39,7 @@ struct TuneOptions {
     std::vector<std::string> families;  // empty: the default set (candidates.h)
     bool retune = false;                // re-tune shapes that already have a winner
     bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
+    bool atomics_allowed = false;       // may store split-K kernels that add with float atomics (candidates.h)
     double budget_seconds = 0;          // per shape, compiling and timing candidates; 0: none
     int jobs = 1;                       // compile threads
     double reject_factor = 1.5;         // early rejection after 3 runs

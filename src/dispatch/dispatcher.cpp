@@ -328,6 +328,9 @@ std::string Dispatcher::explain(const GemmCall& call) const {
             launch += ", then a pass of " +
                       std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x) +
                       " blocks that sums the " + std::to_string(g.grid.y) + " slices";
+        if (f.sums_with_atomics(d.kernel.params))
+            launch += "; its " + std::to_string(g.grid.y) +
+                      " slices add into C with float atomics, so C varies in the last bits from run to run";
     }
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";

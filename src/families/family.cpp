@@ -38,11 +38,17 @@ bool Family::has_stream_k_tail(const ParamValues& values) const {
     return false;
 }
 
-bool Family::has_sum_pass(const ParamValues& values) const {
-    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
-        if (params[i].sum_pass && values[i] != 0) return true;
+namespace {
+bool sums_by(const Family& f, const ParamValues& values, int how) {
+    for (std::size_t i = 0; i < f.params.size() && i < values.size(); ++i)
+        if (f.params[i].sum_pass && values[i] == how) return true;
     return false;
 }
+}  // namespace
+
+bool Family::has_sum_pass(const ParamValues& values) const { return sums_by(*this, values, SGEMM_SUM_BY_PASS); }
+
+bool Family::sums_with_atomics(const ParamValues& values) const { return sums_by(*this, values, SGEMM_SUM_BY_ATOMICS); }
 
 std::string Family::second_kernel(const ParamValues& values) const {
     return has_stream_k_tail(values) ? tail_kernel : has_sum_pass(values) ? sum_pass_kernel : "";

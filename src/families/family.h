@@ -37,9 +37,11 @@ struct ParamSpec {
     // 16-byte accesses are legal, with no fallback for misaligned operands, so it serves
     // only calls of alignment class 16 (Family::required_alignment).
     bool aligned_only = false;
-    // The split-K sum-pass switch (SUM_PASS, warptile's and decode's): with 1 a split launch leaves the sum
-    // of its slices to Family::sum_pass_kernel, a second kernel in the binary. Another way
-    // to finish the spread of k, so the tuner's final sweep crosses it with the split count.
+    // How a split launch sums its slices (SUM_PASS, warptile's and decode's; the values are
+    // templates/sgemm_common.cuh's SGEMM_SUM_BY_*): 0 in the kernel, 1 in a second kernel of
+    // the binary (Family::sum_pass_kernel), 2 (warptile only) by float atomics into C, whose
+    // results vary from run to run in the last bits. Another way to finish the spread of k,
+    // so the tuner's final sweep crosses it with the split count.
     bool sum_pass = false;
 };
 
@@ -110,6 +112,9 @@ struct Family {
     bool has_stream_k_tail(const ParamValues& values) const;
     // Whether `values` leave the split-K sum to the sum pass (a sum_pass parameter at 1).
     bool has_sum_pass(const ParamValues& values) const;
+    // Whether `values` add split-K's slices into C with float atomics (a sum_pass parameter
+    // at 2), so that the same call gives C in a different last bit from run to run.
+    bool sums_with_atomics(const ParamValues& values) const;
     // The second kernel's template name (tail_kernel or sum_pass_kernel), or "" without one.
     std::string second_kernel(const ParamValues& values) const;
     // The second kernel's name expression, or "" without one.

@@ -51,15 +51,16 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
         return "KMAJOR = 1 reads B's place 4 k at a time into two alternating buffers: each group of warps needs a "
                "multiple of 8 k per tile";
     if (s.sum_pass && s.splits == 1)
-        return "SUM_PASS = 1 sums the slices of a split launch in a second kernel: it goes with SPLITS > 1";
+        return "SUM_PASS = " + std::to_string(s.sum_pass) + " sums the slices of a split launch " +
+               (s.sum_pass == SGEMM_SUM_BY_PASS ? "in a second kernel" : "by atomics into C") + ": it goes with SPLITS > 1";
     // The split counts above 8 are for a batch-32 decode GEMM with few tiles and a long k
     // (down: 4096x14336), where on the H200 16 slices summed by the pass ran 4% faster than
     // the best split of 8 (docs/RESULTS.md, thirty-second session). Summed in the kernel they
     // were not measured; allowed, they led the cost model's ranking at 4096^3 (12 slices
     // fill the last wave better), where their partials would be 800 MB.
-    if (s.splits > 8 && !s.sum_pass)
-        return "SPLITS " + std::to_string(s.splits) + " goes with SUM_PASS = 1: more than 8 slices are summed by the "
-               "second kernel, not by one block per tile";
+    if (s.splits > 8 && s.sum_pass == SGEMM_SUM_BY_LAST_BLOCK)
+        return "SPLITS " + std::to_string(s.splits) + " goes with SUM_PASS = 1 or 2: more than 8 slices are summed by "
+               "the second kernel or added by atomics, not by one block per tile";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
@@ -118,7 +119,8 @@ Family warptile_family() {
     // KMAJOR = 1 keeps an operand stored as rows of x in B's place as it is stored (NT's
     // weights), copied 16 bytes at a time; BK 32 is for it alone (the template says why).
     // SUM_PASS = 1 sums split-K's slices in a second kernel rather than in the last block of
-    // each tile (templates/sgemm_splitk.cuh says where each pays).
+    // each tile, and 2 adds them into C with float atomics, whose order varies from run to run
+    // (the tuner tries 2 only when allowed to); templates/sgemm_splitk.cuh says where each pays.
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16, 32}},
@@ -135,7 +137,7 @@ Family warptile_family() {
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
                 {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
                 {"KMAJOR", {0, 1}},
-                {"SUM_PASS", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false,
+                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false,
                  /*aligned_only=*/false, /*sum_pass=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
@@ -158,7 +160,8 @@ Family warptile_family() {
         const WarptileShape s = warptile_shape(f, v);
         if (f.stream_k_split(v, M, N, K, sms).tail_blocks > 0)
             return sgemm_stream_k_workspace_bytes(s.bm, s.bn, sms);
-        return sgemm_splitk_workspace_bytes(s.splits, M, N);
+        return s.sum_pass == SGEMM_SUM_BY_ATOMICS ? sgemm_splitk_atomic_workspace_bytes(s.splits)
+                                                  : sgemm_splitk_workspace_bytes(s.splits, M, N);
     };
     return f;
 }

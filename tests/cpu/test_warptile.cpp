@@ -26,9 +26,9 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     const auto valid = f.valid_configs(Arch{90});
     EXPECT_LT(valid.size(), product);
     // Per transpose layout about 360 tiles (with their groups of warps along k), and NN's
-    // again as tiles of C^T (CT = 1), each with every split count: three binaries per tile,
-    // one that does not split and two that do, summing their slices in the kernel or in a sum
-    // pass (SUM_PASS = 1, a second kernel). With a stream-K tail (SK = 1, for tiles that
+    // again as tiles of C^T (CT = 1), each with every split count: four binaries per tile,
+    // one that does not split and three that do, summing their slices in the kernel, in a sum
+    // pass (SUM_PASS = 1, a second kernel) or by atomics (SUM_PASS = 2). With a stream-K tail (SK = 1, for tiles that
     // neither split nor group warps) a tile has a fourth binary, holding the tail too. Each
     // binary comes twice: with the 4-byte fallback of its 16-byte accesses and, for calls
     // whose operands are all aligned (ALIGNED = 1), without it. Where B's place holds rows of
@@ -61,21 +61,21 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
         if (f.value(v, "SUM_PASS")) {
             ++valid_with_sum_pass;
             EXPECT_GT(f.value(v, "SPLITS"), 1);
-            // Its twin summed in the kernel is valid too, up to 8 slices.
+            // Its twin summed in the kernel is valid too, up to 8 slices (pass or atomics).
             ParamValues twin = v;
             twin[f.param_index("SUM_PASS")] = 0;
             EXPECT_EQ(f.invalid_reason(twin, Arch{90}).empty(), f.value(v, "SPLITS") <= 8) << f.describe(v);
         }
     EXPECT_GT(valid_with_sum_pass, 0u);
-    // A tile's valid points: SPLITS 1, each larger split count up to 8 with either sum, and
-    // the counts above 8 with the sum pass only.
-    std::size_t split_counts_either_sum = 0, split_counts_pass_only = 0;
+    // A tile's valid points: SPLITS 1, each larger split count up to 8 with any of the three
+    // sums, and the counts above 8 with the sum pass or atomics only.
+    std::size_t split_counts_any_sum = 0, split_counts_not_in_kernel = 0;
     for (int splits : f.params[f.param_index("SPLITS")].values)
-        if (splits > 1) ++(splits > 8 ? split_counts_pass_only : split_counts_either_sum);
-    EXPECT_GT(split_counts_pass_only, 0u);
+        if (splits > 1) ++(splits > 8 ? split_counts_not_in_kernel : split_counts_any_sum);
+    EXPECT_GT(split_counts_not_in_kernel, 0u);
     const std::size_t plain_binaries = binaries.size() - binaries_with_tail;
-    EXPECT_EQ(3 * (valid.size() - valid_with_tail),
-              (1 + 2 * split_counts_either_sum + split_counts_pass_only) * plain_binaries);
+    EXPECT_EQ(4 * (valid.size() - valid_with_tail),
+              (1 + 3 * split_counts_any_sum + 2 * split_counts_not_in_kernel) * plain_binaries);
     EXPECT_GE(plain_binaries / 30, 200u);
     EXPECT_LE(plain_binaries / 30, 640u);
     std::size_t k_major = 0;
@@ -250,6 +250,39 @@ TEST(Warptile, SumPass) {
         EXPECT_LT(k.ptxas.shared_bytes, 1024) << "the sum pass's shared memory is dynamic: static, it counts against "
                                                  "the main kernel's";
         EXPECT_NE(kernel_cache_key(f, in_kernel, Arch{sm}), k.cache_key);
+    }
+}
+
+// SUM_PASS = 2: the slices add into C with atomics. No second kernel, a workspace of the
+// tile counters alone however large C is, more than 8 slices allowed, no call without
+// slices; its own binary (its protocol differs), compiled without spills for sm_80 (scalar
+// atomics) and sm_90 (16-byte red.add.v4.f32).
+TEST(Warptile, AtomicSums) {
+    const Family& f = warptile();
+    const ParamValues v = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 16, 0, 0, 1, 0, 2};
+    EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
+    EXPECT_TRUE(f.sums_with_atomics(v));
+    EXPECT_FALSE(f.has_sum_pass(v));
+    EXPECT_EQ(f.second_kernel(v), "");
+    EXPECT_EQ(f.second_geometry(v, 32, 6144, 4096, 132).grid.x, 0u);
+    EXPECT_EQ(f.workspace_bytes(v, 32, 6144, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.workspace_bytes(v, 8192, 8192, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    ParamValues pass = v, in_kernel = v, unsplit = v;
+    pass[16] = SGEMM_SUM_BY_PASS;
+    in_kernel[16] = SGEMM_SUM_BY_LAST_BLOCK;
+    EXPECT_FALSE(f.sums_with_atomics(pass));
+    EXPECT_FALSE(f.sums_with_atomics(in_kernel));
+    EXPECT_NE(f.invalid_reason(in_kernel, Arch{90}).find("SPLITS 16 goes with SUM_PASS = 1 or 2"), std::string::npos);
+    unsplit[11] = 1;  // SPLITS
+    EXPECT_NE(f.invalid_reason(unsplit, Arch{90}).find("SUM_PASS = 2 sums the slices of a split launch by atomics"),
+              std::string::npos);
+    in_kernel[11] = 8;
+    for (int sm : {80, 90}) {
+        const CompiledKernel k = compile_kernel(f, v, Arch{sm});
+        EXPECT_FALSE(k.ptxas.spills()) << k.log;
+        EXPECT_EQ(k.second_lowered_name, "");
+        EXPECT_NE(kernel_cache_key(f, in_kernel, Arch{sm}), k.cache_key);
+        EXPECT_NE(kernel_cache_key(f, pass, Arch{sm}), k.cache_key);
     }
 }
 

@@ -3,11 +3,15 @@
 // of the split (and slices left empty), 32-row decode tiles on decode shapes, groups of
 // warps along k, the stream-K tail (SK = 1), rows of x kept as stored (KMAJOR), split-K
 // summed by a second kernel (SUM_PASS = 1) with the in-kernel sum's bits and into a C that
-// takes no 16-byte stores, padded and
+// takes no 16-byte stores, split-K added into C by atomics (SUM_PASS = 2) with results that
+// repeat within rounding, padded and
 // misaligned leading dimensions, binaries for aligned operands only, and split-K and
 // stream-K results that repeat bit for bit. Each configuration is compiled once for the
 // whole binary (loaded_kernel).
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "db/shape_key.h"
 #include "tests/gpu/gpu_test_env.h"
@@ -93,11 +97,14 @@ ParamValues stream_k(ParamValues config) {
     return config;
 }
 
-// The same split tiles summing their slices in a second kernel (SUM_PASS = 1).
-ParamValues sum_pass(ParamValues config) {
-    config[16] = 1;
+// The same split tiles summing their slices in a second kernel (SUM_PASS = 1), or adding
+// them into C with atomics (SUM_PASS = 2).
+ParamValues summed_by(ParamValues config, int how) {
+    config[16] = how;
     return config;
 }
+ParamValues sum_pass(ParamValues config) { return summed_by(config, SGEMM_SUM_BY_PASS); }
+ParamValues atomic_sums(ParamValues config) { return summed_by(config, SGEMM_SUM_BY_ATOMICS); }
 
 // The default tile in every layout, and as tiles of C^T for NN, on the odd-size list.
 std::vector<WarptileCase> layout_cases() {
@@ -123,18 +130,21 @@ const std::vector<std::tuple<int, int, int>> kSplitShapes = {{7, 13, 5}, {17, 31
 
 std::vector<WarptileCase> split_cases() { return every_config_on_every_shape(kSplitConfigs, kSplitShapes); }
 
-// The split tiles above with the sum pass, on the same shapes (C of 7x13 and 17x31 has rows
-// no multiple of 4, so groups of 4 elements of the sum straddle rows), and 32-row decode
-// tiles, with groups of warps or with 12 and 16 slices (16 is the pass's most), on decode
-// shapes with K no multiple of the split.
-std::vector<WarptileCase> sum_pass_cases() {
-    std::vector<ParamValues> configs;
-    for (const ParamValues& config : kSplitConfigs) configs.push_back(sum_pass(config));
-    std::vector<WarptileCase> cases = every_config_on_every_shape(configs, kSplitShapes);
-    const std::vector<ParamValues> decode = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 1},
-                                             {32, 128, 8, 32, 64, 8, 8, 4, 1, 0, 1, 6, 0, 0, 0, 0, 1},
-                                             {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 16, 0, 0, 0, 0, 1},
-                                             {32, 128, 16, 32, 32, 8, 4, 3, 0, 1, 1, 12, 0, 0, 0, 0, 1}};
+// The split tiles above summed by the pass or by atomics (`how`), on the same shapes (C of
+// 7x13 and 17x31 has rows no multiple of 4, so groups of 4 elements of the sum straddle
+// rows; 1024x1024x1023 in 64x64 tiles of 2 slices or 128x128 of 8 makes more blocks than fit
+// the GPU at once, so atomics' later slices wait on blocks of slice 0 that ran in earlier
+// waves), and 32-row decode tiles, with groups of warps or with 12 and 16 slices (16 is the
+// pass's most), on decode shapes with K no multiple of the split.
+std::vector<WarptileCase> summed_cases(int how) {
+    const std::vector<ParamValues> decode_tiles = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0},
+                                                   {32, 128, 8, 32, 64, 8, 8, 4, 1, 0, 1, 6, 0, 0, 0, 0, 0},
+                                                   {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 16, 0, 0, 0, 0, 0},
+                                                   {32, 128, 16, 32, 32, 8, 4, 3, 0, 1, 1, 12, 0, 0, 0, 0, 0}};
+    std::vector<ParamValues> split, decode;
+    for (const ParamValues& config : kSplitConfigs) split.push_back(summed_by(config, how));
+    for (const ParamValues& config : decode_tiles) decode.push_back(summed_by(config, how));
+    std::vector<WarptileCase> cases = every_config_on_every_shape(split, kSplitShapes);
     for (const WarptileCase& c : every_config_on_every_shape(decode, {{32, 6144, 4093}, {1, 4097, 1000}, {33, 300, 77}}))
         cases.push_back(c);
     return cases;
@@ -221,7 +231,8 @@ std::vector<WarptileCase> k_major_cases() {
 
 INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testing::ValuesIn(layout_cases()));
 INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
-INSTANTIATE_TEST_SUITE_P(SumPass, WarptileAgainstCublas, ::testing::ValuesIn(sum_pass_cases()));
+INSTANTIATE_TEST_SUITE_P(SumPass, WarptileAgainstCublas, ::testing::ValuesIn(summed_cases(SGEMM_SUM_BY_PASS)));
+INSTANTIATE_TEST_SUITE_P(AtomicSums, WarptileAgainstCublas, ::testing::ValuesIn(summed_cases(SGEMM_SUM_BY_ATOMICS)));
 INSTANTIATE_TEST_SUITE_P(TilesOfCTransposed, WarptileAgainstCublas, ::testing::ValuesIn(c_transposed_cases()));
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
@@ -274,6 +285,8 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
     configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 1, 1, 4, 0, 0, 1, 0, 0});
     configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 0});
     configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 1});
+    configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 2});
+    configs.push_back({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0, 1, 0, 2});
     configs.push_back({32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1, 0});
     configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 1, 1, 0});
     const auto padded = [](int floats) { return (floats + 3) / 4 * 4; };
@@ -318,6 +331,13 @@ TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
     EXPECT_NE(summed.second, nullptr);
     EXPECT_EQ(summed.second_geometry.block.y, 2u);
     EXPECT_EQ(summed.second_overlaps_main, gpu->device.cc_major >= 9 && gpu->device.runtime_version >= 12030);
+    // The atomics' binary re-split: no second kernel, and a workspace of the counters alone.
+    const LoadedKernel& adding = loaded_kernel("warptile", atomic_sums(four), gpu->device);
+    EXPECT_TRUE(adding.serves(atomic_sums(two)));
+    EXPECT_FALSE(adding.serves(two));
+    const KernelLaunch added = adding.prepare(32, 4096, 4096, atomic_sums(two));
+    EXPECT_EQ(added.second, nullptr);
+    EXPECT_EQ(added.workspace_bytes, SGEMM_WORKSPACE_COUNTER_BYTES);
 }
 
 // Split-K sums the slices in a fixed order, groups of warps their partial tiles, and the
@@ -346,6 +366,42 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
     }
 }
 
+// Slices added into C by atomics add in whatever order the blocks reach their adds, so C may
+// differ from run to run, but only by rounding: each run passes the check against cuBLAS,
+// and every run stays within 2 * slices unit roundoffs (2^-24) of run 0's largest element
+// (each add's rounding is at most half an ulp of a running sum, and these sums stay under
+// C's largest elements times a small factor on such random data). A slice added twice or not
+// at all, or beta * C added by a slice other than the first, is orders of magnitude more.
+// Tiles of C, of C^T, with groups of warps, more tiles than fit the GPU at once, and alpha
+// and beta both ways; the check also holds each run's tile counters back to zero.
+TEST(WarptileSplitK, TheAtomicSumsRepeatWithinRounding) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Family& f = find_family("warptile");
+    for (const ParamValues& config : {atomic_sums(ParamValues{128, 128, 8, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0, 0, 0, 0}),
+                                      atomic_sums(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
+                                      atomic_sums(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 16, 1, 0, 0, 0, 0})})
+        for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
+            GemmProblem problem(spec_for(config, 1024, 1024, 1021, alpha, beta), gpu->cublas, gpu->stream.get());
+            std::vector<float> first;
+            float largest = 0.0f;
+            for (int run = 0; run < 4; ++run) {
+                const Accuracy a = run_once(*gpu, problem, config);
+                ASSERT_TRUE(a.ok()) << f.describe(config) << ", run " << run << ": " << a.verdict();
+                const std::vector<float> out = problem.download_output();
+                if (run == 0) {
+                    first = out;
+                    for (float x : out) largest = std::max(largest, std::fabs(x));
+                    continue;
+                }
+                const float allowed = 2.0f * config[11] * std::ldexp(1.0f, -24) * largest;
+                float worst = 0.0f;
+                for (std::size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - first[i]));
+                EXPECT_LE(worst, allowed) << f.describe(config) << " beta " << beta << ": run " << run
+                                          << " differs from run 0 by " << worst;
+            }
+        }
+}
+
 // The sum pass adds the slices in the order the in-kernel finish does, from the same +0.0f,
 // and scales by alpha the same way: the two give the same bits, with C's rows a multiple of
 // 4 floats and not (groups of 4 then straddle rows), and with C's leading dimension padded.
@@ -365,11 +421,14 @@ TEST(WarptileSplitK, TheSumPassGivesTheInKernelSumsBits) {
 }
 
 // A C that takes no 16-byte stores while N is a multiple of 4, so that the partials do: its
-// rows padded to N + 1 floats, or its start one float off 16-byte alignment (A and B too). The pass
-// must store C a float at a time; a 16-byte store there is a misaligned-address fault.
-TEST(WarptileSplitK, TheSumPassStoresIntoACThatTakesNo16ByteStores) {
+// rows padded to N + 1 floats, or its start one float off 16-byte alignment (A and B too). The
+// pass must store C a float at a time, and the atomics add into it a float at a time; a
+// 16-byte access there is a misaligned-address fault.
+TEST(WarptileSplitK, TheSumPassAndTheAtomicsWriteACThatTakesNo16ByteAccesses) {
     SGEMM_REQUIRE_GPU(gpu);
-    for (const ParamValues& config : {sum_pass(kSplitConfigs[0]), ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 1}})
+    const ParamValues decode_tile{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0};
+    for (const ParamValues& config : {sum_pass(kSplitConfigs[0]), sum_pass(decode_tile), atomic_sums(kSplitConfigs[0]),
+                                      atomic_sums(decode_tile), atomic_sums(kSplitConfigs[6])})
         for (bool padded_rows : {true, false})
             for (float beta : {0.5f, 0.0f}) {
                 ProblemSpec spec = spec_for(config, 33, 4096, 1000, -0.75f, beta);

@@ -9,6 +9,7 @@
 
 #include "src/families/registry.h"
 #include "src/util/error.h"
+#include "templates/sgemm_common.cuh"
 #include "tuner/cost_model.h"
 #include "tuner/search.h"
 
@@ -134,6 +135,31 @@ TEST(Candidates, BinariesForAlignedOperandsOnlyServeAlignmentClass16) {
         EXPECT_EQ(aligned_only(cs), 0) << alignment;
         EXPECT_EQ(2 * cs.size(), aligned.size()) << alignment;
     }
+}
+
+// Split-K that adds with float atomics gives C in a different last bit from run to run: the
+// tuner tries it only when allowed (sgemm-tune --allow-atomics). Allowed, each split tile
+// with the pass or the in-kernel sum has its atomic twin; not allowed, none is there, and
+// nothing else is missing.
+TEST(Candidates, AtomicSumsOnlyWhenAllowed) {
+    const Family& f = find_family("warptile");
+    const std::vector<Candidate> plain = enumerate_candidates(nn(32, 4096, 4096), Arch{90}, {"warptile"});
+    const std::vector<Candidate> allowed =
+        enumerate_candidates(nn(32, 4096, 4096), Arch{90}, {"warptile"}, /*atomics_allowed=*/true);
+    long atomic = 0;
+    for (const Candidate& c : allowed) {
+        if (!f.sums_with_atomics(c.values)) {
+            EXPECT_TRUE(contains(plain, c)) << c.describe();
+            continue;
+        }
+        ++atomic;
+        Candidate pass = c;
+        pass.values[f.param_index("SUM_PASS")] = SGEMM_SUM_BY_PASS;
+        EXPECT_TRUE(contains(plain, pass)) << c.describe();
+    }
+    EXPECT_GT(atomic, 0);
+    EXPECT_EQ(plain.size() + atomic, allowed.size());
+    for (const Candidate& c : plain) EXPECT_FALSE(f.sums_with_atomics(c.values)) << c.describe();
 }
 
 TEST(Candidates, SpillsAreReasonsNotToTime) {

@@ -10,7 +10,7 @@ trap 'rm -rf "$dir"' EXIT
 export SGEMM_DB="$dir/tuning.db"
 
 out=$("$tune" --help) || fail "--help exited non-zero"
-for word in --shapes --strategy --dry-run --retune --check-fp64 --jobs --budget-s; do
+for word in --shapes --strategy --dry-run --retune --check-fp64 --allow-atomics --jobs --budget-s; do
   grep -q -- "$word" <<<"$out" || fail "--help does not document $word"
 done
 # The model strategy's refinement, which times most of its candidates, is described too.
@@ -50,6 +50,14 @@ out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async --top-k 3 --m
   fail "--max-candidates 2 dry run: $out"
 grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 2 to time (model search)" <<<"$out" ||
   fail "dry run plan with a cap: $out"
+
+# Split-K tiles that add with float atomics are candidates only with --allow-atomics.
+printf 'M,N,K\n32,4096,4096\n' > "$dir/batch32.csv"
+valid_of() { "$tune" --shapes "$dir/batch32.csv" --dry-run --families warptile --top-k 1 --max-candidates 1 "$@" 2>&1 |
+  sed -n 's/.*: \([0-9]*\) valid candidates.*/\1/p'; }
+plain=$(valid_of) && atomic=$(valid_of --allow-atomics) || fail "--allow-atomics dry run"
+[ -n "$plain" ] && [ -n "$atomic" ] && [ "$atomic" -gt "$plain" ] ||
+  fail "--allow-atomics should add candidates: $plain without, $atomic with"
 
 # A shape no family searched can run says so, and that cuBLAS will take it (async reads NN only).
 printf 'M,N,K,transA\n64,64,64,T\n' > "$dir/transposed.csv"
