@@ -24,8 +24,8 @@
 //
 // Or each slice adds its partial tile into C with float atomics (SGEMM_SUM_BY_ATOMICS): no
 // partials, no summing block, no second kernel, so a one-wave grid ends with each block's
-// own adds. On the H200 that took the tuned batch-32 tiles of 16 slices 5-7% under the sum
-// pass (32x4096x4096, 32x6144x4096) and 2% at 32x4096x14336 (docs/RESULTS.md,
+// own adds. On the H200 the same tiles ran 5-9% under the sum pass at 32x4096x4096 and
+// 32x6144x4096 (16 slices), 2% at 32x4096x14336 and 1.5% at 1024^3 (docs/RESULTS.md,
 // thirty-sixth session). The price: the order of the adds, and so C's last bits, varies
 // from launch to launch (as with cuBLAS's CUBLAS_ATOMICS_ALLOWED), and red.add.f32 flushes
 // subnormal sums to zero. The tuner stores such kernels only when asked to

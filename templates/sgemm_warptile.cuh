@@ -52,8 +52,9 @@
 // order inside the kernel, or with SUM_PASS = 1 by a second kernel, sgemm_warptile_sum_pass;
 // or with SUM_PASS = 2 each slice adds into C with float atomics, faster where the grid is
 // one wave, but C's last bits then vary from launch to launch. This fills the GPU when
-// there are few tiles of C (1024^3, or M of a few dozen rows). Only binaries with SPLIT_K carry that code (gridDim.y must then be > 1,
-// else 1): compiled in but unused, it made the non-split kernels 3-6% slower on the H200.
+// there are few tiles of C (1024^3, or M of a few dozen rows). Only binaries with SPLIT_K
+// carry that code (gridDim.y must then be > 1, else 1): compiled in but unused, it made the
+// non-split kernels 3-6% slower on the H200.
 //
 // C transposed (CT = 1). The block computes a tile of C^T = op(B)^T op(A)^T: B takes A's
 // place and A B's, and the epilogue stores the tile transposed. Only NN uses it. There A's
@@ -605,17 +606,19 @@ sgemm_warptile(const SgemmArgs p) {
     const int first_tile = blockIdx.y * slice_tiles;
     const int tiles = max(0, min(slice_tiles, k_tiles - first_tile));
 
-    // The block's tile as rows and columns of C.
-    const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
-    const bool c_vec = block.c_takes_vec4();
-    if (SPLIT_K && SUM_PASS == SGEMM_SUM_BY_ATOMICS)
-        sgemm_splitk_atomic_prepare<Block::THREADS>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, c_vec);
+    if (SPLIT_K && SUM_PASS == SGEMM_SUM_BY_ATOMICS) {
+        // The block's tile as rows and columns of C, as the in-kernel finish takes it below.
+        // (One helper for both gave ptxas other allocations of the unchanged split binaries.)
+        const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
+        sgemm_splitk_atomic_prepare<Block::THREADS>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, block.c_takes_vec4());
+    }
 
     float acc[TM][TN] = {};
     block.accumulate(m0, n0, first_tile, tiles, acc);
     timeline.mark(SGEMM_MARK_LOOP_END);
     if (WK > 1) block.sum_groups(acc);
 
+    const bool c_vec = block.c_takes_vec4();
     if (SPLIT_K && SUM_PASS == SGEMM_SUM_BY_ATOMICS) {
         sgemm_splitk_atomic_wait(p, blockIdx.x);
         if (block.group == 0 && tiles > 0)  // an empty slice has nothing to add
@@ -642,6 +645,8 @@ sgemm_warptile(const SgemmArgs p) {
             timeline.store(p);
             return;
         }
+        // The block's tile as rows and columns of C.
+        const int c_row0 = CT ? n0 : m0, c_rows = CT ? BN : BM, c_col0 = CT ? m0 : n0, c_cols = CT ? BM : BN;
         if (vec)
             sgemm_splitk_finish4<Block::THREADS, QUADS_IN_FLIGHT>(p, blockIdx.x, c_row0, c_rows, c_col0, c_cols, c_vec, timeline);
         else
@@ -761,7 +766,8 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, in
           int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__(SGEMM_SUM_PASS_QUADS * SGEMM_SUM_PASS_MAX_SLICES)
 sgemm_warptile_sum_pass(const SgemmArgs p) {
-    static_assert(SPLIT_K && SUM_PASS == SGEMM_SUM_BY_PASS, "the sum pass sums the slices of a split launch that left them to it");
+    static_assert(SPLIT_K && SUM_PASS == SGEMM_SUM_BY_PASS,
+                  "the sum pass sums the slices of a split launch that left them to it");
     sgemm_splitk_sum_pass(p, ALIGNED || sgemm_vec4_ok(p.C, p.ldc));
 }
 

@@ -251,8 +251,9 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // over the partials. Rated faster, 256x128 tiles in 4 slices filled the model's first
     // picks at 1024^3, where they ran 0.0669 ms against 0.0551 for 64x128 tiles in 3.
     // Slices that add into C with atomics (SUM_PASS = 2) end with each block's own adds, no
-    // sum after the loops: on the H200 they ran 1.5-3 us under the pass where the pass costs
-    // 2.5-4 us (batch 32 in 16 slices), so about half the pass's rate, without its boundary.
+    // sum after the loops: on the H200 the same tiles ran 2-4 us under the pass at batch 32
+    // in 16 slices (rated 4.4-5.7 us here) and 0.8 us at 1024^3 in 3: about half the pass's
+    // rate over the partials, without its kernel boundary.
     if (splits > 1)
         e.finish_seconds = f.has_sum_pass(c.values)        ? 1e-6 + splits * 4.0 * M * N / 2.5e12
                            : f.sums_with_atomics(c.values) ? splits * 4.0 * M * N / 5e12

@@ -31,9 +31,9 @@ ParamValues warptile(int ta, int tb, int splits) {
     return v;
 }
 
-// The same with the slices summed by a second kernel.
-ParamValues sum_pass(ParamValues v) {
-    v[find_family("warptile").param_index("SUM_PASS")] = 1;
+// The same with the slices summed by a second kernel, or added into C by atomics.
+ParamValues summed_by(ParamValues v, int how) {
+    v[find_family("warptile").param_index("SUM_PASS")] = how;
     return v;
 }
 const ParamValues kDecode = {8, 128, 8, 4, 1, 0, 4, 0, 0};  // MT BN KW UNROLL EF TB SPLITS RING SUM_PASS: split-K
@@ -53,6 +53,7 @@ ShapeKey key_of(int M, int N, int K, bool ta, bool tb, int pad = 0) {
 //   warptile              200 x 384 x 256 NN, and 96 x 160 x 72 TN, NT and TT
 //   warptile SPLITS=2     64 x 64 x 1024 NN
 //   the same, SUM_PASS=1  32 x 64 x 2048 NN     (the slices summed by a second kernel)
+//   the same, SUM_PASS=2  32 x 64 x 8192 NN     (the slices added into C by atomics)
 //   cuBLAS                33 x 65 x 17 NN       (align 4)
 // and, to show they are never used, a faster winner of another device for every shape of
 // kCases.
@@ -80,6 +81,7 @@ const Case kCases[] = {
     {"warptile TT", 96, 160, 72, true, true, 0, "exact"},
     {"warptile split-K", 64, 64, 1024, false, false, 0, "exact"},
     {"warptile split-K, summed by a second kernel", 32, 64, 2048, false, false, 0, "exact"},
+    {"warptile split-K, added by atomics", 32, 64, 8192, false, false, 0, "exact"},
     {"cuBLAS winner", 33, 65, 17, false, false, 0, "exact"},
     {"odd sizes near the decode winner", 5, 997, 515, false, false, 0, "nearest"},
     {"near the decode winner, re-split to fit the workspace", 16, 1000, 517, false, false, 0, "nearest"},
@@ -111,16 +113,18 @@ const TestDb& test_db(const DeviceInfo& device) {
         auto decode = compile("decode", kDecode), nn = compile("warptile", warptile(0, 0, 1)),
              tn = compile("warptile", warptile(1, 0, 1)), nt = compile("warptile", warptile(0, 1, 1)),
              tt = compile("warptile", warptile(1, 1, 1)), nn_split = compile("warptile", warptile(0, 0, 2)),
-             nn_sum_pass = compile("warptile", sum_pass(warptile(0, 0, 2)));
+             nn_sum_pass = compile("warptile", summed_by(warptile(0, 0, 2), SGEMM_SUM_BY_PASS)),
+             nn_atomics = compile("warptile", summed_by(warptile(0, 0, 2), SGEMM_SUM_BY_ATOMICS));
         const Binary b_decode = decode.get(), b_nn = nn.get(), b_tn = tn.get(), b_nt = nt.get(), b_tt = tt.get(),
-                     b_nn_split = nn_split.get(), b_nn_sum_pass = nn_sum_pass.get();
+                     b_nn_split = nn_split.get(), b_nn_sum_pass = nn_sum_pass.get(), b_nn_atomics = nn_atomics.get();
         d->tt_binary_key = b_tt.cache_key;
         d->nn_binary_key = b_nn.cache_key;
         d->nn_split_binary_key = b_nn_split.cache_key;
 
         TuningStore store(d->path);
         d->device_id = store.add_device(fingerprint_of(device));
-        for (const Binary* b : {&b_decode, &b_nn, &b_tn, &b_nt, &b_tt, &b_nn_split, &b_nn_sum_pass}) store.put_binary(*b);
+        for (const Binary* b : {&b_decode, &b_nn, &b_tn, &b_nt, &b_tt, &b_nn_split, &b_nn_sum_pass, &b_nn_atomics})
+            store.put_binary(*b);
         using sgemm::testing::winner;
         store.put_winner(winner(d->device_id, key_of(8, 1000, 517, false, false), 0.01, &b_decode));
         store.put_winner(winner(d->device_id, key_of(200, 384, 256, false, false), 0.01, &b_nn));
@@ -131,8 +135,11 @@ const TestDb& test_db(const DeviceInfo& device) {
         split.kernel = kernel_ref(find_family("warptile"), warptile(0, 0, 4));  // the split binary, 4 slices
         store.put_winner(split);
         Winner summed = winner(d->device_id, key_of(32, 64, 2048, false, false), 0.01, &b_nn_sum_pass);
-        summed.kernel = kernel_ref(find_family("warptile"), sum_pass(warptile(0, 0, 4)));
+        summed.kernel = kernel_ref(find_family("warptile"), summed_by(warptile(0, 0, 4), SGEMM_SUM_BY_PASS));
         store.put_winner(summed);
+        Winner added = winner(d->device_id, key_of(32, 64, 8192, false, false), 0.01, &b_nn_atomics);
+        added.kernel = kernel_ref(find_family("warptile"), summed_by(warptile(0, 0, 4), SGEMM_SUM_BY_ATOMICS));
+        store.put_winner(added);
         store.put_winner(winner(d->device_id, key_of(33, 65, 17, false, false), 0.01, nullptr));
 
         DeviceFingerprint other = fingerprint_of(device);
@@ -190,11 +197,11 @@ TEST(Dispatch, CreateLoadsThisDevicesWinnersFromTheCache) {
     const TestDb& db = test_db(gpu->device);
     const Dispatch dispatch(options(db.path));
     const sgemm_dispatch_info_t info = dispatch.info();
-    EXPECT_EQ(info.winners, 8);
+    EXPECT_EQ(info.winners, 9);
     EXPECT_EQ(info.winners_skipped, 0);
-    EXPECT_EQ(info.kernels_loaded, 7) << "decode, warptile NN/TN/NT/TT, and NN with 2 slices summed both ways";
+    EXPECT_EQ(info.kernels_loaded, 8) << "decode, warptile NN/TN/NT/TT, and NN with 2 slices summed three ways";
     EXPECT_EQ(info.kernels_compiled, 0) << "every binary is in the cache";
-    EXPECT_EQ(info.shapes_prepared, 8) << "a plan for every winner's shape";
+    EXPECT_EQ(info.shapes_prepared, 9) << "a plan for every winner's shape";
     EXPECT_EQ(info.workspace_bytes, sgemm_splitk_workspace_bytes(4, 8, 1000));
     std::printf("cold start: %.1f ms in all (device %.1f, database %.1f, kernels %.1f, memory %.1f) for %d winners\n",
                 info.create_ms, info.device_ms, info.database_ms, info.kernels_ms, info.memory_ms, info.winners);
@@ -227,6 +234,9 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     // 32 x 64 in groups of 4 is 512, 64 groups a block: 8 blocks.
     text = dispatch.explain(false, false, 32, 64, 2048, nullptr, 2048, nullptr, 64, nullptr, 64);
     EXPECT_TRUE(contains(text, "then a pass of 8 blocks that sums the 4 slices")) << text;
+    text = dispatch.explain(false, false, 32, 64, 8192, nullptr, 8192, nullptr, 64, nullptr, 64);
+    EXPECT_TRUE(contains(text, "its 4 slices add into C with float atomics, so C varies in the last bits")) << text;
+    EXPECT_TRUE(contains(text, std::to_string(SGEMM_WORKSPACE_COUNTER_BYTES) + " bytes of split-K workspace")) << text;
     // 4 slices of 16 x 1000 would overflow the workspace sized for 8 x 1000: 2 slices run.
     text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0")) << text;
@@ -431,7 +441,7 @@ TEST(Dispatch, CapturedCallsReplayAsAGraph) {
     std::vector<std::unique_ptr<GemmProblem>> problems;
     for (const char* name : {"decode split-K", "cuBLAS winner", "near the warptile NN winner",
                              "odd TN, no TN winner at align 4", "warptile split-K",
-                             "warptile split-K, summed by a second kernel"}) {
+                             "warptile split-K, summed by a second kernel", "warptile split-K, added by atomics"}) {
         problems.push_back(std::make_unique<GemmProblem>(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas,
                                                          gpu->stream.get()));
         problems.back()->poison_output(gpu->stream.get());
