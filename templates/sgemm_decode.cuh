@@ -91,6 +91,8 @@ template <int MT, int BN, int KW, int UNROLL, int EF, int TB, bool SPLIT_K, int 
 __global__ void __launch_bounds__(BN / 4 * KW)
 sgemm_decode(const SgemmArgs p) {
     static_assert(SPLIT_K || !SUM_PASS, "only split-K has slices to sum");
+    static_assert(SUM_PASS == SGEMM_SUM_BY_LAST_BLOCK || SUM_PASS == SGEMM_SUM_BY_PASS,
+                  "decode sums its slices in the kernel or by the pass; it has no atomic adds");
 #if __CUDA_ARCH__ < 800
     static_assert(RING == 0, "the ring of B is filled by cp.async, which needs sm_80");
 #endif

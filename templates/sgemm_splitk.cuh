@@ -1,5 +1,6 @@
-// Split-K across blocks, reduced in a fixed order: the protocol every family that splits K
-// over gridDim.y slices shares.
+// Split-K across blocks: the protocols every family that splits K over gridDim.y slices
+// shares. Two reduce in a fixed order, so results repeat bit for bit; the third (below)
+// adds with float atomics.
 //
 // Each block computes a partial tile of C for its slice of K and stores it with
 // sgemm_splitk_store_partial or sgemm_splitk_store_partial4 (no alpha, no beta). Then every
@@ -7,7 +8,7 @@
 // columns at a time). Both arrive first (sgemm_splitk_arrive): the block counts itself in
 // on its tile's counter, and only the block that arrives last goes on (and resets the
 // counter for the next launch). That block sums the partials of all slices in slice order,
-// so results repeat bit for bit, applies alpha and beta once and writes C. No float atomics.
+// so results repeat bit for bit, applies alpha and beta once and writes C.
 //
 // The finish is a chain of L2 round trips (the partials were just written by other blocks):
 // the number of round trips, not the bytes, is what it costs. On the H200, summing a

@@ -590,6 +590,7 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, in
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
     static_assert(SPLIT_K || !SUM_PASS, "only split-K has slices to sum");
+    static_assert(SUM_PASS >= SGEMM_SUM_BY_LAST_BLOCK && SUM_PASS <= SGEMM_SUM_BY_ATOMICS, "SUM_PASS is 0, 1 or 2");
     using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);

@@ -213,10 +213,11 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
                                  e.wave_efficiency * latency_hiding);
     // Operands once, C written once (and read when beta != 0, taken as the usual case in
     // inference: beta = 0), re-reads of operand strips of which about a tenth miss L2, and
-    // the split-K partials written and read back.
+    // the split-K partials written and read back (slices that add into C with atomics store
+    // none: their adds meet in L2, costed as the finish below).
     const double rereads = M * K * (ceil_div(N, tile_cols) - 1) + K * N * (ceil_div(M, tile_rows) - 1);
     double bytes = 4.0 * (M * K + K * N + M * N) + 4.0 * 0.1 * rereads;
-    if (splits > 1) bytes += 8.0 * splits * M * N;
+    if (splits > 1 && !f.sums_with_atomics(c.values)) bytes += 8.0 * splits * M * N;
     // Memory throughput needs bytes in flight: about 40 KB per SM on Hopper (bandwidth times
     // latency over the SMs). A streaming family says how many it keeps: batches of UNROLL
     // 64-byte quads per thread, two (decode loads the next batch before it computes on the
@@ -252,8 +253,8 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // picks at 1024^3, where they ran 0.0669 ms against 0.0551 for 64x128 tiles in 3.
     // Slices that add into C with atomics (SUM_PASS = 2) end with each block's own adds, no
     // sum after the loops: on the H200 the same tiles ran 2-4 us under the pass at batch 32
-    // in 16 slices (rated 4.4-5.7 us here) and 0.8 us at 1024^3 in 3: about half the pass's
-    // rate over the partials, without its kernel boundary.
+    // in 16 slices (rated 4.4-5.7 us here) and 0.8 us at 1024^3 in 3: rated here at twice the
+    // pass's rate over the slices (half its cost), without its kernel boundary.
     if (splits > 1)
         e.finish_seconds = f.has_sum_pass(c.values)        ? 1e-6 + splits * 4.0 * M * N / 2.5e12
                            : f.sums_with_atomics(c.values) ? splits * 4.0 * M * N / 5e12

@@ -23,10 +23,13 @@ double seconds_since(Clock::time_point start) {
 // The stored winner of `key` that dispatch would use. One it leaves out (tuned with other
 // kernel templates under the same library version, or an edited row: winner_unusable) is
 // no winner here either, so that the shape is tuned again rather than skipped while its calls
-// go on missing.
-std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch) {
+// go on missing. So is one that adds with atomics when this run does not allow them: a run
+// without --allow-atomics leaves only kernels that repeat bit for bit.
+std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
+                                    bool atomics_allowed) {
     std::optional<Winner> w = store.find_winner(device_id, key);
     if (w && !winner_unusable(*w, arch).empty()) return std::nullopt;
+    if (w && !atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
     return w;
 }
 
@@ -72,12 +75,12 @@ ProblemSpec operands_for(const ShapeKey& key) {
 }
 
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, bool retune) {
+                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed) {
     std::vector<ShapeRow> out;
     const std::optional<DeviceFingerprint> device = store.find_device(device_id);
     const Arch arch{device ? device->sm() : 0};
     for (const ShapeRow& row : shapes)
-        if (retune || !device || !usable_winner(store, device_id, row.key, arch)) out.push_back(row);
+        if (retune || !device || !usable_winner(store, device_id, row.key, arch, atomics_allowed)) out.push_back(row);
     return out;
 }
 
@@ -129,7 +132,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
     if (!options_.retune) {
-        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()})) {
+        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_.atomics_allowed)) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);
@@ -325,7 +328,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     w.shape = key;
     w.cublas_ms = cublas_ms;
     w.tolerance = tolerance_for_k(key.K);
-    w.provenance = std::string("sgemm-tune ") + SGEMM_VERSION + ", " + to_string(options_.search.strategy) + " search";
+    w.provenance = std::string("sgemm-tune ") + SGEMM_VERSION + ", " + to_string(options_.search.strategy) + " search" +
+                   (options_.atomics_allowed ? ", atomics allowed" : "");
     if (!timed.empty() && timed[0].median_ms < w.cublas_ms) {
         w.kernel = kernel_ref(*timed[0].candidate.family, timed[0].candidate.values);
         w.binary_key = timed[0].binary_key;

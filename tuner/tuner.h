@@ -115,8 +115,9 @@ struct ShapesOfMisses {
 ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses);
 
 // Shapes of a run that still need tuning: all with retune, else those without a winner
-// for `device_id` that dispatch would use (a killed run resumes where it stopped).
+// for `device_id` that dispatch would use (a killed run resumes where it stopped), counting
+// a winner that adds with atomics only when atomics_allowed.
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, bool retune);
+                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed);
 
 }  // namespace sgemm

@@ -95,8 +95,8 @@ Family warptile_family() {
     Family f;
     f.name = "warptile";
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
-                "split-K for small grids (summed in-kernel or by a second pass), a stream-K tail for a part-empty "
-                "last wave";
+                "split-K for small grids (summed in-kernel or by a second pass, or added by atomics), a stream-K "
+                "tail for a part-empty last wave";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
     f.tail_kernel = "sgemm_warptile_stream_k";
@@ -108,7 +108,7 @@ Family warptile_family() {
     // CT = 1 (tiles of C^T, for NN only) is described in the template.
     // BM 32 is one row of warps: a batch-32 decode GEMM in a single tile row, so every weight
     // is read once. Split counts of 3 and 6 fit the tile counts of such shapes to 132 SMs
-    // where powers of two do not; 12 and 16, with the sum pass only, give a narrow C with a
+    // where powers of two do not; 12 and 16, with the sum pass or atomics, give a narrow C with a
     // long k (down at batch 32) the blocks to fill it. WK = 2 splits each k tile between two
     // groups of warps (sgemm_warptile.cuh): the same grid with twice the warps per SM. WK = 4
     // was slower than 2 on every batch-32 shape measured on the H200 (docs/RESULTS.md).

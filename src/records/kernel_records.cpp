@@ -53,6 +53,11 @@ std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Ar
     return family->unsupported_shape_reason(kernel.params, shape.M, shape.N, shape.K, arch);
 }
 
+bool kernel_sums_with_atomics(const KernelRef& kernel) {
+    const Family* family = family_of(kernel);
+    return family && kernel.params.size() == family->params.size() && family->sums_with_atomics(kernel.params);
+}
+
 std::string winner_unusable(const Winner& w, Arch arch) {
     if (w.kernel.is_cublas()) return "";
     const Family* family = family_of(w.kernel);

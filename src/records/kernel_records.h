@@ -24,6 +24,11 @@ KernelRef kernel_ref(const Family& family, const ParamValues& values);
 // The registered family a stored kernel belongs to, or nullptr when this build has none.
 const Family* family_of(const KernelRef& kernel);
 
+// Whether `kernel` adds split-K's slices into C with float atomics (Family::sums_with_atomics),
+// so that its results vary from run to run in the last bits. False for cuBLAS and for a
+// family this build does not have.
+bool kernel_sums_with_atomics(const KernelRef& kernel);
+
 // Why `kernel` cannot run `shape` on `arch` (unknown family, alignment, transposes, grid or
 // shared-memory limits), or empty when it can. cuBLAS runs everything.
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);

@@ -28,8 +28,9 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     // Per transpose layout about 360 tiles (with their groups of warps along k), and NN's
     // again as tiles of C^T (CT = 1), each with every split count: four binaries per tile,
     // one that does not split and three that do, summing their slices in the kernel, in a sum
-    // pass (SUM_PASS = 1, a second kernel) or by atomics (SUM_PASS = 2). With a stream-K tail (SK = 1, for tiles that
-    // neither split nor group warps) a tile has a fourth binary, holding the tail too. Each
+    // pass (SUM_PASS = 1, a second kernel) or by atomics (SUM_PASS = 2). With a stream-K tail
+    // (SK = 1, for tiles that neither split nor group warps) a tile has a fifth binary,
+    // holding the tail too. Each
     // binary comes twice: with the 4-byte fallback of its 16-byte accesses and, for calls
     // whose operands are all aligned (ALIGNED = 1), without it. Where B's place holds rows of
     // x (NT, TT, NN's tiles of C^T), tiles of up to 64 accumulators also come with BK 32 and

@@ -137,6 +137,22 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
     EXPECT_GE(valid, 3);  // cuBLAS and the two candidates
 }
 
+// --allow-atomics shows in the stored winner's provenance, so that a database says which of
+// its winners came from runs that let results vary in the last bits.
+TEST(Tune, AWinnerSaysWhetherItsRunAllowedAtomics) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (bool allowed : {false, true}) {
+        DecodeTuning t;
+        t.options.search.top_k = 1;
+        t.options.search.refine_starts = 0;
+        t.options.atomics_allowed = allowed;
+        const ShapeOutcome o = t.tune(*gpu, row(8, 1024, 512));
+        const std::optional<Winner> w = t.store.find_winner(fingerprint_of(gpu->device).id(), o.row.key);
+        ASSERT_TRUE(w.has_value());
+        EXPECT_EQ(w->provenance.find("atomics allowed") != std::string::npos, allowed) << w->provenance;
+    }
+}
+
 // --budget-s: once a shape is over its budget no more candidates are compiled or timed,
 // and cuBLAS, timed first, stays its winner. Here the budget is spent before the first
 // compile.

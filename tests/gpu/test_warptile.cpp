@@ -132,9 +132,9 @@ std::vector<WarptileCase> split_cases() { return every_config_on_every_shape(kSp
 
 // The split tiles above summed by the pass or by atomics (`how`), on the same shapes (C of
 // 7x13 and 17x31 has rows no multiple of 4, so groups of 4 elements of the sum straddle
-// rows; 1024x1024x1023 in 64x64 tiles of 2 slices or 128x128 of 8 makes more blocks than fit
-// the GPU at once, so atomics' later slices wait on blocks of slice 0 that ran in earlier
-// waves), and 32-row decode tiles, with groups of warps or with 12 and 16 slices (16 is the
+// rows; 1024x1024x1023 in 64x128 tiles of 8 slices, 1024 blocks, or 128x128 of 4 makes more
+// blocks than fit the GPU at once, so atomics' later slices count on blocks of slice 0 that
+// ran in earlier waves), and 32-row decode tiles, with groups of warps or with 12 and 16 slices (16 is the
 // pass's most), on decode shapes with K no multiple of the split.
 std::vector<WarptileCase> summed_cases(int how) {
     const std::vector<ParamValues> decode_tiles = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0},
@@ -372,8 +372,10 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
 // (each add's rounding is at most half an ulp of a running sum, and these sums stay under
 // C's largest elements times a small factor on such random data). A slice added twice or not
 // at all, or beta * C added by a slice other than the first, is orders of magnitude more.
-// Tiles of C, of C^T, with groups of warps, more tiles than fit the GPU at once, and alpha
-// and beta both ways; the check also holds each run's tile counters back to zero.
+// Tiles of C, of C^T, with groups of warps, more blocks than fit the GPU at once, and alpha
+// and beta both ways; the check also holds each run's tile counters back to zero. (Slice 0
+// prepares its tile before its loop, so the other slices seldom have to wait for it: a
+// missing wait would rarely show in these tests.)
 TEST(WarptileSplitK, TheAtomicSumsRepeatWithinRounding) {
     SGEMM_REQUIRE_GPU(gpu);
     const Family& f = find_family("warptile");

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/db/fixture.h"
+#include "src/families/registry.h"
+#include "src/records/kernel_records.h"
+#include "templates/sgemm_common.cuh"
 #include "tuner/tuner.h"
 
 using namespace sgemm;
@@ -39,7 +42,7 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
         store.record_measurement(sgemm::testing::measurement(device_id, shapes[1].key, 0.05));
     }
     TuningStore store(dir.file("tuning.db"));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false);
     ASSERT_EQ(todo.size(), 3u);
     EXPECT_EQ(todo[0].line, 3);
     EXPECT_EQ(todo[1].line, 4);
@@ -47,10 +50,10 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     EXPECT_EQ(todo[0].key.alignment, 4);  // K = 4093: rows of A are not 16-byte aligned
     EXPECT_EQ(todo[1].key.alignment, 16);
     EXPECT_EQ(todo[2].key.alignment, 8);  // kept: the class-16 winner does not serve it
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true).size(), 4u);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true, false).size(), 4u);
     // Another device has tuned nothing.
     const std::string other = store.add_device(sgemm::testing::h200(1));
-    EXPECT_EQ(shapes_to_tune(store, other, shapes, false).size(), 4u);
+    EXPECT_EQ(shapes_to_tune(store, other, shapes, false, false).size(), 4u);
 }
 
 // A winner dispatch leaves out (tuned with other kernel templates under the same library
@@ -69,9 +72,34 @@ TEST(Resume, AWinnerDispatchWouldLeaveOutIsTunedAgain) {
     store.put_binary(stale);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &current));
     store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.03, &stale));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false);
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 3);
+}
+
+// A winner that adds split-K's slices with float atomics (stored by a run with
+// --allow-atomics) counts as tuned only for a run that allows atomics too: a run without
+// the flag tunes its shape again, so that it leaves only kernels that repeat bit for bit.
+TEST(Resume, AWinnerThatAddsWithAtomicsIsTunedAgainUnlessAllowed) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(32, 4096, 4096, 2), row(32, 6144, 4096, 3)};
+    const Family& warptile = find_family("warptile");
+    const ParamValues in_pass = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 16, 0, 0, 1, 0, SGEMM_SUM_BY_PASS};
+    ParamValues by_atomics = in_pass;
+    by_atomics[warptile.param_index("SUM_PASS")] = SGEMM_SUM_BY_ATOMICS;
+    Binary summed = sgemm::testing::naive_binary(), added = summed;
+    summed.kernel = kernel_ref(warptile, in_pass), summed.cache_key = "summed";
+    added.kernel = kernel_ref(warptile, by_atomics), added.cache_key = "added";
+    store.put_binary(summed);
+    store.put_binary(added);
+    store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &summed));
+    store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.04, &added));
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false);
+    ASSERT_EQ(todo.size(), 1u);
+    EXPECT_EQ(todo[0].line, 3);
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, true).empty());
 }
 
 }  // namespace

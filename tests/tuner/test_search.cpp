@@ -138,9 +138,9 @@ TEST(Candidates, BinariesForAlignedOperandsOnlyServeAlignmentClass16) {
 }
 
 // Split-K that adds with float atomics gives C in a different last bit from run to run: the
-// tuner tries it only when allowed (sgemm-tune --allow-atomics). Allowed, each split tile
-// with the pass or the in-kernel sum has its atomic twin; not allowed, none is there, and
-// nothing else is missing.
+// tuner tries it only when allowed (sgemm-tune --allow-atomics). Allowed, each tile summed by
+// the pass has its atomic twin and each atomic tile its twin with the pass; not allowed, none
+// is there, and nothing else is missing.
 TEST(Candidates, AtomicSumsOnlyWhenAllowed) {
     const Family& f = find_family("warptile");
     const std::vector<Candidate> plain = enumerate_candidates(nn(32, 4096, 4096), Arch{90}, {"warptile"});
@@ -159,6 +159,12 @@ TEST(Candidates, AtomicSumsOnlyWhenAllowed) {
     }
     EXPECT_GT(atomic, 0);
     EXPECT_EQ(plain.size() + atomic, allowed.size());
+    for (const Candidate& c : plain) {
+        if (!f.has_sum_pass(c.values)) continue;
+        Candidate adding = c;
+        adding.values[f.param_index("SUM_PASS")] = SGEMM_SUM_BY_ATOMICS;
+        EXPECT_TRUE(contains(allowed, adding)) << c.describe();
+    }
     for (const Candidate& c : plain) EXPECT_FALSE(f.sums_with_atomics(c.values)) << c.describe();
 }
 
