@@ -52,7 +52,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
                "multiple of 8 k per tile";
     if (s.sum_pass && s.splits == 1)
         return "SUM_PASS = " + std::to_string(s.sum_pass) + " sums the slices of a split launch " +
-               (s.sum_pass == SGEMM_SUM_BY_PASS ? "in a second kernel" : "by atomics into C") + ": it goes with SPLITS > 1";
+               (s.sum_pass == SGEMM_SUM_BY_PASS ? "in a second kernel" : "by atomics into C") +
+               ": it goes with SPLITS > 1";
     // The split counts above 8 are for a batch-32 decode GEMM with few tiles and a long k
     // (down: 4096x14336), where on the H200 16 slices summed by the pass ran 4% faster than
     // the best split of 8 (docs/RESULTS.md, thirty-second session). Summed in the kernel they
@@ -137,8 +138,8 @@ Family warptile_family() {
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
                 {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
                 {"KMAJOR", {0, 1}},
-                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false,
-                 /*aligned_only=*/false, /*sum_pass=*/true}};
+                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS}, /*split_count=*/false,
+                 /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/false, /*sum_pass=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     // ALIGNED = 0 serves every alignment class.
