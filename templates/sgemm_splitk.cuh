@@ -246,6 +246,16 @@ template <int THREADS>
 __device__ void sgemm_splitk_atomic_prepare(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
                                             bool c_vec) {
     if (blockIdx.y != 0) return;
+#ifdef SGEMM_TEST_LATE_FIRST_SLICE
+    // Test builds only (KernelBuild::late_first_slice): 100 us of sleep, far longer than a
+    // test's slices take over their k, so that every other slice has to wait for this one.
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < 100000);
+#endif
     const int quads_per_row = cols / 4;
     for (int e = threadIdx.x; e < rows * quads_per_row; e += THREADS) {
         const int row = m0 + e / quads_per_row, col = n0 + 4 * (e % quads_per_row);

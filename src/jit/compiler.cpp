@@ -28,6 +28,7 @@ std::vector<std::string> compile_options(Arch arch, KernelBuild build) {
     std::vector<std::string> options = {"--gpu-architecture=" + arch.name(), "--std=c++17", "--ptxas-options=-v",
                                         "--fmad=true", "--device-as-default-execution-space"};
     if (build == KernelBuild::timeline) options.push_back("-DSGEMM_TIMELINE");
+    if (build == KernelBuild::late_first_slice) options.push_back("-DSGEMM_TEST_LATE_FIRST_SLICE");
     return options;
 }
 
@@ -37,7 +38,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
     // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
     const std::string source = render_source(family),
                       instance = family.name_expression(values) + " " + family.second_name_expression(values);
-    const std::string id = source + instance + arch.name() + (build == KernelBuild::timeline ? " timeline" : "");
+    const std::string id = source + instance + arch.name() + " build " + std::to_string(static_cast<int>(build));
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
     {

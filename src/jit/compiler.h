@@ -12,9 +12,13 @@
 
 namespace sgemm {
 
-// What a build is for. Timeline builds record per-block timelines (templates/
-// sgemm_timeline.cuh) for `sgemm-bench --timeline`; they never go into a database.
-enum class KernelBuild { product, timeline };
+// What a build is for. Only product builds go into a database.
+//   timeline          records per-block timelines (templates/sgemm_timeline.cuh) for
+//                     `sgemm-bench --timeline`;
+//   late_first_slice  for the GPU tests: split-K slice 0's blocks of an atomic sum
+//                     (SGEMM_SUM_BY_ATOMICS) sleep before they prepare C, so that the other
+//                     slices reach their wait first (templates/sgemm_splitk.cuh).
+enum class KernelBuild { product, timeline, late_first_slice };
 
 struct CompiledKernel {
     std::string family;

@@ -374,8 +374,8 @@ TEST(WarptileSplitK, RepeatsBitForBit) {
 // at all, or beta * C added by a slice other than the first, is orders of magnitude more.
 // Tiles of C, of C^T, with groups of warps, more blocks than fit the GPU at once, and alpha
 // and beta both ways; the check also holds each run's tile counters back to zero. (Slice 0
-// prepares its tile before its loop, so the other slices seldom have to wait for it: a
-// missing wait would rarely show in these tests.)
+// prepares its tile before its loop, so the other slices seldom have to wait for it here:
+// TheAtomicSumsWaitForTheFirstSlice makes them.)
 TEST(WarptileSplitK, TheAtomicSumsRepeatWithinRounding) {
     SGEMM_REQUIRE_GPU(gpu);
     const Family& f = find_family("warptile");
@@ -402,6 +402,30 @@ TEST(WarptileSplitK, TheAtomicSumsRepeatWithinRounding) {
                                           << " differs from run 0 by " << worst;
             }
         }
+}
+
+// A build whose slice-0 blocks sleep 100 us before they prepare their tile of C
+// (KernelBuild::late_first_slice): every other slice is through its k by then and must wait
+// for the prepared tile, or its adds land first and slice 0 overwrites them with beta * C
+// (zeros for beta = 0), and C misses those slices. One wave of blocks (32 tiles of C, or 16
+// of C^T, times the slices), so every block waited for is running.
+TEST(WarptileSplitK, TheAtomicSumsWaitForTheFirstSlice) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Family& f = find_family("warptile");
+    for (const ParamValues& config : {atomic_sums(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
+                                      atomic_sums(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0})}) {
+        const LoadedKernel late(f, compile_kernel(f, config, Arch{gpu->device.sm()}, KernelBuild::late_first_slice));
+        for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
+            GemmProblem problem(spec_for(config, 100, 1000, 1021, alpha, beta), gpu->cublas, gpu->stream.get());
+            problem.reserve_workspace(late.workspace_bytes(100, 1000, 1021));
+            for (int run = 0; run < 2; ++run) {
+                problem.poison_output(gpu->stream.get());
+                late.launch(problem.args(), gpu->stream.get());
+                const Accuracy a = problem.check_output();
+                EXPECT_TRUE(a.ok()) << f.describe(config) << " beta " << beta << ", run " << run << ": " << a.verdict();
+            }
+        }
+    }
 }
 
 // The sum pass adds the slices in the order the in-kernel finish does, from the same +0.0f,
