@@ -242,7 +242,7 @@ int cmd_explain(Context& ctx) {
     Catalog catalog;
     std::string left_out;
     if (device) {
-        catalog = load_catalog(store, *device);
+        catalog = load_catalog(store, *device, ctx.vm.count("deterministic") > 0);
         for (const SkippedWinner& s : catalog.skipped)
             if (s.winner.shape == shape)
                 left_out = "the stored winner for this shape, " + s.winner.kernel.description + ", is left out: " + s.why + "; ";
@@ -549,8 +549,9 @@ const std::vector<Command>& commands() {
         {"list", "[--device ID]", "the winners, one line each", 0, {"device"}, cmd_list},
         {"show", "M N K [--trans NN] [--precision fp32] [--align A] [--device ID]", "every measurement of a shape, best first", 3,
          {"device", "trans", "precision", "align"}, cmd_show},
-        {"explain", "M N K [--trans NN] [--precision fp32] [--align A] [--device ID]", "what dispatch would launch on this device, and why", 3,
-         {"device", "trans", "precision", "align"}, cmd_explain},
+        {"explain", "M N K [--trans NN] [--precision fp32] [--align A] [--deterministic] [--device ID]",
+         "what dispatch would launch on this device, and why", 3,
+         {"device", "trans", "precision", "align", "deterministic"}, cmd_explain},
         {"stats", "", "counts, devices, size, binary-cache hits", 0, {}, cmd_stats},
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
@@ -605,6 +606,8 @@ int main(int argc, char** argv) {
          "packed matrices, the one sgemm-tune stores the shape under")
         ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")
         ("output,o", po::value<std::string>(), "export to this file instead of standard output")
+        ("deterministic", "explain: as a handle created with options.deterministic, which runs winners that add "
+                          "into C with float atomics with their slices summed in a fixed order instead")
         ("stale", "prune: remove devices of older library versions than this tool's (newer ones are kept), and "
                   "binaries and kernels nothing uses");
     po::options_description hidden;

@@ -15,6 +15,7 @@
 // are printed with each GEMM's own time and what dispatch chose for it.
 //
 // usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses]
+//                        [--deterministic]
 //   --db PATH        the tuning database (default: $SGEMM_DB, $XDG_DATA_HOME/sgemm/tuning.db
 //                    or ~/.local/share/sgemm/tuning.db)
 //   --steps N        timed steps per batch and way (default 10)
@@ -22,6 +23,8 @@
 //                    with sgemm-shapes --weights out-in rows)
 //   --record-misses  write the shapes without an exact winner to the database, for
 //                    sgemm-tune --from-misses
+//   --deterministic  the dispatch option: winners tuned with --allow-atomics run with their
+//                    slices summed in a fixed order, so every step gives the same bits
 // Exit status: 0 all checks passed, 1 a wrong result or bad arguments, 2 no GPU or database.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -187,6 +190,7 @@ int main(int argc, char** argv) {
     int steps = 10;
     bool record_misses = false;
     bool out_in = false;  // W stored N x K
+    bool deterministic = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--db" && i + 1 < argc)
@@ -195,12 +199,15 @@ int main(int argc, char** argv) {
             steps = std::atoi(argv[++i]);
         else if (arg == "--record-misses")
             record_misses = true;
+        else if (arg == "--deterministic")
+            deterministic = true;
         else if (arg == "--weights" && i + 1 < argc && (std::string(argv[i + 1]) == "in-out" ||
                                                          std::string(argv[i + 1]) == "out-in"))
             out_in = std::string(argv[++i]) == "out-in";
         else {
             std::fprintf(stderr,
-                         "usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses]\n");
+                         "usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses] "
+                         "[--deterministic]\n");
             return 1;
         }
     }
@@ -209,6 +216,7 @@ int main(int argc, char** argv) {
         sgemm_dispatch_options_t options = sgemm::Dispatch::default_options();
         options.db_path = db_path.empty() ? nullptr : db_path.c_str();
         options.record_misses = record_misses;
+        options.deterministic = deterministic;
         const sgemm::Dispatch dispatch(options);
         const sgemm_dispatch_info_t info = dispatch.info();
         std::printf("libsgemm_dispatch: %d winners for this GPU (%d skipped), %d kernels loaded, %d compiled; "

@@ -71,7 +71,16 @@
  * background thread every miss_flush_ms and at destroy. `sgemm-tune --from-misses` then
  * tunes them: record in production, tune later.
  *
- * ABI: the soname is libsgemm_dispatch.so.0.2 for every 0.2.x release. Before 1.0 each minor
+ * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose
+ * slices add into C with float atomics: C then varies in its last bits from run to run, as
+ * the order of the adds does (explain says so). With options.deterministic, each such winner
+ * runs its tiles and split count with the slices summed in a fixed order instead (a second
+ * kernel, else the last block of each tile): a few percent slower, with more workspace for
+ * the partials, and compiled at create if the tune did not cache it. Every other kernel, and
+ * cuBLAS (whose atomics mode this library leaves at its default, not allowed), repeats bit for
+ * bit with or without it.
+ *
+ * ABI: the soname is libsgemm_dispatch.so.0.3 for every 0.3.x release. Before 1.0 each minor
  * version has its own soname, since it may change the structs below; a program built
  * against this header is never loaded with a library whose structs differ.
  *
@@ -138,6 +147,8 @@ typedef struct sgemm_dispatch_options {
                                              every shape then takes the fallback */
     int max_streams;                      /* per-stream workspaces; 0: 8 */
     int miss_flush_ms;                    /* how often misses are written; 0: 10000 */
+    int deterministic;                    /* nonzero: no kernel adds into C with float atomics, so
+                                             a call repeats bit for bit (see "Atomics" above) */
 } sgemm_dispatch_options_t;
 
 /* What create did, and what the handle holds now. */
@@ -182,7 +193,7 @@ typedef struct sgemm_dispatch_choice {
 } sgemm_dispatch_choice_t;
 
 /* Fills `options` with the defaults: default database path, device 0, cuBLAS fallback,
-   fp32, no miss recording. */
+   fp32, no miss recording, atomics as tuned. */
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
 /* Opens the database read-only, loads every winner of this device with its binary (NVRTC
@@ -250,7 +261,7 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status);
    found in the arguments); "" when none has. Valid until the thread's next such call. */
 const char* sgemm_dispatch_last_error(void);
 
-/* This library's version, "0.2.0": the one its device fingerprint holds, so a database's
+/* This library's version, "0.3.0": the one its device fingerprint holds, so a database's
    winners serve only the version that tuned them (sgemm-db prune drops the others). */
 const char* sgemm_dispatch_version(void);
 

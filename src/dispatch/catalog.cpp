@@ -6,9 +6,24 @@
 #include "db/verify.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
+#include "templates/sgemm_common.cuh"
 
 namespace sgemm {
-Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
+std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch) {
+    const Family* f = family_of(kernel);
+    if (!f) return std::nullopt;
+    for (std::size_t i = 0; i < f->params.size(); ++i) {
+        if (!f->params[i].sum_pass) continue;
+        for (int how : {SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_LAST_BLOCK}) {
+            ParamValues v = kernel.params;
+            v[i] = how;
+            if (f->invalid_reason(v, arch).empty()) return kernel_ref(*f, v);
+        }
+    }
+    return std::nullopt;
+}
+
+Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool deterministic) {
     Catalog catalog;
     catalog.device = device;
     const Arch arch{device.sm()};
@@ -20,6 +35,19 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device) {
         }
         if (!w.kernel.is_cublas()) {
             std::string why_compile = "missing from the binary cache";
+            if (deterministic && kernel_sums_with_atomics(w.kernel)) {
+                const std::optional<KernelRef> twin = deterministic_twin(w.kernel, arch);
+                if (!twin) {
+                    catalog.skipped.push_back({w, "its slices add into C with float atomics, which options.deterministic "
+                                                  "refuses, and no sum without them is valid for its tiles"});
+                    continue;
+                }
+                catalog.twinned.push_back({w, *twin});
+                w.kernel = *twin;
+                w.binary_key = own_binary_key(w, arch);
+                row.binary = store.find_binary(w.binary_key);
+                why_compile = "the deterministic twin of an atomic winner, missing from the binary cache";
+            }
             if (std::string mismatch = binary_mismatch(w, arch); !mismatch.empty()) {
                 // Its own binary instead: from the cache, else compiled at create.
                 w.binary_key = own_binary_key(w, arch);
@@ -117,6 +145,11 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
         // workspace for it), re-split only where a smaller workspace was asked of decide.
+        for (const TwinnedWinner& t : catalog.twinned)
+            if (t.atomic.shape == w->shape)
+                d.reason += "; deterministic: the tuned kernel, " + t.atomic.kernel.description +
+                            ", adds its slices into C with float atomics, so its tiles run with the slices summed in a "
+                            "fixed order instead (the time above is the tuned kernel's)";
         d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);
         if (d.kernel.params != w->kernel.params)
             d.reason += "; re-split as " + d.kernel.description + ": the stream's " + std::to_string(workspace_bytes) +

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,22 @@ struct SkippedWinner {
     std::string describe() const { return winner.shape.to_string() + " " + winner.kernel.description + ": " + why; }
 };
 
+// A winner whose slices add into C with float atomics, run as its deterministic twin
+// (load_catalog's `deterministic`): `winners` holds it with the twin's kernel.
+struct TwinnedWinner {
+    Winner atomic;
+    KernelRef twin;
+    std::string describe() const {
+        return atomic.shape.to_string() + " " + atomic.kernel.description + ": runs as " + twin.description +
+               ", without float atomics (options.deterministic)";
+    }
+};
+
 struct Catalog {
     DeviceFingerprint device;
     std::vector<Winner> winners;              // the device's winners this build can launch
     std::vector<SkippedWinner> skipped;       // the others
+    std::vector<TwinnedWinner> twinned;       // winners that run as their deterministic twin
     std::map<std::string, Binary> binaries;   // usable cached binaries of the winners, by cache key
     std::map<std::string, std::string> unusable_binaries;  // cache key -> why it must be compiled again
 };
@@ -37,7 +50,18 @@ struct Catalog {
 // than this build's (the stored geometry would not match the code), or a kernel_cannot_run
 // reason; or when its own binary is not in the cache and this build cannot compile it (a
 // configuration outside its family's space, as an edited row may hold): create would fail.
-Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device);
+// With `deterministic` (sgemm_dispatch_options_t::deterministic), a winner whose split-K
+// slices add into C with float atomics runs as deterministic_twin() instead, its binary
+// taken from the cache or compiled at create like any missing one; without a valid twin it
+// is skipped.
+Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool deterministic = false);
+
+// The same tiles and split count as `kernel`, whose slices add into C with atomics, with the
+// slices summed in a fixed order instead: by the sum pass, else by the last block of each
+// tile; empty when neither is valid on `arch`. On the H200 the sum pass ran 2-8% slower than
+// atomics at batch 32 (docs/RESULTS.md, thirty-sixth session), and it stores partials, so the
+// twin needs more workspace.
+std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch);
 
 // The split-K workspace each stream gets: what every winner needs at its own shape, rounded
 // up to 256 bytes. decide() is asked with it, by dispatch and by `sgemm-db explain`.

@@ -111,7 +111,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     catalog_.device = fingerprint_of(device_);
     if (store)
         catalog_ = step(SGEMM_DISPATCH_DATABASE_ERROR, "reading the winners",
-                        [&] { return load_catalog(*store, catalog_.device); });
+                        [&] { return load_catalog(*store, catalog_.device, options_.deterministic != 0); });
     timings_.database_ms += ms_since(t);
 
     t = Clock::now();
@@ -335,6 +335,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";
     for (const SkippedWinner& s : catalog_.skipped) database += "\n          skipped " + s.describe();
+    for (const TwinnedWinner& t : catalog_.twinned) database += "\n          " + t.describe();
     for (const std::string& s : kernels_->compiled_notes()) database += "\n          compiled at create: " + s;
     if (misses_ && !misses_->last_error().empty()) database += "\n          " + misses_->last_error();
     return "shape     " + key.to_string() + "\ndecision  " + decision_name(d.selection.kind) + "\nlaunch    " + launch +

@@ -1,6 +1,6 @@
 // Writes a tuning database for the sgemm-db command-line test (sgemm_db_cli.sh).
 //
-// usage: make_sample_db PATH ours|theirs|old|split
+// usage: make_sample_db PATH ours|theirs|old|split|atomic
 //   ours    the fixture's sample: one H200 with 4 winners (3 naive, 1 cuBLAS),
 //           measurements and 2 misses (fill_sample)
 //   theirs  to merge into ours: the same H200 with a faster winner at M=1, a slower one at
@@ -8,6 +8,8 @@
 //   old     an empty database at schema version 1, to upgrade
 //   split   one H200 with one winner: decode in 4 slices at 8 x 1024 x 4096 (split-K, with its
 //           binary), for explain's re-split
+//   atomic  one H200 with one winner: warptile in 4 slices added into C by atomics at
+//           32 x 4096 x 4096 (with its binary), for explain --deterministic
 #include <cstdio>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "src/records/kernel_records.h"
+#include "templates/sgemm_common.cuh"
 #include "tests/db/fixture.h"
 
 using namespace sgemm;
@@ -22,7 +25,7 @@ using namespace sgemm::testing;
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split\n");
+        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic\n");
         return 1;
     }
     const std::string path = argv[1], kind = argv[2];
@@ -43,6 +46,16 @@ int main(int argc, char** argv) {
             const Binary b = to_binary(compile_kernel(decode, four_slices, Arch{90}), kernel_ref(decode, four_slices));
             store.put_binary(b);
             store.put_winner(winner(store.add_device(h200()), shape(8, 1024, 4096), 0.01, &b));
+            return 0;
+        }
+        if (kind == "atomic") {
+            const Family& warptile = find_family("warptile");
+            ParamValues v = warptile.defaults;
+            v[warptile.param_index("SPLITS")] = 4;
+            v[warptile.param_index("SUM_PASS")] = SGEMM_SUM_BY_ATOMICS;
+            const Binary b = to_binary(compile_kernel(warptile, v, Arch{90}), kernel_ref(warptile, v));
+            store.put_binary(b);
+            store.put_winner(winner(store.add_device(h200()), shape(32, 4096, 4096), 0.04, &b));
             return 0;
         }
         if (kind != "theirs") throw Error("unknown kind '" + kind + "'");

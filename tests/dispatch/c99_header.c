@@ -15,6 +15,7 @@ int c99_use_every_declaration(struct CUstream_st* stream, const float* A, const 
     sgemm_dispatch_options_init(&options);
     options.fallback = SGEMM_DISPATCH_FALLBACK_BUILTIN;
     options.precision = SGEMM_DISPATCH_TF32;
+    options.deterministic = 1;
     status = sgemm_dispatch_create(&handle, &options);
     if (status != SGEMM_DISPATCH_SUCCESS) {
         fprintf(stderr, "%s: %s\n", sgemm_dispatch_status_string(status), sgemm_dispatch_last_error());

@@ -21,7 +21,7 @@ prefix=$(pkg-config --variable=prefix sgemm_dispatch)
 pkgconfig() { pkg-config --define-variable=prefix="$tmp/root$prefix" "$@" sgemm_dispatch; }
 echo "pkg-config --cflags --libs sgemm_dispatch: $(pkgconfig --cflags --libs)"
 case "$(pkgconfig --libs)" in *-lsgemm_dispatch*) ;; *) echo "no -lsgemm_dispatch in --libs"; exit 1 ;; esac
-# The soname names the ABI: before 1.0 each minor version is its own (0.2), from 1.0 the major.
+# The soname names the ABI: before 1.0 each minor version is its own (0.3), from 1.0 the major.
 version=$(pkgconfig --modversion)
 case "$version" in 0.*) abi=$(echo "$version" | cut -d. -f1,2) ;; *) abi=${version%%.*} ;; esac
 library="$(pkgconfig --variable=libdir)/libsgemm_dispatch.so"

@@ -54,6 +54,7 @@ TEST(DispatchApi, OptionsStartAtTheDocumentedDefaults) {
     EXPECT_EQ(o.without_database, 0);
     EXPECT_EQ(o.max_streams, 0);
     EXPECT_EQ(o.miss_flush_ms, 0);
+    EXPECT_EQ(o.deterministic, 0);
 }
 
 TEST(DispatchApi, EveryStatusHasItsNameAndMeaning) {

@@ -296,6 +296,89 @@ TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
     EXPECT_FALSE(cached.unusable_binaries.count(own_key));
 }
 
+// Warptile at its defaults with `splits` slices summed `how` (SGEMM_SUM_BY_*).
+ParamValues warptile_split(int splits, int how) {
+    const Family& f = find_family("warptile");
+    ParamValues v = f.defaults;
+    v[f.param_index("SPLITS")] = splits;
+    v[f.param_index("SUM_PASS")] = how;
+    return v;
+}
+
+// The binary of warptile_split(4, SGEMM_SUM_BY_ATOMICS), which serves every split count above 1.
+const Binary& atomic_binary() {
+    static const Binary binary = [] {
+        const Family& f = find_family("warptile");
+        const ParamValues v = warptile_split(4, SGEMM_SUM_BY_ATOMICS);
+        return to_binary(compile_kernel(f, v, Arch{90}), kernel_ref(f, v));
+    }();
+    return binary;
+}
+
+const Winner* winner_for(const Catalog& c, const ShapeKey& key) {
+    for (const Winner& w : c.winners)
+        if (w.shape == key) return &w;
+    return nullptr;
+}
+
+// A winner whose slices add into C with atomics runs as it is by default. With
+// `deterministic` it runs as its twin: the same tiles and split, summed by the second kernel,
+// whose binary is compiled at create until the cache holds it, with room for its partials.
+TEST_F(Catalog_, ADeterministicCatalogRunsAnAtomicWinnerAsItsTwin) {
+    const Family& warptile = find_family("warptile");
+    const KernelRef atomic = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_ATOMICS));
+    const KernelRef twin = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
+    store_->put_binary(atomic_binary());
+    const ShapeKey key = shape(32, 4096, 4096);
+    store_->put_winner(winner(id_, key, 0.01, &atomic_binary()));
+
+    const Catalog as_tuned = catalog();
+    ASSERT_TRUE(winner_for(as_tuned, key));
+    EXPECT_EQ(winner_for(as_tuned, key)->kernel, atomic);
+    EXPECT_TRUE(as_tuned.twinned.empty());
+
+    const Catalog deterministic = load_catalog(*store_, h200(), true);
+    ASSERT_TRUE(winner_for(deterministic, key));
+    const Winner& w = *winner_for(deterministic, key);
+    EXPECT_EQ(w.kernel, twin);
+    EXPECT_FALSE(kernel_sums_with_atomics(w.kernel));
+    ASSERT_EQ(deterministic.twinned.size(), 1u);
+    EXPECT_EQ(deterministic.twinned[0].atomic.kernel, atomic);
+    EXPECT_TRUE(contains(deterministic.twinned[0].describe(), "runs as " + twin.description)) << deterministic.twinned[0].describe();
+    const std::string twin_key = kernel_cache_key(warptile, twin.params, Arch{90});
+    EXPECT_EQ(w.binary_key, twin_key);
+    ASSERT_TRUE(deterministic.unusable_binaries.count(twin_key));
+    EXPECT_TRUE(contains(deterministic.unusable_binaries.at(twin_key), "deterministic twin"));
+    EXPECT_GE(workspace_bytes_needed(deterministic), 4u * 32 * 4096 * sizeof(float)) << "the twin's partials";
+    EXPECT_LT(workspace_bytes_needed(as_tuned), 4u * 32 * 4096 * sizeof(float));
+    const Decision d =
+        decide(deterministic, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(deterministic));
+    EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
+    EXPECT_EQ(d.kernel, twin);
+    EXPECT_TRUE(contains(d.reason, "deterministic: the tuned kernel, " + atomic.description)) << d.reason;
+
+    store_->put_binary(to_binary(compile_kernel(warptile, twin.params, Arch{90}), twin));
+    const Catalog cached = load_catalog(*store_, h200(), true);
+    EXPECT_TRUE(cached.binaries.count(twin_key));
+    EXPECT_FALSE(cached.unusable_binaries.count(twin_key));
+}
+
+// 32 slices (an edited row: the space stops at 16) have no sum in a fixed order: with
+// `deterministic` the winner is left out, and says why.
+TEST_F(Catalog_, ADeterministicCatalogSkipsAnAtomicWinnerWithoutATwin) {
+    store_->put_binary(atomic_binary());
+    const ShapeKey key = shape(32, 4096, 4096);
+    Winner w = winner(id_, key, 0.01, &atomic_binary());
+    w.kernel = kernel_ref(find_family("warptile"), warptile_split(32, SGEMM_SUM_BY_ATOMICS));
+    store_->put_winner(w);
+    EXPECT_TRUE(winner_for(catalog(), key)) << "launchable as it is";
+    const Catalog deterministic = load_catalog(*store_, h200(), true);
+    EXPECT_FALSE(winner_for(deterministic, key));
+    ASSERT_EQ(deterministic.skipped.size(), 1u);
+    EXPECT_TRUE(contains(deterministic.skipped[0].why, "options.deterministic")) << deterministic.skipped[0].why;
+    EXPECT_TRUE(deterministic.twinned.empty());
+}
+
 TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     const Catalog c = catalog();
     const std::size_t needed = workspace_bytes_needed(c);

@@ -2,12 +2,13 @@
 // nearest and fallback shapes with odd sizes, transposes and padded leading dimensions;
 // each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
 // stream capture and graph replay; misses written to the database; bad arguments that touch
-// nothing; a destroyed handle; the per-stream workspace limit.
+// nothing; a destroyed handle; the per-stream workspace limit; a deterministic handle.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -247,6 +248,41 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION")) << text;
     text = dispatch.explain(false, false, 0, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "launch    nothing: M or N is 0, an empty product")) << text;
+}
+
+// options.deterministic runs the atomic winner as its twin, the same tiles and 4 slices
+// summed by the second kernel, from the summed winner's binary (nothing is compiled): C is
+// right and the same bits run after run.
+TEST(Dispatch, ADeterministicHandleRunsAtomicWinnersWithoutAtomics) {
+    SGEMM_REQUIRE_GPU(gpu);
+    sgemm_dispatch_options_t o = options(test_db(gpu->device).path);
+    o.deterministic = 1;
+    const Dispatch dispatch(o);
+    const sgemm_dispatch_info_t info = dispatch.info();
+    EXPECT_EQ(info.winners, 9);
+    EXPECT_EQ(info.winners_skipped, 0);
+    EXPECT_EQ(info.kernels_loaded, 7) << "the atomic binary is not loaded";
+    EXPECT_EQ(info.kernels_compiled, 0) << "the twin's binary is the summed winner's";
+
+    const Case& c = case_named("warptile split-K, added by atomics");
+    GemmProblem p(spec_of(c, 0.75f, 0.0f), gpu->cublas, gpu->stream.get());
+    const std::string why = explain(dispatch, p);
+    EXPECT_TRUE(contains(why, "decision  exact")) << why;
+    EXPECT_TRUE(contains(why, "then a pass of 8 blocks that sums the 4 slices")) << why;
+    EXPECT_TRUE(contains(why, "deterministic: the tuned kernel")) << why;
+    EXPECT_FALSE(contains(why, "so C varies in the last bits")) << why;
+    std::vector<float> first;
+    for (int run_index = 0; run_index < 5; ++run_index) {
+        SCOPED_TRACE("run " + std::to_string(run_index));
+        p.poison_output(gpu->stream.get());
+        run(dispatch, p, gpu->stream.get());
+        const Accuracy a = p.check_output();
+        EXPECT_TRUE(a.ok()) << a.verdict();
+        const std::vector<float> out = p.download_output();
+        if (run_index == 0) first = out;
+        ASSERT_EQ(out.size(), first.size());
+        EXPECT_EQ(std::memcmp(out.data(), first.data(), out.size() * sizeof(float)), 0) << "C differs from the first run";
+    }
 }
 
 // prepare does what gemm's first call of a shape key does before it launches: the key gets its
