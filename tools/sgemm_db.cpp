@@ -270,6 +270,11 @@ int cmd_explain(Context& ctx) {
         Json out = Json::object();
         out.set("device_id", device_id).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
         out.set("winner", selection.winner ? winner_json(*selection.winner) : Json()).set("reason", selection.reason);
+        // With --deterministic, "winner" may be a stand-in: the stored winner it replaces.
+        Json replaces;
+        for (const DeterministicStandIn& s : catalog.stand_ins)
+            if (selection.winner && s.atomic.shape == selection.winner->shape) replaces = winner_json(s.atomic);
+        out.set("stands_in_for", replaces);
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
@@ -606,8 +611,8 @@ int main(int argc, char** argv) {
          "packed matrices, the one sgemm-tune stores the shape under")
         ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")
         ("output,o", po::value<std::string>(), "export to this file instead of standard output")
-        ("deterministic", "explain: as a handle created with options.deterministic, which runs winners that add "
-                          "into C with float atomics with their slices summed in a fixed order instead")
+        ("deterministic", "explain: as a handle created with options.deterministic, which replaces a winner that adds "
+                          "into C with float atomics by the fastest kernel without them measured for its shape")
         ("stale", "prune: remove devices of older library versions than this tool's (newer ones are kept), and "
                   "binaries and kernels nothing uses");
     po::options_description hidden;

@@ -258,7 +258,8 @@ int main(int argc, char** argv) {
         ("allow-atomics", "also try split-K kernels whose slices add into C with float atomics: on small grids "
          "(batch-32 decode, 1024^3) a few percent faster, but the order of the adds, and so the last bits of C, "
          "then vary from run to run (cuBLAS's CUBLAS_ATOMICS_ALLOWED); without it every kernel the run stores "
-         "repeats bit for bit, and a shape whose winner adds with atomics is tuned again")
+         "repeats bit for bit, and a shape whose winner adds with atomics is tuned again. A dispatch handle "
+         "created with options.deterministic runs the fastest kernel without atomics measured instead")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "compile threads (default: all cores)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing")

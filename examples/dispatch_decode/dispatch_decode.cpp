@@ -23,8 +23,8 @@
 //                    with sgemm-shapes --weights out-in rows)
 //   --record-misses  write the shapes without an exact winner to the database, for
 //                    sgemm-tune --from-misses
-//   --deterministic  the dispatch option: winners tuned with --allow-atomics run with their
-//                    slices summed in a fixed order, so every step gives the same bits
+//   --deterministic  the dispatch option: winners tuned with --allow-atomics, whose results
+//                    vary in the last bits, give way to the fastest kernels without atomics
 // Exit status: 0 all checks passed, 1 a wrong result or bad arguments, 2 no GPU or database.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

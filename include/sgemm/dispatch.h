@@ -73,10 +73,12 @@
  *
  * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose
  * slices add into C with float atomics: C then varies in its last bits from run to run, as
- * the order of the adds does (explain says so). With options.deterministic, each such winner
- * runs its tiles and split count with the slices summed in a fixed order instead (a second
- * kernel, else the last block of each tile): a few percent slower, with more workspace for
- * the partials, and compiled at create if the tune did not cache it. Every other kernel, and
+ * the order of the adds does (explain and sgemm-db explain say so). With
+ * options.deterministic, each such winner is replaced by the fastest kernel without atomics that the tune measured for its shape (or
+ * cuBLAS, where cuBLAS was faster), else, in a database that holds no such measurement (an
+ * import), by the same tiles and split with the slices summed in a fixed order; a kernel not
+ * in the binary cache is compiled at create (an export carries only the winners' binaries).
+ * explain, and sgemm-db explain --deterministic, name what runs. Every other kernel, and
  * cuBLAS (whose atomics mode this library leaves at its default, not allowed), repeats bit for
  * bit with or without it.
  *
@@ -154,7 +156,9 @@ typedef struct sgemm_dispatch_options {
 /* What create did, and what the handle holds now. */
 typedef struct sgemm_dispatch_info {
     int winners;                   /* this device's winners in use */
-    int winners_skipped;           /* this device's winners this build cannot use (explain says why) */
+    int winners_skipped;           /* this device's winners this build cannot use, or that add with
+                                      atomics and have no stand-in (explain says why) */
+    int winners_replaced;          /* of `winners`: atomic winners run by a stand-in (deterministic) */
     int kernels_loaded;            /* distinct kernels loaded on the device */
     int kernels_compiled;          /* of which NVRTC compiled: binaries missing from the cache */
     double create_ms;              /* the whole of create */

@@ -1,6 +1,7 @@
 #include "src/dispatch/catalog.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "db/verify.h"
@@ -23,6 +24,42 @@ std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch) 
     return std::nullopt;
 }
 
+namespace {
+
+std::string ms_text(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f ms", ms);
+    return text;
+}
+
+// What a deterministic catalog runs in place of `atomic` (load_catalog), or nothing.
+std::optional<DeterministicStandIn> deterministic_stand_in(TuningStore& store, const Winner& atomic, Arch arch) {
+    for (const Measurement& m : store.measurements(atomic.device_id, atomic.shape)) {
+        if (!m.valid) break;  // the valid ones come first, fastest first
+        Winner w = atomic;
+        w.kernel = m.kernel;
+        if (!m.median_ms || m.kernel.is_cublas() || kernel_sums_with_atomics(m.kernel) || !winner_unusable(w, arch).empty())
+            continue;
+        if (*m.median_ms >= atomic.cublas_ms)
+            return DeterministicStandIn{atomic, KernelRef::cublas(), atomic.cublas_ms,
+                                        "cuBLAS took " + ms_text(atomic.cublas_ms) +
+                                            ", the fastest kernel without atomics measured for this shape " +
+                                            ms_text(*m.median_ms)};
+        return DeterministicStandIn{atomic, m.kernel, *m.median_ms,
+                                    "the fastest kernel without atomics measured for this shape (" +
+                                        ms_text(*m.median_ms) + " in its tune's search)"};
+    }
+    if (const std::optional<KernelRef> twin = deterministic_twin(atomic.kernel, arch);
+        twin && kernel_cannot_run(*twin, atomic.shape, arch).empty())
+        return DeterministicStandIn{atomic, *twin, std::nullopt,
+                                    "the same tiles and split with the slices summed in a fixed order (no measurement of "
+                                    "a kernel without atomics is stored for this shape, so the time quoted is the tuned "
+                                    "kernel's)"};
+    return std::nullopt;
+}
+
+}  // namespace
+
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool deterministic) {
     Catalog catalog;
     catalog.device = device;
@@ -33,21 +70,29 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool d
             catalog.skipped.push_back({w, why});
             continue;
         }
-        if (!w.kernel.is_cublas()) {
-            std::string why_compile = "missing from the binary cache";
-            if (deterministic && kernel_sums_with_atomics(w.kernel)) {
-                const std::optional<KernelRef> twin = deterministic_twin(w.kernel, arch);
-                if (!twin) {
-                    catalog.skipped.push_back({w, "its slices add into C with float atomics, which options.deterministic "
-                                                  "refuses, and no sum without them is valid for its tiles"});
-                    continue;
-                }
-                catalog.twinned.push_back({w, *twin});
-                w.kernel = *twin;
+        std::string why_compile = "missing from the binary cache";
+        if (deterministic && kernel_sums_with_atomics(w.kernel)) {
+            std::optional<DeterministicStandIn> stand_in = deterministic_stand_in(store, w, arch);
+            if (!stand_in) {
+                catalog.skipped.push_back({w, "its slices add into C with float atomics, which options.deterministic "
+                                              "refuses, and no kernel without them was measured or is valid for its tiles"});
+                continue;
+            }
+            w.kernel = stand_in->runs;
+            if (stand_in->ms) {  // the figures the database derives from the time, for explain
+                w.tflops *= w.ms / *stand_in->ms;
+                w.ms = *stand_in->ms;
+                w.speedup = w.cublas_ms / w.ms;
+            }
+            w.binary_key.clear();
+            if (!w.kernel.is_cublas()) {
                 w.binary_key = own_binary_key(w, arch);
                 row.binary = store.find_binary(w.binary_key);
-                why_compile = "the deterministic twin of an atomic winner, missing from the binary cache";
+                why_compile = "the deterministic stand-in of an atomic winner, missing from the binary cache";
             }
+            catalog.stand_ins.push_back(std::move(*stand_in));
+        }
+        if (!w.kernel.is_cublas()) {
             if (std::string mismatch = binary_mismatch(w, arch); !mismatch.empty()) {
                 // Its own binary instead: from the cache, else compiled at create.
                 w.binary_key = own_binary_key(w, arch);
@@ -145,12 +190,15 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
         // workspace for it), re-split only where a smaller workspace was asked of decide.
-        for (const TwinnedWinner& t : catalog.twinned)
-            if (t.atomic.shape == w->shape)
-                d.reason += "; deterministic: the tuned kernel, " + t.atomic.kernel.description +
-                            ", adds its slices into C with float atomics, so its tiles run with the slices summed in a "
-                            "fixed order instead (the time above is the tuned kernel's)";
+        for (const DeterministicStandIn& s : catalog.stand_ins)
+            if (s.atomic.shape == w->shape)
+                d.reason += "; deterministic: the tuned kernel, " + s.atomic.kernel.description +
+                            ", adds its slices into C with float atomics, so this runs instead: " + s.how;
         d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);
+        if (const Family* f = family_of(d.kernel); f && f->sums_with_atomics(d.kernel.params))
+            d.reason += "; its " + std::to_string(f->geometry(d.kernel.params, key.M, key.N, key.K).grid.y) +
+                        " slices add into C with float atomics, so C varies in the last bits from run to run "
+                        "(options.deterministic runs a kernel without them)";
         if (d.kernel.params != w->kernel.params)
             d.reason += "; re-split as " + d.kernel.description + ": the stream's " + std::to_string(workspace_bytes) +
                         " bytes of split-K workspace hold no more slices of this shape";

@@ -24,14 +24,16 @@ struct SkippedWinner {
     std::string describe() const { return winner.shape.to_string() + " " + winner.kernel.description + ": " + why; }
 };
 
-// A winner whose slices add into C with float atomics, run as its deterministic twin
-// (load_catalog's `deterministic`): `winners` holds it with the twin's kernel.
-struct TwinnedWinner {
+// A winner whose slices add into C with float atomics, and what a deterministic handle runs
+// instead (load_catalog's `deterministic`): `winners` holds the stand-in in its place.
+struct DeterministicStandIn {
     Winner atomic;
-    KernelRef twin;
+    KernelRef runs;                // the stand-in's kernel: a kernel of this library, or cuBLAS
+    std::optional<double> ms;      // its measured time; none for the twin, which was not timed
+    std::string how;               // how it was chosen, and what its time means
     std::string describe() const {
-        return atomic.shape.to_string() + " " + atomic.kernel.description + ": runs as " + twin.description +
-               ", without float atomics (options.deterministic)";
+        return atomic.shape.to_string() + " " + atomic.kernel.description + " adds its slices into C with float atomics; "
+               "options.deterministic runs " + runs.description + " instead: " + how;
     }
 };
 
@@ -39,7 +41,7 @@ struct Catalog {
     DeviceFingerprint device;
     std::vector<Winner> winners;              // the device's winners this build can launch
     std::vector<SkippedWinner> skipped;       // the others
-    std::vector<TwinnedWinner> twinned;       // winners that run as their deterministic twin
+    std::vector<DeterministicStandIn> stand_ins;  // atomic winners a deterministic catalog replaced
     std::map<std::string, Binary> binaries;   // usable cached binaries of the winners, by cache key
     std::map<std::string, std::string> unusable_binaries;  // cache key -> why it must be compiled again
 };
@@ -51,16 +53,19 @@ struct Catalog {
 // reason; or when its own binary is not in the cache and this build cannot compile it (a
 // configuration outside its family's space, as an edited row may hold): create would fail.
 // With `deterministic` (sgemm_dispatch_options_t::deterministic), a winner whose split-K
-// slices add into C with float atomics runs as deterministic_twin() instead, its binary
-// taken from the cache or compiled at create like any missing one; without a valid twin it
-// is skipped.
+// slices add into C with float atomics is replaced by a stand-in that sums them in a fixed
+// order: the fastest valid measurement of its shape whose kernel adds no atomics and this
+// build can launch (cuBLAS when cuBLAS was faster), else its deterministic_twin; its binary
+// comes from the cache (the tuner caches every kernel it compiles) or is compiled at create.
+// A winner without either is skipped.
 Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool deterministic = false);
 
 // The same tiles and split count as `kernel`, whose slices add into C with atomics, with the
 // slices summed in a fixed order instead: by the sum pass, else by the last block of each
-// tile; empty when neither is valid on `arch`. On the H200 the sum pass ran 2-8% slower than
-// atomics at batch 32 (docs/RESULTS.md, thirty-sixth session), and it stores partials, so the
-// twin needs more workspace.
+// tile; empty when neither is valid on `arch`. The stand-in of last resort, for a database
+// that holds winners without their measurements (an import): on the H200 gate_up's batch-32
+// twin ran 11% slower than the best kernel without atomics that a tune stores
+// (docs/RESULTS.md, thirty-seventh session).
 std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch);
 
 // The split-K workspace each stream gets: what every winner needs at its own shape, rounded

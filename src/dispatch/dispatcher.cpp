@@ -328,14 +328,11 @@ std::string Dispatcher::explain(const GemmCall& call) const {
             launch += ", then a pass of " +
                       std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x) +
                       " blocks that sums the " + std::to_string(g.grid.y) + " slices";
-        if (f.sums_with_atomics(d.kernel.params))
-            launch += "; its " + std::to_string(g.grid.y) +
-                      " slices add into C with float atomics, so C varies in the last bits from run to run";
     }
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";
     for (const SkippedWinner& s : catalog_.skipped) database += "\n          skipped " + s.describe();
-    for (const TwinnedWinner& t : catalog_.twinned) database += "\n          " + t.describe();
+    for (const DeterministicStandIn& s : catalog_.stand_ins) database += "\n          " + s.describe();
     for (const std::string& s : kernels_->compiled_notes()) database += "\n          compiled at create: " + s;
     if (misses_ && !misses_->last_error().empty()) database += "\n          " + misses_->last_error();
     return "shape     " + key.to_string() + "\ndecision  " + decision_name(d.selection.kind) + "\nlaunch    " + launch +
@@ -347,6 +344,7 @@ sgemm_dispatch_info_t Dispatcher::info() const {
     sgemm_dispatch_info_t info = timings_;
     info.winners = static_cast<int>(catalog_.winners.size());
     info.winners_skipped = static_cast<int>(catalog_.skipped.size());
+    info.winners_replaced = static_cast<int>(catalog_.stand_ins.size());
     info.kernels_loaded = kernels_->loaded();
     info.kernels_compiled = kernels_->compiled();
     info.shapes_prepared = plans_.size();

@@ -253,18 +253,26 @@ TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
     EXPECT_NE(key, kernel_cache_key(find_family("vec4"), f.defaults, Arch{90}));
 }
 
-// Timeline builds (sgemm-bench --timeline) define SGEMM_TIMELINE and never share a cache
-// key, so a database never mistakes one for the product kernel.
-TEST(Compiler, TimelineBuildsAreKeptApartFromProductBuilds) {
-    const auto has_macro = [](const std::vector<std::string>& options) {
-        return std::find(options.begin(), options.end(), "-DSGEMM_TIMELINE") != options.end();
+// Timeline builds (sgemm-bench --timeline) define SGEMM_TIMELINE, and the GPU tests' builds
+// whose first split-K slice comes late SGEMM_TEST_LATE_FIRST_SLICE; no two kinds of build
+// share a cache key, so a database never mistakes one for the product kernel. The keys are
+// asked for in the order that once let a memo hand the product's key to a later build.
+TEST(Compiler, OtherBuildsAreKeptApartFromProductBuilds) {
+    const auto has = [](const std::vector<std::string>& options, const char* macro) {
+        return std::find(options.begin(), options.end(), macro) != options.end();
     };
-    EXPECT_FALSE(has_macro(compile_options(Arch{90})));
-    EXPECT_TRUE(has_macro(compile_options(Arch{90}, KernelBuild::timeline)));
+    for (const char* macro : {"-DSGEMM_TIMELINE", "-DSGEMM_TEST_LATE_FIRST_SLICE"})
+        EXPECT_FALSE(has(compile_options(Arch{90}), macro));
+    EXPECT_TRUE(has(compile_options(Arch{90}, KernelBuild::timeline), "-DSGEMM_TIMELINE"));
+    EXPECT_TRUE(has(compile_options(Arch{90}, KernelBuild::late_first_slice), "-DSGEMM_TEST_LATE_FIRST_SLICE"));
     const Family& f = find_family("warptile");
-    EXPECT_NE(kernel_cache_key(f, f.defaults, Arch{90}), kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline));
-    EXPECT_EQ(kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline),
-              kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline));
+    const std::string product = kernel_cache_key(f, f.defaults, Arch{90}),
+                      timeline = kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::timeline),
+                      late = kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::late_first_slice);
+    EXPECT_NE(product, timeline);
+    EXPECT_NE(product, late);
+    EXPECT_NE(timeline, late);
+    EXPECT_EQ(late, kernel_cache_key(f, f.defaults, Arch{90}, KernelBuild::late_first_slice));
 }
 
 // Every family that marks timelines compiles as a timeline build, with and without

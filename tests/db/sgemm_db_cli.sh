@@ -140,16 +140,21 @@ run 0 --db "$dir/split.db" explain 16 1024 4096 --device "$split_id"
 has "$out" "decision  nearest"; has "$out" "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0"
 has "$out" "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0"
 # A winner whose slices add into C with atomics: --deterministic explains a handle created
-# with options.deterministic, which runs the same tiles with the slices summed by a second kernel.
+# with options.deterministic; with no measurement stored, it runs the same tiles with the
+# slices summed by a second kernel.
 "$make_sample" "$dir/atomic.db" atomic || fail "make_sample_db atomic"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096
 has "$out" "decision  exact"; has "$out" "SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=2"
+has "$out" "its 4 slices add into C with float atomics, so C varies in the last bits from run to run"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic
 has "$out" "decision  exact"; has "$out" "SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=1"
-has "$out" "SUM_PASS=2, adds its slices into C with float atomics, so its tiles run with the slices summed in a fixed order"
+has "$out" "SUM_PASS=2, adds its slices into C with float atomics, so this runs instead: the same tiles and split with the slices summed in a fixed order"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --json
 [ "$(json 'd["decision"]')" = exact ] || fail "explain --deterministic --json: $out"
 case "$(json 'd["launch"]')" in *SUM_PASS=1) ;; *) fail "explain --deterministic --json launches: $out" ;; esac
+case "$(json 'd["stands_in_for"]["kernel"]')" in *SUM_PASS=2) ;; *) fail "explain --deterministic --json replaces: $out" ;; esac
+run 0 --db "$dir/atomic.db" explain 32 4096 4096 --json
+[ "$(json 'd["stands_in_for"]')" = None ] || fail "explain --json without --deterministic: $out"
 run 1 --db "$dir/atomic.db" list --deterministic; has "$err" "--deterministic does not apply to list"
 
 # --- export and import ---

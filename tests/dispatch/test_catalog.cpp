@@ -322,9 +322,10 @@ const Winner* winner_for(const Catalog& c, const ShapeKey& key) {
 }
 
 // A winner whose slices add into C with atomics runs as it is by default. With
-// `deterministic` it runs as its twin: the same tiles and split, summed by the second kernel,
-// whose binary is compiled at create until the cache holds it, with room for its partials.
-TEST_F(Catalog_, ADeterministicCatalogRunsAnAtomicWinnerAsItsTwin) {
+// `deterministic` and no measurement of its shape stored (an imported database), it runs as
+// its twin: the same tiles and split, summed by the second kernel, whose binary is compiled at
+// create until the cache holds it, with room for its partials.
+TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
     const Family& warptile = find_family("warptile");
     const KernelRef atomic = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_ATOMICS));
     const KernelRef twin = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
@@ -335,20 +336,22 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnAtomicWinnerAsItsTwin) {
     const Catalog as_tuned = catalog();
     ASSERT_TRUE(winner_for(as_tuned, key));
     EXPECT_EQ(winner_for(as_tuned, key)->kernel, atomic);
-    EXPECT_TRUE(as_tuned.twinned.empty());
+    EXPECT_TRUE(as_tuned.stand_ins.empty());
 
     const Catalog deterministic = load_catalog(*store_, h200(), true);
     ASSERT_TRUE(winner_for(deterministic, key));
     const Winner& w = *winner_for(deterministic, key);
     EXPECT_EQ(w.kernel, twin);
     EXPECT_FALSE(kernel_sums_with_atomics(w.kernel));
-    ASSERT_EQ(deterministic.twinned.size(), 1u);
-    EXPECT_EQ(deterministic.twinned[0].atomic.kernel, atomic);
-    EXPECT_TRUE(contains(deterministic.twinned[0].describe(), "runs as " + twin.description)) << deterministic.twinned[0].describe();
+    ASSERT_EQ(deterministic.stand_ins.size(), 1u);
+    EXPECT_EQ(deterministic.stand_ins[0].atomic.kernel, atomic);
+    EXPECT_FALSE(deterministic.stand_ins[0].ms) << "the twin was not timed";
+    EXPECT_TRUE(contains(deterministic.stand_ins[0].describe(), "runs " + twin.description + " instead"))
+        << deterministic.stand_ins[0].describe();
     const std::string twin_key = kernel_cache_key(warptile, twin.params, Arch{90});
     EXPECT_EQ(w.binary_key, twin_key);
     ASSERT_TRUE(deterministic.unusable_binaries.count(twin_key));
-    EXPECT_TRUE(contains(deterministic.unusable_binaries.at(twin_key), "deterministic twin"));
+    EXPECT_TRUE(contains(deterministic.unusable_binaries.at(twin_key), "deterministic stand-in"));
     EXPECT_GE(workspace_bytes_needed(deterministic), 4u * 32 * 4096 * sizeof(float)) << "the twin's partials";
     EXPECT_LT(workspace_bytes_needed(as_tuned), 4u * 32 * 4096 * sizeof(float));
     const Decision d =
@@ -356,6 +359,17 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnAtomicWinnerAsItsTwin) {
     EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
     EXPECT_EQ(d.kernel, twin);
     EXPECT_TRUE(contains(d.reason, "deterministic: the tuned kernel, " + atomic.description)) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "the time quoted is the tuned kernel's")) << d.reason;
+    EXPECT_FALSE(contains(d.reason, "C varies in the last bits")) << d.reason;
+    const Decision tuned = decide(as_tuned, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(as_tuned));
+    EXPECT_TRUE(contains(tuned.reason, "its 4 slices add into C with float atomics, so C varies in the last bits"))
+        << tuned.reason;
+    // A nearest call whose partials fit the workspace takes the stand-in too, and says so.
+    const Decision nearest = decide(deterministic, shape(48, 2048, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+                                    workspace_bytes_needed(deterministic));
+    EXPECT_EQ(nearest.selection.kind, SelectionKind::Nearest);
+    EXPECT_FALSE(kernel_sums_with_atomics(nearest.kernel)) << nearest.kernel.description;
+    EXPECT_TRUE(contains(nearest.reason, "deterministic: the tuned kernel")) << nearest.reason;
 
     store_->put_binary(to_binary(compile_kernel(warptile, twin.params, Arch{90}), twin));
     const Catalog cached = load_catalog(*store_, h200(), true);
@@ -363,9 +377,67 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnAtomicWinnerAsItsTwin) {
     EXPECT_FALSE(cached.unusable_binaries.count(twin_key));
 }
 
+// With the tune's measurements stored, the stand-in is the fastest valid one without atomics
+// that this build can launch: not an atomic kernel however fast, nor one of other templates,
+// nor an invalid one. Its time is the one quoted. Where cuBLAS was faster than it, cuBLAS;
+// with no valid one, the twin.
+TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics) {
+    const Family& warptile = find_family("warptile");
+    const KernelRef in_kernel = kernel_ref(warptile, warptile_split(2, SGEMM_SUM_BY_LAST_BLOCK));
+    store_->put_binary(atomic_binary());
+    const ShapeKey key = shape(32, 4096, 4096);
+    store_->put_winner(winner(id_, key, 0.01, &atomic_binary()));  // cuBLAS took 1 ms
+    const auto measure = [&](const KernelRef& kernel, double ms, bool valid = true) {
+        Measurement m = measurement(id_, key, ms);
+        m.kernel = kernel;
+        m.valid = valid;
+        if (!valid) m.invalid_reason = "wrong";
+        store_->record_measurement(m);
+    };
+    measure(kernel_ref(warptile, warptile_split(8, SGEMM_SUM_BY_ATOMICS)), 0.009);
+    KernelRef stale = in_kernel;
+    stale.template_hash = "0123456789abcdef";
+    measure(stale, 0.012);
+    const KernelRef wrong = kernel_ref(warptile, warptile_split(3, SGEMM_SUM_BY_LAST_BLOCK));
+    measure(wrong, 0.001, /*valid=*/false);
+    measure(in_kernel, 0.02);
+    measure(naive_binary().kernel, 0.05);
+
+    Catalog deterministic = load_catalog(*store_, h200(), true);
+    ASSERT_TRUE(winner_for(deterministic, key));
+    EXPECT_EQ(winner_for(deterministic, key)->kernel, in_kernel);
+    EXPECT_DOUBLE_EQ(winner_for(deterministic, key)->ms, 0.02);
+    EXPECT_DOUBLE_EQ(winner_for(deterministic, key)->speedup, 1.0 / 0.02) << "cuBLAS's 1 ms over the stand-in's time";
+    EXPECT_EQ(winner_for(deterministic, key)->binary_key, kernel_cache_key(warptile, in_kernel.params, Arch{90}));
+    Decision d = decide(deterministic, key, SGEMM_DISPATCH_FALLBACK_ERROR, Arch{90}, workspace_bytes_needed(deterministic));
+    EXPECT_EQ(d.route, Route::Kernel);
+    EXPECT_EQ(d.kernel, in_kernel);
+    EXPECT_TRUE(contains(d.reason, "the fastest kernel without atomics measured for this shape (0.0200 ms")) << d.reason;
+
+    // Every kernel without atomics slower than cuBLAS: cuBLAS stands in.
+    store_->connection().exec("DELETE FROM measurements");
+    measure(in_kernel, 1.5);
+    deterministic = load_catalog(*store_, h200(), true);
+    ASSERT_TRUE(winner_for(deterministic, key));
+    EXPECT_TRUE(winner_for(deterministic, key)->kernel.is_cublas());
+    EXPECT_DOUBLE_EQ(winner_for(deterministic, key)->ms, 1.0);
+    d = decide(deterministic, key, SGEMM_DISPATCH_FALLBACK_ERROR, Arch{90}, workspace_bytes_needed(deterministic));
+    EXPECT_EQ(d.route, Route::Cublas);
+    EXPECT_TRUE(contains(d.reason, "cuBLAS took 1.0000 ms, the fastest kernel without atomics measured for this shape "
+                                   "1.5000 ms"))
+        << d.reason;
+
+    // Only an invalid measurement without atomics: the twin, never the kernel that computed wrongly.
+    store_->connection().exec("DELETE FROM measurements");
+    measure(wrong, 0.001, /*valid=*/false);
+    deterministic = load_catalog(*store_, h200(), true);
+    ASSERT_TRUE(winner_for(deterministic, key));
+    EXPECT_EQ(winner_for(deterministic, key)->kernel, kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS)));
+}
+
 // 32 slices (an edited row: the space stops at 16) have no sum in a fixed order: with
-// `deterministic` the winner is left out, and says why.
-TEST_F(Catalog_, ADeterministicCatalogSkipsAnAtomicWinnerWithoutATwin) {
+// `deterministic` and nothing measured the winner is left out, and says why.
+TEST_F(Catalog_, ADeterministicCatalogSkipsAnAtomicWinnerWithoutAStandIn) {
     store_->put_binary(atomic_binary());
     const ShapeKey key = shape(32, 4096, 4096);
     Winner w = winner(id_, key, 0.01, &atomic_binary());
@@ -376,7 +448,7 @@ TEST_F(Catalog_, ADeterministicCatalogSkipsAnAtomicWinnerWithoutATwin) {
     EXPECT_FALSE(winner_for(deterministic, key));
     ASSERT_EQ(deterministic.skipped.size(), 1u);
     EXPECT_TRUE(contains(deterministic.skipped[0].why, "options.deterministic")) << deterministic.skipped[0].why;
-    EXPECT_TRUE(deterministic.twinned.empty());
+    EXPECT_TRUE(deterministic.stand_ins.empty());
 }
 
 TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {

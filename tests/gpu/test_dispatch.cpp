@@ -200,6 +200,7 @@ TEST(Dispatch, CreateLoadsThisDevicesWinnersFromTheCache) {
     const sgemm_dispatch_info_t info = dispatch.info();
     EXPECT_EQ(info.winners, 9);
     EXPECT_EQ(info.winners_skipped, 0);
+    EXPECT_EQ(info.winners_replaced, 0);
     EXPECT_EQ(info.kernels_loaded, 8) << "decode, warptile NN/TN/NT/TT, and NN with 2 slices summed three ways";
     EXPECT_EQ(info.kernels_compiled, 0) << "every binary is in the cache";
     EXPECT_EQ(info.shapes_prepared, 9) << "a plan for every winner's shape";
@@ -261,6 +262,7 @@ TEST(Dispatch, ADeterministicHandleRunsAtomicWinnersWithoutAtomics) {
     const sgemm_dispatch_info_t info = dispatch.info();
     EXPECT_EQ(info.winners, 9);
     EXPECT_EQ(info.winners_skipped, 0);
+    EXPECT_EQ(info.winners_replaced, 1);
     EXPECT_EQ(info.kernels_loaded, 7) << "the atomic binary is not loaded";
     EXPECT_EQ(info.kernels_compiled, 0) << "the twin's binary is the summed winner's";
 
@@ -271,6 +273,7 @@ TEST(Dispatch, ADeterministicHandleRunsAtomicWinnersWithoutAtomics) {
     EXPECT_TRUE(contains(why, "then a pass of 8 blocks that sums the 4 slices")) << why;
     EXPECT_TRUE(contains(why, "deterministic: the tuned kernel")) << why;
     EXPECT_FALSE(contains(why, "so C varies in the last bits")) << why;
+    EXPECT_TRUE(contains(why, "runs warptile")) << "the database line names the stand-in: " << why;
     std::vector<float> first;
     for (int run_index = 0; run_index < 5; ++run_index) {
         SCOPED_TRACE("run " + std::to_string(run_index));
@@ -282,6 +285,37 @@ TEST(Dispatch, ADeterministicHandleRunsAtomicWinnersWithoutAtomics) {
         if (run_index == 0) first = out;
         ASSERT_EQ(out.size(), first.size());
         EXPECT_EQ(std::memcmp(out.data(), first.data(), out.size() * sizeof(float)), 0) << "C differs from the first run";
+    }
+}
+
+// With the tune's measurements stored, the stand-in is the fastest kernel without atomics
+// measured for the shape: here warptile NN in 2 slices summed in the kernel, from the cache.
+TEST(Dispatch, ADeterministicHandleRunsTheFastestMeasuredKernelWithoutAtomics) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir;
+    const std::string path = copy_of_test_db(db, dir);
+    const Case& c = case_named("warptile split-K, added by atomics");
+    {
+        TuningStore store(path);
+        Measurement m = sgemm::testing::measurement(db.device_id, key_of(c.M, c.N, c.K, c.ta, c.tb), 0.005);
+        m.kernel = kernel_ref(find_family("warptile"), warptile(0, 0, 2));
+        store.record_measurement(m);
+    }
+    sgemm_dispatch_options_t o = options(path);
+    o.deterministic = 1;
+    const Dispatch dispatch(o);
+    EXPECT_EQ(dispatch.info().kernels_compiled, 0) << "the split binary is in the cache";
+    for (float beta : {0.0f, 0.5f}) {
+        GemmProblem p(spec_of(c, 0.75f, beta), gpu->cublas, gpu->stream.get());
+        const std::string why = explain(dispatch, p);
+        EXPECT_TRUE(contains(why, "the fastest kernel without atomics measured for this shape (0.0050 ms")) << why;
+        EXPECT_TRUE(contains(why, "launch    " + kernel_ref(find_family("warptile"), warptile(0, 0, 2)).description))
+            << why;
+        p.poison_output(gpu->stream.get());
+        run(dispatch, p, gpu->stream.get());
+        const Accuracy a = p.check_output();
+        EXPECT_TRUE(a.ok()) << "beta " << beta << ": " << a.verdict();
     }
 }
 
