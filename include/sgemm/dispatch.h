@@ -74,13 +74,13 @@
  * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose
  * slices add into C with float atomics: C then varies in its last bits from run to run, as
  * the order of the adds does (explain and sgemm-db explain say so). With
- * options.deterministic, each such winner is replaced by the fastest kernel without atomics that the tune measured for its shape (or
- * cuBLAS, where cuBLAS was faster), else, in a database that holds no such measurement (an
- * import), by the same tiles and split with the slices summed in a fixed order; a kernel not
- * in the binary cache is compiled at create (an export carries only the winners' binaries).
- * explain, and sgemm-db explain --deterministic, name what runs. Every other kernel, and
- * cuBLAS (whose atomics mode this library leaves at its default, not allowed), repeats bit for
- * bit with or without it.
+ * options.deterministic, each such winner is replaced by the fastest kernel without atomics
+ * that the tune measured for its shape (or cuBLAS, where cuBLAS was faster), else, in a
+ * database that holds no such measurement (an import), by the same tiles and split with the
+ * slices summed in a fixed order; a kernel not in the binary cache is compiled at create (an
+ * export carries only the winners' binaries). explain, and sgemm-db explain --deterministic,
+ * name what runs. Every other kernel, and cuBLAS (whose atomics mode this library leaves at
+ * its default, not allowed), repeats bit for bit with or without it.
  *
  * ABI: the soname is libsgemm_dispatch.so.0.3 for every 0.3.x release. Before 1.0 each minor
  * version has its own soname, since it may change the structs below; a program built

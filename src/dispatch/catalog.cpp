@@ -188,12 +188,12 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     d.reason = d.selection.reason;
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
-        // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
-        // workspace for it), re-split only where a smaller workspace was asked of decide.
         for (const DeterministicStandIn& s : catalog.stand_ins)
             if (s.atomic.shape == w->shape)
                 d.reason += "; deterministic: the tuned kernel, " + s.atomic.kernel.description +
                             ", adds its slices into C with float atomics, so this runs instead: " + s.how;
+        // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
+        // workspace for it), re-split only where a smaller workspace was asked of decide.
         d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);
         if (const Family* f = family_of(d.kernel); f && f->sums_with_atomics(d.kernel.params))
             d.reason += "; its " + std::to_string(f->geometry(d.kernel.params, key.M, key.N, key.K).grid.y) +

@@ -64,7 +64,7 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool d
 // slices summed in a fixed order instead: by the sum pass, else by the last block of each
 // tile; empty when neither is valid on `arch`. The stand-in of last resort, for a database
 // that holds winners without their measurements (an import): on the H200 gate_up's batch-32
-// twin ran 11% slower than the best kernel without atomics that a tune stores
+// twin took 13% longer than the fastest kernel without atomics that its tune measured
 // (docs/RESULTS.md, thirty-seventh session).
 std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch);
 

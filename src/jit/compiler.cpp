@@ -34,8 +34,9 @@ std::vector<std::string> compile_options(Arch arch, KernelBuild build) {
 
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
     // Within a process the key depends only on the source, the instance, the arch and the
-    // kind of build (the templates and NVRTC are fixed): each is hashed once, not again for every candidate a tuning run builds or
-    // looks up and every winner a dispatch start-up checks (some 50 KB of template text each).
+    // kind of build (the templates and NVRTC are fixed): each is hashed once, not again for
+    // every candidate a tuning run builds or looks up and every winner a dispatch start-up
+    // checks (some 50 KB of template text each).
     const std::string source = render_source(family),
                       instance = family.name_expression(values) + " " + family.second_name_expression(values);
     const std::string id = source + instance + arch.name() + " build " + std::to_string(static_cast<int>(build));
