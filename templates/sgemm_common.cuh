@@ -35,12 +35,13 @@ struct SgemmArgs {
 #define SGEMM_SUM_PASS_MAX_SLICES 16
 
 // How a split launch sums its slices (warptile's SUM_PASS; sgemm_splitk.cuh): in the kernel,
-// by the block of each tile that arrives last; by a second kernel; or by each slice adding
+// by the block of each tile that arrives last; by a second kernel; by each slice adding
 // its partial tile into C with float atomics, whose order, and so C's last bits, varies
-// from launch to launch.
+// from launch to launch; or by the slices of a tile adding into C in turn, in slice order.
 #define SGEMM_SUM_BY_LAST_BLOCK 0
 #define SGEMM_SUM_BY_PASS 1
 #define SGEMM_SUM_BY_ATOMICS 2
+#define SGEMM_SUM_IN_ORDER 3
 
 // The workspace a launch that splits K into `slices` needs (sgemm_splitk.cuh): the counters,
 // then one partial M x N result per slice. One slice needs none.
@@ -48,8 +49,8 @@ constexpr unsigned long long sgemm_splitk_workspace_bytes(int slices, int M, int
     return slices == 1 ? 0 : SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * slices * M * N;
 }
 
-// The same for slices that add into C with atomics: the counters alone.
-constexpr unsigned long long sgemm_splitk_atomic_workspace_bytes(int slices) {
+// The same for slices that add into C themselves, with atomics or in turn: the counters alone.
+constexpr unsigned long long sgemm_splitk_counters_workspace_bytes(int slices) {
     return slices == 1 ? 0 : SGEMM_WORKSPACE_COUNTER_BYTES;
 }
 

@@ -1,6 +1,7 @@
 // Split-K across blocks: the protocols every family that splits K over gridDim.y slices
-// shares. Two reduce in a fixed order, so results repeat bit for bit; the third (below)
-// adds with float atomics.
+// shares. Three reduce in a fixed order, so results repeat bit for bit; one (below) adds
+// with float atomics. The fourth, the slices taking turns on C (SGEMM_SUM_IN_ORDER), is at
+// the end.
 //
 // Each block computes a partial tile of C for its slice of K and stores it with
 // sgemm_splitk_store_partial or sgemm_splitk_store_partial4 (no alpha, no beta). Then every
@@ -242,13 +243,12 @@ __device__ __forceinline__ void sgemm_splitk_sum_pass(const SgemmArgs& p, bool c
 // SGEMM_SUM_BY_ATOMICS, first step: slice 0's block makes the tile rows [m0, m0 + rows) x
 // columns [n0, n0 + cols) of C (clipped to C; cols a multiple of 4) beta * C, THREADS
 // threads four columns at a time (16-byte accesses where c_vec), then counts in on it.
-template <int THREADS>
-__device__ void sgemm_splitk_atomic_prepare(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
-                                            bool c_vec) {
-    if (blockIdx.y != 0) return;
+// Test builds only (KernelBuild::late_first_slice): slice 0's blocks sleep 100 us before they
+// first write C, far longer than a test's slices take over their k, so that every other
+// slice has to wait for them. Nothing in product builds.
+__device__ __forceinline__ void sgemm_splitk_test_late_first_slice() {
 #ifdef SGEMM_TEST_LATE_FIRST_SLICE
-    // Test builds only (KernelBuild::late_first_slice): 100 us of sleep, far longer than a
-    // test's slices take over their k, so that every other slice has to wait for this one.
+    if (blockIdx.y != 0) return;
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
     do {
@@ -256,6 +256,13 @@ __device__ void sgemm_splitk_atomic_prepare(const SgemmArgs& p, unsigned tile, i
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while (now - start < 100000);
 #endif
+}
+
+template <int THREADS>
+__device__ void sgemm_splitk_atomic_prepare(const SgemmArgs& p, unsigned tile, int m0, int rows, int n0, int cols,
+                                            bool c_vec) {
+    if (blockIdx.y != 0) return;
+    sgemm_splitk_test_late_first_slice();
     const int quads_per_row = cols / 4;
     for (int e = threadIdx.x; e < rows * quads_per_row; e += THREADS) {
         const int row = m0 + e / quads_per_row, col = n0 + 4 * (e % quads_per_row);
@@ -318,4 +325,69 @@ __device__ __forceinline__ void sgemm_splitk_atomic_add4(const SgemmArgs& p, int
 __device__ __forceinline__ void sgemm_splitk_atomic_done(const SgemmArgs& p, unsigned tile) {
     unsigned* counter = &static_cast<unsigned*>(p.workspace)[tile];
     if (threadIdx.x == 0 && atomicAdd(counter, 1u) == gridDim.y) *counter = 0;
+}
+
+// SGEMM_SUM_IN_ORDER: the slices of a tile take turns on C, in slice order, so C is
+// ((beta * C + alpha * p0) + alpha * p1) + ... whatever the timing: it repeats bit for bit,
+// with no partials in the workspace (its counters alone) and no second kernel. Slice s waits
+// until the tile's counter reads s, adds into C (slice 0 writes alpha * p0 + beta * C as an
+// unsplit tile would), and then sets it to s + 1; the last slice sets it back to 0 for the
+// next launch. Each wait is on a block of lower index, started earlier (as for the atomics).
+// Where a tile's slices run in different waves (many blocks a slice) the turns cost little;
+// where they run side by side, the turns of a tile queue one after another. On the H200
+// (docs/RESULTS.md, thirty-eighth session) 32x128256x4096 in 6 slices of 32x256 tiles, about
+// 4 waves, ran 0.695 ms this way against 0.703 with atomics and 0.732 for the best tile
+// without split-K (the sum pass's partials, 98 MB, would pass through DRAM); but 32x4096x4096
+// in 16 slices, one wave, 0.079 ms against 0.033 with atomics: 15 turns of about 3 us each.
+__device__ __forceinline__ void sgemm_splitk_in_order_wait(const SgemmArgs& p, unsigned tile) {
+    sgemm_splitk_test_late_first_slice();
+    if (threadIdx.x == 0 && blockIdx.y != 0) {
+        const unsigned* counter = &static_cast<const unsigned*>(p.workspace)[tile];
+        unsigned count = 0;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(count) : "l"(counter) : "memory");
+        while (count != blockIdx.y);
+    }
+    __syncthreads();
+}
+
+// Slice s > 0's turn, in two steps so that all of a thread's loads are in flight at once (one
+// L2 round trip a turn, not one per quad): C[row][col .. col+3] as the previous slice's block
+// left it, read from L2 (__ldcg), zeros outside C; then old + alpha * acc stored, skipping
+// what lies outside C.
+__device__ __forceinline__ float4 sgemm_splitk_in_order_load4(const SgemmArgs& p, int row, int col, bool vec_ok) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (row >= p.M) return v;
+    const float* c = p.C + sgemm_offset(row, col, p.ldc);
+    if (vec_ok && col + 3 < p.N) return __ldcg(reinterpret_cast<const float4*>(c));
+    if (col + 0 < p.N) v.x = __ldcg(c + 0);
+    if (col + 1 < p.N) v.y = __ldcg(c + 1);
+    if (col + 2 < p.N) v.z = __ldcg(c + 2);
+    if (col + 3 < p.N) v.w = __ldcg(c + 3);
+    return v;
+}
+
+__device__ __forceinline__ void sgemm_splitk_in_order_store4(const SgemmArgs& p, int row, int col, float4 acc,
+                                                             float4 old, bool vec_ok) {
+    if (row >= p.M) return;
+    float* c = p.C + sgemm_offset(row, col, p.ldc);
+    const float4 v = make_float4(old.x + p.alpha * acc.x, old.y + p.alpha * acc.y, old.z + p.alpha * acc.z,
+                                 old.w + p.alpha * acc.w);
+    if (vec_ok && col + 3 < p.N) {
+        *reinterpret_cast<float4*>(c) = v;
+        return;
+    }
+    if (col + 0 < p.N) c[0] = v.x;
+    if (col + 1 < p.N) c[1] = v.y;
+    if (col + 2 < p.N) c[2] = v.z;
+    if (col + 3 < p.N) c[3] = v.w;
+}
+
+// The end of a turn: C's new values are visible device-wide before the next slice may start.
+__device__ __forceinline__ void sgemm_splitk_in_order_pass(const SgemmArgs& p, unsigned tile) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    unsigned* counter = &static_cast<unsigned*>(p.workspace)[tile];
+    const unsigned next = blockIdx.y + 1 == gridDim.y ? 0u : blockIdx.y + 1;
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(counter), "r"(next) : "memory");
 }

@@ -51,7 +51,9 @@
 // per blockIdx.y, and the slices are summed by a protocol of sgemm_splitk.cuh: in a fixed
 // order inside the kernel, or with SUM_PASS = 1 by a second kernel, sgemm_warptile_sum_pass;
 // or with SUM_PASS = 2 each slice adds into C with float atomics, faster where the grid is
-// one wave, but C's last bits then vary from launch to launch. This fills the GPU when
+// one wave, but C's last bits then vary from launch to launch; or with SUM_PASS = 3 the
+// slices of a tile add into C in turn, in slice order, fast where they run in different
+// waves (sgemm_splitk_in_order_wait). This fills the GPU when
 // there are few tiles of C (1024^3, or M of a few dozen rows). Only binaries with SPLIT_K
 // carry that code (gridDim.y must then be > 1, else 1): compiled in but unused, it made the
 // non-split kernels 3-6% slower on the H200.
@@ -576,6 +578,29 @@ struct SgemmWarptileBlock {
     __device__ __forceinline__ void store_c(const Accumulators& acc, int m0, int n0, bool c_vec) const {
         for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_store4(p, r, c, v, c_vec); });
     }
+
+    // Adds alpha * acc into the tile at (m0, n0) of C (a later slice's turn of
+    // SGEMM_SUM_IN_ORDER), CHUNK quads at a time: their loads of C all in flight at once, then
+    // their stores. The quads are visited in the same order by every pass (each pass keeps
+    // only its chunk), so old[] is registers; a chunk of 8 needs 32 of them, few enough for
+    // 16x8 thread tiles (all 32 quads at once spilled them).
+    __device__ __forceinline__ void add_into_c(const Accumulators& acc, int m0, int n0, bool c_vec) const {
+        constexpr int QUADS = TM * TN / 4, CHUNK = QUADS < 8 ? QUADS : 8;
+#pragma unroll
+        for (int first = 0; first < QUADS; first += CHUNK) {
+            float4 old[CHUNK];
+            int q = 0;
+            for_each_c_quad(acc, m0, n0, [&](int r, int c, float4) {
+                if (q >= first && q < first + CHUNK) old[q - first] = sgemm_splitk_in_order_load4(p, r, c, c_vec);
+                ++q;
+            });
+            q = 0;
+            for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) {
+                if (q >= first && q < first + CHUNK) sgemm_splitk_in_order_store4(p, r, c, v, old[q - first], c_vec);
+                ++q;
+            });
+        }
+    }
 };
 
 // The grid is (tiles of C, k slices): blockIdx.x numbers the tile (swizzled), blockIdx.y the
@@ -583,14 +608,15 @@ struct SgemmWarptileBlock {
 // tail (sgemm_warptile_stream_k). Dynamic shared memory: sgemm_warptile_shared_bytes. One
 // block per SM is all the launch bounds promise: left free, ptxas squeezes configurations
 // that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
-// With SPLIT_K, SUM_PASS says how the slices are summed (SGEMM_SUM_BY_*): 1 leaves the sum to
-// sgemm_warptile_sum_pass, launched after it; 2 adds each slice into C with atomics.
+// With SPLIT_K, SUM_PASS says how the slices are summed (SGEMM_SUM_*): 1 leaves the sum to
+// sgemm_warptile_sum_pass, launched after it; 2 adds each slice into C with atomics; 3 has
+// the slices of a tile add into C in turn.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
           int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile(const SgemmArgs p) {
     static_assert(SPLIT_K || !SUM_PASS, "only split-K has slices to sum");
-    static_assert(SUM_PASS >= SGEMM_SUM_BY_LAST_BLOCK && SUM_PASS <= SGEMM_SUM_BY_ATOMICS, "SUM_PASS is 0, 1 or 2");
+    static_assert(SUM_PASS >= SGEMM_SUM_BY_LAST_BLOCK && SUM_PASS <= SGEMM_SUM_IN_ORDER, "SUM_PASS is 0 to 3");
     using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);
@@ -626,6 +652,20 @@ sgemm_warptile(const SgemmArgs p) {
             block.for_each_c_quad(acc, m0, n0, [&](int r, int c, float4 v) { sgemm_splitk_atomic_add4(p, r, c, v, c_vec); });
         timeline.mark(SGEMM_MARK_PARTIAL_STORED);
         sgemm_splitk_atomic_done(p, blockIdx.x);
+        timeline.arrived(false);
+        timeline.mark(SGEMM_MARK_END);
+        timeline.store(p);
+        return;
+    }
+    if (SPLIT_K && SUM_PASS == SGEMM_SUM_IN_ORDER) {
+        sgemm_splitk_in_order_wait(p, blockIdx.x);
+        if (block.group == 0 && blockIdx.y == 0) {
+            block.store_c(acc, m0, n0, c_vec);
+        } else if (block.group == 0 && tiles > 0) {  // an empty slice has nothing to add
+            block.add_into_c(acc, m0, n0, c_vec);
+        }
+        timeline.mark(SGEMM_MARK_PARTIAL_STORED);
+        sgemm_splitk_in_order_pass(p, blockIdx.x);
         timeline.arrived(false);
         timeline.mark(SGEMM_MARK_END);
         timeline.store(p);

@@ -214,10 +214,14 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // Operands once, C written once (and read when beta != 0, taken as the usual case in
     // inference: beta = 0), re-reads of operand strips of which about a tenth miss L2, and
     // the split-K partials written and read back (slices that add into C with atomics store
-    // none: their adds meet in L2, costed as the finish below).
+    // none: their adds meet in L2, costed as the finish below; slices that take turns on C
+    // read and write C instead).
     const double rereads = M * K * (ceil_div(N, tile_cols) - 1) + K * N * (ceil_div(M, tile_rows) - 1);
     double bytes = 4.0 * (M * K + K * N + M * N) + 4.0 * 0.1 * rereads;
-    if (splits > 1 && !f.sums_with_atomics(c.values)) bytes += 8.0 * splits * M * N;
+    if (splits > 1 && f.sums_in_order(c.values))
+        bytes += 8.0 * (splits - 1) * M * N;  // each later slice reads C back and writes it
+    else if (splits > 1 && !f.sums_with_atomics(c.values))
+        bytes += 8.0 * splits * M * N;
     // Memory throughput needs bytes in flight: about 40 KB per SM on Hopper (bandwidth times
     // latency over the SMs). A streaming family says how many it keeps: batches of UNROLL
     // 64-byte quads per thread, two (decode loads the next batch before it computes on the
@@ -255,9 +259,19 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // sum after the loops: on the H200 the same tiles ran 2-4 us under the pass at batch 32
     // in 16 slices (rated 4.4-5.7 us here) and 0.8 us at 1024^3 in 3: rated here at twice the
     // pass's rate over the slices (half its cost), without its kernel boundary.
+    // Slices that take turns on C (SUM_PASS = 3) queue: on the H200 each turn took about 3 us
+    // where all of a tile's slices ran side by side (32x4096x4096 in 8 and 16 slices, one
+    // wave). Where the grid comes in several rounds of resident blocks, the slices of a tile
+    // run in different rounds and other blocks' loops cover the turns; only the last round's
+    // queue shows. Either way each later slice moves its tile of C through L2 once, as an
+    // atomic slice's adds do, rated the same (32x128256x4096 in 6 slices, about 4 rounds, ran
+    // 1% under the atomics). Without that term 12 slices led the ranking at 4096^3.
+    const double rounds = std::max(1.0, blocks / (static_cast<double>(e.blocks_per_sm) * device.sm_count));
     if (splits > 1)
         e.finish_seconds = f.has_sum_pass(c.values)        ? 1e-6 + splits * 4.0 * M * N / 2.5e12
                            : f.sums_with_atomics(c.values) ? splits * 4.0 * M * N / 5e12
+                           : f.sums_in_order(c.values)
+                               ? std::max((splits - 1) * 3e-6 / rounds, (splits - 1) * 4.0 * M * N / 5e12)
                                : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.

@@ -50,6 +50,8 @@ bool Family::has_sum_pass(const ParamValues& values) const { return sums_by(*thi
 
 bool Family::sums_with_atomics(const ParamValues& values) const { return sums_by(*this, values, SGEMM_SUM_BY_ATOMICS); }
 
+bool Family::sums_in_order(const ParamValues& values) const { return sums_by(*this, values, SGEMM_SUM_IN_ORDER); }
+
 std::string Family::second_kernel(const ParamValues& values) const {
     return has_stream_k_tail(values) ? tail_kernel : has_sum_pass(values) ? sum_pass_kernel : "";
 }

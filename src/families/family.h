@@ -38,9 +38,10 @@ struct ParamSpec {
     // only calls of alignment class 16 (Family::required_alignment).
     bool aligned_only = false;
     // How a split launch sums its slices (SUM_PASS, warptile's and decode's; the values are
-    // templates/sgemm_common.cuh's SGEMM_SUM_BY_*): 0 in the kernel, 1 in a second kernel of
+    // templates/sgemm_common.cuh's SGEMM_SUM_*): 0 in the kernel, 1 in a second kernel of
     // the binary (Family::sum_pass_kernel), 2 (warptile only) by float atomics into C, whose
-    // results vary from run to run in the last bits. Another way to finish the spread of k,
+    // results vary from run to run in the last bits, 3 (warptile only) by the slices of a
+    // tile adding into C in turn, in slice order. Another way to finish the spread of k,
     // so the tuner's final sweep crosses it with the split count.
     bool sum_pass = false;
 };
@@ -115,6 +116,8 @@ struct Family {
     // Whether `values` add split-K's slices into C with float atomics (a sum_pass parameter
     // at 2), so that the same call gives C in a different last bit from run to run.
     bool sums_with_atomics(const ParamValues& values) const;
+    // Whether `values` have split-K's slices add into C in turn (a sum_pass parameter at 3).
+    bool sums_in_order(const ParamValues& values) const;
     // The second kernel's template name (tail_kernel or sum_pass_kernel), or "" without one.
     std::string second_kernel(const ParamValues& values) const;
     // The second kernel's name expression, or "" without one.

@@ -52,7 +52,9 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
                "multiple of 8 k per tile";
     if (s.sum_pass && s.splits == 1)
         return "SUM_PASS = " + std::to_string(s.sum_pass) + " sums the slices of a split launch " +
-               (s.sum_pass == SGEMM_SUM_BY_PASS ? "in a second kernel" : "by atomics into C") +
+               (s.sum_pass == SGEMM_SUM_BY_PASS      ? "in a second kernel"
+                : s.sum_pass == SGEMM_SUM_BY_ATOMICS ? "by atomics into C"
+                                                     : "by turns on C") +
                ": it goes with SPLITS > 1";
     // The split counts above 8 are for a batch-32 decode GEMM with few tiles and a long k
     // (down: 4096x14336), where on the H200 16 slices summed by the pass ran 4% faster than
@@ -60,8 +62,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     // were not measured; allowed, they led the cost model's ranking at 4096^3 (12 slices
     // fill the last wave better), where their partials would be 800 MB.
     if (s.splits > 8 && s.sum_pass == SGEMM_SUM_BY_LAST_BLOCK)
-        return "SPLITS " + std::to_string(s.splits) + " goes with SUM_PASS = 1 or 2: more than 8 slices are summed by "
-               "the second kernel or added by atomics, not by one block per tile";
+        return "SPLITS " + std::to_string(s.splits) + " goes with SUM_PASS = 1, 2 or 3: more than 8 slices are summed "
+               "by the second kernel, added by atomics or by turns, not by one block per tile";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
@@ -96,7 +98,8 @@ Family warptile_family() {
     Family f;
     f.name = "warptile";
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
-                "split-K for small grids (summed in-kernel or by a second pass, or added by atomics), a stream-K "
+                "split-K for small grids (summed in-kernel, by a second pass or by turns on C, or added by atomics), a "
+                "stream-K "
                 "tail for a part-empty last wave";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
@@ -120,8 +123,9 @@ Family warptile_family() {
     // KMAJOR = 1 keeps an operand stored as rows of x in B's place as it is stored (NT's
     // weights), copied 16 bytes at a time; BK 32 is for it alone (the template says why).
     // SUM_PASS = 1 sums split-K's slices in a second kernel rather than in the last block of
-    // each tile, and 2 adds them into C with float atomics, whose order varies from run to run
-    // (the tuner tries 2 only when allowed to); templates/sgemm_splitk.cuh says where each pays.
+    // each tile, 2 adds them into C with float atomics, whose order varies from run to run
+    // (the tuner tries 2 only when allowed to), and 3 has them add into C in turn, in slice
+    // order; templates/sgemm_splitk.cuh says where each pays.
     f.params = {{"BM", {32, 64, 128, 256}},
                 {"BN", {64, 128, 256}},
                 {"BK", {8, 16, 32}},
@@ -138,7 +142,7 @@ Family warptile_family() {
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
                 {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
                 {"KMAJOR", {0, 1}},
-                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS}, /*split_count=*/false,
+                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS, SGEMM_SUM_IN_ORDER}, /*split_count=*/false,
                  /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/false, /*sum_pass=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
@@ -161,7 +165,8 @@ Family warptile_family() {
         const WarptileShape s = warptile_shape(f, v);
         if (f.stream_k_split(v, M, N, K, sms).tail_blocks > 0)
             return sgemm_stream_k_workspace_bytes(s.bm, s.bn, sms);
-        return s.sum_pass == SGEMM_SUM_BY_ATOMICS ? sgemm_splitk_atomic_workspace_bytes(s.splits)
+        return s.sum_pass == SGEMM_SUM_BY_ATOMICS || s.sum_pass == SGEMM_SUM_IN_ORDER
+                   ? sgemm_splitk_counters_workspace_bytes(s.splits)
                                                   : sgemm_splitk_workspace_bytes(s.splits, M, N);
     };
     return f;

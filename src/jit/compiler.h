@@ -16,8 +16,9 @@ namespace sgemm {
 //   timeline          records per-block timelines (templates/sgemm_timeline.cuh) for
 //                     `sgemm-bench --timeline`;
 //   late_first_slice  for the GPU tests: split-K slice 0's blocks of an atomic sum
-//                     (SGEMM_SUM_BY_ATOMICS) sleep before they prepare C, so that the other
-//                     slices reach their wait first (templates/sgemm_splitk.cuh).
+//                     (SGEMM_SUM_BY_ATOMICS) or of turns on C (SGEMM_SUM_IN_ORDER) sleep
+//                     before they first write C, so that the other slices reach their wait
+//                     first (templates/sgemm_splitk.cuh).
 // A build's code sits in the templates behind its macro, so product cubins do not change
 // with it, but the templates' text is hashed into every stored kernel (templates_hash):
 // adding such code makes every database tune afresh.

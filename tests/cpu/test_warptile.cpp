@@ -26,10 +26,11 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     const auto valid = f.valid_configs(Arch{90});
     EXPECT_LT(valid.size(), product);
     // Per transpose layout about 360 tiles (with their groups of warps along k), and NN's
-    // again as tiles of C^T (CT = 1), each with every split count: four binaries per tile,
-    // one that does not split and three that do, summing their slices in the kernel, in a sum
-    // pass (SUM_PASS = 1, a second kernel) or by atomics (SUM_PASS = 2). With a stream-K tail
-    // (SK = 1, for tiles that neither split nor group warps) a tile has a fifth binary,
+    // again as tiles of C^T (CT = 1), each with every split count: five binaries per tile,
+    // one that does not split and four that do, summing their slices in the kernel, in a sum
+    // pass (SUM_PASS = 1, a second kernel), by atomics (SUM_PASS = 2) or by turns on C
+    // (SUM_PASS = 3). With a stream-K tail
+    // (SK = 1, for tiles that neither split nor group warps) a tile has a sixth binary,
     // holding the tail too. Each
     // binary comes twice: with the 4-byte fallback of its 16-byte accesses and, for calls
     // whose operands are all aligned (ALIGNED = 1), without it. Where B's place holds rows of
@@ -62,23 +63,23 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
         if (f.value(v, "SUM_PASS")) {
             ++valid_with_sum_pass;
             EXPECT_GT(f.value(v, "SPLITS"), 1);
-            // Its twin summed in the kernel is valid too, up to 8 slices (pass or atomics).
+            // Its twin summed in the kernel is valid too, up to 8 slices (pass, atomics or turns).
             ParamValues twin = v;
             twin[f.param_index("SUM_PASS")] = 0;
             EXPECT_EQ(f.invalid_reason(twin, Arch{90}).empty(), f.value(v, "SPLITS") <= 8) << f.describe(v);
         }
     EXPECT_GT(valid_with_sum_pass, 0u);
-    // A tile's valid points: SPLITS 1, each larger split count up to 8 with any of the three
-    // sums, and the counts above 8 with the sum pass or atomics only.
+    // A tile's valid points: SPLITS 1, each larger split count up to 8 with any of the four
+    // sums, and the counts above 8 with the sum pass, atomics or turns only.
     std::size_t split_counts_any_sum = 0, split_counts_not_in_kernel = 0;
     for (int splits : f.params[f.param_index("SPLITS")].values)
         if (splits > 1) ++(splits > 8 ? split_counts_not_in_kernel : split_counts_any_sum);
     EXPECT_GT(split_counts_not_in_kernel, 0u);
     const std::size_t plain_binaries = binaries.size() - binaries_with_tail;
-    EXPECT_EQ(4 * (valid.size() - valid_with_tail),
-              (1 + 3 * split_counts_any_sum + 2 * split_counts_not_in_kernel) * plain_binaries);
+    EXPECT_EQ(5 * (valid.size() - valid_with_tail),
+              (1 + 4 * split_counts_any_sum + 3 * split_counts_not_in_kernel) * plain_binaries);
     EXPECT_GE(plain_binaries / 30, 200u);
-    EXPECT_LE(plain_binaries / 30, 640u);
+    EXPECT_LE(plain_binaries / 30, 800u);
     std::size_t k_major = 0;
     for (const ParamValues& v : valid) k_major += f.value(v, "KMAJOR");
     EXPECT_GT(k_major, 0u);
@@ -273,7 +274,7 @@ TEST(Warptile, AtomicSums) {
     in_kernel[16] = SGEMM_SUM_BY_LAST_BLOCK;
     EXPECT_FALSE(f.sums_with_atomics(pass));
     EXPECT_FALSE(f.sums_with_atomics(in_kernel));
-    EXPECT_NE(f.invalid_reason(in_kernel, Arch{90}).find("SPLITS 16 goes with SUM_PASS = 1 or 2"), std::string::npos);
+    EXPECT_NE(f.invalid_reason(in_kernel, Arch{90}).find("SPLITS 16 goes with SUM_PASS = 1, 2 or 3"), std::string::npos);
     unsplit[11] = 1;  // SPLITS
     EXPECT_NE(f.invalid_reason(unsplit, Arch{90}).find("SUM_PASS = 2 sums the slices of a split launch by atomics"),
               std::string::npos);
@@ -285,6 +286,37 @@ TEST(Warptile, AtomicSums) {
         EXPECT_NE(kernel_cache_key(f, in_kernel, Arch{sm}), k.cache_key);
         EXPECT_NE(kernel_cache_key(f, pass, Arch{sm}), k.cache_key);
     }
+}
+
+// SUM_PASS = 3: the slices of a tile add into C in turn. No second kernel, no atomics, a
+// workspace of the tile counters alone however large C is, more than 8 slices allowed, no
+// call without slices; its own binary, compiled without spills for sm_80 and sm_90, also
+// with 16x8 and 8x16 thread tiles (whose epilogue holds a chunk of C's quads besides the
+// 128 accumulators).
+TEST(Warptile, SumsByTurnsOnC) {
+    const Family& f = warptile();
+    const ParamValues v = {32, 256, 16, 32, 64, 8, 8, 2, 0, 0, 1, 16, 0, 0, 1, 0, 3};
+    EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
+    EXPECT_TRUE(f.sums_in_order(v));
+    EXPECT_FALSE(f.sums_with_atomics(v));
+    EXPECT_FALSE(f.has_sum_pass(v));
+    EXPECT_EQ(f.second_kernel(v), "");
+    EXPECT_EQ(f.workspace_bytes(v, 32, 128256, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.workspace_bytes(v, 8192, 8192, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    ParamValues atomics = v, unsplit = v;
+    atomics[16] = SGEMM_SUM_BY_ATOMICS;
+    EXPECT_FALSE(f.sums_in_order(atomics));
+    unsplit[11] = 1;  // SPLITS
+    EXPECT_NE(f.invalid_reason(unsplit, Arch{90}).find("SUM_PASS = 3 sums the slices of a split launch by turns on C"),
+              std::string::npos);
+    for (const ParamValues& config : {v, ParamValues{256, 64, 16, 64, 64, 8, 16, 2, 0, 0, 1, 4, 1, 0, 1, 0, 3},
+                                      ParamValues{256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 4, 0, 0, 0, 0, 3}})
+        for (int sm : {80, 90}) {
+            const CompiledKernel k = compile_kernel(f, config, Arch{sm});
+            EXPECT_FALSE(k.ptxas.spills()) << f.describe(config) << " sm_" << sm << ": " << k.log;
+            EXPECT_EQ(k.second_lowered_name, "");
+        }
+    EXPECT_NE(kernel_cache_key(f, atomics, Arch{90}), kernel_cache_key(f, v, Arch{90}));
 }
 
 TEST(Warptile, GeometrySharedMemoryAndWorkspace) {

@@ -4,7 +4,7 @@
 // warps along k, the stream-K tail (SK = 1), rows of x kept as stored (KMAJOR), split-K
 // summed by a second kernel (SUM_PASS = 1) with the in-kernel sum's bits and into a C that
 // takes no 16-byte stores, split-K added into C by atomics (SUM_PASS = 2) with results that
-// repeat within rounding, padded and
+// repeat within rounding, split-K added into C in turn (SUM_PASS = 3), padded and
 // misaligned leading dimensions, binaries for aligned operands only, and split-K and
 // stream-K results that repeat bit for bit. Each configuration is compiled once for the
 // whole binary (loaded_kernel).
@@ -105,6 +105,7 @@ ParamValues summed_by(ParamValues config, int how) {
 }
 ParamValues sum_pass(ParamValues config) { return summed_by(config, SGEMM_SUM_BY_PASS); }
 ParamValues atomic_sums(ParamValues config) { return summed_by(config, SGEMM_SUM_BY_ATOMICS); }
+ParamValues sums_by_turns(ParamValues config) { return summed_by(config, SGEMM_SUM_IN_ORDER); }
 
 // The default tile in every layout, and as tiles of C^T for NN, on the odd-size list.
 std::vector<WarptileCase> layout_cases() {
@@ -130,11 +131,11 @@ const std::vector<std::tuple<int, int, int>> kSplitShapes = {{7, 13, 5}, {17, 31
 
 std::vector<WarptileCase> split_cases() { return every_config_on_every_shape(kSplitConfigs, kSplitShapes); }
 
-// The split tiles above summed by the pass or by atomics (`how`), on the same shapes (C of
-// 7x13 and 17x31 has rows no multiple of 4, so groups of 4 elements of the sum straddle
-// rows; 1024x1024x1023 in 64x128 tiles of 8 slices, 1024 blocks, or 128x128 of 4 makes more
-// blocks than fit the GPU at once, so atomics' later slices count on blocks of slice 0 that
-// ran in earlier waves), and 32-row decode tiles, with groups of warps or with 12 and 16 slices (16 is the
+// The split tiles above summed by the pass, by atomics or by turns on C (`how`), on the same
+// shapes (C of 7x13 and 17x31 has rows no multiple of 4, so groups of 4 elements of the sum
+// straddle rows; 1024x1024x1023 in 64x128 tiles of 8 slices, 1024 blocks, or 128x128 of 4
+// makes more blocks than fit the GPU at once, so later slices wait on blocks of earlier
+// slices that ran in earlier waves), and 32-row decode tiles, with groups of warps or with 12 and 16 slices (16 is the
 // pass's most), on decode shapes with K no multiple of the split.
 std::vector<WarptileCase> summed_cases(int how) {
     const std::vector<ParamValues> decode_tiles = {{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0},
@@ -233,6 +234,7 @@ INSTANTIATE_TEST_SUITE_P(EveryLayoutOnOddShapes, WarptileAgainstCublas, ::testin
 INSTANTIATE_TEST_SUITE_P(SplitK, WarptileAgainstCublas, ::testing::ValuesIn(split_cases()));
 INSTANTIATE_TEST_SUITE_P(SumPass, WarptileAgainstCublas, ::testing::ValuesIn(summed_cases(SGEMM_SUM_BY_PASS)));
 INSTANTIATE_TEST_SUITE_P(AtomicSums, WarptileAgainstCublas, ::testing::ValuesIn(summed_cases(SGEMM_SUM_BY_ATOMICS)));
+INSTANTIATE_TEST_SUITE_P(TurnsOnC, WarptileAgainstCublas, ::testing::ValuesIn(summed_cases(SGEMM_SUM_IN_ORDER)));
 INSTANTIATE_TEST_SUITE_P(TilesOfCTransposed, WarptileAgainstCublas, ::testing::ValuesIn(c_transposed_cases()));
 INSTANTIATE_TEST_SUITE_P(DecodeTiles, WarptileAgainstCublas, ::testing::ValuesIn(decode_tile_cases()));
 INSTANTIATE_TEST_SUITE_P(GroupsOfWarpsAlongK, WarptileAgainstCublas, ::testing::ValuesIn(warp_group_cases()));
@@ -428,6 +430,53 @@ TEST(WarptileSplitK, TheAtomicSumsWaitForTheFirstSlice) {
     }
 }
 
+// Slices that take turns on C add in slice order whatever the timing: the same bits run after
+// run, where a tile's slices run side by side (32x6144x4093 in 16 slices, one round of
+// blocks) and where they run in different rounds (1024x1024x1021 in 64x128 tiles of 8
+// slices, 1024 blocks), as tiles of C and of C^T, with alpha and beta both ways; the check
+// also holds each run's tile counters back to zero.
+TEST(WarptileSplitK, TheTurnsOnCRepeatBitForBit) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Family& f = find_family("warptile");
+    for (const auto& [config, m, n, k] :
+         {std::tuple{sums_by_turns(ParamValues{32, 256, 16, 32, 64, 8, 8, 2, 0, 0, 1, 16, 0, 0, 0, 0, 0}), 32, 6144, 4093},
+          std::tuple{sums_by_turns(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 0, 0, 0, 0, 0}), 1024, 1024, 1021},
+          std::tuple{sums_by_turns(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 8, 1, 0, 0, 0, 0}), 1024, 1024, 1021}})
+        for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
+            GemmProblem problem(spec_for(config, m, n, k, alpha, beta), gpu->cublas, gpu->stream.get());
+            std::vector<float> first;
+            for (int run = 0; run < 4; ++run) {
+                const Accuracy a = run_once(*gpu, problem, config);
+                ASSERT_TRUE(a.ok()) << f.describe(config) << ", run " << run << ": " << a.verdict();
+                if (run == 0)
+                    first = problem.download_output();
+                else
+                    EXPECT_EQ(problem.download_output(), first) << f.describe(config) << " beta " << beta << ": run " << run;
+            }
+        }
+}
+
+// A build whose slice-0 blocks sleep 100 us before their turn (KernelBuild::late_first_slice):
+// every other slice is through its k by then and must wait its turn, or it adds into a C
+// that slice 0 then overwrites with alpha * p0 + beta * C, and C misses those slices. One
+// round of blocks, as tiles of C and of C^T.
+TEST(WarptileSplitK, TheTurnsOnCWaitForTheFirstSlice) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Family& f = find_family("warptile");
+    for (const ParamValues& config : {sums_by_turns(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
+                                      sums_by_turns(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0})}) {
+        const LoadedKernel late(f, compile_kernel(f, config, Arch{gpu->device.sm()}, KernelBuild::late_first_slice));
+        for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
+            GemmProblem problem(spec_for(config, 100, 1000, 1021, alpha, beta), gpu->cublas, gpu->stream.get());
+            problem.reserve_workspace(late.workspace_bytes(100, 1000, 1021));
+            problem.poison_output(gpu->stream.get());
+            late.launch(problem.args(), gpu->stream.get());
+            const Accuracy a = problem.check_output();
+            EXPECT_TRUE(a.ok()) << f.describe(config) << " beta " << beta << ": " << a.verdict();
+        }
+    }
+}
+
 // The sum pass adds the slices in the order the in-kernel finish does, from the same +0.0f,
 // and scales by alpha the same way: the two give the same bits, with C's rows a multiple of
 // 4 floats and not (groups of 4 then straddle rows), and with C's leading dimension padded.
@@ -448,13 +497,14 @@ TEST(WarptileSplitK, TheSumPassGivesTheInKernelSumsBits) {
 
 // A C that takes no 16-byte stores while N is a multiple of 4, so that the partials do: its
 // rows padded to N + 1 floats, or its start one float off 16-byte alignment (A and B too). The
-// pass must store C a float at a time, and the atomics add into it a float at a time; a
-// 16-byte access there is a misaligned-address fault.
-TEST(WarptileSplitK, TheSumPassAndTheAtomicsWriteACThatTakesNo16ByteAccesses) {
+// pass must store C a float at a time, and the atomics and the turns add into it a float at
+// a time; a 16-byte access there is a misaligned-address fault.
+TEST(WarptileSplitK, TheSumPassAtomicsAndTurnsWriteACThatTakesNo16ByteAccesses) {
     SGEMM_REQUIRE_GPU(gpu);
     const ParamValues decode_tile{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 0, 0, 0};
     for (const ParamValues& config : {sum_pass(kSplitConfigs[0]), sum_pass(decode_tile), atomic_sums(kSplitConfigs[0]),
-                                      atomic_sums(decode_tile), atomic_sums(kSplitConfigs[6])})
+                                      atomic_sums(decode_tile), atomic_sums(kSplitConfigs[6]), sums_by_turns(decode_tile),
+                                      sums_by_turns(kSplitConfigs[6])})
         for (bool padded_rows : {true, false})
             for (float beta : {0.5f, 0.0f}) {
                 ProblemSpec spec = spec_for(config, 33, 4096, 1000, -0.75f, beta);

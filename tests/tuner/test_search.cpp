@@ -352,6 +352,25 @@ TEST(CostModel, TheAtomicAddsCostLessThanThePass) {
     EXPECT_GT(pass - atomics, 1.5e-6);
 }
 
+// Turns on C queue where a tile's slices run side by side (one round of resident blocks,
+// batch 32 at 4096 columns: 15 turns of about 3 us), rated above the pass there; where the
+// grid comes in rounds (128256 columns), the turns hide and what is left is moving C
+// through L2, as the atomics do for one slice more: rated under both, as measured.
+TEST(CostModel, TurnsOnCQueueInOneRoundAndHideInMany) {
+    const auto cost = [](ParamValues v, int how, int splits, const ShapeKey& key) {
+        v[11] = splits;
+        v[16] = how;
+        return estimate_cost({&find_family("warptile"), v}, key, h200());
+    };
+    const ParamValues tile = {32, 256, 16, 32, 64, 8, 8, 2, 0, 0, 1, 1, 0, 0, 1, 0, 0};
+    const ShapeKey one_round = nn(32, 4096, 4096), rounds = nn(32, 128256, 4096);
+    EXPECT_GT(cost(tile, SGEMM_SUM_IN_ORDER, 16, one_round).finish_seconds, 40e-6);
+    EXPECT_GT(cost(tile, SGEMM_SUM_IN_ORDER, 16, one_round).seconds, cost(tile, SGEMM_SUM_BY_PASS, 16, one_round).seconds);
+    const double turns = cost(tile, SGEMM_SUM_IN_ORDER, 6, rounds).finish_seconds;
+    EXPECT_LT(turns, cost(tile, SGEMM_SUM_BY_ATOMICS, 6, rounds).finish_seconds);
+    EXPECT_LT(turns, cost(tile, SGEMM_SUM_BY_PASS, 6, rounds).finish_seconds);
+}
+
 TEST(CostModel, TheSplitKSumReadsOnlyWhatLiesInsideC) {
     // At batch 1 an 8-row decode tile holds one row of C: its finish reads no more than a
     // 1-row tile's (the sum skips the rows outside C).
