@@ -406,28 +406,34 @@ TEST(WarptileSplitK, TheAtomicSumsRepeatWithinRounding) {
         }
 }
 
-// A build whose slice-0 blocks sleep 100 us before they prepare their tile of C
-// (KernelBuild::late_first_slice): every other slice is through its k by then and must wait
-// for the prepared tile, or its adds land first and slice 0 overwrites them with beta * C
-// (zeros for beta = 0), and C misses those slices. One wave of blocks (32 tiles of C, or 16
-// of C^T, times the slices), so every block waited for is running.
-TEST(WarptileSplitK, TheAtomicSumsWaitForTheFirstSlice) {
-    SGEMM_REQUIRE_GPU(gpu);
+// Runs each configuration in a build whose slice-0 blocks sleep 100 us before they first
+// write their tile of C (KernelBuild::late_first_slice), twice, on 100x1000x1021 with alpha
+// and beta both ways, each run checked against cuBLAS. One wave of blocks (32 tiles of C,
+// or 16 of C^T, times the slices), so every block waited for is running.
+void expect_right_with_a_late_first_slice(sgemm::testing::GpuContext& gpu, const std::vector<ParamValues>& configs) {
     const Family& f = find_family("warptile");
-    for (const ParamValues& config : {atomic_sums(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
-                                      atomic_sums(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0})}) {
-        const LoadedKernel late(f, compile_kernel(f, config, Arch{gpu->device.sm()}, KernelBuild::late_first_slice));
+    for (const ParamValues& config : configs) {
+        const LoadedKernel late(f, compile_kernel(f, config, Arch{gpu.device.sm()}, KernelBuild::late_first_slice));
         for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
-            GemmProblem problem(spec_for(config, 100, 1000, 1021, alpha, beta), gpu->cublas, gpu->stream.get());
+            GemmProblem problem(spec_for(config, 100, 1000, 1021, alpha, beta), gpu.cublas, gpu.stream.get());
             problem.reserve_workspace(late.workspace_bytes(100, 1000, 1021));
             for (int run = 0; run < 2; ++run) {
-                problem.poison_output(gpu->stream.get());
-                late.launch(problem.args(), gpu->stream.get());
+                problem.poison_output(gpu.stream.get());
+                late.launch(problem.args(), gpu.stream.get());
                 const Accuracy a = problem.check_output();
                 EXPECT_TRUE(a.ok()) << f.describe(config) << " beta " << beta << ", run " << run << ": " << a.verdict();
             }
         }
     }
+}
+
+// Slice 0 prepares its tile of C late: every other slice is through its k by then and must
+// wait for the prepared tile, or its adds land first and slice 0 overwrites them with beta *
+// C (zeros for beta = 0), and C misses those slices.
+TEST(WarptileSplitK, TheAtomicSumsWaitForTheFirstSlice) {
+    SGEMM_REQUIRE_GPU(gpu);
+    expect_right_with_a_late_first_slice(*gpu, {atomic_sums(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
+                                                atomic_sums(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0})});
 }
 
 // Slices that take turns on C add in slice order whatever the timing: the same bits run after
@@ -456,25 +462,13 @@ TEST(WarptileSplitK, TheTurnsOnCRepeatBitForBit) {
         }
 }
 
-// A build whose slice-0 blocks sleep 100 us before their turn (KernelBuild::late_first_slice):
-// every other slice is through its k by then and must wait its turn, or it adds into a C
-// that slice 0 then overwrites with alpha * p0 + beta * C, and C misses those slices. One
-// round of blocks, as tiles of C and of C^T.
+// Slice 0 takes its turn late: every other slice is through its k by then and must wait its
+// turn, or it adds into a C that slice 0 then overwrites with alpha * p0 + beta * C, and C
+// misses those slices.
 TEST(WarptileSplitK, TheTurnsOnCWaitForTheFirstSlice) {
     SGEMM_REQUIRE_GPU(gpu);
-    const Family& f = find_family("warptile");
-    for (const ParamValues& config : {sums_by_turns(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
-                                      sums_by_turns(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0})}) {
-        const LoadedKernel late(f, compile_kernel(f, config, Arch{gpu->device.sm()}, KernelBuild::late_first_slice));
-        for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
-            GemmProblem problem(spec_for(config, 100, 1000, 1021, alpha, beta), gpu->cublas, gpu->stream.get());
-            problem.reserve_workspace(late.workspace_bytes(100, 1000, 1021));
-            problem.poison_output(gpu->stream.get());
-            late.launch(problem.args(), gpu->stream.get());
-            const Accuracy a = problem.check_output();
-            EXPECT_TRUE(a.ok()) << f.describe(config) << " beta " << beta << ": " << a.verdict();
-        }
-    }
+    expect_right_with_a_late_first_slice(*gpu, {sums_by_turns(ParamValues{32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 6, 0, 0, 0, 0, 0}),
+                                                sums_by_turns(ParamValues{64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 4, 1, 0, 0, 0, 0})});
 }
 
 // The sum pass adds the slices in the order the in-kernel finish does, from the same +0.0f,
