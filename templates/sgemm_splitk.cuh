@@ -1,7 +1,7 @@
 // Split-K across blocks: the protocols every family that splits K over gridDim.y slices
-// shares. Three reduce in a fixed order, so results repeat bit for bit; one (below) adds
-// with float atomics. The fourth, the slices taking turns on C (SGEMM_SUM_IN_ORDER), is at
-// the end.
+// shares. Three reduce in a fixed order, so results repeat bit for bit: the two described
+// next, and the slices taking turns on C (SGEMM_SUM_IN_ORDER, at the end of this file); one
+// (below them) adds with float atomics.
 //
 // Each block computes a partial tile of C for its slice of K and stores it with
 // sgemm_splitk_store_partial or sgemm_splitk_store_partial4 (no alpha, no beta). Then every
@@ -42,7 +42,8 @@
 // waited for has started, and it waits for no one.
 //
 // Workspace layout (SgemmArgs::workspace): SGEMM_WORKSPACE_COUNTER_BYTES of counters, then
-// partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh).
+// partials as [slice][M][N] floats: sgemm_splitk_workspace_bytes (sgemm_common.cuh). The
+// atomics and the turns on C use the counters alone (sgemm_splitk_counters_workspace_bytes).
 #pragma once
 #include "sgemm_common.cuh"
 #include "sgemm_timeline.cuh"

@@ -22,7 +22,7 @@
 enum SgemmTimelineMark {
     SGEMM_MARK_START,           // the block began
     SGEMM_MARK_LOOP_END,        // its main loop over k ended
-    SGEMM_MARK_PARTIAL_STORED,  // split-K: its partial tile is stored (or, by atomics, waited and added), before it counts in
+    SGEMM_MARK_PARTIAL_STORED,  // split-K: its partial tile is stored (or, by atomics or turns on C, waited and added), before it counts in
     SGEMM_MARK_ARRIVED,         // split-K: it has counted in on its tile
     SGEMM_MARK_END,             // it wrote C, or left its tile to another slice
     SGEMM_TIMELINE_MARKS

@@ -264,8 +264,9 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     // wave). Where the grid comes in several rounds of resident blocks, the slices of a tile
     // run in different rounds and other blocks' loops cover the turns; only the last round's
     // queue shows. Either way each later slice moves its tile of C through L2 once, as an
-    // atomic slice's adds do, rated the same (32x128256x4096 in 6 slices, about 4 rounds, ran
-    // 1% under the atomics). Without that term 12 slices led the ranking at 4096^3.
+    // atomic slice's adds do, and this finish rates that the same (32x128256x4096 in 6
+    // slices, about 4 rounds, ran 1% under the atomics); the reads and writes of C count as
+    // memory above too. Without the finish's second term 12 slices led the ranking at 4096^3.
     const double rounds = std::max(1.0, blocks / (static_cast<double>(e.blocks_per_sm) * device.sm_count));
     if (splits > 1)
         e.finish_seconds = f.has_sum_pass(c.values)        ? 1e-6 + splits * 4.0 * M * N / 2.5e12

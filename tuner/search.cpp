@@ -166,7 +166,7 @@ bool agree_except(const Candidate& a, const Candidate& b, Free free) {
 
 // Whether a and b differ at most in how they spread k: the split count (which needs one
 // binary on each side of 1), the groups of warps along k inside a block (a binary for
-// each count) and how the slices are summed (in the kernel, in a sum pass or by atomics). These trade
+// each count) and how the slices are summed (in the kernel, in a sum pass, by atomics or by turns on C). These trade
 // against each other, so a walk that changes one at a time can miss the best pair: on the
 // H200 at 1024^3, 64x128 tiles took 0.0603 ms with 3 slices and 1 group, 0.0738 with 3
 // slices and 2 groups, 0.0661 with neither and 0.0591 with 2 groups and no slices; a walk

@@ -10,6 +10,9 @@
 #include "templates/sgemm_common.cuh"
 
 namespace sgemm {
+// Not the turns on C (SGEMM_SUM_IN_ORDER): they queue where a tile's slices run side by
+// side, the one-wave grids where atomic winners mostly win (32x4096x4096 in 16 slices: 0.079
+// ms against 0.0355 for the pass on the H200); a measured turns kernel can still stand in.
 std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch) {
     const Family* f = family_of(kernel);
     if (!f) return std::nullopt;

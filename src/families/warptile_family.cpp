@@ -98,9 +98,8 @@ Family warptile_family() {
     Family f;
     f.name = "warptile";
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
-                "split-K for small grids (summed in-kernel, by a second pass or by turns on C, or added by atomics), a "
-                "stream-K "
-                "tail for a part-empty last wave";
+                "split-K for small grids (summed in-kernel, by a second pass or by turns on C, or added by atomics), "
+                "a stream-K tail for a part-empty last wave";
     f.template_file = "sgemm_warptile.cuh";
     f.kernel = "sgemm_warptile";
     f.tail_kernel = "sgemm_warptile_stream_k";
@@ -142,8 +141,9 @@ Family warptile_family() {
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
                 {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
                 {"KMAJOR", {0, 1}},
-                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS, SGEMM_SUM_IN_ORDER}, /*split_count=*/false,
-                 /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/false, /*sum_pass=*/true}};
+                {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS, SGEMM_SUM_IN_ORDER},
+                 /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/false,
+                 /*sum_pass=*/true}};
     // 256x128 tiles make 528 blocks at 4095x4097x4093, exactly 4 waves on the H200's 132
     // SMs (128x256 makes 544: a fifth wave for 4 blocks), and 512 at 4096^3 like 128x256.
     // ALIGNED = 0 serves every alignment class.
@@ -165,9 +165,9 @@ Family warptile_family() {
         const WarptileShape s = warptile_shape(f, v);
         if (f.stream_k_split(v, M, N, K, sms).tail_blocks > 0)
             return sgemm_stream_k_workspace_bytes(s.bm, s.bn, sms);
-        return s.sum_pass == SGEMM_SUM_BY_ATOMICS || s.sum_pass == SGEMM_SUM_IN_ORDER
-                   ? sgemm_splitk_counters_workspace_bytes(s.splits)
-                                                  : sgemm_splitk_workspace_bytes(s.splits, M, N);
+        // Slices that add into C themselves (atomics, turns) need the tile counters alone.
+        const bool into_c = s.sum_pass == SGEMM_SUM_BY_ATOMICS || s.sum_pass == SGEMM_SUM_IN_ORDER;
+        return into_c ? sgemm_splitk_counters_workspace_bytes(s.splits) : sgemm_splitk_workspace_bytes(s.splits, M, N);
     };
     return f;
 }

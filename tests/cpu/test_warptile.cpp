@@ -314,6 +314,7 @@ TEST(Warptile, SumsByTurnsOnC) {
         for (int sm : {80, 90}) {
             const CompiledKernel k = compile_kernel(f, config, Arch{sm});
             EXPECT_FALSE(k.ptxas.spills()) << f.describe(config) << " sm_" << sm << ": " << k.log;
+            EXPECT_EQ(k.ptxas.stack_bytes, 0) << f.describe(config) << " sm_" << sm;  // old[] in registers
             EXPECT_EQ(k.second_lowered_name, "");
         }
     EXPECT_NE(kernel_cache_key(f, atomics, Arch{90}), kernel_cache_key(f, v, Arch{90}));

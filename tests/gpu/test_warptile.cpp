@@ -98,7 +98,7 @@ ParamValues stream_k(ParamValues config) {
 }
 
 // The same split tiles summing their slices in a second kernel (SUM_PASS = 1), or adding
-// them into C with atomics (SUM_PASS = 2).
+// them into C with atomics (SUM_PASS = 2) or in turn (SUM_PASS = 3).
 ParamValues summed_by(ParamValues config, int how) {
     config[16] = how;
     return config;

@@ -159,6 +159,8 @@ TEST(Candidates, AtomicSumsOnlyWhenAllowed) {
     }
     EXPECT_GT(atomic, 0);
     EXPECT_EQ(plain.size() + atomic, allowed.size());
+    // The turns on C repeat bit for bit: offered without atomics.
+    EXPECT_TRUE(std::any_of(plain.begin(), plain.end(), [&](const Candidate& c) { return f.sums_in_order(c.values); }));
     for (const Candidate& c : plain) {
         if (!f.has_sum_pass(c.values)) continue;
         Candidate adding = c;
