@@ -198,10 +198,14 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
         // workspace for it), re-split only where a smaller workspace was asked of decide.
         d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);
-        if (const Family* f = family_of(d.kernel); f && f->sums_with_atomics(d.kernel.params))
-            d.reason += "; its " + std::to_string(f->geometry(d.kernel.params, key.M, key.N, key.K).grid.y) +
+        const Family* f = family_of(d.kernel);
+        const auto slices = [&] { return std::to_string(f->geometry(d.kernel.params, key.M, key.N, key.K).grid.y); };
+        if (f && f->sums_with_atomics(d.kernel.params))
+            d.reason += "; its " + slices() +
                         " slices add into C with float atomics, so C varies in the last bits from run to run "
                         "(options.deterministic runs a kernel without them)";
+        if (f && f->sums_in_order(d.kernel.params))
+            d.reason += "; its " + slices() + " slices take turns adding into C, in slice order, so C repeats bit for bit";
         if (d.kernel.params != w->kernel.params)
             d.reason += "; re-split as " + d.kernel.description + ": the stream's " + std::to_string(workspace_bytes) +
                         " bytes of split-K workspace hold no more slices of this shape";

@@ -321,6 +321,29 @@ const Winner* winner_for(const Catalog& c, const ShapeKey& key) {
     return nullptr;
 }
 
+// A winner whose slices take turns on C repeats bit for bit: a deterministic catalog keeps it
+// as it is, with no stand-in, and decide says how its slices finish.
+TEST_F(Catalog_, ADeterministicCatalogKeepsAWinnerWhoseSlicesTakeTurnsOnC) {
+    const Family& warptile = find_family("warptile");
+    const ParamValues v = warptile_split(4, SGEMM_SUM_IN_ORDER);
+    const KernelRef turns = kernel_ref(warptile, v);
+    const Binary binary = to_binary(compile_kernel(warptile, v, Arch{90}), turns);
+    store_->put_binary(binary);
+    const ShapeKey key = shape(32, 4096, 4096);
+    store_->put_winner(winner(id_, key, 0.01, &binary));
+    const Catalog deterministic = load_catalog(*store_, h200(), true);
+    ASSERT_TRUE(winner_for(deterministic, key));
+    EXPECT_EQ(winner_for(deterministic, key)->kernel, turns);
+    EXPECT_TRUE(deterministic.stand_ins.empty());
+    EXPECT_TRUE(deterministic.skipped.empty());
+    const Decision d =
+        decide(deterministic, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(deterministic));
+    EXPECT_EQ(d.kernel, turns);
+    EXPECT_TRUE(contains(d.reason, "its 4 slices take turns adding into C, in slice order, so C repeats bit for bit"))
+        << d.reason;
+    EXPECT_FALSE(contains(d.reason, "atomics")) << d.reason;
+}
+
 // A winner whose slices add into C with atomics runs as it is by default. With
 // `deterministic` and no measurement of its shape stored (an imported database), it runs as
 // its twin: the same tiles and split, summed by the second kernel, whose binary is compiled at
