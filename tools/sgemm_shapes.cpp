@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
         "a gate), down, lm_head. Projections of one shape share a row (\"k/v\").\n"
         "By default the rows are NN: B is stored K x N, in x out. Hugging Face keeps a linear\n"
         "layer's weight out x in, which read as it is makes an NT GEMM (transB = T): say\n"
-        "--weights out-in for such rows. The decode family and warptile read both layouts.\n\n"
+        "--weights out-in for such rows. GPT-2's layers are the exception: Hugging Face keeps\n"
+        "them in x out (Conv1D), so with out-in they stay NN and only its LM head is NT.\n"
+        "The decode family and warptile read both layouts.\n\n"
         "Usage: sgemm-shapes llama-3-8b --batch 1,8,32 > decode.csv\n"
         "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n"
         "       sgemm-shapes mistral-7b --weights out-in > hf_layout.csv\n\n"
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
         ("no-fuse", "separate Q, K, V and gate, up projections instead of the fused QKV and gate_up")
         ("weights", po::value<std::string>()->default_value("in-out"),
          "how the engine stores each weight: in-out (K x N, NN rows) or out-in (N x K, as Hugging Face "
-         "checkpoints do: NT rows)")
+         "checkpoints do: NT rows; GPT-2's Conv1D layers stay NN)")
         ("output,o", po::value<std::string>(), "write the CSV to this file instead of standard output");
 
     std::vector<DecodeGemm> gemms;
@@ -74,8 +76,10 @@ int main(int argc, char** argv) {
     const std::vector<std::string> comments = {
         "decode GEMMs of " + model.name + (model.name == model.source ? "" : " (" + model.source + ")") +
             ", one token step: C[M x N] = A[M x K] * " +
-            (layout == WeightLayout::out_in ? std::string("B^T, B[N x K] the weight stored out x in")
-                                            : std::string("B[K x N]")) +
+            (layout == WeightLayout::out_in
+                 ? std::string("B^T, B[N x K] the weight stored out x in") +
+                       (model.conv1d_layers ? " (but for the layers' Conv1D weights, B[K x N]: NN rows)" : "")
+                 : std::string("B[K x N]")) +
             ", M = batch, weight = calls per step",
         "made by: " + command_line("sgemm-shapes", argc, argv),
     };

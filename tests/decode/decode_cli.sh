@@ -178,6 +178,12 @@ grep -q "B\^T, B\[N x K\] the weight stored out x in" <<<"$out" || fail "--weigh
 diff <("$shapes" llama-3-8b --batch 8 --weights in-out | grep -v '^# made by') \
      <("$shapes" llama-3-8b --batch 8 | grep -v '^# made by') || fail "--weights in-out is not the default"
 expect_user_error "--weights is in-out or out-in, not 'nk'" "$shapes" gpt2 --weights nk
+# GPT-2's layers are Conv1D, in x out in Hugging Face's layout too: NN rows, the LM head NT,
+# and the comment says so.
+out=$("$shapes" gpt2 --batch 1 --weights out-in) || fail "gpt2 --weights out-in failed"
+grep -q "^1,2304,768,N,N,fp32,12,qkv$" <<<"$out" || fail "gpt2 --weights out-in: qkv is not NN: $out"
+grep -q "^1,50257,768,N,T,fp32,1,lm_head$" <<<"$out" || fail "gpt2 --weights out-in: lm_head is not NT: $out"
+grep -q "Conv1D weights, B\[K x N\]: NN rows" <<<"$out" || fail "gpt2 --weights out-in: the comment does not name the NN rows: $out"
 # Whether the MLP has a gate comes from model_type; a type the tool does not know is refused
 # until --gated-mlp says, which only a --config model takes.
 expect_user_error "Say which with --gated-mlp yes or no" "$shapes" --config "$fixtures/unknown_mlp_type.json"

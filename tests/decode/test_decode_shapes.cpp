@@ -111,16 +111,48 @@ TEST(DecodeShapes, WritesTheTunersCsv) {
     EXPECT_EQ(lines[7], "8,50257,768,N,N,fp32,1,lm_head");
 }
 
-// Weights kept out x in (Hugging Face's layout) make NT rows: the same sizes, B transposed.
-TEST(DecodeShapes, WeightsStoredOutByInMakeNtRows) {
+// The CSV's lines, the header first (no comments).
+std::vector<std::string> csv_lines(const std::vector<DecodeGemm>& gemms, WeightLayout layout) {
     std::ostringstream out;
-    write_shapes_csv(out, decode_gemms(find_builtin_model("gpt2"), 8, true), WeightLayout::out_in, {});
+    write_shapes_csv(out, gemms, layout, {});
     std::istringstream in(out.str());
     std::string line;
     std::vector<std::string> lines;
     while (std::getline(in, line)) lines.push_back(line);
+    return lines;
+}
+
+// Weights kept out x in (Hugging Face's layout) make NT rows: the same sizes, B transposed.
+TEST(DecodeShapes, WeightsStoredOutByInMakeNtRows) {
+    const std::vector<std::string> lines = csv_lines(decode_gemms(find_builtin_model("llama-3-8b"), 8, true), WeightLayout::out_in);
     ASSERT_EQ(lines.size(), 1u + 5u);
     EXPECT_EQ(lines[0], "M,N,K,transA,transB,precision,weight,name");
-    EXPECT_EQ(lines[1], "8,2304,768,N,T,fp32,12,qkv");
-    EXPECT_EQ(lines[5], "8,50257,768,N,T,fp32,1,lm_head");
+    EXPECT_EQ(lines[1], "8,6144,4096,N,T,fp32,32,qkv");
+    EXPECT_EQ(lines[4], "8,4096,14336,N,T,fp32,32,down");
+    EXPECT_EQ(lines[5], "8,128256,4096,N,T,fp32,1,lm_head");
+}
+
+// Hugging Face keeps GPT-2's layers in x out (Conv1D): in its layout they stay NN, and only
+// the LM head (the token embedding, out x in) is NT.
+TEST(DecodeShapes, GptTwosConvOneDLayersStayNnInHuggingFacesLayout) {
+    const std::vector<std::string> lines = csv_lines(decode_gemms(find_builtin_model("gpt2"), 8, true), WeightLayout::out_in);
+    ASSERT_EQ(lines.size(), 1u + 5u);
+    EXPECT_EQ(lines[1], "8,2304,768,N,N,fp32,12,qkv");
+    EXPECT_EQ(lines[2], "8,768,768,N,N,fp32,12,o");
+    EXPECT_EQ(lines[3], "8,3072,768,N,N,fp32,12,up");
+    EXPECT_EQ(lines[4], "8,768,3072,N,N,fp32,12,down");
+    EXPECT_EQ(lines.back(), "8,50257,768,N,T,fp32,1,lm_head");
+}
+
+// A Conv1D layer and a linear LM head of the same shape are stored differently, so they do not
+// share a row.
+TEST(DecodeShapes, WeightsStoredDifferentlyDoNotShareARow) {
+    ModelConfig model = find_builtin_model("gpt2");
+    model.vocab_size = model.intermediate_size;  // the LM head now has up's shape
+    const std::vector<DecodeGemm> gemms = decode_gemms(model, 1, true);
+    ASSERT_EQ(gemms.size(), 5u);
+    EXPECT_EQ(gemms[2].name, "up");
+    EXPECT_EQ(gemms[4].name, "lm_head");
+    EXPECT_TRUE(gemms[2].stored_in_out);
+    EXPECT_FALSE(gemms[4].stored_in_out);
 }

@@ -32,6 +32,7 @@ void expect_same_sizes(const ModelConfig& a, const ModelConfig& b) {
     EXPECT_EQ(a.gated_mlp, b.gated_mlp);
     EXPECT_EQ(a.sliding_window, b.sliding_window);
     EXPECT_EQ(a.max_positions, b.max_positions);
+    EXPECT_EQ(a.conv1d_layers, b.conv1d_layers);
 }
 
 }  // namespace
@@ -239,6 +240,11 @@ TEST(ModelConfig, GptStyleConfigsNameTheirMlpAndKvHeadsTheirWay) {
     EXPECT_EQ(starcoder.intermediate_size, 24576);
     EXPECT_EQ(starcoder.num_key_value_heads, 1);
     EXPECT_EQ(starcoder.head_dim, 128);
+    // Of these only GPT-2 keeps its layers in transformers' Conv1D (in x out); GPT-J and
+    // StarCoder (gpt_bigcode) use nn.Linear, out x in.
+    EXPECT_TRUE(load_model_config(fixture("gpt2_config.json")).conv1d_layers);
+    EXPECT_FALSE(gptj.conv1d_layers);
+    EXPECT_FALSE(starcoder.conv1d_layers);
 }
 
 TEST(ModelConfig, CheckRejectsNonPositiveSizes) {

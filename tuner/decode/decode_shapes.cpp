@@ -7,10 +7,10 @@ namespace sgemm {
 
 namespace {
 
-// Adds a GEMM, or folds it into the row that already has its shape.
+// Adds a GEMM, or folds it into the row that already has its shape and storage.
 void add(std::vector<DecodeGemm>& rows, DecodeGemm gemm) {
     for (DecodeGemm& row : rows)
-        if (row.m == gemm.m && row.n == gemm.n && row.k == gemm.k) {
+        if (row.m == gemm.m && row.n == gemm.n && row.k == gemm.k && row.stored_in_out == gemm.stored_in_out) {
             row.name += "/" + gemm.name;
             row.weight += gemm.weight;
             return;
@@ -28,37 +28,39 @@ std::vector<DecodeGemm> decode_gemms(const ModelConfig& model, long batch, bool 
     const long q_width = model.num_attention_heads * model.head_dim;
     const long kv_width = model.num_key_value_heads * model.head_dim;
     const long ffn = model.intermediate_size;
+    const bool conv1d = model.conv1d_layers;  // the layers', not the LM head's
 
     std::vector<DecodeGemm> rows;
     if (fuse) {
-        add(rows, {"qkv", batch, q_width + 2 * kv_width, hidden, layers});
+        add(rows, {"qkv", batch, q_width + 2 * kv_width, hidden, layers, conv1d});
     } else {
-        add(rows, {"q", batch, q_width, hidden, layers});
-        add(rows, {"k", batch, kv_width, hidden, layers});
-        add(rows, {"v", batch, kv_width, hidden, layers});
+        add(rows, {"q", batch, q_width, hidden, layers, conv1d});
+        add(rows, {"k", batch, kv_width, hidden, layers, conv1d});
+        add(rows, {"v", batch, kv_width, hidden, layers, conv1d});
     }
-    add(rows, {"o", batch, hidden, q_width, layers});
+    add(rows, {"o", batch, hidden, q_width, layers, conv1d});
     if (!model.gated_mlp) {
-        add(rows, {"up", batch, ffn, hidden, layers});
+        add(rows, {"up", batch, ffn, hidden, layers, conv1d});
     } else if (fuse) {
-        add(rows, {"gate_up", batch, 2 * ffn, hidden, layers});
+        add(rows, {"gate_up", batch, 2 * ffn, hidden, layers, conv1d});
     } else {
-        add(rows, {"gate", batch, ffn, hidden, layers});
-        add(rows, {"up", batch, ffn, hidden, layers});
+        add(rows, {"gate", batch, ffn, hidden, layers, conv1d});
+        add(rows, {"up", batch, ffn, hidden, layers, conv1d});
     }
-    add(rows, {"down", batch, hidden, ffn, layers});
+    add(rows, {"down", batch, hidden, ffn, layers, conv1d});
     add(rows, {"lm_head", batch, model.vocab_size, hidden, 1});
     return rows;
 }
 
 void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms, WeightLayout layout,
                       const std::vector<std::string>& comments) {
-    const char* transposes = layout == WeightLayout::out_in ? ",N,T," : ",N,N,";
     // A comment stays one line whatever a name or path holds (a newline is written \x0a).
     for (const std::string& line : comments) out << "# " << printable(line) << "\n";
     out << "M,N,K,transA,transB,precision,weight,name\n";
-    for (const DecodeGemm& g : gemms)
-        out << g.m << "," << g.n << "," << g.k << transposes << "fp32," << g.weight << "," << g.name << "\n";
+    for (const DecodeGemm& g : gemms) {
+        const bool nt = layout == WeightLayout::out_in && !g.stored_in_out;
+        out << g.m << "," << g.n << "," << g.k << (nt ? ",N,T," : ",N,N,") << "fp32," << g.weight << "," << g.name << "\n";
+    }
 }
 
 }  // namespace sgemm

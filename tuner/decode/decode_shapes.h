@@ -14,6 +14,9 @@ struct DecodeGemm {
     std::string name;  // the projection(s); "q/o" when two projections share one shape
     long m = 0, n = 0, k = 0;
     long weight = 0;   // calls per token step: a per-layer projection runs once per layer
+    // The checkpoint keeps this weight in x out whatever layout is asked for (GPT-2's Conv1D
+    // layers, ModelConfig::conv1d_layers): an NN row in Hugging Face's layout too.
+    bool stored_in_out = false;
 };
 
 // In the order a layer runs them, the LM head last. With `fuse`, Q, K and V are one GEMM and
@@ -28,7 +31,7 @@ enum class WeightLayout { in_out, out_in };
 
 // The tuner's shapes CSV: `comments` as '#' lines, the header
 // M,N,K,transA,transB,precision,weight,name, then one row per GEMM (fp32; transB as `layout`
-// says, A never transposed).
+// says, but N for a weight stored_in_out; A never transposed).
 void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms, WeightLayout layout,
                       const std::vector<std::string>& comments);
 

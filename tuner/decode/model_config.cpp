@@ -38,6 +38,7 @@ const std::vector<ModelConfig>& builtin_models() {
         m[2].hidden_size = 768, m[2].intermediate_size = 3072, m[2].vocab_size = 50257;
         m[2].num_attention_heads = 12, m[2].num_key_value_heads = 12, m[2].head_dim = 64;
         m[2].num_hidden_layers = 12, m[2].gated_mlp = false, m[2].max_positions = 1024;
+        m[2].conv1d_layers = true;
         m[2].source = "openai-community/gpt2 config.json";
         return m;
     }();
@@ -254,6 +255,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     m.max_positions = max_positions(json);
     // Last: a config that is wrong in its fields says so before an unknown type is asked about.
     m.gated_mlp = mlp_is_gated(typed, model_type, gated_mlp);
+    m.conv1d_layers = model_type == "gpt2";
     try {
         check_model_config(m);
     } catch (const Error& e) {

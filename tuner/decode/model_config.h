@@ -26,6 +26,10 @@ struct ModelConfig {
     // The longest context the model was made for (max_position_embeddings, n_positions in
     // GPT-2 configs); 0 where the config does not say.
     long max_positions = 0;
+    // Hugging Face's GPT-2 keeps its layers' weights in x out (transformers' Conv1D, not
+    // nn.Linear), so they read as NN in that layout too; its LM head, the token embedding,
+    // is out x in like every other model's.
+    bool conv1d_layers = false;
     std::string source;  // where the numbers come from
 };
 
