@@ -6,15 +6,27 @@
 
 namespace sgemm {
 
+std::string no_device_reason(cudaError_t status, int driver_version, int runtime_version) {
+    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    if (status == cudaSuccess) return "the driver reports 0 devices";
+    // Without any driver the runtime says its driver is "insufficient", which sends a user to
+    // upgrade a driver that is not there; cudaDriverGetVersion gives 0 when none is installed.
+    if (status == cudaErrorInsufficientDriver && driver_version == 0) return "no NVIDIA driver is installed";
+    if (status == cudaErrorInsufficientDriver)
+        return "the NVIDIA driver supports CUDA " + version(driver_version) + ", older than this build's runtime, " +
+               version(runtime_version);
+    return cudaGetErrorString(status);
+}
+
 int device_count() {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0) {
         cudaGetLastError();
-        throw NoDeviceError(std::string("no CUDA device is visible (") +
-                            (status == cudaSuccess ? "the driver reports 0 devices"
-                                                   : cudaGetErrorString(status)) +
-                            ")");
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);  // 0 where no driver is installed
+        cudaRuntimeGetVersion(&runtime);
+        throw NoDeviceError("no CUDA device is visible (" + no_device_reason(status, driver, runtime) + ")");
     }
     return count;
 }

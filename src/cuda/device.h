@@ -1,6 +1,8 @@
 // What we know about the GPU we run on: enough to pick the compile target, size the L2
 // flush, compute rooflines and fingerprint tuning results.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <string>
 
@@ -26,6 +28,10 @@ struct DeviceInfo {
 // Number of usable CUDA devices. Throws NoDeviceError, whose message says plainly that no
 // CUDA device is visible, when there is none or no driver to reach one.
 int device_count();
+
+// Why cudaGetDeviceCount found no device, for that message: its `status`, told apart by the
+// driver's and runtime's versions (cudaDriverGetVersion and cudaRuntimeGetVersion).
+std::string no_device_reason(cudaError_t status, int driver_version, int runtime_version);
 
 // Properties of `ordinal`, also made current for this thread.
 DeviceInfo use_device(int ordinal = 0);
