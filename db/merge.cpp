@@ -15,9 +15,10 @@ std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& 
     const Winner& w = wb.winner;
     if (!(std::isfinite(w.ms) && w.ms > 0 && std::isfinite(w.cublas_ms) && w.cublas_ms > 0))
         return "its times are not positive numbers";
-    if (w.kernel.is_cublas()) return "";
-    if (!wb.binary) return "its binary is missing";
-    if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;
+    if (!w.kernel.is_cublas()) {
+        if (!wb.binary) return "its binary is missing";
+        if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;
+    }
     return kernel_problem ? kernel_problem(w, device.sm()) : "";
 }
 

@@ -90,7 +90,11 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             ++report.winners;
             const Winner& w = wb.winner;
             const std::string where = w.device_id.substr(0, 8) + " " + w.shape.to_string() + " " + w.kernel.description;
-            if (w.kernel.is_cublas()) continue;
+            if (w.kernel.is_cublas()) {
+                if (const std::string problem = kernel_problem ? kernel_problem(w, device.sm()) : ""; !problem.empty())
+                    report.problems.push_back(where + ": " + problem);
+                continue;
+            }
             if (!wb.binary) {
                 report.problems.push_back(where + ": its binary " + w.binary_key + " is missing");
                 continue;

@@ -21,10 +21,11 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
 // Loads a binary on this machine's GPU; returns why it failed, or empty on success.
 using TryLoad = std::function<std::string(const Binary& binary)>;
 
-// Why a winner whose binary is sound still cannot serve dispatch on an `sm` device, or
-// empty: its kernel is not one the build can launch (an unknown family, the wrong number of
-// parameters), or the binary it names is not its own instantiation. Both are the kernel
-// families' business (src/), not the database's.
+// Why a winner whose binary is sound (or a cuBLAS winner, which has none) still cannot serve
+// dispatch on an `sm` device, or empty: its kernel is not one the build can launch (an unknown
+// family, the wrong number of parameters), the binary it names is not its own instantiation,
+// or its description is not its kernel's. These are the kernel families' business (src/), not
+// the database's.
 using KernelProblem = std::function<std::string(const Winner& winner, int sm)>;
 
 struct VerifyReport {

@@ -427,12 +427,20 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
 
 // The kernel families' judgement of a stored winner whose binary is sound (db/verify.h's
 // KernelProblem), for import, merge and verify. A row of this build's templates that dispatch
-// would leave out, or whose binary is not its own instantiation, was damaged: edited by hand,
-// or imported from such a file. A row of other templates is another build's, not judged here.
+// would leave out, whose binary is not its own instantiation, or whose description is not its
+// parameters' (list and explain would show a kernel that does not run) was damaged: edited by
+// hand, or imported from such a file. A row of other templates is another build's, not judged
+// here, but for cuBLAS, which has no templates.
 std::string kernel_problem(const Winner& w, int sm) {
+    const auto description_problem = [&](const std::string& own) {
+        return w.kernel.description == own ? std::string()
+                                           : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
+    };
+    if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
     if (w.kernel.template_hash != templates_hash()) return "";
     if (const std::string why = winner_unusable(w, Arch{sm}); !why.empty()) return "dispatch would leave it out: " + why;
-    return binary_mismatch(w, Arch{sm});
+    if (const std::string why = binary_mismatch(w, Arch{sm}); !why.empty()) return why;
+    return description_problem(family_of(w.kernel)->describe(w.kernel.params));
 }
 
 // What a script sees of an import or merge: 0 when every winner was taken or weighed, 3 when

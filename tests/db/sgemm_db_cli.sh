@@ -256,6 +256,14 @@ has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "($dir/edited.csv:2
 sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
 run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
+# So is a row whose description is not its kernel's: list and explain would name a kernel
+# that does not run.
+sed '2s/,naive BLOCK_X=32 BLOCK_Y=8,/,totally different,/' "$dir/winners.csv" > "$dir/described.csv"
+run 3 --db "$dir/described-import.db" import "$dir/described.csv"
+has "$out" "its description 'totally different' is not its kernel's, 'naive BLOCK_X=32 BLOCK_Y=8' ($dir/described.csv:2)"
+sed 's/,cublas,,cuBLAS,/,cublas,,cuBLASLt,/' "$dir/winners.csv" > "$dir/described-cublas.csv"
+run 3 --db "$dir/described-cublas-import.db" import "$dir/described-cublas.csv"
+has "$out" "its description 'cuBLASLt' is not its kernel's, 'cuBLAS'"
 # Such a row already in a database: explain leaves it out as dispatch does (its own binary is
 # not cached, and 32x9 is not a configuration this build can compile), verify fails, and
 # merge refuses it too.
@@ -333,6 +341,12 @@ for command in list stats; do
 done
 run 0 --db "$dir/evil.db" stats; has "$out" 'EVIL\x1b[31mRED\x0afake line sm_90'
 run 0 --db "$dir/evil.db" list; has "$out" 'naive BLOCK_X=32 BLOCK_Y=8\x07'
+# verify finds every description edited so, cuBLAS's too.
+cp "$dir/ours.db" "$dir/described.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET description = description || char(7)\"); c.commit()" "$dir/described.db"
+run 2 --db "$dir/described.db" verify
+has "$out" "its description 'naive BLOCK_X=32 BLOCK_Y=8\x07' is not its kernel's, 'naive BLOCK_X=32 BLOCK_Y=8'"
+has "$out" "its description 'cuBLAS\x07' is not its kernel's, 'cuBLAS'"
 
 # --- the views read well in a plain SQL shell ---
 python3 - "$dir/ours.db" <<'PY' || fail "winners_summary"
