@@ -36,11 +36,13 @@ Json row_json(const RooflineRow& r) {
         .set("bound", bound(r.compute_bound()));
 }
 
-Json step_json(const StepRoofline& s) {
+Json step_json(const StepRoofline& s, const GpuSpec& gpu) {
     Json rows = Json::array();
     for (const RooflineRow& r : s.rows) rows.push(row_json(r));
     return Json::object()
         .set("batch", s.batch)
+        .set("resident_bytes", s.resident_bytes)
+        .set("fits", gpu.memory_gib > 0 ? Json(s.fits(gpu)) : Json())
         .set("flops", s.flops)
         .set("bytes", s.bytes)
         .set("intensity", s.intensity())
@@ -52,9 +54,13 @@ Json step_json(const StepRoofline& s) {
         .set("kernels", rows);
 }
 
-void print_step(const StepRoofline& s) {
+void print_step(const StepRoofline& s, const GpuSpec& gpu) {
     std::printf("\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n", s.batch,
                 s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
+    if (!s.fits(gpu))
+        std::printf("  does not fit: the weights and KV caches take %.1f GiB, more than the %s's %.4g GiB; the step "
+                    "is counted as if it could run\n",
+                    s.resident_bytes / 1073741824.0, printable(gpu.name).c_str(), gpu.memory_gib);
     Table table({"kernel", "shape (MxNxK)", "calls", "GFLOP/step", "MB/step", "FLOP/B", "bound", "us/step"});
     for (const RooflineRow& r : s.rows)
         table.add({r.name, r.shape, std::to_string(r.weight), fixed(r.weight * r.per_call.flops / 1e9, 3),
@@ -111,7 +117,7 @@ Json report_json(const Report& report) {
     const ModelConfig& m = report.setup.model;
     const GpuSpec& g = report.setup.gpu;
     Json steps = Json::array(), notes = Json::array();
-    for (const StepRoofline& step : report.steps) steps.push(step_json(step));
+    for (const StepRoofline& step : report.steps) steps.push(step_json(step, report.setup.gpu));
     for (const std::string& a : report.assumptions) notes.push(a);
     return Json::object()
         .set("model", Json::object()
@@ -135,7 +141,8 @@ Json report_json(const Report& report) {
                         .set("fp16_tflops", g.fp16_tflops)
                         .set("bf16_tflops", g.bf16_tflops)
                         .set("int8_tops", g.int8_tops)
-                        .set("bandwidth_tbs", g.bandwidth_tbs))
+                        .set("bandwidth_tbs", g.bandwidth_tbs)
+                        .set("memory_gib", g.memory_gib > 0 ? Json(g.memory_gib) : Json()))
         .set("dtype", to_string(report.setup.weights))
         .set("context", report.setup.context)
         .set("ridge", report.ridge())
@@ -153,7 +160,7 @@ void print_report(const Report& report) {
                 report.ridge(), setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
     std::printf("Assumptions:\n");
     for (const std::string& a : report.assumptions) std::printf("  - %s\n", a.c_str());
-    for (const StepRoofline& step : report.steps) print_step(step);
+    for (const StepRoofline& step : report.steps) print_step(step, setup.gpu);
     std::printf("\nCompute-bound at context %ld: %s.\n", setup.context, limit_text(report.limit).c_str());
     if (setup.context > 0)
         std::printf("Compute-bound without the KV cache (context 0): %s.\n",
@@ -168,13 +175,15 @@ int main(int argc, char** argv) {
         "FLOPs and the bytes of every GEMM (weights, activations) and of attention's reads of\n"
         "the KV cache at the given context, and gives each kernel the larger of its compute and\n"
         "memory times: the step's time, tokens per second, and the batch from which decode is\n"
-        "compute-bound at this context (or that none is). The assumptions are printed with the\n"
-        "results. No GPU is needed.\n\n"
+        "compute-bound at this context (or that none is). A step whose weights and KV caches do\n"
+        "not fit in the GPU's memory is flagged. The assumptions are printed with the results.\n"
+        "No GPU is needed.\n\n"
         "Usage: sgemm-roofline llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,8,32,256\n"
         "       sgemm-roofline --config config.json --gpu my_gpu.json --json\n\n"
         "A GPU file is JSON: {\"name\": ..., \"fp32_tflops\": ..., \"bandwidth_tbs\": ...} and, for\n"
         "--dtype other than fp32, \"fp16_tflops\", \"bf16_tflops\" or \"int8_tops\" (int8 needs\n"
-        "\"fp16_tflops\" too: attention and the KV cache are fp16 then).\n\n"
+        "\"fp16_tflops\" too: attention and the KV cache are fp16 then); \"memory_gib\" to check\n"
+        "that each step fits.\n\n"
         "Options",
         100);
     po::positional_options_description positional;

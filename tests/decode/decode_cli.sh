@@ -132,6 +132,12 @@ out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batc
 for part in "Assumptions:" "batch 1:" "batch 64:" "tokens/s" "attn_qk" "lm_head" "Compute-bound at context 4096"; do
   grep -qF "$part" <<<"$out" || fail "roofline table lacks '$part'"
 done
+# A step whose weights and KV caches pass the GPU's memory says so: 256 sequences of 4096
+# tokens need 142 GiB beside 80.
+out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,256) || fail "roofline failed"
+grep -qF "does not fit: the weights and KV caches take 142.0 GiB, more than the H100 SXM's 80 GiB" <<<"$out" ||
+  fail "roofline does not flag batch 256 as too large for 80 GiB: $out"
+[ "$(grep -c "does not fit" <<<"$out")" -eq 1 ] || fail "roofline flags batch 1 too: $out"
 
 # A GPU file by any path with a /: a pipe (<(...)) or a file without the .json ending.
 cp "$fixtures/gpu_custom.json" "$tmp/my_gpu"
@@ -155,7 +161,16 @@ for s in r["steps"]:
 b = r["compute_bound"]["batch"]
 assert b is None or all((s["bound"] == "compute") == (s["batch"] >= b) for s in r["steps"]), (b, r["steps"])
 assert len(r["assumptions"]) >= 5, r["assumptions"]
+# The file's 12 GiB hold neither step's 15 GB of fp16 weights.
+assert r["gpu"]["memory_gib"] == 12, r["gpu"]
+assert [s["fits"] for s in r["steps"]] == [False, False], r["steps"]
+assert r["steps"][0]["resident_bytes"] > 15e9, r["steps"][0]["resident_bytes"]
 PY
+# Without memory_gib nothing is checked: "fits" is null.
+"$roofline" llama-3-8b --gpu <(grep -v memory_gib "$fixtures/gpu_custom.json" | sed 's/"bandwidth_tbs": 1,/"bandwidth_tbs": 1/') \
+  --batch 1 --json >"$tmp/nomem.json" || fail "roofline with a GPU file without memory_gib failed"
+"$python" -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['gpu']['memory_gib'] is None and r['steps'][0]['fits'] is None, r['steps'][0]" "$tmp/nomem.json" ||
+  fail "roofline without memory_gib: $(head -c 300 "$tmp/nomem.json")"
 
 # A model named by a path that is not UTF-8 still makes valid JSON (the bytes become U+FFFD),
 # and a model whose layers slide in part has rows for each kind.
@@ -225,7 +240,7 @@ expect_user_error "unknown model 'x\x1b[31m'" "$shapes" $'x\e[31m'
 # A step's table keeps its columns however large the numbers: every line of it, header and
 # total included, ends in the same column (the last is right-aligned).
 out=$("$roofline" llama-3-8b --batch 100000) || fail "roofline at batch 100000 failed"
-widths=$(awk '/^batch 100000:/ {on = 1; next} on && /^$/ {exit} on {print length($0)}' <<<"$out" | sort -u)
+widths=$(awk '/^batch 100000:/ {on = 1; next} on && /^$/ {exit} on && /does not fit/ {next} on {print length($0)}' <<<"$out" | sort -u)
 [ "$(wc -l <<<"$widths")" -eq 1 ] || fail "the batch-100000 table's lines end in different columns: $widths
 $out"
 

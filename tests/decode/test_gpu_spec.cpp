@@ -57,6 +57,7 @@ TEST(GpuSpec, LoadsAJsonFile) {
     EXPECT_DOUBLE_EQ(gpu.peak_flops(Precision::fp32), 10e12);
     EXPECT_DOUBLE_EQ(gpu.peak_flops(Precision::fp16), 100e12);
     EXPECT_DOUBLE_EQ(gpu.bytes_per_s(), 1e12);
+    EXPECT_DOUBLE_EQ(gpu.memory_gib, 12);
     EXPECT_THROW(gpu.peak_flops(Precision::int8), Error);  // not in the file
 }
 

@@ -142,6 +142,32 @@ TEST(Roofline, SlidingWindowCapsTheKvCacheRead) {
     EXPECT_GT(bytes("llama-3-8b", 8192), bytes("llama-3-8b", 4096));
 }
 
+TEST(Roofline, ResidentBytesByHand) {
+    // Llama-3-8B in fp16 at context 4096. Weights, 2 B each: 32 layers of qkv 4096x6144, o
+    // 4096x4096, gate_up 4096x28672 and down 14336x4096, then lm_head 4096x128256: 7,504,658,432
+    // of them, 15,009,316,864 bytes. KV cache per sequence: 32 layers x 4096 tokens x K and V x
+    // 8 heads x 128 x 2 B = 536,870,912 bytes.
+    const DecodeSetup setup = setup_for("llama-3-8b", "H100 SXM", Precision::fp16, 4096);
+    const StepRoofline one = decode_step(setup, 1), many = decode_step(setup, 256);
+    EXPECT_DOUBLE_EQ(one.resident_bytes, 15009316864.0 + 536870912.0);
+    EXPECT_DOUBLE_EQ(many.resident_bytes, 15009316864.0 + 256 * 536870912.0);
+    // 80 GiB hold the one sequence, not 256 of them (142 GiB).
+    EXPECT_TRUE(one.fits(setup.gpu));
+    EXPECT_FALSE(many.fits(setup.gpu));
+    // A GPU whose memory is not known is taken to hold anything.
+    GpuSpec unknown = setup.gpu;
+    unknown.memory_gib = 0;
+    EXPECT_TRUE(many.fits(unknown));
+}
+
+TEST(Roofline, ASlidingWindowKeepsOnlyTheWindowResident) {
+    const auto resident = [](long context) {
+        return decode_step(setup_for("mistral-7b", "H200", Precision::fp16, context), 8).resident_bytes;
+    };
+    EXPECT_DOUBLE_EQ(resident(8192), resident(4096));
+    EXPECT_GT(resident(4096), resident(2048));
+}
+
 TEST(Roofline, SmallerWeightsMoveFewerBytes) {
     const auto bytes = [](Precision p) { return decode_step(setup_for("llama-3-8b", "H100 SXM", p, 0), 1).bytes; };
     EXPECT_GT(bytes(Precision::fp32), bytes(Precision::fp16));

@@ -16,6 +16,9 @@ struct GpuSpec {
     double bf16_tflops = 0;
     double int8_tops = 0;
     double bandwidth_tbs = 0;  // DRAM, TB/s
+    // Device memory in GiB as the datasheet gives it; 0 when unknown, and then no step is
+    // checked against it.
+    double memory_gib = 0;
     std::string source;
 
     // FLOP/s (or OP/s for int8) for math in `precision`; an Error naming the JSON field when
@@ -30,7 +33,8 @@ const std::vector<GpuSpec>& builtin_gpus();
 GpuSpec find_builtin_gpu(const std::string& name);
 
 // JSON: {"name", "fp32_tflops", "bandwidth_tbs"} required; "fp16_tflops", "bf16_tflops",
-// "int8_tops" optional (needed only for that --dtype). Errors name the file and the field.
+// "int8_tops" optional (needed only for that --dtype), "memory_gib" optional. Errors name the
+// file and the field.
 GpuSpec load_gpu_spec(const std::string& path);
 
 // `text` ending in .json is a file, anything else a built-in name.

@@ -121,8 +121,12 @@ StepRoofline decode_step(const DecodeSetup& setup, long batch) {
                                    setup.gpu);
         row.m = g.m, row.n = g.n, row.k = g.k;
         step.rows.push_back(row);
+        step.resident_bytes += static_cast<double>(g.weight) * g.n * g.k * w_bytes;  // each call its own weights
     }
     add_attention(setup, batch, step.rows);
+    const double kv_width = setup.model.num_key_value_heads * setup.model.head_dim;
+    for (const AttentionLayers& g : attention_layers(setup))
+        step.resident_bytes += 2.0 * g.layers * batch * g.length * kv_width * a_bytes;  // K and V
     for (const RooflineRow& row : step.rows) {
         step.flops += row.weight * row.per_call.flops;
         step.bytes += row.weight * row.per_call.bytes;

@@ -59,8 +59,14 @@ struct StepRoofline {
     double compute_s = 0, memory_s = 0;
     double time_s = 0;  // the sum of every call's floor: kernels run one after another
     double tokens_per_s = 0;
+    // What must stay in device memory: the GEMMs' weights and every sequence's KV cache (as
+    // long as its layers read: a sliding window keeps only the window). Input embeddings,
+    // activations and the runtime's own memory come on top.
+    double resident_bytes = 0;
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }
     bool compute_bound() const { return compute_s >= memory_s; }
+    // Whether resident_bytes fit in `gpu`'s memory; true where the spec does not say.
+    bool fits(const GpuSpec& gpu) const { return gpu.memory_gib <= 0 || resident_bytes <= gpu.memory_gib * 1073741824.0; }
 };
 
 // The step at `batch` sequences of setup.context tokens each: the GEMMs (QKV and gate/up
