@@ -570,7 +570,7 @@ const std::vector<Command>& commands() {
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
-        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts add up)", 1,
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts add up, so merge a file once)", 1,
          {}, cmd_merge},
         {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},
