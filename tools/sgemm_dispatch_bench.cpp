@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
             check_output_file(json_path, "json");
             check_output_is_not_database(json_path, "json", db_path);  // read when it exists, --without-database or not
         }
+    } catch (const po::error& e) {  // the command line itself: point to the options, as the other tools do
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\nTry 'sgemm-dispatch-bench --help'.\n", printable_lines(e.what()).c_str());
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());
         return 1;

@@ -348,6 +348,9 @@ int main(int argc, char** argv) {
         } else if (!from_misses) {
             shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
         }
+    } catch (const po::error& e) {  // the command line itself: point to the options, as the other tools do
+        std::fprintf(stderr, "sgemm-tune: %s\nTry 'sgemm-tune --help'.\n", printable_lines(e.what()).c_str());
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
         return 1;

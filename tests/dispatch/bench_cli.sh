@@ -16,6 +16,7 @@ expect_help_reports_a_full_disk sgemm-dispatch-bench "$bench"
 err=$("$bench" --db "$tmp/x.db" --m 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--m 0 exited $rc, expected 1"
 grep -q "at least 1" <<<"$err" || fail "--m 0 message: $err"
+grep -qF "Try 'sgemm-dispatch-bench --help'." <<<"$err" || fail "--m 0 does not point to --help: $err"
 
 grep -q -- "--trans" <<<"$out" || fail "--help does not document --trans"
 err=$("$bench" --db "$tmp/x.db" --trans XY 2>&1 >/dev/null); rc=$?

@@ -28,6 +28,11 @@ err=$("$tune" --shapes "$dir/missing.csv" 2>&1 >/dev/null); rc=$?
 err=$("$tune" --shapes "$dir/bad.csv" --strategy greedy 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "an unknown strategy exited $rc, expected 1"
 grep -q "unknown search strategy 'greedy'" <<<"$err" || fail "strategy message: $err"
+# A mistyped option points to --help, as the other tools' do; a bad file does not.
+err=$("$tune" --shapez "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "Try 'sgemm-tune --help'." <<<"$err" || fail "a mistyped option: $rc $err"
+err=$("$tune" --shapes "$dir/bad.csv" 2>&1 >/dev/null)
+! grep -q "Try 'sgemm-tune --help'" <<<"$err" || fail "a bad CSV points to --help: $err"
 
 printf 'M,N,K,name\n8,1000,517,odd\n1,256,256,tiny\n' > "$dir/small.csv"
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async,decode --top-k 3 --jobs 2 2>&1); rc=$?
