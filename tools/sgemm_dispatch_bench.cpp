@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
                            : fallback == "builtin" ? SGEMM_DISPATCH_FALLBACK_BUILTIN
                                                    : SGEMM_DISPATCH_FALLBACK_ERROR;
         M = vm["m"].as<int>(), N = vm["n"].as<int>(), K = vm["k"].as<int>();
-        parse_transposes(vm["trans"].as<std::string>(), layout);
+        option_value([&] { return parse_transposes(vm["trans"].as<std::string>(), layout); });
         calls = vm["calls"].as<int>(), rounds = vm["rounds"].as<int>();
         for (const auto& [option, value] : {std::pair<const char*, int>{"m", M}, {"n", N}, {"k", K}, {"calls", calls},
                                              {"rounds", rounds}})

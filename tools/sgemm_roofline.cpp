@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "src/util/json.h"
 #include "src/util/text.h"
@@ -58,8 +59,8 @@ void print_step(const StepRoofline& s, const GpuSpec& gpu) {
     std::printf("\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n", s.batch,
                 s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
     if (!s.fits(gpu))
-        std::printf("  does not fit: the weights and KV caches take %.1f GiB, more than the %s's %.4g GiB; the step "
-                    "is counted as if it could run\n",
+        std::printf("  does not fit: the GEMMs' weights and the KV caches take %.1f GiB, more than the %s's %.4g GiB; "
+                    "the step is counted as if it could run\n",
                     s.resident_bytes / 1073741824.0, printable(gpu.name).c_str(), gpu.memory_gib);
     Table table({"kernel", "shape (MxNxK)", "calls", "GFLOP/step", "MB/step", "FLOP/B", "bound", "us/step"});
     for (const RooflineRow& r : s.rows)
@@ -71,9 +72,26 @@ void print_step(const StepRoofline& s, const GpuSpec& gpu) {
     table.print("  ");
 }
 
-std::string limit_text(const BatchLimit& limit) {
-    char text[256];
-    if (limit.batch)
+// The first compute-bound batch, and that batch's step: whether it fits is part of the answer.
+struct Limit {
+    BatchLimit batch;
+    std::optional<StepRoofline> step;  // at batch.batch, when there is one
+};
+
+Limit limit_for(const DecodeSetup& setup) {
+    Limit limit{compute_bound_batch(setup), std::nullopt};
+    if (limit.batch.batch) limit.step = decode_step(setup, *limit.batch.batch);
+    return limit;
+}
+
+std::string limit_text(const Limit& l, const GpuSpec& gpu) {
+    const BatchLimit& limit = l.batch;
+    char text[384];
+    if (limit.batch && !l.step->fits(gpu))
+        std::snprintf(text, sizeof text, "from batch %ld, which does not fit: the GEMMs' weights and the KV caches take %.1f GiB, "
+                      "more than the %s's %.4g GiB", *limit.batch, l.step->resident_bytes / 1073741824.0,
+                      printable(gpu.name).c_str(), gpu.memory_gib);
+    else if (limit.batch)
         std::snprintf(text, sizeof text, "from batch %ld", *limit.batch);
     else
         std::snprintf(text, sizeof text,
@@ -82,9 +100,12 @@ std::string limit_text(const BatchLimit& limit) {
     return text;
 }
 
-Json limit_json(const BatchLimit& limit) {
+Json limit_json(const Limit& l, const GpuSpec& gpu) {
+    const BatchLimit& limit = l.batch;
     return Json::object()
         .set("batch", limit.batch ? Json(*limit.batch) : Json())
+        .set("resident_bytes", l.step ? Json(l.step->resident_bytes) : Json())
+        .set("fits", l.step && gpu.memory_gib > 0 ? Json(l.step->fits(gpu)) : Json())
         .set("compute_per_sequence_s", limit.compute_per_sequence_s)
         .set("memory_per_sequence_s", limit.memory_per_sequence_s)
         .set("weights_s", limit.weights_s);
@@ -96,7 +117,7 @@ struct Report {
     DecodeSetup setup;
     std::vector<StepRoofline> steps;
     std::vector<std::string> assumptions;
-    BatchLimit limit, limit_without_kv_cache;
+    Limit limit, limit_without_kv_cache;
 
     double ridge() const { return setup.gpu.peak_flops(setup.weights) / setup.gpu.bytes_per_s(); }
 };
@@ -106,10 +127,10 @@ Report make_report(const DecodeSetup& setup, const std::vector<long>& batches) {
     report.setup = setup;
     for (long batch : batches) report.steps.push_back(decode_step(setup, batch));
     report.assumptions = roofline_assumptions(setup);
-    report.limit = compute_bound_batch(setup);
+    report.limit = limit_for(setup);
     DecodeSetup no_kv_cache = setup;
     no_kv_cache.context = 0;
-    report.limit_without_kv_cache = compute_bound_batch(no_kv_cache);
+    report.limit_without_kv_cache = limit_for(no_kv_cache);
     return report;
 }
 
@@ -148,8 +169,8 @@ Json report_json(const Report& report) {
         .set("ridge", report.ridge())
         .set("assumptions", notes)
         .set("steps", steps)
-        .set("compute_bound", limit_json(report.limit))
-        .set("compute_bound_without_kv_cache", limit_json(report.limit_without_kv_cache));
+        .set("compute_bound", limit_json(report.limit, g))
+        .set("compute_bound_without_kv_cache", limit_json(report.limit_without_kv_cache, g));
 }
 
 void print_report(const Report& report) {
@@ -161,10 +182,10 @@ void print_report(const Report& report) {
     std::printf("Assumptions:\n");
     for (const std::string& a : report.assumptions) std::printf("  - %s\n", a.c_str());
     for (const StepRoofline& step : report.steps) print_step(step, setup.gpu);
-    std::printf("\nCompute-bound at context %ld: %s.\n", setup.context, limit_text(report.limit).c_str());
+    std::printf("\nCompute-bound at context %ld: %s.\n", setup.context, limit_text(report.limit, setup.gpu).c_str());
     if (setup.context > 0)
         std::printf("Compute-bound without the KV cache (context 0): %s.\n",
-                    limit_text(report.limit_without_kv_cache).c_str());
+                    limit_text(report.limit_without_kv_cache, setup.gpu).c_str());
 }
 
 }  // namespace

@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
             throw po::error("--from-misses reads this GPU's misses from the database, so it cannot be a --dry-run");
         if (!from_misses) shapes_path = vm["shapes"].as<std::string>();
         if (!from_misses && shapes_path.empty()) throw po::error("--shapes is empty");
-        options.search.strategy = parse_strategy(vm["strategy"].as<std::string>());
+        options.search.strategy = option_value([&] { return parse_strategy(vm["strategy"].as<std::string>()); });
         options.search.top_k = vm["top-k"].as<int>();
         options.search.random_budget = vm["budget"].as<int>();
         if (vm["seed"].as<long long>() < 0) throw po::error("--seed must be 0 or more");
@@ -306,8 +306,11 @@ int main(int argc, char** argv) {
                                 given);
             }
         if (vm.count("families")) {
-            options.families = parse_name_list(lower_case(vm["families"].as<std::string>()), "families");
-            for (const std::string& f : options.families) find_family(f);
+            options.families = option_value([&] {
+                std::vector<std::string> names = parse_name_list(lower_case(vm["families"].as<std::string>()), "families");
+                for (const std::string& f : names) find_family(f);
+                return names;
+            });
         }
         options.retune = vm.count("retune") > 0;
         options.check_fp64 = vm.count("check-fp64") > 0;
@@ -328,7 +331,7 @@ int main(int argc, char** argv) {
             if (strategy != reader && !(reader == Strategy::Model && strategy == Strategy::Exhaustive) &&
                 !vm[option].defaulted())
                 strategy_ignored += std::string(strategy_ignored.empty() ? "--" : ", --") + option;
-        dry_arch = parse_arch(vm["arch"].as<std::string>());
+        dry_arch = option_value([&] { return parse_arch(vm["arch"].as<std::string>()); });
         device_ordinal = vm["device"].as<int>();
         if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
         db_path = database_path(vm);

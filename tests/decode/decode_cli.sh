@@ -132,12 +132,18 @@ out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batc
 for part in "Assumptions:" "batch 1:" "batch 64:" "tokens/s" "attn_qk" "lm_head" "Compute-bound at context 4096"; do
   grep -qF "$part" <<<"$out" || fail "roofline table lacks '$part'"
 done
-# A step whose weights and KV caches pass the GPU's memory says so: 256 sequences of 4096
-# tokens need 142 GiB beside 80.
+# A step whose weights and KV caches exceed the GPU's memory says so: 256 sequences of 4096
+# tokens need 142 GiB against the H100's 79.6.
 out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype fp16 --context 4096 --batch 1,256) || fail "roofline failed"
-grep -qF "does not fit: the weights and KV caches take 142.0 GiB, more than the H100 SXM's 80 GiB" <<<"$out" ||
-  fail "roofline does not flag batch 256 as too large for 80 GiB: $out"
+grep -qF "does not fit: the GEMMs' weights and the KV caches take 142.0 GiB, more than the H100 SXM's 79.6 GiB" <<<"$out" ||
+  fail "roofline does not flag batch 256 as too large for 79.6 GiB: $out"
 [ "$(grep -c "does not fit" <<<"$out")" -eq 1 ] || fail "roofline flags batch 1 too: $out"
+# So does the first compute-bound batch: on a T4 it lies far past the card's memory.
+out=$("$roofline" llama-3-8b --gpu T4 --dtype fp16 --context 512 --batch 1) || fail "roofline on a T4 failed"
+grep -qF "Compute-bound at context 512: from batch 5250, which does not fit: the GEMMs' weights and the KV caches take 342.1 GiB, more than the T4's 15 GiB." <<<"$out" ||
+  fail "roofline does not say that the compute-bound batch cannot fit: $out"
+grep -qF "Compute-bound without the KV cache (context 0): from batch 217." <<<"$out" ||
+  fail "roofline: the batch without the KV cache fits: $out"
 
 # A GPU file by any path with a /: a pipe (<(...)) or a file without the .json ending.
 cp "$fixtures/gpu_custom.json" "$tmp/my_gpu"
@@ -164,6 +170,7 @@ assert len(r["assumptions"]) >= 5, r["assumptions"]
 # The file's 12 GiB hold neither step's 15 GB of fp16 weights.
 assert r["gpu"]["memory_gib"] == 12, r["gpu"]
 assert [s["fits"] for s in r["steps"]] == [False, False], r["steps"]
+assert r["compute_bound"]["fits"] in (False, None) and (r["compute_bound"]["fits"] is None) == (r["compute_bound"]["batch"] is None), r["compute_bound"]
 assert r["steps"][0]["resident_bytes"] > 15e9, r["steps"][0]["resident_bytes"]
 PY
 # Without memory_gib nothing is checked: "fits" is null.

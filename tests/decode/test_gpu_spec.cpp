@@ -30,6 +30,7 @@ TEST(GpuSpec, TheH200UsesWhatWasMeasuredHere) {
     const GpuSpec h200 = find_builtin_gpu("H200");
     EXPECT_DOUBLE_EQ(h200.peak_flops(Precision::fp32), 66.9e12);
     EXPECT_DOUBLE_EQ(h200.bytes_per_s(), 4.29e12);
+    EXPECT_NEAR(h200.memory_gib, 150754820096.0 / (1 << 30), 0.05);  // as CUDA reported it there
 }
 
 TEST(GpuSpec, AMissingPeakNamesTheField) {
@@ -67,6 +68,9 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
         {"gpu_string_peak.json", "field 'fp32_tflops' must be a number, not a string (\"10\")"},
         {"gpu_numeric_name.json", "field 'name' must be a string, not a number (4090)"},
         {"gpu_huge_peak.json", "field 'fp32_tflops' must be between 0.001 and 1e+06 TFLOPS, got 1e+300"},
+        // MiB given for GiB: past any GPU's memory, it would let every step fit.
+        {"gpu_memory_in_mib.json", "field 'memory_gib' must be between 0.001 and 10000 GiB, got 81920"},
+        {"gpu_string_memory.json", "field 'memory_gib' must be a number, not a string (\"80\")"},
     };
     for (const auto& [file, problem] : cases) {
         try {

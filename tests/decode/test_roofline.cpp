@@ -151,7 +151,7 @@ TEST(Roofline, ResidentBytesByHand) {
     const StepRoofline one = decode_step(setup, 1), many = decode_step(setup, 256);
     EXPECT_DOUBLE_EQ(one.resident_bytes, 15009316864.0 + 536870912.0);
     EXPECT_DOUBLE_EQ(many.resident_bytes, 15009316864.0 + 256 * 536870912.0);
-    // 80 GiB hold the one sequence, not 256 of them (142 GiB).
+    // The H100's 79.6 GiB hold the one sequence, not 256 of them (142 GiB).
     EXPECT_TRUE(one.fits(setup.gpu));
     EXPECT_FALSE(many.fits(setup.gpu));
     // A GPU whose memory is not known is taken to hold anything.
@@ -181,6 +181,9 @@ TEST(Roofline, AssumptionsNameTheFormatsAndContext) {
     EXPECT_NE(all.find("weights in int8"), std::string::npos) << all;
     EXPECT_NE(all.find("KV cache in fp16"), std::string::npos) << all;
     EXPECT_NE(all.find("32 of 32 layers attend through a sliding window of 4096 tokens: each reads 1000 past tokens"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("every sequence's KV cache fit in the GPU's 79.6 GiB; an input embedding not tied"),
               std::string::npos)
         << all;
 }

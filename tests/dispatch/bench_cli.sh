@@ -21,6 +21,7 @@ grep -qF "Try 'sgemm-dispatch-bench --help'." <<<"$err" || fail "--m 0 does not 
 grep -q -- "--trans" <<<"$out" || fail "--help does not document --trans"
 err=$("$bench" --db "$tmp/x.db" --trans XY 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "unknown transposes 'XY' (expected NN, NT, TN or TT)" <<<"$err" || fail "--trans XY: $rc $err"
+grep -qF "Try 'sgemm-dispatch-bench --help'." <<<"$err" || fail "--trans XY does not point to --help: $err"
 
 err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"

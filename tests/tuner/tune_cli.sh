@@ -28,6 +28,7 @@ err=$("$tune" --shapes "$dir/missing.csv" 2>&1 >/dev/null); rc=$?
 err=$("$tune" --shapes "$dir/bad.csv" --strategy greedy 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "an unknown strategy exited $rc, expected 1"
 grep -q "unknown search strategy 'greedy'" <<<"$err" || fail "strategy message: $err"
+grep -qF "Try 'sgemm-tune --help'." <<<"$err" || fail "an unknown strategy does not point to --help: $err"
 # A mistyped option points to --help, as the other tools' do; a bad file does not.
 err=$("$tune" --shapez "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "Try 'sgemm-tune --help'." <<<"$err" || fail "a mistyped option: $rc $err"

@@ -11,16 +11,18 @@
 namespace sgemm {
 
 const std::vector<GpuSpec>& builtin_gpus() {
-    // {name, fp32, fp16, bf16, int8, TB/s, memory GiB, source}
+    // {name, fp32, fp16, bf16, int8, TB/s, memory GiB, source}. Memory as CUDA reports it
+    // (totalGlobalMem), a little under the datasheet's "GB": 15360, 81920, 24576 and 81559
+    // MiB, and 150,754,820,096 bytes on this project's H200.
     static const std::vector<GpuSpec> gpus = {
-        {"T4", 8.1, 65, 0, 130, 0.320, 16, "NVIDIA T4 datasheet (Turing: no bf16)"},
+        {"T4", 8.1, 65, 0, 130, 0.320, 15, "NVIDIA T4 datasheet (Turing: no bf16)"},
         {"A100-80GB", 19.5, 312, 312, 624, 2.039, 80, "NVIDIA A100 datasheet, 80GB SXM"},
         {"RTX 3090", 35.6, 71, 71, 284, 0.936, 24,
          "NVIDIA Ampere GA102 whitepaper (tensor peaks with fp32 accumulate)"},
-        {"H100 SXM", 67, 989.4, 989.4, 1978.9, 3.35, 80, "NVIDIA H100 datasheet, SXM5"},
-        {"H200", 66.9, 989.4, 989.4, 1978.9, 4.29, 141,
-         "fp32 FFMA peak (1980 MHz) and device-copy bandwidth measured on this project's H200; "
-         "tensor peaks and memory from the NVIDIA H200 datasheet (datasheet bandwidth 4.8 TB/s)"},
+        {"H100 SXM", 67, 989.4, 989.4, 1978.9, 3.35, 79.6, "NVIDIA H100 datasheet, SXM5"},
+        {"H200", 66.9, 989.4, 989.4, 1978.9, 4.29, 140.4,
+         "fp32 FFMA peak (1980 MHz), device-copy bandwidth and memory measured on this project's H200; "
+         "tensor peaks from the NVIDIA H200 datasheet (datasheet bandwidth 4.8 TB/s)"},
     };
     return gpus;
 }
@@ -63,7 +65,7 @@ namespace {
 
 // A peak from 1 GFLOPS to 1 EFLOPS, a bandwidth from 100 MB/s to 10 PB/s: outside, a figure is
 // a typo or a unit slip, and the roofline's ratios would overflow to inf or NaN.
-constexpr double kMinTflops = 1e-3, kMaxTflops = 1e6, kMinTbs = 1e-4, kMaxTbs = 1e4, kMinGib = 1e-3, kMaxGib = 1e6;
+constexpr double kMinTflops = 1e-3, kMaxTflops = 1e6, kMinTbs = 1e-4, kMaxTbs = 1e4, kMinGib = 1e-3, kMaxGib = 1e4;
 
 double figure(const JsonFields& json, const std::string& key, double low, double high, const char* unit) {
     const double value = json.positive_number(key);

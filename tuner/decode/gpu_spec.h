@@ -16,8 +16,8 @@ struct GpuSpec {
     double bf16_tflops = 0;
     double int8_tops = 0;
     double bandwidth_tbs = 0;  // DRAM, TB/s
-    // Device memory in GiB as the datasheet gives it; 0 when unknown, and then no step is
-    // checked against it.
+    // Device memory in GiB as CUDA reports it (totalGlobalMem / 2^30), not the datasheet's
+    // rounded "GB"; 0 when unknown, and then no step is checked against it.
     double memory_gib = 0;
     std::string source;
 

@@ -203,6 +203,11 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
                       "could run there");
     if (setup.weights == Precision::int8)
         out.push_back("int8 weights: W8A8 GEMMs at the int8 peak, their fp16 input quantised on the fly");
+    if (setup.gpu.memory_gib > 0)
+        out.push_back("a step fits when the GEMMs' weights and every sequence's KV cache fit in the GPU's " +
+                      number(setup.gpu.memory_gib) +
+                      " GiB; an input embedding not tied to the LM head, activations and the runtime's own memory "
+                      "come on top, so a step that only just fits may not");
     return out;
 }
 
