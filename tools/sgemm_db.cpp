@@ -104,6 +104,17 @@ struct Context {
             throw DbError(db_path + " is empty, not a tuning database");
         return open(OpenMode::ReadWrite);
     }
+    // Before writing where a new database may be made (import, merge): the default path's
+    // folder is made with it, but a --db in a folder that is not there is more likely a typo
+    // than a wish for a new folder, so it is refused before anything is read.
+    void check_folder_for_a_new_database() const {
+        std::error_code ec;
+        const std::filesystem::path folder = std::filesystem::path(db_path).parent_path();
+        if (vm.count("db") && !folder.empty() && !std::filesystem::exists(db_path, ec) &&
+            !std::filesystem::is_directory(folder, ec))
+            throw UsageError("--db " + db_path + ": there is no folder " + folder.string() +
+                             " to make the database in (make it first)");
+    }
 
     // The one --device, resolved in `store`; empty when not given.
     std::string device(TuningStore& store) const {
@@ -452,6 +463,7 @@ int merge_status(const MergeSummary& summary) {
 
 int cmd_import(Context& ctx) {
     // - reads standard input: sgemm-db --db other.db export | sgemm-db import -
+    ctx.check_folder_for_a_new_database();
     const std::string path = ctx.args.at(0) == "-" ? "standard input" : ctx.args.at(0);
     std::ifstream file;
     if (ctx.args.at(0) != "-")
@@ -472,6 +484,7 @@ int cmd_merge(Context& ctx) {
     std::error_code ec;
     if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
         throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
+    ctx.check_folder_for_a_new_database();
     TuningStore other(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = merge_store(store, other, kernel_problem);

@@ -243,6 +243,12 @@ run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir: is a folder, not a CS
 run 1 --db "$dir/copy.db" import /dev/zero; has "$err" "/dev/zero: is not a regular file or a pipe"
 run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: is an SQLite database, not CSV text (merge brings in a database's winners)"
 [ "$(wc -l <<<"$err")" -eq 1 ] || fail "importing a database file: expected one line, got: $err"
+# A --db in a folder that is not there is a typo, not a wish for a new folder: import and
+# merge refuse it before reading anything, and make no folder.
+run 1 --db "$dir/typo/imported.db" import "$dir/winners.csv"
+has "$err" "--db $dir/typo/imported.db: there is no folder $dir/typo to make the database in (make it first)"
+run 1 --db "$dir/typo/merged.db" merge "$dir/theirs.db"; has "$err" "there is no folder $dir/typo"
+[ ! -e "$dir/typo" ] || fail "import or merge made the folder of a mistyped --db"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
 # An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does
