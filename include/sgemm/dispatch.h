@@ -140,14 +140,16 @@ typedef enum sgemm_dispatch_precision {
 
 typedef struct sgemm_dispatch_options {
     const char* db_path;                  /* NULL: $SGEMM_DB, else $XDG_DATA_HOME/sgemm/tuning.db,
-                                             else ~/.local/share/sgemm/tuning.db ("" is INVALID_VALUE) */
+                                             else ~/.local/share/sgemm/tuning.db ("" is INVALID_VALUE);
+                                             a relative path is taken against the working directory
+                                             at create, misses written later included */
     int device;                           /* CUDA device ordinal */
     sgemm_dispatch_fallback_t fallback;
     sgemm_dispatch_precision_t precision;
     int record_misses;                    /* nonzero: count misses and write them to the database */
     int without_database;                 /* nonzero: a missing or unreadable database is no error;
                                              every shape then takes the fallback */
-    int max_streams;                      /* per-stream workspaces; 0: 8 */
+    int max_streams;                      /* per-stream workspaces; 0: 8; at most 1024 */
     int miss_flush_ms;                    /* how often misses are written; 0: 10000 */
     int deterministic;                    /* nonzero: no kernel adds into C with float atomics, so
                                              a call repeats bit for bit (see "Atomics" above) */

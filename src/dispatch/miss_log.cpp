@@ -1,6 +1,7 @@
 #include "src/dispatch/miss_log.h"
 
 #include <exception>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -8,9 +9,21 @@
 
 namespace sgemm {
 
+namespace {
+
+// `path` against today's working directory: the log writes long after create, and an engine
+// may change directory in between (a daemon moves to /). Kept as given if that fails.
+std::string fixed_path(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    return ec ? path : absolute.string();
+}
+
+}  // namespace
+
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
                  std::chrono::milliseconds interval)
-    : plans_(plans), db_path_(std::move(db_path)), device_(std::move(device)), interval_(interval) {
+    : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval) {
     thread_ = std::thread([this] { run(); });
 }
 

@@ -18,6 +18,7 @@ namespace sgemm {
 
 class MissLog {
 public:
+    // A relative `db_path` is taken against the working directory now, not at each write.
     MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device, std::chrono::milliseconds interval);
     ~MissLog();  // stop(), if not called yet
 
