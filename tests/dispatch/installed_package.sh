@@ -59,4 +59,7 @@ c++ -std=c++17 -Wall -Werror "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --
 cp "$source/examples/dispatch_decode/Makefile" "$source/examples/dispatch_decode/dispatch_decode.cpp" "$tmp/"
 make -s -C "$tmp" PKG_CONFIG_FLAGS="--define-variable=prefix=$tmp/root$prefix" dispatch_decode ||
     { echo "examples/dispatch_decode does not build against the installed package"; exit 1; }
+# Cleaning needs no package.
+PKG_CONFIG_PATH=/nonexistent make -s -C "$tmp" clean && [ ! -e "$tmp/dispatch_decode" ] ||
+    { echo "examples/dispatch_decode: make clean needs the package"; exit 1; }
 echo "ok: installed, found by pkg-config, built against and run; the example builds"
