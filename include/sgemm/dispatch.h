@@ -83,8 +83,11 @@
  * its default, not allowed), repeats bit for bit with or without it.
  *
  * ABI: the soname is libsgemm_dispatch.so.0.3 for every 0.3.x release. Before 1.0 each minor
- * version has its own soname, since it may change the structs below; a program built
- * against this header is never loaded with a library whose structs differ.
+ * version has its own soname, since it may change the structs below; a program linked
+ * against this header's library is never loaded with a library whose structs differ. A
+ * program that opens the library itself (dlopen, an FFI) can compare
+ * sgemm_dispatch_version() with SGEMM_DISPATCH_VERSION_MAJOR and _MINOR below, which also
+ * let C code test at compile time for a field that came in a later version.
  *
  * Errors: every function returns a status; bad arguments touch nothing. The reason of the
  * last failure in the calling thread is in sgemm_dispatch_last_error().
@@ -93,6 +96,11 @@
 #define SGEMM_DISPATCH_H
 
 #include <stddef.h>
+
+/* The version of this header, as sgemm_dispatch_version() gives the library's. */
+#define SGEMM_DISPATCH_VERSION_MAJOR 0
+#define SGEMM_DISPATCH_VERSION_MINOR 3
+#define SGEMM_DISPATCH_VERSION_PATCH 0
 
 #ifdef __cplusplus
 extern "C" {

@@ -162,6 +162,11 @@ TEST(DispatchApi, TheVersionIsTheBuildsAndTheDatabasesOwn) {
     // The version the device fingerprint of the tuning database holds (a winner is used only
     // by the library version that stored it).
     EXPECT_STREQ(sgemm_dispatch_version(), SGEMM_VERSION);
+    // The header's macros say the same, so that they cannot fall behind a version bump.
+    const std::string header = std::to_string(SGEMM_DISPATCH_VERSION_MAJOR) + "." +
+                               std::to_string(SGEMM_DISPATCH_VERSION_MINOR) + "." +
+                               std::to_string(SGEMM_DISPATCH_VERSION_PATCH);
+    EXPECT_EQ(header, SGEMM_VERSION);
 }
 
 TEST(DispatchApi, MemoryThatIsNoHandleIsRefused) {
