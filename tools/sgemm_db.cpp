@@ -252,7 +252,10 @@ int cmd_explain(Context& ctx) {
     // left out, for the same reasons.
     Catalog catalog;
     std::string left_out;
-    if (device) {
+    // A device row of another library version is never this build's GPU: dispatch computes
+    // its fingerprint with its own version, so it never reads these rows.
+    const bool other_version = device && device->library_version != SGEMM_VERSION;
+    if (device && !other_version) {
         catalog = load_catalog(store, *device, ctx.vm.count("deterministic") > 0);
         for (const SkippedWinner& s : catalog.skipped)
             if (s.winner.shape == shape)
@@ -260,7 +263,11 @@ int cmd_explain(Context& ctx) {
     }
     Selection selection;
     std::string launch = "the fallback policy's choice (cuBLAS by default)";
-    if (device) {
+    if (other_version) {
+        selection.reason = "device " + device_id.substr(0, 8) + " was tuned by sgemm " + device->library_version +
+                           "; dispatch " + SGEMM_VERSION + " reads only the rows of its own version, so every shape "
+                           "falls back (tune again with this build; sgemm-db prune --stale removes the old rows)";
+    } else if (device) {
         // Dispatch's own decision, with the split-K workspace it gives each stream; the
         // fallback is left to the caller's policy, as `launch` says. A winner's kernel is what
         // dispatch launches: re-split where its partials would overflow the workspace.

@@ -1,6 +1,6 @@
 // Writes a tuning database for the sgemm-db command-line test (sgemm_db_cli.sh).
 //
-// usage: make_sample_db PATH ours|theirs|old|split|atomic
+// usage: make_sample_db PATH ours|theirs|old|split|atomic|stale
 //   ours    the fixture's sample: one H200 with 4 winners (3 naive, 1 cuBLAS),
 //           measurements and 2 misses (fill_sample)
 //   theirs  to merge into ours: the same H200 with a faster winner at M=1, a slower one at
@@ -10,6 +10,8 @@
 //           binary), for explain's re-split
 //   atomic  one H200 with one winner: warptile in 4 slices added into C by atomics at
 //           32 x 4096 x 4096 (with its binary), for explain --deterministic
+//   stale   one H200 as sgemm 0.2.0 stamped it, with a cuBLAS winner at 8 x 4096 x 4096: rows
+//           that this build's dispatch never reads
 #include <cstdio>
 #include <string>
 
@@ -25,7 +27,7 @@ using namespace sgemm::testing;
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic\n");
+        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic|stale\n");
         return 1;
     }
     const std::string path = argv[1], kind = argv[2];
@@ -56,6 +58,12 @@ int main(int argc, char** argv) {
             const Binary b = to_binary(compile_kernel(warptile, v, Arch{90}), kernel_ref(warptile, v));
             store.put_binary(b);
             store.put_winner(winner(store.add_device(h200()), shape(32, 4096, 4096), 0.04, &b));
+            return 0;
+        }
+        if (kind == "stale") {
+            DeviceFingerprint older = h200();
+            older.library_version = "0.2.0";
+            store.put_winner(winner(store.add_device(older), shape(8, 4096, 4096), 1.0, nullptr));
             return 0;
         }
         if (kind != "theirs") throw Error("unknown kind '" + kind + "'");

@@ -126,6 +126,14 @@ has "$out" "decision  fallback"; has "$out" "cuBLAS by default"; has "$out" "has
 run 0 "${ours[@]}" explain 2000 4096 4096 --trans TN --json --device "$id"
 [ "$(json 'd["decision"]')" = fallback ] || fail "explain --json: $out"
 run 0 "${ours[@]}" explain 4096 4096 4096   # "this device": the GPU here, else the file's only device
+# Rows another library version tuned are never read by this build's dispatch, which says so
+# rather than explain them as if they were (the file's only device, without a GPU).
+"$make_sample" "$dir/stale.db" stale || fail "make_sample_db stale"
+run 0 --db "$dir/stale.db" list --json; stale_id=$(json 'd[0]["device_id"]')
+run 0 --db "$dir/stale.db" explain 8 4096 4096 --device "$stale_id"
+has "$out" "decision  fallback"
+has "$out" "was tuned by sgemm 0.2.0; dispatch "
+has "$out" "reads only the rows of its own version, so every shape falls back"
 has "$out" "decision"
 # Without --align, a shape is looked up under the class sgemm-tune stores it under: that of
 # tightly packed matrices (rows of 1000 and 517 floats: 4 bytes).
