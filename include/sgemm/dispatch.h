@@ -89,7 +89,7 @@
  * sgemm_dispatch_version() with SGEMM_DISPATCH_VERSION_MAJOR and _MINOR below, which also
  * let C code test at compile time for a field that came in a later version.
  *
- * Errors: every function returns a status; bad arguments touch nothing. The reason of the
+ * Errors: every function that can fail returns a status; bad arguments touch nothing. The reason of the
  * last failure in the calling thread is in sgemm_dispatch_last_error().
  */
 #ifndef SGEMM_DISPATCH_H
@@ -227,7 +227,9 @@ sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispa
 /* Writes into `buffer` (NUL-terminated) which kernel gemm would launch for these arguments,
    and why; pointers are only read for their alignment, and NULL stands for an aligned one.
    `length`, if not NULL, receives the text's full length without the NUL. Returns
-   BUFFER_TOO_SMALL when the text was cut. Enqueues nothing. */
+   BUFFER_TOO_SMALL when the text was cut. For arguments gemm would refuse, the text names
+   the status gemm would return and why, and explain still returns SUCCESS (it did explain):
+   sgemm_dispatch_query returns that status. Enqueues nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
                                                sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
                                                int lda, const float* B, int ldb, const float* C, int ldc,
