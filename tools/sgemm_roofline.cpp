@@ -61,7 +61,7 @@ void print_step(const StepRoofline& s, const GpuSpec& gpu) {
     if (!s.fits(gpu))
         std::printf("  does not fit: the GEMMs' weights and the KV caches take %.1f GiB, more than the %s's %.4g GiB; "
                     "the step is counted as if it could run\n",
-                    s.resident_bytes / 1073741824.0, printable(gpu.name).c_str(), gpu.memory_gib);
+                    s.resident_gib(), printable(gpu.name).c_str(), gpu.memory_gib);
     Table table({"kernel", "shape (MxNxK)", "calls", "GFLOP/step", "MB/step", "FLOP/B", "bound", "us/step"});
     for (const RooflineRow& r : s.rows)
         table.add({r.name, r.shape, std::to_string(r.weight), fixed(r.weight * r.per_call.flops / 1e9, 3),
@@ -89,7 +89,7 @@ std::string limit_text(const Limit& l, const GpuSpec& gpu) {
     char text[384];
     if (limit.batch && !l.step->fits(gpu))
         std::snprintf(text, sizeof text, "from batch %ld, which does not fit: the GEMMs' weights and the KV caches take %.1f GiB, "
-                      "more than the %s's %.4g GiB", *limit.batch, l.step->resident_bytes / 1073741824.0,
+                      "more than the %s's %.4g GiB", *limit.batch, l.step->resident_gib(),
                       printable(gpu.name).c_str(), gpu.memory_gib);
     else if (limit.batch)
         std::snprintf(text, sizeof text, "from batch %ld", *limit.batch);

@@ -66,7 +66,8 @@ struct StepRoofline {
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }
     bool compute_bound() const { return compute_s >= memory_s; }
     // Whether resident_bytes fit in `gpu`'s memory; true where the spec does not say.
-    bool fits(const GpuSpec& gpu) const { return gpu.memory_gib <= 0 || resident_bytes <= gpu.memory_gib * 1073741824.0; }
+    double resident_gib() const { return resident_bytes / 1073741824.0; }
+    bool fits(const GpuSpec& gpu) const { return gpu.memory_gib <= 0 || resident_gib() <= gpu.memory_gib; }
 };
 
 // The step at `batch` sequences of setup.context tokens each: the GEMMs (QKV and gate/up
