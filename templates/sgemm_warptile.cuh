@@ -1,7 +1,7 @@
 // The warp-tiled family: C = alpha * op(A) * op(B) + beta * C in exact fp32 (FFMA only),
 // for any M, N, K >= 1, any alpha and beta, any float-aligned pointers (16-byte aligned
-// ones with ALIGNED = 1, below), and all four transposes (TA, TB: see sgemm_common.cuh for
-// the stored layouts).
+// ones with ALIGNED = 1, below; ALIGNED = 2 stages misaligned ones), and all four transposes
+// (TA, TB: see sgemm_common.cuh for the stored layouts).
 //
 // Three levels of tiles. A block computes a BM x BN tile of C (of C^T with CT = 1, below: then
 // "A" and "B" in what follows mean the operands in those places); its warps each own a WM x WN
@@ -81,6 +81,12 @@
 // 4-5% faster; but one batch-32 tile ran 3.7% slower, so the tuner times both
 // (docs/RESULTS.md, twenty-seventh session).
 //
+// Staged operands (ALIGNED = 2). For calls whose operands do not take 16-byte copies, a
+// staging kernel first copies the ones that would be copied 16 bytes at a time into the
+// workspace, rows padded to 4 floats, and computes C's last N mod 4 columns; the main kernel
+// then runs the loop of ALIGNED = 1 on the first N - N mod 4 columns, testing C at run time
+// (sgemm_staging.cuh says when that pays).
+//
 // Split-K inside the block (WK > 1). WK groups of warps share each tile of k: group g
 // computes the g-th of WK contiguous runs of BK / WK values of k, for the whole block tile
 // of C. After the last tile the groups' accumulators are summed through shared memory, in
@@ -122,6 +128,7 @@ constexpr unsigned long long sgemm_stream_k_workspace_bytes(int bm, int bn, int 
 #if defined(__CUDACC__)
 #include "sgemm_cp_async.cuh"
 #include "sgemm_splitk.cuh"
+#include "sgemm_staging.cuh"
 
 // A tile loader's copies; with EVICT_FIRST the lines they fetch leave L2 first.
 template <bool EVICT_FIRST>
@@ -391,10 +398,11 @@ struct SgemmWarptileBlock {
     static_assert(!KMAJOR || (!sgemm_warptile_b_k_rows(TA, TB, CT) && GROUP_K % 8 == 0),
                   "KMAJOR keeps rows of x in B's place, read 4 k at a time in two alternating buffers");
     // B, the weights in decoding, is the one fetched under the evict-first policy.
-    using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1, ALIGNED == 1>;
-    using BTile = typename SgemmPick<KMAJOR == 1, SgemmKMajorTileLoader<BN, BK, THREADS, CT == 0, ALIGNED == 1>,
+    // Staged operands (ALIGNED = 2) take 16-byte copies as surely as aligned ones.
+    using ATile = SgemmTileLoader<sgemm_warptile_a_k_rows(TA, TB, CT), BM, BK, THREADS, CT == 1, ALIGNED != 0>;
+    using BTile = typename SgemmPick<KMAJOR == 1, SgemmKMajorTileLoader<BN, BK, THREADS, CT == 0, ALIGNED != 0>,
                                      SgemmTileLoader<sgemm_warptile_b_k_rows(TA, TB, CT), BN, BK, THREADS, CT == 0,
-                                                     ALIGNED == 1>>::type;
+                                                     ALIGNED != 0>>::type;
     static constexpr int A_STAGE = ATile::STAGE_FLOATS;
     static constexpr int B_STAGE = BTile::STAGE_FLOATS;
     using Accumulators = float[TM][TN];
@@ -571,8 +579,8 @@ struct SgemmWarptileBlock {
         }
     }
 
-    // Whether C takes 16-byte accesses (sgemm_vec4_ok).
-    __device__ __forceinline__ bool c_takes_vec4() const { return ALIGNED || sgemm_vec4_ok(p.C, p.ldc); }
+    // Whether C takes 16-byte accesses (sgemm_vec4_ok): staging (ALIGNED = 2) leaves C where it is.
+    __device__ __forceinline__ bool c_takes_vec4() const { return ALIGNED == 1 || sgemm_vec4_ok(p.C, p.ldc); }
 
     // Writes the tile at (m0, n0) of C through the epilogue (alpha, beta); c_vec: c_takes_vec4().
     __device__ __forceinline__ void store_c(const Accumulators& acc, int m0, int n0, bool c_vec) const {
@@ -610,13 +618,16 @@ struct SgemmWarptileBlock {
 // that need a little over 128 registers into 128 (two 256-thread blocks per SM) and spills.
 // With SPLIT_K, SUM_PASS says how the slices are summed (SGEMM_SUM_*): 1 leaves the sum to
 // sgemm_warptile_sum_pass, launched after it; 2 adds each slice into C with atomics; 3 has
-// the slices of a tile add into C in turn.
+// the slices of a tile add into C in turn. With ALIGNED = 2 sgemm_warptile_stage has run
+// first, and the kernel computes the call as sgemm_staged_view gives it.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
           int ALIGNED, int KMAJOR, int SUM_PASS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
-sgemm_warptile(const SgemmArgs p) {
+sgemm_warptile(const SgemmArgs call) {
     static_assert(SPLIT_K || !SUM_PASS, "only split-K has slices to sum");
     static_assert(SUM_PASS >= SGEMM_SUM_BY_LAST_BLOCK && SUM_PASS <= SGEMM_SUM_IN_ORDER, "SUM_PASS is 0 to 3");
+    static_assert(ALIGNED != 2 || !SPLIT_K, "a staged launch's workspace holds the staged operands, not partials");
+    const SgemmArgs p = ALIGNED == 2 ? sgemm_staged_view<TA, TB, CT, KMAJOR>(call) : call;
     using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     SgemmTimeline timeline;
     timeline.mark(SGEMM_MARK_START);
@@ -731,6 +742,7 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, in
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * WK * 32, 1)
 sgemm_warptile_stream_k(const SgemmArgs p) {
     static_assert(WK == 1 && !SPLIT_K && !SUM_PASS, "the stream-K tail shares k among blocks itself");
+    static_assert(ALIGNED != 2, "a staged launch's workspace holds the staged operands, not partial tiles");
     using Block = SgemmWarptileBlock<BM, BN, BK, WM, WN, TM, TN, STAGES, TA, TB, WK, CT, ALIGNED, KMAJOR>;
     constexpr int PART = Block::QUADS * Block::THREADS;  // float4s in one partial tile
     extern __shared__ __align__(16) float smem[];
@@ -809,7 +821,21 @@ __global__ void __launch_bounds__(SGEMM_SUM_PASS_QUADS * SGEMM_SUM_PASS_MAX_SLIC
 sgemm_warptile_sum_pass(const SgemmArgs p) {
     static_assert(SPLIT_K && SUM_PASS == SGEMM_SUM_BY_PASS,
                   "the sum pass sums the slices of a split launch that left them to it");
-    sgemm_splitk_sum_pass(p, ALIGNED || sgemm_vec4_ok(p.C, p.ldc));
+    sgemm_splitk_sum_pass(p, ALIGNED == 1 || sgemm_vec4_ok(p.C, p.ldc));
+}
+
+// The staging kernel of ALIGNED = 2 (sgemm_staging.cuh), launched before sgemm_warptile on
+// the same stream: gridDim.y = 2, blocks of SGEMM_STAGE_THREADS. It takes sgemm_warptile's
+// template arguments, like the stream-K tail, so the host finds its symbol from the main
+// kernel's; of them TA, TB, CT and KMAJOR say what it copies.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
+          int ALIGNED, int KMAJOR, int SUM_PASS>
+__global__ void __launch_bounds__(SGEMM_STAGE_THREADS) sgemm_warptile_stage(const SgemmArgs p) {
+    static_assert(ALIGNED == 2, "only a staged launch has operands to stage");
+    if (blockIdx.y == 0)
+        sgemm_stage_operands<TA, TB, CT, KMAJOR>(p);
+    else
+        sgemm_fringe_columns<TA, TB>(p);
 }
 
 #endif

@@ -16,10 +16,14 @@ std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, co
     } else {
         for (const std::string& name : families) chosen.push_back(&find_family(name));
     }
+    // Staging (warptile's ALIGNED = 2) pays only for operands that are not 16-byte aligned or
+    // an N that is no multiple of 4, and leaves the main kernel nothing to do below N = 4.
+    const bool staging_may_pay = shape.N >= 4 && (shape.alignment < 16 || shape.N % 4 != 0);
     std::vector<Candidate> out;
     for (const Family* f : chosen)
         for (const ParamValues& v : f->valid_configs(arch))
             if ((atomics_allowed || !f->sums_with_atomics(v)) && f->required_alignment(v) <= shape.alignment &&
+                (staging_may_pay || !f->stages_operands(v)) &&
                 f->reads_transposes(v, shape.trans_a, shape.trans_b) &&
                 f->unsupported_shape_reason(v, shape.M, shape.N, shape.K, arch).empty())
                 out.push_back({f, v});

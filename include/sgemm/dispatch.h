@@ -38,7 +38,8 @@
  *     must be it, else SGEMM_DISPATCH_WRONG_DEVICE. create and destroy make it the calling
  *     thread's current device.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
- *   - Split-K kernels need a zeroed scratch workspace and cuBLAS a handle; both are per
+ *   - Split-K kernels need a zeroed scratch workspace, staging kernels (warptile ALIGNED=2,
+ *     for misaligned operands) room for the operands they copy, and cuBLAS a handle; all are per
  *     stream. create allocates `max_streams` of each; a stream takes one on its first call
  *     that needs it and keeps it until sgemm_dispatch_release_stream gives it back or the
  *     handle is destroyed. A call on one stream more than that returns
@@ -62,8 +63,9 @@
  *   - The first call of each distinct shape key (M, N, K, transposes, alignment class) adds
  *     a plan that stays until destroy: an engine that calls with unboundedly many M (prefill
  *     token counts) grows the handle's host memory by one small plan per key.
- *   - Device memory: each of the max_streams workspaces holds the split-K scratch
- *     (info.workspace_bytes) and, where cuBLAS may be called, 32 MiB for cuBLAS; with the
+ *   - Device memory: each of the max_streams workspaces holds the split-K scratch or staged
+ *     operands the winners need at their own shapes (info.workspace_bytes: a staged 4096 x
+ *     4096 operand is 64 MiB) and, where cuBLAS may be called, 32 MiB for cuBLAS; with the
  *     defaults (8 streams, cuBLAS fallback) that is at least 256 MiB.
  *
  * Misses: with record_misses, every call whose shape key has no exact winner is counted in
@@ -180,7 +182,7 @@ typedef struct sgemm_dispatch_info {
     int shapes_prepared;           /* shape keys with a launch ready in the hash map */
     int streams_used;              /* streams holding a workspace */
     int max_streams;
-    size_t workspace_bytes;        /* split-K workspace per stream */
+    size_t workspace_bytes;        /* workspace per stream: split-K partials or staged operands */
     long long misses_pending;      /* counted, not yet written */
     long long misses_written;
 } sgemm_dispatch_info_t;

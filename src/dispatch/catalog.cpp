@@ -156,7 +156,7 @@ std::optional<KernelRef> fitted_to_workspace(const Winner& w, const ShapeKey& sh
         return f->workspace_bytes(v, shape.M, shape.N, shape.K, sms) <= workspace_bytes;
     };
     if (!f || fits(w.kernel.params)) return w.kernel;
-    if (!f->splits_k(w.kernel.params)) return std::nullopt;  // a stream-K tail's workspace: no count to lower
+    if (!f->splits_k(w.kernel.params)) return std::nullopt;  // a stream-K tail's or staging's: no count to lower
     const unsigned long long tuned_blocks = f->geometry(w.kernel.params, w.shape.M, w.shape.N, w.shape.K).blocks();
     for (std::size_t i = 0; i < f->params.size(); ++i) {
         if (!f->params[i].split_count) continue;
@@ -184,7 +184,11 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         if (fitted_to_workspace(w, shape, arch, workspace_bytes, sms)) return "";
         const Family& f = *family_of(w.kernel);
         return "it would need " + std::to_string(f.workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms)) +
-               " bytes of " + (f.splits_k(w.kernel.params) ? "split-K" : "stream-K") + " workspace (each stream holds " +
+               " bytes of " +
+               (f.splits_k(w.kernel.params)         ? "split-K"
+                : f.stages_operands(w.kernel.params) ? "staging"
+                                                     : "stream-K") +
+               " workspace (each stream holds " +
                std::to_string(workspace_bytes) + ")" +
                (f.splits_k(w.kernel.params) ? ", and no fewer slices fit with as many blocks as its tuned launch" : "");
     });

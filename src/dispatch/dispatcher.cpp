@@ -317,10 +317,15 @@ std::string Dispatcher::explain(const GemmCall& call) const {
         const StreamKSplit split = f.stream_k_split(d.kernel.params, key.M, key.N, key.K, sms);
         char geometry[300];
         std::snprintf(geometry, sizeof geometry,
-                      ": grid %u x %u x %u, %u threads, %u bytes of shared memory, %zu bytes of split-K workspace",
+                      ": grid %u x %u x %u, %u threads, %u bytes of shared memory, %zu bytes of workspace",
                       split.main_blocks, g.grid.y, g.grid.z, g.block.x, g.dynamic_shared_bytes,
                       f.workspace_bytes(d.kernel.params, key.M, key.N, key.K, sms));
         launch = d.kernel.description + geometry;
+        if (f.stages_operands(d.kernel.params))
+            launch = "a staging kernel of " +
+                     std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x * 2) +
+                     " blocks that copies misaligned operands into the workspace and computes C's last " +
+                     std::to_string(key.N % 4) + " columns, then " + launch;
         if (split.tail_blocks > 0)
             launch += ", then a stream-K tail of " + std::to_string(split.tail_blocks) + " blocks for the last " +
                       std::to_string(g.grid.x - split.main_blocks) + " tiles";

@@ -5,6 +5,7 @@
 
 #include "src/util/error.h"
 #include "templates/sgemm_common.cuh"
+#include "templates/sgemm_staging.cuh"
 
 namespace sgemm {
 
@@ -52,8 +53,16 @@ bool Family::sums_with_atomics(const ParamValues& values) const { return sums_by
 
 bool Family::sums_in_order(const ParamValues& values) const { return sums_by(*this, values, SGEMM_SUM_IN_ORDER); }
 
+bool Family::stages_operands(const ParamValues& values) const {
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
+        if (params[i].aligned_only && values[i] == 2) return true;
+    return false;
+}
+
 std::string Family::second_kernel(const ParamValues& values) const {
-    return has_stream_k_tail(values) ? tail_kernel : has_sum_pass(values) ? sum_pass_kernel : "";
+    if (has_stream_k_tail(values)) return tail_kernel;
+    if (has_sum_pass(values)) return sum_pass_kernel;
+    return stages_operands(values) ? stage_kernel : "";
 }
 
 std::string Family::second_name_expression(const ParamValues& values) const {
@@ -84,6 +93,14 @@ LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, 
         return {dim3(grid_blocks(sum_pass_blocks(M, N))), dim3(SGEMM_SUM_PASS_QUADS, main.grid.y),
                 16u * SGEMM_SUM_PASS_QUADS * main.grid.y};
     }
+    if (stages_operands(values)) {
+        // Its blocks stride over the rows they copy and the groups of rows of C's last
+        // columns, so more would idle: no more than either needs, nor than two per SM.
+        const long long fringe_groups = N % 4 ? tiles_along(M, SGEMM_STAGE_THREADS / 32 * SGEMM_FRINGE_ROWS_PER_WARP) : 0;
+        const long long copied_rows = std::max({M, N, K});  // at least any one operand's
+        const long long blocks = std::clamp(std::max(fringe_groups, copied_rows), 1ll, 2ll * std::max(sms, 1));
+        return {dim3(static_cast<unsigned>(blocks), 2), dim3(SGEMM_STAGE_THREADS), 0};
+    }
     return {dim3(stream_k_split(values, M, N, K, sms).tail_blocks), main.block, main.dynamic_shared_bytes};
 }
 
@@ -99,7 +116,7 @@ StreamKSplit Family::stream_k_split(const ParamValues& values, int M, int N, int
 
 int Family::required_alignment(const ParamValues& values) const {
     for (std::size_t i = 0; i < params.size() && i < values.size(); ++i)
-        if (params[i].aligned_only && values[i] != 0) return 16;
+        if (params[i].aligned_only && values[i] == 1) return 16;
     return 4;
 }
 

@@ -39,7 +39,9 @@ struct ParamSpec {
     bool k_groups = false;
     // The aligned-operands switch (warptile's ALIGNED): with 1 the binary assumes that its
     // 16-byte accesses are legal, with no fallback for misaligned operands, so it serves
-    // only calls of alignment class 16 (Family::required_alignment).
+    // only calls of alignment class 16 (Family::required_alignment). With 2 it makes them
+    // legal, for calls of any class: Family::stage_kernel first copies the operands that
+    // would be misaligned into the workspace.
     bool aligned_only = false;
     // How a split launch sums its slices (SUM_PASS, warptile's and decode's; the values are
     // templates/sgemm_common.cuh's SGEMM_SUM_*): 0 in the kernel, 1 in a second kernel of
@@ -85,6 +87,8 @@ struct Family {
     // take the same template parameters as `kernel`; empty where the family has none.
     std::string tail_kernel;
     std::string sum_pass_kernel;
+    // Or the staging kernel (ParamSpec::aligned_only at 2), launched before the main one.
+    std::string stage_kernel;
     std::vector<ParamSpec> params;
     ParamValues defaults;
     // Pairs of parameters whose values one refinement move may trade (tuner/search.h).
@@ -122,7 +126,11 @@ struct Family {
     bool sums_with_atomics(const ParamValues& values) const;
     // Whether `values` have split-K's slices add into C in turn (a sum_pass parameter at 3).
     bool sums_in_order(const ParamValues& values) const;
-    // The second kernel's template name (tail_kernel or sum_pass_kernel), or "" without one.
+    // Whether `values` stage the operands (an aligned_only parameter at 2): the binary's
+    // second kernel is then stage_kernel, and it runs first.
+    bool stages_operands(const ParamValues& values) const;
+    // The second kernel's template name (tail_kernel, sum_pass_kernel or stage_kernel), or ""
+    // without one.
     std::string second_kernel(const ParamValues& values) const;
     // The second kernel's name expression, or "" without one.
     std::string second_name_expression(const ParamValues& values) const;
@@ -133,7 +141,8 @@ struct Family {
     // The second kernel's launch of an M x N x K problem on `sms` SMs: the stream-K tail's
     // blocks (stream_k_split) with the main kernel's block and shared memory, or the sum
     // pass over M x N (SGEMM_SUM_PASS_QUADS x slices threads a block, a float4 of shared
-    // memory each); grid.x is 0 without one.
+    // memory each), or the staging kernel (up to two blocks per SM for each of its two
+    // tasks, templates/sgemm_staging.cuh); grid.x is 0 without one.
     LaunchGeometry second_geometry(const ParamValues& values, int M, int N, int K, int sms) const;
     // The division of geometry()'s grid.x tiles on a device of `sms` SMs. Without a tail,
     // or where the tiles fill whole waves, the main kernel takes them all.
@@ -160,7 +169,8 @@ struct Family {
     std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K, int sms) const;
     // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have: 16 where an
     // aligned_only parameter is 1, else 4. Kernels test for 16 bytes at run time and take
-    // their 128-bit paths when it holds; an aligned_only binary assumes it.
+    // their 128-bit paths when it holds; an aligned_only binary assumes it, and a staging
+    // one (2) makes it so.
     int required_alignment(const ParamValues& values) const;
     // Every valid point of the space for `arch`, in the order of the parameter lists.
     std::vector<ParamValues> valid_configs(Arch arch) const;

@@ -1,18 +1,21 @@
 #include "src/families/warptile_family.h"
 
+#include "templates/sgemm_staging.cuh"
 #include "templates/sgemm_warptile.cuh"
 
 namespace sgemm {
 namespace {
 
 struct WarptileShape {
-    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk, kmajor, sum_pass;
+    int bm, bn, bk, wm, wn, tm, tn, stages, ta, tb, wk, splits, ct, sk, aligned, kmajor, sum_pass;
     int tile_warps() const { return (bm / wm) * (bn / wn); }  // one group of warps, covering the block tile
     int threads() const { return 32 * tile_warps() * wk; }
     unsigned shared_bytes() const { return sgemm_warptile_shared_bytes(bm, bn, bk, stages, ta, tb, wk, ct, kmajor); }
-    // The extents of the matrix the block tiles cover: C, or C^T with CT.
-    int tiled_rows(int M, int N) const { return ct ? N : M; }
-    int tiled_cols(int M, int N) const { return ct ? M : N; }
+    // The extents of the matrix the block tiles cover: C, or C^T with CT; staged (ALIGNED = 2),
+    // the staging kernel computes C's last N mod 4 columns.
+    int covered_n(int N) const { return aligned == 2 ? sgemm_staged_n(N) : N; }
+    int tiled_rows(int M, int N) const { return ct ? covered_n(N) : M; }
+    int tiled_cols(int M, int N) const { return ct ? M : covered_n(N); }
     // Accumulators, the two register buffers of fragments, and about 40 for addresses and
     // loop state. ptxas (CUDA 13.0) gave the 920 tiles with WK = 1 of the space below 96 to 249
     // registers on sm_90 and 92 to 251 on sm_80, none spilling, when one binary per tile
@@ -25,7 +28,8 @@ WarptileShape warptile_shape(const Family& f, const ParamValues& v) {
     return {f.value(v, "BM"), f.value(v, "BN"), f.value(v, "BK"),     f.value(v, "WM"),
             f.value(v, "WN"), f.value(v, "TM"), f.value(v, "TN"),     f.value(v, "STAGES"),
             f.value(v, "TA"), f.value(v, "TB"), f.value(v, "WK"),     f.value(v, "SPLITS"),
-            f.value(v, "CT"), f.value(v, "SK"),     f.value(v, "KMAJOR"), f.value(v, "SUM_PASS")};
+            f.value(v, "CT"), f.value(v, "SK"),     f.value(v, "ALIGNED"), f.value(v, "KMAJOR"),
+            f.value(v, "SUM_PASS")};
 }
 
 std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
@@ -64,6 +68,8 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
     if (s.splits > 8 && s.sum_pass == SGEMM_SUM_BY_LAST_BLOCK)
         return "SPLITS " + std::to_string(s.splits) + " goes with SUM_PASS = 1, 2 or 3: more than 8 slices are summed "
                "by the second kernel, added by atomics or by turns, not by one block per tile";
+    if (s.aligned == 2 && (s.splits > 1 || s.sk))
+        return "ALIGNED = 2 (staged operands) goes with SPLITS = 1 and SK = 0: the workspace holds the staged copies";
     if (s.sk && (s.splits > 1 || s.wk > 1))
         return "SK = 1 (a stream-K tail) shares k among blocks itself: it goes with SPLITS = 1 and WK = 1";
     // The tail kernel holds the tile's accumulators and the part bookkeeping at once: ptxas
@@ -104,6 +110,7 @@ Family warptile_family() {
     f.kernel = "sgemm_warptile";
     f.tail_kernel = "sgemm_warptile_stream_k";
     f.sum_pass_kernel = "sgemm_warptile_sum_pass";
+    f.stage_kernel = "sgemm_warptile_stage";
     // Warp tiles are 32 or 64 on a side, their lanes 4 x 8 or 8 x 4 thread tiles (32x64 with
     // 8x8, 64x64 with 16x8 or 8x16, 32x32 with 8x4, 64x32 with 8x8 or 16x4), so LDS.128s of
     // fragments read at most 128 distinct bytes. The small ones give small grids (1024^3,
@@ -118,7 +125,9 @@ Family warptile_family() {
     // SK = 1 gives the tiles of a last, part-empty wave to a stream-K tail (the template's
     // sgemm_warptile_stream_k), so every SM works to the end.
     // ALIGNED = 1 leaves out the 4-byte fallback of the 16-byte accesses, for calls whose
-    // operands are all 16-byte aligned (the template says what it gains).
+    // operands are all 16-byte aligned (the template says what it gains); ALIGNED = 2 leaves
+    // it out for any call, a staging kernel first copying the operands that need it into the
+    // workspace and computing C's last N mod 4 columns (templates/sgemm_staging.cuh).
     // KMAJOR = 1 keeps an operand stored as rows of x in B's place as it is stored (NT's
     // weights), copied 16 bytes at a time; BK 32 is for it alone (the template says why).
     // SUM_PASS = 1 sums split-K's slices in a second kernel rather than in the last block of
@@ -139,7 +148,7 @@ Family warptile_family() {
                 {"SPLITS", {1, 2, 3, 4, 6, 8, 12, 16}, /*split_count=*/true},
                 {"CT", {0, 1}},
                 {"SK", {0, 1}, /*split_count=*/false, /*stream_k=*/true},
-                {"ALIGNED", {0, 1}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
+                {"ALIGNED", {0, 1, 2}, /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/true},
                 {"KMAJOR", {0, 1}},
                 {"SUM_PASS", {SGEMM_SUM_BY_LAST_BLOCK, SGEMM_SUM_BY_PASS, SGEMM_SUM_BY_ATOMICS, SGEMM_SUM_IN_ORDER},
                  /*split_count=*/false, /*stream_k=*/false, /*k_groups=*/false, /*aligned_only=*/false,
@@ -163,6 +172,7 @@ Family warptile_family() {
     };
     f.workspace = [f](const ParamValues& v, int M, int N, int K, int sms) -> std::size_t {
         const WarptileShape s = warptile_shape(f, v);
+        if (s.aligned == 2) return sgemm_staged_workspace_bytes(s.ta, s.tb, s.ct, s.kmajor, M, N, K);
         if (f.stream_k_split(v, M, N, K, sms).tail_blocks > 0)
             return sgemm_stream_k_workspace_bytes(s.bm, s.bn, sms);
         // Slices that add into C themselves (atomics, turns) need the tile counters alone.

@@ -35,13 +35,17 @@ KernelLaunch LoadedKernel::prepare(int M, int N, int K) const { return prepare(M
 KernelLaunch LoadedKernel::prepare(int M, int N, int K, const ParamValues& values) const {
     if (!serves(values))
         throw Error(family_->describe(values) + " is another binary than the loaded " + family_->describe(values_));
-    KernelLaunch l{kernel_, family_->geometry(values, M, N, K), family_->workspace_bytes(values, M, N, K, sms_)};
+    KernelLaunch l;
+    l.kernel = kernel_;
+    l.geometry = family_->geometry(values, M, N, K);
+    l.workspace_bytes = family_->workspace_bytes(values, M, N, K, sms_);
     l.geometry.grid.x = family_->stream_k_split(values, M, N, K, sms_).main_blocks;
     if (const LaunchGeometry second = family_->second_geometry(values, M, N, K, sms_); second.grid.x > 0) {
         if (!second_) throw Error(family_->describe(values) + " was loaded without its second kernel");
         l.second = second_;
         l.second_geometry = second;
         l.second_overlaps_main = family_->has_sum_pass(values) && programmatic_launch_;
+        l.second_runs_first = family_->stages_operands(values);
     }
     // Past 48 KiB of static and dynamic shared memory together a kernel must opt in to
     // more dynamic shared memory. Families size it by shape, so the limit is raised on the
@@ -72,25 +76,30 @@ void LoadedKernel::launch(const SgemmArgs& args, cudaStream_t stream) const {
 cudaError_t KernelLaunch::launch(const SgemmArgs& args, cudaStream_t stream) const noexcept {
     SgemmArgs copy = args;  // cudaLaunchKernel takes non-const pointers to the arguments
     void* params[] = {&copy};
-    if (geometry.grid.x > 0)
-        if (const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), geometry.grid, geometry.block,
-                                                   params, geometry.dynamic_shared_bytes, stream);
-            e != cudaSuccess)
-            return e;
-    if (!second) return cudaSuccess;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = second_geometry.grid;
-    config.blockDim = second_geometry.block;
-    config.dynamicSmemBytes = second_geometry.dynamic_shared_bytes;
-    config.stream = stream;
-    cudaLaunchAttribute overlap[1] = {};
-    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap[0].val.programmaticStreamSerializationAllowed = 1;
-    if (second_overlaps_main) {
-        config.attrs = overlap;
-        config.numAttrs = 1;
-    }
-    return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(second), params);
+    const auto launch_main = [&] {
+        if (geometry.grid.x == 0) return cudaSuccess;
+        return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), geometry.grid, geometry.block, params,
+                                geometry.dynamic_shared_bytes, stream);
+    };
+    const auto launch_second = [&] {
+        cudaLaunchConfig_t config = {};
+        config.gridDim = second_geometry.grid;
+        config.blockDim = second_geometry.block;
+        config.dynamicSmemBytes = second_geometry.dynamic_shared_bytes;
+        config.stream = stream;
+        cudaLaunchAttribute overlap[1] = {};
+        overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        overlap[0].val.programmaticStreamSerializationAllowed = 1;
+        if (second_overlaps_main) {
+            config.attrs = overlap;
+            config.numAttrs = 1;
+        }
+        return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(second), params);
+    };
+    if (!second) return launch_main();
+    const cudaError_t first = second_runs_first ? launch_second() : launch_main();
+    if (first != cudaSuccess) return first;
+    return second_runs_first ? launch_main() : launch_second();
 }
 
 }  // namespace sgemm

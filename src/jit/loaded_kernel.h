@@ -19,9 +19,11 @@ struct KernelLaunch {
     LaunchGeometry geometry;  // the main kernel's; grid.x may be 0 when the tail takes every tile
     std::size_t workspace_bytes = 0;  // args.workspace must hold this many
     // The second kernel (Family::second_geometry), launched after the main one: the
-    // stream-K tail or the split-K sum pass; none when null.
+    // stream-K tail or the split-K sum pass; or before it: the staging kernel
+    // (second_runs_first). None when null.
     cudaKernel_t second = nullptr;
     LaunchGeometry second_geometry;
+    bool second_runs_first = false;
     // The sum pass on sm_90 and later: launched as a programmatic dependent of the main
     // kernel, so that its blocks start as the main kernel's end (templates/sgemm_splitk.cuh).
     bool second_overlaps_main = false;

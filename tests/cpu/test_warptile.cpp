@@ -9,6 +9,7 @@
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "templates/sgemm_common.cuh"
+#include "templates/sgemm_staging.cuh"
 #include "tests/cpu/compile_samples.h"
 
 using namespace sgemm;
@@ -33,18 +34,23 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     // (SK = 1, for tiles that neither split nor group warps) a tile has a sixth binary,
     // holding the tail too. Each
     // binary comes twice: with the 4-byte fallback of its 16-byte accesses and, for calls
-    // whose operands are all aligned (ALIGNED = 1), without it. Where B's place holds rows of
-    // x (NT, TT, NN's tiles of C^T), tiles of up to 64 accumulators also come with BK 32 and
-    // KMAJOR.
-    std::size_t valid_aligned_only = 0;
-    for (const ParamValues& v : valid)
-        if (f.value(v, "ALIGNED")) {
-            ++valid_aligned_only;
-            ParamValues twin = v;
-            twin[f.param_index("ALIGNED")] = 0;
-            EXPECT_EQ(f.invalid_reason(twin, Arch{90}), "") << f.describe(v);
-        }
-    EXPECT_EQ(2 * valid_aligned_only, valid.size());
+    // whose operands are all aligned (ALIGNED = 1), without it; the binaries that neither
+    // split nor have a tail come a third time, staging their operands (ALIGNED = 2). Where
+    // B's place holds rows of x (NT, TT, NN's tiles of C^T), tiles of up to 64 accumulators
+    // also come with BK 32 and KMAJOR.
+    std::size_t valid_aligned_only = 0, valid_staged = 0, valid_whole = 0;
+    for (const ParamValues& v : valid) {
+        const int aligned = f.value(v, "ALIGNED");
+        if (aligned == 0 && f.value(v, "SPLITS") == 1 && f.value(v, "SK") == 0) ++valid_whole;
+        if (aligned == 0) continue;
+        ++(aligned == 1 ? valid_aligned_only : valid_staged);
+        ParamValues twin = v;
+        twin[f.param_index("ALIGNED")] = 0;
+        EXPECT_EQ(f.invalid_reason(twin, Arch{90}), "") << f.describe(v);
+    }
+    EXPECT_GT(valid_staged, 0u);
+    EXPECT_EQ(valid_staged, valid_whole);
+    EXPECT_EQ(2 * valid_aligned_only + valid_staged, valid.size());
     const auto binaries = distinct_binaries(Arch{90});
     std::size_t valid_with_tail = 0, binaries_with_tail = 0;
     for (const ParamValues& v : valid)
@@ -75,8 +81,12 @@ TEST(Warptile, TheSpaceIsPrunedButNotEmpty) {
     for (int splits : f.params[f.param_index("SPLITS")].values)
         if (splits > 1) ++(splits > 8 ? split_counts_not_in_kernel : split_counts_any_sum);
     EXPECT_GT(split_counts_not_in_kernel, 0u);
-    const std::size_t plain_binaries = binaries.size() - binaries_with_tail;
-    EXPECT_EQ(5 * (valid.size() - valid_with_tail),
+    // Staging binaries neither split nor have a tail: one configuration each.
+    std::size_t binaries_staged = 0;
+    for (const ParamValues& v : binaries) binaries_staged += f.stages_operands(v);
+    EXPECT_EQ(binaries_staged, valid_staged);
+    const std::size_t plain_binaries = binaries.size() - binaries_with_tail - binaries_staged;
+    EXPECT_EQ(5 * (valid.size() - valid_with_tail - valid_staged),
               (1 + 4 * split_counts_any_sum + 3 * split_counts_not_in_kernel) * plain_binaries);
     EXPECT_GE(plain_binaries / 30, 200u);
     EXPECT_LE(plain_binaries / 30, 800u);
@@ -430,6 +440,67 @@ TEST(Warptile, BinariesForAlignedOperandsLeaveTheFallbackOut) {
         EXPECT_LT(without.cubin.size(), with.cubin.size());
         EXPECT_FALSE(without.ptxas.spills()) << without.log;
     }
+}
+
+// ALIGNED = 2: a staging kernel, the binary's second kernel of the same template arguments,
+// runs first; it copies the operands that the loop copies 16 bytes at a time (B for NN, both
+// for TN, B in the A place of NN's tiles of C^T, B kept as stored with KMAJOR, none for NT
+// without it) and computes C's last N mod 4 columns, so the main kernel tiles N - N mod 4.
+TEST(Warptile, StagedOperands) {
+    const Family& f = warptile();
+    const auto staged = [&](ParamValues v) {
+        v[f.param_index("ALIGNED")] = 2;
+        return v;
+    };
+    const auto with_layout = [&](ParamValues config, int ta, int tb) {
+        config[f.param_index("TA")] = ta, config[f.param_index("TB")] = tb;
+        return config;
+    };
+    const auto tiles_of_c_transposed = [&](ParamValues config) {
+        config[f.param_index("CT")] = 1;
+        return config;
+    };
+    const ParamValues v = staged(f.defaults);  // 256x128 tiles of C, NN
+    EXPECT_TRUE(f.stages_operands(v));
+    EXPECT_FALSE(f.stages_operands(f.defaults));
+    EXPECT_EQ(f.required_alignment(v), 4);
+    EXPECT_EQ(f.second_name_expression(v), "sgemm_warptile_stage<256, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, false, 0, 2, 0, 0>");
+    EXPECT_EQ(f.second_symbol(v, "_Z14sgemm_warptileILi1EEv9SgemmArgs"), "_Z20sgemm_warptile_stageILi1EEv9SgemmArgs");
+    // 4095x4097x4093: 16 x 32 tiles of the first 4096 columns, not 17 x 32 (no tail either).
+    EXPECT_EQ(f.geometry(v, 4095, 4097, 4093).grid.x, 512u);
+    EXPECT_EQ(f.geometry(f.defaults, 4095, 4097, 4093).grid.x, 528u);
+    EXPECT_EQ(f.geometry(v, 4095, 4096, 4093).grid.x, 512u);
+    EXPECT_EQ(f.geometry(v, 7, 3, 5).grid.x, 0u);  // the staging kernel computes all 3 columns
+    const LaunchGeometry stage = f.second_geometry(v, 4095, 4097, 4093, 132);
+    EXPECT_EQ(stage.grid.x, 264u);
+    EXPECT_EQ(stage.grid.y, 2u);
+    EXPECT_EQ(stage.block.x, static_cast<unsigned>(SGEMM_STAGE_THREADS));
+    EXPECT_EQ(f.second_geometry(v, 7, 3, 5, 132).grid.x, 7u);  // no more blocks than rows to copy
+    // The workspace: the counters, then B's 4093 rows of 4096 columns (A, stored as rows of
+    // x, is copied 4 bytes at a time where it is).
+    const unsigned long long b_bytes = 4ull * 4093 * 4096;
+    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
+    // TN: A (4093 rows of 4095, padded to 4096) and B.
+    EXPECT_EQ(f.workspace_bytes(with_layout(v, 1, 0), 4095, 4097, 4093, 132),
+              SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4093 * 4096 + b_bytes);
+    // NT copies both operands 4 bytes at a time: nothing to stage but C's last columns.
+    EXPECT_EQ(f.workspace_bytes(with_layout(v, 0, 1), 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    // With KMAJOR, NT's B is kept as stored, 16 bytes at a time: its first 4096 rows of 4093
+    // (padded to 4096) are staged.
+    const ParamValues kmajor = {64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 2, 1, 0};
+    EXPECT_EQ(f.invalid_reason(kmajor, Arch{90}), "");
+    EXPECT_EQ(f.workspace_bytes(kmajor, 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4096 * 4096);
+    // NN's tiles of C^T hold B in the A place, as rows of k.
+    EXPECT_EQ(f.workspace_bytes(tiles_of_c_transposed(v), 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
+    EXPECT_EQ(f.geometry(tiles_of_c_transposed(v), 4095, 4097, 4093).grid.x, 512u);
+    // The workspace holds the staged copies: no split-K partials, no stream-K tail.
+    ParamValues split = v, tail = v;
+    split[f.param_index("SPLITS")] = 2;
+    tail[f.param_index("SK")] = 1;
+    EXPECT_NE(f.invalid_reason(split, Arch{90}).find("ALIGNED = 2"), std::string::npos);
+    EXPECT_NE(f.invalid_reason(tail, Arch{90}).find("ALIGNED = 2"), std::string::npos);
+    for (const ParamValues& config : {v, tiles_of_c_transposed(v), with_layout(v, 1, 1), kmajor})
+        for (int sm : {80, 90}) sgemm::testing::expect_compiles_without_spills(f, config, Arch{sm});
 }
 
 // The winners the H200's tunes stored or came closest with (docs/RESULTS.md): 1024^3's

@@ -2,7 +2,8 @@
 // nearest and fallback shapes with odd sizes, transposes and padded leading dimensions;
 // each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
 // stream capture and graph replay; misses written to the database; bad arguments that touch
-// nothing; a destroyed handle; the per-stream workspace limit; a deterministic handle.
+// nothing; a destroyed handle; the per-stream workspace limit; a deterministic handle; a
+// winner that stages its operands.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 
@@ -15,6 +16,7 @@
 #include <tuple>
 
 #include "src/records/kernel_records.h"
+#include "templates/sgemm_staging.cuh"
 #include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
@@ -225,12 +227,60 @@ TEST(Dispatch, TunedNearestAndFallbackShapesMatchCublas) {
         }
 }
 
+// A winner that stages its operands (warptile ALIGNED = 2) at a shape of tight, misaligned
+// rows: the handle sizes each stream's workspace for the staged copy of B, the staging kernel
+// runs before the main one in the caller's stream, and explain says so. Also captured in a
+// graph, whose replay keeps the two kernels in order.
+TEST(Dispatch, AStagedWinnerRunsItsStagingKernelFirst) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    const std::string path = dir.file("staged.db");
+    const Family& f = find_family("warptile");
+    ParamValues staged = f.defaults;
+    staged[f.param_index("ALIGNED")] = 2;
+    const Case c{"staged", 300, 301, 299, false, false, 0, "exact"};
+    {
+        TuningStore store(path);
+        const std::string id = store.add_device(fingerprint_of(gpu->device));
+        const Binary b = to_binary(compile_kernel(f, staged, Arch{gpu->device.sm()}), kernel_ref(f, staged));
+        store.put_binary(b);
+        store.put_winner(sgemm::testing::winner(id, key_of(c.M, c.N, c.K, false, false), 0.01, &b));
+    }
+    const Dispatch dispatch(options(path));
+    EXPECT_EQ(dispatch.info().workspace_bytes,
+              (sgemm_staged_workspace_bytes(0, 0, 0, 0, c.M, c.N, c.K) + 255) / 256 * 256);
+    for (float beta : {0.0f, 0.5f}) {
+        GemmProblem p(spec_of(c, 0.75f, beta), gpu->cublas, gpu->stream.get());
+        p.poison_output(gpu->stream.get());
+        run(dispatch, p, gpu->stream.get());
+        const Accuracy a = p.check_output();
+        EXPECT_TRUE(a.ok()) << "beta " << beta << ": " << a.verdict();
+        const std::string why = explain(dispatch, p);
+        EXPECT_TRUE(contains(why, "decision  exact")) << why;
+        EXPECT_TRUE(contains(why, "launch    a staging kernel of")) << why;
+        EXPECT_TRUE(contains(why, "computes C's last 1 columns, then warptile")) << why;
+    }
+    GemmProblem p(spec_of(c, -1.25f, 0.0f), gpu->cublas, gpu->stream.get());
+    p.poison_output(gpu->stream.get());
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(gpu->stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    run(dispatch, p, gpu->stream.get());
+    ASSERT_EQ(cudaStreamEndCapture(gpu->stream.get(), &graph), cudaSuccess);
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, gpu->stream.get()), cudaSuccess);
+    const Accuracy a = p.check_output();
+    EXPECT_TRUE(a.ok()) << "graph replay: " << a.verdict();
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+}
+
 TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
     std::string text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0 SUM_PASS=0")) << text;
-    EXPECT_TRUE(contains(text, "bytes of split-K workspace")) << text;
+    EXPECT_TRUE(contains(text, "bytes of workspace")) << text;
     text = dispatch.explain(false, false, 33, 65, 17, nullptr, 17, nullptr, 65, nullptr, 65);
     EXPECT_TRUE(contains(text, "launch    cuBLAS")) << text;
     // 32 x 64 in groups of 4 is 512, 64 groups a block: 8 blocks.
@@ -238,7 +288,7 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "then a pass of 8 blocks that sums the 4 slices")) << text;
     text = dispatch.explain(false, false, 32, 64, 8192, nullptr, 8192, nullptr, 64, nullptr, 64);
     EXPECT_TRUE(contains(text, "its 4 slices add into C with float atomics, so C varies in the last bits")) << text;
-    EXPECT_TRUE(contains(text, std::to_string(SGEMM_WORKSPACE_COUNTER_BYTES) + " bytes of split-K workspace")) << text;
+    EXPECT_TRUE(contains(text, std::to_string(SGEMM_WORKSPACE_COUNTER_BYTES) + " bytes of workspace")) << text;
     // 4 slices of 16 x 1000 would overflow the workspace sized for 8 x 1000: 2 slices run.
     text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0")) << text;

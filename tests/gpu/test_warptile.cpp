@@ -5,7 +5,7 @@
 // summed by a second kernel (SUM_PASS = 1) with the in-kernel sum's bits and into a C that
 // takes no 16-byte stores, split-K added into C by atomics (SUM_PASS = 2) with results that
 // repeat within rounding, split-K added into C in turn (SUM_PASS = 3), padded and
-// misaligned leading dimensions, binaries for aligned operands only, and split-K and
+// misaligned leading dimensions, binaries for aligned operands only, staged operands, and split-K and
 // stream-K results that repeat bit for bit. Each configuration is compiled once for the
 // whole binary (loaded_kernel).
 #include <gtest/gtest.h>
@@ -305,6 +305,47 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
                 const Accuracy a = run_once(*gpu, problem, config);
                 EXPECT_TRUE(a.ok()) << f.describe(config) << " " << m << "x" << n << "x" << k << " beta=" << beta
                                     << ": " << a.verdict();
+            }
+}
+
+// Staged operands (ALIGNED = 2): the staging kernel copies the operands the loop reads 16
+// bytes at a time where their rows do not take such copies, and computes C's last N mod 4
+// columns. Every layout, NN's tiles of C^T, KMAJOR with groups of warps along k; on the odd
+// sizes plus N of 2, 3, 5 and 6 (below 4 the main kernel has no columns), with tight,
+// padded-but-misaligned, aligned and offset operands; alpha/beta and beta = 0 over NaN. A
+// loop that read an unstaged misaligned operand 16 bytes at a time would fault.
+TEST(WarptileStagedOperands, MatchCublasInEveryLayoutAtEveryAlignment) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Family& f = find_family("warptile");
+    const auto staged = [&](ParamValues config) {
+        config[f.param_index("ALIGNED")] = 2;
+        return config;
+    };
+    std::vector<ParamValues> configs;
+    for (int ta : {0, 1})
+        for (int tb : {0, 1}) configs.push_back(staged(with_layout(f.defaults, ta, tb)));
+    configs.push_back({256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 2, 0, 0});
+    configs.push_back({64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 2, 1, 0});
+    std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
+    shapes.insert(shapes.end(), {{9, 2, 33}, {300, 3, 1000}, {65, 5, 17}, {130, 6, 260}});
+    enum class Layout { tight, padded, aligned, offset };
+    const auto padded = [](int floats) { return (floats + 3) / 4 * 4; };
+    for (const ParamValues& config : configs)
+        for (const auto& [m, n, k] : shapes)
+            for (Layout layout : {Layout::tight, Layout::padded, Layout::aligned, Layout::offset}) {
+                if (m * 1ll * n > 1000000 && layout != Layout::tight) continue;  // the largest once
+                for (const auto& [alpha, beta] : {std::pair{1.5f, 0.5f}, std::pair{-0.75f, 0.0f}}) {
+                    ProblemSpec spec = spec_for(config, m, n, k, alpha, beta);
+                    const int a_row = spec.trans_a ? m : k, b_row = spec.trans_b ? k : n;
+                    if (layout == Layout::padded) spec.lda = a_row + 3, spec.ldb = b_row + 5, spec.ldc = n + 1;
+                    if (layout == Layout::aligned || layout == Layout::offset)
+                        spec.lda = padded(a_row), spec.ldb = padded(b_row), spec.ldc = padded(n);
+                    if (layout == Layout::offset) spec.offset_floats = 1;
+                    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+                    const Accuracy a = run_once(*gpu, problem, config);
+                    EXPECT_TRUE(a.ok()) << f.describe(config) << " " << m << "x" << n << "x" << k << " layout "
+                                        << static_cast<int>(layout) << " beta=" << beta << ": " << a.verdict();
+                }
             }
 }
 

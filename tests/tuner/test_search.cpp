@@ -117,24 +117,65 @@ TEST(Candidates, TransposedShapesOnlyGetFamiliesThatReadThem) {
     EXPECT_FALSE(has_family(cs, "async"));  // the ladder reads NN only
 }
 
+// Candidates with warptile's ALIGNED at `value`.
+long with_aligned(const std::vector<Candidate>& cs, int value) {
+    return std::count_if(cs.begin(), cs.end(),
+                         [&](const Candidate& c) { return c.family->value(c.values, "ALIGNED") == value; });
+}
+
 // Binaries without the 4-byte fallback (warptile's ALIGNED = 1) are candidates only for
 // calls whose operands are all 16-byte aligned; the others get every tile with the fallback.
 TEST(Candidates, BinariesForAlignedOperandsOnlyServeAlignmentClass16) {
-    const Family& f = find_family("warptile");
-    const auto aligned_only = [&](const std::vector<Candidate>& cs) {
-        return std::count_if(cs.begin(), cs.end(), [&](const Candidate& c) { return f.value(c.values, "ALIGNED") == 1; });
-    };
     ShapeKey key = nn(4095, 4097, 4093);
     key.alignment = 16;
     const std::vector<Candidate> aligned = enumerate_candidates(key, Arch{90}, {"warptile"});
-    EXPECT_GT(aligned_only(aligned), 0);
-    EXPECT_EQ(2 * aligned_only(aligned), static_cast<long>(aligned.size()));
+    EXPECT_GT(with_aligned(aligned, 1), 0);
+    EXPECT_EQ(with_aligned(aligned, 1), with_aligned(aligned, 0));
     for (int alignment : {8, 4}) {
         key.alignment = alignment;
         const std::vector<Candidate> cs = enumerate_candidates(key, Arch{90}, {"warptile"});
-        EXPECT_EQ(aligned_only(cs), 0) << alignment;
-        EXPECT_EQ(2 * cs.size(), aligned.size()) << alignment;
+        EXPECT_EQ(with_aligned(cs, 1), 0) << alignment;
+        EXPECT_EQ(with_aligned(cs, 0), with_aligned(aligned, 0)) << alignment;
+        EXPECT_EQ(with_aligned(cs, 2), with_aligned(aligned, 2)) << alignment;
     }
+}
+
+// Staging (ALIGNED = 2) is a candidate where it may pay: operands not all 16-byte aligned, or
+// an N that is no multiple of 4 (its last columns); not for aligned calls with such an N,
+// nor below N = 4, where the main kernel would have no columns. The cost model rates a staged
+// binary ahead of its twin with the fallback at 4095x4097x4093, where it needs a row of tiles
+// less, and behind it at 4095x4096x4096 of class 4, where the copy gains no tiles.
+TEST(Candidates, StagingOnlyWhereItMayPay) {
+    const auto staged = [](const ShapeKey& key) {
+        return with_aligned(enumerate_candidates(key, Arch{90}, {"warptile"}), 2);
+    };
+    ShapeKey key = nn(4095, 4097, 4093);
+    key.alignment = 4;
+    EXPECT_GT(staged(key), 0);
+    key.alignment = 16;
+    EXPECT_GT(staged(key), 0);  // N mod 4 = 1
+    EXPECT_EQ(staged(nn(4096, 4096, 4096)), 0);
+    key = nn(4096, 4096, 4096);
+    key.alignment = 8;
+    EXPECT_GT(staged(key), 0);
+    key = nn(64, 3, 64);
+    key.alignment = 4;
+    EXPECT_EQ(staged(key), 0);
+
+    // 256x128 tiles of C^T in 4 stages (the H200's best staged binary there, at 1.02x cuBLAS):
+    // 17 rows of tiles over 4097 columns, 16 over 4096.
+    const Family& f = find_family("warptile");
+    ParamValues fallback = f.defaults;
+    fallback[f.param_index("CT")] = 1;
+    fallback[f.param_index("STAGES")] = 4;
+    ParamValues staging = fallback;
+    staging[f.param_index("ALIGNED")] = 2;
+    key = nn(4095, 4097, 4093);
+    key.alignment = 4;
+    EXPECT_LT(cost("warptile", staging, key), cost("warptile", fallback, key));
+    key = nn(4095, 4096, 4096);
+    key.alignment = 4;
+    EXPECT_GT(cost("warptile", staging, key), cost("warptile", fallback, key));
 }
 
 // Split-K that adds with float atomics gives C in a different last bit from run to run: the
