@@ -99,7 +99,7 @@ LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, 
         const long long fringe_groups = N % 4 ? tiles_along(M, SGEMM_STAGE_THREADS / 32 * SGEMM_FRINGE_ROWS_PER_WARP) : 0;
         const long long copied_rows = std::max({M, N, K});  // at least any one operand's
         const long long blocks = std::clamp(std::max(fringe_groups, copied_rows), 1ll, 2ll * std::max(sms, 1));
-        return {dim3(static_cast<unsigned>(blocks), 2), dim3(SGEMM_STAGE_THREADS), 0};
+        return {dim3(static_cast<unsigned>(blocks), 2), dim3(SGEMM_STAGE_THREADS), SGEMM_STAGE_SHARED_BYTES};
     }
     return {dim3(stream_k_split(values, M, N, K, sms).tail_blocks), main.block, main.dynamic_shared_bytes};
 }

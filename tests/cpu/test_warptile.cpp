@@ -475,6 +475,7 @@ TEST(Warptile, StagedOperands) {
     EXPECT_EQ(stage.grid.x, 264u);
     EXPECT_EQ(stage.grid.y, 2u);
     EXPECT_EQ(stage.block.x, static_cast<unsigned>(SGEMM_STAGE_THREADS));
+    EXPECT_EQ(stage.dynamic_shared_bytes, static_cast<unsigned>(SGEMM_STAGE_SHARED_BYTES));
     EXPECT_EQ(f.second_geometry(v, 7, 3, 5, 132).grid.x, 7u);  // no more blocks than rows to copy
     // The workspace: the counters, then B's 4093 rows of 4096 columns (A, stored as rows of
     // x, is copied 4 bytes at a time where it is).
@@ -501,6 +502,9 @@ TEST(Warptile, StagedOperands) {
     EXPECT_NE(f.invalid_reason(tail, Arch{90}).find("ALIGNED = 2"), std::string::npos);
     for (const ParamValues& config : {v, tiles_of_c_transposed(v), with_layout(v, 1, 1), kmajor})
         for (int sm : {80, 90}) sgemm::testing::expect_compiles_without_spills(f, config, Arch{sm});
+    // The staging kernel's shared memory is dynamic: the binary's static share is the main
+    // kernel's (none), which the cost model and the opt-in of LoadedKernel count.
+    EXPECT_EQ(compile_kernel(f, v, Arch{90}).ptxas.shared_bytes, 0);
 }
 
 // The winners the H200's tunes stored or came closest with (docs/RESULTS.md): 1024^3's
