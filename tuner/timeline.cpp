@@ -21,6 +21,10 @@ std::string timeline_refusal(const Family& family, const ParamValues& values) {
     if (family.has_sum_pass(values))
         return "a timeline records one kernel's blocks, and " + family.describe(values) +
                " sums its slices in a second kernel: time it with SUM_PASS=0";
+    if (family.stages_operands(values))
+        return "a timeline records one kernel's blocks, and " + family.describe(values) +
+               " runs a staging kernel first, whose copies take the workspace where the timeline would go: time it "
+               "with ALIGNED=0 or 1";
     return "";
 }
 

@@ -49,7 +49,7 @@ grep -q -- "--timeline" <<<"$out" || fail "--help does not document --timeline"
 err=$("$bench" --size 64 --timeline --config async=64,64,16,4,4 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--timeline without a warptile or decode config exited $rc, expected 1"
 grep -q "needs a --config of a family that marks timelines" <<<"$err" || fail "--timeline message: $err"
-# A configuration with a second kernel (the sum pass, the stream-K tail) is refused before the
+# A configuration with a second kernel (the sum pass, the stream-K tail, staging) is refused before the
 # GPU is looked for.
 err=$("$bench" --size 64 --timeline --config warptile=32,128,16,32,64,8,8,3,0,0,2,8,0,0,0,0,1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--timeline with SUM_PASS=1 exited $rc, expected 1"
@@ -57,6 +57,9 @@ grep -q "sums its slices in a second kernel: time it with SUM_PASS=0" <<<"$err" 
 err=$("$bench" --size 64 --timeline --config warptile=256,128,16,64,64,16,8,3,0,0,1,1,0,1,0,0,0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--timeline with SK=1 exited $rc, expected 1"
 grep -q "adds a stream-K tail: time it with SK=0" <<<"$err" || fail "--timeline stream-K message: $err"
+err=$("$bench" --size 64 --timeline --config warptile=256,128,16,64,64,16,8,3,0,0,1,1,0,0,2,0,0 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--timeline with ALIGNED=2 exited $rc, expected 1"
+grep -q "runs a staging kernel first" <<<"$err" || fail "--timeline staging message: $err"
 
 # Everything that needs no GPU is checked before the GPU is looked for: a stray argument,
 # an empty --kernels, a --config of the wrong arity or with a value outside its list, and
