@@ -324,8 +324,9 @@ std::string Dispatcher::explain(const GemmCall& call) const {
         if (f.stages_operands(d.kernel.params))
             launch = "a staging kernel of " +
                      std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x * 2) +
-                     " blocks that copies misaligned operands into the workspace and computes C's last " +
-                     std::to_string(key.N % 4) + " columns, then " + launch;
+                     " blocks that copies misaligned operands into the workspace" +
+                     (key.N % 4 ? " and computes C's last " + std::to_string(key.N % 4) + " columns" : "") +
+                     ", then " + launch;
         if (split.tail_blocks > 0)
             launch += ", then a stream-K tail of " + std::to_string(split.tail_blocks) + " blocks for the last " +
                       std::to_string(g.grid.x - split.main_blocks) + " tiles";
