@@ -310,10 +310,11 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
 
 // Staged operands (ALIGNED = 2): the staging kernel copies the operands the loop reads 16
 // bytes at a time where their rows do not take such copies, and computes C's last N mod 4
-// columns. Every layout, NN's tiles of C^T, KMAJOR with groups of warps along k; on the odd
-// sizes plus N of 2, 3, 5 and 6 (below 4 the main kernel has no columns), with tight,
-// padded-but-misaligned, aligned and offset operands; alpha/beta and beta = 0 over NaN. A
-// loop that read an unstaged misaligned operand 16 bytes at a time would fault.
+// columns. Every layout, NN's tiles of C^T (also with KMAJOR, which stages A and B), KMAJOR
+// with groups of warps along k; on the odd sizes plus N of 2, 3, 5 and 6 (below 4 the main
+// kernel has no columns), with tight, padded-but-misaligned, aligned and offset operands;
+// alpha/beta and beta = 0 over NaN. A loop that read an unstaged misaligned operand 16 bytes
+// at a time would fault.
 TEST(WarptileStagedOperands, MatchCublasInEveryLayoutAtEveryAlignment) {
     SGEMM_REQUIRE_GPU(gpu);
     const Family& f = find_family("warptile");
@@ -326,6 +327,7 @@ TEST(WarptileStagedOperands, MatchCublasInEveryLayoutAtEveryAlignment) {
         for (int tb : {0, 1}) configs.push_back(staged(with_layout(f.defaults, ta, tb)));
     configs.push_back({256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 2, 0, 0});
     configs.push_back({64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 2, 1, 0});
+    configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 2, 1, 0});  // C^T: A and B both staged
     std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
     shapes.insert(shapes.end(), {{9, 2, 33}, {300, 3, 1000}, {65, 5, 17}, {130, 6, 260}});
     enum class Layout { tight, padded, aligned, offset };
