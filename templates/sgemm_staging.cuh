@@ -57,7 +57,7 @@ constexpr unsigned long long sgemm_staged_workspace_bytes(int ta, int tb, int ct
            (sgemm_stages_b(ta, tb, ct, kmajor) ? sgemm_staged_bytes(sgemm_staged_b_rows(tb, N, K), sgemm_staged_b_cols(tb, N, K)) : 0);
 }
 
-// The staging kernel's blocks: in gridDim.y = 0 they copy operands, in 1 they compute the
+// The staging kernel's blocks: with blockIdx.y = 0 they copy operands, with 1 they compute the
 // last columns of C. Each strides over its work, so any gridDim.x is right.
 #define SGEMM_STAGE_THREADS 256
 // The last columns: each warp takes 4 rows of C at a time, over k in chunks whose values of
@@ -133,7 +133,7 @@ __device__ __forceinline__ void sgemm_stage_rows(const float* __restrict__ src, 
     }
 }
 
-// gridDim.y = 0: the copies, rows of A then rows of B spread over the blocks.
+// blockIdx.y = 0: the copies, rows of A then rows of B spread over the blocks.
 template <int TA, int TB, int CT, int KMAJOR>
 __device__ __forceinline__ void sgemm_stage_operands(const SgemmArgs& p) {
     const int a_rows = sgemm_copies_a<TA, TB, CT, KMAJOR>(p) ? sgemm_staged_a_rows(TA, p.M, p.K) : 0;
@@ -145,14 +145,15 @@ __device__ __forceinline__ void sgemm_stage_operands(const SgemmArgs& p) {
     }
     if (b_rows > 0) {
         const int cols = sgemm_staged_b_cols(TB, p.N, p.K);
-        // The blocks that took A's last rows start on B's first.
+        // B's rows start at the block after the one that took A's last row, so that each
+        // block copies about as many rows in all.
         const int first = ((int)blockIdx.x - a_rows % (int)gridDim.x + (int)gridDim.x) % (int)gridDim.x;
         sgemm_stage_rows(p.B, p.ldb, b_rows, cols, sgemm_staged_b<TA, TB, CT, KMAJOR>(p), sgemm_staged_ld(cols),
                          first, gridDim.x);
     }
 }
 
-// gridDim.y = 1: C's columns N4 .. N-1, C = alpha * op(A) op(B) + beta * C as the main kernel
+// blockIdx.y = 1: C's columns N4 .. N-1, C = alpha * op(A) op(B) + beta * C as the main kernel
 // writes the rest (sgemm_store: beta = 0 never reads C). A block takes SGEMM_STAGE_THREADS / 32
 // warps of SGEMM_FRINGE_ROWS_PER_WARP rows; for each chunk of k it gathers those columns of
 // op(B) into shared memory, a float4 per k, and each warp's lanes stride along k over its rows

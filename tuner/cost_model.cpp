@@ -204,8 +204,14 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
 
     const auto [tile_rows, tile_cols] = block_tile(f, c.values);
     // Staged (warptile's ALIGNED = 2), the main kernel's tiles cover N - N mod 4 columns.
+    // Below N = 4 they cover none: the model has no grid to rate, and the tuner offers no
+    // such candidate (enumerate_candidates).
     const bool staged = f.stages_operands(c.values);
     const double tiled_N = staged ? sgemm_staged_n(shape.N) : N;
+    if (tiled_N == 0) {
+        e.seconds = std::numeric_limits<double>::infinity();
+        return e;
+    }
     e.tile_efficiency = (M * tiled_N) / (ceil_div(M, tile_rows) * tile_rows * ceil_div(tiled_N, tile_cols) * tile_cols);
 
     const double flops = 2.0 * M * N * K;
