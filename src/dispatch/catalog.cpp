@@ -236,4 +236,19 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     return d;
 }
 
+std::string staged_launch(const Family& family, const ParamValues& values, const ShapeKey& key, int sms,
+                          const std::string& main_launch) {
+    // Operands of class 16 take 16-byte copies where they are: the kernel copies none.
+    std::string tasks;
+    if (key.alignment < 16) tasks = "copies the misaligned operands its loop reads 16 bytes at a time into the workspace";
+    if (const int last = key.N % 4; last > 0)
+        tasks += (tasks.empty() ? "" : " and ") + std::string("computes C's last ") +
+                 (last == 1 ? "column" : std::to_string(last) + " columns");
+    const unsigned blocks = family.second_geometry(values, key.M, key.N, key.K, sms).blocks();
+    return "a staging kernel of " + std::to_string(blocks) + " blocks that " +
+           (tasks.empty() ? "finds nothing to do" : tasks) + ", then " +
+           (family.geometry(values, key.M, key.N, key.K).grid.x > 0 ? main_launch
+                                                                      : "no main kernel (C has fewer than 4 columns)");
+}
+
 }  // namespace sgemm

@@ -13,6 +13,7 @@
 
 #include "db/selection.h"
 #include "db/store.h"
+#include "src/families/family.h"
 #include "src/jit/arch.h"
 
 namespace sgemm {
@@ -100,5 +101,11 @@ struct Decision {
 // long as that launches at least as many blocks as the winner does at its own shape.
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes);
+
+// What a staging kernel (Family::stages_operands) does for a call of `key`, for explain: it
+// copies operands only below alignment class 16 and computes C's last columns only where N
+// mod 4 > 0; below N = 4 no main kernel follows it. `main_launch` describes the main kernel.
+std::string staged_launch(const Family& family, const ParamValues& values, const ShapeKey& key, int sms,
+                          const std::string& main_launch);
 
 }  // namespace sgemm

@@ -321,18 +321,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
                       split.main_blocks, g.grid.y, g.grid.z, g.block.x, g.dynamic_shared_bytes,
                       f.workspace_bytes(d.kernel.params, key.M, key.N, key.K, sms));
         launch = d.kernel.description + geometry;
-        if (f.stages_operands(d.kernel.params)) {
-            // Operands of class 16 take 16-byte copies where they are: nothing is copied.
-            std::string tasks;
-            if (key.alignment < 16) tasks = "copies the misaligned operands its loop reads 16 bytes at a time into the workspace";
-            if (key.N % 4)
-                tasks += (tasks.empty() ? "" : " and ") + std::string("computes C's last ") + std::to_string(key.N % 4) +
-                         " columns";
-            launch = "a staging kernel of " +
-                     std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x * 2) +
-                     " blocks that " + (tasks.empty() ? "finds nothing to do" : tasks) + ", then " +
-                     (split.main_blocks > 0 ? launch : "no main kernel (C has fewer than 4 columns)");
-        }
+        if (f.stages_operands(d.kernel.params)) launch = staged_launch(f, d.kernel.params, key, sms, launch);
         if (split.tail_blocks > 0)
             launch += ", then a stream-K tail of " + std::to_string(split.tail_blocks) + " blocks for the last " +
                       std::to_string(g.grid.x - split.main_blocks) + " tiles";

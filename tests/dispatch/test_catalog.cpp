@@ -562,3 +562,26 @@ TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
             EXPECT_EQ(warptile.required_alignment(k.params), 4) << "the fallback serves every alignment class";
         }
 }
+
+// explain's account of a staged launch (warptile ALIGNED = 2): the staging kernel copies
+// operands only for calls below alignment class 16, computes C's last N mod 4 columns only
+// where there are some, and below N = 4 no main kernel follows it.
+TEST(StagedLaunch, SaysWhatTheStagingKernelDoesForTheCall) {
+    const Family& f = find_family("warptile");
+    ParamValues v = f.defaults;
+    v[f.param_index("ALIGNED")] = 2;
+    ShapeKey key;
+    key.M = 4095, key.N = 4097, key.K = 4093, key.alignment = 4;
+    EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"),
+              "a staging kernel of 528 blocks that copies the misaligned operands its loop reads 16 bytes at a time "
+              "into the workspace and computes C's last column, then MAIN");
+    key.N = 4099;
+    key.alignment = 16;  // a padded ldc
+    EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"), "a staging kernel of 528 blocks that computes C's last 3 columns, then MAIN");
+    key.N = 4096;
+    EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"), "a staging kernel of 528 blocks that finds nothing to do, then MAIN");
+    key.M = 9, key.N = 3, key.K = 33, key.alignment = 4;
+    EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"),
+              "a staging kernel of 66 blocks that copies the misaligned operands its loop reads 16 bytes at a time "
+              "into the workspace and computes C's last 3 columns, then no main kernel (C has fewer than 4 columns)");
+}

@@ -258,7 +258,7 @@ TEST(Dispatch, AStagedWinnerRunsItsStagingKernelFirst) {
         const std::string why = explain(dispatch, p);
         EXPECT_TRUE(contains(why, "decision  exact")) << why;
         EXPECT_TRUE(contains(why, "launch    a staging kernel of")) << why;
-        EXPECT_TRUE(contains(why, "computes C's last 1 columns, then warptile")) << why;
+        EXPECT_TRUE(contains(why, "computes C's last column, then warptile")) << why;
     }
     GemmProblem p(spec_of(c, -1.25f, 0.0f), gpu->cublas, gpu->stream.get());
     p.poison_output(gpu->stream.get());
