@@ -19,6 +19,7 @@
 // thirty-ninth session).
 #pragma once
 #include "sgemm_common.cuh"
+#include "sgemm_warptile_places.cuh"
 
 // The columns of C the main kernel of a staged launch computes: the staging kernel computes
 // the rest.
@@ -41,10 +42,10 @@ constexpr int sgemm_staged_b_rows(int tb, int N, int K) { return tb ? sgemm_stag
 constexpr int sgemm_staged_b_cols(int tb, int N, int K) { return tb ? K : sgemm_staged_n(N); }
 
 // Whether a configuration copies operand A (B) 16 bytes at a time, so that a staged launch
-// may copy it into the workspace: the rule of sgemm_warptile.cuh's loaders, where CT = 1
-// puts B in the tile's A place and A in its B place, and KMAJOR keeps B's place as stored.
+// may copy it into the workspace: the loaders copy rows of k so, and with KMAJOR the rows of
+// x in B's place too; CT = 1 puts B in the tile's A place and A in its B place.
 constexpr bool sgemm_place_copies_16(bool a_place, int ta, int tb, int ct, int kmajor) {
-    return a_place ? (ct ? tb == 0 : ta == 1) : (kmajor || (ct ? ta == 1 : tb == 0));
+    return a_place ? sgemm_warptile_a_k_rows(ta, tb, ct) : (kmajor || sgemm_warptile_b_k_rows(ta, tb, ct));
 }
 constexpr bool sgemm_stages_a(int ta, int tb, int ct, int kmajor) { return sgemm_place_copies_16(!ct, ta, tb, ct, kmajor); }
 constexpr bool sgemm_stages_b(int ta, int tb, int ct, int kmajor) { return sgemm_place_copies_16(ct, ta, tb, ct, kmajor); }

@@ -96,14 +96,11 @@
 // tiles and L2 round trips of more slices across blocks.
 #pragma once
 #include "sgemm_common.cuh"
+#include "sgemm_warptile_places.cuh"
 
 // Floats per k row of an operand tile in shared memory, and the dynamic shared memory a
 // configuration needs. The host includes this file too: the size is defined once.
 constexpr int sgemm_tile_stride(int bx, bool k_rows) { return k_rows ? bx : bx + 4; }
-
-// Whether the operands in the tile's A and B places are stored as rows of k (see CT above).
-constexpr bool sgemm_warptile_a_k_rows(int ta, int tb, int ct) { return ct ? tb == 0 : ta == 1; }
-constexpr bool sgemm_warptile_b_k_rows(int ta, int tb, int ct) { return ct ? ta == 1 : tb == 0; }
 
 // Floats per x row of a tile kept as rows of x (KMAJOR): its k, padded by 4.
 constexpr int sgemm_k_major_stride(int bk) { return bk + 4; }
