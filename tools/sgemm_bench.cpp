@@ -130,11 +130,12 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     };
     // Room for the largest workspace first, so that the pointer in args stays; each kernel then
     // declares its own below, and a write past it fails the check.
-    for (const auto& k : kernels) problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
+    for (const auto& k : kernels)
+        problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k, problem.call_alignment()));
     const SgemmArgs args = problem.args();
     ShapeKey call = layout;
     call.M = shape.m, call.N = shape.n, call.K = shape.k;
-    call.alignment = alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc);
+    call.alignment = problem.call_alignment();
     measure("cublas", "default math (fp32 FFMA)",
             [&](cudaStream_t s) { cublas.sgemm(args, s, spec.trans_a, spec.trans_b); });
     for (const auto& k : kernels) {
@@ -143,7 +144,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
             std::fprintf(stderr, "[%s] skipping %s: %s\n", shape.label().c_str(), k->family().name.c_str(), why.c_str());
             continue;
         }
-        problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k));
+        problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k, call.alignment));
         measure(k->family().name, k->family().describe(k->values()), [&](cudaStream_t s) { k->launch(args, s); });
     }
     // A decode batch reads the same weights as batch 1: cuBLAS's time for one row is the

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "db/shape_key.h"
 #include "src/cuda/check.h"
 #include "src/util/text.h"
 #include "tuner/random_operands.h"
@@ -117,6 +118,11 @@ SgemmArgs GemmProblem::args() const {
     const int offset = spec_.offset_floats;
     return SgemmArgs{spec_.M, spec_.N, spec_.K, spec_.alpha, spec_.beta, a_.data() + offset, spec_.lda,
                      b_.data() + offset, spec_.ldb, c(), spec_.ldc, workspace_.data()};
+}
+
+int GemmProblem::call_alignment() const {
+    const SgemmArgs a = args();
+    return alignment_class(a.A, a.lda, a.B, a.ldb, a.C, a.ldc);
 }
 
 void GemmProblem::reserve_workspace(std::size_t bytes) {

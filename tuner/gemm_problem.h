@@ -38,6 +38,9 @@ public:
     const ProblemSpec& spec() const { return spec_; }
     // Arguments that write into the output buffer, with the workspace reserved so far.
     SgemmArgs args() const;
+    // The call's alignment class (alignment_class in db/shape_key.h), which a reserved
+    // workspace leaves as it is.
+    int call_alignment() const;
     // Grows the zeroed split-K workspace to at least `bytes` (see SgemmArgs::workspace), and
     // declares `bytes` as what the next runs may use: a checked run that writes into the
     // guard after them fails. Growing moves the workspace: take args() after it.

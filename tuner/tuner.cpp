@@ -222,7 +222,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         if (const std::string spill = spills_reason(built.kernel->ptxas); !spill.empty())
             return record_invalid(c, spill);
         auto kernel = std::make_shared<LoadedKernel>(*c.family, *built.kernel);
-        const std::size_t workspace = kernel->workspace_bytes(key.M, key.N, key.K);
+        const std::size_t workspace = kernel->workspace_bytes(key.M, key.N, key.K, problem.call_alignment());
         if (const std::string why = problem.workspace_does_not_fit(workspace); !why.empty()) return record_invalid(c, why);
         problem.reserve_workspace(workspace);
         const SgemmArgs args = problem.args();

@@ -66,8 +66,9 @@
  *   - Device memory: each of the max_streams workspaces holds the split-K scratch or staged
  *     operands the winners need at their own shapes (info.workspace_bytes: a staged 4096 x
  *     4096 operand is 64 MiB, a 16384 x 16384 one 1 GiB; lower max_streams where that is too
- *     much) and, where cuBLAS may be called, 32 MiB for cuBLAS; with the defaults (8 streams,
- *     cuBLAS fallback) that is at least 256 MiB.
+ *     much; a staging winner tuned at alignment class 16 copies nothing and needs none) and,
+ *     where cuBLAS may be called, 32 MiB for cuBLAS; with the defaults (8 streams, cuBLAS
+ *     fallback) that is at least 256 MiB.
  *
  * Misses: with record_misses, every call whose shape key has no exact winner is counted in
  * memory (one atomic add) and the counts are written to the database's misses table from a

@@ -124,7 +124,7 @@ std::size_t workspace_bytes_needed(const Catalog& catalog) {
     for (const Winner& w : catalog.winners)
         if (const Family* f = family_of(w.kernel))
             bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, w.shape.M, w.shape.N, w.shape.K,
-                                                       catalog.device.sm_count));
+                                                       catalog.device.sm_count, w.shape.alignment));
     return (bytes + 255) / 256 * 256;
 }
 
@@ -153,7 +153,7 @@ std::optional<KernelRef> fitted_to_workspace(const Winner& w, const ShapeKey& sh
                                              std::size_t workspace_bytes, int sms) {
     const Family* f = family_of(w.kernel);
     auto fits = [&](const ParamValues& v) {
-        return f->workspace_bytes(v, shape.M, shape.N, shape.K, sms) <= workspace_bytes;
+        return f->workspace_bytes(v, shape.M, shape.N, shape.K, sms, shape.alignment) <= workspace_bytes;
     };
     if (!f || fits(w.kernel.params)) return w.kernel;
     if (!f->splits_k(w.kernel.params)) return std::nullopt;  // a stream-K tail's or staging's: no count to lower
@@ -183,7 +183,8 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         if (std::string why = kernel_cannot_run(w.kernel, shape, arch); !why.empty()) return why;
         if (fitted_to_workspace(w, shape, arch, workspace_bytes, sms)) return "";
         const Family& f = *family_of(w.kernel);
-        return "it would need " + std::to_string(f.workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms)) +
+        return "it would need " +
+               std::to_string(f.workspace_bytes(w.kernel.params, shape.M, shape.N, shape.K, sms, shape.alignment)) +
                " bytes of " +
                (f.splits_k(w.kernel.params)         ? "split-K"
                 : f.stages_operands(w.kernel.params) ? "staging"
@@ -238,17 +239,20 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
 
 std::string staged_launch(const Family& family, const ParamValues& values, const ShapeKey& key, int sms,
                           const std::string& main_launch) {
+    const std::string main = family.geometry(values, key.M, key.N, key.K).grid.x > 0
+                                 ? main_launch
+                                 : "no main kernel (C has fewer than 4 columns)";
+    if (!family.stages_call(values, key.N, key.alignment))
+        return main + " (no staging kernel: the call's rows take 16-byte copies where they are, and N is a "
+                      "multiple of 4)";
     // Operands of class 16 take 16-byte copies where they are: the kernel copies none.
     std::string tasks;
     if (key.alignment < 16) tasks = "copies the misaligned operands its loop reads 16 bytes at a time into the workspace";
     if (const int last = key.N % 4; last > 0)
         tasks += (tasks.empty() ? "" : " and ") + std::string("computes C's last ") +
                  (last == 1 ? "column" : std::to_string(last) + " columns");
-    const unsigned blocks = family.second_geometry(values, key.M, key.N, key.K, sms).blocks();
-    return "a staging kernel of " + std::to_string(blocks) + " blocks that " +
-           (tasks.empty() ? "finds nothing to do" : tasks) + ", then " +
-           (family.geometry(values, key.M, key.N, key.K).grid.x > 0 ? main_launch
-                                                                      : "no main kernel (C has fewer than 4 columns)");
+    const unsigned blocks = family.second_geometry(values, key.M, key.N, key.K, sms, key.alignment).blocks();
+    return "a staging kernel of " + std::to_string(blocks) + " blocks that " + tasks + ", then " + main;
 }
 
 }  // namespace sgemm

@@ -102,9 +102,10 @@ struct Decision {
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes);
 
-// What a staging kernel (Family::stages_operands) does for a call of `key`, for explain: it
-// copies operands only below alignment class 16 and computes C's last columns only where N
-// mod 4 > 0; below N = 4 no main kernel follows it. `main_launch` describes the main kernel.
+// What a staging binary (Family::stages_operands) launches for a call of `key`, for explain:
+// its staging kernel copies operands only below alignment class 16 and computes C's last
+// columns only where N mod 4 > 0, and is not launched where it would do neither; below N = 4
+// no main kernel follows it. `main_launch` describes the main kernel.
 std::string staged_launch(const Family& family, const ParamValues& values, const ShapeKey& key, int sms,
                           const std::string& main_launch);
 

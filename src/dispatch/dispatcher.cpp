@@ -251,7 +251,7 @@ std::unique_ptr<Plan> Dispatcher::make_plan(const ShapeKey& key, const Decision&
     plan->exact = decision.selection.kind == SelectionKind::Exact;
     if (decision.route == Route::Kernel || decision.route == Route::Builtin) {
         // Every winner's kernel and the built-in ones were loaded at create.
-        plan->launch = kernels_->find(decision.kernel)->prepare(key.M, key.N, key.K, decision.kernel.params);
+        plan->launch = kernels_->find(decision.kernel)->prepare(key.M, key.N, key.K, key.alignment, decision.kernel.params);
         // Loads the kernels into the context now, not at their first launch (maybe in capture).
         cudaFuncAttributes attributes;
         for (cudaKernel_t k : {plan->launch.kernel, plan->launch.second})
@@ -319,7 +319,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
         std::snprintf(geometry, sizeof geometry,
                       ": grid %u x %u x %u, %u threads, %u bytes of shared memory, %zu bytes of workspace",
                       split.main_blocks, g.grid.y, g.grid.z, g.block.x, g.dynamic_shared_bytes,
-                      f.workspace_bytes(d.kernel.params, key.M, key.N, key.K, sms));
+                      f.workspace_bytes(d.kernel.params, key.M, key.N, key.K, sms, key.alignment));
         launch = d.kernel.description + geometry;
         if (f.stages_operands(d.kernel.params)) launch = staged_launch(f, d.kernel.params, key, sms, launch);
         if (split.tail_blocks > 0)
@@ -327,7 +327,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
                       std::to_string(g.grid.x - split.main_blocks) + " tiles";
         if (f.has_sum_pass(d.kernel.params))
             launch += ", then a pass of " +
-                      std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms).grid.x) +
+                      std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms, key.alignment).grid.x) +
                       " blocks that sums the " + std::to_string(g.grid.y) + " slices";
     }
     std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";

@@ -131,7 +131,7 @@ Family decode_family() {
                               dim3(d.threads()),
                               shared_bytes(d, K)};
     };
-    f.workspace = [f](const ParamValues& v, int M, int N, int, int) -> std::size_t {
+    f.workspace = [f](const ParamValues& v, int M, int N, int, int, int) -> std::size_t {
         return sgemm_splitk_workspace_bytes(decode_shape(f, v).splits, M, N);
     };
     f.records_timeline = true;

@@ -87,13 +87,20 @@ long long sum_pass_blocks(int M, int N) { return tiles_along(tiles_along(1ll * M
 
 }  // namespace
 
-LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, int K, int sms) const {
+bool Family::stages_call(const ParamValues& values, int N, int alignment) const {
+    return stages_operands(values) && (alignment < 16 || N % 4 != 0);
+}
+
+LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, int K, int sms, int alignment) const {
     const LaunchGeometry main = geometry(values, M, N, K);
     if (has_sum_pass(values)) {
         return {dim3(grid_blocks(sum_pass_blocks(M, N))), dim3(SGEMM_SUM_PASS_QUADS, main.grid.y),
                 16u * SGEMM_SUM_PASS_QUADS * main.grid.y};
     }
     if (stages_operands(values)) {
+        // With nothing to do it would only cost a launch: a staged winner may run a call of
+        // class 16 with N a multiple of 4 as the nearest shape's winner.
+        if (!stages_call(values, N, alignment)) return {dim3(0), dim3(SGEMM_STAGE_THREADS), 0};
         // Its blocks stride over the rows they copy and the groups of rows of C's last
         // columns, so more would idle: no more than either needs, nor than two per SM.
         const long long fringe_groups = N % 4 ? tiles_along(M, SGEMM_STAGE_THREADS / 32 * SGEMM_FRINGE_ROWS_PER_WARP) : 0;
@@ -214,8 +221,8 @@ bool Family::reads_transposes(const ParamValues& values, bool trans_a, bool tran
     return flag("TA") == trans_a && flag("TB") == trans_b;
 }
 
-std::size_t Family::workspace_bytes(const ParamValues& values, int M, int N, int K, int sms) const {
-    return workspace ? workspace(values, M, N, K, sms) : 0;
+std::size_t Family::workspace_bytes(const ParamValues& values, int M, int N, int K, int sms, int alignment) const {
+    return workspace ? workspace(values, M, N, K, sms, alignment) : 0;
 }
 
 std::vector<ParamValues> Family::valid_configs(Arch arch) const {

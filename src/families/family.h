@@ -104,8 +104,9 @@ struct Family {
     // ptxas has run; unset where the family does not say. The cost model's occupancy uses it
     // when it ranks candidates not yet compiled.
     std::function<int(const ParamValues&)> estimated_registers;
-    // Bytes of SgemmArgs::workspace a launch needs on a device of `sms` SMs; unset means none.
-    std::function<std::size_t(const ParamValues&, int M, int N, int K, int sms)> workspace;
+    // Bytes of SgemmArgs::workspace a launch needs on a device of `sms` SMs for a call of
+    // alignment class `alignment` (alignment_class in db/shape_key.h); unset means none.
+    std::function<std::size_t(const ParamValues&, int M, int N, int K, int sms, int alignment)> workspace;
     // Whether the template marks its blocks' timelines (templates/sgemm_timeline.cuh), for
     // `sgemm-bench --timeline`.
     bool records_timeline = false;
@@ -138,12 +139,17 @@ struct Family {
     // the same arguments, and the Itanium C++ ABI mangles a function template instance as
     // "_Z" <length><name> <arguments>, so only the name part differs. "" without one.
     std::string second_symbol(const ParamValues& values, const std::string& main_symbol) const;
-    // The second kernel's launch of an M x N x K problem on `sms` SMs: the stream-K tail's
-    // blocks (stream_k_split) with the main kernel's block and shared memory, or the sum
-    // pass over M x N (SGEMM_SUM_PASS_QUADS x slices threads a block, a float4 of shared
-    // memory each), or the staging kernel (up to two blocks per SM for each of its two
-    // tasks, templates/sgemm_staging.cuh); grid.x is 0 without one.
-    LaunchGeometry second_geometry(const ParamValues& values, int M, int N, int K, int sms) const;
+    // The second kernel's launch of an M x N x K problem of alignment class `alignment` on
+    // `sms` SMs: the stream-K tail's blocks (stream_k_split) with the main kernel's block and
+    // shared memory, or the sum pass over M x N (SGEMM_SUM_PASS_QUADS x slices threads a
+    // block, a float4 of shared memory each), or the staging kernel (up to two blocks per SM
+    // for each of its two tasks, templates/sgemm_staging.cuh) where it has a task: below
+    // class 16 or where N mod 4 > 0. grid.x is 0 without one.
+    LaunchGeometry second_geometry(const ParamValues& values, int M, int N, int K, int sms, int alignment) const;
+    // Whether a staging binary has work before its main kernel for a call of class
+    // `alignment`: operands to copy (only below class 16 may a row miss 16-byte copies) or
+    // C's last N mod 4 columns. False for every other binary.
+    bool stages_call(const ParamValues& values, int N, int alignment) const;
     // The division of geometry()'s grid.x tiles on a device of `sms` SMs. Without a tail,
     // or where the tiles fill whole waves, the main kernel takes them all.
     StreamKSplit stream_k_split(const ParamValues& values, int M, int N, int K, int sms) const;
@@ -166,7 +172,10 @@ struct Family {
     // Whether the configuration reads A and B with these transposes: a family with a TA or
     // TB parameter takes the layout its value names; one without reads that operand as is.
     bool reads_transposes(const ParamValues& values, bool trans_a, bool trans_b) const;
-    std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K, int sms) const;
+    // Bytes of workspace a call of alignment class `alignment` needs (the workspace function).
+    // A staging binary needs room for its copies only below class 16, since a call of class
+    // 16 has every row where 16-byte copies may read it.
+    std::size_t workspace_bytes(const ParamValues& values, int M, int N, int K, int sms, int alignment) const;
     // Alignment in bytes that A, B, C and lda*4, ldb*4, ldc*4 must have: 16 where an
     // aligned_only parameter is 1, else 4. Kernels test for 16 bytes at run time and take
     // their 128-bit paths when it holds; an aligned_only binary assumes it, and a staging

@@ -170,9 +170,11 @@ Family warptile_family() {
             dim3(grid_blocks(tiles_along(s.tiled_rows(M, N), s.bm) * tiles_along(s.tiled_cols(M, N), s.bn)), s.splits),
             dim3(s.threads()), s.shared_bytes()};
     };
-    f.workspace = [f](const ParamValues& v, int M, int N, int K, int sms) -> std::size_t {
+    f.workspace = [f](const ParamValues& v, int M, int N, int K, int sms, int alignment) -> std::size_t {
         const WarptileShape s = warptile_shape(f, v);
-        if (s.aligned == 2) return sgemm_staged_workspace_bytes(s.ta, s.tb, s.ct, s.kmajor, M, N, K);
+        // A call of class 16 has nothing to copy, nor does it use the tile counters (a staged
+        // binary neither splits k nor has a tail), so a stream need not give it a workspace.
+        if (s.aligned == 2) return alignment < 16 ? sgemm_staged_workspace_bytes(s.ta, s.tb, s.ct, s.kmajor, M, N, K) : 0;
         if (f.stream_k_split(v, M, N, K, sms).tail_blocks > 0)
             return sgemm_stream_k_workspace_bytes(s.bm, s.bn, sms);
         // Slices that add into C themselves (atomics, turns) need the tile counters alone.

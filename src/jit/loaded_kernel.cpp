@@ -1,5 +1,6 @@
 #include "src/jit/loaded_kernel.h"
 
+#include "db/shape_key.h"
 #include "src/cuda/check.h"
 
 namespace sgemm {
@@ -21,8 +22,8 @@ LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
     programmatic_launch_ = major >= 9 && runtime >= 12030;
 }
 
-std::size_t LoadedKernel::workspace_bytes(int M, int N, int K) const {
-    return family_->workspace_bytes(values_, M, N, K, sms_);
+std::size_t LoadedKernel::workspace_bytes(int M, int N, int K, int alignment) const {
+    return family_->workspace_bytes(values_, M, N, K, sms_, alignment);
 }
 
 bool LoadedKernel::serves(const ParamValues& values) const {
@@ -30,17 +31,19 @@ bool LoadedKernel::serves(const ParamValues& values) const {
            family_->second_name_expression(values) == family_->second_name_expression(values_);
 }
 
-KernelLaunch LoadedKernel::prepare(int M, int N, int K) const { return prepare(M, N, K, values_); }
+KernelLaunch LoadedKernel::prepare(int M, int N, int K, int alignment) const {
+    return prepare(M, N, K, alignment, values_);
+}
 
-KernelLaunch LoadedKernel::prepare(int M, int N, int K, const ParamValues& values) const {
+KernelLaunch LoadedKernel::prepare(int M, int N, int K, int alignment, const ParamValues& values) const {
     if (!serves(values))
         throw Error(family_->describe(values) + " is another binary than the loaded " + family_->describe(values_));
     KernelLaunch l;
     l.kernel = kernel_;
     l.geometry = family_->geometry(values, M, N, K);
-    l.workspace_bytes = family_->workspace_bytes(values, M, N, K, sms_);
+    l.workspace_bytes = family_->workspace_bytes(values, M, N, K, sms_, alignment);
     l.geometry.grid.x = family_->stream_k_split(values, M, N, K, sms_).main_blocks;
-    if (const LaunchGeometry second = family_->second_geometry(values, M, N, K, sms_); second.grid.x > 0) {
+    if (const LaunchGeometry second = family_->second_geometry(values, M, N, K, sms_, alignment); second.grid.x > 0) {
         if (!second_) throw Error(family_->describe(values) + " was loaded without its second kernel");
         l.second = second_;
         l.second_geometry = second;
@@ -67,7 +70,8 @@ KernelLaunch LoadedKernel::prepare(int M, int N, int K, const ParamValues& value
 }
 
 void LoadedKernel::launch(const SgemmArgs& args, cudaStream_t stream) const {
-    const KernelLaunch l = prepare(args.M, args.N, args.K);
+    const KernelLaunch l =
+        prepare(args.M, args.N, args.K, alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc));
     if (!args.workspace && l.workspace_bytes > 0)
         throw Error(family_->describe(values_) + " needs a workspace for this shape and got none");
     SGEMM_CUDA_CHECK(l.launch(args, stream));

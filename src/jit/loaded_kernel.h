@@ -39,16 +39,19 @@ public:
     LoadedKernel(const Family& family, const CompiledKernel& kernel);
 
     // Launches on `stream`; asynchronous. args.workspace must hold workspace_bytes() for
-    // the shape. Throws on a launch error.
+    // the shape and the alignment class of args' pointers and leading dimensions. Throws on
+    // a launch error.
     void launch(const SgemmArgs& args, cudaStream_t stream) const;
-    std::size_t workspace_bytes(int M, int N, int K) const;
+    // For a call of alignment class `alignment` (alignment_class in db/shape_key.h).
+    std::size_t workspace_bytes(int M, int N, int K, int alignment) const;
     int sms() const { return sms_; }
-    // The launch of an M x N x K problem, with the kernel's shared-memory limit raised if
-    // the shape needs more than it allows so far. Throws on a CUDA error.
-    KernelLaunch prepare(int M, int N, int K) const;
+    // The launch of an M x N x K problem of alignment class `alignment`, with the kernel's
+    // shared-memory limit raised if the shape needs more than it allows so far. Throws on a
+    // CUDA error.
+    KernelLaunch prepare(int M, int N, int K, int alignment) const;
     // The same with `values` that name this binary too (serves(values)): another split count
     // on the same side of 1. Throws an Error for values of another binary.
-    KernelLaunch prepare(int M, int N, int K, const ParamValues& values) const;
+    KernelLaunch prepare(int M, int N, int K, int alignment, const ParamValues& values) const;
     // Whether this binary runs `values`: the same template instance and second kernel.
     bool serves(const ParamValues& values) const;
 

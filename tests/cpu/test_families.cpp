@@ -148,9 +148,9 @@ TEST(Families, DecodeGeometryAndWorkspace) {
     // A's slice: 8 rows x 1024 k (ceil(4093 / 4) = 1024, a multiple of 4) floats.
     EXPECT_EQ(g.dynamic_shared_bytes, 4u * 8 * 1024);
     // The fixed counter region, then 4 partial 20 x 1000 results.
-    EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
-    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 0, 1, 0, 0}, 20, 1000, 4093, 132), 0u);
-    EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093, 132), 0u);
+    EXPECT_EQ(f.workspace_bytes(v, 20, 1000, 4093, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 20 * 1000);
+    EXPECT_EQ(f.workspace_bytes({8, 128, 8, 2, 1, 0, 1, 0, 0}, 20, 1000, 4093, 132, 16), 0u);
+    EXPECT_EQ(find_family("async").workspace_bytes(find_family("async").defaults, 20, 1000, 4093, 132, 16), 0u);
 }
 
 // With a ring, B's batches sit in shared memory after A's slice, and a thread holds one batch
@@ -164,10 +164,10 @@ TEST(Families, DecodeSumPass) {
     EXPECT_EQ(f.invalid_reason(v, Arch{90}), "");
     EXPECT_TRUE(f.has_sum_pass(v));
     EXPECT_EQ(f.second_name_expression(v), "sgemm_decode_sum_pass<8, 128, 8, 4, 1, 0, true, 0, 1>");
-    const LaunchGeometry pass = f.second_geometry(v, 8, 4096, 4096, 132);
+    const LaunchGeometry pass = f.second_geometry(v, 8, 4096, 4096, 132, 16);
     EXPECT_EQ(pass.grid.x, 8u * 4096 / 4 / SGEMM_SUM_PASS_QUADS);
     EXPECT_EQ(pass.block.y, 4u);
-    EXPECT_EQ(f.workspace_bytes(v, 8, 4096, 4096, 132), sgemm_splitk_workspace_bytes(4, 8, 4096));
+    EXPECT_EQ(f.workspace_bytes(v, 8, 4096, 4096, 132, 16), sgemm_splitk_workspace_bytes(4, 8, 4096));
     for (int splits : {1, 24, 32}) {
         ParamValues other = v;
         other[6] = splits;
@@ -176,7 +176,7 @@ TEST(Families, DecodeSumPass) {
     ParamValues sixteen = v;
     sixteen[6] = 16;
     EXPECT_EQ(f.invalid_reason(sixteen, Arch{90}), "");
-    EXPECT_EQ(f.second_geometry(sixteen, 8, 4096, 4096, 132).block.y, 16u);
+    EXPECT_EQ(f.second_geometry(sixteen, 8, 4096, 4096, 132, 16).block.y, 16u);
 }
 
 TEST(Families, DecodeRingOfBSharesMemoryWithA) {

@@ -197,11 +197,11 @@ TEST(Warptile, StreamKTail) {
     const StreamKSplit split = f.stream_k_split(v, 4096, 4096, 4096, 132);
     EXPECT_EQ(split.main_blocks, 396u);
     EXPECT_EQ(split.tail_blocks, 264u);
-    EXPECT_EQ(f.workspace_bytes(v, 4096, 4096, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 2ull * 132 * 256 * 128 * 4);
+    EXPECT_EQ(f.workspace_bytes(v, 4096, 4096, 4096, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES + 2ull * 132 * 256 * 128 * 4);
     // 528 tiles (4095x4097) fill 4 waves: no tail, no workspace; nor without SK.
     EXPECT_EQ(f.stream_k_split(v, 4095, 4097, 4093, 132).tail_blocks, 0u);
     EXPECT_EQ(f.stream_k_split(v, 4095, 4097, 4093, 132).main_blocks, 528u);
-    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132), 0u);
+    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 16), 0u);
     EXPECT_EQ(f.stream_k_split(f.defaults, 4096, 4096, 4096, 132).tail_blocks, 0u);
     // Fewer tiles than SMs: all of them go to the tail.
     EXPECT_EQ(f.stream_k_split(v, 1000, 3000, 2000, 132).main_blocks, 0u);
@@ -240,18 +240,18 @@ TEST(Warptile, SumPass) {
     EXPECT_EQ(f.second_name_expression(v),
               "sgemm_warptile_sum_pass<32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, true, 0, 1, 0, 1>");
     EXPECT_EQ(f.second_symbol(v, "_Z14sgemm_warptileILi1EEv9SgemmArgs"), "_Z23sgemm_warptile_sum_passILi1EEv9SgemmArgs");
-    const LaunchGeometry pass = f.second_geometry(v, 32, 6144, 4096, 132);
+    const LaunchGeometry pass = f.second_geometry(v, 32, 6144, 4096, 132, 16);
     EXPECT_EQ(pass.grid.x, 32u * 6144 / 4 / SGEMM_SUM_PASS_QUADS);
     EXPECT_EQ(pass.block.x, unsigned(SGEMM_SUM_PASS_QUADS));
     EXPECT_EQ(pass.block.y, 8u);
     EXPECT_EQ(pass.dynamic_shared_bytes, 16u * SGEMM_SUM_PASS_QUADS * 8);
-    EXPECT_EQ(f.second_geometry(v, 7, 17, 5, 132).grid.x, 1u);  // 119 elements: 30 groups
-    EXPECT_EQ(f.second_geometry(v, 1, 4 * SGEMM_SUM_PASS_QUADS + 1, 5, 132).grid.x, 2u);
-    EXPECT_EQ(f.workspace_bytes(v, 32, 6144, 4096, 132), sgemm_splitk_workspace_bytes(8, 32, 6144));
+    EXPECT_EQ(f.second_geometry(v, 7, 17, 5, 132, 16).grid.x, 1u);  // 119 elements: 30 groups
+    EXPECT_EQ(f.second_geometry(v, 1, 4 * SGEMM_SUM_PASS_QUADS + 1, 5, 132, 16).grid.x, 2u);
+    EXPECT_EQ(f.workspace_bytes(v, 32, 6144, 4096, 132, 16), sgemm_splitk_workspace_bytes(8, 32, 6144));
     ParamValues in_kernel = v, unsplit = v;
     in_kernel[16] = 0;
     EXPECT_EQ(f.second_name_expression(in_kernel), "");
-    EXPECT_EQ(f.second_geometry(in_kernel, 32, 6144, 4096, 132).grid.x, 0u);
+    EXPECT_EQ(f.second_geometry(in_kernel, 32, 6144, 4096, 132, 16).grid.x, 0u);
     unsplit[11] = 1;  // SPLITS
     EXPECT_NE(f.invalid_reason(unsplit, Arch{90}).find("SUM_PASS = 1"), std::string::npos);
     for (int sm : {80, 90}) {
@@ -276,9 +276,9 @@ TEST(Warptile, AtomicSums) {
     EXPECT_TRUE(f.sums_with_atomics(v));
     EXPECT_FALSE(f.has_sum_pass(v));
     EXPECT_EQ(f.second_kernel(v), "");
-    EXPECT_EQ(f.second_geometry(v, 32, 6144, 4096, 132).grid.x, 0u);
-    EXPECT_EQ(f.workspace_bytes(v, 32, 6144, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
-    EXPECT_EQ(f.workspace_bytes(v, 8192, 8192, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.second_geometry(v, 32, 6144, 4096, 132, 16).grid.x, 0u);
+    EXPECT_EQ(f.workspace_bytes(v, 32, 6144, 4096, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.workspace_bytes(v, 8192, 8192, 4096, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES);
     ParamValues pass = v, in_kernel = v, unsplit = v;
     pass[16] = SGEMM_SUM_BY_PASS;
     in_kernel[16] = SGEMM_SUM_BY_LAST_BLOCK;
@@ -311,8 +311,8 @@ TEST(Warptile, SumsByTurnsOnC) {
     EXPECT_FALSE(f.sums_with_atomics(v));
     EXPECT_FALSE(f.has_sum_pass(v));
     EXPECT_EQ(f.second_kernel(v), "");
-    EXPECT_EQ(f.workspace_bytes(v, 32, 128256, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
-    EXPECT_EQ(f.workspace_bytes(v, 8192, 8192, 4096, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.workspace_bytes(v, 32, 128256, 4096, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.workspace_bytes(v, 8192, 8192, 4096, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES);
     ParamValues atomics = v, unsplit = v;
     atomics[16] = SGEMM_SUM_BY_ATOMICS;
     EXPECT_FALSE(f.sums_in_order(atomics));
@@ -343,8 +343,8 @@ TEST(Warptile, GeometrySharedMemoryAndWorkspace) {
     // TA=1 reads A as is; TB=1 transposes B.
     EXPECT_EQ(f.geometry({256, 128, 16, 64, 64, 16, 8, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0}, 8, 8, 8).dynamic_shared_bytes,
               4u * 3 * 16 * (256 + 132));
-    EXPECT_EQ(f.workspace_bytes(v, 100, 200, 300, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 100 * 200);
-    EXPECT_EQ(f.workspace_bytes(f.defaults, 100, 200, 300, 132), 0u);
+    EXPECT_EQ(f.workspace_bytes(v, 100, 200, 300, 132, 16), SGEMM_WORKSPACE_COUNTER_BYTES + 4u * 4 * 100 * 200);
+    EXPECT_EQ(f.workspace_bytes(f.defaults, 100, 200, 300, 132, 16), 0u);
 }
 
 // WK groups of warps share each k tile: the block has WK times the threads, and shared
@@ -471,28 +471,38 @@ TEST(Warptile, StagedOperands) {
     EXPECT_EQ(f.geometry(f.defaults, 4095, 4097, 4093).grid.x, 528u);
     EXPECT_EQ(f.geometry(v, 4095, 4096, 4093).grid.x, 512u);
     EXPECT_EQ(f.geometry(v, 7, 3, 5).grid.x, 0u);  // the staging kernel computes all 3 columns
-    const LaunchGeometry stage = f.second_geometry(v, 4095, 4097, 4093, 132);
+    const LaunchGeometry stage = f.second_geometry(v, 4095, 4097, 4093, 132, 4);
     EXPECT_EQ(stage.grid.x, 264u);
     EXPECT_EQ(stage.grid.y, 2u);
     EXPECT_EQ(stage.block.x, static_cast<unsigned>(SGEMM_STAGE_THREADS));
     EXPECT_EQ(stage.dynamic_shared_bytes, static_cast<unsigned>(SGEMM_STAGE_SHARED_BYTES));
-    EXPECT_EQ(f.second_geometry(v, 7, 3, 5, 132).grid.x, 7u);  // no more blocks than rows to copy
+    EXPECT_EQ(f.second_geometry(v, 7, 3, 5, 132, 4).grid.x, 7u);  // no more blocks than rows to copy
+    // A call of class 16 has nothing to copy: the staging kernel runs only for C's last
+    // columns, and with N a multiple of 4 not at all; below class 16 it may have copies.
+    EXPECT_TRUE(f.stages_call(v, 4097, 16));
+    EXPECT_FALSE(f.stages_call(v, 4096, 16));
+    EXPECT_TRUE(f.stages_call(v, 4096, 8));
+    EXPECT_FALSE(f.stages_call(f.defaults, 4097, 4)) << "not a staging binary";
+    EXPECT_EQ(f.second_geometry(v, 4095, 4097, 4093, 132, 16).grid.x, 264u);
+    EXPECT_EQ(f.second_geometry(v, 4095, 4096, 4093, 132, 16).grid.x, 0u);
+    EXPECT_EQ(f.second_geometry(v, 4095, 4096, 4093, 132, 8).grid.x, 264u);
+    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 16), 0u);
     // The workspace: the counters, then B's 4093 rows of 4096 columns (A, stored as rows of
     // x, is copied 4 bytes at a time where it is).
     const unsigned long long b_bytes = 4ull * 4093 * 4096;
-    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
+    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 4), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
     // TN: A (4093 rows of 4095, padded to 4096) and B.
-    EXPECT_EQ(f.workspace_bytes(with_layout(v, 1, 0), 4095, 4097, 4093, 132),
+    EXPECT_EQ(f.workspace_bytes(with_layout(v, 1, 0), 4095, 4097, 4093, 132, 4),
               SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4093 * 4096 + b_bytes);
     // NT copies both operands 4 bytes at a time: nothing to stage but C's last columns.
-    EXPECT_EQ(f.workspace_bytes(with_layout(v, 0, 1), 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES);
+    EXPECT_EQ(f.workspace_bytes(with_layout(v, 0, 1), 4095, 4097, 4093, 132, 4), SGEMM_WORKSPACE_COUNTER_BYTES);
     // With KMAJOR, NT's B is kept as stored, 16 bytes at a time: its first 4096 rows of 4093
     // (padded to 4096) are staged.
     const ParamValues kmajor = {64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 2, 1, 0};
     EXPECT_EQ(f.invalid_reason(kmajor, Arch{90}), "");
-    EXPECT_EQ(f.workspace_bytes(kmajor, 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4096 * 4096);
+    EXPECT_EQ(f.workspace_bytes(kmajor, 4095, 4097, 4093, 132, 4), SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4096 * 4096);
     // NN's tiles of C^T hold B in the A place, as rows of k.
-    EXPECT_EQ(f.workspace_bytes(tiles_of_c_transposed(v), 4095, 4097, 4093, 132), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
+    EXPECT_EQ(f.workspace_bytes(tiles_of_c_transposed(v), 4095, 4097, 4093, 132, 4), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
     EXPECT_EQ(f.geometry(tiles_of_c_transposed(v), 4095, 4097, 4093).grid.x, 512u);
     // The workspace holds the staged copies: no split-K partials, no stream-K tail.
     ParamValues split = v, tail = v;

@@ -550,6 +550,39 @@ TEST(Catalog, AStreamKWinnerWhoseTailOverflowsIsPassedOverAndSaysWhy) {
     EXPECT_EQ(roomy.kernel, w.kernel);
 }
 
+// A staging winner copies operands only for calls below alignment class 16, so one tuned at
+// class 16 (4097 columns in padded rows: only C's last column to compute) asks no workspace
+// of the streams; one tuned at class 4 asks room for its copy of B. A call of class 4 that
+// takes the class-16-sized workspace passes such a winner over, saying why.
+TEST(Catalog, AStagingWinnerAsksWorkspaceOnlyBelowClass16) {
+    Catalog c;
+    c.device = h200();
+    const Family& warptile = find_family("warptile");
+    ParamValues staged = warptile.defaults;  // NN: B is copied as rows of k, A read where it is
+    staged[warptile.param_index("ALIGNED")] = 2;
+    Winner padded = winner(c.device.id(), shape(4095, 4097, 4093), 1.0, nullptr);
+    padded.kernel = kernel_ref(warptile, staged);
+    c.winners.push_back(padded);
+    EXPECT_EQ(workspace_bytes_needed(c), 0u);
+
+    ShapeKey tight = shape(4095, 4097, 4093);
+    tight.alignment = 4;
+    const std::size_t b_copy = SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4093 * 4096;
+    Decision d = decide(c, tight, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(c));
+    EXPECT_EQ(d.route, Route::Cublas) << "no class-4 winner";
+    Winner w = padded;
+    w.shape = tight;
+    c.winners.push_back(w);
+    EXPECT_EQ(workspace_bytes_needed(c), b_copy);
+    d = decide(c, tight, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(c));
+    EXPECT_EQ(d.kernel, w.kernel);
+    // The nearest class-4 call in a workspace sized for class 16 alone is passed over.
+    tight.N = 4093;
+    d = decide(c, tight, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0);
+    EXPECT_EQ(d.route, Route::Cublas);
+    EXPECT_TRUE(contains(d.reason, "bytes of staging workspace (each stream holds 0)")) << d.reason;
+}
+
 TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
     const Family& warptile = find_family("warptile");
     for (bool ta : {false, true})
@@ -558,7 +591,7 @@ TEST(BuiltinKernel, IsAValidWarptileConfigurationForEveryLayout) {
             EXPECT_EQ(k.family, "warptile");
             EXPECT_EQ(warptile.invalid_reason(k.params, Arch{90}), "") << k.description;
             EXPECT_TRUE(warptile.reads_transposes(k.params, ta, tb)) << k.description;
-            EXPECT_EQ(warptile.workspace_bytes(k.params, 4095, 4097, 4093, 132), 0u) << "no split-K: no workspace";
+            EXPECT_EQ(warptile.workspace_bytes(k.params, 4095, 4097, 4093, 132, 4), 0u) << "no split-K: no workspace";
             EXPECT_EQ(warptile.required_alignment(k.params), 4) << "the fallback serves every alignment class";
         }
 }
@@ -578,8 +611,9 @@ TEST(StagedLaunch, SaysWhatTheStagingKernelDoesForTheCall) {
     key.N = 4099;
     key.alignment = 16;  // a padded ldc
     EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"), "a staging kernel of 528 blocks that computes C's last 3 columns, then MAIN");
-    key.N = 4096;
-    EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"), "a staging kernel of 528 blocks that finds nothing to do, then MAIN");
+    key.N = 4096;  // nothing to stage: no staging kernel is launched
+    EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"),
+              "MAIN (no staging kernel: the call's rows take 16-byte copies where they are, and N is a multiple of 4)");
     key.M = 9, key.N = 3, key.K = 33, key.alignment = 4;
     EXPECT_EQ(staged_launch(f, v, key, 132, "MAIN"),
               "a staging kernel of 66 blocks that copies the misaligned operands its loop reads 16 bytes at a time "

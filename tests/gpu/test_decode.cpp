@@ -33,7 +33,7 @@ void PrintTo(const DecodeCase& c, std::ostream* os) {
 Accuracy run_once(sgemm::testing::GpuContext& gpu, const ProblemSpec& spec, const ParamValues& config) {
     GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
     const LoadedKernel& kernel = loaded_kernel("decode", config, gpu.device);
-    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment()));
     problem.poison_output(gpu.stream.get());
     kernel.launch(problem.args(), gpu.stream.get());
     return problem.check_output();
@@ -144,7 +144,7 @@ TEST(DecodeSplitK, RepeatsBitForBit) {
         spec.M = 8, spec.N = 4096, spec.K = 4093, spec.alpha = 1.0f, spec.beta = 0.0f, spec.trans_b = tb;
         GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
         const LoadedKernel& kernel = loaded_kernel("decode", config, gpu->device);
-        problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+        problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment()));
         std::vector<float> first;
         for (int run = 0; run < 4; ++run) {
             problem.poison_output(gpu->stream.get());
@@ -173,7 +173,7 @@ TEST(DecodeSplitK, TheSumPassGivesTheInKernelSumsBits) {
         std::vector<float> outputs[2];
         for (int pass : {0, 1}) {
             const LoadedKernel& kernel = loaded_kernel("decode", pass ? summed : in_kernel, gpu->device);
-            problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+            problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment()));
             problem.poison_output(gpu->stream.get());
             kernel.launch(problem.args(), gpu->stream.get());
             ASSERT_TRUE(problem.check_output().ok()) << "SUM_PASS=" << pass;
@@ -212,7 +212,7 @@ TEST(DecodeSplitK, ConfigurationsShareOneWorkspace) {
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
     const std::vector<ParamValues> configs = {{32, 128, 8, 1, 1, 0, 4, 0, 0}, {32, 64, 8, 1, 0, 0, 4, 0, 0}, {16, 128, 8, 2, 1, 0, 8, 0, 0}, {32, 128, 8, 1, 1, 0, 4, 0, 0}};
     auto workspace_of = [&](const ParamValues& c) {
-        return loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K);
+        return loaded_kernel("decode", c, gpu->device).workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment());
     };
     // Room for the largest first, so that the workspace never moves; each run then declares
     // its own, and the check holds it to that.

@@ -193,6 +193,19 @@ std::string explain(const Dispatch& dispatch, const GemmProblem& p) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A database at `path` whose one winner, at `key`, is warptile at its defaults with staged
+// operands (ALIGNED = 2), compiled for `device`.
+void store_staged_winner(const std::string& path, const DeviceInfo& device, const ShapeKey& key) {
+    const Family& f = find_family("warptile");
+    ParamValues staged = f.defaults;
+    staged[f.param_index("ALIGNED")] = 2;
+    TuningStore store(path);
+    const std::string id = store.add_device(fingerprint_of(device));
+    const Binary b = to_binary(compile_kernel(f, staged, Arch{device.sm()}), kernel_ref(f, staged));
+    store.put_binary(b);
+    store.put_winner(sgemm::testing::winner(id, key, 0.01, &b));
+}
+
 }  // namespace
 
 TEST(Dispatch, CreateLoadsThisDevicesWinnersFromTheCache) {
@@ -235,17 +248,8 @@ TEST(Dispatch, AStagedWinnerRunsItsStagingKernelFirst) {
     SGEMM_REQUIRE_GPU(gpu);
     TempDir dir;
     const std::string path = dir.file("staged.db");
-    const Family& f = find_family("warptile");
-    ParamValues staged = f.defaults;
-    staged[f.param_index("ALIGNED")] = 2;
     const Case c{"staged", 300, 301, 299, false, false, 0, "exact"};
-    {
-        TuningStore store(path);
-        const std::string id = store.add_device(fingerprint_of(gpu->device));
-        const Binary b = to_binary(compile_kernel(f, staged, Arch{gpu->device.sm()}), kernel_ref(f, staged));
-        store.put_binary(b);
-        store.put_winner(sgemm::testing::winner(id, key_of(c.M, c.N, c.K, false, false), 0.01, &b));
-    }
+    store_staged_winner(path, gpu->device, key_of(c.M, c.N, c.K, false, false));
     const Dispatch dispatch(options(path));
     EXPECT_EQ(dispatch.info().workspace_bytes,
               (sgemm_staged_workspace_bytes(0, 0, 0, 0, c.M, c.N, c.K) + 255) / 256 * 256);
@@ -273,6 +277,46 @@ TEST(Dispatch, AStagedWinnerRunsItsStagingKernelFirst) {
     EXPECT_TRUE(a.ok()) << "graph replay: " << a.verdict();
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
+}
+
+// The same binary tuned at alignment class 16 (padded rows, 301 columns): its staging kernel
+// has only C's last column to compute, so the handle gives the streams no workspace and the
+// calls claim none (max_streams 1, two streams, nothing in use after). At 300 columns, the
+// nearest shape, it has nothing to do and is not launched. Both match cuBLAS.
+TEST(Dispatch, AStagedWinnerOfClass16NeedsNoWorkspaceAndStagesOnlyWhatTheCallNeeds) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    const std::string path = dir.file("staged16.db");
+    const auto padded = [](int n) {
+        ProblemSpec s;
+        s.M = 300, s.N = n, s.K = 299, s.lda = 300, s.ldb = 304, s.ldc = 304, s.alpha = 0.75f, s.beta = 0.5f;
+        s.seed = 77 + n;
+        return s;
+    };
+    ShapeKey key = key_of(300, 301, 299, false, false);
+    key.alignment = 16;
+    store_staged_winner(path, gpu->device, key);
+    sgemm_dispatch_options_t o = options(path);
+    o.fallback = SGEMM_DISPATCH_FALLBACK_ERROR;  // only the staged winner may serve
+    o.max_streams = 1;
+    const Dispatch dispatch(o);
+    EXPECT_EQ(dispatch.info().workspace_bytes, 0u);
+    Stream first, second;
+    for (const auto& [n, stream, expected] :
+         {std::tuple{301, first.get(), "a staging kernel of"}, std::tuple{300, second.get(), "(no staging kernel:"}}) {
+        GemmProblem p(padded(n), gpu->cublas, gpu->stream.get());
+        const SgemmArgs a = p.args();
+        ASSERT_EQ(alignment_class(a.A, a.lda, a.B, a.ldb, a.C, a.ldc), 16);
+        p.poison_output(gpu->stream.get());
+        gpu->stream.synchronize();
+        run(dispatch, p, stream);
+        const Accuracy accuracy = p.check_output();
+        EXPECT_TRUE(accuracy.ok()) << "N " << n << ": " << accuracy.verdict();
+        const std::string why = explain(dispatch, p);
+        EXPECT_TRUE(contains(why, expected)) << why;
+        EXPECT_TRUE(contains(why, " 0 bytes of workspace")) << why;
+    }
+    EXPECT_EQ(dispatch.info().streams_used, 0);
 }
 
 TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {

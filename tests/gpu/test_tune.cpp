@@ -40,7 +40,7 @@ void expect_stored_winner_computes(TuningStore& store, const sgemm::testing::Gpu
     GemmProblem problem(spec, gpu.cublas, gpu.stream.get());
     const SgemmArgs args = problem.args();
     ASSERT_EQ(alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc), w.shape.alignment);
-    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K));
+    problem.reserve_workspace(kernel.workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment()));
     problem.poison_output(gpu.stream.get());
     kernel.launch(problem.args(), gpu.stream.get());
     const Accuracy a = problem.check_output();

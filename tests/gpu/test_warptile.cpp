@@ -48,7 +48,7 @@ ProblemSpec spec_for(const ParamValues& config, int M, int N, int K, float alpha
 Accuracy run_once(sgemm::testing::GpuContext& gpu, GemmProblem& problem, const ParamValues& config) {
     const ProblemSpec& s = problem.spec();
     const LoadedKernel& kernel = loaded_kernel("warptile", config, gpu.device);
-    problem.reserve_workspace(kernel.workspace_bytes(s.M, s.N, s.K));
+    problem.reserve_workspace(kernel.workspace_bytes(s.M, s.N, s.K, problem.call_alignment()));
     problem.poison_output(gpu.stream.get());
     kernel.launch(problem.args(), gpu.stream.get());
     return problem.check_output();
@@ -364,15 +364,15 @@ TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
     EXPECT_FALSE(kernel.serves(one));
     EXPECT_FALSE(kernel.serves(aligned));
     EXPECT_FALSE(kernel.serves(sum_pass(four)));
-    const KernelLaunch launch = kernel.prepare(32, 4096, 4096, two);
+    const KernelLaunch launch = kernel.prepare(32, 4096, 4096, 16, two);
     EXPECT_EQ(launch.geometry.grid.y, 2u);
     EXPECT_EQ(launch.workspace_bytes, sgemm_splitk_workspace_bytes(2, 32, 4096));
     EXPECT_EQ(launch.second, nullptr);
-    EXPECT_THROW(kernel.prepare(32, 4096, 4096, one), Error);
+    EXPECT_THROW(kernel.prepare(32, 4096, 4096, 16, one), Error);
     // The sum pass's binary re-split: its second kernel gets a row of threads per slice.
     const LoadedKernel& summing = loaded_kernel("warptile", sum_pass(four), gpu->device);
     EXPECT_TRUE(summing.serves(sum_pass(two)));
-    const KernelLaunch summed = summing.prepare(32, 4096, 4096, sum_pass(two));
+    const KernelLaunch summed = summing.prepare(32, 4096, 4096, 16, sum_pass(two));
     EXPECT_NE(summed.second, nullptr);
     EXPECT_EQ(summed.second_geometry.block.y, 2u);
     EXPECT_EQ(summed.second_overlaps_main, gpu->device.cc_major >= 9 && gpu->device.runtime_version >= 12030);
@@ -380,7 +380,7 @@ TEST(WarptileBinary, ServesTheSplitCountsOnItsSideOfOne) {
     const LoadedKernel& adding = loaded_kernel("warptile", atomic_sums(four), gpu->device);
     EXPECT_TRUE(adding.serves(atomic_sums(two)));
     EXPECT_FALSE(adding.serves(two));
-    const KernelLaunch added = adding.prepare(32, 4096, 4096, atomic_sums(two));
+    const KernelLaunch added = adding.prepare(32, 4096, 4096, 16, atomic_sums(two));
     EXPECT_EQ(added.second, nullptr);
     EXPECT_EQ(added.workspace_bytes, SGEMM_WORKSPACE_COUNTER_BYTES);
 }
@@ -459,7 +459,7 @@ void expect_right_with_a_late_first_slice(sgemm::testing::GpuContext& gpu, const
         const LoadedKernel late(f, compile_kernel(f, config, Arch{gpu.device.sm()}, KernelBuild::late_first_slice));
         for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 0.5f}}) {
             GemmProblem problem(spec_for(config, 100, 1000, 1021, alpha, beta), gpu.cublas, gpu.stream.get());
-            problem.reserve_workspace(late.workspace_bytes(100, 1000, 1021));
+            problem.reserve_workspace(late.workspace_bytes(100, 1000, 1021, problem.call_alignment()));
             for (int run = 0; run < 2; ++run) {
                 problem.poison_output(gpu.stream.get());
                 late.launch(problem.args(), gpu.stream.get());
@@ -564,7 +564,7 @@ TEST(WarptileSplitK, TheCheckCatchesAWriteBeyondTheDeclaredWorkspaceAndACounterL
     const ParamValues config{64, 64, 16, 32, 32, 8, 4, 3, 0, 0, 1, 2, 0, 0, 0, 0, 0};
     GemmProblem problem(spec_for(config, 100, 70, 300, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
     const LoadedKernel& kernel = loaded_kernel("warptile", config, gpu->device);
-    const std::size_t declared = kernel.workspace_bytes(100, 70, 300);
+    const std::size_t declared = kernel.workspace_bytes(100, 70, 300, problem.call_alignment());
     ASSERT_TRUE(run_once(*gpu, problem, config).ok());
 
     problem.reserve_workspace(declared - 4);
