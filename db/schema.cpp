@@ -31,16 +31,16 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
     // earlier migrations skipped.
     if (state.application_id == 0 && state.objects == 0 && state.version != 0)
         throw DbError(db.path() + " is an SQLite database with user_version " + std::to_string(state.version) +
-                      " and nothing in it: not a tuning database; it was left untouched: give another --db");
+                      " and nothing in it: not a tuning database; it was left untouched");
     if (state.application_id != kTuningDbApplicationId && !(state.application_id == 0 && state.objects == 0))
         throw DbError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
                       std::to_string(state.application_id) + ", " + std::to_string(state.objects) +
-                      " schema objects); it was left untouched: give another --db");
+                      " schema objects); it was left untouched");
     const int latest = latest_schema_version();
     if (state.version > latest)
         throw DbError(db.path() + " has schema version " + std::to_string(state.version) +
                       ", newer than this build of sgemm reads (" + std::to_string(latest) +
-                      "): it was written by a newer sgemm; use that, or another --db");
+                      "): it was written by a newer sgemm, which reads it");
     // An empty file (SQLite reads it as an empty database) is not an old tuning database.
     if (!writable && state.objects == 0) {
         // A reader who may not write the file reads it without its -wal file, which holds a

@@ -253,8 +253,8 @@ void Connection::fail(int rc, const std::string& sql) const {
                                   "timeout (" + std::to_string(busy_timeout_.count()) +
                                   " ms); try again when it is done, or allow a longer timeout" + where,
                               code, sql);
-        case SQLITE_NOTADB:
-            throw DbError(path_ + " is not an SQLite database (" + message + ")" + where, code, sql);
+        case SQLITE_NOTADB:  // whatever ran, the file is the problem: no SQL in the message
+            throw DbError(path_ + " is not an SQLite database (" + message + ")", code, sql);
         case SQLITE_CORRUPT:
             throw DbError(path_ + " is corrupt (" + message +
                               "); nothing was changed: restore it from a copy, or move it aside to start afresh" + where,

@@ -492,7 +492,14 @@ int cmd_merge(Context& ctx) {
     if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
         throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
     ctx.check_folder_for_a_new_database();
-    TuningStore other(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
+    TuningStore other = [&] {
+        try {
+            return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
+        } catch (const DbError& e) {
+            if ((e.code & 0xff) != SQLITE_NOTADB) throw;
+            throw DbError(e.what() + std::string(" (import brings in a CSV export)"), e.code, e.sql);
+        }
+    }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = merge_store(store, other, kernel_problem);
     print_merge(ctx, summary, other.path());

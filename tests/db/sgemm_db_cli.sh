@@ -58,6 +58,7 @@ out=$(timeout 20 "$db_tool" --db "$dir/fifo.db" list 2>&1); rc=$?
 printf 'M,N,K\n8,4096,4096\n%.0s' {1..100} > "$dir/shapes.csv"
 cp "$dir/shapes.csv" "$dir/shapes.keep"
 run 2 --db "$dir/shapes.csv" list; has "$err" "is not an SQLite database"
+grep -qF "while running" <<<"$err" && fail "the error shows the SQL that ran: $err"
 [ "$(wc -l <<<"$err")" -eq 1 ] || fail "expected one line, got: $err"
 cmp -s "$dir/shapes.csv" "$dir/shapes.keep" || fail "the CSV was changed"
 : > "$dir/zero.db"
@@ -321,7 +322,10 @@ has "$out" "sgemm-tune on the other box; merged from $dir/theirs.db"
 run 0 --db "$dir/merged.db" stats --json; [ "$(json 'len(d["devices"])')" = 2 ] || fail "merge: $out"
 other=$(json '[x["device_id"] for x in d["devices"] if x["device_id"] != "'"$id"'"][0]')
 run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
-run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database"
+run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database) (import brings in a CSV export)"
+# The file merged is the one named; the message does not send the user to another --db.
+run 2 --db "$dir/merged.db" merge "$dir/newer.db"; has "$err" "$dir/newer.db has schema version 99"
+grep -qF -- "--db" <<<"$err" && fail "merge's error about the merged file names --db: $err"
 
 # --- prune ---
 run 1 --db "$dir/merged.db" prune; has "$err" "prune needs --device ID... or --stale"
