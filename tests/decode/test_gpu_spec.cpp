@@ -71,6 +71,9 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
         // MiB given for GiB: past any GPU's memory, it would let every step fit.
         {"gpu_memory_in_mib.json", "field 'memory_gib' must be between 0.001 and 10000 GiB, got 81920"},
         {"gpu_string_memory.json", "field 'memory_gib' must be a number, not a string (\"80\")"},
+        // A misspelt field would leave its figure unset: memory so, and fit never checked.
+        {"gpu_misspelt_memory.json", "field 'memory_gb' is not one this file may hold (name, fp32_tflops, "
+                                     "bandwidth_tbs, fp16_tflops, bf16_tflops, int8_tops, memory_gib)"},
     };
     for (const auto& [file, problem] : cases) {
         try {

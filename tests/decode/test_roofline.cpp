@@ -186,6 +186,15 @@ TEST(Roofline, AssumptionsNameTheFormatsAndContext) {
     EXPECT_NE(all.find("every sequence's KV cache fit in the GPU's 79.6 GiB; an input embedding not tied"),
               std::string::npos)
         << all;
+    EXPECT_EQ(all.find("whether a step fits is not checked"), std::string::npos) << all;
+    // Without the GPU's memory, the report says that fit went unchecked.
+    DecodeSetup unknown_memory = setup;
+    unknown_memory.gpu.memory_gib = 0;
+    all.clear();
+    for (const std::string& a : roofline_assumptions(unknown_memory)) all += a + "\n";
+    EXPECT_NE(all.find("the GPU's memory is not given (memory_gib): whether a step fits is not checked"),
+              std::string::npos)
+        << all;
 }
 
 TEST(Roofline, RejectsANegativeContext) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -58,6 +59,15 @@ JsonFields JsonFields::load(const std::string& path) {
 
 JsonFields::JsonFields(JsonValue object, std::string source, std::string missing_hint)
     : object_(std::move(object)), source_(std::move(source)), missing_hint_(std::move(missing_hint)) {}
+
+void JsonFields::refuse_fields_other_than(const std::vector<std::string>& known) const {
+    for (const std::string& key : object_.keys) {
+        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        fail(key, "is not one this file may hold (" + list + ")");
+    }
+}
 
 bool JsonFields::has(const std::string& key) const {
     const JsonValue* v = object_.find(key);

@@ -37,6 +37,10 @@ public:
     double positive_number(const std::string& key) const;
     std::optional<double> optional_positive_number(const std::string& key) const;
 
+    // Fails on the first field not in `known`: in a file of a fixed set of fields (a GPU
+    // spec), a misspelt one would otherwise be ignored, and what it set left at its default.
+    void refuse_fields_other_than(const std::vector<std::string>& known) const;
+
     // An Error "<file>: field '<key>' <problem>".
     [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
 

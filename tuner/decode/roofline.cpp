@@ -208,6 +208,8 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
                       number(setup.gpu.memory_gib) +
                       " GiB; an input embedding not tied to the LM head, activations and the runtime's own memory "
                       "come on top, so a step that only just fits may not");
+    else
+        out.push_back("the GPU's memory is not given (memory_gib): whether a step fits is not checked");
     return out;
 }
 
