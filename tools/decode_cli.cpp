@@ -23,7 +23,8 @@ void add_model_options(po::options_description& options, po::positional_options_
         ("config", po::value<std::string>(), "a Hugging Face style config.json instead")
         ("gated-mlp", po::value<std::string>(),
          "yes or no: whether the --config model's MLP has a gate projection beside the up "
-         "projection (Llama: yes, GPT-2: no); needed only for a model_type the tool does not know")
+         "projection (Llama: yes, GPT-2: no); needed only for a model_type the tool does not know, "
+         "and refused where it contradicts one it knows")
         ("batch", po::value<std::string>()->default_value(default_batches),
          "batch sizes (sequences decoding together), comma-separated");
     positional.add("model", 1);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "src/util/error.h"
 #include "tuner/decode/model_config.h"
@@ -86,8 +87,20 @@ TEST(ModelConfig, AnUnknownModelTypeIsRefusedUnlessTheGateIsGiven) {
         EXPECT_NE(message.find(part), std::string::npos) << message;
     EXPECT_TRUE(load_model_config(fixture("unknown_mlp_type.json"), true).gated_mlp);
     EXPECT_FALSE(load_model_config(fixture("unknown_mlp_type.json"), false).gated_mlp);
-    // The caller's word also overrides a known type.
-    EXPECT_TRUE(load_model_config(fixture("starcoder2_3b_config.json"), true).gated_mlp);
+    // For a known type the caller's word may only agree: against it, it would give another
+    // model's GEMMs.
+    EXPECT_FALSE(load_model_config(fixture("starcoder2_3b_config.json"), false).gated_mlp);
+    EXPECT_TRUE(load_model_config(fixture("llama3_8b_config.json"), true).gated_mlp);
+    for (const auto& [file, gated, part] :
+         {std::tuple{"starcoder2_3b_config.json", true, "'starcoder2' has an MLP without a gate, so --gated-mlp yes"},
+          std::tuple{"llama3_8b_config.json", false, "'llama' has a gated MLP, so --gated-mlp no contradicts it"}}) {
+        try {
+            load_model_config(fixture(file), gated);
+            ADD_FAILURE() << file << " was read against its model_type";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+        }
+    }
 }
 
 // Falcon without ffn_hidden_size and CodeGen with n_inner null have MLPs 4 * hidden wide,

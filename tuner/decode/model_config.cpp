@@ -78,9 +78,15 @@ std::string joined(const char* const* first, const char* const* last) {
 }
 
 bool mlp_is_gated(const JsonFields& json, const std::string& model_type, std::optional<bool> gated_mlp) {
+    const bool known_gated = listed(kGatedMlpTypes, model_type), known_ungated = listed(kUngatedMlpTypes, model_type);
+    // An answer against the known type would give another model's GEMMs, with no sign of it.
+    if (gated_mlp && (known_gated || known_ungated) && *gated_mlp != known_gated)
+        json.fail("model_type", "'" + printable(model_type) + "' has " +
+                                    (known_gated ? "a gated MLP, so --gated-mlp no" : "an MLP without a gate, so --gated-mlp yes") +
+                                    " contradicts it: leave --gated-mlp out for a model_type this tool knows");
     if (gated_mlp) return *gated_mlp;
-    if (listed(kGatedMlpTypes, model_type)) return true;
-    if (listed(kUngatedMlpTypes, model_type)) return false;
+    if (known_gated) return true;
+    if (known_ungated) return false;
     const std::string known = "gated (a gate and an up projection) for " +
                               joined(std::begin(kGatedMlpTypes), std::end(kGatedMlpTypes)) + "; up only for " +
                               joined(std::begin(kUngatedMlpTypes), std::end(kUngatedMlpTypes)) +
