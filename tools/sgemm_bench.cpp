@@ -221,6 +221,8 @@ int main(int argc, char** argv) {
         "Usage: sgemm-bench --size 4096 [--iters 50] [--json results.json]\n"
         "       sgemm-bench --sizes 1024,2048,4096,6144,8192\n"
         "       sgemm-bench --m 8 --n 6144 --k 4096\n\n"
+        "Exit status: 0 all results valid, 1 bad arguments, 2 no GPU or another environment error,\n"
+        "3 a kernel computed a wrong result.\n\n"
         "Options");
     opts.add_options()("help,h", "show this help")
         ("size", po::value<int>(), "one square problem M = N = K = SIZE")

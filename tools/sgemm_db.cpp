@@ -621,10 +621,15 @@ int main(int argc, char** argv) {
     std::string help =
         "sgemm-db: inspect, share and maintain the tuning database.\n\n"
         "Usage: sgemm-db [--db PATH] COMMAND [ARGS] [--json]\n\nCommands:\n";
+    // A usage too long for its column gets a line of its own, so that the summary never
+    // reads as more of its arguments.
+    constexpr std::size_t kUsageColumn = 50;
     for (const Command& c : commands()) {
-        char line[160];
-        std::snprintf(line, sizeof line, "  %-50s %s\n", c.usage().c_str(), c.summary);
-        help += line;
+        const std::string usage = c.usage();
+        if (usage.size() > kUsageColumn)
+            help += "  " + usage + "\n  " + std::string(kUsageColumn + 1, ' ') + c.summary + "\n";
+        else
+            help += "  " + usage + std::string(kUsageColumn + 1 - usage.size(), ' ') + c.summary + "\n";
     }
     help += std::string("\nThe database: --db PATH, default ") + kDefaultDbPathRule +
             ".\n"

@@ -7,6 +7,7 @@ bench="$1"
 
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
+grep -q "3 a kernel computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses"
 expect_help_reports_a_full_disk sgemm-bench "$bench"
 
 err=$("$bench" --size 0 2>&1 >/dev/null); rc=$?

@@ -29,6 +29,8 @@ ours=(--db "$dir/ours.db")
 # --- help and usage errors: exit 1, a message and a hint ---
 run 0 --help
 for c in list show explain stats misses export import merge prune verify upgrade; do has "$out" "  $c"; done
+# A usage longer than its column ends its line: the summary is not read as more arguments.
+grep -qE '^  show M N K .*\[--device ID\]$' <<<"$out" || fail "show's usage runs into its summary: $out"
 has "$out" '$SGEMM_DB if set, else $XDG_DATA_HOME/sgemm/tuning.db, else ~/.local/share/sgemm/tuning.db'
 run 1 "${ours[@]}"; has "$err" "no command given"
 run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"

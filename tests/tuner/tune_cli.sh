@@ -15,6 +15,7 @@ for word in --shapes --strategy --dry-run --retune --check-fp64 --allow-atomics 
 done
 # The model strategy's refinement, which times most of its candidates, is described too.
 grep -q "walk" <<<"$out" || fail "--help does not say that the model strategy walks from the fastest"
+grep -q "exit status 130 (143 for" <<<"$out" || fail "--help does not give SIGTERM's exit status"
 expect_help_reports_a_full_disk sgemm-tune "$tune"
 
 printf 'M,N,K\n8,4096,4096\n8,abc,4096\n' > "$dir/bad.csv"
