@@ -646,7 +646,7 @@ int main(int argc, char** argv) {
          "ms to wait for another process's write lock")
         ("device", po::value<std::vector<std::string>>(), "a device id (or a unique prefix), as stats lists them")
         ("trans", po::value<std::string>()->default_value("NN"), "transposes of A and B: NN, NT, TN or TT")
-        ("precision", po::value<std::string>()->default_value("fp32"), "fp32 or tf32")
+        ("precision", po::value<std::string>()->default_value("fp32"), "fp32 or tf32 (sgemm-tune stores fp32 winners only, so tf32 shapes take the fallback)")
         ("align", po::value<int>(), "alignment class of the call: 16, 8 or 4 bytes; default: that of tightly "
          "packed matrices, the one sgemm-tune stores the shape under")
         ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")

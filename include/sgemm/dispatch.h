@@ -147,7 +147,8 @@ typedef enum sgemm_dispatch_fallback {
 
 typedef enum sgemm_dispatch_precision {
     SGEMM_DISPATCH_FP32 = 0, /* IEEE fp32 FMA, cuBLAS's default math */
-    SGEMM_DISPATCH_TF32 = 1  /* inputs rounded to TF32: tf32 winners, cuBLAS in TF32 mode */
+    SGEMM_DISPATCH_TF32 = 1  /* inputs rounded to TF32: tf32 winners, cuBLAS in TF32 mode (sgemm-tune
+                                does not tune tf32 yet, so such a handle runs its fallback) */
 } sgemm_dispatch_precision_t;
 
 typedef struct sgemm_dispatch_options {
@@ -214,8 +215,9 @@ typedef struct sgemm_dispatch_choice {
    fp32, no miss recording, atomics as tuned. */
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
-/* Opens the database read-only, loads every winner of this device with its binary (NVRTC
-   compiles only binaries missing from the cache), and allocates the per-stream workspaces.
+/* Opens the database read-only (with record_misses, the misses are written to it later, as
+   "Misses" says), loads every winner of this device with its binary (NVRTC compiles only
+   binaries missing from the cache), and allocates the per-stream workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
    included), INTERNAL_ERROR. */
