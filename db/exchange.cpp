@@ -300,9 +300,17 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     }
     // A file whose first line names none of the columns is not an export at all (another
     // CSV, a database file): one line says so, not one per missing column.
-    if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; }))
+    if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; })) {
+        // export --format json writes an array of objects: a likely slip, so it is named.
+        const std::vector<std::string>& first = records.front().fields;
+        const bool json = !first.empty() && !first.front().empty() &&
+                          (first.front().front() == '[' || first.front().front() == '{');
         throw ImportError(source + ": not a CSV export of sgemm-db: its first line names none of the columns "
-                          "export writes (device_id, gpu_name, ...)");
+                          "export writes (device_id, gpu_name, ...)" +
+                          (json ? std::string("; it looks like JSON, and import reads what export --format csv "
+                                              "writes (the default)")
+                                : std::string()));
+    }
     // The header's problems are one bad line, however many columns it lacks.
     std::string unknown, missing;
     for (std::size_t i = 0; i < header.size(); ++i)

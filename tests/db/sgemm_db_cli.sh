@@ -254,6 +254,9 @@ run 1 --db "$dir/copy.db" import "$dir"; has "$err" "$dir: is a folder, not a CS
 run 1 --db "$dir/copy.db" import /dev/zero; has "$err" "/dev/zero: is not a regular file or a pipe"
 run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: is an SQLite database, not CSV text (merge brings in a database's winners)"
 [ "$(wc -l <<<"$err")" -eq 1 ] || fail "importing a database file: expected one line, got: $err"
+run 0 "${ours[@]}" export --format json -o "$dir/winners.json"
+run 1 --db "$dir/copy.db" import "$dir/winners.json"
+has "$err" "it looks like JSON, and import reads what export --format csv writes (the default)"
 # A --db in a folder that is not there is a typo, not a wish for a new folder: import and
 # merge refuse it before reading anything, and make no folder.
 run 1 --db "$dir/typo/imported.db" import "$dir/winners.csv"
