@@ -81,7 +81,8 @@ std::string parse_timestamp(const std::string& text) {
 double parse_real(const std::string& text) {
     char* end = nullptr;
     const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(text.c_str(), &end);
-    if (!end || *end != '\0' || !std::isfinite(v)) throw Error("'" + text + "' is not a number");
+    if (!end || *end != '\0') throw Error("'" + text + "' is not a number");
+    if (!std::isfinite(v)) throw Error("'" + text + "' is not a finite number (the largest is about 1.8e308)");
     return v;
 }
 

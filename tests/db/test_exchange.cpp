@@ -281,6 +281,11 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
                                  {3, "tolerance", "-1e-6", "must be at least 0"},
                                  {4, "cublas_ms", "0", "must be above 0"}},
                                 target);
+    // Out of range is said as such, not taken for a typo.
+    expect_each_bad_value_named(csv,
+                                {{1, "ms", "1e999", "is not a finite number"},
+                                 {2, "ms", "12ms", "is not a number"}},
+                                target);
     const MergeSummary tiny = import_text(target, with_field(csv, 1, "ms", "1e-320"));
     EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);
 }
