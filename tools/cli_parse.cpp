@@ -2,11 +2,37 @@
 
 #include <iostream>
 
-#include "db/default_path.h"
-
 namespace sgemm {
 
 namespace po = boost::program_options;
+
+namespace {
+
+// What option `option_name` ("--size") takes, for the message of a value that did not
+// convert; empty for a type with nothing to say.
+std::string what_the_option_takes(const po::options_description& options, const std::string& option_name) {
+    const std::string name = option_name.substr(option_name.find_first_not_of('-'));
+    const po::option_description* option = options.find_nothrow(name, false);
+    if (!option) return "";
+    const po::value_semantic* semantic = option->semantic().get();
+    if (dynamic_cast<const po::typed_value<int>*>(semantic))
+        return "a whole number from -2147483648 to 2147483647";
+    if (dynamic_cast<const po::typed_value<double>*>(semantic)) return "a number no larger in size than about 1.8e308";
+    return "";
+}
+
+}  // namespace
+
+void store_command_line(const po::parsed_options& parsed, const po::options_description& options,
+                        po::variables_map& vm) {
+    try {
+        po::store(parsed, vm);
+    } catch (const po::invalid_option_value& e) {
+        const std::string takes = what_the_option_takes(options, e.get_option_name());
+        if (takes.empty()) throw;
+        throw po::error(std::string(e.what()) + ": it takes " + takes);
+    }
+}
 
 bool parse_or_print_help(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
     // The tools take no positional arguments: a stray word (a second CSV, an option's value
@@ -20,7 +46,7 @@ bool parse_or_print_help(int argc, char** argv, const po::options_description& o
     all.add(options).add(stray_words);
     po::positional_options_description positional;
     positional.add(stray, -1);
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    store_command_line(po::command_line_parser(argc, argv).options(all).positional(positional).run(), all, vm);
     if (vm.count("help")) {
         std::cout << options << "\n";
         return false;
@@ -30,14 +56,6 @@ bool parse_or_print_help(int argc, char** argv, const po::options_description& o
         throw po::error("unexpected argument '" + vm[stray].as<std::vector<std::string>>().front() +
                         "': every argument is an --option or its value");
     return true;
-}
-
-std::string database_path(const po::variables_map& vm) {
-    if (!vm.count("db")) return default_db_path();
-    const std::string path = vm["db"].as<std::string>();
-    if (path.empty()) throw po::error(std::string("--db is empty (leave it out for the default database: ") +
-                                      kDefaultDbPathRule + ")");
-    return path;
 }
 
 }  // namespace sgemm

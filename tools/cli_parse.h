@@ -13,6 +13,13 @@ namespace sgemm {
 bool parse_or_print_help(int argc, char** argv, const boost::program_options::options_description& options,
                          boost::program_options::variables_map& vm);
 
+// po::store of a parsed command line, where a value that does not convert to its option's
+// type (a size past 2147483647, a number past 1.8e308) is an error that says what the option
+// takes, not only that the value "is invalid".
+void store_command_line(const boost::program_options::parsed_options& parsed,
+                        const boost::program_options::options_description& options,
+                        boost::program_options::variables_map& vm);
+
 // parse(), with an exception it throws turned into boost::program_options::error: for an
 // option's value read by a function of the library (a strategy, a list of families, an arch),
 // so that the tool reports it as the usage error it is and points to --help.
@@ -26,9 +33,5 @@ auto option_value(Parse&& parse) -> decltype(parse()) {
         throw boost::program_options::error(e.what());
     }
 }
-
-// The tuning database's path: --db's value, else the default rule's (db/default_path.h). An
-// empty --db throws boost::program_options::error: it must not quietly mean the default.
-std::string database_path(const boost::program_options::variables_map& vm);
 
 }  // namespace sgemm

@@ -9,6 +9,7 @@
 
 #include "src/util/error.h"
 #include "src/util/text.h"
+#include "tools/cli_parse.h"
 
 namespace po = boost::program_options;
 
@@ -33,7 +34,15 @@ void add_model_options(po::options_description& options, po::positional_options_
 po::variables_map parse_command_line(int argc, char** argv, const po::options_description& options,
                                      const po::positional_options_description& positional) {
     po::variables_map vm;
-    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
+    try {
+        store_command_line(po::command_line_parser(argc, argv).options(options).positional(positional).run(), options,
+                           vm);
+    } catch (const po::too_many_positional_options_error&) {
+        throw po::error("one model is read, the first argument; a second argument was given");
+    } catch (const po::multiple_occurrences& e) {
+        if (e.get_option_name() != "--model") throw;
+        throw po::error("the model is given twice: the first argument names it, as --model does");
+    }
     po::notify(vm);
     return vm;
 }

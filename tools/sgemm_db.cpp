@@ -33,6 +33,7 @@
 #include "src/util/parse_number.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
+#include "tools/cli_database_path.h"
 #include "tools/cli_parse.h"
 #include "tools/cli_table.h"
 
@@ -665,7 +666,7 @@ int main(int argc, char** argv) {
     Context ctx;
     const Command* command = nullptr;
     try {
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), ctx.vm);
+        store_command_line(po::command_line_parser(argc, argv).options(all).positional(positional).run(), all, ctx.vm);
         po::notify(ctx.vm);
         if (ctx.vm.count("help")) {
             std::cout << opts << "\n";

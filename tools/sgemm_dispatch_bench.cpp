@@ -28,6 +28,7 @@
 #include "src/util/json.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
+#include "tools/cli_database_path.h"
 #include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
 

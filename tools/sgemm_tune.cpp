@@ -20,6 +20,7 @@
 #include "tools/cli_interrupt.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_output.h"
+#include "tools/cli_database_path.h"
 #include "tools/cli_parse.h"
 #include "tuner/batch_cost.h"
 #include "tuner/cost_model.h"

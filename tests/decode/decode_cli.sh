@@ -112,6 +112,10 @@ grep -qF 'a\x0ab/config.json' "$tmp/nl.csv" || fail "the path is not in the comm
 
 # Batches: each once, no empty item at either end.
 expect_user_error "--batch: 8 is given twice" "$shapes" gpt2 --batch 8,1,8
+# The model once: a second name, or a name and --model, says so in the tools' words.
+expect_user_error "one model is read, the first argument; a second argument was given" "$shapes" llama-3-8b gpt2
+expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2
+expect_user_error "the model is given twice: the first argument names it, as --model does" "$shapes" llama-3-8b --model gpt2
 expect_user_error "--batch: '' is not a positive integer" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 

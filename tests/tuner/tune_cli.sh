@@ -35,6 +35,9 @@ err=$("$tune" --shapez "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "Try 'sgemm-tune --help'." <<<"$err" || fail "a mistyped option: $rc $err"
 err=$("$tune" --shapes "$dir/bad.csv" 2>&1 >/dev/null)
 ! grep -q "Try 'sgemm-tune --help'" <<<"$err" || fail "a bad CSV points to --help: $err"
+err=$("$tune" --shapes "$dir/bad.csv" --budget-s 1e400 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "for option '--budget-s' is invalid: it takes a number no larger in size than about 1.8e308" <<<"$err" ||
+  fail "--budget-s 1e400: $rc $err"
 
 printf 'M,N,K,name\n8,1000,517,odd\n1,256,256,tiny\n' > "$dir/small.csv"
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --families async,decode --top-k 3 --jobs 2 2>&1); rc=$?
