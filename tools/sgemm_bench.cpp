@@ -332,7 +332,9 @@ int main(int argc, char** argv) {
                     const auto eq = text.find('=');
                     if (eq == std::string::npos) throw Error("expected FAMILY=V1,V2,...");
                     const std::string name = text.substr(0, eq);
-                    const ParamValues values = parse_int_list(text.substr(eq + 1), "config", 0);  // flags may be 0
+                    // Its messages start "--config 'TEXT'": the one word that names the option.
+                    const ParamValues values =
+                        parse_int_list(text.substr(eq + 1), ("config '" + text + "'").c_str(), 0);  // flags may be 0
                     // Refused here, before the GPU is looked for, when no compile target takes
                     // it; the GPU's own arch is checked when the kernel is compiled for it.
                     if (const std::string bad = find_family(name).invalid_on_every_target(values); !bad.empty())
@@ -341,6 +343,8 @@ int main(int argc, char** argv) {
                         extra_configs.end())
                         throw Error("given twice");
                     extra_configs.emplace_back(name, values);
+                } catch (const po::error&) {
+                    throw;
                 } catch (const std::exception& e) {
                     throw po::error("--config '" + text + "': " + e.what());
                 }

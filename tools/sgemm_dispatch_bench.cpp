@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
         return written;
     } catch (const DispatchError& e) {  // no GPU, no database: the environment
         std::fprintf(stderr, "sgemm-dispatch-bench: %s%s\n", printable_lines(e.what()).c_str(),
-                     e.status() == SGEMM_DISPATCH_DATABASE_ERROR ? "; --without-database measures the fallback alone" : "");
+                     e.status() == SGEMM_DISPATCH_DATABASE_ERROR ? "; with this tool, that option is --without-database" : "");
         return 2;
     } catch (const std::exception& e) {  // a wrong result, a CUDA failure: the environment
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());

@@ -289,7 +289,8 @@ int main(int argc, char** argv) {
         options.search.strategy = option_value([&] { return parse_strategy(vm["strategy"].as<std::string>()); });
         options.search.top_k = vm["top-k"].as<int>();
         options.search.random_budget = vm["budget"].as<int>();
-        if (vm["seed"].as<long long>() < 0) throw po::error("--seed must be 0 or more");
+        if (const long long seed = vm["seed"].as<long long>(); seed < 0)
+            throw po::error("--seed must be 0 or more, not " + std::to_string(seed));
         options.search.seed = static_cast<unsigned long long>(vm["seed"].as<long long>());
         options.search.max_candidates = vm["max-candidates"].as<int>();
         options.budget_seconds = vm["budget-s"].as<double>();

@@ -28,6 +28,7 @@ err=$("$bench" --sizes 1024, 2>&1 >/dev/null); rc=$?
 err=$("$bench" --size 64 --config async=128,-1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a negative config value exited $rc, expected 1"
 grep -q "'-1' is not an integer of at least 0" <<<"$err" || fail "--config message: $err"
+[ "$(grep -o -- "--config" <<<"$err" | wc -l)" -eq 1 ] || fail "--config named more than once: $err"
 
 err=$("$bench" --size 64 --max-seconds nan 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--max-seconds nan exited $rc, expected 1"

@@ -47,7 +47,7 @@ err=$("$bench" --db "$tmp/missing.db" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "a missing database exited $rc, expected 2"
 grep -q "SGEMM_DISPATCH_DATABASE_ERROR" <<<"$err" || fail "missing database message: $err"
 grep -q "$tmp/missing.db" <<<"$err" || fail "the message does not name the file: $err"
-grep -q -- "--without-database measures the fallback alone" <<<"$err" || fail "no hint of --without-database: $err"
+grep -q -- "with this tool, that option is --without-database" <<<"$err" || fail "no hint of --without-database: $err"
 grep -q -- "--without-database" <<<"$out" || fail "--help does not document --without-database"
 # Without a database (missing, and no error asked for), the next thing looked for is the GPU.
 expect_no_gpu "--without-database" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/missing.db" --without-database \

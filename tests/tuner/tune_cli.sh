@@ -184,7 +184,7 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --strategy ra
   fail "a random dry run with --top-k failed: $err"
 grep -qF "the random strategy does not use --top-k" <<<"$err" || fail "--top-k under random: $err"
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --strategy random --seed -1 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF -- "--seed must be 0 or more" <<<"$err" || fail "--seed -1: $rc $err"
+[ $rc -eq 1 ] && grep -qF -- "--seed must be 0 or more, not -1" <<<"$err" || fail "--seed -1: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --device -1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --db "" 2>&1 >/dev/null); rc=$?
