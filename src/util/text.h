@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "src/util/utf8.h"
+
 namespace sgemm {
 
 // "1 float", "3 floats": a count and its noun, singular for one.
@@ -16,17 +18,26 @@ inline std::string count_of(std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// `text` with each control character written as \xNN.
+// Whether byte `c` is an ASCII control character (a newline, an escape, DEL).
+inline bool is_control_byte(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+// `text` with each control character, and each byte that is not part of well-formed UTF-8 (a
+// name in another encoding, which a terminal would show as garbage or take as a control
+// sequence), written as \xNN.
 inline std::string printable(const std::string& text) {
     std::string out;
-    for (const unsigned char c : text) {
-        if (c >= 0x20 && c != 0x7F) {
-            out += static_cast<char>(c);
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        const std::size_t length = is_control_byte(c) ? 0 : utf8_sequence_length(text, i);
+        if (length > 0) {
+            out.append(text, i, length);
+            i += length;
             continue;
         }
         char escape[8];
         std::snprintf(escape, sizeof escape, "\\x%02x", c);
         out += escape;
+        ++i;
     }
     return out;
 }
@@ -43,8 +54,10 @@ inline std::string printable_lines(const std::string& text) {
     }
 }
 
-// Whether `text` holds a control character (one printable() would escape).
-inline bool has_control_character(const std::string& text) { return printable(text) != text; }
+// Whether `text` holds a control character.
+inline bool has_control_character(const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](char c) { return is_control_byte(static_cast<unsigned char>(c)); });
+}
 
 // The parts of `text` between `separator`s, empty ones included: "q//v" is q, "", v.
 inline std::vector<std::string> split(const std::string& text, char separator) {

@@ -1,0 +1,24 @@
+// Text made safe to print: what a config, a shapes CSV or a database row may hold reaches a
+// terminal only as \xNN escapes, control characters and bytes that are not UTF-8 alike.
+#include <gtest/gtest.h>
+
+#include "src/util/text.h"
+
+using namespace sgemm;
+
+TEST(Printable, EscapesControlCharactersAndBytesThatAreNotUtf8) {
+    EXPECT_EQ(printable("q\x1b[31mkv\n"), "q\\x1b[31mkv\\x0a");
+    EXPECT_EQ(printable("\xff\xfe,64"), "\\xff\\xfe,64");
+    EXPECT_EQ(printable("a\xc3"), "a\\xc3") << "a sequence cut short";
+    EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf") << "an overlong form";
+    EXPECT_EQ(printable("GPU \xc3\xa9t\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x9a\x80"), "GPU \xc3\xa9t\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x9a\x80")
+        << "well-formed UTF-8 stays as it is";
+    EXPECT_EQ(printable_lines("one\x1b\ntwo\xff"), "one\\x1b\ntwo\\xff");
+}
+
+TEST(Printable, AControlCharacterIsNotABadByte) {
+    EXPECT_TRUE(has_control_character("a\tb"));
+    EXPECT_TRUE(has_control_character("a\x7f"));
+    EXPECT_FALSE(has_control_character("caf\xc3\xa9"));
+    EXPECT_FALSE(has_control_character("\xff")) << "not UTF-8, but no control character";
+}
