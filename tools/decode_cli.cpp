@@ -21,7 +21,7 @@ void add_model_options(po::options_description& options, po::positional_options_
     for (const ModelConfig& m : builtin_models()) names += (names.empty() ? "" : ", ") + m.name;
     options.add_options()
         ("model", po::value<std::string>(), ("a built-in model: " + names + " (also the first argument)").c_str())
-        ("config", po::value<std::string>(), "a Hugging Face style config.json instead")
+        ("config", po::value<std::string>(), "a Hugging Face style config.json instead (- reads standard input)")
         ("gated-mlp", po::value<std::string>(),
          "yes or no: whether the --config model's MLP has a gate projection beside the up "
          "projection (Llama: yes, GPT-2: no); needed only for a model_type the tool does not know, "

@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
     opts.add_options()
         ("gpu", po::value<std::string>()->default_value("H200"),
          ("a built-in GPU (" + gpu_names + ") or a JSON file: a name ending in .json, or any path with a / "
-          "(<(...) and /dev/stdin too)").c_str())
+          "(<(...) and /dev/stdin too; - reads standard input)").c_str())
         ("context", po::value<long>()->default_value(4096), "tokens already in each sequence's KV cache")
         ("dtype", po::value<std::string>()->default_value("fp32"), "weight format: fp32, fp16, bf16 or int8")
         ("json", "print JSON instead of tables. Each step's flops, bytes and times (s) are per step; "
@@ -231,6 +231,8 @@ int main(int argc, char** argv) {
             std::cout << opts << "\n";
             return finish_standard_output("sgemm-roofline", "the help");
         }
+        if (vm.count("config") && vm["config"].as<std::string>() == "-" && vm["gpu"].as<std::string>() == "-")
+            throw po::error("--config - and --gpu - would both read standard input: give one of them as a file");
         DecodeSetup setup;
         setup.model = model_from_options(vm);
         setup.gpu = gpu_from_name_or_file(vm["gpu"].as<std::string>());

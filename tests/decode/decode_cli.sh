@@ -112,6 +112,15 @@ grep -qF 'a\x0ab/config.json' "$tmp/nl.csv" || fail "the path is not in the comm
 
 # Batches: each once, no empty item at either end.
 expect_user_error "--batch: 8 is given twice" "$shapes" gpt2 --batch 8,1,8
+# "-" reads standard input, named so in messages; --config and --gpu cannot both take it.
+out=$("$shapes" --config - --batch 1 < "$fixtures/llama3_8b_config.json") || fail "--config - failed: $out"
+grep -q "^1,6144,4096" <<<"$out" || fail "--config - gave no qkv row: $out"
+out=$("$roofline" gpt2 --gpu - --batch 1 < "$fixtures/gpu_custom.json") || fail "--gpu - failed: $out"
+grep -q "Test GPU" <<<"$out" || fail "--gpu - did not read the GPU: $out"
+grep -q "^# decode GEMMs of standard input" <<<"$("$shapes" --config - --batch 1 < "$fixtures/unknown_mlp_type.json" --gated-mlp yes)" ||
+  fail "--config - is not named standard input"
+expect_user_error "standard input: expected a JSON object" "$shapes" --config - <<<"[]"
+expect_user_error "would both read standard input" "$roofline" --config - --gpu - < /dev/null
 # The model once: a second name, or a name and --model, says so in the tools' words.
 expect_user_error "one model is read, the first argument; a second argument was given" "$shapes" llama-3-8b gpt2
 expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2

@@ -98,16 +98,16 @@ GpuSpec load_gpu_spec(const std::string& path) {
     gpu.bf16_tflops = optional_figure(json, "bf16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);
     gpu.int8_tops = optional_figure(json, "int8_tops", kMinTflops, kMaxTflops, "TOPS").value_or(0);
     gpu.memory_gib = optional_figure(json, "memory_gib", kMinGib, kMaxGib, "GiB").value_or(0);
-    gpu.source = path;
+    gpu.source = json.source();  // "standard input" for "-"
     return gpu;
 }
 
 GpuSpec gpu_from_name_or_file(const std::string& text) {
     // A file by its extension, in any case (my_gpu.JSON too), or by a / in its path, which no
-    // built-in GPU's name holds (./my_gpu, a pipe such as <(...) or /dev/stdin).
+    // built-in GPU's name holds (./my_gpu, a pipe such as <(...) or /dev/stdin), or "-", standard input.
     const std::string suffix = ".json";
     const bool json_name = text.size() >= suffix.size() && lower_case(text.substr(text.size() - suffix.size())) == suffix;
-    return json_name || text.find('/') != std::string::npos ? load_gpu_spec(text) : find_builtin_gpu(text);
+    return json_name || text == "-" || text.find('/') != std::string::npos ? load_gpu_spec(text) : find_builtin_gpu(text);
 }
 
 }  // namespace sgemm

@@ -25,36 +25,38 @@ constexpr std::size_t kMaxFileBytes = std::size_t{4} << 20;
 }  // namespace
 
 JsonFields JsonFields::load(const std::string& path) {
+    // "-" is standard input, named so in messages.
+    const std::string file = path == "-" ? "/dev/stdin" : path, name = path == "-" ? "standard input" : path;
     // A folder or a device is refused before it is opened (/dev/zero would never end); a pipe
     // is read, as from `--config <(...)`, up to the same limit as a file.
     struct stat info;
-    if (stat(path.c_str(), &info) != 0) throw Error(path + ": cannot open the file: " + std::strerror(errno));
-    if (S_ISDIR(info.st_mode)) throw Error(path + ": is a folder, not a JSON file");
-    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) throw Error(path + ": is not a regular file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open the file: " + std::strerror(errno));
+    if (stat(file.c_str(), &info) != 0) throw Error(name + ": cannot open the file: " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) throw Error(name + ": is a folder, not a JSON file");
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) throw Error(name + ": is not a regular file");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(name + ": cannot open the file: " + std::strerror(errno));
     std::string text(kMaxFileBytes + 1, '\0');
     in.read(&text[0], static_cast<std::streamsize>(text.size()));
-    if (in.bad()) throw Error(path + ": cannot read the file");
+    if (in.bad()) throw Error(name + ": cannot read the file");
     text.resize(static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes)
-        throw Error(path + ": is larger than " + std::to_string(kMaxFileBytes >> 20) +
+        throw Error(name + ": is larger than " + std::to_string(kMaxFileBytes >> 20) +
                     " MiB, too large for a config file");
     JsonValue document;
     try {
         document = parse_json(text);
     } catch (const JsonSyntaxError& e) {
-        throw Error(path + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": not valid JSON: " +
+        throw Error(name + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": not valid JSON: " +
                     e.what());
     }
     if (document.kind != JsonValue::Kind::Object)
-        throw Error(path + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
+        throw Error(name + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
     // A field given twice is ambiguous to a reader (Python takes the last); nested objects
     // the tools never read may repeat keys as they like.
     std::set<std::string> seen;
     for (const std::string& key : document.keys)
-        if (!seen.insert(key).second) throw Error(path + ": field '" + printable(key) + "' is given twice");
-    return JsonFields(std::move(document), path);
+        if (!seen.insert(key).second) throw Error(name + ": field '" + printable(key) + "' is given twice");
+    return JsonFields(std::move(document), name);
 }
 
 JsonFields::JsonFields(JsonValue object, std::string source, std::string missing_hint)

@@ -12,9 +12,9 @@ namespace sgemm {
 
 class JsonFields {
 public:
-    // Parses the file (a regular file or a pipe, at most 4 MiB), which must hold one JSON
-    // object; a missing file, a folder or device, malformed JSON (a key twice in one object
-    // included) or another value is an Error naming the file.
+    // Parses the file (a regular file or a pipe, at most 4 MiB; "-" is standard input), which
+    // must hold one JSON object; a missing file, a folder or device, malformed JSON (a key
+    // twice in one object included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
     // `missing_hint`, when given, ends the message of a field that is missing.
     JsonFields(JsonValue object, std::string source, std::string missing_hint = "");

@@ -207,15 +207,15 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     const bool nested = !file.has("hidden_size") && !file.has("n_embd") && text_config &&
                         text_config->kind == JsonValue::Kind::Object;
     const JsonFields json =
-        nested ? JsonFields(*text_config, path + ", text_config",
+        nested ? JsonFields(*text_config, file.source() + ", text_config",
                             "Hugging Face fills it from the model type's defaults, which this tool does not guess; "
                             "add it to the text_config")
                : file;
     ModelConfig m;
     // As given, control characters too: JSON keeps them, tables and CSV comments escape them.
     m.name = file.text("_name_or_path").value_or("");
-    if (m.name.empty()) m.name = path;
-    m.source = path;
+    if (m.name.empty()) m.name = file.source();  // "standard input" for "-"
+    m.source = file.source();
     m.hidden_size = size_field(json, "hidden_size", "n_embd");
     m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
     m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
