@@ -75,10 +75,12 @@ PruneSummary prune_stale(TuningStore& store, const std::string& template_hash, c
         .bind(1, template_hash)
         .run();
     summary.binaries = db.changes();
-    db.query("DELETE FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "
-             "(SELECT kernel_id FROM measurements) AND id NOT IN (SELECT kernel_id FROM binaries)")
-        .run();
-    summary.kernels = db.changes();
+    const std::string unused_kernels = "FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "
+                                       "(SELECT kernel_id FROM measurements) AND id NOT IN (SELECT kernel_id FROM binaries)";
+    // Counted as stats counts kernels: the cuBLAS row, which stands for no kernel of ours, is
+    // removed when unused but not counted.
+    summary.kernels = static_cast<int>(db.integer("SELECT count(*) " + unused_kernels + " AND family <> 'cublas'"));
+    db.query("DELETE " + unused_kernels).run();
     transaction.commit();
     return summary;
 }

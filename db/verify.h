@@ -31,7 +31,7 @@ using KernelProblem = std::function<std::string(const Winner& winner, int sm)>;
 struct VerifyReport {
     int schema_version = 0;
     int devices = 0, winners = 0;
-    int binaries_checked = 0;  // ELF headers read
+    int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU
     std::vector<std::string> problems;
     bool ok() const { return problems.empty(); }

@@ -554,7 +554,9 @@ int cmd_verify(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
     } else {
         for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
-        std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binaries checked (%s)\n",
+        // A check per winner with a binary (against its device) and per cached binary: winners
+        // that share a binary check it once each, so this may pass stats' count of binaries.
+        std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)\n",
                     r.ok() ? "ok" : "FAILED", store.path().c_str(), r.schema_version, r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
     }

@@ -344,7 +344,7 @@ run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
 
 # --- verify: passes on what the tests wrote, fails (exit 2) on a broken cubin ---
-run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version 2, 1 devices, 4 winners, 3 binaries checked"
+run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version 2, 1 devices, 4 winners, 3 binary checks"
 run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify --json: $out"
 run 0 --db "$dir/merged.db" verify
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"

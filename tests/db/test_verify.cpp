@@ -235,6 +235,21 @@ TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
     EXPECT_EQ(again.devices + again.binaries + again.kernels, 0);
 }
 
+// prune counts kernels as stats does: the cuBLAS row, which stands for no kernel of ours, goes
+// with the last winner that names it but is not counted (stats said 0 kernels, prune removed 1).
+TEST(Prune, CountsKernelsAsStatsDoes) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    DeviceFingerprint old = h200();
+    old.library_version = "0.0.1";
+    store.put_winner(winner(store.add_device(old), shape(1, 4096, 4096), 0.5, nullptr));  // cuBLAS
+    EXPECT_EQ(store_stats(store).kernels, 0);
+    const PruneSummary s = prune_stale(store, naive_binary().kernel.template_hash);
+    EXPECT_EQ(s.winners, 1);
+    EXPECT_EQ(s.kernels, 0);
+    EXPECT_EQ(store.connection().integer("SELECT count(*) FROM kernels"), 0) << "the cuBLAS row is removed all the same";
+}
+
 // A binary of older kernel templates is never looked up again (the templates are part of its
 // cache key) unless a remaining device's tuning used them (a newer build's, sharing the
 // file): it goes, where it used to stay as long as its NVRTC version was a device's.
