@@ -20,6 +20,9 @@ using namespace sgemm;
 
 namespace {
 
+// A GPU's optional figure as JSON: null where it is not known (0).
+Json given(double figure) { return figure > 0 ? Json(figure) : Json(); }
+
 const char* bound(bool compute_bound) { return compute_bound ? "compute" : "memory"; }
 
 Json row_json(const RooflineRow& r) {
@@ -155,15 +158,17 @@ Json report_json(const Report& report) {
                           .set("sliding_window", m.sliding_window)
                           .set("sliding_window_layers", m.sliding_window_layers)
                           .set("max_position_embeddings", m.max_positions > 0 ? Json(m.max_positions) : Json()))
+        // A figure the GPU does not have is null, as a GPU file leaves it out: the object reads
+        // back as a --gpu file.
         .set("gpu", Json::object()
                         .set("name", g.name)
                         .set("source", g.source)
                         .set("fp32_tflops", g.fp32_tflops)
-                        .set("fp16_tflops", g.fp16_tflops)
-                        .set("bf16_tflops", g.bf16_tflops)
-                        .set("int8_tops", g.int8_tops)
+                        .set("fp16_tflops", given(g.fp16_tflops))
+                        .set("bf16_tflops", given(g.bf16_tflops))
+                        .set("int8_tops", given(g.int8_tops))
                         .set("bandwidth_tbs", g.bandwidth_tbs)
-                        .set("memory_gib", g.memory_gib > 0 ? Json(g.memory_gib) : Json()))
+                        .set("memory_gib", given(g.memory_gib)))
         .set("dtype", to_string(report.setup.weights))
         .set("context", report.setup.context)
         .set("ridge", report.ridge())

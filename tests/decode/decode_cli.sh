@@ -186,6 +186,12 @@ assert [s["fits"] for s in r["steps"]] == [False, False], r["steps"]
 assert r["compute_bound"]["fits"] in (False, None) and (r["compute_bound"]["fits"] is None) == (r["compute_bound"]["batch"] is None), r["compute_bound"]
 assert r["steps"][0]["resident_bytes"] > 15e9, r["steps"][0]["resident_bytes"]
 PY
+# The report's gpu object reads back as a GPU file, with the same figures.
+"$python" -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['gpu'], open(sys.argv[2], 'w'))" "$tmp/r.json" "$tmp/again.json"
+"$roofline" --config "$fixtures/llama3_8b_config.json" --gpu "$tmp/again.json" --dtype fp16 --context 512 --batch 1,4096 \
+  --json >"$tmp/r2.json" || fail "the report's gpu object does not read back: $(cat "$tmp/again.json")"
+"$python" -c "import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); assert a['steps'] == b['steps'], (a['steps'], b['steps'])" \
+  "$tmp/r.json" "$tmp/r2.json" || fail "the gpu object read back gives other steps"
 # Without memory_gib nothing is checked: "fits" is null.
 "$roofline" llama-3-8b --gpu <(grep -v memory_gib "$fixtures/gpu_custom.json" | sed 's/"bandwidth_tbs": 1,/"bandwidth_tbs": 1/') \
   --batch 1 --json >"$tmp/nomem.json" || fail "roofline with a GPU file without memory_gib failed"

@@ -73,7 +73,7 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
         {"gpu_string_memory.json", "field 'memory_gib' must be a number, not a string (\"80\")"},
         // A misspelt field would leave its figure unset: memory so, and fit never checked.
         {"gpu_misspelt_memory.json", "field 'memory_gb' is not one this file may hold (name, fp32_tflops, "
-                                     "bandwidth_tbs, fp16_tflops, bf16_tflops, int8_tops, memory_gib)"},
+                                     "bandwidth_tbs, fp16_tflops, bf16_tflops, int8_tops, memory_gib, source)"},
     };
     for (const auto& [file, problem] : cases) {
         try {

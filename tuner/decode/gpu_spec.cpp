@@ -87,8 +87,9 @@ std::optional<double> optional_figure(const JsonFields& json, const std::string&
 
 GpuSpec load_gpu_spec(const std::string& path) {
     const JsonFields json = JsonFields::load(path);
-    json.refuse_fields_other_than(
-        {"name", "fp32_tflops", "bandwidth_tbs", "fp16_tflops", "bf16_tflops", "int8_tops", "memory_gib"});
+    // "source" is what sgemm-roofline --json writes beside the figures: its gpu object reads back.
+    json.refuse_fields_other_than({"name", "fp32_tflops", "bandwidth_tbs", "fp16_tflops", "bf16_tflops", "int8_tops",
+                                   "memory_gib", "source"});
     GpuSpec gpu;
     gpu.name = json.text("name").value_or("");  // as given: printers escape control characters
     if (gpu.name.empty()) json.fail("name", "is missing or empty");
