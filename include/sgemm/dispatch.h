@@ -52,8 +52,9 @@
  *     replays the tuned kernels. The first call of a shape key the handle has not seen does
  *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
  *     capture mode for that moment; sgemm_dispatch_prepare does it before capture instead.
- *     A captured split-K kernel keeps the capturing stream's workspace: launch the graph on
- *     that stream (or while nothing else uses that stream's workspace), one launch at a time.
+ *     A captured split-K or staging kernel keeps the capturing stream's workspace: launch the
+ *     graph on that stream (or while nothing else uses that stream's workspace), one launch
+ *     at a time.
  *     Destroy graphs that hold dispatch calls before the handle.
  *   - destroy waits for the whole device (cudaDeviceSynchronize: other libraries' streams
  *     too), writes pending misses and frees everything but a 16-byte shell, kept so that a
@@ -148,7 +149,8 @@ typedef enum sgemm_dispatch_fallback {
 typedef enum sgemm_dispatch_precision {
     SGEMM_DISPATCH_FP32 = 0, /* IEEE fp32 FMA, cuBLAS's default math */
     SGEMM_DISPATCH_TF32 = 1  /* inputs rounded to TF32: tf32 winners, cuBLAS in TF32 mode (sgemm-tune
-                                does not tune tf32 yet, so such a handle runs its fallback) */
+                                does not tune tf32 yet, so unless tf32 winners were imported, such
+                                a handle runs its fallback) */
 } sgemm_dispatch_precision_t;
 
 typedef struct sgemm_dispatch_options {

@@ -69,8 +69,9 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool d
 // (docs/RESULTS.md, thirty-seventh session).
 std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch);
 
-// The split-K workspace each stream gets: what every winner needs at its own shape, rounded
-// up to 256 bytes. decide() is asked with it, by dispatch and by `sgemm-db explain`.
+// The workspace each stream gets (split-K partials, a stream-K tail's, staged operands): what
+// every winner needs at its own shape and alignment class, rounded up to 256 bytes. decide()
+// is asked with it, by dispatch and by `sgemm-db explain`.
 std::size_t workspace_bytes_needed(const Catalog& catalog);
 
 // The built-in default kernel for a call's transposes: warptile at its defaults, no split-K.

@@ -104,7 +104,8 @@ LaunchGeometry Family::second_geometry(const ParamValues& values, int M, int N, 
         // Its blocks stride over the rows they copy and the groups of rows of C's last
         // columns, so more would idle: no more than either needs, nor than two per SM.
         const long long fringe_groups = N % 4 ? tiles_along(M, SGEMM_STAGE_THREADS / 32 * SGEMM_FRINGE_ROWS_PER_WARP) : 0;
-        const long long copied_rows = std::max({M, N, K});  // at least any one operand's
+        // At least any one operand's rows; none at class 16, where nothing is copied.
+        const long long copied_rows = alignment < 16 ? std::max({M, N, K}) : 0;
         const long long blocks = std::clamp(std::max(fringe_groups, copied_rows), 1ll, 2ll * std::max(sms, 1));
         return {dim3(static_cast<unsigned>(blocks), 2), dim3(SGEMM_STAGE_THREADS), SGEMM_STAGE_SHARED_BYTES};
     }

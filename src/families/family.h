@@ -87,7 +87,8 @@ struct Family {
     // take the same template parameters as `kernel`; empty where the family has none.
     std::string tail_kernel;
     std::string sum_pass_kernel;
-    // Or the staging kernel (ParamSpec::aligned_only at 2), launched before the main one.
+    // Or the staging kernel (ParamSpec::aligned_only at 2), launched before the main one where
+    // the call gives it work (stages_call).
     std::string stage_kernel;
     std::vector<ParamSpec> params;
     ParamValues defaults;

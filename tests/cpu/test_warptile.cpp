@@ -483,14 +483,16 @@ TEST(Warptile, StagedOperands) {
     EXPECT_FALSE(f.stages_call(v, 4096, 16));
     EXPECT_TRUE(f.stages_call(v, 4096, 8));
     EXPECT_FALSE(f.stages_call(f.defaults, 4097, 4)) << "not a staging binary";
-    EXPECT_EQ(f.second_geometry(v, 4095, 4097, 4093, 132, 16).grid.x, 264u);
+    EXPECT_EQ(f.second_geometry(v, 4095, 4097, 4093, 132, 16).grid.x, 128u) << "4095 rows of C, 32 a block";
     EXPECT_EQ(f.second_geometry(v, 4095, 4096, 4093, 132, 16).grid.x, 0u);
     EXPECT_EQ(f.second_geometry(v, 4095, 4096, 4093, 132, 8).grid.x, 264u);
-    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 16), 0u);
     // The workspace: the counters, then B's 4093 rows of 4096 columns (A, stored as rows of
-    // x, is copied 4 bytes at a time where it is).
+    // x, is copied 4 bytes at a time where it is); below class 16, since any row may then be
+    // misaligned; none at class 16.
     const unsigned long long b_bytes = 4ull * 4093 * 4096;
     EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 4), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
+    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 8), SGEMM_WORKSPACE_COUNTER_BYTES + b_bytes);
+    EXPECT_EQ(f.workspace_bytes(v, 4095, 4097, 4093, 132, 16), 0u);
     // TN: A (4093 rows of 4095, padded to 4096) and B.
     EXPECT_EQ(f.workspace_bytes(with_layout(v, 1, 0), 4095, 4097, 4093, 132, 4),
               SGEMM_WORKSPACE_COUNTER_BYTES + 4ull * 4093 * 4096 + b_bytes);

@@ -282,7 +282,8 @@ TEST(Dispatch, AStagedWinnerRunsItsStagingKernelFirst) {
 // The same binary tuned at alignment class 16 (padded rows, 301 columns): its staging kernel
 // has only C's last column to compute, so the handle gives the streams no workspace and the
 // calls claim none (max_streams 1, two streams, nothing in use after). At 300 columns, the
-// nearest shape, it has nothing to do and is not launched. Both match cuBLAS.
+// nearest shape, it has nothing to do and is not launched: a captured call holds one kernel,
+// not two. Both match cuBLAS.
 TEST(Dispatch, AStagedWinnerOfClass16NeedsNoWorkspaceAndStagesOnlyWhatTheCallNeeds) {
     SGEMM_REQUIRE_GPU(gpu);
     TempDir dir;
@@ -302,15 +303,26 @@ TEST(Dispatch, AStagedWinnerOfClass16NeedsNoWorkspaceAndStagesOnlyWhatTheCallNee
     const Dispatch dispatch(o);
     EXPECT_EQ(dispatch.info().workspace_bytes, 0u);
     Stream first, second;
-    for (const auto& [n, stream, expected] :
-         {std::tuple{301, first.get(), "a staging kernel of"}, std::tuple{300, second.get(), "(no staging kernel:"}}) {
+    for (const auto& [n, stream, expected, kernels] : {std::tuple{301, first.get(), "a staging kernel of", 2u},
+                                                        std::tuple{300, second.get(), "(no staging kernel:", 1u}}) {
         GemmProblem p(padded(n), gpu->cublas, gpu->stream.get());
         const SgemmArgs a = p.args();
         ASSERT_EQ(alignment_class(a.A, a.lda, a.B, a.ldb, a.C, a.ldc), 16);
         p.poison_output(gpu->stream.get());
         gpu->stream.synchronize();
+        cudaGraph_t graph = nullptr;
+        ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
         run(dispatch, p, stream);
+        ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+        std::size_t nodes = 0;
+        ASSERT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+        EXPECT_EQ(nodes, kernels) << "N " << n;
+        cudaGraphExec_t exec = nullptr;
+        ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+        ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
         const Accuracy accuracy = p.check_output();
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
         EXPECT_TRUE(accuracy.ok()) << "N " << n << ": " << accuracy.verdict();
         const std::string why = explain(dispatch, p);
         EXPECT_TRUE(contains(why, expected)) << why;
