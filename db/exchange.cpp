@@ -82,6 +82,7 @@ double parse_real(const std::string& text) {
     char* end = nullptr;
     const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(text.c_str(), &end);
     if (!end || *end != '\0') throw Error("'" + text + "' is not a number");
+    if (std::isnan(v)) throw Error("'" + text + "' is not a number");
     if (!std::isfinite(v)) throw Error("'" + text + "' is not a finite number (the largest is about 1.8e308)");
     return v;
 }
@@ -279,6 +280,10 @@ void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format
 }
 
 std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {
+    // export --format json writes an array of objects: a likely slip, so it is named before
+    // the CSV reader stumbles on it.
+    if (const int first = in.peek(); first == '[' || first == '{')
+        throw ImportError(source + ": is JSON, not CSV; import reads what export --format csv writes (the default)");
     std::vector<CsvRecord> records;
     try {
         records = read_csv(in, source);
@@ -301,17 +306,9 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     }
     // A file whose first line names none of the columns is not an export at all (another
     // CSV, a database file): one line says so, not one per missing column.
-    if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; })) {
-        // export --format json writes an array of objects: a likely slip, so it is named.
-        const std::vector<std::string>& first = records.front().fields;
-        const bool json = !first.empty() && !first.front().empty() &&
-                          (first.front().front() == '[' || first.front().front() == '{');
+    if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; }))
         throw ImportError(source + ": not a CSV export of sgemm-db: its first line names none of the columns "
-                          "export writes (device_id, gpu_name, ...)" +
-                          (json ? std::string("; it looks like JSON, and import reads what export --format csv "
-                                              "writes (the default)")
-                                : std::string()));
-    }
+                          "export writes (device_id, gpu_name, ...)");
     // The header's problems are one bad line, however many columns it lacks.
     std::string unknown, missing;
     for (std::size_t i = 0; i < header.size(); ++i)

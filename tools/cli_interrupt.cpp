@@ -42,7 +42,8 @@ void on_signal(int signal_number) {
     write_text(g_tool);
     write_text(": stopping ");
     write_text(g_what_stops);
-    write_text(" (Ctrl-C again to quit at once)\n");
+    // The same signal again quits: name the one that came (a job control's SIGTERM too).
+    write_text(signal_number == SIGINT ? " (Ctrl-C again to quit at once)\n" : " (a second signal quits at once)\n");
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ po::variables_map parse_command_line(int argc, char** argv, const po::options_de
         throw po::error("one model is read, the first argument; a second argument was given");
     } catch (const po::multiple_occurrences& e) {
         if (e.get_option_name() != "--model") throw;
-        throw po::error("the model is given twice: the first argument names it, as --model does");
+        throw po::error("the model is given twice (by the first argument or --model): give one");
     }
     po::notify(vm);
     return vm;

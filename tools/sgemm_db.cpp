@@ -498,7 +498,8 @@ int cmd_merge(Context& ctx) {
             return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
         } catch (const DbError& e) {
             if ((e.code & 0xff) != SQLITE_NOTADB) throw;
-            throw DbError(e.what() + std::string(" (import brings in a CSV export)"), e.code, e.sql);
+            throw DbError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"),
+                          e.code, e.sql);
         }
     }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
@@ -649,7 +650,7 @@ int main(int argc, char** argv) {
          "ms to wait for another process's write lock")
         ("device", po::value<std::vector<std::string>>(), "a device id (or a unique prefix), as stats lists them")
         ("trans", po::value<std::string>()->default_value("NN"), "transposes of A and B: NN, NT, TN or TT")
-        ("precision", po::value<std::string>()->default_value("fp32"), "fp32 or tf32 (sgemm-tune stores fp32 winners only, so tf32 shapes take the fallback)")
+        ("precision", po::value<std::string>()->default_value("fp32"), "fp32 or tf32 (sgemm-tune stores fp32 winners only: tf32 ones come only by import)")
         ("align", po::value<int>(), "alignment class of the call: 16, 8 or 4 bytes; default: that of tightly "
          "packed matrices, the one sgemm-tune stores the shape under")
         ("format", po::value<std::string>()->default_value("csv"), "export format: csv or json")

@@ -16,7 +16,7 @@ grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
 
 # A value past its type says what the option takes, not only that it "is invalid".
 err=$("$bench" --size 99999999999 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number from -2147483648 to 2147483647" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number no larger than 2147483647" <<<"$err" ||
   fail "--size 99999999999: $rc $err"
 
 err=$("$bench" --sizes 1024,x 2>&1 >/dev/null); rc=$?

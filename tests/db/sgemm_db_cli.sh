@@ -39,7 +39,7 @@ run 1 "${ours[@]}" show 8 x 4096; has "$err" "N 'x' is not a whole number"
 run 1 --db "" list; has "$err" "--db is empty (leave it out for the default database"
 run 1 "${ours[@]}" show 2147483648 1 1; has "$err" "M 2147483648 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" show 8 0 4096; has "$err" "N must be at least 1, not 0"
-run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number from -2147483648 to 2147483647"
+run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number no larger than 2147483647"
 run 1 "${ours[@]}" show +3000000000 8 8; has "$err" "M +3000000000 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
 run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"
@@ -257,7 +257,9 @@ run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: i
 [ "$(wc -l <<<"$err")" -eq 1 ] || fail "importing a database file: expected one line, got: $err"
 run 0 "${ours[@]}" export --format json -o "$dir/winners.json"
 run 1 --db "$dir/copy.db" import "$dir/winners.json"
-has "$err" "it looks like JSON, and import reads what export --format csv writes (the default)"
+has "$err" "$dir/winners.json: is JSON, not CSV; import reads what export --format csv writes (the default)"
+tr -d '\n ' < "$dir/winners.json" | run 1 --db "$dir/copy.db" import -
+has "$err" "is JSON, not CSV"
 # A --db in a folder that is not there is a typo, not a wish for a new folder: import and
 # merge refuse it before reading anything, and make no folder.
 run 1 --db "$dir/typo/imported.db" import "$dir/winners.csv"
@@ -328,7 +330,7 @@ has "$out" "sgemm-tune on the other box; merged from $dir/theirs.db"
 run 0 --db "$dir/merged.db" stats --json; [ "$(json 'len(d["devices"])')" = 2 ] || fail "merge: $out"
 other=$(json '[x["device_id"] for x in d["devices"] if x["device_id"] != "'"$id"'"][0]')
 run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
-run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database) (import brings in a CSV export)"
+run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"
 # The file merged is the one named; the message does not send the user to another --db.
 run 2 --db "$dir/merged.db" merge "$dir/newer.db"; has "$err" "$dir/newer.db has schema version 99"
 grep -qF -- "--db" <<<"$err" && fail "merge's error about the merged file names --db: $err"

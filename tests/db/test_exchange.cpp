@@ -284,7 +284,8 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     // Out of range is said as such, not taken for a typo.
     expect_each_bad_value_named(csv,
                                 {{1, "ms", "1e999", "is not a finite number"},
-                                 {2, "ms", "12ms", "is not a number"}},
+                                 {2, "ms", "12ms", "is not a number"},
+                                 {3, "ms", "nan", "is not a number"}},
                                 target);
     const MergeSummary tiny = import_text(target, with_field(csv, 1, "ms", "1e-320"));
     EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);

@@ -124,7 +124,9 @@ expect_user_error "would both read standard input" "$roofline" --config - --gpu 
 # The model once: a second name, or a name and --model, says so in the tools' words.
 expect_user_error "one model is read, the first argument; a second argument was given" "$shapes" llama-3-8b gpt2
 expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2
-expect_user_error "the model is given twice: the first argument names it, as --model does" "$shapes" llama-3-8b --model gpt2
+expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" llama-3-8b --model gpt2
+expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
+expect_user_error "it takes a whole number no larger than 9223372036854775807" "$roofline" gpt2 --context 99999999999999999999
 expect_user_error "--batch: '' is not a positive integer" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 

@@ -210,6 +210,9 @@ for signal in INT TERM; do
   want=$([ $signal = INT ] && echo 130 || echo 143)
   [ $rc -eq $want ] || fail "a dry run stopped by SIG$signal exited $rc, expected $want: $(cat "$dir/err")"
   grep -q "dry run stopped after [1-3] of 4 shapes" "$dir/err" || fail "SIG$signal message: $(cat "$dir/err")"
+  # The way to quit at once names the signal that came.
+  hint=$([ $signal = INT ] && echo "(Ctrl-C again to quit at once)" || echo "(a second signal quits at once)")
+  grep -qF "$hint" "$dir/err" || fail "SIG$signal: no '$hint': $(cat "$dir/err")"
   [ "$(grep -c 'to time' "$dir/plan")" -lt 4 ] || fail "a dry run stopped by SIG$signal planned every shape: $(cat "$dir/plan")"
 done
 # Within a shape too: an exhaustive dry run (thousands of compiles, hours on two cores) stops
