@@ -232,7 +232,9 @@ int main(int argc, char** argv) {
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"
-        "Shapes CSV: header M,N,K plus optional transA,transB,precision,weight,name; '#' comments.\n\n"
+        "Shapes CSV: header M,N,K plus optional transA,transB,precision,weight,name,align; '#' comments.\n"
+        "align (16, 8 or 4 bytes) tunes a shape for an engine's padded or offset buffers of that\n"
+        "alignment class; empty or absent: tightly packed operands.\n\n"
         "Options");
     opts.add_options()("help,h", "show this help")
         ("shapes", po::value<std::string>(), "the shapes CSV to tune; - reads it from standard input (sgemm-shapes "

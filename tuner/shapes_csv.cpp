@@ -19,7 +19,7 @@ namespace {
 // file, and reading it whole would cost memory for nothing.
 constexpr std::size_t kMaxShapesCsvBytes = std::size_t{64} << 20;
 
-const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name"};
+const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name", "align"};
 
 std::string trim(const std::string& s) {
     std::size_t b = 0, e = s.size();
@@ -86,7 +86,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (name.empty())
             fail(file, header.line, "column " + std::to_string(i + 1) + " of the header has no name (a comma too many?)");
         if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end())
-            fail(file, header.line, "unknown column '" + name + "'; the columns are M,N,K,transA,transB,precision,weight,name");
+            fail(file, header.line, "unknown column '" + name + "'; the columns are M,N,K,transA,transB,precision,weight,name,align");
         if (!at.emplace(name, i).second) fail(file, header.line, "column '" + name + "' appears twice");
     }
     for (const char* required : {"M", "N", "K"})
@@ -135,9 +135,16 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             fail(file, rec.line, "the name '" + printable(row.name) + "' holds a control character; names are printed "
                                  "in tables and progress lines");
 
-        // A file's shapes are tuned on tightly packed operands, so at their class; duplicates
-        // are told apart by that key.
+        // A shape is tuned on tightly packed operands, so at their class, unless `align` names
+        // another: the class of an engine's padded or offset buffers, which the tuner then
+        // lays out (operands_for). Duplicates are told apart by the whole key.
         row.key.alignment = packed_alignment(row.key);
+        if (const std::string align = field("align"); !align.empty()) {
+            if (align != "16" && align != "8" && align != "4")
+                fail(file, rec.line, "align '" + align + "' must be 16, 8 or 4 (bytes), or empty for tightly packed "
+                                     "operands");
+            row.key.alignment = std::stoi(align);
+        }
         const std::string key = row.key.to_string();
         const auto dup = seen.find(key);
         if (dup != seen.end()) {

@@ -22,8 +22,9 @@ namespace sgemm {
 
 struct ShapeRow {
     // The key tuned, its alignment class included: the tuner lays out operands of that class.
-    // parse_shapes_csv sets the class of tightly packed operands (packed_alignment); a row
-    // made by hand must set it too (ShapeKey's default, 16, pads an odd shape's rows).
+    // parse_shapes_csv sets the class of tightly packed operands (packed_alignment), or the
+    // row's align column; a row made by hand must set it too (ShapeKey's default, 16, pads an
+    // odd shape's rows).
     ShapeKey key;
     double weight = 1.0;
     std::string name;

@@ -5,8 +5,9 @@
 //
 // Shape keys: the tuner tunes a shape at the alignment class its key names (db/shape_key.h)
 // and lays out its own operands to give exactly that class (operands_for). A shapes file's
-// rows name the class of tightly packed operands (packed_alignment); a miss names the class
-// of the calls dispatch met, so padded or offset calls get winners of their own class.
+// rows name the class of tightly packed operands (packed_alignment), or the one their align
+// column gives; a miss names the class of the calls dispatch met, so padded or offset calls
+// get winners of their own class.
 #pragma once
 #include <chrono>
 #include <functional>

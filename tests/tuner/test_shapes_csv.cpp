@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "tuner/shapes_csv.h"
+#include "tuner/tuner.h"
 
 using namespace sgemm;
 
@@ -72,6 +73,28 @@ TEST(ShapesCsv, EachShapeIsKeyedByTheClassOfPackedOperands) {
     EXPECT_EQ(f.rows[1].key.alignment, 4);  // rows of A of 4093 floats
     EXPECT_EQ(f.rows[2].key.alignment, 8);  // rows of B and C of 4094 floats
     EXPECT_EQ(f.rows[3].key.alignment, 4);  // B stored N x K: rows of 4093 floats
+}
+
+// An align column keys a shape by the class of an engine's padded or offset buffers instead;
+// the same shape at two classes is two shapes, and the tuner lays out operands of each.
+TEST(ShapesCsv, AnAlignColumnNamesAnotherClass) {
+    const ShapesFile f = parse("M,N,K,align\n4095,4097,4093,16\n4095,4097,4093,\n8,4096,4096,4\n8,4096,4096,8\n");
+    ASSERT_EQ(f.rows.size(), 4u);
+    EXPECT_EQ(f.rows[0].key.alignment, 16);
+    EXPECT_EQ(f.rows[1].key.alignment, 4) << "empty: packed";
+    EXPECT_EQ(f.rows[2].key.alignment, 4);
+    EXPECT_EQ(f.rows[3].key.alignment, 8);
+    EXPECT_TRUE(f.warnings.empty());
+    const ProblemSpec padded = operands_for(f.rows[0].key);
+    EXPECT_EQ(padded.ldb, 4100);
+    EXPECT_EQ(padded.ldc, 4100);
+    EXPECT_EQ(padded.offset_floats, 0);
+    EXPECT_EQ(operands_for(f.rows[3].key).offset_floats, 2);
+    for (const char* bad : {"2", "32", "x", "16.0"})
+        EXPECT_NE(error_of(std::string("M,N,K,align\n8,64,64,") + bad + "\n")
+                      .find(std::string("shapes.csv:2: align '") + bad + "' must be 16, 8 or 4"),
+                  std::string::npos)
+            << bad;
 }
 
 // Column names in any case, as the values: m,n,k reads as M,N,K.

@@ -76,6 +76,13 @@ grep -q "0 valid candidates, 0 to time (model search)" <<<"$out" &&
   grep -q "none of the families searched runs this shape on sm_90: a tune stores cuBLAS for it" <<<"$out" ||
   fail "a shape without candidates: $out"
 
+# An align column plans the shape at that class: padded rows (16) of an odd shape are another
+# key than its tight ones.
+out=$(printf 'M,N,K,align\n7,17,9,16\n7,17,9,\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) ||
+  fail "--shapes with align: $out"
+grep -q "M=7 N=17 K=9 NN fp32 align16" <<<"$out" && grep -q "M=7 N=17 K=9 NN fp32 align4" <<<"$out" ||
+  fail "the align column did not key the shape by its class: $out"
+
 # - reads the shapes from standard input, and its messages name it.
 out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) || fail "--shapes -: $out"
 grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
