@@ -97,6 +97,16 @@ ParamValues stream_k(ParamValues config) {
     return config;
 }
 
+// The same tiles for operands that take 16-byte accesses only (ALIGNED = 1), or with the
+// operands that do not take them staged by a second kernel (ALIGNED = 2).
+ParamValues aligned_as(ParamValues config, int aligned) {
+    config[14] = aligned;
+    return config;
+}
+
+// A row of `floats` padded to the next multiple of 4 floats (16 bytes).
+int padded_to_16_bytes(int floats) { return (floats + 3) / 4 * 4; }
+
 // The same split tiles summing their slices in a second kernel (SUM_PASS = 1), or adding
 // them into C with atomics (SUM_PASS = 2) or in turn (SUM_PASS = 3).
 ParamValues summed_by(ParamValues config, int how) {
@@ -275,15 +285,11 @@ TEST(WarptilePadding, PaddedAndMisalignedLeadingDimensions) {
 TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) {
     SGEMM_REQUIRE_GPU(gpu);
     const Family& f = find_family("warptile");
-    const auto aligned_only = [&](ParamValues config) {
-        config[f.param_index("ALIGNED")] = 1;
-        return config;
-    };
     std::vector<ParamValues> configs;
     for (int ta : {0, 1})
-        for (int tb : {0, 1}) configs.push_back(aligned_only(with_layout(f.defaults, ta, tb)));
-    configs.push_back(aligned_only(tiles_of_c_transposed(f.defaults)));
-    configs.push_back(aligned_only(stream_k(tiles_of_c_transposed(f.defaults))));
+        for (int tb : {0, 1}) configs.push_back(aligned_as(with_layout(f.defaults, ta, tb), 1));
+    configs.push_back(aligned_as(tiles_of_c_transposed(f.defaults), 1));
+    configs.push_back(aligned_as(stream_k(tiles_of_c_transposed(f.defaults)), 1));
     configs.push_back({128, 128, 8, 32, 64, 8, 8, 3, 0, 1, 1, 4, 0, 0, 1, 0, 0});
     configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 0});
     configs.push_back({32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 1});
@@ -291,14 +297,13 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
     configs.push_back({64, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 3, 1, 0, 1, 0, 2});
     configs.push_back({32, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 8, 0, 0, 1, 1, 0});
     configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 1, 1, 0});
-    const auto padded = [](int floats) { return (floats + 3) / 4 * 4; };
     for (const ParamValues& config : configs)
         for (const auto& [m, n, k] : kOddShapes)
             for (const auto& [alpha, beta] : {std::pair{1.5f, 0.5f}, std::pair{-0.75f, 0.0f}}) {
                 ProblemSpec spec = spec_for(config, m, n, k, alpha, beta);
-                spec.lda = padded(spec.trans_a ? m : k);
-                spec.ldb = padded(spec.trans_b ? k : n);
-                spec.ldc = padded(n);
+                spec.lda = padded_to_16_bytes(spec.trans_a ? m : k);
+                spec.ldb = padded_to_16_bytes(spec.trans_b ? k : n);
+                spec.ldc = padded_to_16_bytes(n);
                 GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
                 const SgemmArgs args = problem.args();
                 ASSERT_EQ(alignment_class(args.A, args.lda, args.B, args.ldb, args.C, args.ldc), 16);
@@ -318,20 +323,15 @@ TEST(WarptileAlignedOperands, OddShapesWithLeadingDimensionsPaddedToFourFloats) 
 TEST(WarptileStagedOperands, MatchCublasInEveryLayoutAtEveryAlignment) {
     SGEMM_REQUIRE_GPU(gpu);
     const Family& f = find_family("warptile");
-    const auto staged = [&](ParamValues config) {
-        config[f.param_index("ALIGNED")] = 2;
-        return config;
-    };
     std::vector<ParamValues> configs;
     for (int ta : {0, 1})
-        for (int tb : {0, 1}) configs.push_back(staged(with_layout(f.defaults, ta, tb)));
+        for (int tb : {0, 1}) configs.push_back(aligned_as(with_layout(f.defaults, ta, tb), 2));
     configs.push_back({256, 128, 16, 64, 64, 16, 8, 4, 0, 0, 1, 1, 1, 0, 2, 0, 0});
     configs.push_back({64, 128, 32, 32, 64, 8, 8, 3, 0, 1, 2, 1, 0, 0, 2, 1, 0});
     configs.push_back({128, 64, 32, 64, 32, 8, 8, 3, 0, 0, 1, 1, 1, 0, 2, 1, 0});  // C^T: A and B both staged
     std::vector<std::tuple<int, int, int>> shapes = kOddShapes;
     shapes.insert(shapes.end(), {{9, 2, 33}, {300, 3, 1000}, {65, 5, 17}, {130, 6, 260}});
     enum class Layout { tight, padded, aligned, offset };
-    const auto padded = [](int floats) { return (floats + 3) / 4 * 4; };
     for (const ParamValues& config : configs)
         for (const auto& [m, n, k] : shapes)
             for (Layout layout : {Layout::tight, Layout::padded, Layout::aligned, Layout::offset}) {
@@ -341,7 +341,8 @@ TEST(WarptileStagedOperands, MatchCublasInEveryLayoutAtEveryAlignment) {
                     const int a_row = spec.trans_a ? m : k, b_row = spec.trans_b ? k : n;
                     if (layout == Layout::padded) spec.lda = a_row + 3, spec.ldb = b_row + 5, spec.ldc = n + 1;
                     if (layout == Layout::aligned || layout == Layout::offset)
-                        spec.lda = padded(a_row), spec.ldb = padded(b_row), spec.ldc = padded(n);
+                        spec.lda = padded_to_16_bytes(a_row), spec.ldb = padded_to_16_bytes(b_row),
+                        spec.ldc = padded_to_16_bytes(n);
                     if (layout == Layout::offset) spec.offset_floats = 1;
                     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
                     const Accuracy a = run_once(*gpu, problem, config);
