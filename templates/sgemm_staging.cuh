@@ -66,6 +66,12 @@ constexpr unsigned long long sgemm_staged_workspace_bytes(int ta, int tb, int ct
 // binary's static shared memory, which ptxas reports for it whole, stays the main kernel's.
 #define SGEMM_FRINGE_ROWS_PER_WARP 4
 #define SGEMM_FRINGE_K_CHUNK 1024
+// A warp issues its loads of op(A) for SGEMM_FRINGE_STEPS steps of 32 k at once. At
+// 4095x4097x4093 on the H200 that took the staged winner from 97.0% to 97.7% of cuBLAS with
+// padded rows and from 101.6% to 102.1% with tight ones, against loads left to the compiler's
+// unrolling; 2 rows a warp (twice the blocks) instead of 4 gained less (docs/RESULTS.md,
+// forty-second session).
+#define SGEMM_FRINGE_STEPS 8
 #define SGEMM_STAGE_SHARED_BYTES (16 * SGEMM_FRINGE_K_CHUNK)
 
 #if defined(__CUDACC__)
@@ -158,13 +164,16 @@ __device__ __forceinline__ void sgemm_stage_operands(const SgemmArgs& p) {
 // writes the rest (sgemm_store: beta = 0 never reads C). A block takes SGEMM_STAGE_THREADS / 32
 // warps of SGEMM_FRINGE_ROWS_PER_WARP rows; for each chunk of k it gathers those columns of
 // op(B) into shared memory, a float4 per k, and each warp's lanes stride along k over its rows
-// of op(A) (consecutive addresses when A is stored M x K), then sum across the warp.
+// of op(A) (consecutive addresses when A is stored M x K), then sum across the warp. Both
+// issue all of a step's loads before using any: a GEMV streams op(A), and only many loads in
+// flight keep that near the memory's rate.
 template <int TA, int TB>
 __device__ __forceinline__ void sgemm_fringe_columns(const SgemmArgs& p) {
     const int n4 = sgemm_staged_n(p.N), cols = p.N - n4;
     if (cols == 0) return;
-    constexpr int ROWS = SGEMM_FRINGE_ROWS_PER_WARP, CHUNK = SGEMM_FRINGE_K_CHUNK;
-    constexpr int BLOCK_ROWS = SGEMM_STAGE_THREADS / 32 * ROWS;
+    constexpr int ROWS = SGEMM_FRINGE_ROWS_PER_WARP, CHUNK = SGEMM_FRINGE_K_CHUNK, STEPS = SGEMM_FRINGE_STEPS;
+    constexpr int BLOCK_ROWS = SGEMM_STAGE_THREADS / 32 * ROWS, GATHER = CHUNK / SGEMM_STAGE_THREADS;
+    static_assert(CHUNK % SGEMM_STAGE_THREADS == 0 && CHUNK % (32 * STEPS) == 0, "steps and gathers tile the chunk");
     extern __shared__ float4 b_chunk[];  // [CHUNK]
     const int lane = threadIdx.x % 32;
     auto a_at = [&](int m, int k) { return TA ? p.A[sgemm_offset(k, m, p.lda)] : p.A[sgemm_offset(m, k, p.lda)]; };
@@ -176,19 +185,35 @@ __device__ __forceinline__ void sgemm_fringe_columns(const SgemmArgs& p) {
         for (int k0 = 0; k0 < p.K; k0 += CHUNK) {
             const int chunk = min(CHUNK, p.K - k0);
             __syncthreads();  // the previous chunk's reads are done
-            for (int kk = threadIdx.x; kk < chunk; kk += SGEMM_STAGE_THREADS)
-                b_chunk[kk] = make_float4(b_at(k0 + kk, n4), cols > 1 ? b_at(k0 + kk, n4 + 1) : 0.0f,
-                                          cols > 2 ? b_at(k0 + kk, n4 + 2) : 0.0f, 0.0f);
-            __syncthreads();
-#pragma unroll 4
-            for (int kk = lane; kk < chunk; kk += 32) {
-                const float4 b = b_chunk[kk];
+            float4 gathered[GATHER];
 #pragma unroll
-                for (int i = 0; i < ROWS; ++i) {
-                    const float a = m0 + i < p.M ? a_at(m0 + i, k0 + kk) : 0.0f;
-                    acc[i][0] = fmaf(a, b.x, acc[i][0]);
-                    acc[i][1] = fmaf(a, b.y, acc[i][1]);
-                    acc[i][2] = fmaf(a, b.z, acc[i][2]);
+            for (int g = 0; g < GATHER; ++g) {
+                const int kk = threadIdx.x + g * SGEMM_STAGE_THREADS;
+                gathered[g] = kk < chunk ? make_float4(b_at(k0 + kk, n4), cols > 1 ? b_at(k0 + kk, n4 + 1) : 0.0f,
+                                                       cols > 2 ? b_at(k0 + kk, n4 + 2) : 0.0f, 0.0f)
+                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int g = 0; g < GATHER; ++g) b_chunk[threadIdx.x + g * SGEMM_STAGE_THREADS] = gathered[g];
+            __syncthreads();
+            for (int kk0 = 0; kk0 < chunk; kk0 += 32 * STEPS) {
+                float a[ROWS][STEPS];
+#pragma unroll
+                for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+                    for (int u = 0; u < STEPS; ++u) {
+                        const int kk = kk0 + u * 32 + lane;
+                        a[i][u] = kk < chunk && m0 + i < p.M ? a_at(m0 + i, k0 + kk) : 0.0f;
+                    }
+#pragma unroll
+                for (int u = 0; u < STEPS; ++u) {
+                    const float4 b = b_chunk[kk0 + u * 32 + lane];  // zeros past the chunk
+#pragma unroll
+                    for (int i = 0; i < ROWS; ++i) {
+                        acc[i][0] = fmaf(a[i][u], b.x, acc[i][0]);
+                        acc[i][1] = fmaf(a[i][u], b.y, acc[i][1]);
+                        acc[i][2] = fmaf(a[i][u], b.z, acc[i][2]);
+                    }
                 }
             }
         }

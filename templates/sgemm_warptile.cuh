@@ -81,11 +81,15 @@
 // 4-5% faster; but one batch-32 tile ran 3.7% slower, so the tuner times both
 // (docs/RESULTS.md, twenty-seventh session).
 //
-// Staged operands (ALIGNED = 2). For calls whose operands do not take 16-byte copies, a
-// staging kernel first copies the ones that would be copied 16 bytes at a time into the
-// workspace, rows padded to 4 floats, and computes C's last N mod 4 columns; the main kernel
-// then runs the loop of ALIGNED = 1 on the first N - N mod 4 columns, testing C at run time
-// (sgemm_staging.cuh says when that pays).
+// Staged operands (ALIGNED = 2). A staging kernel runs first: for calls whose operands do not
+// take 16-byte copies it copies the ones that would be copied 16 bytes at a time into the
+// workspace, rows padded to 4 floats, and it computes C's last N mod 4 columns; a call with
+// neither to do (alignment class 16, N a multiple of 4) has no staging kernel. The main
+// kernel then runs the loop of ALIGNED = 1 on the first N - N mod 4 columns, testing C at
+// run time (sgemm_staging.cuh says when that pays). That test costs the loop: at 4096^3,
+// 128x256 tiles of 8x16 ran at 97.6% of cuBLAS with it and 101.2% without, and a copy of
+// the loop for each answer ran at 95.4% (ptxas gave it 10 more registers; docs/RESULTS.md,
+// forty-second session).
 //
 // Split-K inside the block (WK > 1). WK groups of warps share each tile of k: group g
 // computes the g-th of WK contiguous runs of BK / WK values of k, for the whole block tile
@@ -822,7 +826,8 @@ sgemm_warptile_sum_pass(const SgemmArgs p) {
 }
 
 // The staging kernel of ALIGNED = 2 (sgemm_staging.cuh), launched before sgemm_warptile on
-// the same stream: gridDim.y = 2, blocks of SGEMM_STAGE_THREADS. It takes sgemm_warptile's
+// the same stream when the call has something to stage (Family::stages_call): gridDim.y = 2,
+// blocks of SGEMM_STAGE_THREADS. It takes sgemm_warptile's
 // template arguments, like the stream-K tail, so the host finds its symbol from the main
 // kernel's; of them TA, TB, CT and KMAJOR say what it copies.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int TA, int TB, int WK, bool SPLIT_K, int CT,
