@@ -257,7 +257,7 @@ int cmd_explain(Context& ctx) {
     // its fingerprint with its own version, so it never reads these rows.
     const bool other_version = device && device->library_version != SGEMM_VERSION;
     if (device && !other_version) {
-        catalog = load_catalog(store, *device, ctx.vm.count("deterministic") > 0);
+        catalog = load_catalog(store, *device, shape.precision, ctx.vm.count("deterministic") > 0);
         for (const SkippedWinner& s : catalog.skipped)
             if (s.winner.shape == shape)
                 left_out = "the stored winner for this shape, " + s.winner.kernel.description + ", is left out: " + s.why + "; ";

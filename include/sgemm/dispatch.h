@@ -52,15 +52,16 @@
  *     replays the tuned kernels. The first call of a shape key the handle has not seen does
  *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
  *     capture mode for that moment; sgemm_dispatch_prepare does it before capture instead.
- *     A captured split-K or staging kernel keeps the capturing stream's workspace: launch the
- *     graph on that stream (or while nothing else uses that stream's workspace), one launch
- *     at a time.
+ *     A captured split-K or staging kernel, or cuBLAS call (a winner or the fallback), keeps
+ *     the capturing stream's workspace: launch the graph on that stream (or while nothing else
+ *     uses that stream's workspace), one launch at a time.
  *     Destroy graphs that hold dispatch calls before the handle.
  *   - destroy waits for the whole device (cudaDeviceSynchronize: other libraries' streams
  *     too), writes pending misses and frees everything but a 16-byte shell, kept so that a
  *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
- *     undefined. It returns CUDA_ERROR if the wait failed or DATABASE_ERROR if the last
- *     misses could not be written; the handle is destroyed either way.
+ *     undefined. It returns CUDA_ERROR if the wait failed (the misses are still written, and
+ *     the last error names a failed write too), else DATABASE_ERROR if the last misses could
+ *     not be written; the handle is destroyed either way.
  *   - The first call of each distinct shape key (M, N, K, transposes, alignment class) adds
  *     a plan that stays until destroy: an engine that calls with unboundedly many M (prefill
  *     token counts) grows the handle's host memory by one small plan per key.
@@ -172,9 +173,9 @@ typedef struct sgemm_dispatch_options {
 
 /* What create did, and what the handle holds now. */
 typedef struct sgemm_dispatch_info {
-    int winners;                   /* this device's winners in use */
-    int winners_skipped;           /* this device's winners this build cannot use, or that add with
-                                      atomics and have no stand-in (explain says why) */
+    int winners;                   /* this device's winners of the handle's precision in use */
+    int winners_skipped;           /* those this build cannot use, or that add with atomics and
+                                      have no stand-in (explain says why) */
     int winners_replaced;          /* of `winners`: atomic winners run by a stand-in (deterministic) */
     int kernels_loaded;            /* distinct kernels loaded on the device */
     int kernels_compiled;          /* of which NVRTC compiled: binaries missing from the cache */
@@ -218,8 +219,9 @@ typedef struct sgemm_dispatch_choice {
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
 /* Opens the database read-only (with record_misses, the misses are written to it later, as
-   "Misses" says), loads every winner of this device with its binary (NVRTC compiles only
-   binaries missing from the cache), and allocates the per-stream workspaces.
+   "Misses" says), loads every winner of this device and of options.precision with its binary
+   (NVRTC compiles only binaries missing from the cache), and allocates the per-stream
+   workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
    included), INTERNAL_ERROR. */
@@ -270,7 +272,8 @@ sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_d
    and no captured graph of its calls still to launch: before destroying the stream, or from
    a thread that used cudaStreamPerThread and is about to end (that thread's stream is
    released). A stream that holds none: SUCCESS, nothing done. Must not race with a gemm on
-   the same stream. */
+   the same stream. The calling thread's current device must be the handle's, as for gemm
+   (else WRONG_DEVICE): cudaStreamPerThread names another stream on every device. */
 sgemm_dispatch_status_t sgemm_dispatch_release_stream(sgemm_dispatch_t handle, struct CUstream_st* stream);
 
 /* Waits for the device, writes pending misses, frees the handle (see "destroy" above for

@@ -95,6 +95,14 @@ public:
 
     sgemm_dispatch_t get() const { return handle_; }
 
+    // Destroys the handle now and returns sgemm_dispatch_destroy's status, which the
+    // destructor has to drop (a failed device wait, or misses that could not be written);
+    // the object is empty after it, and an empty one returns SUCCESS.
+    sgemm_dispatch_status_t reset() noexcept { return sgemm_dispatch_destroy(std::exchange(handle_, nullptr)); }
+
+    // Gives up the handle without destroying it: the caller owns it now (sgemm_dispatch_destroy).
+    sgemm_dispatch_t release() noexcept { return std::exchange(handle_, nullptr); }
+
 private:
     static sgemm_dispatch_op_t op(bool transposed) { return transposed ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N; }
     static void check(sgemm_dispatch_status_t status) {

@@ -63,12 +63,14 @@ std::optional<DeterministicStandIn> deterministic_stand_in(TuningStore& store, c
 
 }  // namespace
 
-Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool deterministic) {
+Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, GemmPrecision precision,
+                     bool deterministic) {
     Catalog catalog;
     catalog.device = device;
     const Arch arch{device.sm()};
     for (WinnerWithBinary& row : store.winners_with_binaries(device.id())) {
         Winner& w = row.winner;
+        if (w.shape.precision != precision) continue;
         if (const std::string why = winner_unusable(w, arch); !why.empty()) {
             catalog.skipped.push_back({w, why});
             continue;

@@ -58,8 +58,11 @@ struct Catalog {
 // order: the fastest valid measurement of its shape whose kernel adds no atomics and this
 // build can launch (cuBLAS when cuBLAS was faster), else its deterministic_twin; its binary
 // comes from the cache (the tuner caches every kernel it compiles) or is compiled at create.
-// A winner without either is skipped.
-Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, bool deterministic = false);
+// A winner without either is skipped. Winners of the other precision are not read: a handle
+// serves one precision (sgemm_dispatch_options_t::precision), and a tf32 winner would
+// otherwise size its workspaces and may make it create cuBLAS handles it never uses.
+Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, GemmPrecision precision,
+                     bool deterministic = false);
 
 // The same tiles and split count as `kernel`, whose slices add into C with atomics, with the
 // slices summed in a fixed order instead: by the sum pass, else by the last block of each

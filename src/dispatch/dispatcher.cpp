@@ -111,7 +111,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     catalog_.device = fingerprint_of(device_);
     if (store)
         catalog_ = step(SGEMM_DISPATCH_DATABASE_ERROR, "reading the winners",
-                        [&] { return load_catalog(*store, catalog_.device, options_.deterministic != 0); });
+                        [&] { return load_catalog(*store, catalog_.device, precision_, options_.deterministic != 0); });
     timings_.database_ms += ms_since(t);
 
     t = Clock::now();
@@ -149,22 +149,20 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
 sgemm_dispatch_status_t Dispatcher::finish() noexcept {
     // The workspaces and kernels must outlive every launch that uses them.
     cudaSetDevice(device_.ordinal);
-    if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
-        return fail(SGEMM_DISPATCH_CUDA_ERROR, "waiting for the device: %s", cudaGetErrorString(e));
-    if (misses_) {
-        const std::string error = misses_->stop();
-        if (!error.empty()) return fail(SGEMM_DISPATCH_DATABASE_ERROR, "%s", error.c_str());
-    }
+    const cudaError_t waited = cudaDeviceSynchronize();
+    // The misses are written even when the wait failed (they are counts on the host), and a
+    // failure of either is reported: the wait's first, as the graver.
+    const std::string misses_error = misses_ ? misses_->stop() : std::string();
+    if (waited != cudaSuccess)
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "waiting for the device: %s%s%s", cudaGetErrorString(waited),
+                    misses_error.empty() ? "" : "; and ", misses_error.c_str());
+    if (!misses_error.empty()) return fail(SGEMM_DISPATCH_DATABASE_ERROR, "%s", misses_error.c_str());
     return SGEMM_DISPATCH_SUCCESS;
 }
 
 Dispatcher::~Dispatcher() { finish(); }
 
-sgemm_dispatch_status_t Dispatcher::planned(const GemmCall& call, ShapeKey& key, const Plan*& p) noexcept {
-    p = nullptr;
-    if (const sgemm_dispatch_status_t status = check_call(call, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
-        return status;
-    if (empty_product(key)) return SGEMM_DISPATCH_SUCCESS;
+sgemm_dispatch_status_t Dispatcher::check_current_device() noexcept {
     int current = -1;
     // A failing cudaGetDevice is a sticky error from earlier work (a kernel fault), not a device mix-up.
     if (const cudaError_t e = cudaGetDevice(&current); e != cudaSuccess)
@@ -173,6 +171,15 @@ sgemm_dispatch_status_t Dispatcher::planned(const GemmCall& call, ShapeKey& key,
         return fail(SGEMM_DISPATCH_WRONG_DEVICE,
                     "the calling thread's current device is %d, the handle's is %d: cudaSetDevice(%d) first", current,
                     device_.ordinal, device_.ordinal);
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+sgemm_dispatch_status_t Dispatcher::planned(const GemmCall& call, ShapeKey& key, const Plan*& p) noexcept {
+    p = nullptr;
+    if (const sgemm_dispatch_status_t status = check_call(call, precision_, key); status != SGEMM_DISPATCH_SUCCESS)
+        return status;
+    if (empty_product(key)) return SGEMM_DISPATCH_SUCCESS;
+    if (const sgemm_dispatch_status_t status = check_current_device(); status != SGEMM_DISPATCH_SUCCESS) return status;
     p = plans_.find(key);
     if (!p && !(p = plan(key))) return SGEMM_DISPATCH_CUDA_ERROR;
     return SGEMM_DISPATCH_SUCCESS;
@@ -225,6 +232,9 @@ sgemm_dispatch_status_t Dispatcher::prepare(const GemmCall& call) noexcept {
 }
 
 sgemm_dispatch_status_t Dispatcher::release_stream(cudaStream_t stream) noexcept {
+    // cudaStreamPerThread names the calling thread's stream of the current device: on another
+    // device it would name a stream that holds nothing here, and the release would do nothing.
+    if (const sgemm_dispatch_status_t status = check_current_device(); status != SGEMM_DISPATCH_SUCCESS) return status;
     if (!slots_->release(stream))
         return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaStreamGetId could not name the stream (cudaStreamPerThread)");
     return SGEMM_DISPATCH_SUCCESS;

@@ -31,8 +31,9 @@ public:
     explicit Dispatcher(const sgemm_dispatch_options_t& options);
     ~Dispatcher();  // finish(); after an explicit finish() only the (idle) device wait repeats
 
-    // Waits for the whole device, then stops the miss log and writes the misses left.
-    // CUDA_ERROR or DATABASE_ERROR (with last_error()) when either fails. Never throws.
+    // Waits for the whole device, then stops the miss log and writes the misses left (also
+    // when the wait failed). CUDA_ERROR if the wait failed (last_error() names a failed write
+    // too), else DATABASE_ERROR if the write did. Never throws.
     sgemm_dispatch_status_t finish() noexcept;
 
     // The hot path: no allocation, no synchronisation, no compilation once the call's
@@ -59,6 +60,9 @@ public:
     const DeviceInfo& device() const { return device_; }
 
 private:
+    // WRONG_DEVICE (with last_error) unless the calling thread's current device is the
+    // handle's; CUDA_ERROR if it cannot be read. Never throws.
+    sgemm_dispatch_status_t check_current_device() noexcept;
     // What gemm does before it launches: the arguments' check, the calling thread's device,
     // and the key's plan, made now if the key is new. SUCCESS with `plan` null for an empty
     // product. Never throws.

@@ -82,7 +82,8 @@ bool StreamSlots::release(cudaStream_t stream) noexcept {
             slot.cublas_bound_ = false;
         }
         slot.owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle
-        break;
+        // No break: two threads' first calls on one stream may each have claimed a slot
+        // (slot_for), and both are the stream's to give back.
     }
     return true;
 }

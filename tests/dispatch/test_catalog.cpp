@@ -41,7 +41,7 @@ protected:
         store_->put_winner(winner(id_, shape(4096, 4096, 4096), 1.0, nullptr));
         store_->put_winner(winner(id_, shape(8, 1024, 4096), 0.01, &decode));
     }
-    Catalog catalog() { return load_catalog(*store_, h200()); }
+    Catalog catalog() { return load_catalog(*store_, h200(), GemmPrecision::fp32); }
     // A decision points into its catalog: this one is kept in catalog_.
     Decision decide_for(const ShapeKey& key, sgemm_dispatch_fallback_t fallback = SGEMM_DISPATCH_FALLBACK_CUBLAS) {
         catalog_ = catalog();
@@ -64,6 +64,20 @@ TEST_F(Catalog_, LoadsTheDevicesWinnersWithTheirBinaries) {
     EXPECT_EQ(c.binaries.size(), 2u);
     EXPECT_TRUE(c.binaries.count(naive_binary().cache_key));
     EXPECT_TRUE(c.unusable_binaries.empty());
+}
+
+// A handle serves one precision: the other's winners are not read, so they neither size its
+// workspaces nor count among its winners.
+TEST_F(Catalog_, ReadsOnlyTheWinnersOfItsPrecision) {
+    ShapeKey tf32 = shape(8, 1024, 4096);
+    tf32.precision = GemmPrecision::tf32;
+    store_->put_winner(winner(id_, tf32, 0.005, nullptr));
+    EXPECT_EQ(load_catalog(*store_, h200(), GemmPrecision::fp32).winners.size(), 5u);
+    const Catalog c = load_catalog(*store_, h200(), GemmPrecision::tf32);
+    ASSERT_EQ(c.winners.size(), 1u);
+    EXPECT_EQ(c.winners[0].shape, tf32);
+    EXPECT_TRUE(c.winners[0].kernel.is_cublas());
+    EXPECT_EQ(workspace_bytes_needed(c), 0u);  // fp32's split-K decode winner is not its concern
 }
 
 TEST_F(Catalog_, AnExactWinnerRunsItsKernel) {
@@ -144,7 +158,7 @@ TEST_F(Catalog_, RowsOfAnotherDeviceOrToolchainAreNeverUsed) {
     EXPECT_FALSE(d.kernel.is_cublas());
 
     // A device with no rows at all: everything falls back.
-    const Catalog none = load_catalog(*store_, h200(2));
+    const Catalog none = load_catalog(*store_, h200(2), GemmPrecision::fp32);
     EXPECT_TRUE(none.winners.empty());
     EXPECT_EQ(decide(none, shape(8, 4096, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).selection.kind,
               SelectionKind::Fallback);
@@ -331,7 +345,7 @@ TEST_F(Catalog_, ADeterministicCatalogKeepsAWinnerWhoseSlicesTakeTurnsOnC) {
     store_->put_binary(binary);
     const ShapeKey key = shape(32, 4096, 4096);
     store_->put_winner(winner(id_, key, 0.01, &binary));
-    const Catalog deterministic = load_catalog(*store_, h200(), true);
+    const Catalog deterministic = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     ASSERT_TRUE(winner_for(deterministic, key));
     EXPECT_EQ(winner_for(deterministic, key)->kernel, turns);
     EXPECT_TRUE(deterministic.stand_ins.empty());
@@ -361,7 +375,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
     EXPECT_EQ(winner_for(as_tuned, key)->kernel, atomic);
     EXPECT_TRUE(as_tuned.stand_ins.empty());
 
-    const Catalog deterministic = load_catalog(*store_, h200(), true);
+    const Catalog deterministic = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     ASSERT_TRUE(winner_for(deterministic, key));
     const Winner& w = *winner_for(deterministic, key);
     EXPECT_EQ(w.kernel, twin);
@@ -395,7 +409,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
     EXPECT_TRUE(contains(nearest.reason, "deterministic: the tuned kernel")) << nearest.reason;
 
     store_->put_binary(to_binary(compile_kernel(warptile, twin.params, Arch{90}), twin));
-    const Catalog cached = load_catalog(*store_, h200(), true);
+    const Catalog cached = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     EXPECT_TRUE(cached.binaries.count(twin_key));
     EXPECT_FALSE(cached.unusable_binaries.count(twin_key));
 }
@@ -426,7 +440,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics
     measure(in_kernel, 0.02);
     measure(naive_binary().kernel, 0.05);
 
-    Catalog deterministic = load_catalog(*store_, h200(), true);
+    Catalog deterministic = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     ASSERT_TRUE(winner_for(deterministic, key));
     EXPECT_EQ(winner_for(deterministic, key)->kernel, in_kernel);
     EXPECT_DOUBLE_EQ(winner_for(deterministic, key)->ms, 0.02);
@@ -440,7 +454,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics
     // Every kernel without atomics slower than cuBLAS: cuBLAS stands in.
     store_->connection().exec("DELETE FROM measurements");
     measure(in_kernel, 1.5);
-    deterministic = load_catalog(*store_, h200(), true);
+    deterministic = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     ASSERT_TRUE(winner_for(deterministic, key));
     EXPECT_TRUE(winner_for(deterministic, key)->kernel.is_cublas());
     EXPECT_DOUBLE_EQ(winner_for(deterministic, key)->ms, 1.0);
@@ -453,7 +467,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics
     // Only an invalid measurement without atomics: the twin, never the kernel that computed wrongly.
     store_->connection().exec("DELETE FROM measurements");
     measure(wrong, 0.001, /*valid=*/false);
-    deterministic = load_catalog(*store_, h200(), true);
+    deterministic = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     ASSERT_TRUE(winner_for(deterministic, key));
     EXPECT_EQ(winner_for(deterministic, key)->kernel, kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS)));
 }
@@ -467,7 +481,7 @@ TEST_F(Catalog_, ADeterministicCatalogSkipsAnAtomicWinnerWithoutAStandIn) {
     w.kernel = kernel_ref(find_family("warptile"), warptile_split(32, SGEMM_SUM_BY_ATOMICS));
     store_->put_winner(w);
     EXPECT_TRUE(winner_for(catalog(), key)) << "launchable as it is";
-    const Catalog deterministic = load_catalog(*store_, h200(), true);
+    const Catalog deterministic = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
     EXPECT_FALSE(winner_for(deterministic, key));
     ASSERT_EQ(deterministic.skipped.size(), 1u);
     EXPECT_TRUE(contains(deterministic.skipped[0].why, "options.deterministic")) << deterministic.skipped[0].why;

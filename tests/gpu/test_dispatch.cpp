@@ -716,6 +716,32 @@ TEST(Dispatch, DestroySaysWhenTheLastMissesCannotBeWritten) {
     EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_INVALID_HANDLE);  // destroyed all the same
 }
 
+// The C++ wrapper: reset() destroys now and returns what the destructor cannot (here the
+// failed write of a miss), release() hands the handle over undestroyed.
+TEST(Dispatch, TheCppWrapperReportsDestroysStatusAndCanGiveUpItsHandle) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    const std::string path = copy_of_test_db(test_db(gpu->device), dir);
+    GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    sgemm_dispatch_options_t o = options(path);
+    o.record_misses = 1;
+    o.miss_flush_ms = 3600 * 1000;  // only destroy writes
+    Dispatch recording(o);
+    run(recording, p, gpu->stream.get());
+    std::filesystem::remove(path);
+    std::filesystem::create_directory(path);  // the final write of the miss fails
+    EXPECT_EQ(recording.reset(), SGEMM_DISPATCH_DATABASE_ERROR);
+    EXPECT_EQ(recording.get(), nullptr);
+    EXPECT_EQ(recording.reset(), SGEMM_DISPATCH_SUCCESS) << "an empty object";
+
+    Dispatch owner(options(test_db(gpu->device).path));
+    const sgemm_dispatch_t handle = owner.release();
+    EXPECT_EQ(owner.get(), nullptr);
+    sgemm_dispatch_info_t info;
+    EXPECT_EQ(sgemm_dispatch_get_info(handle, &info), SGEMM_DISPATCH_SUCCESS) << "released, not destroyed";
+    EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_SUCCESS);
+}
+
 TEST(Dispatch, BadArgumentsTouchNothing) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
@@ -764,6 +790,41 @@ TEST(Dispatch, ADestroyedHandleIsRefused) {
     EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "destroyed")) << sgemm_dispatch_last_error();
     EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_INVALID_HANDLE) << "destroyed twice";
     cudaFree(x);
+}
+
+// A thread whose current device is another GPU: gemm and release_stream refuse it with
+// WRONG_DEVICE (there cudaStreamPerThread names another stream, so a release would give back
+// nothing), and the stream is released once the handle's device is current again.
+TEST(Dispatch, CallsFromAnotherDeviceAreRefused) {
+    SGEMM_REQUIRE_GPU(gpu);
+    int devices = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+    if (devices < 2) GTEST_SKIP() << "needs a second GPU to be the calling thread's current device";
+    sgemm_dispatch_options_t o = options(test_db(gpu->device).path);
+    o.device = gpu->device.ordinal;
+    o.max_streams = 1;
+    const Dispatch dispatch(o);
+    GemmProblem cublas(spec_of(case_named("cuBLAS winner"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    gpu->stream.synchronize();
+    run(dispatch, cublas, cudaStreamPerThread);
+    ASSERT_EQ(cudaStreamSynchronize(cudaStreamPerThread), cudaSuccess);
+    ASSERT_EQ(dispatch.info().streams_used, 1);
+
+    ASSERT_EQ(cudaSetDevice(gpu->device.ordinal == 0 ? 1 : 0), cudaSuccess);
+    const SgemmArgs a = cublas.args();
+    const ProblemSpec& s = cublas.spec();
+    const sgemm_dispatch_status_t gemm_status =
+        sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, 1.0f, a.A, a.lda,
+                            a.B, a.ldb, 0.0f, a.C, a.ldc, cudaStreamPerThread);
+    const sgemm_dispatch_status_t release_status = sgemm_dispatch_release_stream(dispatch.get(), cudaStreamPerThread);
+    const std::string why = sgemm_dispatch_last_error();
+    ASSERT_EQ(cudaSetDevice(gpu->device.ordinal), cudaSuccess);
+    EXPECT_EQ(gemm_status, SGEMM_DISPATCH_WRONG_DEVICE);
+    EXPECT_EQ(release_status, SGEMM_DISPATCH_WRONG_DEVICE);
+    EXPECT_TRUE(contains(why, "cudaSetDevice")) << why;
+    EXPECT_EQ(dispatch.info().streams_used, 1) << "a refused release gives back nothing";
+    EXPECT_EQ(sgemm_dispatch_release_stream(dispatch.get(), cudaStreamPerThread), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(dispatch.info().streams_used, 0);
 }
 
 TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
