@@ -25,7 +25,8 @@
 //                    sgemm-tune --from-misses
 //   --deterministic  the dispatch option: winners tuned with --allow-atomics, whose results
 //                    vary in the last bits, give way to the fastest kernels without atomics
-// Exit status: 0 all checks passed, 1 a wrong result or bad arguments, 2 no GPU or database.
+// Exit status: 0 all checks passed, 1 a wrong result or bad arguments, 2 any other failure
+// (no GPU, no database, a dispatch or CUDA call that failed), with the reason on stderr.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
