@@ -72,9 +72,8 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
         store.record_measurement(m);
         ++summary.measurements_added;
     }
-    const std::vector<Miss> misses = other.misses();
-    store.record_misses(misses);
-    summary.misses_merged = static_cast<int>(misses.size());
+    // Each recorder's row keeps the larger count: a file merged again adds nothing.
+    summary.misses_merged = store.merge_misses(other.misses_by_recorder());
     transaction.commit();
     return summary;
 }

@@ -26,7 +26,8 @@ struct WinnerOffer {
 };
 
 struct MergeSummary {
-    int devices_added = 0, binaries_added = 0, measurements_added = 0, misses_merged = 0;
+    int devices_added = 0, binaries_added = 0, measurements_added = 0;
+    int misses_merged = 0;  // miss rows (one per recorder and shape key) added or raised
     std::vector<WinnerOffer> winners;  // one per incoming winner
     int count(WinnerOffer::Outcome outcome) const;
 };
@@ -38,7 +39,8 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
                          MergeSummary& summary, const KernelProblem& kernel_problem = {});
 
 // Merges `other` into `store`: its devices, its winners (by the rule) with their binaries,
-// its measurements not already present, and its miss counts (added to this store's).
+// its measurements not already present, and its miss counts (each recorder's row keeps the
+// larger count: TuningStore::merge_misses).
 // Throws Error for the same file.
 MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelProblem& kernel_problem = {});
 

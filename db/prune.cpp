@@ -18,7 +18,8 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
         };
         summary.winners += count("SELECT count(*) FROM winners WHERE device_id = ?1");
         summary.measurements += count("SELECT count(*) FROM measurements WHERE device_id = ?1");
-        summary.misses += count("SELECT count(*) FROM misses WHERE device_id = ?1");
+        summary.misses += count("SELECT count(*) FROM (SELECT DISTINCT m, n, k, trans_a, trans_b, precision, alignment "
+                                "FROM misses WHERE device_id = ?1)");
         db.query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
         summary.devices += db.changes();
     }

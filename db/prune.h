@@ -8,7 +8,8 @@
 namespace sgemm {
 
 struct PruneSummary {
-    int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;  // rows removed
+    // Rows removed; misses as shape keys (their rows are one per recorder), as stats counts them.
+    int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;
     int newer_kept = 0;  // prune_stale: devices of newer library versions, left as they are
 };
 

@@ -23,7 +23,8 @@ StoreStats store_stats(TuningStore& store) {
             "WHERE w.device_id = ?1 AND k.family = 'cublas'), "
             "(SELECT count(*) FROM measurements WHERE device_id = ?1), "
             "(SELECT count(*) FROM measurements WHERE device_id = ?1 AND valid = 0), "
-            "(SELECT count(*) FROM misses WHERE device_id = ?1), "
+            "(SELECT count(*) FROM (SELECT DISTINCT m, n, k, trans_a, trans_b, precision, alignment FROM misses "
+            "WHERE device_id = ?1)), "
             "(SELECT coalesce(sum(count), 0) FROM misses WHERE device_id = ?1)");
         q.bind(1, d.id);
         q.step();

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <random>
 
 #include "db/schema.h"
 #include "src/util/text.h"
@@ -425,29 +427,75 @@ std::vector<WinnerWithBinary> TuningStore::winners_with_binaries(const std::stri
     return out;
 }
 
-void TuningStore::record_misses(const std::vector<Miss>& misses) {
-    sqlite::Transaction t(*db_);
+namespace {
+
+// Writes each miss into its recorder's row; on a row that exists, `count_update` says what
+// the count becomes (SQL over count and excluded.count). Returns the rows written.
+int upsert_misses(sqlite::Connection& db, const std::vector<Miss>& misses, const std::string& recorder,
+                  const char* count_update) {
+    sqlite::Transaction t(db);
+    int written = 0;
     for (const Miss& miss : misses) {
-        auto q = db_->query("INSERT INTO misses (device_id, " SGEMM_DB_SHAPE("") ", count, first_seen, last_seen) "
-                            "VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, coalesce(nullif(?10, ''), " SGEMM_DB_NOW
-                            "), coalesce(nullif(?11, ''), " SGEMM_DB_NOW ")) "
-                            "ON CONFLICT (device_id, " SGEMM_DB_SHAPE("") ") DO UPDATE SET "
-                            "count = count + excluded.count, first_seen = min(first_seen, excluded.first_seen), "
-                            "last_seen = max(last_seen, excluded.last_seen)");
+        auto q = db.query(std::string("INSERT INTO misses (device_id, " SGEMM_DB_SHAPE("") ", recorder, count, first_seen, "
+                                      "last_seen) VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, ?10, coalesce(nullif(?11, ''), "
+                                      SGEMM_DB_NOW "), coalesce(nullif(?12, ''), " SGEMM_DB_NOW ")) "
+                                      "ON CONFLICT (device_id, " SGEMM_DB_SHAPE("") ", recorder) DO UPDATE SET count = ") +
+                          count_update +
+                          ", first_seen = min(first_seen, excluded.first_seen), "
+                          "last_seen = max(last_seen, excluded.last_seen) "
+                          "WHERE count != " + count_update + " OR first_seen > excluded.first_seen "
+                          "OR last_seen < excluded.last_seen");
         bind_key(q, miss.device_id, miss.shape);
-        q.bind(9, miss.count).bind(10, miss.first_seen).bind(11, miss.last_seen);
+        q.bind(9, recorder.empty() ? miss.recorder : recorder).bind(10, miss.count);
+        q.bind(11, miss.first_seen).bind(12, miss.last_seen);
         q.run();
+        written += db.changes() > 0;
     }
     t.commit();
+    return written;
+}
+
+}  // namespace
+
+void TuningStore::record_misses(const std::vector<Miss>& misses, const std::string& recorder) {
+    if (recorder.empty()) throw DbError("misses need a recorder: the id of the dispatch handle that counted them");
+    upsert_misses(*db_, misses, recorder, "count + excluded.count");
+}
+
+int TuningStore::merge_misses(const std::vector<Miss>& misses) {
+    for (const Miss& miss : misses)
+        if (miss.recorder.empty()) throw DbError("a merged miss needs its recorder");
+    return upsert_misses(*db_, misses, "", "max(count, excluded.count)");
 }
 
 std::vector<Miss> TuningStore::misses(const std::string& device_id) {
-    auto q = db_->query("SELECT device_id, " SGEMM_DB_SHAPE("") ", count, first_seen, last_seen FROM misses "
-                        "WHERE ?1 = '' OR device_id = ?1 ORDER BY count DESC, device_id, " SGEMM_DB_SHAPE(""));
+    auto q = db_->query("SELECT device_id, " SGEMM_DB_SHAPE("") ", sum(count) AS total, min(first_seen), max(last_seen) "
+                        "FROM misses WHERE ?1 = '' OR device_id = ?1 GROUP BY device_id, " SGEMM_DB_SHAPE("")
+                        " ORDER BY total DESC, device_id, " SGEMM_DB_SHAPE(""));
     q.bind(1, device_id);
     std::vector<Miss> out;
-    while (q.step()) out.push_back(Miss{q.text(0), read_shape(q, 1), q.integer(8), q.text(9), q.text(10)});
+    while (q.step()) out.push_back(Miss{q.text(0), read_shape(q, 1), q.integer(8), q.text(9), q.text(10), ""});
     return out;
+}
+
+std::vector<Miss> TuningStore::misses_by_recorder() {
+    auto q = db_->query("SELECT device_id, " SGEMM_DB_SHAPE("") ", count, first_seen, last_seen, recorder FROM misses "
+                        "ORDER BY device_id, " SGEMM_DB_SHAPE("") ", recorder");
+    std::vector<Miss> out;
+    while (q.step())
+        out.push_back(Miss{q.text(0), read_shape(q, 1), q.integer(8), q.text(9), q.text(10), q.text(11)});
+    return out;
+}
+
+std::string TuningStore::new_miss_recorder() {
+    std::random_device random;  // the kernel's entropy: two processes started together differ
+    std::string id;
+    char hex[9];
+    for (int i = 0; i < 4; ++i) {
+        std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+        id += hex;
+    }
+    return id;
 }
 
 }  // namespace sgemm

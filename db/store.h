@@ -83,12 +83,23 @@ public:
     std::vector<WinnerWithBinary> winners_with_binaries(const std::string& device_id);
 
     // --- misses ---
-    // Adds each miss's count to its row (creating it), in one transaction: dispatch batches
-    // its misses off the hot path and writes them here. Empty first_seen / last_seen mean
-    // now. Each miss's device must have been added.
-    void record_misses(const std::vector<Miss>& misses);
-    // Misses of a device (all devices when empty), most frequent first.
+    // Each recorder (a dispatch handle, under a random id of its own) counts apart, so that
+    // merging a file twice counts its calls once (migrations/0003_miss_recorders.sql).
+    // Adds each miss's count to its row of `recorder` (creating it), in one transaction:
+    // dispatch batches its misses off the hot path and writes them here. Empty first_seen /
+    // last_seen mean now. Each miss's device must have been added.
+    void record_misses(const std::vector<Miss>& misses, const std::string& recorder);
+    // A merge's write: each miss's row of its own recorder keeps the larger count (a
+    // recorder's count only grows, so the larger is the later), the earlier first_seen and the
+    // later last_seen. Returns how many rows changed.
+    int merge_misses(const std::vector<Miss>& misses);
+    // Misses of a device (all devices when empty), summed over the recorders, most frequent
+    // first: what sgemm-tune --from-misses tunes.
     std::vector<Miss> misses(const std::string& device_id = {});
+    // The rows themselves, each with its recorder: what a merge copies.
+    std::vector<Miss> misses_by_recorder();
+    // A new recorder's id: random, so that copies of one database never share one.
+    static std::string new_miss_recorder();
 
     // The connection, for the rest of db/ (merge, prune, stats, verify) and the tests.
     sqlite::Connection& connection() { return *db_; }

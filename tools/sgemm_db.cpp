@@ -439,7 +439,7 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         std::printf("%s\n", printable(line).c_str());
     }
     std::printf("from %s: %d devices added; winners %d added, %d replaced, %d kept, %d refused; %d binaries and %d "
-                "measurements added; %d miss rows merged\n",
+                "measurements added; %d recorders' miss counts added or raised\n",
                 source.c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
 }
@@ -529,7 +529,7 @@ int cmd_prune(Context& ctx) {
         if (stale) out.set("newer_kept", s.newer_kept);
         std::printf("%s\n", out.dump().c_str());
     } else {
-        std::printf("removed %d devices, %d winners, %d measurements, %d miss rows, %d binaries, %d kernels\n", s.devices,
+        std::printf("removed %d devices, %d winners, %d measurements, %d missed shapes, %d binaries, %d kernels\n", s.devices,
                     s.winners, s.measurements, s.misses, s.binaries, s.kernels);
         if (s.newer_kept > 0)
             std::printf("kept %d devices of newer library versions than this tool's %s\n", s.newer_kept, SGEMM_VERSION);
@@ -601,7 +601,7 @@ const std::vector<Command>& commands() {
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
-        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts add up, so merge a file once)", 1,
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts come in once per dispatch handle, however often a file is merged)", 1,
          {}, cmd_merge},
         {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},

@@ -23,7 +23,11 @@ std::string fixed_path(const std::string& path) {
 
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
                  std::chrono::milliseconds interval)
-    : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval) {
+    : plans_(plans),
+      db_path_(fixed_path(db_path)),
+      device_(std::move(device)),
+      recorder_(TuningStore::new_miss_recorder()),
+      interval_(interval) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -67,7 +71,7 @@ std::int64_t MissLog::flush() noexcept {
         if (batch.empty()) return 0;
         TuningStore store(db_path_, OpenMode::ReadWrite);
         store.add_device(device_);
-        store.record_misses(batch);
+        store.record_misses(batch, recorder_);
     } catch (const std::exception& e) {
         try {
             error = std::string("writing misses to ") + db_path_ + ": " + e.what();

@@ -79,8 +79,8 @@ run 2 --db "$dir/newer.db" import "$dir/valid.csv"; has "$err" "newer than this 
 # --- an older file: readers say how to upgrade, upgrade does it ---
 run 2 --db "$dir/old.db" list; has "$err" "sgemm-db upgrade"
 cp "$dir/old.db" "$dir/old2.db"
-run 0 --db "$dir/old.db" upgrade; has "$out" "schema version 2 (was 1)"
-run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "2 1" ] || fail "upgrade --json: $out"
+run 0 --db "$dir/old.db" upgrade; has "$out" "schema version 3 (was 1)"
+run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "3 1" ] || fail "upgrade --json: $out"
 run 0 --db "$dir/old.db" list; has "$out" "no winners"
 run 2 --db "$dir/absent.db" upgrade; [ ! -e "$dir/absent.db" ] || fail "upgrade created a file"
 
@@ -104,7 +104,7 @@ run 0 "${ours[@]}" show 8 4096 4096 --json
 run 0 "${ours[@]}" show 3 3 3; has "$out" "no measurements of M=3 N=3 K=3"
 
 run 0 "${ours[@]}" stats
-has "$out" "schema version 2"; has "$out" "$id"; has "$out" "hit rate"
+has "$out" "schema version 3"; has "$out" "$id"; has "$out" "hit rate"
 run 0 "${ours[@]}" stats --json
 [ "$(json 'd["devices"][0]["winners"], d["binaries"]')" = "4 1" ] || fail "stats --json: $out"
 
@@ -329,6 +329,10 @@ run 0 --db "$dir/merged.db" list --device "$id" --json
 has "$out" "sgemm-tune on the other box; merged from $dir/theirs.db"
 run 0 --db "$dir/merged.db" stats --json; [ "$(json 'len(d["devices"])')" = 2 ] || fail "merge: $out"
 other=$(json '[x["device_id"] for x in d["devices"] if x["device_id"] != "'"$id"'"][0]')
+# Miss counts come in once per recorder: merging the same misses again adds nothing.
+cp "$dir/ours.db" "$dir/same.db"
+run 0 --db "$dir/same.db" merge "$dir/ours.db"; has "$out" "0 recorders' miss counts added or raised"
+run 0 --db "$dir/same.db" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "merging the same misses added them: $out"
 run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
 run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"
 # The file merged is the one named; the message does not send the user to another --db.
@@ -346,7 +350,7 @@ run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
 
 # --- verify: passes on what the tests wrote, fails (exit 2) on a broken cubin ---
-run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version 2, 1 devices, 4 winners, 3 binary checks"
+run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version 3, 1 devices, 4 winners, 3 binary checks"
 run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify --json: $out"
 run 0 --db "$dir/merged.db" verify
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"

@@ -1,6 +1,8 @@
 // Merging another database: conflicts, another device, and refusals.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "db/merge.h"
 #include "db/selection.h"
 #include "db/verify.h"
@@ -22,8 +24,8 @@ void write_theirs(TempDir& dir, const Binary& binary, const std::vector<Winner>&
 }  // namespace
 
 // Same device in both files: the faster winner of each shape stays, with its provenance;
-// new shapes arrive; measurements are added once however often the merge runs; miss
-// counts add up.
+// new shapes arrive; measurements are added once however often the merge runs; the two
+// files' miss counts (each its own recorder) add up, once however often the merge runs.
 TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     TempDir dir;
     const Binary b = naive_binary();
@@ -32,7 +34,7 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     ours.put_binary(b);
     ours.put_winner(winner(id, shape(1, 4096, 4096), 1.0, &b));   // theirs is faster
     ours.put_winner(winner(id, shape(8, 4096, 4096), 2.0, &b));   // ours is faster
-    ours.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}});
+    ours.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}}, "ours");
     {
         TuningStore theirs(dir.file("theirs.db"));
         theirs.add_device(h200());
@@ -43,7 +45,7 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
         theirs.put_winner(winner(id, shape(8, 4096, 4096), 2.5, &b));
         theirs.put_winner(winner(id, shape(32, 4096, 4096), 3.0, nullptr));  // new, cuBLAS
         theirs.record_measurement(measurement(id, shape(1, 4096, 4096), 0.8));
-        theirs.record_misses({Miss{id, shape(3, 64, 64), 5, "", ""}});
+        theirs.record_misses({Miss{id, shape(3, 64, 64), 5, "", ""}}, "theirs");
     }
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     const MergeSummary s = merge_store(ours, theirs);
@@ -60,12 +62,44 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     EXPECT_EQ(ours.find_winner(id, shape(8, 4096, 4096))->provenance, "test");
     EXPECT_TRUE(ours.find_winner(id, shape(32, 4096, 4096))->kernel.is_cublas());
     EXPECT_EQ(ours.misses(id).at(0).count, 7);
+    EXPECT_EQ(s.misses_merged, 1);
 
     const MergeSummary again = merge_store(ours, theirs);
     EXPECT_EQ(again.count(Outcome::Kept), 3);
     EXPECT_EQ(again.measurements_added, 0);
+    EXPECT_EQ(again.misses_merged, 0);
+    EXPECT_EQ(ours.misses(id).at(0).count, 7) << "a file merged twice counts its misses once";
     EXPECT_EQ(ours.measurements().size(), 1u);
     EXPECT_TRUE(verify_store(ours).ok());
+}
+
+// Miss counts across merges: a recorder that counted more since the last merge brings only
+// its growth; a file that holds a third file's counts (merged into it earlier) brings them
+// once; copies of one database count apart (their handles had their own recorders).
+TEST(Merge, EachRecordersMissesCountOnceThroughAnyChainOfMerges) {
+    TempDir dir;
+    const ShapeKey key = shape(3, 64, 64);
+    TuningStore hub(dir.file("hub.db"));
+    const std::string id = hub.add_device(h200());
+    const auto box = [&](const std::string& name) {
+        auto store = std::make_unique<TuningStore>(dir.file(name + ".db"));
+        store->add_device(h200());
+        return store;
+    };
+    auto a = box("a"), b = box("b");
+    a->record_misses({Miss{id, key, 2, "", ""}}, "handle-a");
+    b->record_misses({Miss{id, key, 3, "", ""}}, "handle-b");
+    merge_store(*b, *a);  // b now holds a's count too
+    merge_store(hub, *a);
+    EXPECT_EQ(hub.misses(id).at(0).count, 2);
+    merge_store(hub, *b);  // a's count again, by way of b
+    EXPECT_EQ(hub.misses(id).at(0).count, 5);
+    a->record_misses({Miss{id, key, 4, "", ""}}, "handle-a");  // a's handle counted on
+    EXPECT_EQ(merge_store(hub, *a).misses_merged, 1);
+    EXPECT_EQ(hub.misses(id).at(0).count, 9);
+    EXPECT_EQ(hub.misses_by_recorder().size(), 2u);
+    EXPECT_EQ(hub.connection().integer("SELECT count FROM misses_summary"), 9);
+    EXPECT_EQ(hub.connection().integer("SELECT recorders FROM misses_summary"), 2);
 }
 
 // The provenance names the file merged from in UTF-8, as the database's text must be, even

@@ -31,7 +31,7 @@ TEST(Processes, EightWritersAtOnceLoseNoRowAndNeverFailLocked) {
             const std::string id = store.add_device(h200());
             for (int i = 0; i < kRowsEach; ++i) {
                 store.record_measurement(measurement(id, shape(p + 1, 64, i + 1), 0.01 * (i + 1)));
-                if (i % 50 == 0) store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", ""}});
+                if (i % 50 == 0) store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", ""}}, "process");
             }
         }));
     const std::string go(kProcesses, 'x');

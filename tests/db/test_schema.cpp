@@ -93,6 +93,37 @@ TEST(Schema, EveryEarlierVersionIsUpgradedKeepingItsRows) {
     }
 }
 
+// Version 3 keeps misses per recorder: the counts of a version-2 file survive the upgrade,
+// each row with a recorder of its own.
+TEST(Schema, MissesFromBeforeRecordersKeepTheirCounts) {
+    TempDir dir;
+    const std::string path = dir.file("v2.db");
+    const DeviceFingerprint device = h200();
+    {
+        sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+        migrate(db, 2);
+        db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
+                      device.memory_bytes, device.driver_version, device.runtime_version, device.nvrtc_version,
+                      device.library_version)
+            .run();
+        for (int m : {3, 5})
+            db.query("INSERT INTO misses VALUES (?1, ?2, 64, 64, 0, 0, 'fp32', 16, ?3, '2026-01-01', '2026-01-02')")
+                .bind_all(device.id(), m, 2 * m)
+                .run();
+    }
+    TuningStore store(path);
+    const std::vector<Miss> misses = store.misses(device.id());
+    ASSERT_EQ(misses.size(), 2u);
+    EXPECT_EQ(misses[0].count, 10);
+    EXPECT_EQ(misses[1].count, 6);
+    EXPECT_EQ(misses[1].first_seen, "2026-01-01");
+    const std::vector<Miss> rows = store.misses_by_recorder();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_FALSE(rows[0].recorder.empty());
+    EXPECT_NE(rows[0].recorder, rows[1].recorder);
+}
+
 TEST(Schema, AReadOnlyOpenOfAnOlderFileSaysHowToUpgrade) {
     TempDir dir;
     const std::string path = dir.file("old.db");

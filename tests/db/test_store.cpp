@@ -230,25 +230,41 @@ TEST(Store, AWinnerWhoseBinaryIsNotCachedIsRefused) {
     EXPECT_TRUE(store.winners().empty());
 }
 
-TEST(Store, MissesAddUpPerShape) {
+// A recorder's counts add up per shape; misses() sums the recorders, misses_by_recorder()
+// keeps them apart.
+TEST(Store, MissesAddUpPerShapeAcrossRecorders) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     const std::string id = store.add_device(h200());
-    store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{id, shape(5, 64, 64), 1, "", ""}});
-    store.record_misses({Miss{id, shape(3, 64, 64), 4, "", ""}});
+    store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{id, shape(5, 64, 64), 1, "", ""}}, "one");
+    store.record_misses({Miss{id, shape(3, 64, 64), 4, "", ""}}, "one");
+    store.record_misses({Miss{id, shape(3, 64, 64), 10, "", ""}}, "two");
     const std::vector<Miss> misses = store.misses(id);
     ASSERT_EQ(misses.size(), 2u);
     EXPECT_EQ(misses[0].shape, shape(3, 64, 64)) << "most frequent first";
-    EXPECT_EQ(misses[0].count, 6);
+    EXPECT_EQ(misses[0].count, 16);
     EXPECT_LE(misses[0].first_seen, misses[0].last_seen);
     EXPECT_EQ(misses[1].count, 1);
+    const std::vector<Miss> rows = store.misses_by_recorder();
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].recorder, "one");
+    EXPECT_EQ(rows[0].count, 6);
+    EXPECT_EQ(rows[1].recorder, "two");
+    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 1, "", ""}}, ""), DbError) << "no recorder";
+}
+
+TEST(Store, EachNewMissRecorderIsAnotherId) {
+    const std::string first = TuningStore::new_miss_recorder(), second = TuningStore::new_miss_recorder();
+    EXPECT_EQ(first.size(), 32u);
+    EXPECT_NE(first, second);
 }
 
 TEST(Store, AFailedWriteInsideABatchLeavesNothingBehind) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     const std::string id = store.add_device(h200());
-    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{"unknown", shape(5, 64, 64), 1, "", ""}}),
+    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{"unknown", shape(5, 64, 64), 1, "", ""}},
+                                     "recorder"),
                  DbError);
     EXPECT_TRUE(store.misses().empty());
 }

@@ -58,3 +58,29 @@ TEST(MissLog, ARelativePathStaysWhereItPointedAtCreate) {
     EXPECT_EQ(misses[0].count, 4);
     EXPECT_EQ(misses[0].shape.M, 3);
 }
+
+// Each log (a dispatch handle's) counts under a recorder of its own: the database sums them,
+// and a later merge of the file counts each once (TuningStore::merge_misses).
+TEST(MissLog, TwoHandlesCountUnderRecordersOfTheirOwn) {
+    TempDir home;
+    PlanTable plans;
+    auto plan = std::make_unique<Plan>();
+    plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
+    const Plan* added = plans.insert(std::move(plan));
+    const DeviceFingerprint device = h200();
+    const std::string path = home.file("tuning.db");
+    MissLog first(plans, path, device, std::chrono::hours(1)), second(plans, path, device, std::chrono::hours(1));
+    added->unwritten_misses = 2;
+    EXPECT_EQ(first.flush(), 2) << first.last_error();
+    added->unwritten_misses = 3;
+    EXPECT_EQ(second.flush(), 3) << second.last_error();
+    added->unwritten_misses = 1;
+    EXPECT_EQ(first.flush(), 1) << first.last_error();
+    TuningStore store(path, OpenMode::ReadOnly);
+    ASSERT_EQ(store.misses(device.id()).size(), 1u);
+    EXPECT_EQ(store.misses(device.id())[0].count, 6);
+    const std::vector<Miss> rows = store.misses_by_recorder();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_NE(rows[0].recorder, rows[1].recorder);
+    EXPECT_EQ(rows[0].count + rows[1].count, 6);
+}
