@@ -27,7 +27,7 @@ struct WinnerOffer {
 
 struct MergeSummary {
     int devices_added = 0, binaries_added = 0, measurements_added = 0;
-    int misses_merged = 0;  // miss rows (one per recorder and shape key) added or raised
+    int misses_merged = 0;  // miss rows (one per recorder and shape key) added or updated
     std::vector<WinnerOffer> winners;  // one per incoming winner
     int count(WinnerOffer::Outcome outcome) const;
 };

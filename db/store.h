@@ -83,15 +83,16 @@ public:
     std::vector<WinnerWithBinary> winners_with_binaries(const std::string& device_id);
 
     // --- misses ---
-    // Each recorder (a dispatch handle, under a random id of its own) counts apart, so that
-    // merging a file twice counts its calls once (migrations/0003_miss_recorders.sql).
+    // Each recorder (a process's dispatch handles on one file, under an id of their own)
+    // counts apart, so that merging a file twice counts its calls once
+    // (migrations/0003_miss_recorders.sql). Rows: one per recorder and shape key.
     // Adds each miss's count to its row of `recorder` (creating it), in one transaction:
     // dispatch batches its misses off the hot path and writes them here. Empty first_seen /
     // last_seen mean now. Each miss's device must have been added.
     void record_misses(const std::vector<Miss>& misses, const std::string& recorder);
     // A merge's write: each miss's row of its own recorder keeps the larger count (a
     // recorder's count only grows, so the larger is the later), the earlier first_seen and the
-    // later last_seen. Returns how many rows changed.
+    // later last_seen. Returns how many rows it added or updated.
     int merge_misses(const std::vector<Miss>& misses);
     // Misses of a device (all devices when empty), summed over the recorders, most frequent
     // first: what sgemm-tune --from-misses tunes.

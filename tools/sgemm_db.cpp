@@ -439,7 +439,7 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         std::printf("%s\n", printable(line).c_str());
     }
     std::printf("from %s: %d devices added; winners %d added, %d replaced, %d kept, %d refused; %d binaries and %d "
-                "measurements added; %d recorders' miss counts added or raised\n",
+                "measurements added; %d miss rows (one per recorder and shape) added or updated\n",
                 source.c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
 }
@@ -601,7 +601,7 @@ const std::vector<Command>& commands() {
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
-        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; miss counts come in once per dispatch handle, however often a file is merged)", 1,
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged)", 1,
          {}, cmd_merge},
         {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},

@@ -1,9 +1,12 @@
--- 0003: misses per recorder. Each dispatch handle counts its misses under a random id of its
--- own (the recorder), and a merge keeps, per recorder and shape key, the larger of the two
--- counts instead of adding them: merging a file twice, or a file that already holds another
--- file's counts, counts each handle's calls once. Counts of one handle only grow, so the
--- larger is the later. Readers sum over the recorders (TuningStore::misses, misses_summary).
--- Rows from before this version each get a recorder of their own.
+-- 0003: misses per recorder. A process's dispatch handles count their misses in a file under
+-- an id of their own (the recorder: a random id of the process and the file's identity), and
+-- a merge keeps, per recorder and shape key, the larger of the two counts instead of adding
+-- them: merging a file twice, or a file that already holds another file's counts, counts each
+-- recorder's calls once. A recorder's counts only grow, so the larger is the later. Readers
+-- sum over the recorders (TuningStore::misses, misses_summary).
+-- Rows from before this version get a recorder made of the row itself, so that two upgraded
+-- copies of one file still merge to one count. (A file that had already added another's
+-- counts by an earlier merge cannot be told apart: those stay added.)
 
 DROP VIEW misses_summary;
 ALTER TABLE misses RENAME TO misses_before_recorders;
@@ -25,8 +28,8 @@ CREATE TABLE misses (
 );
 
 INSERT INTO misses
-SELECT device_id, m, n, k, trans_a, trans_b, precision, alignment, 'before-recorders-' || lower(hex(randomblob(8))),
-       count, first_seen, last_seen
+SELECT device_id, m, n, k, trans_a, trans_b, precision, alignment,
+       'before-recorders:' || count || '/' || first_seen || '/' || last_seen, count, first_seen, last_seen
 FROM misses_before_recorders;
 DROP TABLE misses_before_recorders;
 

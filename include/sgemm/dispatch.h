@@ -74,8 +74,9 @@
  *
  * Misses: with record_misses, every call whose shape key has no exact winner is counted in
  * memory (one atomic add) and the counts are written to the database's misses table from a
- * background thread every miss_flush_ms and at destroy, under a random id of this handle's
- * own, so that `sgemm-db merge` counts them once however often a file is merged.
+ * background thread every miss_flush_ms and at destroy, under an id of this process and
+ * file (a row per process and shape key), so that `sgemm-db merge` counts them once however
+ * often a file is merged.
  * `sgemm-tune --from-misses` then tunes them: record in production, tune later.
  *
  * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose

@@ -1,5 +1,8 @@
 #include "src/dispatch/miss_log.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <utility>
@@ -19,15 +22,27 @@ std::string fixed_path(const std::string& path) {
     return ec ? path : absolute.string();
 }
 
+// The recorder this process's misses in the file at `path` count under
+// (TuningStore::record_misses): one random id for the process, which all its handles share
+// (a recorder's rows only grow, and they add), and the file's identity, so that a file
+// replaced under the same path (a new inode) starts a recorder of its own instead of
+// continuing one whose counts the old file also holds. One row per process and shape: not
+// one per handle.
+std::string recorder_of(const std::string& path) {
+    static const std::string process = TuningStore::new_miss_recorder();
+    struct stat file {};
+    if (stat(path.c_str(), &file) != 0) return process;
+    char identity[48];
+    std::snprintf(identity, sizeof identity, "@%llx:%llx", static_cast<unsigned long long>(file.st_dev),
+                  static_cast<unsigned long long>(file.st_ino));
+    return process + identity;
+}
+
 }  // namespace
 
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
                  std::chrono::milliseconds interval)
-    : plans_(plans),
-      db_path_(fixed_path(db_path)),
-      device_(std::move(device)),
-      recorder_(TuningStore::new_miss_recorder()),
-      interval_(interval) {
+    : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -71,7 +86,7 @@ std::int64_t MissLog::flush() noexcept {
         if (batch.empty()) return 0;
         TuningStore store(db_path_, OpenMode::ReadWrite);
         store.add_device(device_);
-        store.record_misses(batch, recorder_);
+        store.record_misses(batch, recorder_of(db_path_));
     } catch (const std::exception& e) {
         try {
             error = std::string("writing misses to ") + db_path_ + ": " + e.what();

@@ -42,7 +42,6 @@ private:
     const PlanTable& plans_;
     const std::string db_path_;
     const DeviceFingerprint device_;
-    const std::string recorder_;  // this log's id among the misses' recorders (TuningStore::record_misses)
     const std::chrono::milliseconds interval_;
     std::atomic<std::int64_t> written_{0};
     std::mutex flushing_;       // one flush at a time: the thread's, destroy's, an explicit one

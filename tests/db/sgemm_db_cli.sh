@@ -331,7 +331,7 @@ run 0 --db "$dir/merged.db" stats --json; [ "$(json 'len(d["devices"])')" = 2 ] 
 other=$(json '[x["device_id"] for x in d["devices"] if x["device_id"] != "'"$id"'"][0]')
 # Miss counts come in once per recorder: merging the same misses again adds nothing.
 cp "$dir/ours.db" "$dir/same.db"
-run 0 --db "$dir/same.db" merge "$dir/ours.db"; has "$out" "0 recorders' miss counts added or raised"
+run 0 --db "$dir/same.db" merge "$dir/ours.db"; has "$out" "0 miss rows (one per recorder and shape) added or updated"
 run 0 --db "$dir/same.db" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "merging the same misses added them: $out"
 run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
 run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"

@@ -31,7 +31,9 @@ TEST(Processes, EightWritersAtOnceLoseNoRowAndNeverFailLocked) {
             const std::string id = store.add_device(h200());
             for (int i = 0; i < kRowsEach; ++i) {
                 store.record_measurement(measurement(id, shape(p + 1, 64, i + 1), 0.01 * (i + 1)));
-                if (i % 50 == 0) store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", ""}}, "process");
+                if (i % 50 == 0)  // a shape of its own, and one all share, each process its own recorder
+                    store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", ""}, Miss{id, shape(999, 64, 64), 1, "", ""}},
+                                        "process " + std::to_string(p));
             }
         }));
     const std::string go(kProcesses, 'x');
@@ -48,8 +50,11 @@ TEST(Processes, EightWritersAtOnceLoseNoRowAndNeverFailLocked) {
         EXPECT_EQ(store.connection().integer("SELECT count(DISTINCT k) FROM measurements WHERE m = " + std::to_string(p + 1)),
                   kRowsEach)
             << "process " << p;
-    EXPECT_EQ(store.misses(id).size(), static_cast<std::size_t>(kProcesses));
-    for (const Miss& m : store.misses(id)) EXPECT_EQ(m.count, 3);
+    const std::vector<Miss> misses = store.misses(id);
+    ASSERT_EQ(misses.size(), static_cast<std::size_t>(kProcesses + 1));
+    EXPECT_EQ(misses[0].shape, shape(999, 64, 64));
+    EXPECT_EQ(misses[0].count, 3 * kProcesses) << "the shared shape: every recorder's count, summed";
+    for (std::size_t i = 1; i < misses.size(); ++i) EXPECT_EQ(misses[i].count, 3);
     EXPECT_TRUE(verify_store(store).ok());
 }
 

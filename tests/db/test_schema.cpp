@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 
+#include <filesystem>
+
+#include "db/merge.h"
 #include "db/schema.h"
 #include "db/store.h"
 #include "tests/db/fixture.h"
@@ -112,6 +115,7 @@ TEST(Schema, MissesFromBeforeRecordersKeepTheirCounts) {
                 .bind_all(device.id(), m, 2 * m)
                 .run();
     }
+    std::filesystem::copy_file(path, dir.file("v2-copy-source.db"));
     TuningStore store(path);
     const std::vector<Miss> misses = store.misses(device.id());
     ASSERT_EQ(misses.size(), 2u);
@@ -122,6 +126,13 @@ TEST(Schema, MissesFromBeforeRecordersKeepTheirCounts) {
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_FALSE(rows[0].recorder.empty());
     EXPECT_NE(rows[0].recorder, rows[1].recorder);
+
+    // A copy of the version-2 file, upgraded on its own, names its rows alike: merged into
+    // the first, it adds nothing.
+    std::filesystem::copy_file(dir.file("v2-copy-source.db"), dir.file("v2-copy.db"));
+    TuningStore copy(dir.file("v2-copy.db"));
+    EXPECT_EQ(merge_store(store, copy).misses_merged, 0);
+    EXPECT_EQ(store.misses(device.id())[0].count, 10);
 }
 
 TEST(Schema, AReadOnlyOpenOfAnOlderFileSaysHowToUpgrade) {

@@ -59,9 +59,10 @@ TEST(MissLog, ARelativePathStaysWhereItPointedAtCreate) {
     EXPECT_EQ(misses[0].shape.M, 3);
 }
 
-// Each log (a dispatch handle's) counts under a recorder of its own: the database sums them,
-// and a later merge of the file counts each once (TuningStore::merge_misses).
-TEST(MissLog, TwoHandlesCountUnderRecordersOfTheirOwn) {
+// A process's logs (its dispatch handles) on one file count under one recorder, so rows grow
+// per process and shape, not per handle; a file replaced under the same path (a new inode)
+// gets another recorder, so that a merge of the old and the new file adds both counts.
+TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
     TempDir home;
     PlanTable plans;
     auto plan = std::make_unique<Plan>();
@@ -74,13 +75,17 @@ TEST(MissLog, TwoHandlesCountUnderRecordersOfTheirOwn) {
     EXPECT_EQ(first.flush(), 2) << first.last_error();
     added->unwritten_misses = 3;
     EXPECT_EQ(second.flush(), 3) << second.last_error();
-    added->unwritten_misses = 1;
-    EXPECT_EQ(first.flush(), 1) << first.last_error();
-    TuningStore store(path, OpenMode::ReadOnly);
-    ASSERT_EQ(store.misses(device.id()).size(), 1u);
-    EXPECT_EQ(store.misses(device.id())[0].count, 6);
-    const std::vector<Miss> rows = store.misses_by_recorder();
-    ASSERT_EQ(rows.size(), 2u);
-    EXPECT_NE(rows[0].recorder, rows[1].recorder);
-    EXPECT_EQ(rows[0].count + rows[1].count, 6);
+    std::vector<Miss> rows = TuningStore(path, OpenMode::ReadOnly).misses_by_recorder();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].count, 5);
+    const std::string before = rows[0].recorder;
+
+    for (const char* suffix : {"", "-wal", "-shm"})  // the file moves away; a new one takes its path
+        if (std::filesystem::exists(path + suffix)) std::filesystem::rename(path + suffix, home.file("old.db") + suffix);
+    added->unwritten_misses = 4;
+    EXPECT_EQ(first.flush(), 4) << first.last_error();
+    rows = TuningStore(path, OpenMode::ReadOnly).misses_by_recorder();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].count, 4);
+    EXPECT_NE(rows[0].recorder, before);
 }
