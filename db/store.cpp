@@ -458,7 +458,7 @@ int upsert_misses(sqlite::Connection& db, const std::vector<Miss>& misses, const
 }  // namespace
 
 void TuningStore::record_misses(const std::vector<Miss>& misses, const std::string& recorder) {
-    if (recorder.empty()) throw DbError("misses need a recorder: the id of the dispatch handle that counted them");
+    if (recorder.empty()) throw DbError("misses need a recorder: the id of the process and file that counted them");
     upsert_misses(*db_, misses, recorder, "count + excluded.count");
 }
 
