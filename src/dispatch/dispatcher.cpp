@@ -147,6 +147,8 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
 }
 
 sgemm_dispatch_status_t Dispatcher::finish() noexcept {
+    if (finished_) return SGEMM_DISPATCH_SUCCESS;
+    finished_ = true;
     // The workspaces and kernels must outlive every launch that uses them.
     cudaSetDevice(device_.ordinal);
     const cudaError_t waited = cudaDeviceSynchronize();

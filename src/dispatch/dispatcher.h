@@ -29,7 +29,7 @@ class Dispatcher {
 public:
     // Throws StatusError with the status create returns.
     explicit Dispatcher(const sgemm_dispatch_options_t& options);
-    ~Dispatcher();  // finish(); after an explicit finish() only the (idle) device wait repeats
+    ~Dispatcher();  // finish(), unless it ran already
 
     // Waits for the whole device, then stops the miss log and writes the misses left (also
     // when the wait failed). CUDA_ERROR if the wait failed (last_error() names a failed write
@@ -83,6 +83,9 @@ private:
     PlanTable plans_;
     std::mutex resolve_mutex_;
     std::optional<MissLog> misses_;
+    // finish() ran: the destructor's would only repeat a failed wait's message over the one
+    // destroy reported, which may also name a failed write of the misses.
+    bool finished_ = false;
     sgemm_dispatch_info_t timings_{};  // create's phases
 };
 

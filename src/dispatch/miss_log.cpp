@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "db/store.h"
+#include "src/util/error.h"
 
 namespace sgemm {
 
@@ -27,11 +28,12 @@ std::string fixed_path(const std::string& path) {
 // (a recorder's rows only grow, and they add), and the file's identity, so that a file
 // replaced under the same path (a new inode) starts a recorder of its own instead of
 // continuing one whose counts the old file also holds. One row per process and shape: not
-// one per handle.
+// one per handle. Called with the file open, so it exists; if it cannot be read, throws
+// (the counts wait for the next write) rather than name a recorder of no file.
 std::string recorder_of(const std::string& path) {
     static const std::string process = TuningStore::new_miss_recorder();
     struct stat file {};
-    if (stat(path.c_str(), &file) != 0) return process;
+    if (stat(path.c_str(), &file) != 0) throw Error("cannot read the identity (device, inode) of " + path);
     char identity[48];
     std::snprintf(identity, sizeof identity, "@%llx:%llx", static_cast<unsigned long long>(file.st_dev),
                   static_cast<unsigned long long>(file.st_ino));
@@ -84,7 +86,7 @@ std::int64_t MissLog::flush() noexcept {
             batch.push_back(Miss{device_.id(), plan->key, taken.back().second, "", ""});  // first and last seen: now
         }
         if (batch.empty()) return 0;
-        TuningStore store(db_path_, OpenMode::ReadWrite);
+        TuningStore store(db_path_, OpenMode::ReadWrite);  // creates the file: recorder_of reads its identity
         store.add_device(device_);
         store.record_misses(batch, recorder_of(db_path_));
     } catch (const std::exception& e) {
