@@ -83,9 +83,10 @@ public:
     std::vector<WinnerWithBinary> winners_with_binaries(const std::string& device_id);
 
     // --- misses ---
-    // Each recorder (a process's dispatch handles on one file, under an id of their own)
-    // counts apart, so that merging a file twice counts its calls once
-    // (migrations/0003_miss_recorders.sql). Rows: one per recorder and shape key.
+    // Each recorder (the file dispatch writes to, or one process on a file that has no
+    // birth time: miss_recorder in src/dispatch/miss_log.h) counts apart, so that merging a
+    // file twice counts its calls once (migrations/0003_miss_recorders.sql). Rows: one per
+    // recorder and shape key.
     // Adds each miss's count to its row of `recorder` (creating it), in one transaction:
     // dispatch batches its misses off the hot path and writes them here. Empty first_seen /
     // last_seen mean now. Each miss's device must have been added.

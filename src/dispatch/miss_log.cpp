@@ -1,5 +1,6 @@
 #include "src/dispatch/miss_log.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -23,24 +24,50 @@ std::string fixed_path(const std::string& path) {
     return ec ? path : absolute.string();
 }
 
-// The recorder this process's misses in the file at `path` count under
-// (TuningStore::record_misses): one random id for the process, which all its handles share
-// (a recorder's rows only grow, and they add), and the file's identity, so that a file
-// replaced under the same path (a new inode) starts a recorder of its own instead of
-// continuing one whose counts the old file also holds. One row per process and shape: not
-// one per handle. Called with the file open, so it exists; if it cannot be read, throws
-// (the counts wait for the next write) rather than name a recorder of no file.
+// The recorder the misses written to the file at `path` count under. Called with the file
+// open, so it exists; if it cannot be read, throws (the counts wait for the next write)
+// rather than name a recorder of no file.
 std::string recorder_of(const std::string& path) {
     static const std::string process = TuningStore::new_miss_recorder();
-    struct stat file {};
-    if (stat(path.c_str(), &file) != 0) throw Error("cannot read the identity (device, inode) of " + path);
-    char identity[48];
-    std::snprintf(identity, sizeof identity, "@%llx:%llx", static_cast<unsigned long long>(file.st_dev),
-                  static_cast<unsigned long long>(file.st_ino));
-    return process + identity;
+    return miss_recorder(file_identity(path), process);
 }
 
 }  // namespace
+
+FileIdentity file_identity(const std::string& path) {
+    FileIdentity file;
+    struct statx x {};
+    // AT_STATX_SYNC_AS_STAT: what stat(2) would say. statx may be missing (ENOSYS: an old
+    // kernel, or a container's seccomp filter): then stat, without a birth time.
+    if (statx(AT_FDCWD, path.c_str(), AT_STATX_SYNC_AS_STAT, STATX_INO | STATX_BTIME, &x) == 0) {
+        file.device = (static_cast<std::uint64_t>(x.stx_dev_major) << 32) | x.stx_dev_minor;
+        file.inode = x.stx_ino;
+        file.has_birth_time = (x.stx_mask & STATX_BTIME) != 0;
+        file.birth_seconds = x.stx_btime.tv_sec;
+        file.birth_nanoseconds = x.stx_btime.tv_nsec;
+        return file;
+    }
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) throw Error("cannot read the identity (device, inode) of " + path);
+    file.device = st.st_dev;
+    file.inode = st.st_ino;
+    return file;
+}
+
+std::string miss_recorder(const FileIdentity& file, const std::string& process) {
+    char name[96];
+    if (file.has_birth_time) {
+        // Device, inode and birth time name one file for its whole life: an inode number
+        // reused by a later file comes with another birth time.
+        std::snprintf(name, sizeof name, "file@%llx:%llx:%lld.%09u", static_cast<unsigned long long>(file.device),
+                      static_cast<unsigned long long>(file.inode), static_cast<long long>(file.birth_seconds),
+                      file.birth_nanoseconds);
+        return name;
+    }
+    std::snprintf(name, sizeof name, "@%llx:%llx", static_cast<unsigned long long>(file.device),
+                  static_cast<unsigned long long>(file.inode));
+    return process + name;
+}
 
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
                  std::chrono::milliseconds interval)
@@ -83,7 +110,7 @@ std::int64_t MissLog::flush() noexcept {
             if (plan->unwritten_misses.load(std::memory_order_relaxed) == 0) continue;
             taken.emplace_back(plan, 0);  // room first, then the count: none is lost if this throws
             taken.back().second = plan->unwritten_misses.exchange(0, std::memory_order_relaxed);
-            batch.push_back(Miss{device_.id(), plan->key, taken.back().second, "", ""});  // first and last seen: now
+            batch.push_back(Miss{device_.id(), plan->key, taken.back().second, "", "", ""});  // first and last seen: now
         }
         if (batch.empty()) return 0;
         TuningStore store(db_path_, OpenMode::ReadWrite);  // creates the file: recorder_of reads its identity

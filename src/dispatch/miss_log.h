@@ -16,6 +16,27 @@
 
 namespace sgemm {
 
+// What a database file is, for naming the recorder its misses count under.
+struct FileIdentity {
+    std::uint64_t device = 0, inode = 0;
+    bool has_birth_time = false;  // the filesystem says when the file was created
+    std::int64_t birth_seconds = 0;
+    std::uint32_t birth_nanoseconds = 0;
+};
+
+// The identity of the file at `path`; throws sgemm::Error when it cannot be read.
+FileIdentity file_identity(const std::string& path);
+
+// The recorder (TuningStore::record_misses) that misses written to `file` count under.
+// Where the file has a birth time, the file alone names it: every process that writes to
+// the file adds to one row per shape key, so rows do not grow with each process start (an
+// engine started once per request, with prefill shapes that vary, would otherwise add a
+// row per start and shape). A copy, or a file that later takes the path or the inode
+// number, is another file with a recorder of its own, so a merge of the two adds both
+// counts. Without a birth time, the inode number alone could name two files in turn, so
+// each process (`process`, a random id) counts apart, as it did before: rows per start.
+std::string miss_recorder(const FileIdentity& file, const std::string& process);
+
 class MissLog {
 public:
     // A relative `db_path` is taken against the working directory now, not at each write.
