@@ -97,7 +97,7 @@ std::string fill_sample(TuningStore& store) {
     rejected.invalid_reason = "wrong result: max error 3.1 above tolerance";
     store.record_measurement(rejected);
     store.put_winner(winner(id, shape(4096, 4096, 4096), 1.0, nullptr));
-    store.record_misses({Miss{id, shape(16, 4096, 4096), 5, "", ""}, Miss{id, shape(2, 14336, 4096), 1, "", ""}}, "sample");
+    store.record_misses({Miss{id, shape(16, 4096, 4096), 5, "", "", ""}, Miss{id, shape(2, 14336, 4096), 1, "", "", ""}}, "sample");
     return id;
 }
 

@@ -34,7 +34,7 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     ours.put_binary(b);
     ours.put_winner(winner(id, shape(1, 4096, 4096), 1.0, &b));   // theirs is faster
     ours.put_winner(winner(id, shape(8, 4096, 4096), 2.0, &b));   // ours is faster
-    ours.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}}, "ours");
+    ours.record_misses({Miss{id, shape(3, 64, 64), 2, "", "", ""}}, "ours");
     {
         TuningStore theirs(dir.file("theirs.db"));
         theirs.add_device(h200());
@@ -45,7 +45,7 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
         theirs.put_winner(winner(id, shape(8, 4096, 4096), 2.5, &b));
         theirs.put_winner(winner(id, shape(32, 4096, 4096), 3.0, nullptr));  // new, cuBLAS
         theirs.record_measurement(measurement(id, shape(1, 4096, 4096), 0.8));
-        theirs.record_misses({Miss{id, shape(3, 64, 64), 5, "", ""}}, "theirs");
+        theirs.record_misses({Miss{id, shape(3, 64, 64), 5, "", "", ""}}, "theirs");
     }
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     const MergeSummary s = merge_store(ours, theirs);
@@ -87,14 +87,14 @@ TEST(Merge, EachRecordersMissesCountOnceThroughAnyChainOfMerges) {
         return store;
     };
     auto a = box("a"), b = box("b");
-    a->record_misses({Miss{id, key, 2, "", ""}}, "handle-a");
-    b->record_misses({Miss{id, key, 3, "", ""}}, "handle-b");
+    a->record_misses({Miss{id, key, 2, "", "", ""}}, "handle-a");
+    b->record_misses({Miss{id, key, 3, "", "", ""}}, "handle-b");
     merge_store(*b, *a);  // b now holds a's count too
     merge_store(hub, *a);
     EXPECT_EQ(hub.misses(id).at(0).count, 2);
     merge_store(hub, *b);  // a's count again, by way of b
     EXPECT_EQ(hub.misses(id).at(0).count, 5);
-    a->record_misses({Miss{id, key, 4, "", ""}}, "handle-a");  // a's handle counted on
+    a->record_misses({Miss{id, key, 4, "", "", ""}}, "handle-a");  // a's handle counted on
     EXPECT_EQ(merge_store(hub, *a).misses_merged, 1);
     EXPECT_EQ(hub.misses(id).at(0).count, 9);
     EXPECT_EQ(hub.misses_by_recorder().size(), 2u);

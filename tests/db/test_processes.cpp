@@ -32,7 +32,7 @@ TEST(Processes, EightWritersAtOnceLoseNoRowAndNeverFailLocked) {
             for (int i = 0; i < kRowsEach; ++i) {
                 store.record_measurement(measurement(id, shape(p + 1, 64, i + 1), 0.01 * (i + 1)));
                 if (i % 50 == 0)  // a shape of its own, and one all share, each process its own recorder
-                    store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", ""}, Miss{id, shape(999, 64, 64), 1, "", ""}},
+                    store.record_misses({Miss{id, shape(1000 + p, 64, 64), 1, "", "", ""}, Miss{id, shape(999, 64, 64), 1, "", "", ""}},
                                         "process " + std::to_string(p));
             }
         }));

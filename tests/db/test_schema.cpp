@@ -83,7 +83,9 @@ TEST(Schema, EveryEarlierVersionIsUpgradedKeepingItsRows) {
                               device.nvrtc_version, device.library_version)
                     .run();
         }
-        if (v > 0) EXPECT_THROW(TuningStore(path, OpenMode::ReadOnly), DbError) << "read-only must not upgrade";
+        if (v > 0) {
+            EXPECT_THROW(TuningStore(path, OpenMode::ReadOnly), DbError) << "read-only must not upgrade";
+        }
         TuningStore store(path);
         EXPECT_EQ(store.opened_version(), v);
         EXPECT_EQ(store.schema_version(), latest_schema_version());

@@ -217,7 +217,9 @@ TEST(Store, AWinnerReplacesTheShapesEarlierWinnerAndComesWithItsBinary) {
     ASSERT_EQ(loaded.size(), 2u);
     for (const WinnerWithBinary& wb : loaded) {
         EXPECT_EQ(wb.binary.has_value(), !wb.winner.kernel.is_cublas());
-        if (wb.binary) EXPECT_EQ(wb.binary->cubin, b.cubin);
+        if (wb.binary) {
+            EXPECT_EQ(wb.binary->cubin, b.cubin);
+        }
     }
     EXPECT_TRUE(store.winners_with_binaries(store.add_device(h200(1))).empty()) << "another device has none";
 }
@@ -236,9 +238,9 @@ TEST(Store, MissesAddUpPerShapeAcrossRecorders) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     const std::string id = store.add_device(h200());
-    store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{id, shape(5, 64, 64), 1, "", ""}}, "one");
-    store.record_misses({Miss{id, shape(3, 64, 64), 4, "", ""}}, "one");
-    store.record_misses({Miss{id, shape(3, 64, 64), 10, "", ""}}, "two");
+    store.record_misses({Miss{id, shape(3, 64, 64), 2, "", "", ""}, Miss{id, shape(5, 64, 64), 1, "", "", ""}}, "one");
+    store.record_misses({Miss{id, shape(3, 64, 64), 4, "", "", ""}}, "one");
+    store.record_misses({Miss{id, shape(3, 64, 64), 10, "", "", ""}}, "two");
     const std::vector<Miss> misses = store.misses(id);
     ASSERT_EQ(misses.size(), 2u);
     EXPECT_EQ(misses[0].shape, shape(3, 64, 64)) << "most frequent first";
@@ -250,7 +252,7 @@ TEST(Store, MissesAddUpPerShapeAcrossRecorders) {
     EXPECT_EQ(rows[0].recorder, "one");
     EXPECT_EQ(rows[0].count, 6);
     EXPECT_EQ(rows[1].recorder, "two");
-    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 1, "", ""}}, ""), DbError) << "no recorder";
+    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 1, "", "", ""}}, ""), DbError) << "no recorder";
 }
 
 TEST(Store, EachNewMissRecorderIsAnotherId) {
@@ -263,7 +265,7 @@ TEST(Store, AFailedWriteInsideABatchLeavesNothingBehind) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     const std::string id = store.add_device(h200());
-    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 2, "", ""}, Miss{"unknown", shape(5, 64, 64), 1, "", ""}},
+    EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 2, "", "", ""}, Miss{"unknown", shape(5, 64, 64), 1, "", "", ""}},
                                      "recorder"),
                  DbError);
     EXPECT_TRUE(store.misses().empty());
