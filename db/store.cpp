@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "db/schema.h"
@@ -458,8 +459,29 @@ int upsert_misses(sqlite::Connection& db, const std::vector<Miss>& misses, const
 }  // namespace
 
 void TuningStore::record_misses(const std::vector<Miss>& misses, const std::string& recorder) {
-    if (recorder.empty()) throw DbError("misses need a recorder: the id of the process and file that counted them");
+    if (recorder.empty()) throw DbError("misses need a recorder: the id of whoever counted them");
     upsert_misses(*db_, misses, recorder, "count + excluded.count");
+}
+
+void TuningStore::record_misses_as(const std::vector<Miss>& misses, const std::string& writer) {
+    if (writer.empty()) throw DbError("misses need a writer: the boot and file that counted them");
+    const std::string suffix = "@" + writer;
+    sqlite::Transaction t(*db_);  // BEGIN IMMEDIATE: the lookup and the adds of one writer at a time
+    std::map<std::string, std::string> recorder_of_device;
+    std::vector<Miss> named = misses;
+    for (Miss& miss : named) {
+        auto [at, added] = recorder_of_device.try_emplace(miss.device_id);
+        if (added) {
+            // The most recent, should a merge have brought back an older recorder of this writer.
+            auto q = db_->query("SELECT recorder FROM misses WHERE device_id = ?1 AND length(recorder) > length(?2) "
+                                "AND substr(recorder, -length(?2)) = ?2 ORDER BY last_seen DESC, recorder LIMIT 1");
+            q.bind(1, miss.device_id).bind(2, suffix);
+            at->second = q.step() ? q.text(0) : new_miss_recorder() + suffix;
+        }
+        miss.recorder = at->second;
+    }
+    upsert_misses(*db_, named, "", "count + excluded.count");
+    t.commit();
 }
 
 int TuningStore::merge_misses(const std::vector<Miss>& misses) {

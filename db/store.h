@@ -83,14 +83,19 @@ public:
     std::vector<WinnerWithBinary> winners_with_binaries(const std::string& device_id);
 
     // --- misses ---
-    // Each recorder (the file dispatch writes to, or one process on a file that has no
-    // birth time: miss_recorder in src/dispatch/miss_log.h) counts apart, so that merging a
-    // file twice counts its calls once (migrations/0003_miss_recorders.sql). Rows: one per
-    // recorder and shape key.
-    // Adds each miss's count to its row of `recorder` (creating it), in one transaction:
-    // dispatch batches its misses off the hot path and writes them here. Empty first_seen /
-    // last_seen mean now. Each miss's device must have been added.
+    // Each recorder counts apart, so that merging a file twice counts its calls once
+    // (migrations/0003_miss_recorders.sql). Rows: one per recorder and shape key.
+    // Adds each miss's count to its row of `recorder` (creating it), in one transaction.
+    // Empty first_seen / last_seen mean now. Each miss's device must have been added.
     void record_misses(const std::vector<Miss>& misses, const std::string& recorder);
+    // What dispatch writes: adds each miss under the recorder that `writer` (the machine's
+    // boot and the file, as src/dispatch/miss_log.h names them) holds for the miss's device
+    // in this file: the recorder of rows it wrote here before, else a new one,
+    // new_miss_recorder() + "@" + writer. A recorder is thus found only in the file whose
+    // writer made it, or in a copy of that file's rows: a database copied onto the file from
+    // elsewhere, a clone on another machine (another boot) or a device pruned from the file
+    // starts a new one. One transaction, so processes that write at once agree on it.
+    void record_misses_as(const std::vector<Miss>& misses, const std::string& writer);
     // A merge's write: each miss's row of its own recorder keeps the larger count (a
     // recorder's count only grows, so the larger is the later), the earlier first_seen and the
     // later last_seen. Returns how many rows it added or updated.
@@ -100,7 +105,7 @@ public:
     std::vector<Miss> misses(const std::string& device_id = {});
     // The rows themselves, each with its recorder: what a merge copies.
     std::vector<Miss> misses_by_recorder();
-    // A new recorder's id: random, so that copies of one database never share one.
+    // A new random id: two processes or machines never draw the same.
     static std::string new_miss_recorder();
 
     // The connection, for the rest of db/ (merge, prune, stats, verify) and the tests.

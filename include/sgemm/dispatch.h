@@ -74,11 +74,9 @@
  *
  * Misses: with record_misses, every call whose shape key has no exact winner is counted in
  * memory (one atomic add) and the counts are written to the database's misses table from a
- * background thread every miss_flush_ms and at destroy, under an id of the database file
- * (its device, inode and birth time: one row per shape key for all the processes that use
- * it; where the filesystem gives no birth time, an id of this process and file, a row per
- * process and shape key), so that `sgemm-db merge` counts them once however often a file
- * is merged.
+ * background thread every miss_flush_ms and at destroy, under a recorder of the file, the
+ * device and the machine's boot (one row per shape key for all the processes of a boot that
+ * use the file), so that `sgemm-db merge` counts them once however often a file is merged.
  * `sgemm-tune --from-misses` then tunes them: record in production, tune later.
  *
  * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -24,25 +26,37 @@ std::string fixed_path(const std::string& path) {
     return ec ? path : absolute.string();
 }
 
-// The recorder the misses written to the file at `path` count under. Called with the file
-// open, so it exists; if it cannot be read, throws (the counts wait for the next write)
-// rather than name a recorder of no file.
-std::string recorder_of(const std::string& path) {
-    static const std::string process = TuningStore::new_miss_recorder();
-    return miss_recorder(file_identity(path), process);
+// Who writes misses to the file at `path` (TuningStore::record_misses_as). Called with the
+// file open, so it exists; if it cannot be read, throws (the counts wait for the next write)
+// rather than name a writer of no file.
+std::string writer_of(const std::string& path) {
+    static const std::string boot = [] {
+        std::string id = machine_boot();
+        return id.empty() ? TuningStore::new_miss_recorder() : id;  // no boot id: this process counts apart
+    }();
+    return miss_writer(file_identity(path), boot);
 }
 
 }  // namespace
 
+std::string machine_boot() {
+    std::ifstream file("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(file, id);
+    return file ? id : std::string();
+}
+
 FileIdentity file_identity(const std::string& path) {
     FileIdentity file;
     struct statx x {};
-    // AT_STATX_SYNC_AS_STAT: what stat(2) would say. statx may be missing (ENOSYS: an old
-    // kernel, or a container's seccomp filter): then stat, without a birth time.
-    if (statx(AT_FDCWD, path.c_str(), AT_STATX_SYNC_AS_STAT, STATX_INO | STATX_BTIME, &x) == 0) {
-        file.device = (static_cast<std::uint64_t>(x.stx_dev_major) << 32) | x.stx_dev_minor;
+    // AT_STATX_SYNC_AS_STAT: what stat(2) would say. glibc emulates statx where the kernel
+    // lacks it, but a container's seccomp filter may still refuse it (EPERM): then stat,
+    // without a birth time.
+    if (statx(AT_FDCWD, path.c_str(), AT_STATX_SYNC_AS_STAT, STATX_INO | STATX_BTIME, &x) == 0 &&
+        (x.stx_mask & STATX_INO) != 0) {
+        file.device = makedev(x.stx_dev_major, x.stx_dev_minor);
         file.inode = x.stx_ino;
-        file.has_birth_time = (x.stx_mask & STATX_BTIME) != 0;
+        file.has_birth_time = (x.stx_mask & STATX_BTIME) != 0 && (x.stx_btime.tv_sec != 0 || x.stx_btime.tv_nsec != 0);
         file.birth_seconds = x.stx_btime.tv_sec;
         file.birth_nanoseconds = x.stx_btime.tv_nsec;
         return file;
@@ -54,19 +68,16 @@ FileIdentity file_identity(const std::string& path) {
     return file;
 }
 
-std::string miss_recorder(const FileIdentity& file, const std::string& process) {
+std::string miss_writer(const FileIdentity& file, const std::string& boot) {
     char name[96];
-    if (file.has_birth_time) {
-        // Device, inode and birth time name one file for its whole life: an inode number
-        // reused by a later file comes with another birth time.
-        std::snprintf(name, sizeof name, "file@%llx:%llx:%lld.%09u", static_cast<unsigned long long>(file.device),
+    if (file.has_birth_time)
+        std::snprintf(name, sizeof name, "/%llx:%llx:%lld.%09u", static_cast<unsigned long long>(file.device),
                       static_cast<unsigned long long>(file.inode), static_cast<long long>(file.birth_seconds),
                       file.birth_nanoseconds);
-        return name;
-    }
-    std::snprintf(name, sizeof name, "@%llx:%llx", static_cast<unsigned long long>(file.device),
-                  static_cast<unsigned long long>(file.inode));
-    return process + name;
+    else
+        std::snprintf(name, sizeof name, "/%llx:%llx", static_cast<unsigned long long>(file.device),
+                      static_cast<unsigned long long>(file.inode));
+    return boot + name;
 }
 
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
@@ -113,9 +124,9 @@ std::int64_t MissLog::flush() noexcept {
             batch.push_back(Miss{device_.id(), plan->key, taken.back().second, "", "", ""});  // first and last seen: now
         }
         if (batch.empty()) return 0;
-        TuningStore store(db_path_, OpenMode::ReadWrite);  // creates the file: recorder_of reads its identity
+        TuningStore store(db_path_, OpenMode::ReadWrite);  // creates the file: writer_of reads its identity
         store.add_device(device_);
-        store.record_misses(batch, recorder_of(db_path_));
+        store.record_misses_as(batch, writer_of(db_path_));
     } catch (const std::exception& e) {
         try {
             error = std::string("writing misses to ") + db_path_ + ": " + e.what();

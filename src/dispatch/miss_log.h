@@ -16,7 +16,7 @@
 
 namespace sgemm {
 
-// What a database file is, for naming the recorder its misses count under.
+// What a database file is, for naming who writes misses to it.
 struct FileIdentity {
     std::uint64_t device = 0, inode = 0;
     bool has_birth_time = false;  // the filesystem says when the file was created
@@ -27,15 +27,19 @@ struct FileIdentity {
 // The identity of the file at `path`; throws sgemm::Error when it cannot be read.
 FileIdentity file_identity(const std::string& path);
 
-// The recorder (TuningStore::record_misses) that misses written to `file` count under.
-// Where the file has a birth time, the file alone names it: every process that writes to
-// the file adds to one row per shape key, so rows do not grow with each process start (an
-// engine started once per request, with prefill shapes that vary, would otherwise add a
-// row per start and shape). A copy, or a file that later takes the path or the inode
-// number, is another file with a recorder of its own, so a merge of the two adds both
-// counts. Without a birth time, the inode number alone could name two files in turn, so
-// each process (`process`, a random id) counts apart, as it did before: rows per start.
-std::string miss_recorder(const FileIdentity& file, const std::string& process);
+// This boot of this machine (/proc/sys/kernel/random/boot_id), or "" where it cannot be read.
+std::string machine_boot();
+
+// Who writes misses to `file` (TuningStore::record_misses_as, which finds or makes the
+// recorder this writer counts under in the file): `boot`, and the file's device, inode and,
+// where the filesystem has one, birth time. Every process of one boot on one file is one
+// writer, so the misses table grows by a row per shape key, not per process start (an engine
+// started once per request, with prefill shapes that vary, would otherwise add a row per
+// start and shape). The boot keeps apart clones of one disk on other machines, which keep
+// the file's device, inode and birth time; the birth time keeps apart a later file on a
+// reused inode number. Dispatch passes the process's own random id as `boot` where the boot
+// cannot be read: each process then counts apart.
+std::string miss_writer(const FileIdentity& file, const std::string& boot);
 
 class MissLog {
 public:

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "db/prune.h"
 #include "db/sqlite.h"
 #include "db/store.h"
 #include "tests/db/fixture.h"
@@ -253,6 +254,51 @@ TEST(Store, MissesAddUpPerShapeAcrossRecorders) {
     EXPECT_EQ(rows[0].count, 6);
     EXPECT_EQ(rows[1].recorder, "two");
     EXPECT_THROW(store.record_misses({Miss{id, shape(3, 64, 64), 1, "", "", ""}}, ""), DbError) << "no recorder";
+}
+
+// A writer (dispatch's boot and file) finds the recorder it made in this file, per device,
+// so its rows grow per shape, not per write. Another writer (a clone on another boot), a
+// file that holds none of its rows (another database copied onto it) and a device whose
+// rows were pruned each start a new recorder.
+TEST(Store, AWriterCountsOnUnderTheRecorderItMadeInThisFile) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string a = store.add_device(h200()), b = store.add_device(h200(1));
+    const ShapeKey key = shape(3, 64, 64);
+    const auto recorder_of = [](TuningStore& s, const std::string& device) {
+        std::string found;
+        for (const Miss& row : s.misses_by_recorder())
+            if (row.device_id == device) {
+                EXPECT_TRUE(found.empty()) << "one recorder a device";
+                found = row.recorder;
+            }
+        return found;
+    };
+    store.record_misses_as({Miss{a, key, 2, "", "", ""}}, "boot-1/f");
+    const std::string first = recorder_of(store, a);
+    EXPECT_EQ(first.size(), 32 + std::string("@boot-1/f").size()) << first;
+    EXPECT_EQ(first.substr(32), "@boot-1/f");
+    store.record_misses_as({Miss{a, key, 3, "", "", ""}}, "boot-1/f");
+    EXPECT_EQ(recorder_of(store, a), first);
+    EXPECT_EQ(store.misses(a).at(0).count, 5);
+
+    store.record_misses_as({Miss{b, key, 1, "", "", ""}}, "boot-1/f");
+    EXPECT_NE(recorder_of(store, b), first) << "a device of its own";
+    store.record_misses_as({Miss{a, key, 7, "", "", ""}}, "boot-2/f");  // a clone of the disk, booted elsewhere
+    EXPECT_EQ(store.misses_by_recorder().size(), 3u);
+    EXPECT_EQ(store.misses(a).at(0).count, 12);
+
+    TuningStore foreign(dir.file("foreign.db"));
+    foreign.add_device(h200());
+    foreign.record_misses_as({Miss{a, key, 1, "", "", ""}}, "boot-1/f");
+    EXPECT_NE(recorder_of(foreign, a), first) << "another file holds none of the writer's rows";
+
+    prune_devices(store, {a});
+    store.add_device(h200());
+    store.record_misses_as({Miss{a, key, 4, "", "", ""}}, "boot-1/f");
+    EXPECT_NE(recorder_of(store, a), first) << "pruned, the device starts again under a new recorder";
+    EXPECT_EQ(store.misses(a).at(0).count, 4);
+    EXPECT_THROW(store.record_misses_as({Miss{a, key, 1, "", "", ""}}, ""), DbError) << "no writer";
 }
 
 TEST(Store, EachNewMissRecorderIsAnotherId) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "db/merge.h"
@@ -61,9 +62,9 @@ TEST(MissLog, ARelativePathStaysWhereItPointedAtCreate) {
     EXPECT_EQ(misses[0].shape.M, 3);
 }
 
-// A process's logs (its dispatch handles) on one file count under one recorder, so rows grow
-// per process and shape, not per handle; a file replaced under the same path (a new inode)
-// gets another recorder, so that a merge of the old and the new file adds both counts.
+// The logs of a process's dispatch handles on one file count under one recorder, so rows do
+// not grow per handle; a file replaced under the same path (a new inode) gets another
+// recorder, so that a merge of the old and the new file adds both counts.
 TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
     TempDir home;
     PlanTable plans;
@@ -92,34 +93,38 @@ TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
     EXPECT_NE(rows[0].recorder, before);
 }
 
-// A file with a birth time names its recorder alone: the process id plays no part, and a
-// file born at another moment (a later file on a reused inode number) or with another inode
-// names another. Without a birth time, each process names its own.
-TEST(MissRecorder, AFileWithABirthTimeNamesItsRecorderAlone) {
+// The writer is the boot and the file: no process plays a part, and another boot (a clone of
+// the disk on another machine), another inode (a copy) or another birth time (a later file on
+// a reused inode number) is another writer.
+TEST(MissWriter, NamesTheBootAndTheFileNotTheProcess) {
     FileIdentity file;
     file.device = 0x803, file.inode = 1234, file.has_birth_time = true;
     file.birth_seconds = 1796190003, file.birth_nanoseconds = 508846914;
-    const std::string named = miss_recorder(file, "process-a");
-    EXPECT_EQ(named, miss_recorder(file, "process-b"));
-    EXPECT_EQ(named.find("process"), std::string::npos) << named;
+    const std::string named = miss_writer(file, "boot-a");
+    EXPECT_EQ(named, miss_writer(file, "boot-a"));
+    EXPECT_NE(miss_writer(file, "boot-b"), named);
     FileIdentity reborn = file;
     reborn.birth_nanoseconds += 1;
-    EXPECT_NE(miss_recorder(reborn, "process-a"), named);
-    FileIdentity other = file;
-    other.inode += 1;
-    EXPECT_NE(miss_recorder(other, "process-a"), named);
+    EXPECT_NE(miss_writer(reborn, "boot-a"), named);
+    FileIdentity copy = file;
+    copy.inode += 1;
+    EXPECT_NE(miss_writer(copy, "boot-a"), named);
+    FileIdentity no_birth = file;
+    no_birth.has_birth_time = false;
+    EXPECT_NE(miss_writer(no_birth, "boot-a"), named);
+    EXPECT_NE(miss_writer(no_birth, "boot-a"), miss_writer(copy, "boot-a"));
 
-    file.has_birth_time = false;
-    EXPECT_NE(miss_recorder(file, "process-a"), miss_recorder(file, "process-b"));
-    EXPECT_EQ(miss_recorder(file, "process-a").rfind("process-a@", 0), 0u) << miss_recorder(file, "process-a");
+    EXPECT_FALSE(machine_boot().empty()) << "Linux gives every boot an id in /proc/sys/kernel/random/boot_id";
+    EXPECT_EQ(machine_boot(), machine_boot());
 }
 
 // Processes started one after another on one file (an engine run once per request) add to
-// one row per shape where the filesystem gives the file a birth time, not a row each; a copy
-// of the file counts apart, so merging the copy back adds its calls once.
-TEST(MissLog, ProcessesShareTheFilesRecorderAndACopyCountsApart) {
+// one row per shape, not a row each. A copy of the file counts apart, and so does the file
+// once another database has been copied onto it in place (the same inode): merged, every
+// call counts once.
+TEST(MissLog, ProcessesShareTheFilesRecorderAndCopiesCountApart) {
     TempDir home;
-    const std::string path = home.file("tuning.db"), copy = home.file("copy.db");
+    const std::string path = home.file("tuning.db");
     const DeviceFingerprint device = h200();
     const auto run_process = [&](const std::string& file, std::int64_t calls) {
         return in_child([&] {
@@ -131,27 +136,39 @@ TEST(MissLog, ProcessesShareTheFilesRecorderAndACopyCountsApart) {
             if (log.flush() != calls) throw Error("flush: " + log.last_error());
         });
     };
+    const auto rows_of = [](const std::string& file) { return TuningStore(file, OpenMode::ReadOnly).misses_by_recorder(); };
     ASSERT_EQ(run_process(path, 2), 0);
     ASSERT_EQ(run_process(path, 3), 0);
-    const bool shared = file_identity(path).has_birth_time;
-    std::vector<Miss> rows = TuningStore(path, OpenMode::ReadOnly).misses_by_recorder();
-    if (shared) {
-        ASSERT_EQ(rows.size(), 1u);
-        EXPECT_EQ(rows[0].count, 5);
-        // Forked children share the parent's process id once it has one, so the row count
-        // alone would not tell: the recorder must be the file's name, free of any process.
-        EXPECT_EQ(rows[0].recorder, miss_recorder(file_identity(path), "no process"));
-    } else {  // this filesystem gives no birth time: a recorder per process
-        ASSERT_EQ(rows.size(), 2u);
-    }
+    std::vector<Miss> rows = rows_of(path);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].count, 5);
+    const std::string writer = miss_writer(file_identity(path), machine_boot());
+    ASSERT_GT(rows[0].recorder.size(), writer.size());
+    EXPECT_EQ(rows[0].recorder.substr(rows[0].recorder.size() - writer.size()), writer) << rows[0].recorder;
 
-    std::filesystem::copy_file(path, copy);  // closed: the WAL was checkpointed into it
+    // A copy (another inode) is another writer. Files are closed here: their WAL is checkpointed.
+    const std::string harvested = home.file("harvested.db"), copy = home.file("copy.db");
+    std::filesystem::copy_file(path, harvested);
+    std::filesystem::copy_file(path, copy);
     ASSERT_EQ(run_process(copy, 4), 0);
-    EXPECT_EQ(TuningStore(copy, OpenMode::ReadOnly).misses_by_recorder().size(), rows.size() + 1);
-    TuningStore ours(path), theirs(copy, OpenMode::ReadOnly);
-    merge_store(ours, theirs);
-    ASSERT_EQ(ours.misses(device.id()).size(), 1u);
-    EXPECT_EQ(ours.misses(device.id())[0].count, 9) << "2 + 3 from this file, 4 from its copy";
-    merge_store(ours, theirs);
-    EXPECT_EQ(ours.misses(device.id())[0].count, 9) << "merged twice, counted once";
+    EXPECT_EQ(rows_of(copy).size(), 2u);
+
+    // Another database copied onto the file in place: the writer's name is the same, but the
+    // file holds none of its rows, so the next process starts a recorder of its own instead
+    // of counting on from 0 under the one whose 5 calls were harvested.
+    const std::string foreign = home.file("foreign.db");
+    ASSERT_EQ(run_process(foreign, 1), 0);
+    const FileIdentity before = file_identity(path);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << sgemm::testing::bytes_of(foreign);
+    ASSERT_EQ(file_identity(path).inode, before.inode) << "the copy must land in place";
+    ASSERT_EQ(run_process(path, 6), 0);
+    EXPECT_EQ(rows_of(path).size(), 2u);
+
+    TuningStore hub(home.file("hub.db"));
+    for (const std::string& file : {harvested, copy, path, harvested, copy, path}) {  // each twice
+        TuningStore other(file, OpenMode::ReadOnly);
+        merge_store(hub, other);
+    }
+    ASSERT_EQ(hub.misses(device.id()).size(), 1u);
+    EXPECT_EQ(hub.misses(device.id())[0].count, 5 + 4 + 1 + 6);
 }
