@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -688,6 +689,10 @@ TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
     EXPECT_EQ(misses[0].count, 4);
     EXPECT_EQ(misses[1].shape, key_of(fallback.M, fallback.N, fallback.K, fallback.ta, fallback.tb));
     EXPECT_EQ(misses[1].count, 2);
+    std::set<std::string> recorders;
+    for (const Miss& row : store.misses_by_recorder())
+        if (row.device_id == db.device_id) recorders.insert(row.recorder);
+    EXPECT_EQ(recorders.size(), 1u) << "both handles on the file count under one recorder: a row per shape";
 }
 
 TEST(Dispatch, DestroySaysWhenTheLastMissesCannotBeWritten) {
