@@ -463,6 +463,33 @@ void TuningStore::record_misses(const std::vector<Miss>& misses, const std::stri
     upsert_misses(*db_, misses, recorder, "count + excluded.count");
 }
 
+namespace {
+
+// The recorder whose name ends in `suffix` (its writer's) among `device`'s rows in this file,
+// or "". The rows of the batch's own shapes come first, a lookup each through the primary
+// key: a writer that counts on has rows for most shapes it misses again. Only a batch of
+// shapes all new to the writer scans the device's rows. Where the writer has several
+// recorders here (a merge brought back the one it had before its device was pruned), the
+// most recent.
+std::string recorder_of_writer(sqlite::Connection& db, const std::string& device, const std::vector<Miss>& misses,
+                               const std::string& suffix) {
+    // ?9: the suffix, numbered after the device (?1) and the shape key (?2 to ?8).
+    const std::string of_writer =
+        " AND length(recorder) > length(?9) AND substr(recorder, -length(?9)) = ?9 ORDER BY last_seen DESC, recorder LIMIT 1";
+    for (const Miss& miss : misses) {
+        if (miss.device_id != device) continue;
+        auto q = db.query("SELECT recorder FROM misses WHERE " SGEMM_DB_KEY_IS("") + of_writer);
+        bind_key(q, device, miss.shape);
+        q.bind(9, suffix);
+        if (q.step()) return q.text(0);
+    }
+    auto q = db.query("SELECT recorder FROM misses WHERE device_id = ?1" + of_writer);
+    q.bind(1, device).bind(9, suffix);
+    return q.step() ? q.text(0) : std::string();
+}
+
+}  // namespace
+
 void TuningStore::record_misses_as(const std::vector<Miss>& misses, const std::string& writer) {
     if (writer.empty()) throw DbError("misses need a writer: the boot and file that counted them");
     const std::string suffix = "@" + writer;
@@ -472,11 +499,8 @@ void TuningStore::record_misses_as(const std::vector<Miss>& misses, const std::s
     for (Miss& miss : named) {
         auto [at, added] = recorder_of_device.try_emplace(miss.device_id);
         if (added) {
-            // The most recent, should a merge have brought back an older recorder of this writer.
-            auto q = db_->query("SELECT recorder FROM misses WHERE device_id = ?1 AND length(recorder) > length(?2) "
-                                "AND substr(recorder, -length(?2)) = ?2 ORDER BY last_seen DESC, recorder LIMIT 1");
-            q.bind(1, miss.device_id).bind(2, suffix);
-            at->second = q.step() ? q.text(0) : new_miss_recorder() + suffix;
+            at->second = recorder_of_writer(*db_, miss.device_id, misses, suffix);
+            if (at->second.empty()) at->second = new_miss_recorder() + suffix;
         }
         miss.recorder = at->second;
     }

@@ -30,11 +30,8 @@ std::string fixed_path(const std::string& path) {
 // file open, so it exists; if it cannot be read, throws (the counts wait for the next write)
 // rather than name a writer of no file.
 std::string writer_of(const std::string& path) {
-    static const std::string boot = [] {
-        std::string id = machine_boot();
-        return id.empty() ? TuningStore::new_miss_recorder() : id;  // no boot id: this process counts apart
-    }();
-    return miss_writer(file_identity(path), boot);
+    static const std::string boot = machine_boot(), process = TuningStore::new_miss_recorder();
+    return miss_writer(file_identity(path), boot, process);
 }
 
 }  // namespace
@@ -68,15 +65,16 @@ FileIdentity file_identity(const std::string& path) {
     return file;
 }
 
-std::string miss_writer(const FileIdentity& file, const std::string& boot) {
+std::string miss_writer(const FileIdentity& file, const std::string& boot, const std::string& process) {
     char name[96];
-    if (file.has_birth_time)
-        std::snprintf(name, sizeof name, "/%llx:%llx:%lld.%09u", static_cast<unsigned long long>(file.device),
-                      static_cast<unsigned long long>(file.inode), static_cast<long long>(file.birth_seconds),
-                      file.birth_nanoseconds);
-    else
+    if (boot.empty() || !file.has_birth_time) {
         std::snprintf(name, sizeof name, "/%llx:%llx", static_cast<unsigned long long>(file.device),
                       static_cast<unsigned long long>(file.inode));
+        return process + name;
+    }
+    std::snprintf(name, sizeof name, "/%llx:%llx:%lld.%09u", static_cast<unsigned long long>(file.device),
+                  static_cast<unsigned long long>(file.inode), static_cast<long long>(file.birth_seconds),
+                  file.birth_nanoseconds);
     return boot + name;
 }
 

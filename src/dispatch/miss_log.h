@@ -31,15 +31,16 @@ FileIdentity file_identity(const std::string& path);
 std::string machine_boot();
 
 // Who writes misses to `file` (TuningStore::record_misses_as, which finds or makes the
-// recorder this writer counts under in the file): `boot`, and the file's device, inode and,
-// where the filesystem has one, birth time. Every process of one boot on one file is one
-// writer, so the misses table grows by a row per shape key, not per process start (an engine
-// started once per request, with prefill shapes that vary, would otherwise add a row per
-// start and shape). The boot keeps apart clones of one disk on other machines, which keep
-// the file's device, inode and birth time; the birth time keeps apart a later file on a
-// reused inode number. Dispatch passes the process's own random id as `boot` where the boot
-// cannot be read: each process then counts apart.
-std::string miss_writer(const FileIdentity& file, const std::string& boot);
+// recorder this writer counts under in the file): `boot`, and the file's device, inode and
+// birth time. Every process of one boot on one file is one writer, so the misses table grows
+// by a row per shape key, not per process start (an engine started once per request, with
+// prefill shapes that vary, would otherwise add a row per start and shape). The boot keeps
+// apart clones of one disk on other machines, which keep the file's device, inode and birth
+// time; the birth time keeps apart a later file on the same inode number (a database
+// deployed by rename, say), whose rows may be an earlier copy of this one's. Where the boot
+// or the birth time is unknown, the writer is `process` (a random id) and the file's device
+// and inode: each process counts apart, and rows grow per process start again.
+std::string miss_writer(const FileIdentity& file, const std::string& boot, const std::string& process);
 
 class MissLog {
 public:

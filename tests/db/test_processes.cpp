@@ -58,6 +58,39 @@ TEST(Processes, EightWritersAtOnceLoseNoRowAndNeverFailLocked) {
     EXPECT_TRUE(verify_store(store).ok());
 }
 
+// 8 processes of one writer (dispatch's boot and file) write their first misses to a new file
+// at once: the lookup of the writer's recorder and the adds are one transaction, so they agree
+// on one recorder.
+TEST(Processes, WritersThatStartTogetherAgreeOnOneRecorder) {
+    TempDir dir;
+    const std::string path = dir.file("shared.db");
+    constexpr int kProcesses = 8;
+    int start[2];
+    ASSERT_EQ(pipe(start), 0);
+    std::vector<std::unique_ptr<ChildProcess>> writers;
+    for (int p = 0; p < kProcesses; ++p)
+        writers.push_back(std::make_unique<ChildProcess>([&] {
+            char go = 0;
+            if (read(start[0], &go, 1) != 1) throw Error("start pipe");
+            TuningStore store(path);
+            const std::string id = store.add_device(h200());
+            std::vector<Miss> batch;  // many shapes: a wide window between the lookup and the adds
+            for (int k = 1; k <= 32; ++k) batch.push_back(Miss{id, shape(3, 64, k), 1, "", "", ""});
+            store.record_misses_as(batch, "boot-1/f");
+        }));
+    const std::string go(kProcesses, 'x');
+    ASSERT_EQ(write(start[1], go.data(), go.size()), static_cast<ssize_t>(go.size()));
+    for (auto& w : writers) EXPECT_EQ(w->wait(), 0) << "a writer failed (its error is on stderr)";
+    close(start[0]);
+    close(start[1]);
+    const std::vector<Miss> rows = TuningStore(path, OpenMode::ReadOnly).misses_by_recorder();
+    ASSERT_EQ(rows.size(), 32u);
+    for (const Miss& row : rows) {
+        EXPECT_EQ(row.recorder, rows[0].recorder);
+        EXPECT_EQ(row.count, kProcesses);
+    }
+}
+
 // Killed inside a transaction: what it committed before is there, what it had not is not,
 // and the file is sound.
 TEST(Processes, AProcessKilledInsideATransactionLeavesTheLastCommit) {

@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "db/merge.h"
 #include "db/prune.h"
 #include "db/sqlite.h"
 #include "db/store.h"
@@ -299,6 +301,28 @@ TEST(Store, AWriterCountsOnUnderTheRecorderItMadeInThisFile) {
     EXPECT_NE(recorder_of(store, a), first) << "pruned, the device starts again under a new recorder";
     EXPECT_EQ(store.misses(a).at(0).count, 4);
     EXPECT_THROW(store.record_misses_as({Miss{a, key, 1, "", "", ""}}, ""), DbError) << "no writer";
+}
+
+// A merge can bring back the recorder a writer had before its device was pruned; the writer
+// counts on under the most recent of its recorders, the one it made since.
+TEST(Store, AWriterCountsOnUnderItsMostRecentRecorder) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db")), hub(dir.file("hub.db"));
+    const std::string a = store.add_device(h200());
+    const ShapeKey key = shape(3, 64, 64);
+    const std::string long_ago = "2026-01-01T00:00:00.000Z";
+    store.record_misses_as({Miss{a, key, 2, long_ago, long_ago, ""}}, "boot-1/f");
+    merge_store(hub, store);
+    prune_devices(store, {a});
+    store.add_device(h200());
+    store.record_misses_as({Miss{a, key, 3, "", "", ""}}, "boot-1/f");
+    merge_store(store, hub);  // the earlier recorder comes back
+    ASSERT_EQ(store.misses_by_recorder().size(), 2u);
+    store.record_misses_as({Miss{a, key, 4, "", "", ""}}, "boot-1/f");
+    std::vector<std::int64_t> counts;
+    for (const Miss& row : store.misses_by_recorder()) counts.push_back(row.count);
+    std::sort(counts.begin(), counts.end());
+    EXPECT_EQ(counts, (std::vector<std::int64_t>{2, 7}));
 }
 
 TEST(Store, EachNewMissRecorderIsAnotherId) {
