@@ -466,25 +466,14 @@ void TuningStore::record_misses(const std::vector<Miss>& misses, const std::stri
 namespace {
 
 // The recorder whose name ends in `suffix` (its writer's) among `device`'s rows in this file,
-// or "". The rows of the batch's own shapes come first, a lookup each through the primary
-// key: a writer that counts on has rows for most shapes it misses again. Only a batch of
-// shapes all new to the writer scans the device's rows. Where the writer has several
-// recorders here (a merge brought back the one it had before its device was pruned), the
-// most recent.
-std::string recorder_of_writer(sqlite::Connection& db, const std::string& device, const std::vector<Miss>& misses,
-                               const std::string& suffix) {
-    // ?9: the suffix, numbered after the device (?1) and the shape key (?2 to ?8).
-    const std::string of_writer =
-        " AND length(recorder) > length(?9) AND substr(recorder, -length(?9)) = ?9 ORDER BY last_seen DESC, recorder LIMIT 1";
-    for (const Miss& miss : misses) {
-        if (miss.device_id != device) continue;
-        auto q = db.query("SELECT recorder FROM misses WHERE " SGEMM_DB_KEY_IS("") + of_writer);
-        bind_key(q, device, miss.shape);
-        q.bind(9, suffix);
-        if (q.step()) return q.text(0);
-    }
-    auto q = db.query("SELECT recorder FROM misses WHERE device_id = ?1" + of_writer);
-    q.bind(1, device).bind(9, suffix);
+// or "". Where the writer has several recorders here (a merge brought back the one it had
+// before its device was pruned), the most recent: the older one's counts may also stand,
+// larger, in a file it was merged into. A scan of the device's rows: about 20 ms at 60,000
+// rows, well under 1 ms at the thousands an engine's shapes make.
+std::string recorder_of_writer(sqlite::Connection& db, const std::string& device, const std::string& suffix) {
+    auto q = db.query("SELECT recorder FROM misses WHERE device_id = ?1 AND length(recorder) > length(?2) AND "
+                      "substr(recorder, -length(?2)) = ?2 ORDER BY last_seen DESC, recorder LIMIT 1");
+    q.bind(1, device).bind(2, suffix);
     return q.step() ? q.text(0) : std::string();
 }
 
@@ -499,7 +488,7 @@ void TuningStore::record_misses_as(const std::vector<Miss>& misses, const std::s
     for (Miss& miss : named) {
         auto [at, added] = recorder_of_device.try_emplace(miss.device_id);
         if (added) {
-            at->second = recorder_of_writer(*db_, miss.device_id, misses, suffix);
+            at->second = recorder_of_writer(*db_, miss.device_id, suffix);
             if (at->second.empty()) at->second = new_miss_recorder() + suffix;
         }
         miss.recorder = at->second;

@@ -76,8 +76,9 @@
  * memory (one atomic add) and the counts are written to the database's misses table from a
  * background thread every miss_flush_ms and at destroy, under a recorder of the file, the
  * device and the machine's boot (one row per shape key for all the processes of a boot that
- * use the file; a row per process where the filesystem keeps no birth time), so that
- * `sgemm-db merge` counts them once however often a file is merged.
+ * use the file; a row per process and shape key where the filesystem keeps no birth time
+ * or the boot id cannot be read), so that `sgemm-db merge` counts them once however often a
+ * file is merged.
  * `sgemm-tune --from-misses` then tunes them: record in production, tune later.
  *
  * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose

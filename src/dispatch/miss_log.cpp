@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <exception>
@@ -31,7 +32,8 @@ std::string fixed_path(const std::string& path) {
 // rather than name a writer of no file.
 std::string writer_of(const std::string& path) {
     static const std::string boot = machine_boot(), process = TuningStore::new_miss_recorder();
-    return miss_writer(file_identity(path), boot, process);
+    // The pid keeps a child forked after the first write apart from its parent.
+    return miss_writer(file_identity(path), boot, process + "." + std::to_string(getpid()));
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "db/merge.h"
@@ -304,25 +303,33 @@ TEST(Store, AWriterCountsOnUnderTheRecorderItMadeInThisFile) {
 }
 
 // A merge can bring back the recorder a writer had before its device was pruned; the writer
-// counts on under the most recent of its recorders, the one it made since.
+// counts on under the most recent of its recorders, the one it made since, even on a shape
+// only the older one has: the older one's counts may stand, larger, in a file it was merged
+// into, which would keep them over any it grew from here.
 TEST(Store, AWriterCountsOnUnderItsMostRecentRecorder) {
     TempDir dir;
     TuningStore store(dir.file("t.db")), hub(dir.file("hub.db"));
     const std::string a = store.add_device(h200());
-    const ShapeKey key = shape(3, 64, 64);
+    const ShapeKey both = shape(3, 64, 64), old_only = shape(5, 64, 64);
     const std::string long_ago = "2026-01-01T00:00:00.000Z";
-    store.record_misses_as({Miss{a, key, 2, long_ago, long_ago, ""}}, "boot-1/f");
+    store.record_misses_as({Miss{a, both, 2, long_ago, long_ago, ""}, Miss{a, old_only, 5, long_ago, long_ago, ""}},
+                           "boot-1/f");
     merge_store(hub, store);
+    const std::string before_prune = store.misses_by_recorder().at(0).recorder;
     prune_devices(store, {a});
     store.add_device(h200());
-    store.record_misses_as({Miss{a, key, 3, "", "", ""}}, "boot-1/f");
+    store.record_misses_as({Miss{a, both, 3, "", "", ""}}, "boot-1/f");
     merge_store(store, hub);  // the earlier recorder comes back
-    ASSERT_EQ(store.misses_by_recorder().size(), 2u);
-    store.record_misses_as({Miss{a, key, 4, "", "", ""}}, "boot-1/f");
-    std::vector<std::int64_t> counts;
-    for (const Miss& row : store.misses_by_recorder()) counts.push_back(row.count);
-    std::sort(counts.begin(), counts.end());
-    EXPECT_EQ(counts, (std::vector<std::int64_t>{2, 7}));
+    ASSERT_EQ(store.misses_by_recorder().size(), 3u);
+    store.record_misses_as({Miss{a, old_only, 1, "", "", ""}}, "boot-1/f");  // a shape the new one lacks, alone
+    store.record_misses_as({Miss{a, both, 4, "", "", ""}}, "boot-1/f");
+    for (const Miss& row : store.misses_by_recorder()) {
+        if (row.recorder == before_prune)
+            EXPECT_EQ(row.count, row.shape == both ? 2 : 5) << "the recorder from before the prune is left as it was";
+        else
+            EXPECT_EQ(row.count, row.shape == both ? 7 : 1);
+    }
+    EXPECT_EQ(store.misses_by_recorder().size(), 4u);
 }
 
 TEST(Store, EachNewMissRecorderIsAnotherId) {
