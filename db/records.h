@@ -105,7 +105,7 @@ struct Miss {
     ShapeKey shape;
     std::int64_t count = 0;
     std::string first_seen, last_seen;
-    std::string recorder;  // who counted them (miss_recorder): a file, or a process on it; "" in a sum over recorders
+    std::string recorder;  // who counted them (TuningStore::record_misses_as); "" in a sum over recorders
 };
 
 }  // namespace sgemm
