@@ -56,7 +56,8 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
     return summary;
 }
 
-PruneSummary prune_stale(TuningStore& store, const std::string& template_hash, const std::string& library_version) {
+PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,
+                         const std::string& library_version) {
     PruneSummary summary;
     sqlite::Connection& db = store.connection();
     sqlite::Transaction transaction(db);
@@ -68,13 +69,16 @@ PruneSummary prune_stale(TuningStore& store, const std::string& template_hash, c
             ++summary.newer_kept;
     }
     remove_devices(store, stale, summary);
-    db.query("DELETE FROM binaries WHERE cache_key NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL) "
-             "AND (nvrtc_version NOT IN (SELECT nvrtc_version FROM devices) OR kernel_id IN "
-             "(SELECT id FROM kernels WHERE template_hash <> ?1 AND template_hash NOT IN "
-             "(SELECT k.template_hash FROM kernels k JOIN winners w ON w.kernel_id = k.id UNION "
-             "SELECT k.template_hash FROM kernels k JOIN measurements m ON m.kernel_id = k.id)))")
-        .bind(1, template_hash)
-        .run();
+    std::string current;  // ?1, ?2, ...: this build's hashes
+    for (std::size_t i = 1; i <= template_hashes.size(); ++i) current += (i > 1 ? ", ?" : "?") + std::to_string(i);
+    auto remove_binaries = db.query(
+        "DELETE FROM binaries WHERE cache_key NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL) "
+        "AND (nvrtc_version NOT IN (SELECT nvrtc_version FROM devices) OR kernel_id IN "
+        "(SELECT id FROM kernels WHERE template_hash NOT IN (" + current + ") AND template_hash NOT IN "
+        "(SELECT k.template_hash FROM kernels k JOIN winners w ON w.kernel_id = k.id UNION "
+        "SELECT k.template_hash FROM kernels k JOIN measurements m ON m.kernel_id = k.id)))");
+    for (std::size_t i = 0; i < template_hashes.size(); ++i) remove_binaries.bind(static_cast<int>(i + 1), template_hashes[i]);
+    remove_binaries.run();
     summary.binaries = db.changes();
     const std::string unused_kernels = "FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "
                                        "(SELECT kernel_id FROM measurements) AND id NOT IN (SELECT kernel_id FROM binaries)";

@@ -20,11 +20,11 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
 // versions (their fingerprints never match again; a version that is no dotted number counts
 // as older) with their rows, then the binaries that no winner uses and whose cache keys are
 // never computed again: of an NVRTC version no remaining device has, or of kernel templates
-// (their hash) neither this build's (`template_hash`) nor any of a remaining device's winners
-// or measurements; then the kernels nothing refers to. Devices of newer versions belong to a
+// (their hash) neither this build's (`template_hashes`, one per family) nor any of a
+// remaining device's winners or measurements; then the kernels nothing refers to. Devices of newer versions belong to a
 // newer build that may share the file: they stay, counted in newer_kept, and so do the
 // binaries of the templates their tuning measured.
-PruneSummary prune_stale(TuningStore& store, const std::string& template_hash,
+PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,
                          const std::string& library_version = SGEMM_VERSION);
 
 }  // namespace sgemm

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -448,15 +449,16 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
 // KernelProblem), for import, merge and verify. A row of this build's templates that dispatch
 // would leave out, whose binary is not its own instantiation, or whose description is not its
 // parameters' (list and explain would show a kernel that does not run) was damaged: edited by
-// hand, or imported from such a file. A row of other templates is another build's, not judged
-// here, but for cuBLAS, which has no templates.
+// hand, or imported from such a file. A row whose template hash is none of this build's
+// families' is another build's, not judged here, but for cuBLAS, which has no templates.
 std::string kernel_problem(const Winner& w, int sm) {
     const auto description_problem = [&](const std::string& own) {
         return w.kernel.description == own ? std::string()
                                            : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
     };
     if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
-    if (w.kernel.template_hash != templates_hash()) return "";
+    const std::vector<std::string> ours = all_templates_hashes();
+    if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
     if (const std::string why = winner_unusable(w, Arch{sm}); !why.empty()) return "dispatch would leave it out: " + why;
     if (const std::string why = binary_mismatch(w, Arch{sm}); !why.empty()) return why;
     return description_problem(family_of(w.kernel)->describe(w.kernel.params));
@@ -516,7 +518,7 @@ int cmd_prune(Context& ctx) {
     TuningStore store = ctx.open_existing();
     PruneSummary s;
     if (stale) {
-        s = prune_stale(store, templates_hash());
+        s = prune_stale(store, all_templates_hashes());
     } else {
         std::vector<std::string> ids;
         for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>()) ids.push_back(store.resolve_device(id));

@@ -18,8 +18,8 @@ namespace sgemm {
 struct ParamSpec {
     // As in the template, e.g. "BM". It is part of every stored kernel's description
     // (Family::describe), which sgemm-db checks against the family on import, merge and
-    // verify; templates_hash() covers the templates alone, so renaming a parameter here must
-    // come with a template change, or earlier winners read as edited.
+    // verify; templates_hash(family) covers the templates alone, so renaming a parameter
+    // here must come with a template change, or earlier winners read as edited.
     std::string name;
     std::vector<int> values;  // the values the tuner may try
     // The split-K count: it shapes the grid, and the template receives only whether it

@@ -47,8 +47,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
         if (const auto it = known.find(id); it != known.end()) return it->second;
     }
     Fnv1a64 h;
-    h.add(source).add(instance);
-    for (const EmbeddedFile& f : embedded_templates()) h.add(f.name).add(f.text);
+    h.add(source).add(instance).add(template_sources_hash(family.template_file));
     for (const std::string& o : compile_options(arch, build)) h.add(o);
     h.add(arch.name()).add(nvrtc_version());
     const std::lock_guard<std::mutex> lock(mutex);

@@ -21,7 +21,7 @@ namespace sgemm {
 //                     first (templates/sgemm_splitk.cuh).
 // A build's code sits in the templates behind its macro, so product cubins do not change
 // with it, but the templates' text is hashed into every stored kernel (templates_hash):
-// adding such code makes every database tune afresh.
+// adding such code makes the families whose templates include it tune afresh.
 enum class KernelBuild { product, timeline, late_first_slice };
 
 struct CompiledKernel {
@@ -64,7 +64,7 @@ std::string render_source(const Family& family);
 // The NVRTC options for `arch`.
 std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBuild::product);
 
-// Hash of what determines the binary: the rendered source, every template it may include,
+// Hash of what determines the binary: the rendered source, the templates it includes,
 // the name expressions (the second kernel's too), the options, the arch and the NVRTC
 // version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the
 // binaries of the release before, which run as they did.

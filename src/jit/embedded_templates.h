@@ -13,4 +13,17 @@ const std::vector<EmbeddedFile>& embedded_templates();
 // The text of templates/<name>; throws sgemm::Error for an unknown name.
 std::string template_text(const std::string& name);
 
+// `root` and every file of `files` it includes by `#include "name"`, directly or through
+// another, each once, in name order: the sources of a kernel built from `root`. An include
+// inside #if is counted all the same, and a quoted name no file of `files` has is left out
+// (NVRTC fails on it). Throws sgemm::Error when `root` is not among `files`.
+std::vector<EmbeddedFile> template_and_includes(const std::string& root,
+                                                const std::vector<EmbeddedFile>& files = embedded_templates());
+
+// Hash of those files' names and text. A stored kernel, and a cached binary, is reused only
+// by a build whose sources of its template hash alike, so editing one family's template
+// leaves the other families' tuning in place.
+std::string template_sources_hash(const std::string& root,
+                                  const std::vector<EmbeddedFile>& files = embedded_templates());
+
 }  // namespace sgemm

@@ -1,9 +1,11 @@
 #include "src/records/kernel_records.h"
 
+#include <map>
+#include <mutex>
+
 #include "src/cuda/library.h"
 #include "src/families/registry.h"
 #include "src/jit/embedded_templates.h"
-#include "src/util/hash.h"
 
 namespace sgemm {
 
@@ -20,23 +22,36 @@ DeviceFingerprint fingerprint_of(const DeviceInfo& device) {
     return f;
 }
 
-std::string templates_hash() {
-    static const std::string hash = [] {
-        Fnv1a64 h;
-        for (const EmbeddedFile& f : embedded_templates()) h.add(f.name).add(f.text);
-        return h.hex();
-    }();
-    return hash;
+std::string templates_hash(const Family& family) {
+    // Asked for every candidate a tune builds and every winner dispatch loads: each
+    // template's sources are scanned and hashed once a process.
+    static std::mutex mutex;
+    static std::map<std::string, std::string> known;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(family.template_file);
+    if (it == known.end()) it = known.emplace(family.template_file, template_sources_hash(family.template_file)).first;
+    return it->second;
+}
+
+std::vector<std::string> all_templates_hashes() {
+    std::vector<std::string> hashes;
+    for (const Family& f : all_families()) hashes.push_back(templates_hash(f));
+    return hashes;
 }
 
 KernelRef kernel_ref(const Family& family, const ParamValues& values) {
-    return KernelRef{family.name, values, family.describe(values), templates_hash()};
+    return KernelRef{family.name, values, family.describe(values), templates_hash(family)};
 }
 
 const Family* family_of(const KernelRef& kernel) {
     for (const Family& f : all_families())
         if (f.name == kernel.family) return &f;
     return nullptr;
+}
+
+bool built_from_these_templates(const KernelRef& kernel) {
+    const Family* family = family_of(kernel);
+    return family && kernel.template_hash == templates_hash(*family);
 }
 
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch) {
@@ -62,13 +77,13 @@ std::string winner_unusable(const Winner& w, Arch arch) {
     if (w.kernel.is_cublas()) return "";
     const Family* family = family_of(w.kernel);
     if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
-    if (w.kernel.template_hash != templates_hash()) return "tuned with other kernel templates than this build's";
+    if (!built_from_these_templates(w.kernel)) return "tuned with other kernel templates than this build's";
     return kernel_cannot_run(w.kernel, w.shape, arch);
 }
 
 std::string own_binary_key(const Winner& w, Arch arch) {
     const Family* family = family_of(w.kernel);
-    if (!family || w.kernel.template_hash != templates_hash() || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
+    if (!built_from_these_templates(w.kernel) || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
         return "";
     return kernel_cache_key(*family, w.kernel.params, arch);
 }

@@ -3,6 +3,7 @@
 // stored kernel can run a shape. The tuner, dispatch and sgemm-db all go through here.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "db/records.h"
 #include "src/cuda/device.h"
@@ -15,14 +16,21 @@ namespace sgemm {
 // NVRTC and library.
 DeviceFingerprint fingerprint_of(const DeviceInfo& device);
 
-// Hash of every kernel template's source: a stored kernel is only reused by a build whose
-// templates are the same.
-std::string templates_hash();
+// Hash of the sources `family`'s kernels are built from: its template and the templates
+// it includes (template_sources_hash). A stored kernel is only reused by a build whose
+// sources of its family are the same.
+std::string templates_hash(const Family& family);
+
+// templates_hash of every family of this build.
+std::vector<std::string> all_templates_hashes();
 
 KernelRef kernel_ref(const Family& family, const ParamValues& values);
 
 // The registered family a stored kernel belongs to, or nullptr when this build has none.
 const Family* family_of(const KernelRef& kernel);
+
+// Whether `kernel` is of a family this build has, tuned with this build's sources of it.
+bool built_from_these_templates(const KernelRef& kernel);
 
 // Whether `kernel` adds split-K's slices into C with float atomics (Family::sums_with_atomics),
 // so that its results vary from run to run in the last bits. False for cuBLAS and for a

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include "src/families/registry.h"
@@ -400,6 +401,78 @@ TEST(EmbeddedTemplates, HoldEveryLadderSource) {
     }
     EXPECT_NE(template_text("sgemm_common.cuh").find("struct SgemmArgs"), std::string::npos);
     EXPECT_THROW(template_text("missing.cuh"), Error);
+}
+
+std::vector<std::string> names_of(const std::vector<EmbeddedFile>& files) {
+    std::vector<std::string> names;
+    for (const EmbeddedFile& f : files) names.push_back(f.name);
+    return names;
+}
+
+// A template's sources are itself and what it includes, through other templates too, each
+// once, however spelt; an include in a comment, or of a name that is no template, is none.
+TEST(TemplateSources, AreTheTemplateAndWhatItIncludes) {
+    const std::vector<EmbeddedFile> files = {
+        {"top.cuh", "// #include \"unused.cuh\"\n#include \"mid.cuh\"\n  #  include \"leaf.cuh\"\n#include <cstdio>\n"},
+        {"mid.cuh", "#pragma once\n#include \"leaf.cuh\"\n#include \"top.cuh\"\n#include \"elsewhere.cuh\"\n"},
+        {"leaf.cuh", "#pragma once\nint leaf;\n"},
+        {"unused.cuh", "int unused;\n"},
+    };
+    EXPECT_EQ(names_of(template_and_includes("top.cuh", files)), (std::vector<std::string>{"leaf.cuh", "mid.cuh", "top.cuh"}));
+    EXPECT_EQ(names_of(template_and_includes("mid.cuh", files)), (std::vector<std::string>{"leaf.cuh", "mid.cuh", "top.cuh"}));
+    EXPECT_EQ(names_of(template_and_includes("leaf.cuh", files)), std::vector<std::string>{"leaf.cuh"});
+    EXPECT_THROW(template_and_includes("elsewhere.cuh", files), Error);
+}
+
+// So editing a template changes the hash of the templates that include it, and no other's:
+// a stored kernel of another family stays usable.
+TEST(TemplateSources, TheHashFollowsOnlyTheFilesATemplateIncludes) {
+    const std::vector<EmbeddedFile> files = {
+        {"one.cuh", "#include \"shared.cuh\"\nint one;\n"},
+        {"two.cuh", "#include \"shared.cuh\"\nint two;\n"},
+        {"shared.cuh", "int shared;\n"},
+    };
+    const std::string one = template_sources_hash("one.cuh", files), two = template_sources_hash("two.cuh", files);
+    EXPECT_NE(one, two);
+    std::vector<EmbeddedFile> one_edited = files, shared_edited = files;
+    one_edited[0].text = "#include \"shared.cuh\"\nint one, more;\n";
+    shared_edited[2].text = "int shared, more;\n";
+    EXPECT_NE(template_sources_hash("one.cuh", one_edited), one);
+    EXPECT_EQ(template_sources_hash("two.cuh", one_edited), two);
+    EXPECT_NE(template_sources_hash("one.cuh", shared_edited), one);
+    EXPECT_NE(template_sources_hash("two.cuh", shared_edited), two);
+    EXPECT_EQ(template_sources_hash("one.cuh", files), one) << "the same sources hash alike";
+}
+
+// The real templates: each family's sources hold its own template and the common one, decode's
+// none of warptile's own, and every quoted include of the templates is a template (else a
+// template's edits could go unseen by the hash of one that includes it).
+TEST(TemplateSources, EachFamilyHasItsOwn) {
+    for (const Family& f : all_families()) {
+        const std::vector<std::string> names = names_of(template_and_includes(f.template_file));
+        for (const std::string& expected : {f.template_file, std::string("sgemm_common.cuh")})
+            EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << f.name << " lacks " << expected;
+    }
+    const std::vector<std::string> decode = names_of(template_and_includes(find_family("decode").template_file)),
+                                   warptile = names_of(template_and_includes(find_family("warptile").template_file));
+    for (const char* own : {"sgemm_warptile.cuh", "sgemm_staging.cuh", "sgemm_warptile_places.cuh"}) {
+        EXPECT_EQ(std::find(decode.begin(), decode.end(), own), decode.end()) << own;
+        EXPECT_NE(std::find(warptile.begin(), warptile.end(), own), warptile.end()) << own;
+    }
+    EXPECT_NE(std::find(decode.begin(), decode.end(), "sgemm_splitk.cuh"), decode.end());
+    EXPECT_NE(template_sources_hash("sgemm_decode.cuh"), template_sources_hash("sgemm_warptile.cuh"));
+
+    std::vector<std::string> all;
+    for (const EmbeddedFile& f : embedded_templates()) all.push_back(f.name);
+    for (const EmbeddedFile& f : embedded_templates()) {
+        std::istringstream lines(f.text);
+        for (std::string line; std::getline(lines, line);) {
+            const std::size_t include = line.find("#include \"");
+            if (include == std::string::npos) continue;
+            const std::string name = line.substr(include + 10, line.find('"', include + 10) - include - 10);
+            EXPECT_NE(std::find(all.begin(), all.end(), name), all.end()) << f.name << " includes " << name;
+        }
+    }
 }
 
 }  // namespace

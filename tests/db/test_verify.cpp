@@ -222,7 +222,7 @@ TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
     store.put_binary(old_binary);
     store.put_winner(winner(old_id, shape(1, 4096, 4096), 0.5, &old_binary));
 
-    const PruneSummary s = prune_stale(store, naive_binary().kernel.template_hash);
+    const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash});
     EXPECT_EQ(s.devices, 1);
     EXPECT_EQ(s.winners, 1);
     EXPECT_EQ(s.binaries, 1);
@@ -231,7 +231,7 @@ TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
     EXPECT_FALSE(store.find_binary("built-by-nvrtc-12.4"));
     EXPECT_EQ(store.winners(current).size(), 4u);
     EXPECT_TRUE(verify_store(store).ok());
-    const PruneSummary again = prune_stale(store, naive_binary().kernel.template_hash);
+    const PruneSummary again = prune_stale(store, {naive_binary().kernel.template_hash});
     EXPECT_EQ(again.devices + again.binaries + again.kernels, 0);
 }
 
@@ -244,7 +244,7 @@ TEST(Prune, CountsKernelsAsStatsDoes) {
     old.library_version = "0.0.1";
     store.put_winner(winner(store.add_device(old), shape(1, 4096, 4096), 0.5, nullptr));  // cuBLAS
     EXPECT_EQ(store_stats(store).kernels, 0);
-    const PruneSummary s = prune_stale(store, naive_binary().kernel.template_hash);
+    const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash});
     EXPECT_EQ(s.winners, 1);
     EXPECT_EQ(s.kernels, 0);
     EXPECT_EQ(store.connection().integer("SELECT count(*) FROM kernels"), 0) << "the cuBLAS row is removed all the same";
@@ -252,26 +252,30 @@ TEST(Prune, CountsKernelsAsStatsDoes) {
 
 // A binary of older kernel templates is never looked up again (the templates are part of its
 // cache key) unless a remaining device's tuning used them (a newer build's, sharing the
-// file): it goes, where it used to stay as long as its NVRTC version was a device's.
+// file): it goes, where it used to stay as long as its NVRTC version was a device's. The
+// build has a hash per family: a binary of any of them stays.
 TEST(Prune, StaleRemovesTheCacheOfTemplatesNoBuildLeftUses) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     const std::string id = fill_sample(store);
     const std::string current = naive_binary().kernel.template_hash;
-    Binary older = naive_binary(), newer = naive_binary();
+    Binary older = naive_binary(), newer = naive_binary(), other_family = naive_binary();
     older.cache_key = "older templates", older.kernel.template_hash = "older";
     newer.cache_key = "a newer build's templates", newer.kernel.template_hash = "newer";
+    other_family.cache_key = "another family's templates", other_family.kernel.template_hash = "other family";
     store.put_binary(older);
     store.put_binary(newer);
+    store.put_binary(other_family);
     Measurement by_newer = measurement(id, shape(2, 64, 64), 0.5);
     by_newer.kernel = newer.kernel;
     store.record_measurement(by_newer);
 
-    const PruneSummary s = prune_stale(store, current);
+    const PruneSummary s = prune_stale(store, {current, "other family"});
     EXPECT_EQ(s.binaries, 1);
     EXPECT_FALSE(store.find_binary("older templates"));
     EXPECT_TRUE(store.find_binary("a newer build's templates"));
     EXPECT_TRUE(store.find_binary(naive_binary().cache_key)) << "this build's";
+    EXPECT_TRUE(store.find_binary("another family's templates")) << "this build's, of another family";
     EXPECT_TRUE(verify_store(store).ok());
 }
 
@@ -293,7 +297,7 @@ TEST(Prune, StaleKeepsNewerLibraryVersions) {
         d.library_version = version;
         older.push_back(store.add_device(d));
     }
-    const PruneSummary s = prune_stale(store, naive_binary().kernel.template_hash, "0.2.0");
+    const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash}, "0.2.0");
     EXPECT_EQ(s.devices, 4);
     EXPECT_EQ(s.newer_kept, 3);
     for (const std::string& id : newer) EXPECT_EQ(store.winners(id).size(), 1u) << id;

@@ -3,6 +3,8 @@
 // used, winners this build cannot run skipped, and the per-stream workspace respected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "src/dispatch/catalog.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
@@ -188,14 +190,27 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     zero_tile.kernel = kernel_ref(find_family("warptile"), {0, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0});
     store_->put_binary(zero_tile);
     store_->put_winner(winner(id_, shape(6, 2048, 2048), 0.01, &zero_tile));
+    // The template hash is per family: naive's kernel under warptile's sources' hash (this
+    // build's, but not naive's) was tuned with other naive templates than this build's.
+    Binary other_family = naive_binary();
+    other_family.cache_key = "other family";
+    other_family.kernel.template_hash = templates_hash(find_family("warptile"));
+    ASSERT_NE(other_family.kernel.template_hash, naive_binary().kernel.template_hash);
+    store_->put_binary(other_family);
+    store_->put_winner(winner(id_, shape(7, 2048, 2048), 0.01, &other_family));
 
     const Catalog c = catalog();
     EXPECT_EQ(c.winners.size(), 5u);
-    ASSERT_EQ(c.skipped.size(), 4u);
+    ASSERT_EQ(c.skipped.size(), 5u);
     std::string all;
     for (const auto& skipped : c.skipped) all += skipped.describe() + "\n";
     EXPECT_TRUE(contains(all, "BM=0 is no size or count a kernel of family warptile can have")) << all;
-    EXPECT_TRUE(contains(all, "other kernel templates")) << all;
+    for (const int m : {2, 7}) {
+        const auto it = std::find_if(c.skipped.begin(), c.skipped.end(),
+                                     [&](const SkippedWinner& skipped) { return skipped.winner.shape.M == m; });
+        ASSERT_NE(it, c.skipped.end()) << "M=" << m << " " << all;
+        EXPECT_TRUE(contains(it->why, "other kernel templates")) << it->describe();
+    }
     EXPECT_TRUE(contains(all, "no kernel family 'retired'")) << all;
     EXPECT_TRUE(contains(all, "and this build cannot compile it: BLOCK_Y=9 is not one of")) << all;
     EXPECT_EQ(decide(c, shape(2, 2048, 2048), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).selection.winner->shape,
