@@ -57,11 +57,16 @@
  *     uses that stream's workspace), one launch at a time.
  *     Destroy graphs that hold dispatch calls before the handle.
  *   - destroy waits for the whole device (cudaDeviceSynchronize: other libraries' streams
- *     too), writes pending misses and frees everything but a 16-byte shell, kept so that a
+ *     too), writes pending misses and frees everything but a 24-byte shell, kept so that a
  *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
  *     undefined. It returns CUDA_ERROR if the wait failed (the misses are still written, and
  *     the last error names a failed write too), else DATABASE_ERROR if the last misses could
  *     not be written; the handle is destroyed either way.
+ *   - A handle belongs to the process that created it. A child made by fork() inherits a
+ *     copy but not the CUDA context, which does not survive a fork, nor the thread that
+ *     writes misses: its calls with the copy return SGEMM_DISPATCH_INVALID_HANDLE, and its
+ *     destroy returns SUCCESS having freed and written nothing (the parent writes its own
+ *     misses). A child that needs dispatch creates a handle of its own.
  *   - The first call of each distinct shape key (M, N, K, transposes, alignment class) adds
  *     a plan that stays until destroy: an engine that calls with unboundedly many M (prefill
  *     token counts) grows the handle's host memory by one small plan per key.

@@ -8,15 +8,18 @@
 #include <memory>
 #include <new>
 
+#include "src/dispatch/fork_generation.h"
 #include "src/dispatch/status_error.h"
 #include "src/dispatch/last_error.h"
 
 // The handle is a shell around the dispatcher. destroy frees the dispatcher but keeps the
-// 16-byte shell, marked destroyed, so that a later call is caught by its magic number
-// instead of reading freed memory.
+// 24-byte shell, marked destroyed, so that a later call is caught by its magic number
+// instead of reading freed memory. The shell also says on which side of a fork it was
+// created (src/dispatch/fork_generation.h).
 struct sgemm_dispatch {
     std::atomic<std::uint64_t> magic;
     sgemm::Dispatcher* dispatcher;
+    std::uint64_t fork_generation;
 };
 
 namespace sgemm {
@@ -25,11 +28,22 @@ namespace {
 constexpr std::uint64_t kLive = 0x53474d4d44535031;       // "SGMMDSP1"
 constexpr std::uint64_t kDestroyed = 0x44455354524f5944;  // "DESTROYD"
 
+// A live handle that a fork() copied into this process from its parent.
+bool inherited_through_fork(sgemm_dispatch_t handle) {
+    return handle->magic.load(std::memory_order_relaxed) == kLive && handle->fork_generation != fork_generation();
+}
+
 }  // namespace
 
 Dispatcher* dispatcher_of(sgemm_dispatch_t handle) {
     if (!handle) {
         fail(SGEMM_DISPATCH_INVALID_HANDLE, "the handle is NULL");
+        return nullptr;
+    }
+    if (inherited_through_fork(handle)) {
+        fail(SGEMM_DISPATCH_INVALID_HANDLE,
+             "the handle was created before this process was forked from its parent, and CUDA does not carry a "
+             "context over a fork: create a handle in this process");
         return nullptr;
     }
     const std::uint64_t magic = handle->magic.load(std::memory_order_relaxed);
@@ -60,7 +74,7 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
     if (options) o = *options;
     try {
         auto dispatcher = std::make_unique<Dispatcher>(o);
-        *handle = new sgemm_dispatch{{sgemm::kLive}, dispatcher.release()};
+        *handle = new sgemm_dispatch{{sgemm::kLive}, dispatcher.release(), sgemm::fork_generation()};
         return SGEMM_DISPATCH_SUCCESS;
     } catch (const sgemm::StatusError& e) {
         return fail(e.status, "%s", e.what());
@@ -146,6 +160,14 @@ sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_d
 
 sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
     if (!handle) return SGEMM_DISPATCH_SUCCESS;
+    if (sgemm::inherited_through_fork(handle)) {
+        // The parent's: its CUDA resources belong to a context this process cannot use, and
+        // the thread that writes its misses runs in the parent alone. The copy is only marked
+        // destroyed; nothing of it is freed or written (the process's exit frees its memory).
+        handle->magic.store(sgemm::kDestroyed, std::memory_order_relaxed);
+        handle->dispatcher = nullptr;
+        return SGEMM_DISPATCH_SUCCESS;
+    }
     Dispatcher* d = dispatcher_of(handle);
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
     handle->magic.store(sgemm::kDestroyed, std::memory_order_relaxed);

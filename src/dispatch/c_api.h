@@ -7,8 +7,8 @@
 
 namespace sgemm {
 
-// The dispatcher of a live handle, or nullptr (with last_error() set) for NULL or a
-// destroyed handle.
+// The dispatcher of a live handle, or nullptr (with last_error() set) for NULL, a destroyed
+// handle, memory that is no handle, or a handle a fork() copied from the parent process.
 Dispatcher* dispatcher_of(sgemm_dispatch_t handle);
 
 }  // namespace sgemm

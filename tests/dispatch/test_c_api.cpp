@@ -11,6 +11,7 @@
 #include <string>
 
 #include "src/cuda/device.h"
+#include "src/dispatch/fork_generation.h"
 #include "tests/db/fixture.h"
 
 using namespace sgemm::testing;
@@ -170,10 +171,27 @@ TEST(DispatchApi, TheVersionIsTheBuildsAndTheDatabasesOwn) {
 }
 
 TEST(DispatchApi, MemoryThatIsNoHandleIsRefused) {
-    std::uint64_t not_a_handle[2] = {0x1234, 0};
+    std::uint64_t not_a_handle[3] = {0x1234, 0, 0};
     const auto h = reinterpret_cast<sgemm_dispatch_t>(not_a_handle);
     sgemm_dispatch_info_t info;
     EXPECT_EQ(sgemm_dispatch_get_info(h, &info), SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_TRUE(last_error_has("did not come from sgemm_dispatch_create")) << sgemm_dispatch_last_error();
     EXPECT_EQ(sgemm_dispatch_destroy(h), SGEMM_DISPATCH_INVALID_HANDLE);
+}
+
+// A child made by fork reads another generation than its parent, so a handle the parent
+// created reads as inherited there (Dispatch.AForkedChildNeitherUsesNorFreesItsParentsHandle
+// on the GPU); a grandchild another again; the parent keeps its own.
+TEST(ForkGeneration, AdvancesInEachForkedChildOnly) {
+    const std::uint64_t parent = sgemm::fork_generation();
+    EXPECT_EQ(in_child([&] {
+                  const std::uint64_t child = sgemm::fork_generation();
+                  if (child == parent) throw sgemm::Error("the child reads its parent's generation");
+                  if (in_child([&] {
+                          if (sgemm::fork_generation() == child) throw sgemm::Error("the grandchild reads its parent's");
+                      }) != 0)
+                      throw sgemm::Error("the grandchild failed");
+              }),
+              0);
+    EXPECT_EQ(sgemm::fork_generation(), parent);
 }

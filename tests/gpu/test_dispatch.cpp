@@ -2,10 +2,11 @@
 // nearest and fallback shapes with odd sizes, transposes and padded leading dimensions;
 // each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
 // stream capture and graph replay; misses written to the database; bad arguments that touch
-// nothing; a destroyed handle; the per-stream workspace limit; a deterministic handle; a
-// winner that stages its operands.
+// nothing; a destroyed handle; a handle inherited through fork; the per-stream workspace
+// limit; a deterministic handle; a winner that stages its operands.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -24,6 +25,7 @@
 #include "tuner/tuner.h"
 
 using namespace sgemm;
+using sgemm::testing::in_child;
 using sgemm::testing::TempDir;
 
 namespace {
@@ -795,6 +797,56 @@ TEST(Dispatch, ADestroyedHandleIsRefused) {
     EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "destroyed")) << sgemm_dispatch_last_error();
     EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_INVALID_HANDLE) << "destroyed twice";
     cudaFree(x);
+}
+
+// A child made by fork() inherits a copy of the handle, but not its CUDA context nor the
+// thread that writes its misses: its calls are refused with the reason, and its destroy
+// frees and writes nothing (it used to wait for that thread and write the parent's pending
+// misses once more). The parent's handle goes on, and its misses are counted once.
+TEST(Dispatch, AForkedChildNeitherUsesNorFreesItsParentsHandle) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir;
+    const std::string path = copy_of_test_db(db, dir);
+    const Case& fallback = case_named("odd TN, no TN winner at align 4");
+    GemmProblem p(spec_of(fallback, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    sgemm_dispatch_options_t o = options(path);
+    o.record_misses = 1;
+    o.miss_flush_ms = 3600 * 1000;  // only destroy writes
+    sgemm_dispatch_t handle = nullptr;
+    ASSERT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
+    const SgemmArgs a = p.args();
+    const ProblemSpec& s = p.spec();
+    const auto call = [&] {
+        return sgemm_dispatch_gemm(handle, s.trans_a ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N,
+                                   s.trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, s.alpha, a.A,
+                                   a.lda, a.B, a.ldb, s.beta, a.C, a.ldc, gpu->stream.get());
+    };
+    ASSERT_EQ(call(), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();  // one miss pending
+
+    const int child = in_child([&] {
+        alarm(60);  // a destroy that waits for the parent's thread ends the child, not the test
+        if (call() != SGEMM_DISPATCH_INVALID_HANDLE || !contains(sgemm_dispatch_last_error(), "forked"))
+            throw Error(std::string("gemm in the child: ") + sgemm_dispatch_last_error());
+        sgemm_dispatch_info_t info;
+        if (sgemm_dispatch_get_info(handle, &info) != SGEMM_DISPATCH_INVALID_HANDLE)
+            throw Error("get_info in the child was not refused");
+        if (sgemm_dispatch_destroy(handle) != SGEMM_DISPATCH_SUCCESS)
+            throw Error(std::string("destroy in the child: ") + sgemm_dispatch_last_error());
+        if (sgemm_dispatch_destroy(handle) != SGEMM_DISPATCH_INVALID_HANDLE || !contains(sgemm_dispatch_last_error(), "destroyed"))
+            throw Error("a second destroy in the child was not refused");
+    });
+    EXPECT_EQ(child, 0) << "the child's checks (its stderr says which failed)";
+
+    p.poison_output(gpu->stream.get());
+    EXPECT_EQ(call(), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
+    ASSERT_EQ(cudaStreamSynchronize(gpu->stream.get()), cudaSuccess);
+    EXPECT_TRUE(p.check_output().ok()) << "the parent's handle still computes";
+    EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
+    TuningStore store(path, OpenMode::ReadOnly);
+    const std::vector<Miss> misses = store.misses(db.device_id);
+    ASSERT_EQ(misses.size(), 1u);
+    EXPECT_EQ(misses[0].count, 2) << "the parent's two calls, once";
 }
 
 // A thread whose current device is another GPU: gemm and release_stream refuse it with
