@@ -173,6 +173,15 @@ sgemm_dispatch_options_t options(const std::string& db_path,
     return o;
 }
 
+// Options that record misses, written every `flush_ms` (kOnlyDestroyWrites: at destroy alone).
+constexpr int kOnlyDestroyWrites = 3600 * 1000;
+sgemm_dispatch_options_t recording_misses(const std::string& db_path, int flush_ms) {
+    sgemm_dispatch_options_t o = options(db_path);
+    o.record_misses = 1;
+    o.miss_flush_ms = flush_ms;
+    return o;
+}
+
 ProblemSpec spec_of(const Case& c, float alpha, float beta) {
     ProblemSpec s;
     s.M = c.M, s.N = c.N, s.K = c.K, s.trans_a = c.ta, s.trans_b = c.tb;
@@ -662,10 +671,7 @@ TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
     GemmProblem fall_p(spec_of(fallback, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
     GemmProblem exact_p(spec_of(case_named("decode split-K"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
     {
-        sgemm_dispatch_options_t o = options(path);
-        o.record_misses = 1;
-        o.miss_flush_ms = 50;
-        const Dispatch dispatch(o);
+        const Dispatch dispatch(recording_misses(path, 50));
         for (int i = 0; i < 3; ++i) run(dispatch, near_p, gpu->stream.get());
         for (int i = 0; i < 2; ++i) run(dispatch, fall_p, gpu->stream.get());
         run(dispatch, exact_p, gpu->stream.get());
@@ -677,10 +683,7 @@ TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
         EXPECT_EQ(dispatch.info().misses_pending, 0);
     }
     {
-        sgemm_dispatch_options_t o = options(path);
-        o.record_misses = 1;
-        o.miss_flush_ms = 3600 * 1000;  // only destroy writes
-        const Dispatch dispatch(o);
+        const Dispatch dispatch(recording_misses(path, kOnlyDestroyWrites));
         run(dispatch, near_p, gpu->stream.get());
         EXPECT_EQ(dispatch.info().misses_pending, 1);
     }
@@ -703,9 +706,7 @@ TEST(Dispatch, DestroySaysWhenTheLastMissesCannotBeWritten) {
     TempDir dir;
     const std::string path = copy_of_test_db(db, dir);
     GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-    sgemm_dispatch_options_t o = options(path);
-    o.record_misses = 1;
-    o.miss_flush_ms = 3600 * 1000;  // only destroy writes
+    const sgemm_dispatch_options_t o = recording_misses(path, kOnlyDestroyWrites);
     sgemm_dispatch_t handle = nullptr;
     ASSERT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
     const SgemmArgs a = p.args();
@@ -730,10 +731,7 @@ TEST(Dispatch, TheCppWrapperReportsDestroysStatusAndCanGiveUpItsHandle) {
     TempDir dir;
     const std::string path = copy_of_test_db(test_db(gpu->device), dir);
     GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-    sgemm_dispatch_options_t o = options(path);
-    o.record_misses = 1;
-    o.miss_flush_ms = 3600 * 1000;  // only destroy writes
-    Dispatch recording(o);
+    Dispatch recording(recording_misses(path, kOnlyDestroyWrites));
     run(recording, p, gpu->stream.get());
     std::filesystem::remove(path);
     std::filesystem::create_directory(path);  // the final write of the miss fails
@@ -810,9 +808,7 @@ TEST(Dispatch, AForkedChildNeitherUsesNorFreesItsParentsHandle) {
     const std::string path = copy_of_test_db(db, dir);
     const Case& fallback = case_named("odd TN, no TN winner at align 4");
     GemmProblem p(spec_of(fallback, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-    sgemm_dispatch_options_t o = options(path);
-    o.record_misses = 1;
-    o.miss_flush_ms = 3600 * 1000;  // only destroy writes
+    const sgemm_dispatch_options_t o = recording_misses(path, kOnlyDestroyWrites);
     sgemm_dispatch_t handle = nullptr;
     ASSERT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
     const SgemmArgs a = p.args();
