@@ -25,11 +25,25 @@ std::string render_source(const Family& family) {
 std::vector<std::string> compile_options(Arch arch, KernelBuild build) {
     // A real sm_XY target makes NVRTC emit a cubin (SASS), so loading needs no driver JIT.
     // -v puts ptxas's register, shared-memory and spill report into the log.
+    // --no-source-include: headers come only from those the program is given, never from
+    // the disk beside the program's name (the working directory), whose text the template
+    // hash would not cover.
     std::vector<std::string> options = {"--gpu-architecture=" + arch.name(), "--std=c++17", "--ptxas-options=-v",
-                                        "--fmad=true", "--device-as-default-execution-space"};
+                                        "--fmad=true", "--device-as-default-execution-space", "--no-source-include"};
     if (build == KernelBuild::timeline) options.push_back("-DSGEMM_TIMELINE");
     if (build == KernelBuild::late_first_slice) options.push_back("-DSGEMM_TEST_LATE_FIRST_SLICE");
     return options;
+}
+
+std::string templates_hash(const Family& family) {
+    // Asked for every candidate a tune builds and every winner dispatch loads: each
+    // template's sources are scanned and hashed once a process.
+    static std::mutex mutex;
+    static std::map<std::string, std::string> known;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(family.template_file);
+    if (it == known.end()) it = known.emplace(family.template_file, template_sources_hash(family.template_file)).first;
+    return it->second;
 }
 
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
@@ -47,7 +61,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
         if (const auto it = known.find(id); it != known.end()) return it->second;
     }
     Fnv1a64 h;
-    h.add(source).add(instance).add(template_sources_hash(family.template_file));
+    h.add(source).add(instance).add(templates_hash(family));
     for (const std::string& o : compile_options(arch, build)) h.add(o);
     h.add(arch.name()).add(nvrtc_version());
     const std::lock_guard<std::mutex> lock(mutex);
@@ -146,7 +160,8 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     out.cache_key = kernel_cache_key(family, values, arch, build);
     const auto start = std::chrono::steady_clock::now();
 
-    Program program(render_source(family), family.name + ".cu", embedded_templates());
+    // Only the sources templates_hash covers: an include its scan missed fails here.
+    Program program(render_source(family), family.name + ".cu", template_and_includes(family.template_file));
     program.add_name_expression(out.name_expression);
     const std::string second = family.second_name_expression(values);
     if (!second.empty()) program.add_name_expression(second);

@@ -64,6 +64,11 @@ std::string render_source(const Family& family);
 // The NVRTC options for `arch`.
 std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBuild::product);
 
+// Hash of the sources `family`'s kernels are built from: its template and the templates it
+// includes (template_sources_hash), which are all NVRTC is given to compile them. A stored
+// kernel is only reused by a build whose sources of its family are the same.
+std::string templates_hash(const Family& family);
+
 // Hash of what determines the binary: the rendered source, the templates it includes,
 // the name expressions (the second kernel's too), the options, the arch and the NVRTC
 // version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the

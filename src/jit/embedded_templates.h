@@ -14,9 +14,11 @@ const std::vector<EmbeddedFile>& embedded_templates();
 std::string template_text(const std::string& name);
 
 // `root` and every file of `files` it includes by `#include "name"`, directly or through
-// another, each once, in name order: the sources of a kernel built from `root`. An include
-// inside #if is counted all the same, and a quoted name no file of `files` has is left out
-// (NVRTC fails on it). Throws sgemm::Error when `root` is not among `files`.
+// another, each once, in name order: the sources of a kernel built from `root`, and all
+// that NVRTC is given to compile it (src/jit/compiler.cpp), so an include this scan misses,
+// or of a name no file of `files` has, fails the compile rather than going unhashed. An
+// include inside #if is counted all the same. Throws sgemm::Error when `root` is not among
+// `files`.
 std::vector<EmbeddedFile> template_and_includes(const std::string& root,
                                                 const std::vector<EmbeddedFile>& files = embedded_templates());
 

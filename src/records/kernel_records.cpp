@@ -1,11 +1,7 @@
 #include "src/records/kernel_records.h"
 
-#include <map>
-#include <mutex>
-
 #include "src/cuda/library.h"
 #include "src/families/registry.h"
-#include "src/jit/embedded_templates.h"
 
 namespace sgemm {
 
@@ -20,17 +16,6 @@ DeviceFingerprint fingerprint_of(const DeviceInfo& device) {
     f.runtime_version = device.runtime_version;
     f.nvrtc_version = nvrtc_version();
     return f;
-}
-
-std::string templates_hash(const Family& family) {
-    // Asked for every candidate a tune builds and every winner dispatch loads: each
-    // template's sources are scanned and hashed once a process.
-    static std::mutex mutex;
-    static std::map<std::string, std::string> known;
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto it = known.find(family.template_file);
-    if (it == known.end()) it = known.emplace(family.template_file, template_sources_hash(family.template_file)).first;
-    return it->second;
 }
 
 std::vector<std::string> all_templates_hashes() {

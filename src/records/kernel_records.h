@@ -16,12 +16,7 @@ namespace sgemm {
 // NVRTC and library.
 DeviceFingerprint fingerprint_of(const DeviceInfo& device);
 
-// Hash of the sources `family`'s kernels are built from: its template and the templates
-// it includes (template_sources_hash). A stored kernel is only reused by a build whose
-// sources of its family are the same.
-std::string templates_hash(const Family& family);
-
-// templates_hash of every family of this build.
+// templates_hash (src/jit/compiler.h) of every family of this build.
 std::vector<std::string> all_templates_hashes();
 
 KernelRef kernel_ref(const Family& family, const ParamValues& values);

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -199,6 +201,26 @@ TEST(Compiler, AStandaloneSourceSeesItsDefinesAndReportsItsErrors) {
         EXPECT_NE(what.find("fill.cu"), std::string::npos) << what;
         EXPECT_NE(what.find("WIDTH is not defined"), std::string::npos) << "the NVRTC log should be in the message: " << what;
     }
+}
+
+// NVRTC reads headers only from those it is given: never a file beside the program's name
+// (the working directory), whose text no template hash would cover.
+TEST(Compiler, NoHeaderComesFromTheDisk) {
+    const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("sgemm-jit-" + std::to_string(getpid()));
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "on_disk.cuh") << "#define ON_DISK 1\n";
+    const std::filesystem::path before = std::filesystem::current_path();
+    std::filesystem::current_path(folder);
+    std::string what;
+    try {
+        compile_standalone("probe.cu", "#include \"on_disk.cuh\"\nextern \"C\" __global__ void probe(int* p) { *p = ON_DISK; }\n",
+                           {}, Arch{90});
+    } catch (const CompileError& e) {
+        what = e.what();
+    }
+    std::filesystem::current_path(before);
+    std::filesystem::remove_all(folder);
+    EXPECT_NE(what.find("on_disk.cuh"), std::string::npos) << "the header on disk was read: " << what;
 }
 
 void ignore_for_the_test(int) {}
