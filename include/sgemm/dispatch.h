@@ -63,10 +63,13 @@
  *     the last error names a failed write too), else DATABASE_ERROR if the last misses could
  *     not be written; the handle is destroyed either way.
  *   - A handle belongs to the process that created it. A child made by fork() inherits a
- *     copy but not the CUDA context, which does not survive a fork, nor the thread that
- *     writes misses: its calls with the copy return SGEMM_DISPATCH_INVALID_HANDLE, and its
- *     destroy returns SUCCESS having freed and written nothing (the parent writes its own
- *     misses). A child that needs dispatch creates a handle of its own.
+ *     copy, but CUDA cannot be used in a child forked after CUDA started in its parent, and
+ *     the thread that writes misses runs only in the parent: the child's calls with the copy
+ *     return SGEMM_DISPATCH_INVALID_HANDLE, and its destroy returns SUCCESS having freed and
+ *     written nothing (the parent writes its own misses). Workers that need dispatch are
+ *     forked before the parent's first create, or started by exec or posix_spawn (Python's
+ *     multiprocessing "spawn"), and create their own handles. (A child made without fork's
+ *     handlers, by glibc's _Fork or a raw clone, is not told apart: it must not use the copy.)
  *   - The first call of each distinct shape key (M, N, K, transposes, alignment class) adds
  *     a plan that stays until destroy: an engine that calls with unboundedly many M (prefill
  *     token counts) grows the handle's host memory by one small plan per key.
@@ -128,7 +131,7 @@ typedef struct sgemm_dispatch* sgemm_dispatch_t;
 
 typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_SUCCESS = 0,
-    SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, or destroyed already */
+    SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, destroyed, no handle, or a forked parent's */
     SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range */
     SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative, or K 0 with M and N not */
     SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length */
@@ -286,7 +289,8 @@ sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_d
 sgemm_dispatch_status_t sgemm_dispatch_release_stream(sgemm_dispatch_t handle, struct CUstream_st* stream);
 
 /* Waits for the device, writes pending misses, frees the handle (see "destroy" above for
-   its statuses). NULL is a no-op. */
+   its statuses). NULL is a no-op; in a forked child, a handle of the parent's is only marked
+   destroyed (see "belongs to the process" above). */
 sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle);
 
 /* "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal": a status's name

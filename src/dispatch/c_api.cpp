@@ -42,8 +42,8 @@ Dispatcher* dispatcher_of(sgemm_dispatch_t handle) {
     }
     if (inherited_through_fork(handle)) {
         fail(SGEMM_DISPATCH_INVALID_HANDLE,
-             "the handle was created before this process was forked from its parent, and CUDA does not carry a "
-             "context over a fork: create a handle in this process");
+             "the handle was created before this process was forked from its parent, and CUDA cannot be used in a "
+             "child forked after it started: fork workers before the first create, or start them by exec or spawn");
         return nullptr;
     }
     const std::uint64_t magic = handle->magic.load(std::memory_order_relaxed);
@@ -180,7 +180,8 @@ sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
 const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
     switch (status) {
         case SGEMM_DISPATCH_SUCCESS: return "SGEMM_DISPATCH_SUCCESS: no error";
-        case SGEMM_DISPATCH_INVALID_HANDLE: return "SGEMM_DISPATCH_INVALID_HANDLE: NULL, or destroyed already";
+        case SGEMM_DISPATCH_INVALID_HANDLE:
+            return "SGEMM_DISPATCH_INVALID_HANDLE: NULL, destroyed already, not from create, or a forked parent's";
         case SGEMM_DISPATCH_INVALID_VALUE: return "SGEMM_DISPATCH_INVALID_VALUE: a NULL pointer, or an option or op out of range";
         case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K negative, or K 0 with M and N not";
         case SGEMM_DISPATCH_INVALID_LEADING_DIMENSION:

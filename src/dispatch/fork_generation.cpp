@@ -11,13 +11,15 @@ std::atomic<std::uint64_t> generation{0};
 
 void advance_in_child() { generation.fetch_add(1, std::memory_order_relaxed); }
 
+// Registered when the library loads, not at the first call: a first call inside a
+// function-local static's guard, with another thread forking meanwhile, left the child
+// waiting on the guard forever (a review reproduced it). pthread_atfork fails only out of
+// memory, and then an inherited handle goes undetected, as before this check existed.
+const bool registered = pthread_atfork(nullptr, nullptr, advance_in_child) == 0;
+
 }  // namespace
 
 std::uint64_t fork_generation() noexcept {
-    // Registered by the first call, create's: a fork before any handle exists leaves nothing
-    // to tell apart. pthread_atfork fails only out of memory, and then an inherited handle
-    // goes undetected, as before this check existed.
-    static const bool registered = pthread_atfork(nullptr, nullptr, advance_in_child) == 0;
     static_cast<void>(registered);
     return generation.load(std::memory_order_relaxed);
 }

@@ -797,10 +797,10 @@ TEST(Dispatch, ADestroyedHandleIsRefused) {
     cudaFree(x);
 }
 
-// A child made by fork() inherits a copy of the handle, but not its CUDA context nor the
-// thread that writes its misses: its calls are refused with the reason, and its destroy
-// frees and writes nothing (it used to wait for that thread and write the parent's pending
-// misses once more). The parent's handle goes on, and its misses are counted once.
+// A child made by fork() inherits a copy of the handle, but cannot use CUDA, and the thread
+// that writes misses is the parent's: its calls are refused with the reason, and its destroy
+// frees and writes nothing (it used to write the parent's pending misses once more). The
+// parent's handle goes on, and its misses are counted once.
 TEST(Dispatch, AForkedChildNeitherUsesNorFreesItsParentsHandle) {
     SGEMM_REQUIRE_GPU(gpu);
     const TestDb& db = test_db(gpu->device);
@@ -821,7 +821,7 @@ TEST(Dispatch, AForkedChildNeitherUsesNorFreesItsParentsHandle) {
     ASSERT_EQ(call(), SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();  // one miss pending
 
     const int child = in_child([&] {
-        alarm(60);  // a destroy that waits for the parent's thread ends the child, not the test
+        alarm(60);  // a call stuck in CUDA ends the child, not the test
         if (call() != SGEMM_DISPATCH_INVALID_HANDLE || !contains(sgemm_dispatch_last_error(), "forked"))
             throw Error(std::string("gemm in the child: ") + sgemm_dispatch_last_error());
         sgemm_dispatch_info_t info;
