@@ -1,5 +1,6 @@
 #include "tools/cli_parse.h"
 
+#include <cctype>
 #include <iostream>
 
 namespace sgemm {
@@ -24,10 +25,25 @@ std::string what_the_option_takes(const po::options_description& options, const 
     return "";
 }
 
+// An option that needs a value takes the next word, whatever it is: `--json --dry-run` wrote
+// the table to a file named "--dry-run" and ran no dry run. A value taken from the next word
+// that looks like an option ("--x", or "-" and a letter) is refused; "-" (standard input or
+// output) and negative numbers stay values, and `--json=--odd-name` still gives such a name.
+void refuse_options_taken_as_values(const po::parsed_options& parsed) {
+    for (const po::option& o : parsed.options) {
+        if (o.original_tokens.size() != 2) continue;
+        const std::string& word = o.original_tokens[1];
+        if (word.size() > 1 && word[0] == '-' && (word[1] == '-' || std::isalpha(static_cast<unsigned char>(word[1]))))
+            throw po::error(o.original_tokens[0] + " needs a value, and the word after it is the option " + word +
+                            " (write --" + o.string_key + "=" + word + " for a value that starts with -)");
+    }
+}
+
 }  // namespace
 
 void store_command_line(const po::parsed_options& parsed, const po::options_description& options,
                         po::variables_map& vm) {
+    refuse_options_taken_as_values(parsed);
     try {
         po::store(parsed, vm);
     } catch (const po::invalid_option_value& e) {

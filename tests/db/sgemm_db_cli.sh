@@ -179,6 +179,8 @@ run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "exp
 # link to it, keeping its permissions, and no temporary file stays behind.
 cp "$dir/ours.db" "$dir/ours.keep"
 run 1 "${ours[@]}" export -o "$dir/ours.db"; has "$err" "--output $dir/ours.db: is the tuning database, which the output would replace"
+run 1 "${ours[@]}" export -o --json; has "$err" "-o needs a value, and the word after it is the option --json"
+[ ! -e ./--json ] || fail "export -o --json wrote a file named --json"
 ln -s ours.db "$dir/ours-link.db"
 run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the tuning database, which"
 cmp -s "$dir/ours.db" "$dir/ours.keep" || fail "export -o onto the database changed it"

@@ -78,6 +78,11 @@ grep -q '^4,1024,4096,N,N,fp32,64,k/v$' "$tmp/o.csv" || fail "no k/v row at batc
 # Output that cannot be written: a path is checked before the work (exit 1, as for any bad
 # option); a write that fails at the end, a full disk, is exit 2 with the reason.
 expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" "$shapes" gpt2 -o /nonexistent-dir/x.csv
+# An option without its value does not take the next option as one (-o --no-fuse wrote a
+# file named "--no-fuse" and ignored the flag).
+expect_user_error "-o needs a value, and the word after it is the option --no-fuse (write --output=--no-fuse" \
+  "$shapes" gpt2 -o --no-fuse
+[ ! -e ./--no-fuse ] || fail "-o --no-fuse wrote a file named --no-fuse"
 expect_user_error "--output $tmp: is a folder" "$shapes" gpt2 -o "$tmp"
 expect_user_error "--output is empty" "$shapes" gpt2 -o ""
 # Never over the config it reads.

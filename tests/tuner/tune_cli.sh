@@ -123,6 +123,13 @@ grep -q "sm_91 is not a compile target: with NVRTC [0-9.]* this build compiles f
 err=$("$tune" --shapes "$dir/small.csv" "$dir/bad.csv" --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a second CSV exited $rc, expected 1"
 grep -q "unexpected argument '$dir/bad.csv'" <<<"$err" || fail "stray argument message: $err"
+# An option without its value does not take the next option as one: --json --dry-run was a
+# tune (on a GPU) that wrote its table to a file named "--dry-run".
+err=$("$tune" --shapes "$dir/small.csv" --json --dry-run 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "--json --dry-run exited $rc, expected 1"
+grep -qF -- "--json needs a value, and the word after it is the option --dry-run (write --json=--dry-run" <<<"$err" ||
+  fail "--json --dry-run message: $err"
+[ ! -e ./--dry-run ] || fail "--json --dry-run wrote a file named --dry-run"
 # Collecting stray words takes nothing from the options: --help still wins, and boost's
 # abbreviations (--st for --strategy) still resolve.
 out=$("$tune" --help extra) || fail "--help with a stray word exited non-zero"
