@@ -19,7 +19,7 @@ std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& 
         if (!wb.binary) return "its binary is missing";
         if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;
     }
-    return kernel_problem ? kernel_problem(w, device.sm()) : "";
+    return kernel_problem ? kernel_problem(w, device) : "";
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             const Winner& w = wb.winner;
             const std::string where = w.device_id.substr(0, 8) + " " + w.shape.to_string() + " " + w.kernel.description;
             if (w.kernel.is_cublas()) {
-                if (const std::string problem = kernel_problem ? kernel_problem(w, device.sm()) : ""; !problem.empty())
+                if (const std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty())
                     report.problems.push_back(where + ": " + problem);
                 continue;
             }
@@ -104,7 +104,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                 report.problems.push_back(where + ": " + problem);
                 continue;
             }
-            if (const std::string problem = kernel_problem ? kernel_problem(w, device.sm()) : ""; !problem.empty()) {
+            if (const std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty()) {
                 report.problems.push_back(where + ": " + problem);
                 continue;
             }

@@ -22,11 +22,11 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
 using TryLoad = std::function<std::string(const Binary& binary)>;
 
 // Why a winner whose binary is sound (or a cuBLAS winner, which has none) still cannot serve
-// dispatch on an `sm` device, or empty: its kernel is not one the build can launch (an unknown
+// dispatch on its `device`, or empty: its kernel is not one the build can launch (an unknown
 // family, the wrong number of parameters), the binary it names is not its own instantiation,
 // or its description is not its kernel's. These are the kernel families' business (src/), not
 // the database's.
-using KernelProblem = std::function<std::string(const Winner& winner, int sm)>;
+using KernelProblem = std::function<std::string(const Winner& winner, const DeviceFingerprint& device)>;
 
 struct VerifyReport {
     int schema_version = 0;

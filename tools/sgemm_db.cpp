@@ -446,12 +446,13 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
 }
 
 // The kernel families' judgement of a stored winner whose binary is sound (db/verify.h's
-// KernelProblem), for import, merge and verify. A row of this build's templates that dispatch
-// would leave out, whose binary is not its own instantiation, or whose description is not its
-// parameters' (list and explain would show a kernel that does not run) was damaged: edited by
-// hand, or imported from such a file. A row whose template hash is none of this build's
-// families' is another build's, not judged here, but for cuBLAS, which has no templates.
-std::string kernel_problem(const Winner& w, int sm) {
+// KernelProblem), for verify. A row of this build's templates that dispatch would leave out,
+// whose binary is not its own instantiation, or whose description is not its parameters'
+// (list and explain would show a kernel that does not run) was damaged: edited by hand, or
+// imported from such a file. A row whose template hash is none of this build's families' is
+// another build's, not judged here, but for cuBLAS, which has no templates.
+std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
+    const Arch arch{device.sm()};
     const auto description_problem = [&](const std::string& own) {
         return w.kernel.description == own ? std::string()
                                            : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
@@ -459,9 +460,22 @@ std::string kernel_problem(const Winner& w, int sm) {
     if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
     const std::vector<std::string> ours = all_templates_hashes();
     if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
-    if (const std::string why = winner_unusable(w, Arch{sm}); !why.empty()) return "dispatch would leave it out: " + why;
-    if (const std::string why = binary_mismatch(w, Arch{sm}); !why.empty()) return why;
+    if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
+    if (const std::string why = binary_mismatch(w, arch); !why.empty()) return why;
     return description_problem(family_of(w.kernel)->describe(w.kernel.params));
+}
+
+// For a winner offered by import or merge: kernel_problem, and a row of this build's own
+// library version tuned with other templates of its family is refused too. Faster, it would
+// replace a winner this build runs with one its dispatch leaves out (a user's pass found such
+// an import reported as a success, and verify failing after it). Rows of other versions are
+// other builds' and come in as they are.
+std::string offered_kernel_problem(const Winner& w, const DeviceFingerprint& device) {
+    if (const std::string problem = kernel_problem(w, device); !problem.empty()) return problem;
+    if (w.kernel.is_cublas() || device.library_version != SGEMM_VERSION || built_from_these_templates(w.kernel))
+        return "";
+    return "it was tuned with other " + w.kernel.family + " templates than this build's, for this build's version (" +
+           device.library_version + "), whose dispatch would leave it out";
 }
 
 // What a script sees of an import or merge: 0 when every winner was taken or weighed, 3 when
@@ -484,7 +498,7 @@ int cmd_import(Context& ctx) {
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const MergeSummary summary = import_winners(store, rows, path, kernel_problem);
+    const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem);
     print_merge(ctx, summary, path);
     return merge_status(summary);
 }
@@ -505,7 +519,7 @@ int cmd_merge(Context& ctx) {
         }
     }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const MergeSummary summary = merge_store(store, other, kernel_problem);
+    const MergeSummary summary = merge_store(store, other, offered_kernel_problem);
     print_merge(ctx, summary, other.path());
     return merge_status(summary);
 }

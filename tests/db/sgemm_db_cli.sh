@@ -281,6 +281,22 @@ has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "($dir/edited.csv:2
 sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
 run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
+# A faster row of this build's version tuned with other naive templates would replace a
+# winner this build runs with one its dispatch leaves out: refused, and the winner stays.
+python3 - "$dir/winners.csv" "$dir/other-templates.csv" <<'PY' || fail "editing the export"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows[0]["family"] == "naive" and rows[0]["m"] == "1", rows[0]["family"]
+rows[0]["template_hash"], rows[0]["ms"] = "0000000000000000", "0.01"
+with open(sys.argv[2], "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerow(rows[0])
+PY
+cp "$dir/ours.db" "$dir/other-templates.db"
+run 3 --db "$dir/other-templates.db" import "$dir/other-templates.csv"
+has "$out" "it was tuned with other naive templates than this build's, for this build's version"
+run 0 --db "$dir/other-templates.db" verify
 # So is a row whose description is not its kernel's: list and explain would name a kernel
 # that does not run.
 sed '2s/,naive BLOCK_X=32 BLOCK_Y=8,/,totally different,/' "$dir/winners.csv" > "$dir/described.csv"

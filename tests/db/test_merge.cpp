@@ -180,9 +180,9 @@ TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {
     write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.0001, &b), winner(id, shape(2, 4096, 4096), 0.0001, &b)});
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     int asked = 0;
-    const KernelProblem damaged_m1 = [&](const Winner& w, int sm) -> std::string {
+    const KernelProblem damaged_m1 = [&](const Winner& w, const DeviceFingerprint& device) -> std::string {
         ++asked;
-        EXPECT_EQ(sm, 90);
+        EXPECT_EQ(device.sm(), 90);
         return w.shape.M == 1 ? "damaged" : "";
     };
     const MergeSummary s = merge_store(ours, theirs, damaged_m1);

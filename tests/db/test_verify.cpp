@@ -178,8 +178,8 @@ TEST(Verify, ReportsWhatTheMismatchCheckSays) {
     store.put_winner(winner(id, shape(8, 64, 64), 0.5, &binary));
     store.put_winner(winner(id, shape(9, 64, 64), 0.5, &binary));
     std::vector<int> sms;
-    const KernelProblem kernel_problem = [&](const Winner& w, int sm) -> std::string {
-        sms.push_back(sm);
+    const KernelProblem kernel_problem = [&](const Winner& w, const DeviceFingerprint& device) -> std::string {
+        sms.push_back(device.sm());
         return w.shape.M == 9 ? "not its own" : "";
     };
     const VerifyReport r = verify_store(store, {}, 0, kernel_problem);
