@@ -273,7 +273,9 @@ protected:
 }  // namespace
 
 // A time of 0 or below would beat every real winner in a merge; a negative tolerance means
-// nothing. A time too small for a normal double is still a number.
+// nothing. A time too small for a normal double is still a number, but no measured time:
+// the merge rule refuses it, as one under 0.1 us or over 10 PFLOPS, which would win every
+// later merge and import.
 TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     expect_each_bad_value_named(csv,
                                 {{1, "ms", "0", "must be above 0"},
@@ -288,7 +290,16 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
                                  {3, "ms", "nan", "is not a number"}},
                                 target);
     const MergeSummary tiny = import_text(target, with_field(csv, 1, "ms", "1e-320"));
-    EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 4);
+    EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 3);
+    ASSERT_EQ(tiny.count(WinnerOffer::Outcome::Refused), 1);
+    EXPECT_EQ(tiny.winners[0].reason, "its time is under 0.1 us, shorter than any launch (winners.csv:2)");
+    // 0.0002 ms: row 1 (1 x 4096 x 4096) would run at 0.17 PFLOPS, row 3 (32 x 4096 x 4096) at 5.4,
+    // and at 0.0001 ms at 10.7 PFLOPS.
+    const MergeSummary fast = import_text(target, with_field(with_field(csv, 1, "ms", "0.0002"), 3, "cublas_ms", "0.0002"));
+    EXPECT_EQ(fast.count(WinnerOffer::Outcome::Refused), 0);
+    const MergeSummary faster = import_text(target, with_field(csv, 3, "cublas_ms", "0.0001"));
+    ASSERT_EQ(faster.count(WinnerOffer::Outcome::Refused), 1);
+    EXPECT_EQ(faster.winners[2].reason, "its cuBLAS time would be over 10 PFLOPS, faster than any GPU computes (winners.csv:4)");
 }
 
 // Counts are not negative, a device has SMs and memory, and a time of tuning reads as the
