@@ -504,18 +504,22 @@ int cmd_import(Context& ctx) {
 }
 
 int cmd_merge(Context& ctx) {
-    // A file named on the command line that is not there is the user's slip (1), as import's.
+    // A file named on the command line that is not there, a folder, or a file that is no
+    // database (a CSV export) is the user's slip (1), as import's.
     std::error_code ec;
     if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
         throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
+    if (std::filesystem::is_directory(ctx.args.at(0), ec))
+        throw UsageError(ctx.args.at(0) + ": is a folder, not a tuning database to merge");
+    if (std::filesystem::is_regular_file(ctx.args.at(0), ec) && std::filesystem::file_size(ctx.args.at(0), ec) == 0 && !ec)
+        throw UsageError(ctx.args.at(0) + ": is empty, not a tuning database to merge");
     ctx.check_folder_for_a_new_database();
     TuningStore other = [&] {
         try {
             return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
         } catch (const DbError& e) {
             if ((e.code & 0xff) != SQLITE_NOTADB) throw;
-            throw DbError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"),
-                          e.code, e.sql);
+            throw UsageError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"));
         }
     }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
@@ -527,8 +531,10 @@ int cmd_merge(Context& ctx) {
 int cmd_prune(Context& ctx) {
     const bool stale = ctx.vm.count("stale") > 0;
     if (stale && ctx.vm.count("device") > 0)
-        throw UsageError("prune takes --device ID... or --stale, not both: run it once for each");
-    if (!stale && ctx.vm.count("device") == 0) throw UsageError("prune needs --device ID... or --stale");
+        throw UsageError("prune takes --device ID (repeated for more devices) or --stale, not both: run it once for "
+                         "each");
+    if (!stale && ctx.vm.count("device") == 0)
+        throw UsageError("prune needs --device ID (repeated for more devices: --device A --device B) or --stale");
     TuningStore store = ctx.open_existing();
     PruneSummary s;
     if (stale) {
@@ -619,7 +625,7 @@ const std::vector<Command>& commands() {
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged)", 1,
          {}, cmd_merge},
-        {"prune", "--device ID... | --stale", "remove devices, or what no current build can use", 0,
+        {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
         {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade},

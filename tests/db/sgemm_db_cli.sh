@@ -352,14 +352,18 @@ cp "$dir/ours.db" "$dir/same.db"
 run 0 --db "$dir/same.db" merge "$dir/ours.db"; has "$out" "0 miss rows (one per recorder and shape) added or updated"
 run 0 --db "$dir/same.db" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "merging the same misses added them: $out"
 run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
-run 2 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"
+run 1 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"
+mkdir -p "$dir/a-folder.db"
+run 1 --db "$dir/merged.db" merge "$dir/a-folder.db"; has "$err" "$dir/a-folder.db: is a folder, not a tuning database to merge"
+: > "$dir/empty-source.db"
+run 1 --db "$dir/merged.db" merge "$dir/empty-source.db"; has "$err" "$dir/empty-source.db: is empty, not a tuning database to merge"
 # The file merged is the one named; the message does not send the user to another --db.
 run 2 --db "$dir/merged.db" merge "$dir/newer.db"; has "$err" "$dir/newer.db has schema version 99"
 grep -qF -- "--db" <<<"$err" && fail "merge's error about the merged file names --db: $err"
 
 # --- prune ---
-run 1 --db "$dir/merged.db" prune; has "$err" "prune needs --device ID... or --stale"
-run 1 --db "$dir/merged.db" prune --stale --device c94d; has "$err" "prune takes --device ID... or --stale, not both"
+run 1 --db "$dir/merged.db" prune; has "$err" "prune needs --device ID (repeated for more devices: --device A --device B) or --stale"
+run 1 --db "$dir/merged.db" prune --stale --device c94d; has "$err" "prune takes --device ID (repeated for more devices) or --stale, not both"
 # A mistyped path is not created (and reported as pruned).
 run 2 --db "$dir/typo/merged.db" prune --stale; has "$err" "no tuning database at $dir/typo/merged.db"
 [ ! -e "$dir/typo" ] || fail "prune created a folder for a missing database"
