@@ -15,6 +15,15 @@
 namespace sgemm {
 namespace {
 
+// Whether `text` names fp32, spelt as parse_gemm_precision takes it.
+bool is_fp32(const std::string& text) {
+    try {
+        return parse_gemm_precision(text) == GemmPrecision::fp32;
+    } catch (const Error&) {
+        return false;  // no precision at all: refused as any other that is not fp32
+    }
+}
+
 // Far more than any model's shapes (a row is some 30 bytes): a larger input is not a shapes
 // file, and reading it whole would cost memory for nothing.
 constexpr std::size_t kMaxShapesCsvBytes = std::size_t{64} << 20;
@@ -107,16 +116,11 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         row.key.K = parse_dimension(field("K"), "K", file, rec.line);
         row.key.trans_a = parse_trans(field("transA"), "transA", file, rec.line);
         row.key.trans_b = parse_trans(field("transB"), "transB", file, rec.line);
-        if (!field("precision").empty()) {
-            try {
-                row.key.precision = parse_gemm_precision(field("precision"));
-            } catch (const Error& e) {
-                fail(file, rec.line, e.what());
-            }
-            // Refused here, not when the tuner reaches the row: a run must not fail halfway.
-            if (row.key.precision != GemmPrecision::fp32)
-                fail(file, rec.line, "precision " + field("precision") + " is not tuned yet: only fp32 shapes can be");
-        }
+        // Only fp32 (the default) is tuned so far: tf32, which the database knows, and any
+        // other text are refused alike, here, not when the tuner reaches the row (a run must
+        // not fail halfway).
+        if (!field("precision").empty() && !is_fp32(field("precision")))
+            fail(file, rec.line, "precision '" + field("precision") + "' is not tuned: only fp32 shapes are, so far");
         if (!field("weight").empty()) {
             const std::string w = field("weight");
             std::size_t used = 0;

@@ -176,9 +176,11 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0\n").find("shapes.csv:2: weight '0' must be a positive number"),
               std::string::npos);
     EXPECT_NE(error_of("M,N,K,precision\n1,2,3,fp8\n").find("shapes.csv:2:"), std::string::npos);
-    // A precision dispatch knows but the tuner cannot tune yet fails the file, not the run halfway.
+    // A precision dispatch knows but the tuner cannot tune yet fails the file, not the run
+    // halfway, and so does any other, with one message (it offered tf32, then refused it).
     EXPECT_EQ(error_of("M,N,K,precision\n1,2,3,fp32\n1,2,3,tf32\n"),
-              "shapes.csv:3: precision tf32 is not tuned yet: only fp32 shapes can be");
+              "shapes.csv:3: precision 'tf32' is not tuned: only fp32 shapes are, so far");
+    EXPECT_EQ(error_of("M,N,K,precision\n1,2,3,fp16\n"), "shapes.csv:2: precision 'fp16' is not tuned: only fp32 shapes are, so far");
     EXPECT_NE(error_of("M,N,K\n99999999999,2,3\n").find("is more than 2147483647, the largest size"), std::string::npos);
     // Past even 64 bits it is still a size too large, not a malformed one.
     EXPECT_NE(error_of("M,N,K\n99999999999999999999,2,3\n").find("shapes.csv:2: M 99999999999999999999 is more than 2147483647, the largest size"),
