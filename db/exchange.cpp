@@ -257,12 +257,22 @@ std::vector<std::string> exchange_columns() {
     return names;
 }
 
-void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format, const std::string& device_id) {
+std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
+                                        const std::string& device_id) {
     Json rows = Json::array();
+    std::vector<std::string> left_out;
     if (format == ExchangeFormat::csv) out << csv_line(exchange_columns());
     for (const DeviceFingerprint& device : store.devices()) {
         if (!device_id.empty() && device.id() != device_id) continue;
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
+            if (!entry.winner.kernel.is_cublas()) {
+                const std::string problem =
+                    entry.binary ? binary_problem(*entry.binary, device) : "its binary " + entry.winner.binary_key + " is missing";
+                if (!problem.empty()) {
+                    left_out.push_back(entry.winner.where() + ": " + problem);
+                    continue;
+                }
+            }
             const ExportRow row{device, std::move(entry)};
             std::vector<std::string> fields;
             Json object = Json::object();
@@ -277,6 +287,7 @@ void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format
         }
     }
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";
+    return left_out;
 }
 
 std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {

@@ -22,8 +22,11 @@ ExchangeFormat parse_exchange_format(const std::string& text);
 // The column names, in the order export writes them.
 std::vector<std::string> exchange_columns();
 
-// Writes the winners of `device_id` (of every device when empty).
-void export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format, const std::string& device_id = {});
+// Writes the winners of `device_id` (of every device when empty) and returns the winners it
+// left out, each with why: one whose binary is missing or damaged (binary_problem, which
+// verify reports too) would make import refuse the whole file, and would not run anywhere.
+std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
+                                        const std::string& device_id = {});
 
 // A bad import file; the message names every bad line.
 struct ImportError : Error {

@@ -89,6 +89,9 @@ struct Winner {
     std::string provenance;  // who chose it: "sgemm-tune 0.1.0, model-guided", "merged from a.db"
     std::string tuned_at;    // ISO 8601 UTC; left empty, the store writes the current time
     double speedup = 0.0, tflops = 0.0;  // read back: computed by the database
+
+    // "1d1bb541 M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8": the row, in messages.
+    std::string where() const { return device_id.substr(0, 8) + " " + shape.to_string() + " " + kernel.description; }
 };
 
 // A winner with its binary, as dispatch loads it. The binary is absent for cuBLAS winners;

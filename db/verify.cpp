@@ -89,7 +89,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         for (const WinnerWithBinary& wb : store.winners_with_binaries(device.id())) {
             ++report.winners;
             const Winner& w = wb.winner;
-            const std::string where = w.device_id.substr(0, 8) + " " + w.shape.to_string() + " " + w.kernel.description;
+            const std::string where = w.where();
             if (w.kernel.is_cublas()) {
                 if (const std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty())
                     report.problems.push_back(where + ": " + problem);

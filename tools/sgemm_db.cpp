@@ -374,6 +374,10 @@ int cmd_misses(Context& ctx) {
     return 0;
 }
 
+// An export that left out damaged winners (each listed) and wrote the rest, or an import or
+// merge that refused some: the status that says the command did part of its work.
+constexpr int kSomeWinnersLeftOut = 3;
+
 int cmd_export(Context& ctx) {
     ExchangeFormat format = parse_exchange_format(ctx.vm["format"].as<std::string>());
     // --json, which every command takes for "JSON for programs", means --format json here.
@@ -394,15 +398,20 @@ int cmd_export(Context& ctx) {
     }
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::string device = ctx.device(store);
+    std::vector<std::string> left_out;
     if (!to_file) {
-        export_winners(store, std::cout, format, device);
-        return 0;
+        left_out = export_winners(store, std::cout, format, device);
+    } else {
+        // The whole export first: a database that fails partway leaves an earlier file as it was.
+        std::ostringstream out;
+        left_out = export_winners(store, out, format, device);
+        write_output_file(path, out.str());
     }
-    // The whole export first: a database that fails partway leaves an earlier file as it was.
-    std::ostringstream out;
-    export_winners(store, out, format, device);
-    write_output_file(path, out.str());
-    return 0;
+    // As import and merge say what they refused: the file holds the rest.
+    for (const std::string& why : left_out)
+        std::fprintf(stderr, "sgemm-db: export left out %s (sgemm-db verify lists what is damaged)\n",
+                     printable(why).c_str());
+    return left_out.empty() ? 0 : kSomeWinnersLeftOut;
 }
 
 void print_merge(const Context& ctx, const MergeSummary& s, const std::string& source) {
@@ -480,9 +489,8 @@ std::string offered_kernel_problem(const Winner& w, const DeviceFingerprint& dev
 
 // What a script sees of an import or merge: 0 when every winner was taken or weighed, 3 when
 // some were refused (listed as such) while the rest went in.
-constexpr int kSomeWinnersRefused = 3;
 int merge_status(const MergeSummary& summary) {
-    return summary.count(WinnerOffer::Outcome::Refused) > 0 ? kSomeWinnersRefused : 0;
+    return summary.count(WinnerOffer::Outcome::Refused) > 0 ? kSomeWinnersLeftOut : 0;
 }
 
 int cmd_import(Context& ctx) {
@@ -662,7 +670,8 @@ int main(int argc, char** argv) {
             "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
             "Exit codes: 0 ok; 1 a user error (arguments, an import file, an unknown device);\n"
             "2 an environment error (a database that cannot be opened, read, written or verified; no GPU);\n"
-            "3 import or merge: some winners were refused (each is listed), the others went in.\n\n"
+            "3 import or merge: some winners were refused (each is listed), the others went in; export: some\n"
+            "winners, whose binary is damaged, were left out (each is listed), the others were written.\n\n"
             "Options";
     po::options_description opts(help);
     opts.add_options()("help,h", "show this help")

@@ -174,6 +174,15 @@ run 0 "${ours[@]}" export -o "$dir/winners.csv"
 [ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
 run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "export --format JSON: $out"
+# A winner whose binary is damaged is left out of an export, and named (exit 3): import would
+# refuse the whole file for it. What is written imports.
+cp "$dir/ours.db" "$dir/damaged.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE binaries SET cubin = substr(cubin, 1, 100)'); c.commit()" \
+  "$dir/damaged.db" || fail "damaging the cubins"
+run 3 --db "$dir/damaged.db" export -o "$dir/damaged.csv"
+has "$err" "sgemm-db: export left out ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: "
+has "$err" "cut short"; [ "$(grep -c "export left out" <<<"$err")" -eq 3 ] || fail "expected the 3 naive winners left out: $err"
+run 0 --db "$dir/from-damaged.db" import "$dir/damaged.csv"; has "$out" "winners 1 added"
 # Nothing is lost to an export: not the database (named directly or through a link), not an
 # earlier file that a failing write would have cut short. A file is replaced whole, through a
 # link to it, keeping its permissions, and no temporary file stays behind.
