@@ -144,7 +144,9 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         throw DbError(path + " is not a regular file, so not a database file", SQLITE_CANTOPEN);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (mode == OpenMode::ReadOnly) {
-        if (!fs::exists(path, ec)) throw DbError("no tuning database at " + path, SQLITE_CANTOPEN);
+        if (!fs::exists(path, ec))
+            throw DbError("no tuning database at " + path + ": a tune, an import or a merge writes one there",
+                          SQLITE_CANTOPEN);
         // A reader that may not write the file must not leave -wal and -shm files of its own
         // beside it: SQLite gives them the file's permissions but this user as owner, and they
         // stay after a read-only close, so the file's owner could no longer write their own

@@ -53,7 +53,7 @@ out=$(env -u SGEMM_DB -u XDG_DATA_HOME HOME="$dir/home" "$db_tool" list 2>&1)
 has "$out" "$dir/home/.local/share/sgemm/tuning.db"
 
 # --- bad databases: exit 2, one line that says what is wrong, the file untouched ---
-run 2 --db "$dir/absent.db" list; has "$err" "no tuning database at $dir/absent.db"
+run 2 --db "$dir/absent.db" list; has "$err" "no tuning database at $dir/absent.db: a tune, an import or a merge writes one there"
 mkfifo "$dir/fifo.db"
 out=$(timeout 20 "$db_tool" --db "$dir/fifo.db" list 2>&1); rc=$?
 [ $rc -eq 2 ] && has "$out" "$dir/fifo.db is not a regular file" || fail "a FIFO as --db exited $rc: $out"
