@@ -209,7 +209,8 @@ int main(int argc, char** argv) {
         "A GPU file is JSON: {\"name\": ..., \"fp32_tflops\": ..., \"bandwidth_tbs\": ...} and, for\n"
         "--dtype other than fp32, \"fp16_tflops\", \"bf16_tflops\" or \"int8_tops\" (int8 needs\n"
         "\"fp16_tflops\" too: attention and the KV cache are fp16 then); \"memory_gib\" to check\n"
-        "that each step fits. Other fields are refused, so that a misspelt one is never ignored.\n\n"
+        "that each step fits; \"source\", which --json writes beside the figures, so that its gpu\n"
+        "object reads back. Other fields are refused, so that a misspelt one is never ignored.\n\n"
         "Options",
         100);
     po::positional_options_description positional;
