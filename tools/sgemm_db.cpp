@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -641,6 +642,19 @@ const std::vector<Command>& commands() {
     return all;
 }
 
+// A word like "-1" or "-0.5" among the arguments (show -1 4096 4096) is an argument, refused
+// as the size it is not ("M must be at least 1"), not an unknown short option.
+std::vector<po::option> negative_numbers_as_arguments(std::vector<std::string>& words) {
+    const std::string& word = words.front();
+    if (word.size() < 2 || word[0] != '-' || !(std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.'))
+        return {};
+    po::option argument;
+    argument.value.push_back(word);
+    argument.original_tokens.push_back(word);
+    words.erase(words.begin());
+    return {argument};
+}
+
 // Prints why sgemm-db stops, its control characters escaped (the text may quote an import
 // file or a database), with a hint to --help for a wrong command line; returns `status`.
 int report(const std::exception& e, int status, bool usage_hint = false) {
@@ -700,7 +714,12 @@ int main(int argc, char** argv) {
     Context ctx;
     const Command* command = nullptr;
     try {
-        store_command_line(po::command_line_parser(argc, argv).options(all).positional(positional).run(), all, ctx.vm);
+        store_command_line(po::command_line_parser(argc, argv)
+                               .options(all)
+                               .positional(positional)
+                               .extra_style_parser(negative_numbers_as_arguments)
+                               .run(),
+                           all, ctx.vm);
         po::notify(ctx.vm);
         if (ctx.vm.count("help")) {
             std::cout << opts << "\n";
