@@ -24,6 +24,7 @@
 #include "tools/cli_parse.h"
 #include "tuner/batch_cost.h"
 #include "tuner/cost_model.h"
+#include "tuner/decode/gpu_spec.h"
 #include "tuner/kernel_cache.h"
 #include "tuner/tuner.h"
 
@@ -161,9 +162,15 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 }
 
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
-int dry_run(const ShapesFile& shapes, const TuneOptions& options, Arch arch) {
+int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model(arch);
     const PlanningGpu stand_in = planning_gpu(arch);
+    // A row too large for the GPU planned for stops the dry run, as it would stop the tune there.
+    const auto memory_bytes = static_cast<std::size_t>(find_builtin_gpu(stand_in.name).memory_gib * 1073741824.0);
+    if (const std::string why = first_shape_too_large(shapes, shapes_path, memory_bytes, options.check_fp64); !why.empty()) {
+        std::fprintf(stderr, "sgemm-tune: %s (%s, the GPU this dry run plans for)\n", why.c_str(), stand_in.name);
+        return 1;
+    }
     const std::string which = stand_in.sm == arch.sm ? "" : ", an sm_" + std::to_string(stand_in.sm) + " GPU: the planner knows none of " +
                                                                 arch.name() + " and takes the newest arch below";
     std::printf("dry run for %s: the cost model ranks candidates for %s (%d SMs, %.1f TFLOPS, %.2f TB/s)%s\n",
@@ -377,7 +384,7 @@ int main(int argc, char** argv) {
         try {
             warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
             stop_on_interrupt("sgemm-tune", "after the compiles in progress");
-            const int status = dry_run(shapes, options, dry_arch);
+            const int status = dry_run(shapes, shapes_path, options, dry_arch);
             const int written = finish_standard_output_after_work("sgemm-tune", "standard output");
             return status != 0 ? status : written;
         } catch (const std::exception& e) {
