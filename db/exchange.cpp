@@ -266,8 +266,8 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
         if (!device_id.empty() && device.id() != device_id) continue;
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
             if (!entry.winner.kernel.is_cublas()) {
-                const std::string problem =
-                    entry.binary ? binary_problem(*entry.binary, device) : "its binary " + entry.winner.binary_key + " is missing";
+                const std::string problem = entry.binary ? binary_problem(*entry.binary, device)
+                                                         : "its binary " + entry.winner.binary_key + " is missing";
                 if (!problem.empty()) {
                     left_out.push_back(entry.winner.where() + ": " + problem);
                     continue;

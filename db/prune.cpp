@@ -77,7 +77,8 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
         "(SELECT id FROM kernels WHERE template_hash NOT IN (" + current + ") AND template_hash NOT IN "
         "(SELECT k.template_hash FROM kernels k JOIN winners w ON w.kernel_id = k.id UNION "
         "SELECT k.template_hash FROM kernels k JOIN measurements m ON m.kernel_id = k.id)))");
-    for (std::size_t i = 0; i < template_hashes.size(); ++i) remove_binaries.bind(static_cast<int>(i + 1), template_hashes[i]);
+    for (std::size_t i = 0; i < template_hashes.size(); ++i)
+        remove_binaries.bind(static_cast<int>(i + 1), template_hashes[i]);
     remove_binaries.run();
     summary.binaries = db.changes();
     const std::string unused_kernels = "FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "
