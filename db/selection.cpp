@@ -70,9 +70,9 @@ Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shap
                 "no winner for this shape; the nearest tuned shape with " + family + " is " + w->shape.to_string() +
                     " (" + distance + "), whose winner is " + describe_winner(*w) + passed_over};
     }
-    if (winners.empty())  // the device's winners of the call's precision, which are none
+    if (winners.empty())  // the device's winners of the call's precision in use here: none
         return {SelectionKind::Fallback, nullptr,
-                "no winner for this shape: the device has no " + to_string(shape.precision) + " winners"};
+                "no winner for this shape: the device has no " + to_string(shape.precision) + " winners in use"};
     if (candidates.empty())
         return {SelectionKind::Fallback, nullptr,
                 "no winner for this shape, and none of the device's " + std::to_string(winners.size()) +

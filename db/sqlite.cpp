@@ -257,8 +257,7 @@ void Connection::fail(int rc, const std::string& sql) const {
             throw DbError(path_ + " is not an SQLite database (" + message + ")", code, sql);
         case SQLITE_CORRUPT:  // as for NOTADB: the file is the problem, not the SQL
             throw DbError(path_ + " is corrupt (" + message +
-                              "); nothing was changed: restore it from a copy, or move it aside (a tune, an import "
-                              "or a merge then writes a new one there)",
+                              "); nothing was changed: restore it from a copy, or move it aside",
                           code, sql);
         case SQLITE_READONLY:
             throw DbError(path_ + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);

@@ -1,6 +1,7 @@
 #include "tools/cli_parse.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <iostream>
 
 namespace sgemm {
@@ -25,15 +26,24 @@ std::string what_the_option_takes(const po::options_description& options, const 
     return "";
 }
 
+// Whether all of `word` reads as a number ("-1", "-.5", "-inf").
+bool is_number(const std::string& word) {
+    char* end = nullptr;
+    std::strtod(word.c_str(), &end);
+    return end != word.c_str() && *end == '\0';
+}
+
 // An option that needs a value takes the next word, whatever it is: `--json --dry-run` wrote
 // the table to a file named "--dry-run" and ran no dry run. A value taken from the next word
 // that looks like an option ("--x", or "-" and a letter) is refused; "-" (standard input or
-// output) and negative numbers stay values, and `--json=--odd-name` still gives such a name.
+// output) and numbers stay values (the option's own check judges them), and
+// `--json=--odd-name` still gives such a name.
 void refuse_options_taken_as_values(const po::parsed_options& parsed) {
     for (const po::option& o : parsed.options) {
         if (o.original_tokens.size() != 2) continue;
         const std::string& word = o.original_tokens[1];
-        if (word.size() > 1 && word[0] == '-' && (word[1] == '-' || std::isalpha(static_cast<unsigned char>(word[1]))))
+        if (word.size() > 1 && word[0] == '-' && (word[1] == '-' || std::isalpha(static_cast<unsigned char>(word[1]))) &&
+            !is_number(word))
             throw po::error(o.original_tokens[0] + " needs a value, and the word after it is the option " + word +
                             " (write --" + o.string_key + "=" + word + " for a value that starts with -)");
     }

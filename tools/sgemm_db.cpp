@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -475,17 +476,24 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
     return description_problem(family_of(w.kernel)->describe(w.kernel.params));
 }
 
-// For a winner offered by import or merge: kernel_problem, and a row of this build's own
-// library version tuned with other templates of its family is refused too. Faster, it would
-// replace a winner this build runs with one its dispatch leaves out (a user's pass found such
-// an import reported as a success, and verify failing after it). Rows of other versions are
-// other builds' and come in as they are.
-std::string offered_kernel_problem(const Winner& w, const DeviceFingerprint& device) {
-    if (const std::string problem = kernel_problem(w, device); !problem.empty()) return problem;
-    if (w.kernel.is_cublas() || device.library_version != SGEMM_VERSION || built_from_these_templates(w.kernel))
-        return "";
-    return "it was tuned with other " + w.kernel.family + " templates than this build's, for this build's version (" +
-           device.library_version + "), whose dispatch would leave it out";
+// The judge of a winner offered by import or merge into `store`: kernel_problem, and a row
+// of this build's own version tuned with other templates of its family (or of a family this
+// build lacks) is refused where it would replace a winner this build runs: faster, it took
+// the shape from this build's dispatch, which leaves it out (a user's pass found such an
+// import reported as a success, and verify failing after it). Elsewhere such rows come in as
+// they are (an identical copy, a shape without a winner here, other versions' rows).
+KernelProblem offered_kernel_problem(TuningStore& store) {
+    return [&store](const Winner& w, const DeviceFingerprint& device) -> std::string {
+        if (const std::string problem = kernel_problem(w, device); !problem.empty()) return problem;
+        if (w.kernel.is_cublas() || device.library_version != SGEMM_VERSION || built_from_these_templates(w.kernel))
+            return "";
+        const std::optional<Winner> ours = store.find_winner(w.device_id, w.shape);
+        if (!ours || ours->ms <= w.ms || !winner_unusable(*ours, Arch{device.sm()}).empty()) return "";
+        const std::string tuned_with = family_of(w.kernel) ? "other " + w.kernel.family + " templates than this build's"
+                                                           : "family " + w.kernel.family + ", which this build lacks";
+        return "it would replace " + ours->kernel.description + ", which this build runs, with a winner of " +
+               tuned_with + " (this build's version, " + device.library_version + "), which its dispatch leaves out";
+    };
 }
 
 // What a script sees of an import or merge: 0 when every winner was taken or weighed, 3 when
@@ -507,9 +515,17 @@ int cmd_import(Context& ctx) {
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem);
+    const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem(store));
     print_merge(ctx, summary, path);
     return merge_status(summary);
+}
+
+// Whether the file at `path` begins with SQLite's 16-byte header string.
+bool starts_as_sqlite(const std::string& path) {
+    static const char header[] = "SQLite format 3";  // and its terminating zero: 16 bytes
+    char start[sizeof header] = {};
+    std::ifstream in(path, std::ios::binary);
+    return in.read(start, sizeof start) && std::memcmp(start, header, sizeof header) == 0;
 }
 
 int cmd_merge(Context& ctx) {
@@ -527,12 +543,14 @@ int cmd_merge(Context& ctx) {
         try {
             return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
         } catch (const DbError& e) {
-            if ((e.code & 0xff) != SQLITE_NOTADB) throw;
+            // A file that starts as an SQLite database does is one damaged (2); another (a CSV
+            // export, say) is the user's slip (1).
+            if ((e.code & 0xff) != SQLITE_NOTADB || starts_as_sqlite(ctx.args.at(0))) throw;
             throw UsageError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"));
         }
     }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const MergeSummary summary = merge_store(store, other, offered_kernel_problem);
+    const MergeSummary summary = merge_store(store, other, offered_kernel_problem(store));
     print_merge(ctx, summary, other.path());
     return merge_status(summary);
 }
@@ -682,7 +700,8 @@ int main(int argc, char** argv) {
     help += std::string("\nThe database: --db PATH, default ") + kDefaultDbPathRule +
             ".\n"
             "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
-            "Exit codes: 0 ok; 1 a user error (arguments, an import file, an unknown device);\n"
+            "Exit codes: 0 ok; 1 a user error (arguments, an import file, a merge file that is no database,\n"
+            "an unknown device);\n"
             "2 an environment error (a database that cannot be opened, read, written or verified; no GPU);\n"
             "3 import or merge: some winners were refused (each is listed), the others went in; export: some\n"
             "winners, whose binary is damaged, were left out (each is listed), the others were written.\n\n"

@@ -165,11 +165,17 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model(arch);
     const PlanningGpu stand_in = planning_gpu(arch);
-    // A row too large for the GPU planned for stops the dry run, as it would stop the tune there.
+    // A row too large for the GPU planned for stops the dry run, as it would stop the tune
+    // there. A GPU that stands in for an arch the planner does not know may hold less than
+    // that arch's: there it is a note.
     const auto memory_bytes = static_cast<std::size_t>(find_builtin_gpu(stand_in.name).memory_gib * 1073741824.0);
     if (const std::string why = first_shape_too_large(shapes, shapes_path, memory_bytes, options.check_fp64); !why.empty()) {
-        std::fprintf(stderr, "sgemm-tune: %s (%s, the GPU this dry run plans for)\n", why.c_str(), stand_in.name);
-        return 1;
+        if (stand_in.sm == arch.sm) {
+            std::fprintf(stderr, "sgemm-tune: %s (%s, the GPU this dry run plans for)\n", why.c_str(), stand_in.name);
+            return 1;
+        }
+        std::fprintf(stderr, "sgemm-tune: note: %s (%s, which stands in for %s here; an %s GPU may hold more)\n",
+                     why.c_str(), stand_in.name, arch.name().c_str(), arch.name().c_str());
     }
     const std::string which = stand_in.sm == arch.sm ? "" : ", an sm_" + std::to_string(stand_in.sm) + " GPU: the planner knows none of " +
                                                                 arch.name() + " and takes the newest arch below";
@@ -272,7 +278,8 @@ int main(int argc, char** argv) {
          "created with options.deterministic runs the fastest kernel without atomics measured instead")
         ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
          "compile threads (default: all cores)")
-        ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing")
+        ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing; stops on a row "
+                    "too large for the GPU it plans for, as the tune would")
         ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch or the newest below it: "
          "sm_90 and up an H200, sm_86 to sm_89 an RTX 3090, sm_80 an A100-80GB, sm_75 a T4")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")

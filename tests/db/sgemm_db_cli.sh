@@ -299,6 +299,7 @@ run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
 # A faster row of this build's version tuned with other naive templates would replace a
 # winner this build runs with one its dispatch leaves out: refused, and the winner stays.
+# Where nothing this build runs is replaced (a shape without a winner), it comes in.
 python3 - "$dir/winners.csv" "$dir/other-templates.csv" <<'PY' || fail "editing the export"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
@@ -311,8 +312,9 @@ with open(sys.argv[2], "w", newline="") as out:
 PY
 cp "$dir/ours.db" "$dir/other-templates.db"
 run 3 --db "$dir/other-templates.db" import "$dir/other-templates.csv"
-has "$out" "it was tuned with other naive templates than this build's, for this build's version"
+has "$out" "it would replace naive BLOCK_X=32 BLOCK_Y=8, which this build runs, with a winner of other naive templates than this build's (this build's version"
 run 0 --db "$dir/other-templates.db" verify
+run 0 --db "$dir/other-templates-fresh.db" import "$dir/other-templates.csv"; has "$out" "winners 1 added"
 # So is a row whose description is not its kernel's: list and explain would name a kernel
 # that does not run.
 sed '2s/,naive BLOCK_X=32 BLOCK_Y=8,/,totally different,/' "$dir/winners.csv" > "$dir/described.csv"
@@ -371,6 +373,10 @@ run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
 run 1 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"
 mkdir -p "$dir/a-folder.db"
 run 1 --db "$dir/merged.db" merge "$dir/a-folder.db"; has "$err" "$dir/a-folder.db: is a folder, not a tuning database to merge"
+# A database whose header is damaged is no user's slip: exit 2, as list gives for it.
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[16:18] = b'\\x00\\x03'; open(sys.argv[2], 'wb').write(d)" \
+  "$dir/ours.db" "$dir/bad-header.db" || fail "damaging a header"
+run 2 --db "$dir/merged.db" merge "$dir/bad-header.db"; has "$err" "$dir/bad-header.db is not an SQLite database"
 : > "$dir/empty-source.db"
 run 1 --db "$dir/merged.db" merge "$dir/empty-source.db"; has "$err" "$dir/empty-source.db: is empty, not a tuning database to merge"
 # The file merged is the one named; the message does not send the user to another --db.

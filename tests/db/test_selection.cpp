@@ -87,11 +87,12 @@ TEST_F(Selection_, TransposesPrecisionAndAlignmentMustMatch) {
     ShapeKey tf32 = shape(8, 4096, 4096);
     tf32.precision = GemmPrecision::tf32;
     EXPECT_EQ(select_kernel(winners_, tf32).kind, SelectionKind::Fallback);
-    // Callers pass the device's winners of the call's precision: none, for tf32, is said so
-    // (not "none of the device's 0 winners").
+    // Callers pass the device's winners of the call's precision that are in use (dispatch
+    // leaves out what it cannot run): none, for tf32, is said so (not "none of the device's 0
+    // winners").
     const Selection none = select_kernel({}, tf32);
     EXPECT_EQ(none.kind, SelectionKind::Fallback);
-    EXPECT_EQ(none.reason, "no winner for this shape: the device has no tf32 winners");
+    EXPECT_EQ(none.reason, "no winner for this shape: the device has no tf32 winners in use");
 }
 
 TEST_F(Selection_, AKernelThatCannotRunTheShapeIsPassedOver) {

@@ -118,6 +118,11 @@ err=$("$tune" --shapes "$dir/huge.csv" --dry-run --families naive --top-k 1 2>&1
 [ $rc -eq 1 ] || fail "a dry run with a row too large exited $rc, expected 1: $err"
 grep -qF "huge.csv:3: M=1000000 N=1000000 K=1000000 NN fp32 align16 needs" <<<"$err" && grep -qF "the GPU has 140.4 GiB (H200, the GPU this dry run plans for)" <<<"$err" ||
   fail "a dry run with a row too large: $err"
+# For an arch the planner knows no GPU of, the GPU standing in may hold less: a note only.
+err=$("$tune" --shapes "$dir/huge.csv" --dry-run --arch sm_89 --families naive --top-k 1 2>&1 >/dev/null) ||
+  fail "a dry run for sm_89 with a row too large for its stand-in failed: $err"
+grep -qF "(RTX 3090, which stands in for sm_89 here; an sm_89 GPU may hold more)" <<<"$err" ||
+  fail "no note of the row too large for the stand-in: $err"
 
 # An architecture NVRTC does not compile for is refused up front, with the ones it does.
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_91 2>&1 >/dev/null); rc=$?
