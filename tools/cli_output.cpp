@@ -91,6 +91,11 @@ void write_in_place(const std::string& path, const std::string& text) {
 void check_output_file(const std::string& path, const char* option) {
     // The tools read an absent option as "no file": an empty one must not quietly mean the same.
     if (path.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
+    // "-" is standard input where the tools read (--shapes -); as an output it wrote a file
+    // named "-", which a user meaning standard output would not look for.
+    if (path == "-")
+        refuse(option, path, "names no file here (standard output is where the tool prints without this option); "
+                             "write ./- for a file named -");
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);  // through symbolic links
     if (fs::is_directory(status)) refuse(option, path, "is a folder, not a file");

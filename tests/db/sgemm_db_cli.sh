@@ -196,6 +196,7 @@ run 0 --db "$dir/from-damaged.db" import "$dir/damaged.csv"; has "$out" "winners
 cp "$dir/ours.db" "$dir/ours.keep"
 run 1 "${ours[@]}" export -o "$dir/ours.db"; has "$err" "--output $dir/ours.db: is the tuning database, which the output would replace"
 run 1 "${ours[@]}" export -o --json; has "$err" "-o needs a value, and the word after it is the option --json"
+run 1 "${ours[@]}" export -o -; has "$err" "--output -: names no file here"
 [ ! -e ./--json ] || fail "export -o --json wrote a file named --json"
 ln -s ours.db "$dir/ours-link.db"
 run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the tuning database, which"

@@ -78,6 +78,10 @@ grep -q '^4,1024,4096,N,N,fp32,64,k/v$' "$tmp/o.csv" || fail "no k/v row at batc
 # Output that cannot be written: a path is checked before the work (exit 1, as for any bad
 # option); a write that fails at the end, a full disk, is exit 2 with the reason.
 expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" "$shapes" gpt2 -o /nonexistent-dir/x.csv
+# "-" is no output file (it wrote a file named "-"); ./- is one.
+expect_user_error "--output -: names no file here (standard output is where the tool prints without this option)" \
+  "$shapes" gpt2 -o -
+[ ! -e ./- ] || fail "-o - wrote a file named -"
 # An option without its value does not take the next option as one (-o --no-fuse wrote a
 # file named "--no-fuse" and ignored the flag).
 expect_user_error "-o needs a value, and the word after it is the option --no-fuse (write --output=--no-fuse" \
