@@ -469,7 +469,7 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
                                            : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
     };
     if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
-    const std::vector<std::string> ours = all_templates_hashes();
+    const std::vector<std::string>& ours = all_templates_hashes();
     if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
     if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
     if (const std::string why = binary_mismatch(w, arch); !why.empty()) return why;

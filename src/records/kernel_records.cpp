@@ -18,9 +18,13 @@ DeviceFingerprint fingerprint_of(const DeviceInfo& device) {
     return f;
 }
 
-std::vector<std::string> all_templates_hashes() {
-    std::vector<std::string> hashes;
-    for (const Family& f : all_families()) hashes.push_back(templates_hash(f));
+const std::vector<std::string>& all_templates_hashes() {
+    // Asked for every row an import, merge or verify judges: the families are fixed in a build.
+    static const std::vector<std::string> hashes = [] {
+        std::vector<std::string> all;
+        for (const Family& f : all_families()) all.push_back(templates_hash(f));
+        return all;
+    }();
     return hashes;
 }
 

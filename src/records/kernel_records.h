@@ -17,7 +17,7 @@ namespace sgemm {
 DeviceFingerprint fingerprint_of(const DeviceInfo& device);
 
 // templates_hash (src/jit/compiler.h) of every family of this build.
-std::vector<std::string> all_templates_hashes();
+const std::vector<std::string>& all_templates_hashes();
 
 KernelRef kernel_ref(const Family& family, const ParamValues& values);
 
