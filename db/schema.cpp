@@ -95,6 +95,8 @@ const std::vector<Migration>& migrations() {
 
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
+void check_schema(sqlite::Connection& db, bool writable) { check(db, read_state(db), writable); }
+
 int prepare_schema(sqlite::Connection& db, bool writable) {
     const FileState state = read_state(db);
     check(db, state, writable);

@@ -28,6 +28,8 @@ int latest_schema_version();
 // `writable`, one whose schema is older. When `writable`, switches the file to WAL and
 // brings it to the latest version. Returns the version the file had.
 int prepare_schema(sqlite::Connection& db, bool writable);
+// prepare_schema's checks alone: changes nothing.
+void check_schema(sqlite::Connection& db, bool writable);
 
 // Applies the migrations after the file's version up to `version`, in one transaction.
 // prepare_schema uses it with the latest version; tests use it to build older files.

@@ -130,18 +130,38 @@ struct OpenedFile {
     int version;  // before any upgrade
 };
 
-OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
+// The folder of the file a symbolic link leads to, where SQLite keeps its -wal and -shm
+// files, not the link's own.
+fs::path folder_of(const std::string& path) {
     std::error_code ec;
-    // The folder of the file a symbolic link leads to, where SQLite keeps its -wal and -shm
-    // files, not the link's own.
     fs::path file = fs::weakly_canonical(path, ec);
     if (ec) file = path;
-    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    return file.has_parent_path() ? file.parent_path() : fs::path(".");
+}
+
+void refuse_what_is_not_a_file(const std::string& path) {
+    std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
     // SQLite would wait for ever on a FIFO's writer.
     if (fs::exists(status) && !fs::is_regular_file(status))
         throw DbError(path + " is not a regular file, so not a database file", SQLITE_CANTOPEN);
+}
+
+DbError unwritable_folder(const std::string& path, const fs::path& folder) {
+    return DbError("cannot write " + path + ": its folder " + folder.string() +
+                       " is not writable, and SQLite keeps its -wal and -shm files beside the database",
+                   SQLITE_READONLY);
+}
+
+DbError read_only_file(const std::string& path) {
+    return DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
+}
+
+OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
+    std::error_code ec;
+    const fs::path folder = folder_of(path);
+    refuse_what_is_not_a_file(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (mode == OpenMode::ReadOnly) {
         if (!fs::exists(path, ec))
@@ -186,15 +206,11 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
         throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
                       SQLITE_CANTOPEN);
-    if (!folder_writable && ::access(folder.c_str(), W_OK) != 0)
-        throw DbError("cannot write " + path + ": its folder " + folder.string() +
-                          " is not writable, and SQLite keeps its -wal and -shm files beside the database",
-                      SQLITE_READONLY);
+    if (!folder_writable && ::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
     auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::ReadWrite, busy_timeout);
     // SQLite quietly opens a write-protected file read-only; say so now rather than at the
     // first write.
-    if (db->read_only())
-        throw DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
+    if (db->read_only()) throw read_only_file(path);
     // NORMAL is safe in WAL mode: a crashed process never corrupts the file or loses a
     // commit; only a power cut may lose the last commits. It spares an fsync per commit.
     db->exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL");
@@ -203,6 +219,31 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
 }
 
 }  // namespace
+
+void check_writable_database(const std::string& path) {
+    refuse_what_is_not_a_file(path);
+    const fs::path folder = folder_of(path);
+    std::error_code ec;
+    if (fs::exists(folder, ec)) {
+        if (::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
+    } else {
+        // The writer creates the folder: its nearest existing ancestor must take it.
+        fs::path ancestor = folder;
+        while (!fs::exists(ancestor, ec) && ancestor.has_parent_path() && ancestor.parent_path() != ancestor)
+            ancestor = ancestor.parent_path();
+        if (::access(ancestor.c_str(), W_OK) != 0)
+            throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " +
+                              std::make_error_code(std::errc::permission_denied).message(),
+                          SQLITE_CANTOPEN);
+    }
+    if (!fs::exists(path, ec)) return;
+    if (::access(path.c_str(), W_OK) != 0) throw read_only_file(path);
+    // Read from a copy in memory, which leaves nothing beside the file. An empty file, or one
+    // whose first commits are still in its -wal file, is a database the writer creates.
+    if (fs::file_size(path, ec) == 0 && !ec) return;
+    sqlite::Connection copy(path, sqlite::Access::Snapshot, TuningStore::kDefaultBusyTimeout);
+    check_schema(copy, true);
+}
 
 TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout)
 {

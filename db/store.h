@@ -29,6 +29,11 @@ struct UnknownDeviceError : Error {
     using Error::Error;
 };
 
+// Throws the DbError that opening `path` for writing would, but creates, upgrades and writes
+// nothing: for a command that cannot start its work (no GPU is visible) to report its
+// database's problems as well.
+void check_writable_database(const std::string& path);
+
 class TuningStore {
 public:
     static constexpr std::chrono::milliseconds kDefaultBusyTimeout{5000};

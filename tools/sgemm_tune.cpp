@@ -485,6 +485,13 @@ int main(int argc, char** argv) {
         return stopped ? end_by_interrupt() : written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
+        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well.
+        if (!from_misses) try {
+                check_writable_database(db_path);
+            } catch (const std::exception& problem) {
+                std::fprintf(stderr, "sgemm-tune: and with a GPU the tune would stop on its database: %s\n",
+                             printable_lines(problem.what()).c_str());
+            }
         return 2;
     } catch (const std::exception& e) {
         // On a terminal the progress bar may hold the line: clear it first.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "db/schema.h"
 #include "db/store.h"
 #include "db/verify.h"
 #include "tests/db/fixture.h"
@@ -230,6 +231,69 @@ TEST(BadInput, AMissingFileIsNotCreatedByAReader) {
     const std::string message = db_error_of([&] { TuningStore store(dir.file("absent.db"), OpenMode::ReadOnly); });
     EXPECT_TRUE(contains(message, "no tuning database at")) << message;
     EXPECT_FALSE(fs::exists(dir.file("absent.db")));
+}
+
+// check_writable_database, which sgemm-tune runs when no GPU is visible: it refuses what a
+// writer refuses, with the writer's message, and creates, upgrades and changes nothing.
+TEST(BadInput, TheWritersChecksAloneSayWhatTheWriterWouldAndChangeNothing) {
+    TempDir dir;
+    const auto nothing_beside = [](const std::string& path) {
+        return !fs::exists(path + "-wal") && !fs::exists(path + "-shm") && !fs::exists(path + "-journal");
+    };
+    // Refused, as the writer refuses them.
+    const std::string junk = dir.file("junk.db");
+    write_file(junk, "M,N,K\n8,4096,4096\nthese are not the pages of a database, but they are long enough\n");
+    const std::string foreign = dir.file("foreign.db");
+    sqlite::Connection(foreign, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
+        .exec("CREATE TABLE recipes (name TEXT)");
+    const std::string newer = write_sample(dir, "newer.db");
+    sqlite::Connection(newer, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
+        .exec("PRAGMA user_version = 1000");
+    fs::create_directory(dir.file("folder.db"));
+    for (const std::string& path : {junk, foreign, newer, dir.file("folder.db")}) {
+        const bool is_file = fs::is_regular_file(path);
+        const std::string before = is_file ? bytes_of(path) : "";
+        const std::string said = db_error_of([&] { check_writable_database(path); });
+        EXPECT_FALSE(said.empty()) << path;
+        if (is_file) {
+            EXPECT_EQ(bytes_of(path), before) << path;
+        }
+        EXPECT_TRUE(nothing_beside(path)) << path;
+        EXPECT_EQ(said, db_error_of([&] { TuningStore writer(path); })) << path;
+    }
+    // Taken, as the writer takes them, and left as they are: a missing file (and folder), an
+    // empty file, an older schema, the current one.
+    const std::string missing = dir.file("new/folder/tune.db");
+    const std::string empty = dir.file("empty.db");
+    write_file(empty, "");
+    const std::string older = dir.file("older.db");
+    sqlite::Connection(older, sqlite::Access::ReadWrite, std::chrono::milliseconds(0)).exec("PRAGMA journal_mode = DELETE");
+    {
+        sqlite::Connection db(older, sqlite::Access::ReadWrite, std::chrono::milliseconds(0));
+        migrate(db, 1);
+    }
+    const std::string current = write_sample(dir, "current.db");
+    for (const std::string& path : {missing, empty, older, current}) {
+        const std::string before = fs::exists(path) ? bytes_of(path) : "(none)";
+        EXPECT_NO_THROW(check_writable_database(path)) << path;
+        EXPECT_EQ(fs::exists(path) ? bytes_of(path) : "(none)", before) << path;
+        EXPECT_TRUE(nothing_beside(path)) << path;
+    }
+    EXPECT_FALSE(fs::exists(dir.file("new")));
+    // Permissions, which root ignores, as another user.
+    const std::string read_only = write_sample(dir, "read-only.db");
+    fs::permissions(dir.path(), fs::perms::all);
+    fs::permissions(read_only, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::create_directory(dir.file("shut"));
+    make_folder_read_only(dir.file("shut"));
+    EXPECT_EQ(as_unprivileged([&] {
+                  for (const std::string& path : {read_only, dir.file("shut/tune.db"), dir.file("shut/new/tune.db")}) {
+                      const std::string said = db_error_of([&] { check_writable_database(path); });
+                      if (said.empty() || said != db_error_of([&] { TuningStore writer(path); }))
+                          throw Error(path + ": the check said '" + said + "'");
+                  }
+              }),
+              0);
 }
 
 // A writer that holds the lock longer than the busy timeout: the write waits that long,

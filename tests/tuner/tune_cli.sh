@@ -321,4 +321,16 @@ if gpu_present; then
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
+! grep -q "database" <<<"$no_gpu_message" || fail "without a GPU a usable database was questioned: $no_gpu_message"
+# Without a GPU, a database the tune could not write is named too, and left as it was.
+printf 'these are not the pages of a database\n' > "$dir/notes.db"
+expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv" --db "$dir/notes.db"
+grep -q "with a GPU the tune would stop on its database: $dir/notes.db is not an SQLite database" <<<"$no_gpu_message" ||
+  fail "without a GPU a junk database went unnamed: $no_gpu_message"
+[ "$(cat "$dir/notes.db")" = "these are not the pages of a database" ] || fail "the junk database was changed"
+expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv" --db "$dir"
+grep -q "$dir is a folder, not a database file" <<<"$no_gpu_message" || fail "a folder as --db: $no_gpu_message"
+# A missing database, and its folder, are not created by a tune that cannot run.
+expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv" --db "$dir/new/tune.db"
+[ ! -e "$dir/new" ] || fail "a tune without a GPU created the database's folder"
 echo "ok"
