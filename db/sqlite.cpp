@@ -160,12 +160,13 @@ std::optional<double> Query::optional_real(int column) const {
 }
 
 Connection::Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout)
-    : path_(path), busy_timeout_(busy_timeout), snapshot_(access == Access::Snapshot) {
+    : path_(path), busy_timeout_(busy_timeout), refuses_writes_(access == Access::Snapshot || access == Access::QueryOnly) {
     int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     std::string name = file_uri(path);
     switch (access) {
         case Access::ReadWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
         case Access::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+        case Access::QueryOnly: flags |= SQLITE_OPEN_READWRITE; break;
         case Access::Immutable:
             flags |= SQLITE_OPEN_READONLY;
             name += "?immutable=1";
@@ -184,13 +185,12 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
-    if (access == Access::Snapshot) {
-        try {
-            copy_unchanged_file();
-        } catch (...) {
-            sqlite3_close_v2(db_);
-            throw;
-        }
+    try {
+        if (access == Access::QueryOnly) exec("PRAGMA query_only = ON");
+        if (access == Access::Snapshot) copy_unchanged_file();
+    } catch (...) {
+        sqlite3_close_v2(db_);
+        throw;
     }
 }
 
@@ -221,7 +221,7 @@ Connection::~Connection() {
     sqlite3_close_v2(db_);
 }
 
-bool Connection::read_only() const { return snapshot_ || sqlite3_db_readonly(db_, "main") == 1; }
+bool Connection::read_only() const { return refuses_writes_ || sqlite3_db_readonly(db_, "main") == 1; }
 
 Query Connection::query(const std::string& sql) {
     auto it = statements_.find(sql);

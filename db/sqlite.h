@@ -96,11 +96,14 @@ private:
     Statement& statement_;
 };
 
-enum class Access { ReadWrite, ReadOnly, Immutable, Snapshot };
+enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot };
 
 class Connection {
 public:
-    // Opens (ReadWrite: creating) the file. Immutable is read-only without locking, for a
+    // Opens (ReadWrite: creating) the file. QueryOnly reads a file this user may write and
+    // writes nothing to it, but is read-write to SQLite: the last connection to close then
+    // checkpoints and removes the -wal and -shm files, which a read-only one leaves behind.
+    // Immutable is read-only without locking, for a
     // file no one can be writing (a full disk, where SQLite cannot create the -shm file that
     // shared reading of a WAL database needs, nor a writer add to it). Snapshot copies the file as it stands
     // into memory at once, creating nothing beside it (commits still in a writer's -wal file
@@ -133,7 +136,7 @@ private:
 
     std::string path_;
     std::chrono::milliseconds busy_timeout_;
-    bool snapshot_;  // a read-only copy in memory
+    bool refuses_writes_;  // Snapshot's copy in memory, or QueryOnly
     sqlite3* db_ = nullptr;
     std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };

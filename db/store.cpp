@@ -182,9 +182,11 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         // Reading a WAL database needs the -shm file, which a folder this user may not write
         // cannot take. Another user who may (the folder's owner) can be writing the database
         // meanwhile, so it is read from a copy, as above: read in place without locks, a
-        // checkpoint running at the same time tore the pages a reader saw ("corrupt").
+        // checkpoint running at the same time tore the pages a reader saw ("corrupt"). A
+        // reader who may write the file and its folder reads it in place, querying only: the
+        // last connection to close then removes the -wal and -shm files, as a writer's does.
         auto db = std::make_unique<sqlite::Connection>(
-            path, folder_writable ? sqlite::Access::ReadOnly : sqlite::Access::Snapshot, busy_timeout);
+            path, folder_writable ? sqlite::Access::QueryOnly : sqlite::Access::Snapshot, busy_timeout);
         try {
             const int version = prepare_schema(*db, false);
             return {std::move(db), version};

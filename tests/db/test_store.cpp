@@ -92,6 +92,38 @@ TEST(Store, ReadOnlyStoreReadsButDoesNotCountHits) {
     EXPECT_THROW(reader.add_device(h200()), DbError);
 }
 
+// A reader who may write the file reads it in place and, closing last, removes the -wal and
+// -shm files, as a writer does: a read-only connection left them beside the database after
+// every `sgemm-db list`. While a writer is open they are its, and stay.
+TEST(Store, AReaderClosingLastLeavesNoFilesBesideTheDatabase) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    const auto beside = [&] { return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm"); };
+    {
+        TuningStore store(path);
+        store.add_device(h200());
+    }
+    ASSERT_FALSE(beside());
+    {
+        TuningStore reader(path, OpenMode::ReadOnly);
+        EXPECT_EQ(reader.devices().size(), 1u);
+        EXPECT_THROW(reader.add_device(h200(1)), DbError);
+    }
+    EXPECT_FALSE(beside()) << "a reader left SQLite's files beside the database";
+    {
+        TuningStore writer(path);
+        writer.add_device(h200(1));  // committed into the -wal file
+        {
+            TuningStore reader(path, OpenMode::ReadOnly);
+            EXPECT_EQ(reader.devices().size(), 2u) << "the reader in place sees the writer's commits";
+        }
+        EXPECT_TRUE(std::filesystem::exists(path + "-wal")) << "a reader removed the open writer's -wal file";
+        EXPECT_EQ(writer.devices().size(), 2u);
+    }
+    EXPECT_FALSE(beside());
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).devices().size(), 2u);
+}
+
 // A snapshot (the read of a user who may not write the file) copies the database into memory,
 // read-only, and leaves nothing beside it. While a writer is at work it sees the file as of
 // the last checkpoint: the writer's commits since then wait in its -wal file.
