@@ -2,8 +2,8 @@
 // nearest and fallback shapes with odd sizes, transposes and padded leading dimensions;
 // each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
 // stream capture and graph replay; misses written to the database; bad arguments that touch
-// nothing; a destroyed handle; a handle inherited through fork; the per-stream workspace
-// limit; a deterministic handle; a winner that stages its operands.
+// nothing; a destroyed handle; a handle inherited through fork; destroy after a device fault;
+// the per-stream workspace limit; a deterministic handle; a winner that stages its operands.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 #include <unistd.h>
@@ -923,4 +923,53 @@ TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
     EXPECT_TRUE(split.check_output().ok());
     EXPECT_EQ(status_on_second(plain), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(dispatch.info().streams_used, 1);
+}
+
+// A device fault (an illegal address, which ends the context's work for good) and a failed
+// final write of the misses at once: destroy still writes nothing it cannot, frees the
+// handle, and names both failures, the device's first. The fault would spoil the CUDA
+// context of every later test, so it happens in a process of its own: the threadsafe death
+// test runs this test again in a new process, where the statement ends with the status.
+TEST(DispatchDeathTest, DestroyAfterADeviceFaultAndAFailedWriteNamesBoth) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto fault_then_destroy = [&] {
+        TempDir dir;
+        const std::string path = dir.file("t.db");
+        TuningStore(path).add_device(fingerprint_of(gpu->device));  // no winners: every call a miss
+        const sgemm_dispatch_options_t o = recording_misses(path, kOnlyDestroyWrites);
+        sgemm_dispatch_t handle = nullptr;
+        if (sgemm_dispatch_create(&handle, &o) != SGEMM_DISPATCH_SUCCESS) return "create: " + std::string(sgemm_dispatch_last_error());
+        GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+        const SgemmArgs a = p.args();
+        const ProblemSpec& s = p.spec();
+        const auto call = [&](float* c) {
+            return sgemm_dispatch_gemm(handle, s.trans_a ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N,
+                                       s.trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, s.alpha,
+                                       a.A, a.lda, a.B, a.ldb, s.beta, c, a.ldc, gpu->stream.get());
+        };
+        if (call(a.C) != SGEMM_DISPATCH_SUCCESS) return "the miss: " + std::string(sgemm_dispatch_last_error());
+        // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
+        float* freed = nullptr;
+        if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
+            return std::string("cudaMalloc or cudaFree failed");
+        if (call(freed) != SGEMM_DISPATCH_SUCCESS)
+            return "the faulting call: " + std::string(sgemm_dispatch_last_error());
+        std::filesystem::remove(path);
+        std::filesystem::create_directory(path);  // the final write of the miss fails
+        const sgemm_dispatch_status_t status = sgemm_dispatch_destroy(handle);
+        const std::string said = sgemm_dispatch_last_error();
+        if (sgemm_dispatch_destroy(handle) != SGEMM_DISPATCH_INVALID_HANDLE) return std::string("destroyed twice");
+        return std::string(sgemm_dispatch_status_string(status)) + ": " + said;
+    };
+    EXPECT_EXIT(
+        {
+            const std::string outcome = fault_then_destroy();
+            std::fprintf(stderr, "%s\n", outcome.c_str());
+            std::fflush(stderr);
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0),
+        "SGEMM_DISPATCH_CUDA_ERROR.*waiting for the device: an illegal memory access was encountered; and writing "
+        "misses to .*t\\.db");
 }
