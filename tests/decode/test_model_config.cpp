@@ -169,6 +169,17 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_not_utf8.json", {":1:", "bytes that are not UTF-8"}},
         // A multimodal config whose text_config leaves sizes to Hugging Face's defaults (Gemma-3 4B's).
         {"bad_text_config_left_to_defaults.json", {"text_config: field 'num_attention_heads' is missing", "does not guess"}},
+        // Its KV heads, head_dim and window too: Gemma-3's text model has 4 KV heads of 256 and a
+        // window of 4096 by default, which the rules for a whole config.json would take for 8
+        // heads of hidden_size / heads = 320 and no window.
+        {"bad_text_config_kv_heads_left_to_defaults.json", {"text_config: field 'num_key_value_heads' is missing", "does not guess"}},
+        {"bad_text_config_head_dim_left_to_defaults.json", {"text_config: field 'head_dim' is missing", "does not guess"}},
+        {"bad_text_config_window_left_to_defaults.json",
+         {"text_config: field 'sliding_window' is missing, and a gemma3_text model has a window unless it says null", "does not guess"}},
+        // Types that name their sizes otherwise (OPT's ffn_dim, MPT's d_model and n_heads) are
+        // refused by type, not for a field that is there under another name.
+        {"bad_opt_config.json", {"field 'model_type' 'opt' is not read by this tool", "ffn_dim"}},
+        {"bad_mpt_config.json", {"field 'model_type' 'mpt' is not read by this tool", "d_model"}},
         {".", {"is a folder, not a JSON file", "."}},
     };
     for (const Case& c : cases) {
@@ -195,6 +206,17 @@ TEST(ModelConfig, AMultimodalConfigIsReadFromItsTextConfig) {
     EXPECT_TRUE(m.gated_mlp);
     EXPECT_EQ(m.sliding_window, 1024);
     EXPECT_EQ(m.sliding_window_layers, 62 - 62 / 6);
+}
+
+// A text_config's null sliding_window (Mistral-3's) says there is none.
+TEST(ModelConfig, ATextConfigsNullWindowSaysThereIsNone) {
+    const ModelConfig m = load_model_config(fixture("mistral3_multimodal_config.json"));
+    EXPECT_EQ(m.name, "mistral-3-like");
+    EXPECT_EQ(m.num_key_value_heads, 8);
+    EXPECT_EQ(m.head_dim, 128);
+    EXPECT_EQ(m.sliding_window, 0);
+    EXPECT_EQ(m.sliding_window_layers, 0);
+    EXPECT_TRUE(m.gated_mlp);
 }
 
 // A text_config without a model_type takes the file's; an unknown one is then blamed on the

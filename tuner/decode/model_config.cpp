@@ -60,11 +60,34 @@ long size_field(const JsonFields& json, const std::string& key, const char* gpt2
 // load_model_config's caller can say which with its `gated_mlp` argument.
 const char* const kGatedMlpTypes[] = {"llama",   "mistral", "qwen2",  "qwen3",   "gemma",  "gemma2",
                                       "gemma3",  "gemma3_text", "phi3", "cohere", "cohere2", "olmo",
-                                      "olmo2",   "granite", "stablelm", "internlm2", "exaone", "hunyuan",
+                                      "olmo2",   "granite", "stablelm", "internlm2", "hunyuan",
                                       "minicpm", "baichuan"};
-const char* const kUngatedMlpTypes[] = {"gpt2",      "gpt_neox", "gpt_bigcode", "gptj",  "opt",
-                                        "falcon",    "phi",      "starcoder2",  "nemotron", "persimmon",
-                                        "bloom",     "mpt",      "gpt_neo",     "codegen"};
+const char* const kUngatedMlpTypes[] = {"gpt2",   "gpt_neox", "gpt_bigcode", "gptj",      "falcon", "phi",
+                                        "starcoder2", "nemotron", "persimmon", "bloom", "codegen"};
+
+// Types whose configs name their sizes, or shape their layers, in ways this tool does not
+// read: read with the fields above, their GEMMs would come out wrong or be refused for a
+// field that is there under another name.
+struct TypeNamedOtherwise {
+    const char* type;
+    const char* how;
+};
+const TypeNamedOtherwise kTypesNamedOtherwise[] = {
+    {"opt", "names its MLP width ffn_dim and may project its embeddings to another width (word_embed_proj_dim)"},
+    {"mpt", "names its sizes d_model, n_heads, n_layers and expansion_ratio, and its KV heads in attn_config"},
+    {"gpt_neo", "names its sizes num_heads and num_layers, and alternates local-attention layers (attention_types)"},
+    {"exaone", "names its layer count num_layers"},
+};
+
+void refuse_types_named_otherwise(const JsonFields& typed, const std::string& model_type) {
+    for (const TypeNamedOtherwise& t : kTypesNamedOtherwise)
+        if (model_type == t.type)
+            typed.fail("model_type", "'" + model_type + "' is not read by this tool: its config " + t.how +
+                                         ", fields it does not read");
+}
+
+// The types whose configuration in Hugging Face has a sliding window by default.
+const char* const kTypesWithADefaultWindow[] = {"mistral", "gemma2", "gemma3_text", "cohere2"};
 
 template <std::size_t N>
 bool listed(const char* const (&types)[N], const std::string& model_type) {
@@ -206,24 +229,23 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     const JsonValue* text_config = file.find("text_config");
     const bool nested = !file.has("hidden_size") && !file.has("n_embd") && text_config &&
                         text_config->kind == JsonValue::Kind::Object;
-    const JsonFields json =
-        nested ? JsonFields(*text_config, file.source() + ", text_config",
-                            "Hugging Face fills it from the model type's defaults, which this tool does not guess; "
-                            "add it to the text_config")
-               : file;
+    const std::string not_guessed =
+        "Hugging Face fills it from the model type's defaults, which this tool does not guess; add it to the text_config";
+    const JsonFields json = nested ? JsonFields(*text_config, file.source() + ", text_config", not_guessed) : file;
     ModelConfig m;
     // As given, control characters too: JSON keeps them, tables and CSV comments escape them.
     m.name = file.text("_name_or_path").value_or("");
     if (m.name.empty()) m.name = file.source();  // "standard input" for "-"
     m.source = file.source();
-    m.hidden_size = size_field(json, "hidden_size", "n_embd");
-    m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
-    m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
-    m.vocab_size = json.positive_integer("vocab_size");
     // The text model's own type where its text_config names one, else the file's; a refusal
     // of the type names the object that holds it.
     const JsonFields& typed = json.has("model_type") ? json : file;
     const std::string model_type = typed.text("model_type").value_or("");
+    refuse_types_named_otherwise(typed, model_type);
+    m.hidden_size = size_field(json, "hidden_size", "n_embd");
+    m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
+    m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
+    m.vocab_size = json.positive_integer("vocab_size");
     refuse_unmodelled_architectures(json);
     const char* const width_alias = four_times_hidden_field(model_type);
     if (json.has("intermediate_size") || !width_alias)
@@ -236,14 +258,22 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     // one KV head for all (StarCoder's gpt_bigcode and Falcon default to it). Falcon names its
     // KV heads num_kv_heads, used with new_decoder_architecture (Falcon-40B) or without
     // multi_query.
+    // A text_config holds only what differs from its type's defaults, and those are the type's
+    // own, not the rules below for a whole config.json, which Hugging Face writes in full:
+    // Gemma-3's text model has 4 KV heads and a head_dim of 256, whatever its heads and size.
+    // So there the KV heads and head_dim must be given.
     const bool falcon = model_type == "falcon";
     const bool multi_query = json.optional_bool("multi_query").value_or(model_type == "gpt_bigcode" || falcon);
-    if (falcon && (json.optional_bool("new_decoder_architecture").value_or(false) || !multi_query))
+    if (nested)
+        m.num_key_value_heads = json.positive_integer("num_key_value_heads");
+    else if (falcon && (json.optional_bool("new_decoder_architecture").value_or(false) || !multi_query))
         m.num_key_value_heads = json.optional_positive_integer("num_kv_heads").value_or(m.num_attention_heads);
     else
         m.num_key_value_heads =
             json.optional_positive_integer("num_key_value_heads").value_or(multi_query ? 1 : m.num_attention_heads);
-    if (const auto head_dim = json.optional_positive_integer("head_dim")) {
+    const std::optional<long> head_dim =
+        nested ? json.positive_integer("head_dim") : json.optional_positive_integer("head_dim");
+    if (head_dim) {
         m.head_dim = *head_dim;
     } else {
         if (m.hidden_size % m.num_attention_heads != 0)
@@ -252,6 +282,11 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
                                                  ") and there is no head_dim");
         m.head_dim = m.hidden_size / m.num_attention_heads;
     }
+    // Likewise a window: these types' defaults have one (4096 tokens), so a text_config that
+    // has no sliding_window field has that window, and null says there is none.
+    if (nested && !json.find("sliding_window") && listed(kTypesWithADefaultWindow, model_type))
+        json.fail("sliding_window",
+                  "is missing, and a " + model_type + " model has a window unless it says null: " + not_guessed);
     m.sliding_window = json.optional_positive_integer("sliding_window").value_or(0);
     if (m.sliding_window > 0)
         m.sliding_window_layers = sliding_window_layers(json, model_type, m.num_hidden_layers);
