@@ -37,13 +37,21 @@ std::vector<std::string> parse_name_list(const std::string& text, const char* op
     std::vector<std::string> out;
     std::stringstream ss(text);
     std::string item;
+    bool empty_item = !text.empty() && text.back() == ',';  // getline gives no empty last item
     while (std::getline(ss, item, ',')) {
-        if (item.empty()) continue;
+        if (item.empty()) {
+            empty_item = true;
+            continue;
+        }
         if (std::find(out.begin(), out.end(), item) != out.end())
             throw boost::program_options::error(std::string("--") + option + ": " + item + " is given twice");
         out.push_back(item);
     }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " names nothing");
+    // As in the lists of numbers: a doubled or stray comma is more likely a name left out
+    // than nothing.
+    if (empty_item)
+        throw boost::program_options::error(std::string("--") + option + ": '" + text + "' has an empty name");
     return out;
 }
 

@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
         ("gpu", po::value<std::string>()->default_value("H200"),
          ("a built-in GPU (" + gpu_names + ") or a JSON file: a name ending in .json, or any path with a / "
           "(<(...) and /dev/stdin too; - reads standard input)").c_str())
-        ("context", po::value<long>()->default_value(4096), "tokens already in each sequence's KV cache")
+        ("context", po::value<int>()->default_value(4096), "tokens already in each sequence's KV cache")
         ("dtype", po::value<std::string>()->default_value("fp32"), "weight format: fp32, fp16, bf16 or int8")
         ("json", "print JSON instead of tables. Each step's flops, bytes and times (s) are per step; "
                  "each kernel's are per call, and its calls per step are 'calls' (the tables show "
@@ -243,10 +243,8 @@ int main(int argc, char** argv) {
         setup.model = model_from_options(vm);
         setup.gpu = gpu_from_name_or_file(vm["gpu"].as<std::string>());
         setup.weights = parse_precision(vm["dtype"].as<std::string>());
-        setup.context = vm["context"].as<long>();
+        setup.context = vm["context"].as<int>();
         if (setup.context < 0) throw po::error("--context must not be negative");
-        if (setup.context > std::numeric_limits<int>::max())
-            throw po::error("--context " + std::to_string(setup.context) + " is past 2147483647 tokens");
         json = vm.count("json") > 0;
         report = make_report(setup, batches_from_options(vm));
     } catch (const std::exception& e) {

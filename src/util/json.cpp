@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "src/util/error.h"
 #include "src/util/utf8.h"
@@ -73,9 +74,16 @@ void Json::write(std::string& out, int indent, int depth) const {
                 out += "null";
                 return;
             }
-            // The fewest digits, from 9, that read back as the same double: exact, so a
-            // count such as 2^30 FLOPs is not rounded to 1.07374182e+09.
+            // A whole number that a double holds exactly is written as an integer: a count of
+            // bytes such as 3.32398592e+10 is refused by readers that parse counts as integers.
+            // Others take the fewest digits, from 9, that read back as the same double: exact,
+            // so a count such as 2^30 FLOPs is not rounded to 1.07374182e+09.
             char buf[32];
+            if (number_ == std::trunc(number_) && std::fabs(number_) <= 9007199254740992.0) {
+                std::snprintf(buf, sizeof buf, "%.0f", number_);
+                out += std::strcmp(buf, "-0") == 0 ? "0" : buf;
+                return;
+            }
             for (int digits = 9; digits <= 17; ++digits) {
                 std::snprintf(buf, sizeof buf, "%.*g", digits, number_);
                 if (std::strtod(buf, nullptr) == number_) break;

@@ -77,6 +77,10 @@ grep -q "unexpected argument 'extra'" <<<"$err" || fail "stray argument message:
 err=$("$bench" --size 64 --kernels , 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--kernels , exited $rc, expected 1"
 grep -q -- "--kernels names nothing" <<<"$err" || fail "empty --kernels message: $err"
+for list in naive,,async naive, ,naive; do
+  err=$("$bench" --size 64 --kernels "$list" 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 1 ] && grep -qF -- "--kernels: '$list' has an empty name" <<<"$err" || fail "--kernels $list: $rc $err"
+done
 err=$("$bench" --size 64 --config naive=32 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a config of the wrong arity exited $rc, expected 1"
 grep -q "family naive takes 2 parameters, got 1" <<<"$err" || fail "config arity message: $err"

@@ -28,6 +28,12 @@ TEST(Json, NumbersReadBackExactly) {
     EXPECT_EQ(Json(17156800512.0).dump(), "17156800512");
     EXPECT_EQ(Json(0.1).dump(), "0.1");
     EXPECT_EQ(Json(1.5e-7).dump(), "1.5e-07");
+    // Whole numbers as integers, for readers that parse counts as integers: never 3.32398592e+10.
+    EXPECT_EQ(Json(33239859200.0).dump(), "33239859200");
+    EXPECT_EQ(Json(-4096.0).dump(), "-4096");
+    EXPECT_EQ(Json(-0.0).dump(), "0");
+    EXPECT_EQ(Json(9007199254740992.0).dump(), "9007199254740992");
+    EXPECT_EQ(Json(1e300).dump(), "1e+300") << "past 2^53 a double is not a count";
     for (double v : {1.0 / 3.0, 0.00699123456789, 6.02214076e23, -2.5e-300}) {
         const std::string text = Json(v).dump();
         EXPECT_EQ(std::strtod(text.c_str(), nullptr), v) << text;
