@@ -56,10 +56,15 @@ FileState file_state(const std::string& path) {
     return state;
 }
 
-// What to check when a write is refused. SQLite writes the -wal and -shm files beside the
-// database too: one that another user's process left behind, owned by them, blocks every
-// write although the database file and its folder allow it.
+// What to check when a write is refused.
 std::string why_read_only(const std::string& path) {
+    const std::string companion = unwritable_companion(path);
+    return companion.empty() ? "check the permissions of the file and of its folder" : companion;
+}
+
+}  // namespace
+
+std::string unwritable_companion(const std::string& path) {
     for (const char* suffix : {"-wal", "-shm"}) {
         const std::string companion = path + suffix;
         struct stat st {};
@@ -68,10 +73,8 @@ std::string why_read_only(const std::string& path) {
                    std::to_string(st.st_uid) + "): remove it, or have its owner do so, once no process has " +
                    "the database open";
     }
-    return "check the permissions of the file and of its folder";
+    return "";
 }
-
-}  // namespace
 
 Statement::Statement(Connection& connection, const std::string& sql) : sql_(sql) {
     const int rc = sqlite3_prepare_v3(connection.handle(), sql.c_str(), static_cast<int>(sql.size()),
@@ -249,9 +252,11 @@ void Connection::fail(int rc, const std::string& sql) const {
     switch (code & 0xff) {
         case SQLITE_BUSY:
         case SQLITE_LOCKED:
+            // The other process is the problem, not the SQL: none in the message. How to wait
+            // longer is the caller's to say (sgemm-db's --busy-timeout).
             throw DbBusyError(path_ + ": the database is locked: another process held it for longer than the busy "
                                   "timeout (" + std::to_string(busy_timeout_.count()) +
-                                  " ms); try again when it is done, or allow a longer timeout" + where,
+                                  " ms); try again when it is done",
                               code, sql);
         case SQLITE_NOTADB:  // whatever ran, the file is the problem: no SQL in the message
             throw DbError(path_ + " is not an SQLite database (" + message + ")", code, sql);

@@ -34,6 +34,11 @@ namespace sqlite {
 
 class Connection;
 
+// SQLite writes the -wal and -shm files beside the database too: one that another user's
+// process left behind, owned by them, blocks every write although the database file and its
+// folder allow it. Says so, naming the file and its owner, or "" when neither blocks.
+std::string unwritable_companion(const std::string& path);
+
 // A prepared statement, owned and cached by its Connection.
 class Statement {
 public:
@@ -101,8 +106,9 @@ enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot };
 class Connection {
 public:
     // Opens (ReadWrite: creating) the file. QueryOnly reads a file this user may write and
-    // writes nothing to it, but is read-write to SQLite: the last connection to close then
-    // checkpoints and removes the -wal and -shm files, which a read-only one leaves behind.
+    // changes no data in it, but is read-write to SQLite: the last connection to close then
+    // checkpoints and removes the -wal and -shm files, which a read-only one leaves behind
+    // (and it recovers what a crashed writer left: a -wal file's commits, a hot journal).
     // Immutable is read-only without locking, for a
     // file no one can be writing (a full disk, where SQLite cannot create the -shm file that
     // shared reading of a WAL database needs, nor a writer add to it). Snapshot copies the file as it stands

@@ -139,19 +139,33 @@ fs::path folder_of(const std::string& path) {
     return file.has_parent_path() ? file.parent_path() : fs::path(".");
 }
 
-void refuse_what_is_not_a_file(const std::string& path) {
+// Whether the database file exists, refusing what is not a file and a path this user cannot
+// look along (a folder on the way they may not enter): that is not a missing database, which
+// the messages would send them to create.
+bool database_file_exists(const std::string& path) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
+    if (ec && status.type() != fs::file_type::not_found)
+        throw DbError("cannot reach " + path + ": " + ec.message() + " (check the permissions of its folders)",
+                      SQLITE_CANTOPEN);
     if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
     // SQLite would wait for ever on a FIFO's writer.
     if (fs::exists(status) && !fs::is_regular_file(status))
         throw DbError(path + " is not a regular file, so not a database file", SQLITE_CANTOPEN);
+    // SQLite would say only "unable to open database file".
+    if (fs::exists(status) && ::access(path.c_str(), R_OK) != 0)
+        throw DbError("cannot read " + path + ": the file is not readable (check its permissions)", SQLITE_CANTOPEN);
+    return fs::exists(status);
 }
 
 DbError unwritable_folder(const std::string& path, const fs::path& folder) {
     return DbError("cannot write " + path + ": its folder " + folder.string() +
                        " is not writable, and SQLite keeps its -wal and -shm files beside the database",
                    SQLITE_READONLY);
+}
+
+DbError not_a_folder(const std::string& path, const fs::path& folder) {
+    return DbError("cannot write " + path + ": " + folder.string() + " is not a folder", SQLITE_CANTOPEN);
 }
 
 DbError read_only_file(const std::string& path) {
@@ -161,10 +175,10 @@ DbError read_only_file(const std::string& path) {
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
     std::error_code ec;
     const fs::path folder = folder_of(path);
-    refuse_what_is_not_a_file(path);
+    const bool exists = database_file_exists(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (mode == OpenMode::ReadOnly) {
-        if (!fs::exists(path, ec))
+        if (!exists)
             throw DbError("no tuning database at " + path + ": a tune, an import or a merge writes one there",
                           SQLITE_CANTOPEN);
         // A reader that may not write the file must not leave -wal and -shm files of its own
@@ -208,6 +222,7 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
         throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
                       SQLITE_CANTOPEN);
+    if (!fs::is_directory(folder, ec)) throw not_a_folder(path, folder);
     if (!folder_writable && ::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
     auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::ReadWrite, busy_timeout);
     // SQLite quietly opens a write-protected file read-only; say so now rather than at the
@@ -223,28 +238,28 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
 }  // namespace
 
 void check_writable_database(const std::string& path) {
-    refuse_what_is_not_a_file(path);
+    const bool exists = database_file_exists(path);
     const fs::path folder = folder_of(path);
+    // The writer creates a missing folder: its nearest existing ancestor must take it.
     std::error_code ec;
-    if (fs::exists(folder, ec)) {
-        if (::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
-    } else {
-        // The writer creates the folder: its nearest existing ancestor must take it.
-        fs::path ancestor = folder;
-        while (!fs::exists(ancestor, ec) && ancestor.has_parent_path() && ancestor.parent_path() != ancestor)
-            ancestor = ancestor.parent_path();
-        if (::access(ancestor.c_str(), W_OK) != 0)
-            throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " +
-                              std::make_error_code(std::errc::permission_denied).message(),
-                          SQLITE_CANTOPEN);
+    fs::path existing = folder;
+    while (!fs::exists(existing, ec) && existing.has_parent_path() && existing.parent_path() != existing)
+        existing = existing.parent_path();
+    if (!fs::is_directory(existing, ec)) throw not_a_folder(path, existing);
+    if (::access(existing.c_str(), W_OK) != 0) {
+        if (existing == folder) throw unwritable_folder(path, folder);
+        throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " +
+                          std::error_code(errno, std::generic_category()).message(),
+                      SQLITE_CANTOPEN);
     }
-    if (!fs::exists(path, ec)) return;
+    if (!exists) return;
     if (::access(path.c_str(), W_OK) != 0) throw read_only_file(path);
-    // Read from a copy in memory, which leaves nothing beside the file. An empty file, or one
-    // whose first commits are still in its -wal file, is a database the writer creates.
-    if (fs::file_size(path, ec) == 0 && !ec) return;
-    sqlite::Connection copy(path, sqlite::Access::Snapshot, TuningStore::kDefaultBusyTimeout);
-    check_schema(copy, true);
+    const std::string companion = sqlite::unwritable_companion(path);
+    if (!companion.empty()) throw DbError("cannot write " + path + ": " + companion, SQLITE_READONLY);
+    // Read in place, as a reader who may write the file and its folder does: with the commits
+    // still in its -wal file, and no copy of a file that may hold hundreds of MB of binaries.
+    sqlite::Connection reader(path, sqlite::Access::QueryOnly, TuningStore::kDefaultBusyTimeout);
+    check_schema(reader, true);
 }
 
 TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout)

@@ -772,6 +772,8 @@ int main(int argc, char** argv) {
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
         return report(e, 1, true);
+    } catch (const DbBusyError& e) {
+        return report(DbBusyError(std::string(e.what()) + ", or allow a longer --busy-timeout", e.code), 2);
     } catch (const DbError& e) {
         return report(e, 2);
     } catch (const NoDeviceError& e) {

@@ -226,6 +226,31 @@ TEST(BadInput, AReaderWhoMayNotWriteANewDatabaseIsToldItsCommitsAreInTheWal) {
               0);
 }
 
+// A database this user cannot reach, behind a folder they may not enter, or cannot read, is
+// said to be so: it was "no tuning database at ...", with the advice to write one.
+TEST(BadInput, ADatabaseThisUserCannotReachOrReadIsNotCalledMissing) {
+    TempDir dir;
+    fs::permissions(dir.path(), fs::perms::all);
+    fs::create_directory(dir.file("private"));
+    const std::string behind = write_sample(dir, "private/t.db");
+    fs::permissions(dir.file("private"), fs::perms::owner_all);
+    const std::string unreadable = write_sample(dir, "unreadable.db");
+    fs::permissions(unreadable, fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(as_unprivileged([&] {
+                  for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::ReadWrite}) {
+                      const std::string reach = db_error_of([&] { TuningStore store(behind, mode); });
+                      if (!contains(reach, "cannot reach " + behind + ": Permission denied"))
+                          throw Error("behind a closed folder: " + reach);
+                      const std::string read = db_error_of([&] { TuningStore store(unreadable, mode); });
+                      if (!contains(read, "cannot read " + unreadable + ": the file is not readable"))
+                          throw Error("an unreadable file: " + read);
+                  }
+                  if (!contains(db_error_of([&] { check_writable_database(behind); }), "cannot reach"))
+                      throw Error("the writer's check took the closed folder's file for a missing one");
+              }),
+              0);
+}
+
 TEST(BadInput, AMissingFileIsNotCreatedByAReader) {
     TempDir dir;
     const std::string message = db_error_of([&] { TuningStore store(dir.file("absent.db"), OpenMode::ReadOnly); });
@@ -250,7 +275,8 @@ TEST(BadInput, TheWritersChecksAloneSayWhatTheWriterWouldAndChangeNothing) {
     sqlite::Connection(newer, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
         .exec("PRAGMA user_version = 1000");
     fs::create_directory(dir.file("folder.db"));
-    for (const std::string& path : {junk, foreign, newer, dir.file("folder.db")}) {
+    write_file(dir.file("afile"), "a file where a folder should be");
+    for (const std::string& path : {junk, foreign, newer, dir.file("folder.db"), dir.file("afile/tune.db")}) {
         const bool is_file = fs::is_regular_file(path);
         const std::string before = is_file ? bytes_of(path) : "";
         const std::string said = db_error_of([&] { check_writable_database(path); });
@@ -280,18 +306,29 @@ TEST(BadInput, TheWritersChecksAloneSayWhatTheWriterWouldAndChangeNothing) {
         EXPECT_TRUE(nothing_beside(path)) << path;
     }
     EXPECT_FALSE(fs::exists(dir.file("new")));
+    EXPECT_TRUE(contains(db_error_of([&] { check_writable_database(dir.file("afile/new/tune.db")); }),
+                         dir.file("afile") + " is not a folder"));
     // Permissions, which root ignores, as another user.
     const std::string read_only = write_sample(dir, "read-only.db");
     fs::permissions(dir.path(), fs::perms::all);
     fs::permissions(read_only, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
     fs::create_directory(dir.file("shut"));
     make_folder_read_only(dir.file("shut"));
+    // Another user's -wal file beside a database this user may write blocks the writer's
+    // first write.
+    const std::string shared = write_sample(dir, "shared.db");
+    fs::permissions(shared, fs::perms::all);
+    write_file(shared + "-wal", "");
+    fs::permissions(shared + "-wal", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
     EXPECT_EQ(as_unprivileged([&] {
                   for (const std::string& path : {read_only, dir.file("shut/tune.db"), dir.file("shut/new/tune.db")}) {
                       const std::string said = db_error_of([&] { check_writable_database(path); });
                       if (said.empty() || said != db_error_of([&] { TuningStore writer(path); }))
                           throw Error(path + ": the check said '" + said + "'");
                   }
+                  const std::string said = db_error_of([&] { check_writable_database(shared); });
+                  if (!contains(said, "SQLite's " + shared + "-wal beside it is not writable by this user"))
+                      throw Error("another user's -wal file: the check said '" + said + "'");
               }),
               0);
 }
