@@ -138,7 +138,9 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
     SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
     SGEMM_DISPATCH_WRONG_DEVICE = 7,              /* the calling thread's current device is another */
-    SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign or newer database */
+    SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign, older or newer
+                                                     database, locked past 5 s, or one that
+                                                     record_misses cannot write */
     SGEMM_DISPATCH_NO_KERNEL = 9,                 /* nothing found and the fallback policy is ERROR */
     SGEMM_DISPATCH_TOO_MANY_STREAMS = 10,         /* every per-stream workspace is taken */
     SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache */
@@ -174,9 +176,13 @@ typedef struct sgemm_dispatch_options {
     int device;                           /* CUDA device ordinal */
     sgemm_dispatch_fallback_t fallback;
     sgemm_dispatch_precision_t precision;
-    int record_misses;                    /* nonzero: count misses and write them to the database */
-    int without_database;                 /* nonzero: a missing or unreadable database is no error;
-                                             every shape then takes the fallback */
+    int record_misses;                    /* nonzero: count misses and write them to the database,
+                                             which this process must then be able to write
+                                             (a missing one is created) */
+    int without_database;                 /* nonzero: a database that cannot be read (missing,
+                                             unreadable, damaged, foreign, of another schema, or
+                                             locked past 5 s) is no error; every shape then takes
+                                             the fallback, and explain says why */
     int max_streams;                      /* per-stream workspaces; 0: 8; at most 1024 */
     int miss_flush_ms;                    /* how often misses are written; 0: 10000 */
     int deterministic;                    /* nonzero: no kernel adds into C with float atomics, so

@@ -7,8 +7,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 #include "src/cuda/device.h"
 #include "src/dispatch/fork_generation.h"
@@ -107,6 +110,42 @@ TEST(DispatchApi, AMissingOrUnreadableDatabaseFailsWithTheReason) {
     o = options_for(text.c_str());
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
     EXPECT_EQ(handle, nullptr);
+}
+
+// record_misses writes to the database: one it cannot write fails create, with the reason,
+// rather than every flush and destroy later; without_database does not excuse it.
+TEST(DispatchApi, RecordingMissesIntoADatabaseItCannotWriteFailsCreate) {
+    TempDir dir;
+    const std::string junk = dir.file("notes.db");
+    std::ofstream(junk) << "not a database, but long enough to be read as one's header......................\n";
+    sgemm_dispatch_t handle = nullptr;
+    sgemm_dispatch_options_t o = options_for(junk.c_str());
+    o.without_database = 1;
+    o.record_misses = 1;
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
+    EXPECT_EQ(handle, nullptr);
+    EXPECT_TRUE(last_error_has("record_misses writes to the database, and " + junk + " is not an SQLite database"))
+        << sgemm_dispatch_last_error();
+
+    // A shared database this user may read but not write (the tests run as root in CI: the
+    // child drops to 'nobody').
+    const std::string shared = dir.file("shared.db");
+    {
+        sgemm::TuningStore store(shared);
+        fill_sample(store);
+    }
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+    std::filesystem::permissions(shared, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                             std::filesystem::perms::others_read);
+    const int child = in_child([&] {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) throw sgemm::Error("cannot drop root");
+        sgemm_dispatch_options_t reader = options_for(shared.c_str());
+        reader.record_misses = 1;
+        sgemm_dispatch_t h = nullptr;
+        if (sgemm_dispatch_create(&h, &reader) != SGEMM_DISPATCH_DATABASE_ERROR || !last_error_has("read-only"))
+            throw sgemm::Error(std::string("create: ") + sgemm_dispatch_last_error());
+    });
+    EXPECT_EQ(child, 0) << "the child's check (its stderr says what create said)";
 }
 
 TEST(DispatchApi, WithoutAGpuCreateSaysThereIsNoDevice) {
