@@ -165,7 +165,7 @@ grep -qF "does not fit: the GEMMs' weights and the KV caches take 142.0 GiB, mor
 [ "$(grep -c "does not fit" <<<"$out")" -eq 1 ] || fail "roofline flags batch 1 too: $out"
 # So does the first compute-bound batch: on a T4 it lies far past the card's memory.
 out=$("$roofline" llama-3-8b --gpu T4 --dtype fp16 --context 512 --batch 1) || fail "roofline on a T4 failed"
-grep -qF "Compute-bound at context 512: from batch 5250, which does not fit: the GEMMs' weights and the KV caches take 342.1 GiB, more than the T4's 15 GiB." <<<"$out" ||
+grep -qF "Compute-bound at context 512: from batch 5250, which does not fit: the GEMMs' weights and the KV caches take 342.1 GiB, more than the T4's 14.76 GiB." <<<"$out" ||
   fail "roofline does not say that the compute-bound batch cannot fit: $out"
 grep -qF "Compute-bound without the KV cache (context 0): from batch 217." <<<"$out" ||
   fail "roofline: the batch without the KV cache fits: $out"

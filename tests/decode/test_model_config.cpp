@@ -176,6 +176,9 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_text_config_head_dim_left_to_defaults.json", {"text_config: field 'head_dim' is missing", "does not guess"}},
         {"bad_text_config_window_left_to_defaults.json",
          {"text_config: field 'sliding_window' is missing, and a gemma3_text model has a window unless it says null", "does not guess"}},
+        // Untyped, the text_config is its parent's text model: gemma3's is gemma3_text.
+        {"bad_untyped_text_config_window_left_to_defaults.json",
+         {"text_config: field 'sliding_window' is missing, and a gemma3 model has a window unless it says null", "does not guess"}},
         // Types that name their sizes otherwise (OPT's ffn_dim, MPT's d_model and n_heads) are
         // refused by type, not for a field that is there under another name.
         {"bad_opt_config.json", {"field 'model_type' 'opt' is not read by this tool", "ffn_dim"}},

@@ -12,10 +12,12 @@ namespace sgemm {
 
 const std::vector<GpuSpec>& builtin_gpus() {
     // {name, fp32, fp16, bf16, int8, TB/s, memory GiB, source}. Memory as CUDA reports it
-    // (totalGlobalMem), a little under the datasheet's "GB": 15360, 81920, 24576 and 81559
-    // MiB, and 150,754,820,096 bytes on this project's H200.
+    // (totalGlobalMem), under the datasheet's "GB": 15,843,721,216 bytes on a T4 (ECC on,
+    // deviceQuery) and 150,754,820,096 on this project's H200. For the others, the total
+    // nvidia-smi reports (81920, 24576 and 81559 MiB), which is the H200's CUDA figure too;
+    // on a GPU with ECC on CUDA's may be up to 2% less, as on the T4 (15360 MiB there).
     static const std::vector<GpuSpec> gpus = {
-        {"T4", 8.1, 65, 0, 130, 0.320, 15, "NVIDIA T4 datasheet (Turing: no bf16)"},
+        {"T4", 8.1, 65, 0, 130, 0.320, 14.76, "NVIDIA T4 datasheet (Turing: no bf16)"},
         {"A100-80GB", 19.5, 312, 312, 624, 2.039, 80, "NVIDIA A100 datasheet, 80GB SXM"},
         {"RTX 3090", 35.6, 71, 71, 284, 0.936, 24,
          "NVIDIA Ampere GA102 whitepaper (tensor peaks with fp32 accumulate)"},

@@ -86,8 +86,10 @@ void refuse_types_named_otherwise(const JsonFields& typed, const std::string& mo
                                          ", fields it does not read");
 }
 
-// The types whose configuration in Hugging Face has a sliding window by default.
-const char* const kTypesWithADefaultWindow[] = {"mistral", "gemma2", "gemma3_text", "cohere2"};
+// The types whose configuration in Hugging Face has a sliding window by default; with them
+// gemma3 and mistral3, whose text_config without a model_type of its own is gemma3_text's
+// or mistral's.
+const char* const kTypesWithADefaultWindow[] = {"mistral", "gemma2", "gemma3_text", "cohere2", "gemma3", "mistral3"};
 
 template <std::size_t N>
 bool listed(const char* const (&types)[N], const std::string& model_type) {
