@@ -31,12 +31,14 @@
  * version, and kernels tuned with other kernel templates are skipped.
  *
  * Threading and streams:
- *   - sgemm_dispatch_gemm, _prepare, _explain, _query and _get_info may be called from any
- *     number of threads at once, on any number of streams. _create and _destroy must not race
- *     with any other call on the same handle.
- *   - A call runs on the handle's device: the calling thread's current device (cudaSetDevice)
- *     must be it, else SGEMM_DISPATCH_WRONG_DEVICE. create and destroy make it the calling
- *     thread's current device.
+ *   - sgemm_dispatch_gemm, _prepare, _release_stream, _explain, _query and _get_info may be
+ *     called from any number of threads at once, on any number of streams, except that
+ *     _release_stream must not race with a gemm on the stream it releases. _create and
+ *     _destroy must not race with any other call on the same handle.
+ *   - gemm, prepare and release_stream run on the handle's device: the calling thread's
+ *     current device (cudaSetDevice) must be it, else SGEMM_DISPATCH_WRONG_DEVICE. explain,
+ *     query and get_info touch no device and check none. create and destroy make the handle's
+ *     device the calling thread's current device.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
  *   - Split-K kernels need a zeroed scratch workspace, staging kernels (warptile ALIGNED=2,
  *     for misaligned operands) room for the operands they copy, and cuBLAS a handle; all are per
