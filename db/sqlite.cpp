@@ -254,7 +254,7 @@ void Connection::fail(int rc, const std::string& sql) const {
         case SQLITE_LOCKED:
             // The other process is the problem, not the SQL: none in the message. How to wait
             // longer is the caller's to say (sgemm-db's --busy-timeout).
-            throw DbBusyError(path_ + ": the database is locked: another process held it for longer than the busy "
+            throw DbLockTimeoutError(path_ + ": the database is locked: another process held it for longer than the busy "
                                   "timeout (" + std::to_string(busy_timeout_.count()) +
                                   " ms); try again when it is done",
                               code, sql);

@@ -25,9 +25,15 @@ struct DbError : Error {
     std::string sql;  // the statement that failed, empty when none ran
 };
 
-// The write lock stayed taken by another connection for longer than the busy timeout.
+// Another connection kept the database busy: it held the lock, or kept writing the file.
 struct DbBusyError : DbError {
     using DbError::DbError;
+};
+
+// The lock stayed taken by another connection for longer than the busy timeout, which a
+// caller may allow to be longer.
+struct DbLockTimeoutError : DbBusyError {
+    using DbBusyError::DbBusyError;
 };
 
 namespace sqlite {

@@ -146,7 +146,8 @@ bool database_file_exists(const std::string& path) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (ec && status.type() != fs::file_type::not_found)
-        throw DbError("cannot reach " + path + ": " + ec.message() + " (check the permissions of its folders)",
+        throw DbError("cannot reach " + path + ": " + ec.message() +
+                          (ec == std::errc::permission_denied ? " (check the permissions of its folders)" : ""),
                       SQLITE_CANTOPEN);
     if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
     // SQLite would wait for ever on a FIFO's writer.
@@ -240,14 +241,16 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
 void check_writable_database(const std::string& path) {
     const bool exists = database_file_exists(path);
     const fs::path folder = folder_of(path);
-    // The writer creates a missing folder: its nearest existing ancestor must take it.
+    // The writer creates a missing folder: its nearest existing ancestor must take it. The walk
+    // up goes from the absolute folder: a relative one ("new/t.db") has no parent to reach.
     std::error_code ec;
-    fs::path existing = folder;
+    const fs::path absolute_folder = fs::absolute(folder, ec);
+    fs::path existing = absolute_folder;
     while (!fs::exists(existing, ec) && existing.has_parent_path() && existing.parent_path() != existing)
         existing = existing.parent_path();
     if (!fs::is_directory(existing, ec)) throw not_a_folder(path, existing);
     if (::access(existing.c_str(), W_OK) != 0) {
-        if (existing == folder) throw unwritable_folder(path, folder);
+        if (existing == absolute_folder) throw unwritable_folder(path, folder);
         throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " +
                           std::error_code(errno, std::generic_category()).message(),
                       SQLITE_CANTOPEN);

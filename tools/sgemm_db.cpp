@@ -103,7 +103,8 @@ struct Context {
     // report success.
     TuningStore open_existing() const {
         std::error_code ec;
-        if (!std::filesystem::exists(db_path, ec)) throw DbError("no tuning database at " + db_path);
+        // A path that cannot be looked along is not missing: the store's open says why.
+        if (!std::filesystem::exists(db_path, ec) && !ec) throw DbError("no tuning database at " + db_path);
         if (std::filesystem::file_size(db_path, ec) == 0 && !ec)
             throw DbError(db_path + " is empty, not a tuning database");
         return open(OpenMode::ReadWrite);
@@ -772,8 +773,8 @@ int main(int argc, char** argv) {
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
         return report(e, 1, true);
-    } catch (const DbBusyError& e) {
-        return report(DbBusyError(std::string(e.what()) + ", or allow a longer --busy-timeout", e.code), 2);
+    } catch (const DbLockTimeoutError& e) {
+        return report(DbError(std::string(e.what()) + ", or allow a longer --busy-timeout", e.code), 2);
     } catch (const DbError& e) {
         return report(e, 2);
     } catch (const NoDeviceError& e) {

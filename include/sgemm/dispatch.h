@@ -180,7 +180,8 @@ typedef struct sgemm_dispatch_options {
     sgemm_dispatch_precision_t precision;
     int record_misses;                    /* nonzero: count misses and write them to the database,
                                              which this process must then be able to write
-                                             (a missing one is created) */
+                                             (with without_database, a missing one is
+                                             created by the first write) */
     int without_database;                 /* nonzero: a database that cannot be read (missing,
                                              unreadable, damaged, foreign, of another schema, or
                                              locked past 5 s) is no error; every shape then takes
@@ -238,8 +239,8 @@ typedef struct sgemm_dispatch_choice {
    fp32, no miss recording, atomics as tuned. */
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
-/* Opens the database read-only (with record_misses, the misses are written to it later, as
-   "Misses" says), loads every winner of this device and of options.precision with its binary
+/* Opens the database to read it (with record_misses, checks that it can be written, and the
+   misses are written to it later, as "Misses" says), loads every winner of this device and of options.precision with its binary
    (NVRTC compiles only binaries missing from the cache), and allocates the per-stream
    workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:

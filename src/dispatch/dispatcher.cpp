@@ -103,9 +103,10 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
         throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "record_misses needs a database path: " + db_problem_);
     // Said now, not by a failed write every miss_flush_ms and at destroy (a service account
     // that may read a shared database but not write it). A missing file is created by the
-    // first write.
+    // first write, and a database locked now may be free by then.
     if (options_.record_misses) try {
             check_writable_database(db_path_);
+        } catch (const DbBusyError&) {
         } catch (const Error& e) {
             throw StatusError(SGEMM_DISPATCH_DATABASE_ERROR,
                               std::string("record_misses writes to the database, and ") + e.what() +

@@ -247,7 +247,29 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/locked/ours.db" export \
     -o "$dir/locked/mine.csv" 2>"$dir/err" || fail "an export into a locked folder's writable file: $(cat "$dir/err")"
   [ "$(wc -l <"$dir/locked/mine.csv")" -eq 5 ] || fail "the export in place wrote: $(cat "$dir/locked/mine.csv")"
+  # Behind a folder this user may not enter, a database is not "missing", for the commands
+  # that write only an existing one too.
+  mkdir "$dir/private"; cp "$dir/ours.db" "$dir/private/ours.db"; chmod 700 "$dir/private"
+  for command in list upgrade "prune --stale"; do
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/private/ours.db" $command 2>"$dir/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -qF "cannot reach $dir/private/ours.db: Permission denied" "$dir/err" ||
+      fail "$command behind a closed folder: $rc $(cat "$dir/err")"
+  done
 fi
+# A database locked past the busy timeout: the message says how to wait longer, and shows no SQL.
+cp "$dir/ours.db" "$dir/held.db"
+python3 -c "
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('PRAGMA locking_mode = EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE')
+print('held', flush=True); time.sleep(30)" "$dir/held.db" >"$dir/holder" &
+holder=$!
+for _ in $(seq 500); do grep -q held "$dir/holder" && break; sleep 0.01; done
+run 2 --db "$dir/held.db" --busy-timeout 100 list
+has "$err" "the database is locked: another process held it for longer than the busy timeout (100 ms); try again when it is done, or allow a longer --busy-timeout"
+! grep -q "SELECT" <<<"$err" || fail "the locked database's message shows SQL: $err"
+kill $holder; wait $holder 2>/dev/null
 # Output that does not arrive is an environment error (2), on every command.
 if [ -w /dev/full ]; then
   run 2 "${ours[@]}" export -o /dev/full; has "$err" "cannot write /dev/full: No space left on device"

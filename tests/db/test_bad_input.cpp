@@ -306,6 +306,13 @@ TEST(BadInput, TheWritersChecksAloneSayWhatTheWriterWouldAndChangeNothing) {
         EXPECT_TRUE(nothing_beside(path)) << path;
     }
     EXPECT_FALSE(fs::exists(dir.file("new")));
+    // Relative paths, whose first folder may be missing: the writer creates it.
+    const fs::path working = fs::current_path();
+    fs::current_path(dir.path());
+    EXPECT_NO_THROW(check_writable_database("fresh/folder/t.db"));
+    EXPECT_NO_THROW(check_writable_database("here.db"));
+    fs::current_path(working);
+    EXPECT_FALSE(fs::exists(dir.file("fresh")));
     EXPECT_TRUE(contains(db_error_of([&] { check_writable_database(dir.file("afile/new/tune.db")); }),
                          dir.file("afile") + " is not a folder"));
     // Permissions, which root ignores, as another user.

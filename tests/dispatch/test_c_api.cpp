@@ -166,6 +166,18 @@ TEST(DispatchApi, WithoutAGpuCreateSaysThereIsNoDevice) {
     o = options_for(missing.c_str());
     o.without_database = 1;
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_NO_DEVICE);
+    // Nor, with record_misses, a database the first write would create, in folders it would
+    // create, whether the path is absolute or relative.
+    const std::string fresh = dir.file("fresh/folder/t.db");
+    for (const char* path : {fresh.c_str(), "relative/folder/t.db"}) {
+        const std::filesystem::path working = std::filesystem::current_path();
+        std::filesystem::current_path(dir.path());
+        o = options_for(path);
+        o.without_database = 1;
+        o.record_misses = 1;
+        EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_NO_DEVICE) << path << ": " << sgemm_dispatch_last_error();
+        std::filesystem::current_path(working);
+    }
 
     // The C++ wrapper throws the same.
     try {
