@@ -71,7 +71,8 @@ void use_wal(sqlite::Connection& db) {
             if (std::chrono::steady_clock::now() > deadline) throw;
         }
         if (std::chrono::steady_clock::now() > deadline)
-            throw DbLockTimeoutError(db.path() + ": cannot switch to WAL mode: another process keeps the file busy");
+            throw DbLockTimeoutError(db.path() + ": cannot switch to WAL mode: another process keeps the file "
+                                                 "busy; try again when it is done");
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
 }

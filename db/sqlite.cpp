@@ -163,7 +163,9 @@ std::optional<double> Query::optional_real(int column) const {
 }
 
 Connection::Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout)
-    : path_(path), busy_timeout_(busy_timeout), refuses_writes_(access == Access::Snapshot || access == Access::QueryOnly) {
+    : path_(path),
+      busy_timeout_(busy_timeout),
+      refuses_writes_(access == Access::Snapshot || access == Access::QueryOnly) {
     int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     std::string name = file_uri(path);
     switch (access) {
@@ -254,10 +256,10 @@ void Connection::fail(int rc, const std::string& sql) const {
         case SQLITE_LOCKED:
             // The other process is the problem, not the SQL: none in the message. How to wait
             // longer is the caller's to say (sgemm-db's --busy-timeout).
-            throw DbLockTimeoutError(path_ + ": the database is locked: another process held it for longer than the busy "
-                                  "timeout (" + std::to_string(busy_timeout_.count()) +
-                                  " ms); try again when it is done",
-                              code, sql);
+            throw DbLockTimeoutError(path_ + ": the database is locked: another process held it for longer than the "
+                                             "busy timeout (" + std::to_string(busy_timeout_.count()) +
+                                         " ms); try again when it is done",
+                                     code, sql);
         case SQLITE_NOTADB:  // whatever ran, the file is the problem: no SQL in the message
             throw DbError(path_ + " is not an SQLite database (" + message + ")", code, sql);
         case SQLITE_CORRUPT:  // as for NOTADB: the file is the problem, not the SQL

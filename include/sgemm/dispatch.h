@@ -240,9 +240,9 @@ typedef struct sgemm_dispatch_choice {
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
 /* Opens the database to read it (with record_misses, checks that it can be written, and the
-   misses are written to it later, as "Misses" says), loads every winner of this device and of options.precision with its binary
-   (NVRTC compiles only binaries missing from the cache), and allocates the per-stream
-   workspaces.
+   misses are written to it later, as "Misses" says), loads every winner of this device and
+   of options.precision with its binary (NVRTC compiles only binaries missing from the
+   cache), and allocates the per-stream workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
    included), INTERNAL_ERROR. */
