@@ -59,14 +59,14 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
 StreamSlot* StreamSlots::slot_for(cudaStream_t stream) noexcept {
     const std::uint64_t key = stream_key(stream);
     if (key == 0) return nullptr;
-    for (int i = 0; i < count_; ++i)
-        if (slots_[i].owner_.load(std::memory_order_acquire) == key) return &slots_[i];
+    if (StreamSlot* held = slot_held_by(key)) return held;
+    std::lock_guard<std::mutex> lock(claim_mutex_);
+    if (StreamSlot* held = slot_held_by(key)) return held;  // another thread's first call claimed it
     for (int i = 0; i < count_; ++i) {
-        std::uint64_t expected = 0;
-        // Another thread may claim this slot for the same stream at the same moment: then
-        // the slot is ours too.
-        if (slots_[i].owner_.compare_exchange_strong(expected, key, std::memory_order_acq_rel) || expected == key)
-            return &slots_[i];
+        // A release may free a slot at any time, but only a claim, under the lock, takes one.
+        if (slots_[i].owner_.load(std::memory_order_acquire) != 0) continue;
+        slots_[i].owner_.store(key, std::memory_order_release);
+        return &slots_[i];
     }
     return nullptr;
 }
@@ -74,18 +74,20 @@ StreamSlot* StreamSlots::slot_for(cudaStream_t stream) noexcept {
 bool StreamSlots::release(cudaStream_t stream) noexcept {
     const std::uint64_t key = stream_key(stream);
     if (key == 0) return false;
-    for (int i = 0; i < count_; ++i) {
-        StreamSlot& slot = slots_[i];
-        if (slot.owner_.load(std::memory_order_acquire) != key) continue;
-        {
-            std::lock_guard<std::mutex> lock(slot.cublas_mutex_);
-            slot.cublas_bound_ = false;
-        }
-        slot.owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle
-        // No break: two threads' first calls on one stream may each have claimed a slot
-        // (slot_for), and both are the stream's to give back.
+    StreamSlot* slot = slot_held_by(key);
+    if (!slot) return true;
+    {
+        std::lock_guard<std::mutex> lock(slot->cublas_mutex_);
+        slot->cublas_bound_ = false;
     }
+    slot->owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle
     return true;
+}
+
+StreamSlot* StreamSlots::slot_held_by(std::uint64_t key) noexcept {
+    for (int i = 0; i < count_; ++i)
+        if (slots_[i].owner_.load(std::memory_order_acquire) == key) return &slots_[i];
+    return nullptr;
 }
 
 int StreamSlots::used() const {

@@ -46,7 +46,8 @@ public:
     StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math);
 
     // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to
-    // another stream. Lock-free: a scan of `count` atomics.
+    // another stream. A stream that holds a slot finds it by a lock-free scan of `count`
+    // atomics; only a claim takes a lock, so that a stream never holds two slots.
     StreamSlot* slot_for(cudaStream_t stream) noexcept;
 
     // Frees the slot `stream` holds, if any, for another stream; its cuBLAS handle is bound
@@ -59,9 +60,15 @@ public:
     std::size_t splitk_bytes() const { return splitk_bytes_; }
 
 private:
+    StreamSlot* slot_held_by(std::uint64_t stream_key) noexcept;
+
     int count_;
     std::size_t splitk_bytes_;
     std::unique_ptr<StreamSlot[]> slots_;
+    // Held while a stream claims a slot. Without it, two threads' first calls on one stream
+    // could claim two slots (one thread a later slot, the other an earlier one that a third
+    // stream freed in between), and the stream would keep a slot another stream could use.
+    std::mutex claim_mutex_;
     DeviceBuffer<unsigned char> memory_;  // every slot's workspaces, in one allocation
 };
 
