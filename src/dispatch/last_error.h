@@ -1,6 +1,5 @@
-// The reason for the last failure in this thread, behind sgemm_dispatch_last_error(). A
-// fixed thread-local buffer, so that reporting a bad argument on the hot path allocates
-// nothing.
+// The reason for the last failure in this thread, behind sgemm_dispatch_last_error(), whole
+// however long. A reason that fits a fixed thread-local buffer allocates nothing.
 #pragma once
 #include <sgemm/dispatch.h>
 
