@@ -9,10 +9,11 @@
  *     C (M x N) = alpha * op(A) (M x K) * op(B) (K x N) + beta * C
  * with element (r, c) of a matrix X at X[r * ldx + c]. A is stored M x K (lda >= K), or
  * K x M when trans_a is SGEMM_DISPATCH_OP_T (lda >= M); B is stored K x N (ldb >= N), or
- * N x K when transposed (ldb >= K); ldc >= N. With beta == 0, C is not read. C must not
- * overlap A or B (the kernels read A and B while they write C). M or N of 0 is an empty
- * product, as in cuBLAS: gemm returns SUCCESS and touches nothing. K of 0 with M and N above
- * 0 (C = beta * C alone) is refused with INVALID_SIZE.
+ * N x K when transposed (ldb >= K); ldc >= N; and, as in cuBLAS, each is at least 1. With
+ * beta == 0, C is not read. C must not overlap A or B (the kernels read A and B while they
+ * write C). M or N of 0 is an empty product, as in cuBLAS: gemm checks the leading
+ * dimensions, not the pointers, and returns SUCCESS having touched nothing. K of 0 with M
+ * and N above 0 (C = beta * C alone) is refused with INVALID_SIZE.
  *
  * Choosing the kernel (sgemm-db explain prints the same decision):
  *   1. exact    the database's winner for this device and shape key (M, N, K, transposes,
@@ -136,7 +137,7 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, destroyed, no handle, or a forked parent's */
     SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range */
     SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative, or K 0 with M and N not */
-    SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length */
+    SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length or 1 */
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
     SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
     SGEMM_DISPATCH_WRONG_DEVICE = 7,              /* the calling thread's current device is another */

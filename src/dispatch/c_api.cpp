@@ -185,7 +185,7 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_INVALID_VALUE: return "SGEMM_DISPATCH_INVALID_VALUE: a NULL pointer, or an option or op out of range";
         case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K negative, or K 0 with M and N not";
         case SGEMM_DISPATCH_INVALID_LEADING_DIMENSION:
-            return "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION: lda, ldb or ldc below the stored row length";
+            return "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION: lda, ldb or ldc below the stored row length or 1";
         case SGEMM_DISPATCH_MISALIGNED: return "SGEMM_DISPATCH_MISALIGNED: a pointer that is not float-aligned";
         case SGEMM_DISPATCH_NO_DEVICE: return "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal";
         case SGEMM_DISPATCH_WRONG_DEVICE:

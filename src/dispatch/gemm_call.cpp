@@ -11,6 +11,24 @@ sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, S
                     static_cast<int>(c.trans_a), static_cast<int>(c.trans_b));
     if (c.M < 0 || c.N < 0 || c.K < 0)
         return fail(SGEMM_DISPATCH_INVALID_SIZE, "M=%d N=%d K=%d: none may be negative", c.M, c.N, c.K);
+    const bool ta = c.trans_a == SGEMM_DISPATCH_OP_T, tb = c.trans_b == SGEMM_DISPATCH_OP_T;
+    // As cuBLAS, whose rule the fallback must meet too, and as BLAS: a leading dimension is at
+    // least its matrix's stored row length and at least 1, checked even for an empty product.
+    if (c.lda < 1 || c.ldb < 1 || c.ldc < 1)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "lda=%d, ldb=%d, ldc=%d: each must be at least 1",
+                    c.lda, c.ldb, c.ldc);
+    // The row length of each matrix as stored (see dispatch.h).
+    const int a_row = ta ? c.M : c.K, b_row = tb ? c.K : c.N;
+    if (c.lda < a_row)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "lda=%d is less than %s=%d, the row length of A stored %s",
+                    c.lda, ta ? "M" : "K", a_row, ta ? "K x M (transposed)" : "M x K");
+    if (c.ldb < b_row)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "ldb=%d is less than %s=%d, the row length of B stored %s",
+                    c.ldb, tb ? "K" : "N", b_row, tb ? "N x K (transposed)" : "K x N");
+    if (c.ldc < c.N)
+        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "ldc=%d is less than N=%d, the row length of C", c.ldc,
+                    c.N);
+
     if (c.M == 0 || c.N == 0) {
         key = ShapeKey{};
         key.M = c.M;
@@ -25,19 +43,6 @@ sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, S
                     c.N);
     if (!c.A || !c.B || !c.C)
         return fail(SGEMM_DISPATCH_INVALID_VALUE, "%s is NULL", !c.A ? "A" : !c.B ? "B" : "C");
-
-    const bool ta = c.trans_a == SGEMM_DISPATCH_OP_T, tb = c.trans_b == SGEMM_DISPATCH_OP_T;
-    // The row length of each matrix as stored (see dispatch.h).
-    const int a_row = ta ? c.M : c.K, b_row = tb ? c.K : c.N;
-    if (c.lda < a_row)
-        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "lda=%d is less than %s=%d, the row length of A stored %s",
-                    c.lda, ta ? "M" : "K", a_row, ta ? "K x M (transposed)" : "M x K");
-    if (c.ldb < b_row)
-        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "ldb=%d is less than %s=%d, the row length of B stored %s",
-                    c.ldb, tb ? "K" : "N", b_row, tb ? "N x K (transposed)" : "K x N");
-    if (c.ldc < c.N)
-        return fail(SGEMM_DISPATCH_INVALID_LEADING_DIMENSION, "ldc=%d is less than N=%d, the row length of C", c.ldc,
-                    c.N);
 
     const int alignment = alignment_class(c.A, c.lda, c.B, c.ldb, c.C, c.ldc);
     if (alignment == 0)

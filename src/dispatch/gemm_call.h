@@ -24,11 +24,11 @@ struct GemmCall {
 };
 
 // SGEMM_DISPATCH_SUCCESS with `key` filled in (at `precision`), or the first problem found,
-// its reason in last_error(): an op other than N or T, a negative size, K = 0 with M and N
-// above 0, a NULL pointer, a leading dimension below its stored row length, or a pointer
-// that is not float-aligned (alignment class 0). An empty product (M or N is 0) is
-// SUCCESS at once, as in cuBLAS: there is nothing to read or write, so its pointers and
-// leading dimensions are not looked at, and `key` holds only its sizes (empty_product).
+// its reason in last_error(): an op other than N or T, a negative size, a leading dimension
+// below its stored row length or below 1, K = 0 with M and N above 0, a NULL pointer, or a
+// pointer that is not float-aligned (alignment class 0). An empty product (M or N is 0)
+// with good leading dimensions is SUCCESS, as in cuBLAS: there is nothing to read or write,
+// so its pointers and K are not looked at, and `key` holds only its sizes (empty_product).
 sgemm_dispatch_status_t check_call(const GemmCall& call, GemmPrecision precision, ShapeKey& key);
 
 // Whether check_call's key is an empty product, which launches nothing.

@@ -78,19 +78,38 @@ TEST(GemmCall, NegativeDimensionsAreRefused) {
 }
 
 TEST(GemmCall, AnEmptyProductSucceedsWithoutLookingAtItsPointers) {
-    // As in cuBLAS: M or N of 0 computes nothing, so NULL pointers and any leading dimension
-    // (even one a real call would refuse) pass, and the key says it is empty.
+    // As in cuBLAS: M or N of 0 computes nothing, so NULL or misaligned pointers and K = 0
+    // pass, and the key says it is empty.
     for (int which = 0; which < 2; ++which) {
         GemmCall c = good();
         (which == 0 ? c.M : c.N) = 0;
-        c.A = nullptr, c.B = nullptr, c.C = nullptr, c.lda = 0, c.ldb = 0, c.ldc = 0;
+        c.A = nullptr, c.B = at(0x20002), c.C = nullptr;
         ShapeKey key;
         EXPECT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS) << which;
         EXPECT_TRUE(empty_product(key)) << which;
+        c.K = 0, c.lda = 1;
+        EXPECT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS) << which;
     }
     ShapeKey key;
     ASSERT_EQ(check(good(), &key), SGEMM_DISPATCH_SUCCESS);
     EXPECT_FALSE(empty_product(key));
+}
+
+TEST(GemmCall, AnEmptyProductsLeadingDimensionsAreStillChecked) {
+    // cuBLAS refuses these (seen on the H200, cuBLAS 13.0), and so does BLAS: a wrong leading
+    // dimension is a bug in the caller even when this call reads nothing.
+    GemmCall c = good();
+    c.M = 0;
+    c.lda = 1023;  // rows of K = 1024, though there are no rows
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_TRUE(reason_has("lda=1023 is less than K=1024")) << last_error();
+    c = good();
+    c.N = 0;
+    c.ldb = 0, c.ldc = 0;  // rows of N = 0: still at least 1
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+    EXPECT_TRUE(reason_has("each must be at least 1")) << last_error();
+    c.ldb = 1, c.ldc = 1;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_SUCCESS) << last_error();
 }
 
 TEST(GemmCall, KOfZeroWithRowsAndColumnsIsRefusedWithTheReason) {

@@ -759,8 +759,10 @@ TEST(Dispatch, BadArgumentsTouchNothing) {
     };
     EXPECT_EQ(status_of(200, 255, a.A, a.C), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
     EXPECT_EQ(status_of(-1, 256, a.A, a.C), SGEMM_DISPATCH_INVALID_SIZE);
-    // An empty product succeeds and touches nothing, as in cuBLAS (C stays NaN below).
+    // An empty product succeeds and touches nothing, as in cuBLAS (C stays NaN below); as in
+    // cuBLAS, its leading dimensions must still be right.
     EXPECT_EQ(status_of(0, 256, a.A, a.C), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(status_of(0, 255, a.A, a.C), SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
     EXPECT_EQ(status_of(200, 256, nullptr, a.C), SGEMM_DISPATCH_INVALID_VALUE);
     EXPECT_EQ(status_of(200, 256, a.A + 0, reinterpret_cast<float*>(reinterpret_cast<char*>(a.C) + 2)),
               SGEMM_DISPATCH_MISALIGNED);
