@@ -2,8 +2,9 @@
 // nearest and fallback shapes with odd sizes, transposes and padded leading dimensions;
 // each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
 // stream capture and graph replay; misses written to the database; bad arguments that touch
-// nothing; a destroyed handle; a handle inherited through fork; destroy after a device fault;
-// the per-stream workspace limit; a deterministic handle; a winner that stages its operands.
+// nothing; leading dimensions judged as cuBLAS judges them; a destroyed handle; a handle
+// inherited through fork; destroy after a device fault; the per-stream workspace limit; a
+// deterministic handle; a winner that stages its operands.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 #include <unistd.h>
@@ -767,6 +768,43 @@ TEST(Dispatch, BadArgumentsTouchNothing) {
     EXPECT_EQ(status_of(200, 256, a.A + 0, reinterpret_cast<float*>(reinterpret_cast<char*>(a.C) + 2)),
               SGEMM_DISPATCH_MISALIGNED);
     for (float x : p.download_output()) ASSERT_TRUE(std::isnan(x)) << "a refused call wrote C";
+}
+
+// cuBLAS is the fallback, so dispatch must accept the leading dimensions cuBLAS accepts and
+// refuse the rest, empty products (M or N of 0) included: each one just long enough and one
+// short, in every layout, against cublasSgemm's own status.
+TEST(Dispatch, LeadingDimensionsAreJudgedAsCublasJudgesThem) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    DeviceBuffer<float> a(64), b(64), c(64);
+    ASSERT_EQ(cublasSetStream(gpu->cublas.get(), gpu->stream.get()), CUBLAS_STATUS_SUCCESS);
+    int compared = 0;
+    for (const auto& [M, N, K] : {std::tuple{0, 5, 3}, std::tuple{4, 0, 3}, std::tuple{4, 5, 3}})
+        for (const bool ta : {false, true})
+            for (const bool tb : {false, true})
+                for (int which = 0; which < 3; ++which)
+                    for (const int short_by : {0, 1}) {
+                        // The least each may be (its stored row length, and 1), one of them less.
+                        int ld[3] = {std::max(1, ta ? M : K), std::max(1, tb ? K : N), std::max(1, N)};
+                        ld[which] -= short_by;
+                        const SgemmArgs args{M, N, K, 1.0f, 0.0f, a.data(), ld[0], b.data(), ld[1], c.data(), ld[2],
+                                             nullptr};
+                        const bool cublas_took =
+                            gpu->cublas.sgemm_on_bound_stream(args, ta, tb) == CUBLAS_STATUS_SUCCESS;
+                        const sgemm_dispatch_status_t status = sgemm_dispatch_gemm(
+                            dispatch.get(), ta ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N,
+                            tb ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, M, N, K, 1.0f, args.A, args.lda, args.B,
+                            args.ldb, 0.0f, args.C, args.ldc, gpu->stream.get());
+                        EXPECT_EQ(status == SGEMM_DISPATCH_SUCCESS, cublas_took)
+                            << M << "x" << N << "x" << K << (ta ? " T" : " N") << (tb ? "T" : "N") << " lda=" << ld[0]
+                            << " ldb=" << ld[1] << " ldc=" << ld[2] << ": " << sgemm_dispatch_last_error();
+                        if (!cublas_took) {
+                            EXPECT_EQ(status, SGEMM_DISPATCH_INVALID_LEADING_DIMENSION);
+                        }
+                        ++compared;
+                    }
+    EXPECT_EQ(compared, 72);
+    ASSERT_EQ(cudaStreamSynchronize(gpu->stream.get()), cudaSuccess);
 }
 
 TEST(Dispatch, MovingOneDispatchOntoAnotherDestroysTheHandleItHeld) {
