@@ -74,6 +74,9 @@ StreamSlot* StreamSlots::slot_for(cudaStream_t stream) noexcept {
 bool StreamSlots::release(cudaStream_t stream) noexcept {
     const std::uint64_t key = stream_key(stream);
     if (key == 0) return false;
+    // Under the claim lock, so that two releases of one stream cannot both free its slot: the
+    // second, finding it again after another stream claimed it, would free that one's.
+    std::lock_guard<std::mutex> claims(claim_mutex_);
     StreamSlot* slot = slot_held_by(key);
     if (!slot) return true;
     {

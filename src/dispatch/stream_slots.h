@@ -65,9 +65,10 @@ private:
     int count_;
     std::size_t splitk_bytes_;
     std::unique_ptr<StreamSlot[]> slots_;
-    // Held while a stream claims a slot. Without it, two threads' first calls on one stream
-    // could claim two slots (one thread a later slot, the other an earlier one that a third
-    // stream freed in between), and the stream would keep a slot another stream could use.
+    // Held while a stream claims or releases a slot. Without it, two threads' first calls on
+    // one stream could claim two slots (one thread a later slot, the other an earlier one
+    // that a third stream freed in between), and two releases of one stream could free a slot
+    // a third stream had claimed in between.
     std::mutex claim_mutex_;
     DeviceBuffer<unsigned char> memory_;  // every slot's workspaces, in one allocation
 };
