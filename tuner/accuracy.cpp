@@ -22,6 +22,9 @@ std::string Accuracy::verdict() const {
                count_of(workspace_overrun, "word", "words") + " of the guard after them changed";
     if (counters_left)
         return "left " + count_of(counters_left, "tile counter", "tile counters") + " of the workspace non-zero";
+    if (reference_nonfinite)
+        return "the reference or its bound is NaN or Inf at " + count_of(reference_nonfinite, "element", "elements") +
+               ", e.g. C[" + std::to_string(worst_row) + "][" + std::to_string(worst_col) + "]: nothing can be judged there";
     if (nonfinite)
         std::snprintf(buf, sizeof buf, "%zu elements are NaN or Inf, e.g. C[%zu][%zu]", nonfinite,
                       worst_row, worst_col);
@@ -36,11 +39,18 @@ Accuracy compare_to_reference(const std::vector<float>& out, const std::vector<f
     Accuracy a;
     a.tolerance = tolerance_for_k(K);
     double err_sq = 0.0, ref_sq = 0.0;
+    // worst_row and worst_col name what verdict() names: the first element whose reference
+    // is not finite, else the first output that is not, else the largest scaled error.
     bool have_nonfinite = false;
     for (int i = 0; i < M; ++i) {
         for (int j = 0; j < N; ++j) {
             const std::size_t at = static_cast<std::size_t>(i) * ld + j;
             const double o = out[at], r = ref[at];
+            if (!std::isfinite(r) || !std::isfinite(bound[at])) {
+                if (a.reference_nonfinite++ == 0) a.worst_row = i, a.worst_col = j;
+                have_nonfinite = true;
+                continue;
+            }
             if (!std::isfinite(o)) {
                 if (!have_nonfinite) a.worst_row = i, a.worst_col = j;
                 have_nonfinite = true;

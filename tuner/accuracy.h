@@ -33,6 +33,9 @@ struct Accuracy {
     double max_scaled_err = 0.0;  // max over elements of |err| / bound
     double tolerance = 0.0;
     std::size_t nonfinite = 0;    // elements of the output that are NaN or Inf
+    // Elements whose reference or bound is NaN or Inf: no output can be judged against them
+    // (every comparison with NaN is false), so the check fails rather than pass them.
+    std::size_t reference_nonfinite = 0;
     std::size_t worst_row = 0, worst_col = 0;
     std::size_t outside_writes = 0;  // floats outside C's M x N elements that the run changed
     std::string first_outside;       // where the first of them lies, in words
@@ -41,11 +44,11 @@ struct Accuracy {
     std::size_t counters_left = 0;       // split-K tile counters the run left non-zero
 
     bool ok() const {
-        return outside_writes == 0 && workspace_overrun == 0 && counters_left == 0 && nonfinite == 0 &&
-               max_scaled_err <= tolerance;
+        return outside_writes == 0 && workspace_overrun == 0 && counters_left == 0 && reference_nonfinite == 0 &&
+               nonfinite == 0 && max_scaled_err <= tolerance;
     }
     // "ok" or a sentence naming the first of: a write outside C, a write past the workspace,
-    // counters left non-zero, the worst element.
+    // counters left non-zero, a reference that cannot judge, the worst element.
     std::string verdict() const;
 };
 

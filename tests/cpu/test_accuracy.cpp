@@ -57,6 +57,22 @@ TEST(Accuracy, NanFailsEvenWhereTheRestIsRight) {
     EXPECT_NE(a.verdict().find("NaN"), std::string::npos);
 }
 
+TEST(Accuracy, AReferenceOrBoundThatIsNotFiniteFailsTheCheck) {
+    // Every comparison with NaN is false: unchecked, a NaN reference would pass any output.
+    for (const bool in_bound : {false, true}) {
+        Case c;
+        std::vector<float> out = c.ref;
+        out[0 * c.ld + 1] = std::numeric_limits<float>::quiet_NaN();  // first, yet the reference is named
+        (in_bound ? c.bound : c.ref)[1 * c.ld + 3] = std::numeric_limits<float>::quiet_NaN();
+        const Accuracy a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+        EXPECT_FALSE(a.ok()) << in_bound;
+        EXPECT_EQ(a.reference_nonfinite, 1u);
+        EXPECT_NE(a.verdict().find("the reference or its bound is NaN or Inf at 1 element, e.g. C[1][3]"),
+                  std::string::npos)
+            << a.verdict();
+    }
+}
+
 // The padding is not compared with the reference: GemmProblem's guard check judges it.
 TEST(Accuracy, ElementsPastTheRowLengthAreIgnored) {
     Case c;
