@@ -164,8 +164,14 @@ void GemmProblem::poison_output(cudaStream_t stream) {
     if (spec_.ldc > spec_.N)
         SGEMM_CUDA_CHECK(cudaMemset2DAsync(c() + spec_.N, spec_.ldc * sizeof(float), kGuardByte,
                                            (spec_.ldc - spec_.N) * sizeof(float), spec_.M, stream));
-    // Only the guard: the counters must stay zero, and partials are written before read.
+    // The counters must stay zero. What follows them (split-K partials, staged operands) a
+    // kernel must write before it reads: NaN there makes one that reads what it did not write
+    // fail, where the last candidate's values for the same operands would have passed (in
+    // dispatch the workspace holds other shapes' data).
     if (workspace_.size() > 0) {
+        if (workspace_declared_ > SGEMM_WORKSPACE_COUNTER_BYTES)
+            SGEMM_CUDA_CHECK(cudaMemsetAsync(workspace_.data() + SGEMM_WORKSPACE_COUNTER_BYTES, 0xff,
+                                             workspace_declared_ - SGEMM_WORKSPACE_COUNTER_BYTES, stream));
         workspace_guard_at_ = workspace_guard_begin();
         SGEMM_CUDA_CHECK(cudaMemsetAsync(workspace_.data() + workspace_guard_at_, kGuardByte, kWorkspaceGuard, stream));
     }

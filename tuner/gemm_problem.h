@@ -53,7 +53,9 @@ public:
     // Before a checked run: the output becomes C0 when beta != 0 (it is read), and NaN
     // when beta == 0, so any element a kernel fails to write, or any read of C, shows. The
     // guards before and after C, and the padding columns past N when ldc > N, are filled
-    // with a byte pattern, so any write outside C's elements shows too.
+    // with a byte pattern, so any write outside C's elements shows too. The declared
+    // workspace past its tile counters becomes NaN, so a kernel that reads partials or
+    // staged operands it did not write fails; the guard after it gets the byte pattern.
     void poison_output(cudaStream_t stream);
     // Compares the output buffer with the reference and the guards and padding with their
     // pattern, and checks that the workspace's tile counters are back to zero (zeroing any

@@ -4,6 +4,11 @@
 // right answer on fresh operands.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
 #include "src/jit/loaded_kernel.h"
 #include "src/records/kernel_records.h"
 #include "tests/db/fixture.h"
@@ -341,6 +346,31 @@ TEST(Tune, AWorkspaceLargerThanTheFreeMemoryIsAReasonNotAnAbort) {
     problem.reserve_workspace(1 << 20);
     EXPECT_EQ(problem.workspace_does_not_fit(1 << 20), "");
     EXPECT_EQ(problem.workspace_does_not_fit(0), "");
+}
+
+
+// Before a checked run the workspace past its tile counters is NaN, so a kernel that reads
+// a partial it did not write fails there, instead of passing on the last candidate's
+// partials for the same operands; the counters stay zero.
+TEST(Tune, PoisoningMakesTheWorkspacePastItsCountersNan) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 17, spec.N = 31, spec.K = 7;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    const std::size_t partial_words = 4096;
+    problem.reserve_workspace(SGEMM_WORKSPACE_COUNTER_BYTES + partial_words * sizeof(float));
+    auto* partials = static_cast<unsigned char*>(problem.args().workspace) + SGEMM_WORKSPACE_COUNTER_BYTES;
+    ASSERT_EQ(cudaMemset(partials, 0x3f, partial_words * sizeof(float)), cudaSuccess);  // 0.747: a stale partial
+    problem.poison_output(gpu->stream.get());
+    ASSERT_EQ(cudaStreamSynchronize(gpu->stream.get()), cudaSuccess);
+    std::vector<float> seen(partial_words);
+    ASSERT_EQ(cudaMemcpy(seen.data(), partials, partial_words * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](float x) { return !std::isnan(x); }), 0);
+    std::vector<std::uint32_t> counters(SGEMM_WORKSPACE_COUNTER_BYTES / 4);
+    ASSERT_EQ(cudaMemcpy(counters.data(), problem.args().workspace, SGEMM_WORKSPACE_COUNTER_BYTES,
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_EQ(std::count(counters.begin(), counters.end(), 0u), static_cast<long>(counters.size()));
 }
 
 }  // namespace
