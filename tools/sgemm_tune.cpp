@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <thread>
 #include <tuple>
 
@@ -58,6 +59,11 @@ public:
             if (o.skipped)
                 std::fprintf(stderr, "[%d/%d] %s: has a winner (%s), skipped; --retune to tune again\n", finished_,
                              shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str());
+            else if (o.untried)
+                std::fprintf(stderr,
+                             "[%d/%d] %s: --budget-s ran out after %.1f s, before any of %d candidates ran (%d "
+                             "compiled); no winner is stored, so calls fall back and the next run tunes it again\n",
+                             finished_, shapes_, o.row.key.to_string().c_str(), o.seconds, o.candidates, o.compiled);
             else
                 std::fprintf(stderr,
                              "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx) from %d candidates, %d invalid, %d "
@@ -265,8 +271,8 @@ int main(int argc, char** argv) {
         ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
         ("max-candidates", po::value<int>()->default_value(0),
          "cap on the candidates timed per shape, any strategy, the model strategy's walks included (0: none)")
-        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds, compiling included; cuBLAS, timed first, wins a shape that\n"
-         "spends it before any candidate (0: none)")
+        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds, compiling included; a shape that spends it\n"
+         "before any candidate runs gets no winner, and the next run tunes it again (0: none)")
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device")
@@ -454,17 +460,28 @@ int main(int argc, char** argv) {
             outcomes.pop_back();
         }
 
+        const std::size_t finished = outcomes.size();
+        // A shape whose budget ran out before any candidate has no winner for the table.
+        const auto untried = std::stable_partition(outcomes.begin(), outcomes.end(),
+                                                   [](const ShapeOutcome& o) { return !o.untried; });
+        const long untried_count = std::distance(untried, outcomes.end());
+        outcomes.erase(untried, outcomes.end());
+
         Json rows = Json::array();
         const DeviceModel model = device_model(device);
         if (!outcomes.empty()) {
             print_table(outcomes, model, rows);
             std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
         }
+        if (untried_count > 0)
+            std::printf("\n%ld %s no winner: --budget-s ran out before any candidate ran (a larger budget, or the "
+                        "same command again with what compiled now cached)\n",
+                        untried_count, untried_count == 1 ? "shape has" : "shapes have");
         if (options.search.strategy == Strategy::Exhaustive && !outcomes.empty()) print_model_evaluation(outcomes);
         const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
         if (stopped)
             std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; their winners are in %s. %s\n",
-                         outcomes.size(), shapes.rows.size(), printable(store.path()).c_str(),
+                         finished, shapes.rows.size(), printable(store.path()).c_str(),
                          options.retune ? "The shapes not re-tuned keep their earlier winners."
                                         : "The same command goes on from there (shapes with a winner are skipped).");
         if (!json_path.empty()) {
@@ -476,6 +493,7 @@ int main(int argc, char** argv) {
                 .set("atomics_allowed", options.atomics_allowed)
                 .set("seconds", seconds)
                 .set("interrupted", stopped)
+                .set("untried_shapes", untried_count)  // no winner: --budget-s ran out first
                 // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
                 .set("peak_tflops", model.fp32_flops / 1e12)
                 .set("bandwidth_tbs", model.bytes_per_s / 1e12)

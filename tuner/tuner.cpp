@@ -285,6 +285,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     if (outcome.interrupted) return cut_short();
     outcome.compiled = cache_.compiled() - compiled_before;
     outcome.cache_hits = cache_.cache_hits() - hits_before;
+    if (tried.empty() && !chosen.empty()) {
+        outcome.untried = true;
+        outcome.seconds = seconds_since(shape_start_);
+        if (progress_.shape_finished) progress_.shape_finished(outcome);
+        return outcome;
+    }
 
     // The two fastest and cuBLAS, re-timed in alternation so that drift in clocks or
     // temperature cannot favour whichever happened to run first, and the winner is judged

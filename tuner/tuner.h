@@ -56,7 +56,11 @@ struct ShapeOutcome {
     // The run was stopped during its search (TuneOptions::stop_requested): what it measured
     // is stored, but no winner (a winner from an earlier run stays as it was).
     bool interrupted = false;
-    Winner winner;         // what the database now holds for the shape
+    // Its budget (TuneOptions::budget_seconds) ran out before any candidate ran: cuBLAS was
+    // timed, but nothing was compared with it, so no winner is stored and the next run tunes
+    // the shape again (with what compiled meanwhile in the cache).
+    bool untried = false;
+    Winner winner;         // what the database now holds for the shape (nothing when untried)
     int candidates = 0;    // chosen for timing
     int invalid = 0;       // failed to build, spilled, or gave a wrong result
     int rejected = 0;      // dropped early as too slow

@@ -158,19 +158,29 @@ TEST(Tune, AWinnerSaysWhetherItsRunAllowedAtomics) {
     }
 }
 
-// --budget-s: once a shape is over its budget no more candidates are compiled or timed,
-// and cuBLAS, timed first, stays its winner. Here the budget is spent before the first
-// compile.
-TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidates) {
+// --budget-s: once a shape is over its budget no more candidates are compiled or timed.
+// Here the budget is spent before the first compile, so nothing was compared with cuBLAS:
+// the shape gets no winner (cuBLAS stored as one would skip the shape in every later run),
+// and a later run tunes it again.
+TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidatesAndOneThatRanNoneHasNoWinner) {
     SGEMM_REQUIRE_GPU(gpu);
     DecodeTuning t;
     t.options.budget_seconds = 1e-9;
     const ShapeOutcome o = t.tune(*gpu, row(8, 2048, 1024));
-    EXPECT_TRUE(o.winner.kernel.is_cublas());
+    EXPECT_TRUE(o.untried);
+    EXPECT_FALSE(o.interrupted);
     EXPECT_EQ(o.compiled, 0);
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    EXPECT_FALSE(t.store.find_winner(device_id, o.row.key).has_value());
     const std::vector<Measurement> measured = t.measurements(*gpu, o.row.key);
     ASSERT_EQ(measured.size(), 1u);
     EXPECT_TRUE(measured[0].kernel.is_cublas());
+    EXPECT_EQ(shapes_to_tune(t.store, device_id, {o.row}, false, false).size(), 1u) << "the next run tunes it";
+    // Unlike a stop, it does not end the run: the next shape is tuned (here, left untried too).
+    const std::vector<ShapeOutcome> both =
+        Tuner(t.store, gpu->device, t.options, {}).tune_all({row(8, 2048, 1024), row(8, 4096, 1024)});
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_TRUE(both[1].untried);
 }
 
 // --max-candidates bounds the whole search: the model strategy's walks stop at the cap too.
