@@ -31,11 +31,14 @@ struct ProblemSpec {
 class GemmProblem {
 public:
     // Draws A, B and C0 uniformly from [-1, 1] (never zeros: they hide unwritten outputs
-    // and wrong indexing), uploads them, computes the reference and the bound, and leaves
-    // the output poisoned.
+    // and wrong indexing), uploads them, computes A B and its bound |A| |B| (the reference
+    // and bound of any alpha and beta follow), and leaves the output poisoned.
     GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
 
     const ProblemSpec& spec() const { return spec_; }
+    // Judges the next runs at these alpha and beta, which args() passes: check_output makes
+    // the reference and the bound of any alpha and beta from the products and C0.
+    void set_scalars(float alpha, float beta);
     // Arguments that write into the output buffer, with the workspace reserved so far.
     SgemmArgs args() const;
     // The call's alignment class (alignment_class in db/shape_key.h), which a reserved
@@ -84,7 +87,9 @@ private:
     std::size_t workspace_declared_ = 0;
     static constexpr std::size_t kNoGuard = ~std::size_t{0};
     std::size_t workspace_guard_at_ = kNoGuard;  // where the last poison_output laid the guard
-    std::vector<float> reference_, bound_;
+    // A B and |A| |B| (M x ldc), and C0, on the host: what check_output makes the reference
+    // and the bound of the spec's alpha and beta from.
+    std::vector<float> product_, abs_product_, c0_host_;
 };
 
 }  // namespace sgemm

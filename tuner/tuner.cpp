@@ -16,6 +16,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Every candidate's second check: alpha and beta exact in fp32, and neither 0 nor 1, so that a
+// kernel that drops or misapplies either fails.
+struct ScaledCheck {
+    float alpha, beta;
+    const char* name;
+};
+constexpr ScaledCheck kScaledCheck{-1.5f, 0.75f, "at alpha -1.5 and beta 0.75"};
+
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -232,6 +240,14 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         run(stream_.get());
         const Accuracy accuracy = problem.check_output();
         if (!accuracy.ok()) return record_invalid(c, "wrong result: " + accuracy.verdict());
+        // Dispatch runs the winner at every alpha and beta, so it is checked once more where
+        // C is read and both scale: the beta != 0 epilogue, and split-K's scaling of C.
+        problem.set_scalars(kScaledCheck.alpha, kScaledCheck.beta);
+        problem.poison_output(stream_.get());
+        kernel->launch(problem.args(), stream_.get());
+        const Accuracy scaled = problem.check_output();
+        problem.set_scalars(spec.alpha, spec.beta);
+        if (!scaled.ok()) return record_invalid(c, std::string(kScaledCheck.name) + ": wrong result: " + scaled.verdict());
         const AdaptiveTiming t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get());
         record_timed(kernel_ref(*c.family, c.values), t.stats, accuracy);
         medians.emplace_back(c, t.stats.median_ms);

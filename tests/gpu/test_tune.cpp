@@ -359,6 +359,30 @@ TEST(Tune, AWorkspaceLargerThanTheFreeMemoryIsAReasonNotAnAbort) {
 }
 
 
+// Every candidate is checked a second time at other scalars (dispatch serves every alpha and
+// beta): the problem judges a run at the alpha and beta it is set to, so a kernel that
+// drops either fails there.
+TEST(Tune, TheProblemJudgesTheScalarsItIsSetTo) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 33, spec.N = 65, spec.K = 129;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    problem.set_scalars(-1.5f, 0.75f);
+    const auto judged = [&](float alpha, float beta) {
+        problem.poison_output(gpu->stream.get());  // C0 in C: beta is not 0
+        SgemmArgs args = problem.args();
+        args.alpha = alpha, args.beta = beta;
+        gpu->cublas.sgemm(args, gpu->stream.get());
+        return problem.check_output();
+    };
+    const Accuracy right = judged(-1.5f, 0.75f);
+    EXPECT_TRUE(right.ok()) << right.verdict();
+    EXPECT_FALSE(judged(-1.5f, 0.0f).ok()) << "beta dropped";
+    EXPECT_FALSE(judged(1.0f, 0.75f).ok()) << "alpha dropped";
+    problem.set_scalars(1.0f, 0.0f);
+    EXPECT_TRUE(judged(1.0f, 0.0f).ok());
+}
+
 // Before a checked run the workspace past its tile counters is NaN, so a kernel that reads
 // a partial it did not write fails there, instead of passing on the last candidate's
 // partials for the same operands; the counters stay zero.
