@@ -471,7 +471,7 @@ int main(int argc, char** argv) {
         const DeviceModel model = device_model(device);
         if (!outcomes.empty()) {
             print_table(outcomes, model, rows);
-            std::printf("\n%zu shapes in %.1f s\n", outcomes.size(), seconds);
+            std::printf("\n%zu shapes in %.1f s\n", finished, seconds);
         }
         if (untried_count > 0)
             std::printf("\n%ld %s no winner: --budget-s ran out before any candidate ran (a larger budget, or the "
@@ -480,7 +480,7 @@ int main(int argc, char** argv) {
         if (options.search.strategy == Strategy::Exhaustive && !outcomes.empty()) print_model_evaluation(outcomes);
         const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
         if (stopped)
-            std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; their winners are in %s. %s\n",
+            std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; the winners are in %s. %s\n",
                          finished, shapes.rows.size(), printable(store.path()).c_str(),
                          options.retune ? "The shapes not re-tuned keep their earlier winners."
                                         : "The same command goes on from there (shapes with a winner are skipped).");

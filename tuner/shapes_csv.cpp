@@ -187,7 +187,7 @@ double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
     const double m = key.M, n = key.N, k = key.K;
     const double a = m * k, b = k * n, c = m * n;  // floats (the fp64 copies: twice as many bytes)
     const double resident = a + b + 2.0 * c;               // A, B, C's first values, the output
-    const double beside = (fp64_reference ? 2.0 : 1.0) * (a + b + c);  // fp64 copies, or the bound's
+    const double beside = fp64_reference ? 2.0 * (a + b + c) : a + b;  // fp64 copies, or |A| and |B|
     return 1.1 * 4.0 * (resident + beside);
 }
 

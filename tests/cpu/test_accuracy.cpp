@@ -12,8 +12,8 @@ namespace {
 
 struct Case {
     int M = 3, N = 5, ld = 6, K = 100;
-    std::vector<float> ref, bound;
-    Case() : ref(M * ld), bound(M * ld) {
+    std::vector<float> ref, bound, c0;
+    Case() : ref(M * ld), bound(M * ld), c0(M * ld, 0.0f) {
         for (int i = 0; i < M * ld; ++i) {
             ref[i] = 0.25f * static_cast<float>(i % 7) - 0.7f;
             bound[i] = 2.0f + static_cast<float>(i % 3);
@@ -21,9 +21,14 @@ struct Case {
     }
 };
 
+// `out` judged at alpha 1 and beta 0, where the case's matrices are the reference and bound.
+Accuracy judge(const std::vector<float>& out, const Case& c) {
+    return compare_to_reference(out, Reference{c.ref, c.bound, c.c0}, c.M, c.N, c.ld, c.K);
+}
+
 TEST(Accuracy, IdenticalOutputPasses) {
     Case c;
-    const Accuracy a = compare_to_reference(c.ref, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    const Accuracy a = judge(c.ref, c);
     EXPECT_TRUE(a.ok());
     EXPECT_EQ(a.max_abs_err, 0.0);
     EXPECT_EQ(a.verdict(), "ok");
@@ -33,14 +38,14 @@ TEST(Accuracy, RoundingSizedDifferencesPass) {
     Case c;
     std::vector<float> out = c.ref;
     for (float& x : out) x = std::nextafter(x, 10.0f);  // one ulp everywhere
-    EXPECT_TRUE(compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K).ok());
+    EXPECT_TRUE(judge(out, c).ok());
 }
 
 TEST(Accuracy, OneWrongElementFailsAndIsLocated) {
     Case c;
     std::vector<float> out = c.ref;
     out[2 * c.ld + 4] += 0.01f;
-    const Accuracy a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    const Accuracy a = judge(out, c);
     EXPECT_FALSE(a.ok());
     EXPECT_EQ(a.worst_row, 2u);
     EXPECT_EQ(a.worst_col, 4u);
@@ -51,7 +56,7 @@ TEST(Accuracy, NanFailsEvenWhereTheRestIsRight) {
     Case c;
     std::vector<float> out = c.ref;
     out[1 * c.ld + 0] = std::numeric_limits<float>::quiet_NaN();
-    const Accuracy a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    const Accuracy a = judge(out, c);
     EXPECT_FALSE(a.ok());
     EXPECT_EQ(a.nonfinite, 1u);
     EXPECT_NE(a.verdict().find("NaN"), std::string::npos);
@@ -64,7 +69,7 @@ TEST(Accuracy, AReferenceOrBoundThatIsNotFiniteFailsTheCheck) {
         std::vector<float> out = c.ref;
         out[0 * c.ld + 1] = std::numeric_limits<float>::quiet_NaN();  // first, yet the reference is named
         (in_bound ? c.bound : c.ref)[1 * c.ld + 3] = std::numeric_limits<float>::quiet_NaN();
-        const Accuracy a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+        const Accuracy a = judge(out, c);
         EXPECT_FALSE(a.ok()) << in_bound;
         EXPECT_EQ(a.reference_nonfinite, 1u);
         EXPECT_NE(a.verdict().find("the reference or its bound is NaN or Inf at 1 element, e.g. C[1][3]"),
@@ -73,19 +78,33 @@ TEST(Accuracy, AReferenceOrBoundThatIsNotFiniteFailsTheCheck) {
     }
 }
 
+TEST(Accuracy, ARunAtOtherScalarsIsJudgedAgainstAlphaTimesTheProductPlusBetaTimesC0) {
+    Case c;
+    for (std::size_t i = 0; i < c.c0.size(); ++i) c.c0[i] = 0.5f - 0.125f * static_cast<float>(i % 5);
+    const Reference scaled{c.ref, c.bound, c.c0, -1.5, 0.75};
+    std::vector<float> out(c.ref.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = -1.5f * c.ref[i] + 0.75f * c.c0[i];
+    EXPECT_TRUE(compare_to_reference(out, scaled, c.M, c.N, c.ld, c.K).ok());
+    EXPECT_FALSE(compare_to_reference(c.ref, scaled, c.M, c.N, c.ld, c.K).ok()) << "alpha and beta dropped";
+    // One ulp off everywhere still passes.
+    std::vector<float> near = out;
+    for (std::size_t i = 0; i < near.size(); ++i) near[i] = std::nextafter(near[i], 10.0f);
+    EXPECT_TRUE(compare_to_reference(near, scaled, c.M, c.N, c.ld, c.K).ok());
+}
+
 // The padding is not compared with the reference: GemmProblem's guard check judges it.
 TEST(Accuracy, ElementsPastTheRowLengthAreIgnored) {
     Case c;
     std::vector<float> out = c.ref;
     out[0 * c.ld + 5] = std::numeric_limits<float>::quiet_NaN();  // column 5 is padding (N = 5)
-    EXPECT_TRUE(compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K).ok());
+    EXPECT_TRUE(judge(out, c).ok());
 }
 
 // A write outside C fails a result that is otherwise right, and the verdict names it before
 // any wrong element.
 TEST(Accuracy, AWriteOutsideCFailsAndIsNamedFirst) {
     Case c;
-    Accuracy a = compare_to_reference(c.ref, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    Accuracy a = judge(c.ref, c);
     a.outside_writes = 1;
     a.first_outside = "at C[3][0], past C's last row";
     EXPECT_FALSE(a.ok());
@@ -93,7 +112,7 @@ TEST(Accuracy, AWriteOutsideCFailsAndIsNamedFirst) {
 
     std::vector<float> out = c.ref;
     out[1 * c.ld + 0] = std::numeric_limits<float>::quiet_NaN();
-    a = compare_to_reference(out, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    a = judge(out, c);
     a.outside_writes = 3;
     a.first_outside = "at C[0][5], in the padding past column 4";
     EXPECT_EQ(a.verdict(), "wrote 3 floats outside C, the first at C[0][5], in the padding past column 4");
@@ -102,7 +121,7 @@ TEST(Accuracy, AWriteOutsideCFailsAndIsNamedFirst) {
 // So do a write past the workspace a kernel declares and tile counters left non-zero.
 TEST(Accuracy, AWritePastTheWorkspaceOrACounterLeftSetFails) {
     Case c;
-    Accuracy a = compare_to_reference(c.ref, c.ref, c.bound, c.M, c.N, c.ld, c.K);
+    Accuracy a = judge(c.ref, c);
     a.workspace_declared = 1048596;
     a.workspace_overrun = 2;
     EXPECT_FALSE(a.ok());
