@@ -23,8 +23,9 @@ std::string Accuracy::verdict() const {
     if (counters_left)
         return "left " + count_of(counters_left, "tile counter", "tile counters") + " of the workspace non-zero";
     if (reference_nonfinite)
-        return "the reference or its bound is NaN or Inf at " + count_of(reference_nonfinite, "element", "elements") +
-               ", e.g. C[" + std::to_string(worst_row) + "][" + std::to_string(worst_col) + "]: nothing can be judged there";
+        return "the reference or its bound is NaN or Inf at " +
+               count_of(reference_nonfinite, "element", "elements") + ", e.g. C[" + std::to_string(worst_row) + "][" +
+               std::to_string(worst_col) + "]: nothing can be judged there";
     if (nonfinite)
         std::snprintf(buf, sizeof buf, "%zu elements are NaN or Inf, e.g. C[%zu][%zu]", nonfinite,
                       worst_row, worst_col);

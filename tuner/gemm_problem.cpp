@@ -71,7 +71,7 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
 
     // The product A B without alpha and beta, by cuBLAS on the same operands in fp32 or fp64,
     // and its bound |A| |B|: the reference and bound of any alpha and beta follow from them
-    // and C0 (set_scalars).
+    // and C0 as check_output compares.
     SgemmArgs product_args = args();
     product_args.alpha = 1.0f;
     product_args.beta = 0.0f;
