@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
         "the winners in the tuning database, which libsgemm_dispatch reads.\n\n"
         "For each shape: the candidates of the kernel families are pruned by their constraints, chosen by\n"
         "the search strategy, compiled with NVRTC through the database's binary cache (in parallel),\n"
-        "validated against cuBLAS (output poisoned with NaN; tolerance u*(4*sqrt(K)+16) per element,\n"
+        "validated against cuBLAS (output poisoned with NaN; tolerance u*(2*log2(K)+32) per element,\n"
         "see tuner/accuracy.h), timed with CUDA events, the L2 cache flushed and the SMs' instruction\n"
         "caches evicted before every run (adaptive number of runs; a candidate 1.5x slower than the best\n"
         "after 3 runs is dropped), and compared with cuBLAS timed in the same run. Every measurement is\n"

@@ -1,5 +1,6 @@
 #include "tuner/accuracy.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -10,7 +11,9 @@ namespace sgemm {
 
 double unit_roundoff_fp32() { return std::ldexp(1.0, -24); }
 
-double tolerance_for_k(int K) { return unit_roundoff_fp32() * (4.0 * std::sqrt(static_cast<double>(K)) + 16.0); }
+double tolerance_for_k(int K) {
+    return unit_roundoff_fp32() * (2.0 * std::log2(std::max(1.0, static_cast<double>(K))) + 32.0);
+}
 
 std::string Accuracy::verdict() const {
     if (ok()) return "ok";
