@@ -8,6 +8,7 @@
 #include "src/jit/loaded_kernel.h"
 #include "src/records/kernel_records.h"
 #include "src/util/text.h"
+#include "tuner/candidate_check.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/sm_clock.h"
 
@@ -15,14 +16,6 @@ namespace sgemm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Every candidate's second check: alpha and beta exact in fp32, and neither 0 nor 1, so that a
-// kernel that drops or misapplies either fails.
-struct ScaledCheck {
-    float alpha, beta;
-    const char* name;
-};
-constexpr ScaledCheck kScaledCheck{-1.5f, 0.75f, "at alpha -1.5 and beta 0.75"};
 
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -227,29 +220,13 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     auto try_candidate = [&](const Candidate& c) {
         const BuiltKernel built = cache_.get(c);
         if (!built.kernel) return record_invalid(c, "does not compile: " + built.error.substr(0, 400));
-        if (const std::string spill = spills_reason(built.kernel->ptxas); !spill.empty())
-            return record_invalid(c, spill);
-        auto kernel = std::make_shared<LoadedKernel>(*c.family, *built.kernel);
-        const std::size_t workspace = kernel->workspace_bytes(key.M, key.N, key.K, problem.call_alignment());
-        if (const std::string why = problem.workspace_does_not_fit(workspace); !why.empty()) return record_invalid(c, why);
-        problem.reserve_workspace(workspace);
+        CheckedCandidate checked = check_candidate(*c.family, *built.kernel, problem, stream_.get());
+        if (!checked.kernel) return record_invalid(c, checked.invalid_reason);
+        const std::shared_ptr<LoadedKernel> kernel = std::move(checked.kernel);
         const SgemmArgs args = problem.args();
         auto run = [&](cudaStream_t s) { kernel->launch(args, s); };
-
-        problem.poison_output(stream_.get());
-        run(stream_.get());
-        const Accuracy accuracy = problem.check_output();
-        if (!accuracy.ok()) return record_invalid(c, "wrong result: " + accuracy.verdict());
-        // Dispatch runs the winner at every alpha and beta, so it is checked once more where
-        // C is read and both scale: the beta != 0 epilogue, and split-K's scaling of C.
-        problem.set_scalars(kScaledCheck.alpha, kScaledCheck.beta);
-        problem.poison_output(stream_.get());
-        kernel->launch(problem.args(), stream_.get());
-        const Accuracy scaled = problem.check_output();
-        problem.set_scalars(spec.alpha, spec.beta);
-        if (!scaled.ok()) return record_invalid(c, std::string(kScaledCheck.name) + ": wrong result: " + scaled.verdict());
         const AdaptiveTiming t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get());
-        record_timed(kernel_ref(*c.family, c.values), t.stats, accuracy);
+        record_timed(kernel_ref(*c.family, c.values), t.stats, checked.accuracy);
         medians.emplace_back(c, t.stats.median_ms);
         if (t.rejected) {
             ++outcome.rejected;

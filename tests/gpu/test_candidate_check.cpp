@@ -1,0 +1,96 @@
+// The tuner's check of a compiled candidate before it is timed: a right kernel passes, and a
+// cubin that does not load, a launch the GPU refuses, or a wrong result makes the candidate
+// invalid with the reason, leaving the GPU usable for the next one.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/candidate_check.h"
+
+using namespace sgemm;
+
+namespace {
+
+// 17 x 31 x 7: odd, and smaller than any tile.
+ProblemSpec odd_problem() {
+    ProblemSpec spec;
+    spec.M = 17, spec.N = 31, spec.K = 7;
+    return spec;
+}
+
+// The naive family's default kernel, compiled for this GPU, with the family it is launched
+// as: a copy whose launch geometry a test may change.
+struct NaiveCandidate {
+    explicit NaiveCandidate(const DeviceInfo& device)
+        : family(find_family("naive")), compiled(compile_kernel(family, family.defaults, Arch{device.sm()})) {}
+    // Launches with the family's geometry as `change` leaves it.
+    void change_geometry(const std::function<void(LaunchGeometry&)>& change) {
+        family.geometry = [geometry = family.geometry, change](const ParamValues& v, int M, int N, int K) {
+            LaunchGeometry g = geometry(v, M, N, K);
+            change(g);
+            return g;
+        };
+    }
+    Family family;
+    CompiledKernel compiled;
+};
+
+// cuBLAS on the problem is still judged right: the GPU took no lasting harm.
+void expect_gpu_still_usable(sgemm::testing::GpuContext& gpu, GemmProblem& problem) {
+    problem.poison_output(gpu.stream.get());
+    gpu.cublas.sgemm(problem.args(), gpu.stream.get());
+    const Accuracy after = problem.check_output();
+    EXPECT_TRUE(after.ok()) << after.verdict();
+}
+
+TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedAtBothScalars) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const NaiveCandidate naive(gpu->device);
+    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+    ASSERT_NE(checked.kernel, nullptr) << checked.invalid_reason;
+    EXPECT_EQ(checked.invalid_reason, "");
+    EXPECT_TRUE(checked.accuracy.ok());
+    EXPECT_LE(checked.accuracy.max_scaled_err, checked.accuracy.tolerance);
+    // Left at its own scalars, which the timing runs use.
+    EXPECT_EQ(problem.args().alpha, 1.0f);
+    EXPECT_EQ(problem.args().beta, 0.0f);
+}
+
+TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn) {
+    SGEMM_REQUIRE_GPU(gpu);
+    NaiveCandidate naive(gpu->device);
+    naive.change_geometry([](LaunchGeometry& g) { g.block = dim3(2048); });  // past the 1024 threads a block may have
+    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+    EXPECT_EQ(checked.kernel, nullptr);
+    EXPECT_EQ(checked.invalid_reason.rfind("does not launch: ", 0), 0u) << checked.invalid_reason;
+    EXPECT_NE(checked.invalid_reason.find("cudaErrorInvalidConfiguration"), std::string::npos) << checked.invalid_reason;
+    expect_gpu_still_usable(*gpu, problem);
+}
+
+TEST(CandidateCheck, ACubinThatDoesNotLoadMakesTheCandidateInvalid) {
+    SGEMM_REQUIRE_GPU(gpu);
+    NaiveCandidate naive(gpu->device);
+    naive.compiled.cubin.assign(naive.compiled.cubin.size(), 'Z');  // no ELF image any more
+    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+    EXPECT_EQ(checked.kernel, nullptr);
+    EXPECT_EQ(checked.invalid_reason.rfind("does not load: ", 0), 0u) << checked.invalid_reason;
+    expect_gpu_still_usable(*gpu, problem);
+}
+
+TEST(CandidateCheck, AKernelThatLeavesElementsUnwrittenIsAWrongResult) {
+    SGEMM_REQUIRE_GPU(gpu);
+    NaiveCandidate naive(gpu->device);
+    // The first block row only (8 of the 17 rows): the rest keep their NaN.
+    naive.change_geometry([](LaunchGeometry& g) { g.grid.y = 1; });
+    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+    EXPECT_EQ(checked.kernel, nullptr);
+    EXPECT_EQ(checked.invalid_reason.rfind("wrong result: ", 0), 0u) << checked.invalid_reason;
+    EXPECT_NE(checked.invalid_reason.find("NaN"), std::string::npos) << checked.invalid_reason;
+}
+
+}  // namespace

@@ -1,0 +1,32 @@
+// Whether a compiled candidate may be timed: it loads, launches, and computes the right
+// answer on the problem's operands at two sets of scalars.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "src/jit/loaded_kernel.h"
+#include "tuner/accuracy.h"
+#include "tuner/gemm_problem.h"
+
+namespace sgemm {
+
+struct CheckedCandidate {
+    std::shared_ptr<LoadedKernel> kernel;  // loaded and right; null when the candidate is invalid
+    std::string invalid_reason;            // why it is invalid, for the database; empty when it is not
+    Accuracy accuracy;                     // of the run at the problem's own scalars
+};
+
+// Loads `compiled` (a configuration of `family`), reserves the workspace it declares in
+// `problem`, and judges two runs on poisoned output: one at the problem's alpha and beta,
+// then one at alpha -1.5 and beta 0.75 with C0 in C, since dispatch runs a winner at every
+// alpha and beta. The problem is left at its own scalars. Invalid, with the reason: ptxas
+// spilled, the workspace does not fit the GPU, the cubin does not load, a launch is refused
+// (too many threads or registers, too much shared memory), or a result is wrong. A refused
+// load or launch leaves the CUDA context usable, so the run goes on to the next candidate;
+// a device fault does not (its error is sticky), and it is thrown.
+CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
+                                 cudaStream_t stream);
+
+}  // namespace sgemm
