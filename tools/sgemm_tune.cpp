@@ -72,6 +72,11 @@ public:
                              o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description.c_str(), o.winner.ms,
                              o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, o.candidates, o.invalid, o.rejected,
                              o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
+            if (o.left_out_faulted > 0)
+                std::fprintf(stderr, "[%d/%d] %s: %s left out: they faulted the GPU in an earlier run (sgemm-db "
+                                     "show M N K names them)\n",
+                             finished_, shapes_, o.row.key.to_string().c_str(),
+                             count_of(static_cast<std::size_t>(o.left_out_faulted), "candidate", "candidates").c_str());
         };
         return p;
     }

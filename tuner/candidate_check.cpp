@@ -1,7 +1,8 @@
 #include "tuner/candidate_check.h"
 
+#include <algorithm>
+
 #include "src/cuda/check.h"
-#include "tuner/candidates.h"
 
 namespace sgemm {
 namespace {
@@ -10,23 +11,24 @@ namespace {
 // or misapplies either fails.
 constexpr float kScaledAlpha = -1.5f, kScaledBeta = 0.75f;
 
+// Whether the CUDA context is lost: after a device fault every call returns its error.
+bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }
+
 // Runs `step`, which loads or launches; its CUDA error, as a reason, when the context
-// survived it. A sticky error (a fault) is thrown on: nothing more can run in this process.
+// survived it. A sticky error (a fault) is thrown on.
 template <typename Step>
 std::string refusal(Step step, cudaStream_t stream) {
     try {
         step();
         return "";
     } catch (const Error& e) {
-        if (cudaStreamSynchronize(stream) != cudaSuccess) throw;
+        if (context_lost(stream)) throw;
         return e.what();
     }
 }
 
-}  // namespace
-
-CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 cudaStream_t stream) {
+CheckedCandidate check(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
+                       cudaStream_t stream) {
     CheckedCandidate out;
     const auto invalid = [&](std::string why) {
         out.kernel.reset();
@@ -59,6 +61,34 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     problem.set_scalars(alpha, beta);
     if (!why.empty()) return invalid(std::move(why));
     out.kernel = std::move(kernel);
+    return out;
+}
+
+}  // namespace
+
+CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
+                                 cudaStream_t stream) {
+    try {
+        return check(family, compiled, problem, stream);
+    } catch (const Error& e) {
+        if (context_lost(stream)) throw DeviceFault(e.what());
+        throw;
+    }
+}
+
+std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
+                                       const std::vector<Measurement>& measured) {
+    std::vector<const KernelRef*> faulted;
+    for (const Measurement& m : measured)
+        if (!m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0) faulted.push_back(&m.kernel);
+    if (faulted.empty()) return candidates;
+    std::vector<Candidate> out;
+    for (const Candidate& c : candidates) {
+        const bool faulted_before = std::any_of(faulted.begin(), faulted.end(), [&](const KernelRef* k) {
+            return k->family == c.family->name && k->params == c.values && k->template_hash == templates_hash(*c.family);
+        });
+        if (!faulted_before) out.push_back(c);
+    }
     return out;
 }
 

@@ -5,9 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "db/records.h"
 #include "src/jit/loaded_kernel.h"
 #include "tuner/accuracy.h"
+#include "tuner/candidates.h"
 #include "tuner/gemm_problem.h"
 
 namespace sgemm {
@@ -25,8 +28,24 @@ struct CheckedCandidate {
 // spilled, the workspace does not fit the GPU, the cubin does not load, a launch is refused
 // (too many threads or registers, too much shared memory), or a result is wrong. A refused
 // load or launch leaves the CUDA context usable, so the run goes on to the next candidate;
-// a device fault does not (its error is sticky), and it is thrown.
+// a device fault does not (its error is sticky): DeviceFault is thrown.
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
                                  cudaStream_t stream);
+
+// A candidate's run faulted the device (an illegal address, a trap): the CUDA context is lost
+// for good, and nothing more can run in this process.
+struct DeviceFault : Error {
+    using Error::Error;
+};
+
+// How the invalid_reason stored for a candidate whose run faulted the device begins.
+constexpr const char* kFaultedReason = "faulted the GPU: ";
+
+// `candidates` less those that faulted the device in an earlier run (a measurement of the
+// same kernel, built from the same templates, whose invalid_reason begins with
+// kFaultedReason): each would end this run too, and every run after it. A kernel built from
+// other templates, after a fix, is tried again.
+std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
+                                       const std::vector<Measurement>& measured);
 
 }  // namespace sgemm

@@ -143,7 +143,9 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
 
     // Candidates, chosen by the strategy, built through the cache.
     const Arch arch{device_.sm()};
-    const std::vector<Candidate> all = enumerate_candidates(key, arch, options_.families, options_.atomics_allowed);
+    const std::vector<Candidate> enumerated = enumerate_candidates(key, arch, options_.families, options_.atomics_allowed);
+    const std::vector<Candidate> all = without_faulted(enumerated, store_.measurements(device_id_, key));
+    outcome.left_out_faulted = static_cast<int>(enumerated.size() - all.size());
     const std::vector<Candidate> chosen =
         choose_candidates(all, key, model_, options_.search, neighbour_winners(key, all));
     outcome.candidates = static_cast<int>(chosen.size());
@@ -220,7 +222,16 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     auto try_candidate = [&](const Candidate& c) {
         const BuiltKernel built = cache_.get(c);
         if (!built.kernel) return record_invalid(c, "does not compile: " + built.error.substr(0, 400));
-        CheckedCandidate checked = check_candidate(*c.family, *built.kernel, problem, stream_.get());
+        CheckedCandidate checked;
+        try {
+            checked = check_candidate(*c.family, *built.kernel, problem, stream_.get());
+        } catch (const DeviceFault& fault) {
+            // Stored, so that the next run leaves it out rather than end the same way.
+            record_invalid(c, kFaultedReason + std::string(fault.what()));
+            throw Error(c.describe() + " faulted the GPU while it was checked on " + key.to_string() + " (" +
+                        fault.what() + "). The CUDA context is lost, so this run ends here; what it measured is " +
+                        "stored, and the next run leaves this candidate out.");
+        }
         if (!checked.kernel) return record_invalid(c, checked.invalid_reason);
         const std::shared_ptr<LoadedKernel> kernel = std::move(checked.kernel);
         const SgemmArgs args = problem.args();

@@ -62,6 +62,9 @@ struct ShapeOutcome {
     bool untried = false;
     Winner winner;         // what the database now holds for the shape (nothing when untried)
     int candidates = 0;    // chosen for timing
+    // Left out before choosing: they faulted the GPU on this shape in an earlier run
+    // (without_faulted in tuner/candidate_check.h).
+    int left_out_faulted = 0;
     int invalid = 0;       // failed to build, spilled, or gave a wrong result
     int rejected = 0;      // dropped early as too slow
     int compiled = 0, cache_hits = 0;

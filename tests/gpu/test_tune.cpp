@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "src/jit/loaded_kernel.h"
 #include "src/records/kernel_records.h"
 #include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
+#include "tuner/candidate_check.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/tuner.h"
 
@@ -429,6 +433,88 @@ TEST(Tune, AnExhaustiveRunComparesTheReplayWithTheSameMedians) {
         if (m.valid && !m.kernel.is_cublas() && m.median_ms && (least == 0 || *m.median_ms < least)) least = *m.median_ms;
     EXPECT_DOUBLE_EQ(o.exhaustive_best_ms, least);
     EXPECT_GE(o.model_best_ms, o.exhaustive_best_ms);
+}
+
+}  // namespace
+
+namespace {
+
+// Puts into the database at `path`, as the binary of naive's default configuration, a kernel
+// that traps: the tuner takes it from the binary cache as that candidate's build.
+KernelRef plant_a_kernel_that_faults(const std::string& path, const DeviceInfo& device) {
+    const Family& naive = find_family("naive");
+    CompiledKernel compiled = compile_kernel(naive, naive.defaults, Arch{device.sm()});
+    const StandaloneKernel faults =
+        compile_standalone("faults.cu", "extern \"C\" __global__ void faults() { __trap(); }", {}, Arch{device.sm()});
+    compiled.cubin = faults.cubin;
+    compiled.ptxas = faults.ptxas;
+    compiled.lowered_name = "faults";
+    const KernelRef ref = kernel_ref(naive, naive.defaults);
+    TuningStore(path).put_binary(to_binary(compiled, ref));
+    return ref;
+}
+
+// A candidate that faults the GPU ends the run (the CUDA context is lost), with the fault
+// stored against it and a message that says so; the next run leaves it out and finishes.
+// The fault would spoil the context of every later test, so the first run happens in a
+// process of its own: the threadsafe death test runs this test again in a new process.
+TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    // The child runs the test from its start: it finds the parent's database in the
+    // environment, where the parent put it.
+    constexpr const char* kDatabaseOfTheParent = "SGEMM_TEST_FAULT_DB";
+    std::optional<sgemm::testing::TempDir> dir;
+    std::string path;
+    KernelRef planted;
+    if (const char* inherited = std::getenv(kDatabaseOfTheParent)) {
+        path = inherited;
+    } else {
+        dir.emplace();
+        path = dir->file("tuning.db");
+        planted = plant_a_kernel_that_faults(path, gpu->device);
+        ASSERT_EQ(setenv(kDatabaseOfTheParent, path.c_str(), 1), 0);
+    }
+    const ShapeRow shape = row(17, 31, 7);
+    TuneOptions options;
+    options.families = {"naive"};
+    options.search.strategy = Strategy::Exhaustive;
+    EXPECT_EXIT(
+        {
+            try {
+                TuningStore store(path);
+                Tuner(store, gpu->device, options, {}).tune(shape, 0, 1);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s\n", e.what());
+                std::fflush(stderr);
+                std::_Exit(3);
+            }
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(3),
+        "naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU while it was checked on M=17 N=31 K=7 .*The CUDA context is "
+        "lost.*the next run leaves this candidate out");
+    unsetenv(kDatabaseOfTheParent);
+
+    TuningStore store(path);
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    const auto measurements_of_planted = [&] {
+        std::vector<Measurement> out;
+        for (const Measurement& m : store.measurements(device_id, shape.key))
+            if (m.kernel == planted) out.push_back(m);
+        return out;
+    };
+    std::vector<Measurement> faulted = measurements_of_planted();
+    ASSERT_EQ(faulted.size(), 1u);
+    EXPECT_FALSE(faulted[0].valid);
+    EXPECT_EQ(faulted[0].invalid_reason.rfind(kFaultedReason, 0), 0u) << faulted[0].invalid_reason;
+    EXPECT_FALSE(store.find_winner(device_id, shape.key).has_value());
+
+    const ShapeOutcome next = Tuner(store, gpu->device, options, {}).tune(shape, 0, 1);
+    EXPECT_EQ(next.left_out_faulted, 1);
+    EXPECT_GE(next.candidates, 1);
+    EXPECT_TRUE(store.find_winner(device_id, shape.key).has_value());
+    EXPECT_EQ(measurements_of_planted().size(), 1u) << "the faulting candidate ran again";
 }
 
 }  // namespace

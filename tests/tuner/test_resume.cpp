@@ -2,10 +2,13 @@
 // skipped unless --retune, on a real database file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/db/fixture.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
 #include "templates/sgemm_common.cuh"
+#include "tuner/candidate_check.h"
 #include "tuner/tuner.h"
 
 using namespace sgemm;
@@ -125,6 +128,46 @@ TEST(Resume, MissesBecomeShapesAndOtherPrecisionsAreLeftOut) {
     EXPECT_EQ(shapes.rows[1].key, misses[2].shape);
     EXPECT_EQ(shapes.rows[1].key.alignment, 16);
     EXPECT_EQ(shapes.rows[1].name, "1 miss");
+}
+
+}  // namespace
+
+namespace {
+
+// A candidate whose run faulted the GPU ended that run with the fault stored against it
+// (tests/gpu/test_tune.cpp runs one): the next run leaves it out, from what it reads back
+// from the database, rather than end the same way. A wrong result does not leave a candidate
+// out, nor does a fault of the same kernel built from other templates (after a fix).
+TEST(Resume, ACandidateThatFaultedTheGpuIsLeftOutOfTheNextRun) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const ShapeKey key = row(17, 31, 7, 2).key;
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"naive"});
+    ASSERT_GE(all.size(), 3u);
+    const auto invalid = [&](const Candidate& c, const std::string& why) {
+        Measurement m;
+        m.device_id = device_id;
+        m.shape = key;
+        m.kernel = kernel_ref(*c.family, c.values);
+        m.valid = false;
+        m.invalid_reason = why;
+        return m;
+    };
+    store.record_measurement(
+        invalid(all[1], kFaultedReason + std::string("CUDA error: cudaErrorLaunchFailure: unspecified launch failure")));
+    store.record_measurement(invalid(all[2], "wrong result: 3 elements are NaN or Inf, e.g. C[16][0]"));
+    Measurement other_templates = invalid(all[0], kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress"));
+    other_templates.kernel.template_hash = "the templates before a fix";
+    store.record_measurement(other_templates);
+
+    const std::vector<Candidate> left = without_faulted(all, store.measurements(device_id, key));
+    ASSERT_EQ(left.size(), all.size() - 1);
+    EXPECT_EQ(std::count(left.begin(), left.end(), all[1]), 0);
+    EXPECT_EQ(std::count(left.begin(), left.end(), all[0]), 1);
+    EXPECT_EQ(std::count(left.begin(), left.end(), all[2]), 1);
+    // On another shape nothing faulted.
+    EXPECT_EQ(without_faulted(all, store.measurements(device_id, row(18, 31, 7, 3).key)).size(), all.size());
 }
 
 }  // namespace
