@@ -74,7 +74,7 @@ public:
                              o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
             if (o.left_out_faulted > 0)
                 std::fprintf(stderr, "[%d/%d] %s: %s left out: they faulted the GPU in an earlier run (sgemm-db "
-                                     "show M N K names them)\n",
+                                     "show names them)\n",
                              finished_, shapes_, o.row.key.to_string().c_str(),
                              count_of(static_cast<std::size_t>(o.left_out_faulted), "candidate", "candidates").c_str());
         };
@@ -252,7 +252,9 @@ int main(int argc, char** argv) {
         "stored as it is taken; a re-run skips shapes that already have a winner for this device.\n"
         "Ctrl-C (or SIGTERM) stops after the candidate being timed or the compiles in progress; the\n"
         "shapes finished keep their winners and the table shows them; exit status 130 (143 for\n"
-        "SIGTERM). A second signal quits at once.\n\n"
+        "SIGTERM). A second signal quits at once. A candidate that faults the GPU ends the run the same\n"
+        "way, with exit status 2 (the CUDA context is lost); the fault is stored, and the next run leaves\n"
+        "that candidate out of that shape.\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"
@@ -456,10 +458,16 @@ int main(int argc, char** argv) {
         Tuner tuner(store, device, options, printer.callbacks());
         std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        // A fault ends the run with the shape it cut short, whose search stored no winner.
+        std::string fault;
+        if (!outcomes.empty() && !outcomes.back().fault.empty()) {
+            fault = outcomes.back().fault;
+            outcomes.pop_back();
+        }
         // A signal during the last candidate of the last shape leaves every search whole, yet the
         // run still ends by it, so that a calling script stops as it asked.
-        const bool stopped = outcomes.size() < shapes.rows.size() || (!outcomes.empty() && outcomes.back().interrupted) ||
-                             interrupt_requested();
+        const bool stopped = fault.empty() && (outcomes.size() < shapes.rows.size() ||
+                                               (!outcomes.empty() && outcomes.back().interrupted) || interrupt_requested());
         if (!outcomes.empty() && outcomes.back().interrupted) {
             printer.interrupted(outcomes.back());
             outcomes.pop_back();
@@ -498,12 +506,22 @@ int main(int argc, char** argv) {
                 .set("atomics_allowed", options.atomics_allowed)
                 .set("seconds", seconds)
                 .set("interrupted", stopped)
+                .set("fault", fault)  // empty, or the candidate that faulted the GPU and ended the run
                 .set("untried_shapes", untried_count)  // no winner: --budget-s ran out first
                 // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
                 .set("peak_tflops", model.fp32_flops / 1e12)
                 .set("bandwidth_tbs", model.bytes_per_s / 1e12)
                 .set("shapes", rows);
             write_output_file(json_path, doc.dump() + "\n");
+        }
+        if (!fault.empty()) {
+            std::fprintf(stderr,
+                         "%ssgemm-tune: %s. The CUDA context is lost, so the run ended after %zu of %zu shapes; what "
+                         "it measured is stored, with the fault. The same command goes on from there and leaves "
+                         "this candidate out of this shape.\n",
+                         isatty(STDERR_FILENO) ? "\r\033[K" : "", printable_lines(fault).c_str(), finished,
+                         shapes.rows.size());
+            return 2;
         }
         return stopped ? end_by_interrupt() : written;
     } catch (const NoDeviceError& e) {

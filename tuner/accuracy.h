@@ -14,7 +14,7 @@
 // The worst case of adversarial data, about 2 K u, does not arise on these operands, and a
 // bound that grows like it passes real faults. Here a product never added fails up to K of
 // about a million (it costs about 4 |a b| / K of the bound), and inputs rounded to TF32 fail
-// at the K of LLM layers (117 u at K = 14336), though not at K = 65536, where their error has
+// up to K of about 32768 (117 u at K = 14336), though not at K = 65536, where their error has
 // fallen to about 50 u (tests/cpu/test_accuracy.cpp).
 // NaN or Inf anywhere fails.
 // The relative Frobenius error ||out - ref|| / ||ref|| is reported as well.

@@ -11,21 +11,35 @@ namespace {
 // or misapplies either fails.
 constexpr float kScaledAlpha = -1.5f, kScaledBeta = 0.75f;
 
-// Whether the CUDA context is lost: after a device fault every call returns its error.
-bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }
-
-// Runs `step`, which loads or launches; its CUDA error, as a reason, when the context
-// survived it. A sticky error (a fault) is thrown on.
+// Runs `step`, which loads or launches; the CUDA error it met, as a reason, when the GPU
+// refused it and the context survived. A fault (a sticky error) is thrown on, and so are
+// errors of our own, not the GPU's: they end the run, as a bug should.
 template <typename Step>
 std::string refusal(Step step, cudaStream_t stream) {
     try {
         step();
         return "";
-    } catch (const Error& e) {
+    } catch (const CudaError& e) {
         if (context_lost(stream)) throw;
         return e.what();
     }
 }
+
+// Sets a problem's scalars for a scope: its own come back however the scope ends.
+class ScalarsForAScope {
+public:
+    ScalarsForAScope(GemmProblem& problem, float alpha, float beta)
+        : problem_(problem), alpha_(problem.spec().alpha), beta_(problem.spec().beta) {
+        problem_.set_scalars(alpha, beta);
+    }
+    ~ScalarsForAScope() { problem_.set_scalars(alpha_, beta_); }
+    ScalarsForAScope(const ScalarsForAScope&) = delete;
+    ScalarsForAScope& operator=(const ScalarsForAScope&) = delete;
+
+private:
+    GemmProblem& problem_;
+    float alpha_, beta_;
+};
 
 CheckedCandidate check(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
                        cudaStream_t stream) {
@@ -54,17 +68,19 @@ CheckedCandidate check(const Family& family, const CompiledKernel& compiled, Gem
         return accuracy.ok() ? std::string() : "wrong result" + when + ": " + accuracy.verdict();
     };
     if (std::string why = run_and_judge("", out.accuracy); !why.empty()) return invalid(std::move(why));
-    const float alpha = spec.alpha, beta = spec.beta;
-    problem.set_scalars(kScaledAlpha, kScaledBeta);
-    Accuracy scaled;
-    std::string why = run_and_judge(" at alpha -1.5 and beta 0.75", scaled);
-    problem.set_scalars(alpha, beta);
-    if (!why.empty()) return invalid(std::move(why));
+    {
+        const ScalarsForAScope scaled_check(problem, kScaledAlpha, kScaledBeta);
+        Accuracy scaled;
+        if (std::string why = run_and_judge(" at alpha -1.5 and beta 0.75", scaled); !why.empty())
+            return invalid(std::move(why));
+    }
     out.kernel = std::move(kernel);
     return out;
 }
 
 }  // namespace
+
+bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }
 
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
                                  cudaStream_t stream) {
@@ -80,7 +96,8 @@ std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured) {
     std::vector<const KernelRef*> faulted;
     for (const Measurement& m : measured)
-        if (!m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0) faulted.push_back(&m.kernel);
+        if (!m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0 && m.tuner_version == SGEMM_VERSION)
+            faulted.push_back(&m.kernel);
     if (faulted.empty()) return candidates;
     std::vector<Candidate> out;
     for (const Candidate& c : candidates) {

@@ -101,7 +101,7 @@ std::vector<ShapeOutcome> Tuner::tune_all(const std::vector<ShapeRow>& shapes) {
     std::vector<ShapeOutcome> out;
     for (std::size_t i = 0; i < shapes.size() && !stop_requested(); ++i) {
         out.push_back(tune(shapes[i], static_cast<int>(i), static_cast<int>(shapes.size())));
-        if (out.back().interrupted) break;
+        if (out.back().interrupted || !out.back().fault.empty()) break;
     }
     return out;
 }
@@ -157,9 +157,10 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         cache_.build(batch, on_step);
         outcome.compile_seconds += seconds_since(compile_start);
     };
-    // A search cut short could store a winner far from the best: it stores none.
+    // A search cut short, by a stop or a fault, could store a winner far from the best: it
+    // stores none.
     auto cut_short = [&] {
-        outcome.interrupted = true;
+        outcome.interrupted = outcome.fault.empty();
         outcome.compiled = cache_.compiled() - compiled_before;
         outcome.cache_hits = cache_.cache_hits() - hits_before;
         outcome.seconds = seconds_since(shape_start_);
@@ -218,6 +219,26 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     std::vector<std::pair<Candidate, double>> medians;  // every valid candidate timed, rejected ones too
     double best_ms = 0;
     int done = 0;
+    // A candidate that faulted the GPU while it was `when`: stored, so that the next run leaves
+    // it out rather than end the same way. The search ends, and the run with it: the CUDA
+    // context is lost.
+    auto fault = [&](const Candidate& c, const std::string& when, const std::string& what) {
+        record_invalid(c, kFaultedReason + what);
+        outcome.fault = c.describe() + " faulted the GPU while it was " + when + " on " + key.to_string() + " (" +
+                        what + ")";
+    };
+    // Runs `step`, timing runs of `c`: true when they faulted the GPU (and the fault is stored).
+    // Errors that leave the context usable are thrown on.
+    auto faulted_while_timed = [&](const Candidate& c, const std::function<void()>& step) {
+        try {
+            step();
+            return false;
+        } catch (const Error& e) {
+            if (!context_lost(stream_.get())) throw;
+            fault(c, "timed", e.what());
+            return true;
+        }
+    };
     // Builds, checks, validates and times one candidate; records what happened.
     auto try_candidate = [&](const Candidate& c) {
         const BuiltKernel built = cache_.get(c);
@@ -225,18 +246,16 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         CheckedCandidate checked;
         try {
             checked = check_candidate(*c.family, *built.kernel, problem, stream_.get());
-        } catch (const DeviceFault& fault) {
-            // Stored, so that the next run leaves it out rather than end the same way.
-            record_invalid(c, kFaultedReason + std::string(fault.what()));
-            throw Error(c.describe() + " faulted the GPU while it was checked on " + key.to_string() + " (" +
-                        fault.what() + "). The CUDA context is lost, so this run ends here; what it measured is " +
-                        "stored, and the next run leaves this candidate out.");
+        } catch (const DeviceFault& e) {
+            return fault(c, "checked", e.what());
         }
         if (!checked.kernel) return record_invalid(c, checked.invalid_reason);
         const std::shared_ptr<LoadedKernel> kernel = std::move(checked.kernel);
         const SgemmArgs args = problem.args();
         auto run = [&](cudaStream_t s) { kernel->launch(args, s); };
-        const AdaptiveTiming t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get());
+        AdaptiveTiming t;
+        if (faulted_while_timed(c, [&] { t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get()); }))
+            return;
         record_timed(kernel_ref(*c.family, c.values), t.stats, checked.accuracy);
         medians.emplace_back(c, t.stats.median_ms);
         if (t.rejected) {
@@ -247,10 +266,10 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         keep_two_fastest_loaded(timed);
         if (best_ms == 0 || t.stats.median_ms < best_ms) best_ms = t.stats.median_ms;
     };
-    // A stop cuts the search short: checked with the budget, before every candidate.
+    // A stop or a fault cuts the search short: checked with the budget, before every candidate.
     auto search_ends = [&] {
         outcome.interrupted = outcome.interrupted || stop_requested();
-        return outcome.interrupted || over_budget();
+        return outcome.interrupted || !outcome.fault.empty() || over_budget();
     };
 
     std::vector<Candidate> tried;
@@ -286,7 +305,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             }
         }
     }
-    if (outcome.interrupted) return cut_short();
+    if (outcome.interrupted || !outcome.fault.empty()) return cut_short();
     outcome.compiled = cache_.compiled() - compiled_before;
     outcome.cache_hits = cache_.cache_hits() - hits_before;
     if (tried.empty() && !chosen.empty()) {
@@ -312,8 +331,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         std::vector<double> bar;
         const SgemmArgs args = problem.args();
         for (int r = 0; r < options_.retime_rounds; ++r) {
-            for (std::size_t i = 0; i < contenders; ++i)
-                runs[i].push_back(time_one_run([&](cudaStream_t s) { timed[i].kernel->launch(args, s); }, flusher_, stream_.get()));
+            for (std::size_t i = 0; i < contenders; ++i) {
+                const auto run = [&](cudaStream_t s) { timed[i].kernel->launch(args, s); };
+                if (faulted_while_timed(timed[i].candidate,
+                                        [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); }))
+                    return cut_short();
+            }
             bar.push_back(time_one_run(run_cublas, flusher_, stream_.get()));
         }
         for (std::size_t i = 0; i < contenders; ++i) timed[i].median_ms = median_of(runs[i]);

@@ -56,6 +56,11 @@ struct ShapeOutcome {
     // The run was stopped during its search (TuneOptions::stop_requested): what it measured
     // is stored, but no winner (a winner from an earlier run stays as it was).
     bool interrupted = false;
+    // A candidate faulted the GPU (an illegal address, a trap): what happened, in words, naming
+    // the candidate. The CUDA context is lost, so the search ended there with no winner, and
+    // the run ends with this shape. The fault is stored, and the next run leaves the candidate
+    // out (without_faulted in tuner/candidate_check.h).
+    std::string fault;
     // Its budget (TuneOptions::budget_seconds) ran out before any candidate ran: cuBLAS was
     // timed, but nothing was compared with it, so no winner is stored and the next run tunes
     // the shape again (with what compiled meanwhile in the cache).
@@ -91,7 +96,8 @@ public:
 
     // Tunes (or skips) every shape in order; results are in the database as soon as each
     // is measured. A stop ends the list: the shape it cut short comes last, marked
-    // interrupted, and a stop between shapes leaves the ones not begun out.
+    // interrupted, and a stop between shapes leaves the ones not begun out. So does a fault:
+    // the shape it cut short comes last, with its fault.
     std::vector<ShapeOutcome> tune_all(const std::vector<ShapeRow>& shapes);
     ShapeOutcome tune(const ShapeRow& row, int index, int total);
 

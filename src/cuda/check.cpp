@@ -13,7 +13,7 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
                              cudaGetErrorString(status) + " in " + where(call, file, line);
     if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver)
         throw NoDeviceError(text);
-    throw Error(text);
+    throw CudaError(text);
 }
 
 void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line) {

@@ -11,6 +11,13 @@
 
 namespace sgemm {
 
+// A CUDA runtime call failed (SGEMM_CUDA_CHECK); the message names the call and the error.
+// Apart from other errors so that a caller can tell a refusal by the GPU from a fault of its own.
+struct CudaError : Error {
+    using Error::Error;
+};
+
+// Throws NoDeviceError where `status` says there is no device or driver, else CudaError.
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
 void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line);
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);

@@ -73,7 +73,9 @@ TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn
 TEST(CandidateCheck, ACubinThatDoesNotLoadMakesTheCandidateInvalid) {
     SGEMM_REQUIRE_GPU(gpu);
     NaiveCandidate naive(gpu->device);
-    naive.compiled.cubin.assign(naive.compiled.cubin.size(), 'Z');  // no ELF image any more
+    // Neither ELF nor fatbin: the loader takes it for PTX text, which must end in a NUL.
+    naive.compiled.cubin.assign(naive.compiled.cubin.size(), 'Z');
+    naive.compiled.cubin.push_back('\0');
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
     const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
     EXPECT_EQ(checked.kernel, nullptr);
