@@ -65,8 +65,8 @@ TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
     const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
     EXPECT_EQ(checked.kernel, nullptr);
-    EXPECT_EQ(checked.invalid_reason.rfind("does not launch: ", 0), 0u) << checked.invalid_reason;
-    EXPECT_NE(checked.invalid_reason.find("cudaErrorInvalidConfiguration"), std::string::npos) << checked.invalid_reason;
+    // The H200's runtime says cudaErrorInvalidValue here; which error a refusal names is the runtime's.
+    EXPECT_EQ(checked.invalid_reason.rfind("does not launch: CUDA error: ", 0), 0u) << checked.invalid_reason;
     expect_gpu_still_usable(*gpu, problem);
 }
 
