@@ -16,6 +16,7 @@
 #include "src/records/kernel_records.h"
 #include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
+#include "tests/tuner/faulting_kernel.h"
 #include "tuner/candidate_check.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/tuner.h"
@@ -439,21 +440,6 @@ TEST(Tune, AnExhaustiveRunComparesTheReplayWithTheSameMedians) {
 
 namespace {
 
-// Puts into the database at `path`, as the binary of naive's default configuration, a kernel
-// that traps: the tuner takes it from the binary cache as that candidate's build.
-KernelRef plant_a_kernel_that_faults(const std::string& path, const DeviceInfo& device) {
-    const Family& naive = find_family("naive");
-    CompiledKernel compiled = compile_kernel(naive, naive.defaults, Arch{device.sm()});
-    const StandaloneKernel faults =
-        compile_standalone("faults.cu", "extern \"C\" __global__ void faults() { __trap(); }", {}, Arch{device.sm()});
-    compiled.cubin = faults.cubin;
-    compiled.ptxas = faults.ptxas;
-    compiled.lowered_name = "faults";
-    const KernelRef ref = kernel_ref(naive, naive.defaults);
-    TuningStore(path).put_binary(to_binary(compiled, ref));
-    return ref;
-}
-
 // A candidate that faults the GPU ends the search and the run (the CUDA context is lost), with
 // the fault stored against it and named in the outcome; the next run leaves it out and finishes.
 // The fault would spoil the context of every later test, so the first run happens in a
@@ -472,7 +458,7 @@ TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) 
     } else {
         dir.emplace();
         path = dir->file("tuning.db");
-        planted = plant_a_kernel_that_faults(path, gpu->device);
+        planted = sgemm::testing::plant_a_kernel_that_faults(path, Arch{gpu->device.sm()});
         ASSERT_EQ(setenv(kDatabaseOfTheParent, path.c_str(), 1), 0);
     }
     const ShapeRow shape = row(17, 31, 7);

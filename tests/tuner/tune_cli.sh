@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
-# --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, and without a GPU
-# a clear exit 2.
+# --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, one ended by a
+# candidate that faults the GPU, and without a GPU a clear exit 2.
 set -u
 tune="$1"
+plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
 . "$(dirname "$0")/../cli_checks.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -318,6 +319,28 @@ if gpu_present; then
     out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" 2>&1) || fail "the tune after the stop failed: $out"
     grep -q "has a winner" <<<"$out" || fail "the shape the stop came in has no winner stored: $out"
   fi
+
+  # A candidate that faults the GPU ends the run with exit 2, since the CUDA context is lost:
+  # the finished shape's row and the JSON are written, and the fault is named and stored. The
+  # same command then leaves the candidate out, says so, and finishes. (No family reads A
+  # transposed: the first shape has no candidates, and cuBLAS wins it.)
+  "$plant" "$dir/fault.db" || fail "could not plant a kernel that faults"
+  printf 'M,N,K,transA,transB,name\n17,31,7,T,N,first\n17,31,7,N,N,second\n' > "$dir/fault.csv"
+  out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
+    --json "$dir/fault.json" 2>"$dir/fault.err"); rc=$?
+  err=$(cat "$dir/fault.err")
+  [ $rc -eq 2 ] || fail "a candidate that faults: exit $rc, expected 2: $err"
+  grep -q "naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU while it was checked on M=17 N=31 K=7 NN .*CUDA error: " <<<"$err" &&
+    grep -q "the run ended after 1 of 2 shapes; what it measured is stored, with the fault" <<<"$err" ||
+    fail "the fault is not told: $err"
+  grep -Eq "^first +17 +31 +7 TN fp32 +cuBLAS" <<<"$out" || fail "no row for the shape finished before the fault: $out"
+  grep -Eq '"fault": *"naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU' "$dir/fault.json" ||
+    fail "the JSON does not name the fault: $(cat "$dir/fault.json")"
+  out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1) ||
+    fail "the run after the fault failed: $out"
+  grep -q "M=17 N=31 K=7 NN .*: 1 candidate left out: they faulted the GPU in an earlier run" <<<"$out" ||
+    fail "the run after the fault does not say it left the candidate out: $out"
+  grep -Eq "^second +17 +31 +7 NN fp32 " <<<"$out" || fail "the shape that faulted has no row after the next run: $out"
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
