@@ -36,12 +36,22 @@ struct NaiveCandidate {
     CompiledKernel compiled;
 };
 
-// cuBLAS on the problem is still judged right: the GPU took no lasting harm.
-void expect_gpu_still_usable(sgemm::testing::GpuContext& gpu, GemmProblem& problem) {
-    problem.poison_output(gpu.stream.get());
-    gpu.cublas.sgemm(problem.args(), gpu.stream.get());
-    const Accuracy after = problem.check_output();
-    EXPECT_TRUE(after.ok()) << after.verdict();
+// The candidate is invalid, for a reason that begins with `reason_start`; the reason. With
+// `gpu_unharmed`, cuBLAS on the problem is then still judged right: the GPU took no lasting
+// harm, and a run could go on.
+std::string expect_invalid(sgemm::testing::GpuContext& gpu, const NaiveCandidate& naive,
+                           const std::string& reason_start, bool gpu_unharmed) {
+    GemmProblem problem(odd_problem(), gpu.cublas, gpu.stream.get());
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu.stream.get());
+    EXPECT_EQ(checked.kernel, nullptr);
+    EXPECT_EQ(checked.invalid_reason.rfind(reason_start, 0), 0u) << checked.invalid_reason;
+    if (gpu_unharmed) {
+        problem.poison_output(gpu.stream.get());
+        gpu.cublas.sgemm(problem.args(), gpu.stream.get());
+        const Accuracy after = problem.check_output();
+        EXPECT_TRUE(after.ok()) << after.verdict();
+    }
+    return checked.invalid_reason;
 }
 
 TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedAtBothScalars) {
@@ -62,12 +72,8 @@ TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn
     SGEMM_REQUIRE_GPU(gpu);
     NaiveCandidate naive(gpu->device);
     naive.change_geometry([](LaunchGeometry& g) { g.block = dim3(2048); });  // past the 1024 threads a block may have
-    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
-    EXPECT_EQ(checked.kernel, nullptr);
     // The H200's runtime says cudaErrorInvalidValue here; which error a refusal names is the runtime's.
-    EXPECT_EQ(checked.invalid_reason.rfind("does not launch: CUDA error: ", 0), 0u) << checked.invalid_reason;
-    expect_gpu_still_usable(*gpu, problem);
+    expect_invalid(*gpu, naive, "does not launch: CUDA error: ", true);
 }
 
 TEST(CandidateCheck, ACubinThatDoesNotLoadMakesTheCandidateInvalid) {
@@ -76,11 +82,7 @@ TEST(CandidateCheck, ACubinThatDoesNotLoadMakesTheCandidateInvalid) {
     // Neither ELF nor fatbin: the loader takes it for PTX text, which must end in a NUL.
     naive.compiled.cubin.assign(naive.compiled.cubin.size(), 'Z');
     naive.compiled.cubin.push_back('\0');
-    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
-    EXPECT_EQ(checked.kernel, nullptr);
-    EXPECT_EQ(checked.invalid_reason.rfind("does not load: ", 0), 0u) << checked.invalid_reason;
-    expect_gpu_still_usable(*gpu, problem);
+    expect_invalid(*gpu, naive, "does not load: CUDA error: ", true);
 }
 
 TEST(CandidateCheck, AKernelThatLeavesElementsUnwrittenIsAWrongResult) {
@@ -88,11 +90,8 @@ TEST(CandidateCheck, AKernelThatLeavesElementsUnwrittenIsAWrongResult) {
     NaiveCandidate naive(gpu->device);
     // The first block row only (8 of the 17 rows): the rest keep their NaN.
     naive.change_geometry([](LaunchGeometry& g) { g.grid.y = 1; });
-    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
-    EXPECT_EQ(checked.kernel, nullptr);
-    EXPECT_EQ(checked.invalid_reason.rfind("wrong result: ", 0), 0u) << checked.invalid_reason;
-    EXPECT_NE(checked.invalid_reason.find("NaN"), std::string::npos) << checked.invalid_reason;
+    const std::string reason = expect_invalid(*gpu, naive, "wrong result: ", false);
+    EXPECT_NE(reason.find("NaN"), std::string::npos) << reason;
 }
 
 }  // namespace
