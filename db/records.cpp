@@ -1,5 +1,6 @@
 #include "db/records.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "src/util/error.h"
@@ -66,6 +67,13 @@ std::vector<int> parse_params(const std::string& text) {
         if (comma == std::string::npos) return out;
         start = comma + 1;
     }
+}
+
+bool faulted_in(const KernelRef& kernel, const std::vector<Measurement>& measured) {
+    return std::any_of(measured.begin(), measured.end(), [&](const Measurement& m) {
+        return !m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0 && m.tuner_version == SGEMM_VERSION &&
+               m.kernel == kernel;
+    });
 }
 
 }  // namespace sgemm

@@ -77,6 +77,17 @@ struct Measurement {
     std::optional<double> tflops;  // read back: computed by the database from shape and median
 };
 
+// How the invalid_reason of a measurement whose run faulted the device begins: the tuner
+// stores one for a candidate that faulted (tuner/tuner.cpp).
+constexpr const char* kFaultedReason = "faulted the GPU: ";
+
+// Whether `kernel` faulted the device in one of `measured`, as built by this library version:
+// the same family, values and template hash, and an invalid_reason that begins with
+// kFaultedReason. The same kernel built from other templates, or by another version, after a
+// fix, has not. A kernel that faulted is tuned no more (tuner/candidate_check.h), kept as no
+// winner, and stands in for none (src/dispatch/catalog.cpp), though it was timed before.
+bool faulted_in(const KernelRef& kernel, const std::vector<Measurement>& measured);
+
 // The kernel dispatch launches for a device and shape key.
 struct Winner {
     std::string device_id;

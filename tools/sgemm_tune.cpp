@@ -55,7 +55,7 @@ public:
         p.shape_finished = [this](const ShapeOutcome& o) {
             ++finished_;
             if (!o.skipped) ++tuned_, tuned_seconds_ += o.seconds;
-            if (tty_) std::fprintf(stderr, "\r\033[K");
+            clear_line();
             if (o.skipped)
                 std::fprintf(stderr, "[%d/%d] %s: has a winner (%s), skipped; --retune to tune again\n", finished_,
                              shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str());
@@ -72,18 +72,27 @@ public:
                              o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description.c_str(), o.winner.ms,
                              o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, o.candidates, o.invalid, o.rejected,
                              o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
-            if (o.left_out_faulted > 0)
-                std::fprintf(stderr, "[%d/%d] %s: %s left out: they faulted the GPU in an earlier run (sgemm-db "
-                                     "show names them)\n",
-                             finished_, shapes_, o.row.key.to_string().c_str(),
-                             count_of(static_cast<std::size_t>(o.left_out_faulted), "candidate", "candidates").c_str());
+            if (o.left_out_faulted > 0) {
+                const ShapeKey& k = o.row.key;
+                std::fprintf(stderr,
+                             "[%d/%d] %s: %s left out: they faulted the GPU in an earlier run (sgemm-db show %d %d %d "
+                             "--trans %s --align %d names them)\n",
+                             finished_, shapes_, k.to_string().c_str(),
+                             count_of(static_cast<std::size_t>(o.left_out_faulted), "candidate", "candidates").c_str(),
+                             k.M, k.N, k.K, k.transposes().c_str(), k.alignment);
+            }
         };
         return p;
     }
 
+    // On a terminal the progress bar holds the line: cleared before other words.
+    void clear_line() const {
+        if (tty_) std::fprintf(stderr, "\r\033[K");
+    }
+
     // The shape a stop cut short (ShapeOutcome::interrupted).
     void interrupted(const ShapeOutcome& o) const {
-        if (tty_) std::fprintf(stderr, "\r\033[K");
+        clear_line();
         std::fprintf(stderr, "[%d/%d] %s: stopped during its search after %.1f s; what it measured is stored, but no "
                              "winner\n",
                      index_ + 1, shapes_, o.row.key.to_string().c_str(), o.seconds);
@@ -461,6 +470,7 @@ int main(int argc, char** argv) {
         // A fault ends the run with the shape it cut short, whose search stored no winner.
         std::string fault;
         if (!outcomes.empty() && !outcomes.back().fault.empty()) {
+            printer.clear_line();  // the progress bar of the shape it cut short
             fault = outcomes.back().fault;
             outcomes.pop_back();
         }
@@ -516,11 +526,11 @@ int main(int argc, char** argv) {
         }
         if (!fault.empty()) {
             std::fprintf(stderr,
-                         "%ssgemm-tune: %s. The CUDA context is lost, so the run ended after %zu of %zu shapes; what "
-                         "it measured is stored, with the fault. The same command goes on from there and leaves "
-                         "this candidate out of this shape.\n",
-                         isatty(STDERR_FILENO) ? "\r\033[K" : "", printable_lines(fault).c_str(), finished,
-                         shapes.rows.size());
+                         "sgemm-tune: %s. The CUDA context is lost, so the run ended after %zu of %zu shapes; what "
+                         "it measured is stored, with the fault. %s, and leaves this candidate out of this shape.\n",
+                         printable_lines(fault).c_str(), finished, shapes.rows.size(),
+                         options.retune ? "The same command tunes every shape again"
+                                        : "The same command goes on from there");
             return 2;
         }
         return stopped ? end_by_interrupt() : written;

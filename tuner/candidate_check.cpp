@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "src/cuda/check.h"
+#include "src/records/kernel_records.h"
 
 namespace sgemm {
 namespace {
@@ -94,18 +95,14 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
 
 std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured) {
-    std::vector<const KernelRef*> faulted;
-    for (const Measurement& m : measured)
-        if (!m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0 && m.tuner_version == SGEMM_VERSION)
-            faulted.push_back(&m.kernel);
-    if (faulted.empty()) return candidates;
+    // A kernel reference costs a hash of its family's templates: none are made without a fault.
+    if (std::none_of(measured.begin(), measured.end(), [](const Measurement& m) {
+            return m.invalid_reason.rfind(kFaultedReason, 0) == 0;
+        }))
+        return candidates;
     std::vector<Candidate> out;
-    for (const Candidate& c : candidates) {
-        const bool faulted_before = std::any_of(faulted.begin(), faulted.end(), [&](const KernelRef* k) {
-            return k->family == c.family->name && k->params == c.values && k->template_hash == templates_hash(*c.family);
-        });
-        if (!faulted_before) out.push_back(c);
-    }
+    for (const Candidate& c : candidates)
+        if (!faulted_in(kernel_ref(*c.family, c.values), measured)) out.push_back(c);
     return out;
 }
 

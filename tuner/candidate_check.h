@@ -42,14 +42,9 @@ struct DeviceFault : Error {
 // fault's error (cudaStreamSynchronize on `stream` is the call asked).
 bool context_lost(cudaStream_t stream);
 
-// How the invalid_reason stored for a candidate whose run faulted the device begins.
-constexpr const char* kFaultedReason = "faulted the GPU: ";
-
-// `candidates` less those that faulted the device on this shape in an earlier run: a
-// measurement of the same kernel, built from the same templates by the same library version,
-// whose invalid_reason begins with kFaultedReason. Each would end this run too, and every
-// run after it. A kernel built from other templates or by another version, after a fix, is
-// tried again.
+// `candidates` less those that faulted the device on this shape in an earlier run
+// (faulted_in, db/records.h): each would end this run too, and every run after it. A kernel
+// built from other templates or by another version, after a fix, is tried again.
 std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured);
 

@@ -25,12 +25,15 @@ double seconds_since(Clock::time_point start) {
 // kernel templates under the same library version, or an edited row: winner_unusable) is
 // no winner here either, so that the shape is tuned again rather than skipped while its calls
 // go on missing. So is one that adds with atomics when this run does not allow them: a run
-// without --allow-atomics leaves only kernels that repeat bit for bit.
+// without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted
+// the GPU in a later run (--retune), whose search stored no winner: the shape is tuned again
+// without it.
 std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
                                     bool atomics_allowed) {
     std::optional<Winner> w = store.find_winner(device_id, key);
     if (w && !winner_unusable(*w, arch).empty()) return std::nullopt;
     if (w && !atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
+    if (w && !w->kernel.is_cublas() && faulted_in(w->kernel, store.measurements(device_id, key))) return std::nullopt;
     return w;
 }
 

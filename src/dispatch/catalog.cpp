@@ -37,12 +37,14 @@ std::string ms_text(double ms) {
 
 // What a deterministic catalog runs in place of `atomic` (load_catalog), or nothing.
 std::optional<DeterministicStandIn> deterministic_stand_in(TuningStore& store, const Winner& atomic, Arch arch) {
-    for (const Measurement& m : store.measurements(atomic.device_id, atomic.shape)) {
+    const std::vector<Measurement> measured = store.measurements(atomic.device_id, atomic.shape);
+    for (const Measurement& m : measured) {
         if (!m.valid) break;  // the valid ones come first, fastest first
         Winner w = atomic;
         w.kernel = m.kernel;
         if (!m.median_ms || m.kernel.is_cublas() || kernel_sums_with_atomics(m.kernel) || !winner_unusable(w, arch).empty())
             continue;
+        if (faulted_in(m.kernel, measured)) continue;  // timed, then faulted in a later run
         if (*m.median_ms >= atomic.cublas_ms)
             return DeterministicStandIn{atomic, KernelRef::cublas(), atomic.cublas_ms,
                                         "cuBLAS took " + ms_text(atomic.cublas_ms) +

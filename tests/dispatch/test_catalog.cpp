@@ -431,7 +431,8 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
 
 // With the tune's measurements stored, the stand-in is the fastest valid one without atomics
 // that this build can launch: not an atomic kernel however fast, nor one of other templates,
-// nor an invalid one. Its time is the one quoted. Where cuBLAS was faster than it, cuBLAS;
+// nor an invalid one, nor one timed and then faulting the GPU in a later run. Its time is the
+// one quoted. Where cuBLAS was faster than it, cuBLAS;
 // with no valid one, the twin.
 TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics) {
     const Family& warptile = find_family("warptile");
@@ -439,11 +440,11 @@ TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics
     store_->put_binary(atomic_binary());
     const ShapeKey key = shape(32, 4096, 4096);
     store_->put_winner(winner(id_, key, 0.01, &atomic_binary()));  // cuBLAS took 1 ms
-    const auto measure = [&](const KernelRef& kernel, double ms, bool valid = true) {
+    const auto measure = [&](const KernelRef& kernel, double ms, bool valid = true, const std::string& why = "wrong") {
         Measurement m = measurement(id_, key, ms);
         m.kernel = kernel;
         m.valid = valid;
-        if (!valid) m.invalid_reason = "wrong";
+        if (!valid) m.invalid_reason = why;
         store_->record_measurement(m);
     };
     measure(kernel_ref(warptile, warptile_split(8, SGEMM_SUM_BY_ATOMICS)), 0.009);
@@ -452,6 +453,9 @@ TEST_F(Catalog_, ADeterministicCatalogRunsTheFastestMeasuredKernelWithoutAtomics
     measure(stale, 0.012);
     const KernelRef wrong = kernel_ref(warptile, warptile_split(3, SGEMM_SUM_BY_LAST_BLOCK));
     measure(wrong, 0.001, /*valid=*/false);
+    const KernelRef faulted = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
+    measure(faulted, 0.015);
+    measure(faulted, 0.015, /*valid=*/false, kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress"));
     measure(in_kernel, 0.02);
     measure(naive_binary().kernel, 0.05);
 

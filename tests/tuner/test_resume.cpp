@@ -144,7 +144,7 @@ TEST(Resume, ACandidateThatFaultedTheGpuIsLeftOutOfTheNextRun) {
     const std::string device_id = store.add_device(sgemm::testing::h200());
     const ShapeKey key = row(17, 31, 7, 2).key;
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"naive"});
-    ASSERT_GE(all.size(), 3u);
+    ASSERT_GE(all.size(), 4u);
     const auto invalid = [&](const Candidate& c, const std::string& why) {
         Measurement m;
         m.device_id = device_id;
@@ -160,14 +160,36 @@ TEST(Resume, ACandidateThatFaultedTheGpuIsLeftOutOfTheNextRun) {
     Measurement other_templates = invalid(all[0], kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress"));
     other_templates.kernel.template_hash = "the templates before a fix";
     store.record_measurement(other_templates);
+    Measurement other_version = invalid(all[3], kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress"));
+    other_version.tuner_version = "0.2.0";
+    store.record_measurement(other_version);
 
     const std::vector<Candidate> left = without_faulted(all, store.measurements(device_id, key));
     ASSERT_EQ(left.size(), all.size() - 1);
     EXPECT_EQ(std::count(left.begin(), left.end(), all[1]), 0);
     EXPECT_EQ(std::count(left.begin(), left.end(), all[0]), 1);
     EXPECT_EQ(std::count(left.begin(), left.end(), all[2]), 1);
+    EXPECT_EQ(std::count(left.begin(), left.end(), all[3]), 1);
     // On another shape nothing faulted.
     EXPECT_EQ(without_faulted(all, store.measurements(device_id, row(18, 31, 7, 3).key)).size(), all.size());
+}
+
+// A winner whose kernel faulted the GPU in a later run (--retune, whose search then stored no
+// winner) is no winner: the next run tunes the shape again, without it.
+TEST(Resume, AWinnerThatFaultedInALaterRunIsTunedAgain) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2)};
+    const Binary binary = sgemm::testing::naive_binary();
+    store.put_binary(binary);
+    store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 1.0, &binary));
+    ASSERT_TRUE(shapes_to_tune(store, device_id, shapes, false, false).empty());
+    Measurement fault = sgemm::testing::measurement(device_id, shapes[0].key, 0.03);  // the winner's kernel
+    fault.valid = false;
+    fault.invalid_reason = kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress");
+    store.record_measurement(fault);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, false, false).size(), 1u);
 }
 
 }  // namespace
