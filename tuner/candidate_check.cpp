@@ -42,8 +42,10 @@ private:
     float alpha_, beta_;
 };
 
-CheckedCandidate check(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                       cudaStream_t stream) {
+}  // namespace
+
+CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
+                                 cudaStream_t stream) {
     CheckedCandidate out;
     const auto invalid = [&](std::string why) {
         out.kernel.reset();
@@ -79,19 +81,7 @@ CheckedCandidate check(const Family& family, const CompiledKernel& compiled, Gem
     return out;
 }
 
-}  // namespace
-
 bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }
-
-CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 cudaStream_t stream) {
-    try {
-        return check(family, compiled, problem, stream);
-    } catch (const Error& e) {
-        if (context_lost(stream)) throw DeviceFault(e.what());
-        throw;
-    }
-}
 
 std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured) {

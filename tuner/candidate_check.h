@@ -28,18 +28,14 @@ struct CheckedCandidate {
 // spilled, the workspace does not fit the GPU, the cubin does not load, a launch is refused
 // (too many threads or registers, too much shared memory), or a result is wrong. A refused
 // load or launch leaves the CUDA context usable, so the run goes on to the next candidate;
-// a device fault does not (its error is sticky): DeviceFault is thrown.
+// a device fault (an illegal address, a trap) does not: its error is thrown, and
+// context_lost says which it was.
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
                                  cudaStream_t stream);
 
-// A candidate's run faulted the device (an illegal address, a trap): the CUDA context is lost
-// for good, and nothing more can run in this process.
-struct DeviceFault : Error {
-    using Error::Error;
-};
-
 // Whether the CUDA context is lost, as after a device fault: every call then returns the
-// fault's error (cudaStreamSynchronize on `stream` is the call asked).
+// fault's error (cudaStreamSynchronize on `stream` is the call asked), and nothing more can
+// run in this process.
 bool context_lost(cudaStream_t stream);
 
 // `candidates` less those that faulted the device on this shape in an earlier run

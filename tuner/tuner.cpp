@@ -230,15 +230,15 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         outcome.fault = c.describe() + " faulted the GPU while it was " + when + " on " + key.to_string() + " (" +
                         what + ")";
     };
-    // Runs `step`, timing runs of `c`: true when they faulted the GPU (and the fault is stored).
-    // Errors that leave the context usable are thrown on.
-    auto faulted_while_timed = [&](const Candidate& c, const std::function<void()>& step) {
+    // Runs `step`, the check or timing runs of `c`: true when they faulted the GPU (and the
+    // fault is stored). Errors that leave the context usable are thrown on.
+    auto faulted_while = [&](const Candidate& c, const std::string& when, const std::function<void()>& step) {
         try {
             step();
             return false;
         } catch (const Error& e) {
             if (!context_lost(stream_.get())) throw;
-            fault(c, "timed", e.what());
+            fault(c, when, e.what());
             return true;
         }
     };
@@ -247,18 +247,16 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         const BuiltKernel built = cache_.get(c);
         if (!built.kernel) return record_invalid(c, "does not compile: " + built.error.substr(0, 400));
         CheckedCandidate checked;
-        try {
-            checked = check_candidate(*c.family, *built.kernel, problem, stream_.get());
-        } catch (const DeviceFault& e) {
-            return fault(c, "checked", e.what());
-        }
+        if (faulted_while(c, "checked",
+                          [&] { checked = check_candidate(*c.family, *built.kernel, problem, stream_.get()); }))
+            return;
         if (!checked.kernel) return record_invalid(c, checked.invalid_reason);
         const std::shared_ptr<LoadedKernel> kernel = std::move(checked.kernel);
         const SgemmArgs args = problem.args();
         auto run = [&](cudaStream_t s) { kernel->launch(args, s); };
         AdaptiveTiming t;
-        if (faulted_while_timed(c, [&] { t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get()); }))
-            return;
+        const auto time_it = [&] { t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get()); };
+        if (faulted_while(c, "timed", time_it)) return;
         record_timed(kernel_ref(*c.family, c.values), t.stats, checked.accuracy);
         medians.emplace_back(c, t.stats.median_ms);
         if (t.rejected) {
@@ -336,8 +334,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         for (int r = 0; r < options_.retime_rounds; ++r) {
             for (std::size_t i = 0; i < contenders; ++i) {
                 const auto run = [&](cudaStream_t s) { timed[i].kernel->launch(args, s); };
-                if (faulted_while_timed(timed[i].candidate,
-                                        [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); }))
+                const auto one_run = [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); };
+                if (faulted_while(timed[i].candidate, "timed", one_run))
                     return cut_short();
             }
             bar.push_back(time_one_run(run_cublas, flusher_, stream_.get()));
