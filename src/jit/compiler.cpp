@@ -184,8 +184,10 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
 }
 
 StandaloneKernel compile_standalone(const std::string& file_name, const std::string& source,
-                                    const std::vector<std::string>& defines, Arch arch) {
-    Program program(source, file_name, {});
+                                    const std::vector<std::string>& defines, Arch arch,
+                                    const std::string& template_file) {
+    Program program(source, file_name,
+                    template_file.empty() ? std::vector<EmbeddedFile>{} : template_and_includes(template_file));
     std::vector<std::string> options = compile_options(arch);
     for (const std::string& d : defines) options.push_back("-D" + d);
     program.compile(options, file_name, arch.name());

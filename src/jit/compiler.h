@@ -80,16 +80,19 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
 CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch,
                               KernelBuild build = KernelBuild::product);
 
-// A kernel that is not a family's: a self-contained source (extern "C" kernels, none of
-// templates/ included), such as the timing's instruction-cache evictor.
+// A kernel that is not a family's: extern "C" kernels of a source of their own, such as the
+// timing's instruction-cache evictor.
 struct StandaloneKernel {
     std::vector<char> cubin;
     PtxasInfo ptxas;
 };
 
 // Compiles `source` for `arch` with the product options and a -D for each of `defines`
-// ("NAME=VALUE"); throws CompileError.
+// ("NAME=VALUE"); throws CompileError. `source` may #include `template_file`, one of
+// templates/, and what that includes ("" for none), as a test's kernel that reuses the
+// families' arguments and epilogue does.
 StandaloneKernel compile_standalone(const std::string& file_name, const std::string& source,
-                                    const std::vector<std::string>& defines, Arch arch);
+                                    const std::vector<std::string>& defines, Arch arch,
+                                    const std::string& template_file = "");
 
 }  // namespace sgemm

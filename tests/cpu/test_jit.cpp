@@ -203,6 +203,17 @@ TEST(Compiler, AStandaloneSourceSeesItsDefinesAndReportsItsErrors) {
     }
 }
 
+// A standalone source sees a template it names, and what that includes, and no other.
+TEST(Compiler, AStandaloneSourceMayIncludeTheTemplateItNames) {
+    const std::string source =
+        "#include \"sgemm_common.cuh\"\n"
+        "extern \"C\" __global__ void store_one(const SgemmArgs p) { sgemm_store(p, 0, 0, 1.0f); }\n";
+    const StandaloneKernel k = compile_standalone("store_one.cu", source, {}, Arch{90}, "sgemm_common.cuh");
+    EXPECT_FALSE(k.cubin.empty());
+    EXPECT_THROW(compile_standalone("store_one.cu", source, {}, Arch{90}), CompileError);
+    EXPECT_THROW(compile_standalone("store_one.cu", source, {}, Arch{90}, "no_such_template.cuh"), Error);
+}
+
 // NVRTC reads headers only from those it is given: never a file beside the program's name
 // (the working directory), whose text no template hash would cover.
 TEST(Compiler, NoHeaderComesFromTheDisk) {

@@ -441,11 +441,13 @@ TEST(Tune, AnExhaustiveRunComparesTheReplayWithTheSameMedians) {
 namespace {
 
 // A candidate that faults the GPU ends the search and the run (the CUDA context is lost), with
-// the fault stored against it and named in the outcome; the next run leaves it out and finishes.
-// The fault would spoil the context of every later test, so the first run happens in a
-// process of its own: the threadsafe death test runs this test again in a new process.
-TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) {
-    SGEMM_REQUIRE_GPU(gpu);
+// the fault stored against it and named in the outcome, `while_it_was` checked or timed; the
+// next run leaves it out and finishes. The fault would spoil the context of every later test,
+// so the first run happens in a process of its own: the threadsafe death test runs the calling
+// test again in a new process.
+void expect_the_fault_stored_and_the_candidate_left_out(const sgemm::testing::GpuContext& gpu,
+                                                        sgemm::testing::FaultsOn when,
+                                                        const std::string& while_it_was) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     // The child runs the test from its start: it finds the parent's database in the
     // environment, where the parent put it.
@@ -458,7 +460,7 @@ TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) 
     } else {
         dir.emplace();
         path = dir->file("tuning.db");
-        planted = sgemm::testing::plant_a_kernel_that_faults(path, Arch{gpu->device.sm()});
+        planted = sgemm::testing::plant_a_kernel_that_faults(path, Arch{gpu.device.sm()}, when);
         ASSERT_EQ(setenv(kDatabaseOfTheParent, path.c_str(), 1), 0);
     }
     const ShapeRow shape = row(17, 31, 7);
@@ -468,20 +470,20 @@ TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) 
     EXPECT_EXIT(
         {
             TuningStore store(path);
-            const std::vector<ShapeOutcome> outcomes = Tuner(store, gpu->device, options, {}).tune_all({shape, shape});
+            const std::vector<ShapeOutcome> outcomes = Tuner(store, gpu.device, options, {}).tune_all({shape, shape});
             std::fprintf(stderr, "%zu outcome(s); fault: %s; interrupted: %d; winner: %s\n", outcomes.size(),
                          outcomes.back().fault.c_str(), outcomes.back().interrupted,
-                         store.find_winner(fingerprint_of(gpu->device).id(), shape.key) ? "stored" : "none");
+                         store.find_winner(fingerprint_of(gpu.device).id(), shape.key) ? "stored" : "none");
             std::fflush(stderr);
             std::_Exit(0);
         },
         ::testing::ExitedWithCode(0),
-        "1 outcome\\(s\\); fault: naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU while it was checked on M=17 N=31 K=7 "
-        ".*\\(CUDA error: .*\\); interrupted: 0; winner: none");
+        "1 outcome\\(s\\); fault: naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU while it was " + while_it_was +
+            " on M=17 N=31 K=7 .*\\(CUDA error: .*\\); interrupted: 0; winner: none");
     unsetenv(kDatabaseOfTheParent);
 
     TuningStore store(path);
-    const std::string device_id = fingerprint_of(gpu->device).id();
+    const std::string device_id = fingerprint_of(gpu.device).id();
     const auto measurements_of_planted = [&] {
         std::vector<Measurement> out;
         for (const Measurement& m : store.measurements(device_id, shape.key))
@@ -497,12 +499,23 @@ TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) 
     ASSERT_EQ(without_faulted({Candidate{&find_family("naive"), planted.params}}, store.measurements(device_id, shape.key))
                   .size(),
               0u);
-    const ShapeOutcome next = Tuner(store, gpu->device, options, {}).tune(shape, 0, 1);
+    const ShapeOutcome next = Tuner(store, gpu.device, options, {}).tune(shape, 0, 1);
     EXPECT_EQ(next.fault, "");
     EXPECT_EQ(next.left_out_faulted, 1);
     EXPECT_GE(next.candidates, 1);
     EXPECT_TRUE(store.find_winner(device_id, shape.key).has_value());
     EXPECT_EQ(measurements_of_planted().size(), 1u) << "the faulting candidate ran again";
+}
+
+TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) {
+    SGEMM_REQUIRE_GPU(gpu);
+    expect_the_fault_stored_and_the_candidate_left_out(*gpu, sgemm::testing::FaultsOn::first_run, "checked");
+}
+
+// Its two judged runs right, the candidate passes its check and faults in the timing's runs.
+TEST(TuneDeathTest, ACandidateThatFaultsTheGpuOnlyWhileTimedIsStoredAndLeftOutAlike) {
+    SGEMM_REQUIRE_GPU(gpu);
+    expect_the_fault_stored_and_the_candidate_left_out(*gpu, sgemm::testing::FaultsOn::third_run, "timed");
 }
 
 }  // namespace
