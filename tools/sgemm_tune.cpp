@@ -76,7 +76,7 @@ public:
                 const ShapeKey& k = o.row.key;
                 std::fprintf(stderr,
                              "[%d/%d] %s: %s left out: they faulted the GPU in an earlier run (sgemm-db show %d %d %d "
-                             "--trans %s --align %d names them)\n",
+                             "--trans %s --align %d names them; --retry-faulted tries them again)\n",
                              finished_, shapes_, k.to_string().c_str(),
                              count_of(static_cast<std::size_t>(o.left_out_faulted), "candidate", "candidates").c_str(),
                              k.M, k.N, k.K, k.transposes().c_str(), k.alignment);
@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
         "shapes finished keep their winners and the table shows them; exit status 130 (143 for\n"
         "SIGTERM). A second signal quits at once. A candidate that faults the GPU ends the run the same\n"
         "way, with exit status 2 (the CUDA context is lost); the fault is stored, and the next run leaves\n"
-        "that candidate out of that shape.\n\n"
+        "that candidate out of that shape (--retry-faulted tries it again).\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"
@@ -292,6 +292,9 @@ int main(int argc, char** argv) {
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device")
+        ("retry-faulted", "try again the candidates that faulted the GPU on a shape in an earlier run, which are "
+         "otherwise left out of that shape (after a driver update or a hardware repair, say); one that faults "
+         "again ends the run again")
         ("check-fp64", "validate against an fp64 reference (cuBLAS DGEMM) instead of cuBLAS fp32")
         ("allow-atomics", "also try split-K kernels whose slices add into C with float atomics: on small grids "
          "(batch-32 decode, 1024^3) a few percent faster, but the order of the adds, and so the last bits of C, "
@@ -353,13 +356,14 @@ int main(int argc, char** argv) {
             });
         }
         options.retune = vm.count("retune") > 0;
+        options.retry_faulted = vm.count("retry-faulted") > 0;
         options.check_fp64 = vm.count("check-fp64") > 0;
         options.atomics_allowed = vm.count("allow-atomics") > 0;
         dry = vm.count("dry-run") > 0;
         if (!dry && !vm["arch"].defaulted())
             throw po::error("--arch is the compile target of --dry-run; a tune compiles for the GPU it runs on");
         // A dry run is often the real command with --dry-run added: say what it leaves aside.
-        for (const char* option : {"db", "device", "retune", "check-fp64", "budget-s"})
+        for (const char* option : {"db", "device", "retune", "retry-faulted", "check-fp64", "budget-s"})
             if (dry && vm.count(option) && !vm[option].defaulted())
                 dry_ignored += std::string(dry_ignored.empty() ? "--" : ", --") + option;
         // Each strategy reads its own options: name the ones this run's strategy leaves aside.
@@ -527,10 +531,11 @@ int main(int argc, char** argv) {
         if (!fault.empty()) {
             std::fprintf(stderr,
                          "sgemm-tune: %s. The CUDA context is lost, so the run ended after %zu of %zu shapes; what "
-                         "it measured is stored, with the fault. %s, and leaves this candidate out of this shape.\n",
+                         "it measured is stored, with the fault. The same command%s %s, and leaves this candidate "
+                         "out of this shape.\n",
                          printable_lines(fault).c_str(), finished, shapes.rows.size(),
-                         options.retune ? "The same command tunes every shape again"
-                                        : "The same command goes on from there");
+                         options.retry_faulted ? " without --retry-faulted" : "",
+                         options.retune ? "tunes every shape again" : "goes on from there");
             return 2;
         }
         return stopped ? end_by_interrupt() : written;

@@ -147,7 +147,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     // Candidates, chosen by the strategy, built through the cache.
     const Arch arch{device_.sm()};
     const std::vector<Candidate> enumerated = enumerate_candidates(key, arch, options_.families, options_.atomics_allowed);
-    const std::vector<Candidate> all = without_faulted(enumerated, store_.measurements(device_id_, key));
+    const std::vector<Candidate> all =
+        options_.retry_faulted ? enumerated : without_faulted(enumerated, store_.measurements(device_id_, key));
     outcome.left_out_faulted = static_cast<int>(enumerated.size() - all.size());
     const std::vector<Candidate> chosen =
         choose_candidates(all, key, model_, options_.search, neighbour_winners(key, all));

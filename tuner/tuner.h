@@ -39,6 +39,10 @@ struct TuneOptions {
     SearchPlan search;
     std::vector<std::string> families;  // empty: the default set (candidates.h)
     bool retune = false;                // re-tune shapes that already have a winner
+    // Try again the candidates that faulted the GPU on a shape in an earlier run, which are
+    // otherwise left out (without_faulted in tuner/candidate_check.h): after a fault that was
+    // the driver's or the hardware's, say.
+    bool retry_faulted = false;
     bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
     bool atomics_allowed = false;       // may store split-K kernels that add with float atomics (candidates.h)
     double budget_seconds = 0;          // per shape, compiling and timing candidates; 0: none
@@ -68,7 +72,7 @@ struct ShapeOutcome {
     Winner winner;         // what the database now holds for the shape (nothing when untried)
     int candidates = 0;    // chosen for timing
     // Left out before choosing: they faulted the GPU on this shape in an earlier run
-    // (without_faulted in tuner/candidate_check.h).
+    // (without_faulted in tuner/candidate_check.h), unless TuneOptions::retry_faulted.
     int left_out_faulted = 0;
     int invalid = 0;       // failed to build, spilled, or gave a wrong result
     int rejected = 0;      // dropped early as too slow

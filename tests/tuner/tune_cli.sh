@@ -11,7 +11,7 @@ trap 'rm -rf "$dir"' EXIT
 export SGEMM_DB="$dir/tuning.db"
 
 out=$("$tune" --help) || fail "--help exited non-zero"
-for word in --shapes --strategy --dry-run --retune --check-fp64 --allow-atomics --jobs --budget-s; do
+for word in --shapes --strategy --dry-run --retune --retry-faulted --check-fp64 --allow-atomics --jobs --budget-s; do
   grep -q -- "$word" <<<"$out" || fail "--help does not document $word"
 done
 # The model strategy's refinement, which times most of its candidates, is described too.
@@ -200,8 +200,8 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive,async,naive 2
 err=$("$tune" --shapes "$dir/small.csv" --arch sm_80 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--arch is the compile target of --dry-run" <<<"$err" || fail "--arch without --dry-run: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --retune --db "$dir/x.db" --budget-s 5 \
-  2>&1 >/dev/null) || fail "a dry run with tuning options failed: $err"
-grep -qF "a dry run uses no GPU and no database, so it leaves out --db, --retune, --budget-s" <<<"$err" ||
+  --retry-faulted 2>&1 >/dev/null) || fail "a dry run with tuning options failed: $err"
+grep -qF "a dry run uses no GPU and no database, so it leaves out --db, --retune, --retry-faulted, --budget-s" <<<"$err" ||
   fail "a dry run does not name what it leaves out: $err"
 
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --seed 3 --budget 2 2>&1 >/dev/null) ||
@@ -322,8 +322,9 @@ if gpu_present; then
 
   # A candidate that faults the GPU ends the run with exit 2, since the CUDA context is lost:
   # the finished shape's row and the JSON are written, and the fault is named and stored. The
-  # same command then leaves the candidate out, says so, and finishes. (No family reads A
-  # transposed: the first shape has no candidates, and cuBLAS wins it.)
+  # same command then leaves the candidate out, says so, and finishes; with --retry-faulted it
+  # tries the candidate again, which faults again. (No family reads A transposed: the first
+  # shape has no candidates, and cuBLAS wins it.)
   "$plant" "$dir/fault.db" || fail "could not plant a kernel that faults"
   printf 'M,N,K,transA,transB,name\n17,31,7,T,N,first\n17,31,7,N,N,second\n' > "$dir/fault.csv"
   out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
@@ -336,6 +337,11 @@ if gpu_present; then
   grep -Eq "^first +17 +31 +7 TN fp32 +cuBLAS" <<<"$out" || fail "no row for the shape finished before the fault: $out"
   grep -Eq '"fault": *"naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU' "$dir/fault.json" ||
     fail "the JSON does not name the fault: $(cat "$dir/fault.json")"
+  err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
+    --retry-faulted 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -q "faulted the GPU while it was checked on M=17 N=31 K=7 NN" <<<"$err" &&
+    grep -q "The same command without --retry-faulted goes on from there" <<<"$err" ||
+    fail "--retry-faulted did not try the candidate that faulted again: exit $rc: $err"
   out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1) ||
     fail "the run after the fault failed: $out"
   grep -q "M=17 N=31 K=7 NN .*: 1 candidate left out: they faulted the GPU in an earlier run" <<<"$out" ||
