@@ -69,11 +69,32 @@ std::vector<int> parse_params(const std::string& text) {
     }
 }
 
+std::vector<KernelRef> kernels_that_faulted(const std::vector<Measurement>& measured) {
+    const auto a_fault = [](const Measurement& m) {
+        return !m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0 && m.tuner_version == SGEMM_VERSION;
+    };
+    std::vector<KernelRef> out;
+    for (const Measurement& fault : measured) {
+        if (!a_fault(fault) || std::find(out.begin(), out.end(), fault.kernel) != out.end()) continue;
+        // The kernel's last fault and last valid measurement, by the times the store wrote (ISO
+        // 8601, milliseconds, so they sort as text). A fault and a pass in one millisecond
+        // leave the fault standing: a kernel timed valid and then faulting in the re-timing
+        // can be that quick.
+        std::string last_fault, last_valid;
+        for (const Measurement& m : measured) {
+            if (!(m.kernel == fault.kernel) || m.tuner_version != SGEMM_VERSION) continue;
+            if (a_fault(m)) last_fault = std::max(last_fault, m.measured_at);
+            if (m.valid) last_valid = std::max(last_valid, m.measured_at);
+        }
+        const bool passed_since = !last_valid.empty() && last_valid > last_fault;
+        if (!passed_since) out.push_back(fault.kernel);
+    }
+    return out;
+}
+
 bool faulted_in(const KernelRef& kernel, const std::vector<Measurement>& measured) {
-    return std::any_of(measured.begin(), measured.end(), [&](const Measurement& m) {
-        return !m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0 && m.tuner_version == SGEMM_VERSION &&
-               m.kernel == kernel;
-    });
+    const std::vector<KernelRef> faulted = kernels_that_faulted(measured);
+    return std::find(faulted.begin(), faulted.end(), kernel) != faulted.end();
 }
 
 }  // namespace sgemm

@@ -81,11 +81,14 @@ struct Measurement {
 // stores one for a candidate that faulted (tuner/tuner.cpp).
 constexpr const char* kFaultedReason = "faulted the GPU: ";
 
-// Whether `kernel` faulted the device in one of `measured`, as built by this library version:
-// the same family, values and template hash, and an invalid_reason that begins with
-// kFaultedReason. The same kernel built from other templates, or by another version, after a
-// fix, has not. A kernel that faulted is tuned no more (tuner/candidate_check.h), kept as no
+// The kernels that faulted the device in `measured` (an invalid_reason that begins with
+// kFaultedReason), as built by this library version, each once: the same kernel built from
+// other templates, or by another version, after a fix, has not. Nor has one measured valid
+// since its last fault, by a run that tried it again (sgemm-tune --retry-faulted) and found
+// it sound. A kernel that faulted is tuned no more (tuner/candidate_check.h), kept as no
 // winner, and stands in for none (src/dispatch/catalog.cpp), though it was timed before.
+std::vector<KernelRef> kernels_that_faulted(const std::vector<Measurement>& measured);
+// Whether `kernel` is one of them.
 bool faulted_in(const KernelRef& kernel, const std::vector<Measurement>& measured);
 
 // The kernel dispatch launches for a device and shape key.

@@ -293,7 +293,8 @@ int main(int argc, char** argv) {
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device")
         ("retry-faulted", "try again the candidates that faulted the GPU on a shape in an earlier run, which are "
-         "otherwise left out of that shape (after a driver update or a hardware repair, say); one that faults "
+         "otherwise left out of that shape (after a driver update or a hardware repair, say): such shapes are "
+         "tuned again though they have winners. One that runs right counts as faulted no more; one that faults "
          "again ends the run again")
         ("check-fp64", "validate against an fp64 reference (cuBLAS DGEMM) instead of cuBLAS fp32")
         ("allow-atomics", "also try split-K kernels whose slices add into C with float atomics: on small grids "

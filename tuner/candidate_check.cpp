@@ -70,6 +70,7 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
         accuracy = problem.check_output();
         return accuracy.ok() ? std::string() : "wrong result" + when + ": " + accuracy.verdict();
     };
+    static_assert(kCheckedRuns == 2, "the runs below are kCheckedRuns");
     if (std::string why = run_and_judge("", out.accuracy); !why.empty()) return invalid(std::move(why));
     {
         const ScalarsForAScope scaled_check(problem, kScaledAlpha, kScaledBeta);
@@ -85,14 +86,13 @@ bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) !=
 
 std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured) {
+    const std::vector<KernelRef> faulted = kernels_that_faulted(measured);
     // A kernel reference costs a hash of its family's templates: none are made without a fault.
-    if (std::none_of(measured.begin(), measured.end(), [](const Measurement& m) {
-            return m.invalid_reason.rfind(kFaultedReason, 0) == 0;
-        }))
-        return candidates;
+    if (faulted.empty()) return candidates;
     std::vector<Candidate> out;
     for (const Candidate& c : candidates)
-        if (!faulted_in(kernel_ref(*c.family, c.values), measured)) out.push_back(c);
+        if (std::find(faulted.begin(), faulted.end(), kernel_ref(*c.family, c.values)) == faulted.end())
+            out.push_back(c);
     return out;
 }
 

@@ -32,6 +32,9 @@ struct CheckedCandidate {
 // context_lost says which it was.
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
                                  cudaStream_t stream);
+// How many times check_candidate launches a candidate that passes: the tests' kernel that
+// faults only once checked (tests/tuner/faulting_kernel.h) counts on it.
+constexpr int kCheckedRuns = 2;
 
 // Whether the CUDA context is lost, as after a device fault: every call then returns the
 // fault's error (cudaStreamSynchronize on `stream` is the call asked), and nothing more can
@@ -39,8 +42,8 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
 bool context_lost(cudaStream_t stream);
 
 // `candidates` less those that faulted the device on this shape in an earlier run
-// (faulted_in, db/records.h): each would end this run too, and every run after it. A kernel
-// built from other templates or by another version, after a fix, is tried again.
+// (kernels_that_faulted, db/records.h): each would end this run too, and every run after it.
+// A kernel built from other templates or by another version, after a fix, is tried again.
 std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured);
 

@@ -27,13 +27,16 @@ double seconds_since(Clock::time_point start) {
 // go on missing. So is one that adds with atomics when this run does not allow them: a run
 // without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted
 // the GPU in a later run (--retune), whose search stored no winner: the shape is tuned again
-// without it.
+// without it. And with retry_faulted (--retry-faulted) so is any winner of a shape where a
+// kernel faulted: the shape is tuned again with it.
 std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
-                                    bool atomics_allowed) {
+                                    bool atomics_allowed, bool retry_faulted) {
     std::optional<Winner> w = store.find_winner(device_id, key);
-    if (w && !winner_unusable(*w, arch).empty()) return std::nullopt;
-    if (w && !atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
-    if (w && !w->kernel.is_cublas() && faulted_in(w->kernel, store.measurements(device_id, key))) return std::nullopt;
+    if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
+    if (!atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
+    const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
+    if (retry_faulted && !faulted.empty()) return std::nullopt;
+    if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
     return w;
 }
 
@@ -79,12 +82,14 @@ ProblemSpec operands_for(const ShapeKey& key) {
 }
 
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed) {
+                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed,
+                                     bool retry_faulted) {
     std::vector<ShapeRow> out;
     const std::optional<DeviceFingerprint> device = store.find_device(device_id);
     const Arch arch{device ? device->sm() : 0};
     for (const ShapeRow& row : shapes)
-        if (retune || !device || !usable_winner(store, device_id, row.key, arch, atomics_allowed)) out.push_back(row);
+        if (retune || !device || !usable_winner(store, device_id, row.key, arch, atomics_allowed, retry_faulted))
+            out.push_back(row);
     return out;
 }
 
@@ -136,7 +141,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
     if (!options_.retune) {
-        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_.atomics_allowed)) {
+        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_.atomics_allowed,
+                                                    options_.retry_faulted)) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);

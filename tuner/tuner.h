@@ -40,8 +40,8 @@ struct TuneOptions {
     std::vector<std::string> families;  // empty: the default set (candidates.h)
     bool retune = false;                // re-tune shapes that already have a winner
     // Try again the candidates that faulted the GPU on a shape in an earlier run, which are
-    // otherwise left out (without_faulted in tuner/candidate_check.h): after a fault that was
-    // the driver's or the hardware's, say.
+    // otherwise left out (without_faulted in tuner/candidate_check.h), and tune such a shape
+    // again though it has a winner: after a fault that was the driver's or the hardware's, say.
     bool retry_faulted = false;
     bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
     bool atomics_allowed = false;       // may store split-K kernels that add with float atomics (candidates.h)
@@ -63,7 +63,7 @@ struct ShapeOutcome {
     // A candidate faulted the GPU (an illegal address, a trap): what happened, in words, naming
     // the candidate. The CUDA context is lost, so the search ended there with no winner, and
     // the run ends with this shape. The fault is stored, and the next run leaves the candidate
-    // out (without_faulted in tuner/candidate_check.h).
+    // out (without_faulted in tuner/candidate_check.h) unless TuneOptions::retry_faulted.
     std::string fault;
     // Its budget (TuneOptions::budget_seconds) ran out before any candidate ran: cuBLAS was
     // timed, but nothing was compared with it, so no winner is stored and the next run tunes
@@ -134,8 +134,10 @@ ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses);
 
 // Shapes of a run that still need tuning: all with retune, else those without a winner
 // for `device_id` that dispatch would use (a killed run resumes where it stopped), counting
-// a winner that adds with atomics only when atomics_allowed.
+// a winner that adds with atomics only when atomics_allowed, and none of a shape where a
+// kernel faulted the GPU when retry_faulted.
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed);
+                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed,
+                                     bool retry_faulted);
 
 }  // namespace sgemm

@@ -211,7 +211,18 @@ TEST(Compiler, AStandaloneSourceMayIncludeTheTemplateItNames) {
     const StandaloneKernel k = compile_standalone("store_one.cu", source, {}, Arch{90}, "sgemm_common.cuh");
     EXPECT_FALSE(k.cubin.empty());
     EXPECT_THROW(compile_standalone("store_one.cu", source, {}, Arch{90}), CompileError);
-    EXPECT_THROW(compile_standalone("store_one.cu", source, {}, Arch{90}, "no_such_template.cuh"), Error);
+    // sgemm_naive.cuh includes sgemm_common.cuh, not the other way round.
+    EXPECT_THROW(compile_standalone("naive.cu", "#include \"sgemm_naive.cuh\"\n", {}, Arch{90}, "sgemm_common.cuh"),
+                 CompileError);
+    try {
+        compile_standalone("store_one.cu", source, {}, Arch{90}, "no_such_template.cuh");
+        FAIL() << "expected an error for a template that does not exist";
+    } catch (const CompileError& e) {
+        FAIL() << "the name was not refused before NVRTC ran: " << e.what();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("no embedded template named 'no_such_template.cuh'"), std::string::npos)
+            << e.what();
+    }
 }
 
 // NVRTC reads headers only from those it is given: never a file beside the program's name

@@ -180,7 +180,7 @@ TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidatesAndOneThatRanNoneHasNoWinner)
     const std::vector<Measurement> measured = t.measurements(*gpu, o.row.key);
     ASSERT_EQ(measured.size(), 1u);
     EXPECT_TRUE(measured[0].kernel.is_cublas());
-    EXPECT_EQ(shapes_to_tune(t.store, device_id, {o.row}, false, false).size(), 1u) << "the next run tunes it";
+    EXPECT_EQ(shapes_to_tune(t.store, device_id, {o.row}, false, false, false).size(), 1u) << "the next run tunes it";
     // Unlike a stop, it does not end the run: the next shape is tuned (here, left untried too).
     const std::vector<ShapeOutcome> both =
         Tuner(t.store, gpu->device, t.options, {}).tune_all({row(8, 2048, 1024), row(8, 4096, 1024)});
@@ -512,10 +512,10 @@ TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) 
     expect_the_fault_stored_and_the_candidate_left_out(*gpu, sgemm::testing::FaultsOn::first_run, "checked");
 }
 
-// Its two judged runs right, the candidate passes its check and faults in the timing's runs.
+// Its checked runs right, the candidate passes its check and faults in the timing's runs.
 TEST(TuneDeathTest, ACandidateThatFaultsTheGpuOnlyWhileTimedIsStoredAndLeftOutAlike) {
     SGEMM_REQUIRE_GPU(gpu);
-    expect_the_fault_stored_and_the_candidate_left_out(*gpu, sgemm::testing::FaultsOn::third_run, "timed");
+    expect_the_fault_stored_and_the_candidate_left_out(*gpu, sgemm::testing::FaultsOn::after_the_check, "timed");
 }
 
 }  // namespace

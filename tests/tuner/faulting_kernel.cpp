@@ -4,6 +4,7 @@
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "src/records/kernel_records.h"
+#include "tuner/candidate_check.h"
 
 namespace sgemm::testing {
 namespace {
@@ -11,13 +12,13 @@ namespace {
 constexpr const char* kTrapsAtOnce = "extern \"C\" __global__ void faults() { __trap(); }\n";
 
 // One thread of each launch counts it in a global of the module, which lives as long as the
-// loaded kernel: the tuner checks and times one loaded candidate. Two right runs are naive's
+// loaded kernel: the tuner checks and times one loaded candidate. The right runs are naive's
 // sums over K, one element a thread, through the families' own arguments and epilogue.
-constexpr const char* kTrapsFromTheThirdRun = R"(#include "sgemm_common.cuh"
+constexpr const char* kTrapsOnceChecked = R"(#include "sgemm_common.cuh"
 __device__ unsigned int launches_so_far;
 extern "C" __global__ void faults(const SgemmArgs p) {
     if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0 &&
-        atomicAdd(&launches_so_far, 1u) >= 2u)
+        launches_so_far++ >= CHECKED_RUNS)
         __trap();
     const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= p.M || col >= p.N) return;
@@ -35,7 +36,8 @@ KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsO
     const StandaloneKernel faults =
         when == FaultsOn::first_run
             ? compile_standalone("faults.cu", kTrapsAtOnce, {}, arch)
-            : compile_standalone("faults.cu", kTrapsFromTheThirdRun, {}, arch, "sgemm_common.cuh");
+            : compile_standalone("faults.cu", kTrapsOnceChecked, {"CHECKED_RUNS=" + std::to_string(kCheckedRuns)},
+                                 arch, "sgemm_common.cuh");
     compiled.cubin = faults.cubin;
     compiled.ptxas = faults.ptxas;
     compiled.lowered_name = "faults";

@@ -9,11 +9,11 @@
 namespace sgemm::testing {
 
 // When the planted kernel faults:
-//   first_run   it traps at once, so a tune's check of the candidate faults;
-//   third_run   its first two runs compute the product as naive does, which passes the
-//               check's two judged runs, and every run after traps: the fault comes while
-//               the candidate is timed.
-enum class FaultsOn { first_run, third_run };
+//   first_run         it traps at once, so a tune's check of the candidate faults;
+//   after_the_check   its first kCheckedRuns runs (tuner/candidate_check.h) compute the
+//                     product as naive does, which passes the check, and every run after
+//                     traps: the fault comes while the candidate is timed.
+enum class FaultsOn { first_run, after_the_check };
 
 // Puts into the database at `path`, as the binary of naive's default configuration for
 // `arch`, a kernel that traps on the run `when` says; a tune takes it from the cache as that

@@ -22,7 +22,7 @@ TEST(FaultingKernel, EachKindIsPlantedAsTheBinaryOfNaivesDefaultConfiguration) {
     const Arch arch{90};
     const std::vector<char> naives_own = compile_kernel(naive, naive.defaults, arch).cubin;
     std::vector<std::vector<char>> planted;
-    for (const FaultsOn when : {FaultsOn::first_run, FaultsOn::third_run}) {
+    for (const FaultsOn when : {FaultsOn::first_run, FaultsOn::after_the_check}) {
         const TempDir dir;
         const std::string path = dir.file("tuning.db");
         EXPECT_EQ(plant_a_kernel_that_faults(path, arch, when), kernel_ref(naive, naive.defaults));

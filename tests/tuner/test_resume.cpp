@@ -45,7 +45,7 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
         store.record_measurement(sgemm::testing::measurement(device_id, shapes[1].key, 0.05));
     }
     TuningStore store(dir.file("tuning.db"));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, false);
     ASSERT_EQ(todo.size(), 3u);
     EXPECT_EQ(todo[0].line, 3);
     EXPECT_EQ(todo[1].line, 4);
@@ -53,10 +53,10 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     EXPECT_EQ(todo[0].key.alignment, 4);  // K = 4093: rows of A are not 16-byte aligned
     EXPECT_EQ(todo[1].key.alignment, 16);
     EXPECT_EQ(todo[2].key.alignment, 8);  // kept: the class-16 winner does not serve it
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true, false).size(), 4u);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true, false, false).size(), 4u);
     // Another device has tuned nothing.
     const std::string other = store.add_device(sgemm::testing::h200(1));
-    EXPECT_EQ(shapes_to_tune(store, other, shapes, false, false).size(), 4u);
+    EXPECT_EQ(shapes_to_tune(store, other, shapes, false, false, false).size(), 4u);
 }
 
 // A winner dispatch leaves out (tuned with other kernel templates under the same library
@@ -75,7 +75,7 @@ TEST(Resume, AWinnerDispatchWouldLeaveOutIsTunedAgain) {
     store.put_binary(stale);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &current));
     store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.03, &stale));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, false);
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 3);
 }
@@ -99,10 +99,10 @@ TEST(Resume, AWinnerThatAddsWithAtomicsIsTunedAgainUnlessAllowed) {
     store.put_binary(added);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &summed));
     store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.04, &added));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, false);
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 3);
-    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, true).empty());
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, true, false).empty());
 }
 
 }  // namespace
@@ -184,12 +184,70 @@ TEST(Resume, AWinnerThatFaultedInALaterRunIsTunedAgain) {
     const Binary binary = sgemm::testing::naive_binary();
     store.put_binary(binary);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 1.0, &binary));
-    ASSERT_TRUE(shapes_to_tune(store, device_id, shapes, false, false).empty());
+    ASSERT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, false).empty());
     Measurement fault = sgemm::testing::measurement(device_id, shapes[0].key, 0.03);  // the winner's kernel
     fault.valid = false;
     fault.invalid_reason = kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress");
     store.record_measurement(fault);
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, false, false).size(), 1u);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, false, false, false).size(), 1u);
+}
+
+// A kernel tried again after its fault (--retry-faulted) and measured valid is sound again:
+// its winner stands, the next run does not leave it out, and a fault after that counts anew.
+TEST(Resume, AKernelMeasuredValidAfterItsFaultCountsAsFaultedNoMore) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2)};
+    const ShapeKey& key = shapes[0].key;
+    const Binary binary = sgemm::testing::naive_binary();
+    store.put_binary(binary);
+    store.put_winner(sgemm::testing::winner(device_id, key, 1.0, &binary));
+    const auto record = [&](bool valid, const std::string& at) {
+        Measurement m = sgemm::testing::measurement(device_id, key, 0.03);  // the winner's kernel
+        m.valid = valid;
+        if (!valid) m.invalid_reason = kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress");
+        m.measured_at = at;
+        store.record_measurement(m);
+    };
+    const Candidate winners_candidate{&find_family("naive"), binary.kernel.params};
+    record(true, "2026-12-02T10:00:00.000Z");
+    record(false, "2026-12-02T10:00:00.000Z");  // faulted in the re-timing, within the millisecond
+    EXPECT_TRUE(faulted_in(binary.kernel, store.measurements(device_id, key)));
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, false, false, false).size(), 1u);
+
+    record(true, "2026-12-02T11:00:00.000Z");  // tried again, and sound
+    EXPECT_FALSE(faulted_in(binary.kernel, store.measurements(device_id, key)));
+    EXPECT_TRUE(kernels_that_faulted(store.measurements(device_id, key)).empty());
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, false).empty());
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, true).empty()) << "nothing left to retry";
+    EXPECT_EQ(without_faulted({winners_candidate}, store.measurements(device_id, key)).size(), 1u);
+
+    record(false, "2026-12-02T12:00:00.000Z");
+    EXPECT_TRUE(faulted_in(binary.kernel, store.measurements(device_id, key)));
+    EXPECT_EQ(without_faulted({winners_candidate}, store.measurements(device_id, key)).size(), 0u);
+}
+
+// With retry_faulted, a shape where any kernel faulted is tuned again though its winner is
+// another kernel, so that the run tries the one that faulted; without it the winner stands.
+TEST(Resume, RetryFaultedTunesAgainAShapeWhereAKernelFaulted) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2), row(8, 4096, 4096, 2)};
+    const Binary binary = sgemm::testing::naive_binary();
+    store.put_binary(binary);
+    for (const ShapeRow& r : shapes) store.put_winner(sgemm::testing::winner(device_id, r.key, 1.0, &binary));
+    Measurement fault = sgemm::testing::measurement(device_id, shapes[1].key, 0.03);
+    fault.kernel.params[0] = 16;  // another naive configuration than the winner's
+    fault.valid = false;
+    fault.invalid_reason = kFaultedReason + std::string("CUDA error: cudaErrorLaunchFailure");
+    store.record_measurement(fault);
+
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, false).empty());
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, true);
+    ASSERT_EQ(todo.size(), 1u);
+    EXPECT_EQ(todo[0].key, shapes[1].key);
 }
 
 }  // namespace

@@ -337,16 +337,22 @@ if gpu_present; then
   grep -Eq "^first +17 +31 +7 TN fp32 +cuBLAS" <<<"$out" || fail "no row for the shape finished before the fault: $out"
   grep -Eq '"fault": *"naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU' "$dir/fault.json" ||
     fail "the JSON does not name the fault: $(cat "$dir/fault.json")"
-  err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
-    --retry-faulted 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 2 ] && grep -q "faulted the GPU while it was checked on M=17 N=31 K=7 NN" <<<"$err" &&
-    grep -q "The same command without --retry-faulted goes on from there" <<<"$err" ||
-    fail "--retry-faulted did not try the candidate that faulted again: exit $rc: $err"
   out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1) ||
     fail "the run after the fault failed: $out"
   grep -q "M=17 N=31 K=7 NN .*: 1 candidate left out: they faulted the GPU in an earlier run" <<<"$out" ||
     fail "the run after the fault does not say it left the candidate out: $out"
   grep -Eq "^second +17 +31 +7 NN fp32 " <<<"$out" || fail "the shape that faulted has no row after the next run: $out"
+  # Both shapes have winners now: --retry-faulted tunes again the one where a kernel faulted.
+  err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
+    --retry-faulted 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -q "faulted the GPU while it was checked on M=17 N=31 K=7 NN" <<<"$err" &&
+    grep -q "the run ended after 1 of 2 shapes" <<<"$err" &&
+    grep -q "The same command without --retry-faulted goes on from there, and leaves" <<<"$err" ||
+    fail "--retry-faulted did not try the candidate that faulted again: exit $rc: $err"
+  err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
+    --retune --retry-faulted 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -q "The same command without --retry-faulted tunes every shape again, and leaves" <<<"$err" ||
+    fail "--retune --retry-faulted: exit $rc: $err"
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
