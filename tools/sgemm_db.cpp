@@ -210,11 +210,26 @@ int cmd_show(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
+    // The shape's stored winners, one line a device, measured or not: an import or a merge
+    // brings a winner without the measurements of its search, and a winner's time is its own
+    // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
+    const std::string device = ctx.device(store);
+    std::vector<std::string> winner_lines;
+    for (const DeviceFingerprint& d : store.devices()) {
+        const std::optional<Winner> w = device.empty() || d.id() == device ? store.find_winner(d.id(), shape)
+                                                                           : std::nullopt;
+        if (w)
+            winner_lines.push_back("the stored winner of device " + d.id().substr(0, 8) + ": " + w->kernel.description +
+                                   ", " + fixed(w->ms, 4) + " ms (cuBLAS " + fixed(w->cublas_ms, 4) + " ms, " +
+                                   fixed(w->speedup, 2) + "x), " + w->provenance);
+    }
     if (rows.empty()) {
         std::printf("no measurements of %s%s\n", shape.to_string().c_str(), where(ctx, store).c_str());
+        for (const std::string& line : winner_lines) std::printf("%s\n", line.c_str());
         return 0;
     }
-    std::printf("%s, best first (* the stored winner)\n", shape.to_string().c_str());
+    std::printf("%s, best first (* the stored winner's kernel, at its fastest valid run)\n", shape.to_string().c_str());
+    for (const std::string& line : winner_lines) std::printf("%s\n", line.c_str());
     Table table({"", "device", "kernel", "median ms", "min ms", "max ms", "runs", "TFLOPS", "error", "MHz", "verdict",
                  "measured at"});
     std::set<std::string> marked;  // devices whose winner's row is marked: its fastest valid run

@@ -103,6 +103,8 @@ id=$(json 'd[0]["device_id"]')
 
 run 0 "${ours[@]}" show 8 4096 4096
 has "$out" "M=8 N=4096 K=4096 NN fp32 align16, best first"
+# The winner's own line: its time is the re-timing's, which need not be any row's.
+has "$out" "the stored winner of device ${id:0:8}: naive BLOCK_X=32 BLOCK_Y=8, 0.4000 ms (cuBLAS 1.0000 ms, 2.50x), test"
 has "$out" "INVALID: wrong result: max error 3.1 above tolerance"
 [ "$(grep -c "^\* " <<<"$out")" -eq 1 ] || fail "show marks the winner's run once: $out"
 tail -1 <<<"$out" | grep -q INVALID || fail "show: invalid rows last: $out"
@@ -388,6 +390,14 @@ run 0 --db "$dir/merged.db" list --device "$id" --json
 has "$out" "sgemm-tune on the other box; merged from $dir/theirs.db"
 run 0 --db "$dir/merged.db" stats --json; [ "$(json 'len(d["devices"])')" = 2 ] || fail "merge: $out"
 other=$(json '[x["device_id"] for x in d["devices"] if x["device_id"] != "'"$id"'"][0]')
+# A merge brings winners without their searches' measurements: show names the winner all the
+# same, and the one it replaced keeps its measurement, starred as the winner's kernel's.
+run 0 --db "$dir/merged.db" show 1 4096 4096 --device "$id"
+has "$out" "the stored winner of device ${id:0:8}: naive BLOCK_X=32 BLOCK_Y=8, 0.0400 ms"
+has "$out" "merged from $dir/theirs.db"
+run 0 --db "$dir/merged.db" show 2 4096 4096
+has "$out" "no measurements of M=2 N=4096 K=4096 NN fp32 align16 in $dir/merged.db"
+has "$out" "the stored winner of device ${other:0:8}: naive BLOCK_X=32 BLOCK_Y=8, 0.0300 ms"
 # Miss counts come in once per recorder: merging the same misses again adds nothing.
 cp "$dir/ours.db" "$dir/same.db"
 run 0 --db "$dir/same.db" merge "$dir/ours.db"; has "$out" "0 miss rows (one per recorder and shape) added or updated"

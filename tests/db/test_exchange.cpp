@@ -275,7 +275,7 @@ protected:
 // A time of 0 or below would beat every real winner in a merge; a negative tolerance means
 // nothing. A time too small for a normal double is still a number, but no measured time:
 // the merge rule refuses it, as one under 0.1 us or over 10 PFLOPS, which would win every
-// later merge and import.
+// later merge and import, and one over a second at under 1 GFLOPS.
 TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     expect_each_bad_value_named(csv,
                                 {{1, "ms", "0", "must be above 0"},
@@ -300,6 +300,16 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     const MergeSummary faster = import_text(target, with_field(csv, 3, "cublas_ms", "0.0001"));
     ASSERT_EQ(faster.count(WinnerOffer::Outcome::Refused), 1);
     EXPECT_EQ(faster.winners[2].reason, "its cuBLAS time would be over 10 PFLOPS, faster than any GPU computes (winners.csv:4)");
+    // 1,000 ms: row 3 (32 x 4096 x 4096) would run at 1.07 GFLOPS; at 1,100 ms at 0.98, and
+    // at 1e308 ms at nothing worth a number.
+    const MergeSummary slow = import_text(target, with_field(csv, 3, "cublas_ms", "1000"));
+    EXPECT_EQ(slow.count(WinnerOffer::Outcome::Refused), 0);
+    for (const char* ms : {"1100", "1e308"}) {
+        const MergeSummary slower = import_text(target, with_field(csv, 3, "cublas_ms", ms));
+        ASSERT_EQ(slower.count(WinnerOffer::Outcome::Refused), 1) << ms;
+        EXPECT_EQ(slower.winners[2].reason,
+                  "its cuBLAS time is over a second at under 1 GFLOPS, slower than any GPU computes (winners.csv:4)");
+    }
 }
 
 // Counts are not negative, a device has SMs and memory, and a time of tuning reads as the
