@@ -656,7 +656,7 @@ struct Command {
 const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {"list", "[--device ID]", "the winners, one line each", 0, {"device"}, cmd_list},
-        {"show", "M N K [--trans NN] [--precision fp32] [--align A] [--device ID]", "every measurement of a shape, best first", 3,
+        {"show", "M N K [--trans NN] [--precision fp32] [--align A] [--device ID]", "every measurement of a shape, best first, and its stored winners", 3,
          {"device", "trans", "precision", "align"}, cmd_show},
         {"explain", "M N K [--trans NN] [--precision fp32] [--align A] [--deterministic] [--device ID]",
          "what dispatch would launch on this device, and why", 3,
