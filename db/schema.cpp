@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "db/embedded_migrations.h"
@@ -24,6 +26,49 @@ FileState read_state(sqlite::Connection& db) {
     return {q.integer(0), q.integer(1), q.integer(2)};
 }
 
+// The tables and views of a database ("table winners"), each with its columns.
+using SchemaObjects = std::map<std::string, std::set<std::string>>;
+
+SchemaObjects schema_objects(sqlite::Connection& db) {
+    SchemaObjects out;
+    std::vector<std::pair<std::string, std::string>> objects;  // type, name
+    for (auto q = db.query("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+                           "AND name NOT LIKE 'sqlite!_%' ESCAPE '!'");
+         q.step();)
+        objects.emplace_back(q.text(0), q.text(1));
+    for (const auto& [type, name] : objects) {
+        std::set<std::string>& columns = out[type + " " + name];
+        auto q = db.query("SELECT name FROM pragma_table_info(?1)");
+        for (q.bind(1, name); q.step();) columns.insert(q.text(0));
+    }
+    return out;
+}
+
+// What a file of the latest version must hold: the objects the migrations make in an empty
+// database, built once a process.
+const SchemaObjects& latest_schema_objects() {
+    static const SchemaObjects objects = [] {
+        sqlite::Connection empty("the latest schema", sqlite::Access::Memory, std::chrono::milliseconds(0));
+        for (const Migration& m : migrations()) empty.exec(m.sql);
+        return schema_objects(empty);
+    }();
+    return objects;
+}
+
+// How a file that says it has the latest schema lacks part of it (a table dropped or a
+// column renamed by hand, in another program), or "". Every query on the missing part would
+// fail with SQLite's words and the statement: this names it once, at open.
+std::string missing_from_schema(sqlite::Connection& db) {
+    const SchemaObjects has = schema_objects(db);
+    for (const auto& [object, columns] : latest_schema_objects()) {
+        const auto found = has.find(object);
+        if (found == has.end()) return object + " is missing";
+        for (const std::string& column : columns)
+            if (!found->second.count(column)) return "column " + column + " of " + object + " is missing";
+    }
+    return "";
+}
+
 // Throws unless the file holds a tuning database that this build can use, or nothing yet.
 void check(sqlite::Connection& db, const FileState& state, bool writable) {
     // Nothing in it, yet a user_version: another program's file (sgemm stamps its own
@@ -36,6 +81,11 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         throw DbError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
                       std::to_string(state.application_id) + ", " + std::to_string(state.objects) +
                       " schema objects); it was left untouched");
+    // Our stamp and tables, yet no version: the migrations would make the tables again.
+    if (state.application_id == kTuningDbApplicationId && state.version == 0 && state.objects > 0)
+        throw DbError(db.path() + " is a tuning database with schema version 0, though it holds " +
+                      std::to_string(state.objects) + " schema objects: its version was reset outside sgemm or "
+                      "damaged; it was left untouched");
     const int latest = latest_schema_version();
     if (state.version > latest)
         throw DbError(db.path() + " has schema version " + std::to_string(state.version) +
@@ -55,6 +105,10 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         throw DbError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
                       std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +
                       db.path() + ")");
+    if (state.version == latest)
+        if (const std::string missing = missing_from_schema(db); !missing.empty())
+            throw DbError(db.path() + " has schema version " + std::to_string(latest) + ", but its " + missing +
+                          ": the schema was changed outside sgemm or damaged; it was left untouched");
 }
 
 // WAL lets readers go on while one process writes; the mode is stored in the file. Switching

@@ -177,6 +177,7 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
             name += "?immutable=1";
             break;
         case Access::Snapshot:
+        case Access::Memory:
             flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
             name = ":memory:";
             break;

@@ -107,7 +107,7 @@ private:
     Statement& statement_;
 };
 
-enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot };
+enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot, Memory };
 
 class Connection {
 public:
@@ -120,7 +120,8 @@ public:
     // shared reading of a WAL database needs, nor a writer add to it). Snapshot copies the file as it stands
     // into memory at once, creating nothing beside it (commits still in a writer's -wal file
     // are not in the copy), read-only; a copy during which the file changed (its size or time
-    // of change) is taken again, and DbBusyError ends a fifth such try.
+    // of change) is taken again, and DbBusyError ends a fifth such try. Memory is an empty
+    // database in memory, read-write, `path` naming it in messages only.
     Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
     ~Connection();
     Connection(const Connection&) = delete;

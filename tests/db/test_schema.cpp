@@ -172,3 +172,34 @@ TEST(Schema, AnEmptyFileWithAUserVersionIsNotTakenForATuningDatabase) {
     expect_every_open_refused(path, "user_version 1 and nothing in it: not a tuning database");
     EXPECT_EQ(user_version(path), 1);
 }
+
+// A file stamped with the latest version whose schema was changed outside sgemm (a table
+// dropped, a column renamed, in the sqlite3 shell): every query on the missing part would
+// fail with SQLite's words and its statement. The open names the part instead, and changes
+// nothing.
+TEST(Schema, AFileOfTheLatestVersionMissingATableOrAColumnIsRefusedByName) {
+    TempDir dir;
+    const std::string no_table = write_sample(dir, "no_table.db"), renamed = write_sample(dir, "renamed.db");
+    sqlite::Connection(no_table, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
+        .exec("DROP VIEW winners_summary; DROP TABLE winners");
+    expect_every_open_refused(no_table, "has schema version " + std::to_string(latest_schema_version()) +
+                                            ", but its table winners is missing: the schema was changed outside "
+                                            "sgemm or damaged");
+    sqlite::Connection(renamed, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
+        .exec("ALTER TABLE devices RENAME COLUMN gpu_name TO gpu");
+    expect_every_open_refused(renamed, "its column gpu_name of table devices is missing");
+    // Columns and tables of its own are no damage.
+    const std::string added = write_sample(dir, "added.db");
+    sqlite::Connection(added, sqlite::Access::ReadWrite, std::chrono::milliseconds(0))
+        .exec("ALTER TABLE devices ADD COLUMN note TEXT; CREATE TABLE notes (text TEXT)");
+    EXPECT_EQ(TuningStore(added, OpenMode::ReadOnly).winners().size(), 4u);
+}
+
+// Our stamp and tables with the version reset to 0: taken at its word, the first migration
+// would make the tables again, and fail on SQLite's words.
+TEST(Schema, ATuningDatabaseWhoseVersionWasResetIsRefused) {
+    TempDir dir;
+    const std::string path = write_sample(dir);
+    sqlite::Connection(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(0)).exec("PRAGMA user_version = 0");
+    expect_every_open_refused(path, "is a tuning database with schema version 0, though it holds");
+}
