@@ -29,6 +29,7 @@ struct Column {
     std::function<std::string(const ExportRow&)> get;
     std::function<void(ExportRow&, const std::string&)> set;  // throws Error naming the problem
     bool of_binary = false;  // empty in the row of a cuBLAS winner, which has no binary
+    bool since_later_export = false;  // an export from before it was added lacks the column
 };
 
 std::string exact(double v) {  // enough digits to read back the same double
@@ -199,6 +200,9 @@ const std::vector<Column>& columns() {
         {"cubin_base64", Kind::Text,
          [](const ExportRow& r) { return r.entry.binary ? base64_encode(r.entry.binary->cubin) : std::string(); },
          [](ExportRow& r, const std::string& v) { binary_of(r).cubin = base64_decode(v); }, true},
+        // The checksum travels with the cubin, so that an import sees damage in transit.
+        {"cubin_checksum", Kind::Text, [](const ExportRow& r) { return binary_field(r, &Binary::cubin_checksum); },
+         [](ExportRow& r, const std::string& v) { binary_of(r).cubin_checksum = v; }, true, true},
     };
     return all;
 }
@@ -325,7 +329,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     for (std::size_t i = 0; i < header.size(); ++i)
         if (!header[i]) unknown += (unknown.empty() ? "'" : ", '") + records.front().fields[i] + "'";
     for (const Column& c : columns()) {
-        bool present = false;
+        bool present = c.since_later_export;
         for (const Column* h : header) present = present || h == &c;
         if (!present) missing += (missing.empty() ? "'" : ", '") + std::string(c.name) + "'";
     }

@@ -69,6 +69,10 @@ std::vector<int> parse_params(const std::string& text) {
     }
 }
 
+std::string cubin_checksum(const std::vector<char>& cubin) {
+    return Fnv1a64().add(std::string(cubin.begin(), cubin.end())).hex();
+}
+
 std::vector<KernelRef> kernels_that_faulted(const std::vector<Measurement>& measured) {
     const auto a_fault = [](const Measurement& m) {
         return !m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0 && m.tuner_version == SGEMM_VERSION;

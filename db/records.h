@@ -56,10 +56,17 @@ struct Binary {
     std::string nvrtc_version;
     std::string lowered_name;
     std::vector<char> cubin;
+    // cubin_checksum(cubin) as it was stored; "" until stored, and for a binary stored before
+    // the database kept checksums (schema version 4). put_binary fills in an empty one.
+    std::string cubin_checksum;
     int registers = 0, shared_bytes = 0, stack_bytes = 0, spill_store_bytes = 0, spill_load_bytes = 0;
     double compile_ms = 0.0;
     std::int64_t hits = 0;  // read back: lookups this binary answered
 };
+
+// A checksum of a cubin's bytes (64-bit FNV-1a, 16 hex digits): it tells a cubin damaged on
+// disk or in transit from the one compiled, which an ELF that still reads whole does not.
+std::string cubin_checksum(const std::vector<char>& cubin);
 
 // One candidate timed (or rejected) for one shape on one device.
 struct Measurement {

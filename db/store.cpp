@@ -60,7 +60,7 @@ KernelRef read_kernel(const sqlite::Query& q, int first) {
 
 #define SGEMM_DB_BINARY_COLUMNS                                                                                     \
     "b.cache_key, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes, b.stack_bytes, " \
-    "b.spill_store_bytes, b.spill_load_bytes, b.compile_ms, b.hits"
+    "b.spill_store_bytes, b.spill_load_bytes, b.compile_ms, b.hits, b.cubin_checksum"
 
 Binary read_binary(const sqlite::Query& q, int first, KernelRef kernel) {
     Binary b;
@@ -77,6 +77,7 @@ Binary read_binary(const sqlite::Query& q, int first, KernelRef kernel) {
     b.spill_load_bytes = static_cast<int>(q.integer(first + 9));
     b.compile_ms = q.real(first + 10);
     b.hits = q.integer(first + 11);
+    b.cubin_checksum = q.text(first + 12);  // NULL, read as "", before schema version 4
     return b;
 }
 
@@ -335,13 +336,17 @@ namespace {
 // already under the key.
 #define SGEMM_DB_INSERT_BINARY(on_conflict)                                                                       \
     "INSERT INTO binaries (cache_key, kernel_id, arch, nvrtc_version, lowered_name, cubin, "                     \
-    "registers, shared_bytes, stack_bytes, spill_store_bytes, spill_load_bytes, compile_ms, created_at) "        \
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " SGEMM_DB_NOW ") ON CONFLICT (cache_key) " on_conflict
+    "registers, shared_bytes, stack_bytes, spill_store_bytes, spill_load_bytes, compile_ms, cubin_checksum, "    \
+    "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " SGEMM_DB_NOW ") "             \
+    "ON CONFLICT (cache_key) " on_conflict
 
+// A binary's checksum is kept as it came (from another database or an export): one that no
+// longer matches its cubin stays evident. One that has none gets its cubin's.
 bool insert_binary(sqlite::Connection& db, std::int64_t kernel, const Binary& b, const std::string& sql) {
     db.query(sql)
         .bind_all(b.cache_key, kernel, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes,
-                  b.stack_bytes, b.spill_store_bytes, b.spill_load_bytes, b.compile_ms)
+                  b.stack_bytes, b.spill_store_bytes, b.spill_load_bytes, b.compile_ms,
+                  b.cubin_checksum.empty() ? cubin_checksum(b.cubin) : b.cubin_checksum)
         .run();
     return db.changes() > 0;
 }
@@ -363,7 +368,7 @@ void TuningStore::replace_binary(const Binary& b) {
                                          "shared_bytes = excluded.shared_bytes, stack_bytes = excluded.stack_bytes, "
                                          "spill_store_bytes = excluded.spill_store_bytes, "
                                          "spill_load_bytes = excluded.spill_load_bytes, compile_ms = excluded.compile_ms, "
-                                         "created_at = excluded.created_at"));
+                                         "cubin_checksum = excluded.cubin_checksum, created_at = excluded.created_at"));
     t.commit();
 }
 

@@ -5,6 +5,8 @@
 namespace sgemm {
 
 std::string cubin_problem(const Binary& binary) {
+    if (!binary.cubin_checksum.empty() && cubin_checksum(binary.cubin) != binary.cubin_checksum)
+        return "its cubin does not match the checksum stored with it: it was damaged after it was compiled";
     int sm = 0;
     try {
         sm = cubin_sm(binary.cubin);

@@ -8,9 +8,10 @@
 
 namespace sgemm {
 
-// Why `binary` is damaged, or empty when it is sound: its cubin must be a whole CUDA ELF
-// whose header names the binary's arch, and it must name its kernel. A cubin cut short or
-// overwritten in the file would otherwise reach the CUDA loader, which reads past its end.
+// Why `binary` is damaged, or empty when it is sound: its cubin must match the checksum
+// stored with it (where it has one), be a whole CUDA ELF whose header names the binary's
+// arch, and it must name its kernel. A cubin cut short or overwritten in the file would
+// otherwise reach the CUDA loader, which reads past its end or runs damaged code.
 std::string cubin_problem(const Binary& binary);
 
 // Why `binary` cannot serve a winner on `device`, or empty when it can: it is sound

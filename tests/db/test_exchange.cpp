@@ -351,15 +351,43 @@ TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
                   std::string::npos)
             << e.what();
     }
-    // Row 1 is the first naive winner: a cubin that is not an ELF.
+    // Row 1 is the first naive winner: a cubin that is not an ELF, with no checksum (as from a
+    // database before schema version 4).
     try {
-        import_text(target, with_field(csv, 1, "cubin_base64", base64_encode({'n', 'o', 'p', 'e'})));
+        import_text(target, with_field(with_field(csv, 1, "cubin_base64", base64_encode({'n', 'o', 'p', 'e'})), 1,
+                                       "cubin_checksum", ""));
         FAIL();
     } catch (const ImportError& e) {
         EXPECT_NE(std::string(e.what()).find("winners.csv:2: the binary: its cubin is not an ELF"), std::string::npos)
             << e.what();
     }
+    // A cubin changed in transit, its ELF whole: its checksum tells.
+    std::vector<char> changed = naive_binary().cubin;
+    changed[changed.size() / 2] ^= 0x5a;
+    try {
+        import_text(target, with_field(csv, 1, "cubin_base64", base64_encode(changed)));
+        FAIL();
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("winners.csv:2: the binary: its cubin does not match the checksum"),
+                  std::string::npos)
+            << e.what();
+    }
     EXPECT_TRUE(target.winners().empty());
+}
+
+// An export from before cubin checksums lacks the column: it imports, and the database
+// writes each cubin's checksum as it stores it.
+TEST_F(SampleExport, AnExportWithoutCubinChecksumsImports) {
+    ASSERT_EQ(exchange_columns().back(), "cubin_checksum");
+    std::string without;  // every line less its last field
+    for (std::size_t start = 0, end; start < csv.size(); start = end + 1) {
+        end = csv.find('\n', start);
+        const std::string line = csv.substr(start, end - start);
+        without += line.substr(0, line.rfind(',')) + "\n";
+    }
+    const MergeSummary s = import_text(target, without);
+    EXPECT_EQ(s.count(WinnerOffer::Outcome::Added), 4);
+    EXPECT_EQ(target.find_binary(naive_binary().cache_key)->cubin_checksum, cubin_checksum(naive_binary().cubin));
 }
 
 // A cuBLAS winner names no binary: a binary_key there would point at a binary the file

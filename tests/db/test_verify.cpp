@@ -91,7 +91,8 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     TuningStore store(dir.file("t.db"));
     const std::string id = fill_sample(store);
     sqlite::Connection& db = store.connection();
-    db.exec("UPDATE binaries SET cubin = x'00112233'");
+    // Without a checksum, as a binary stored before schema version 4: the ELF check finds it.
+    db.exec("UPDATE binaries SET cubin = x'00112233', cubin_checksum = NULL");
     VerifyReport r = verify_store(store);
     EXPECT_EQ(r.problems.size(), 3u) << "each of the three winners that use it";
     EXPECT_NE(r.problems[0].find("its cubin is not an ELF file"), std::string::npos) << r.problems[0];
@@ -108,6 +109,30 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     bool edited = false;
     for (const std::string& p : r.problems) edited = edited || p.find("does not match its id") != std::string::npos;
     EXPECT_TRUE(edited);
+}
+
+// A cubin damaged inside, its ELF headers whole: only the checksum stored with it tells.
+TEST(Verify, FindsACubinDamagedInsideAWholeElfByItsChecksum) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    fill_sample(store);
+    const Binary stored = *store.find_binary(naive_binary().cache_key);
+    EXPECT_EQ(stored.cubin_checksum, cubin_checksum(naive_binary().cubin)) << "put_binary writes the checksum";
+    EXPECT_EQ(verify_store(store).problems.size(), 0u);
+
+    Binary damaged = stored;
+    damaged.cubin[damaged.cubin.size() / 2] ^= 0x5a;  // past the ELF header, inside its sections
+    damaged.cubin_checksum.clear();
+    EXPECT_EQ(cubin_problem(damaged), "") << "the ELF alone reads whole";
+    store.connection()
+        .query("UPDATE binaries SET cubin = ?1 WHERE cache_key = ?2")
+        .bind(1, damaged.cubin)
+        .bind(2, stored.cache_key)
+        .run();
+    const VerifyReport r = verify_store(store);
+    ASSERT_EQ(r.problems.size(), 3u) << "each of the three winners that use it";
+    EXPECT_NE(r.problems[0].find("its cubin does not match the checksum stored with it"), std::string::npos)
+        << r.problems[0];
 }
 
 // Configurations that share a binary (split counts on the same side of 1) file it under the

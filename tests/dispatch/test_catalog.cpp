@@ -289,6 +289,27 @@ TEST_F(Catalog_, ACubinForAnotherArchIsMarkedForCompiling) {
     EXPECT_TRUE(contains(why, "cannot run")) << why;
 }
 
+// A cubin damaged inside in the file, its ELF whole: the checksum stored with it tells, and
+// dispatch compiles the kernel again rather than launch damaged code.
+TEST_F(Catalog_, ACubinThatDoesNotMatchItsChecksumIsMarkedForCompiling) {
+    const Family& naive = find_family("naive");
+    const ParamValues v = {16, 8};
+    const Binary binary = to_binary(compile_kernel(naive, v, Arch{90}), kernel_ref(naive, v));
+    store_->put_binary(binary);
+    store_->put_winner(winner(id_, shape(5, 64, 64), 0.01, &binary));
+    std::vector<char> damaged = binary.cubin;
+    damaged[damaged.size() / 2] ^= 0x5a;
+    store_->connection()
+        .query("UPDATE binaries SET cubin = ?1 WHERE cache_key = ?2")
+        .bind(1, damaged)
+        .bind(2, binary.cache_key)
+        .run();
+    const Catalog c = catalog();
+    ASSERT_TRUE(c.unusable_binaries.count(binary.cache_key));
+    const std::string why = c.unusable_binaries.at(binary.cache_key);
+    EXPECT_TRUE(contains(why, "does not match the checksum stored with it")) << why;
+}
+
 // The split-K decode binary (SPLITS=4) serves a winner with 2 slices as it is; paired with a
 // winner that does not split (an edited database), it would run wrongly, so that winner gets
 // its own binary's key: marked for compiling, or taken from the cache once it is there.
