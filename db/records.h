@@ -56,8 +56,8 @@ struct Binary {
     std::string nvrtc_version;
     std::string lowered_name;
     std::vector<char> cubin;
-    // cubin_checksum(cubin) as it was stored; "" until stored, and for a binary stored before
-    // the database kept checksums (schema version 4). put_binary fills in an empty one.
+    // cubin_checksum(cubin) as NVRTC gave it (to_binary makes it), kept with the cubin from
+    // then on; "" for a binary stored before the database kept checksums (schema version 4).
     std::string cubin_checksum;
     int registers = 0, shared_bytes = 0, stack_bytes = 0, spill_store_bytes = 0, spill_load_bytes = 0;
     double compile_ms = 0.0;

@@ -3,8 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
-#include <set>
+#include <algorithm>
 #include <thread>
 
 #include "db/embedded_migrations.h"
@@ -26,45 +25,52 @@ FileState read_state(sqlite::Connection& db) {
     return {q.integer(0), q.integer(1), q.integer(2)};
 }
 
-// The tables and views of a database ("table winners"), each with its columns.
-using SchemaObjects = std::map<std::string, std::set<std::string>>;
+// A table or view by name, with the columns a table must have (generated ones too); a view's
+// are left unchecked: reading them would compile the view.
+struct SchemaObject {
+    std::string type, name;
+    std::vector<std::string> columns;
+};
 
-SchemaObjects schema_objects(sqlite::Connection& db) {
-    SchemaObjects out;
-    std::vector<std::pair<std::string, std::string>> objects;  // type, name
-    for (auto q = db.query("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
-                           "AND name NOT LIKE 'sqlite!_%' ESCAPE '!'");
-         q.step();)
-        objects.emplace_back(q.text(0), q.text(1));
-    for (const auto& [type, name] : objects) {
-        std::set<std::string>& columns = out[type + " " + name];
-        auto q = db.query("SELECT name FROM pragma_table_info(?1)");
-        for (q.bind(1, name); q.step();) columns.insert(q.text(0));
-    }
+std::vector<std::string> table_columns(sqlite::Connection& db, const std::string& table) {
+    std::vector<std::string> out;
+    auto q = db.query("SELECT name FROM pragma_table_xinfo(?1)");
+    for (q.bind(1, table); q.step();) out.push_back(q.text(0));
     return out;
 }
 
 // What a file of the latest version must hold: the objects the migrations make in an empty
 // database, built once a process.
-const SchemaObjects& latest_schema_objects() {
-    static const SchemaObjects objects = [] {
+const std::vector<SchemaObject>& latest_schema_objects() {
+    static const std::vector<SchemaObject> objects = [] {
         sqlite::Connection empty("the latest schema", sqlite::Access::Memory, std::chrono::milliseconds(0));
         for (const Migration& m : migrations()) empty.exec(m.sql);
-        return schema_objects(empty);
+        std::vector<SchemaObject> out;
+        for (auto q = empty.query("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+                                  "AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY type, name");
+             q.step();)
+            out.push_back({q.text(0), q.text(1), {}});
+        for (SchemaObject& o : out)
+            if (o.type == "table") o.columns = table_columns(empty, o.name);
+        return out;
     }();
     return objects;
 }
 
 // How a file that says it has the latest schema lacks part of it (a table dropped or a
 // column renamed by hand, in another program), or "". Every query on the missing part would
-// fail with SQLite's words and the statement: this names it once, at open.
+// fail with SQLite's words and the statement: this names it once, at open. Only our own
+// objects are looked at: a file may hold others, even broken ones.
 std::string missing_from_schema(sqlite::Connection& db) {
-    const SchemaObjects has = schema_objects(db);
-    for (const auto& [object, columns] : latest_schema_objects()) {
-        const auto found = has.find(object);
-        if (found == has.end()) return object + " is missing";
-        for (const std::string& column : columns)
-            if (!found->second.count(column)) return "column " + column + " of " + object + " is missing";
+    for (const SchemaObject& expected : latest_schema_objects()) {
+        auto q = db.query("SELECT count(*) FROM sqlite_master WHERE type = ?1 AND name = ?2");
+        q.bind(1, expected.type).bind(2, expected.name);
+        if (!q.step() || q.integer(0) == 0) return expected.type + " " + expected.name + " is missing";
+        if (expected.columns.empty()) continue;
+        const std::vector<std::string> has = table_columns(db, expected.name);
+        for (const std::string& column : expected.columns)
+            if (std::find(has.begin(), has.end(), column) == has.end())
+                return "column " + column + " of table " + expected.name + " is missing";
     }
     return "";
 }

@@ -340,13 +340,16 @@ namespace {
     "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " SGEMM_DB_NOW ") "             \
     "ON CONFLICT (cache_key) " on_conflict
 
-// A binary's checksum is kept as it came (from another database or an export): one that no
-// longer matches its cubin stays evident. One that has none gets its cubin's.
+// A binary's checksum is kept as it came: made by to_binary from a fresh compile, or brought
+// from another database or an export, where one that no longer matches its cubin stays
+// evident. One that came without (a binary from before checksums) stays without: a checksum
+// of its bytes now would vouch for damage done before.
 bool insert_binary(sqlite::Connection& db, std::int64_t kernel, const Binary& b, const std::string& sql) {
+    const std::optional<std::string> checksum =
+        b.cubin_checksum.empty() ? std::nullopt : std::optional<std::string>(b.cubin_checksum);
     db.query(sql)
         .bind_all(b.cache_key, kernel, b.arch, b.nvrtc_version, b.lowered_name, b.cubin, b.registers, b.shared_bytes,
-                  b.stack_bytes, b.spill_store_bytes, b.spill_load_bytes, b.compile_ms,
-                  b.cubin_checksum.empty() ? cubin_checksum(b.cubin) : b.cubin_checksum)
+                  b.stack_bytes, b.spill_store_bytes, b.spill_load_bytes, b.compile_ms, checksum)
         .run();
     return db.changes() > 0;
 }

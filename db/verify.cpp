@@ -69,13 +69,14 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     {
         // The binaries no winner names are the tuner's cache: one damaged there used to reach
         // the CUDA loader (the tuner now compiles it again and replaces it).
-        auto q = db.query("SELECT cache_key, arch, lowered_name, cubin FROM binaries WHERE cache_key NOT IN "
-                          "(SELECT binary_key FROM winners WHERE binary_key IS NOT NULL)");
+        auto q = db.query("SELECT cache_key, arch, lowered_name, cubin, cubin_checksum FROM binaries WHERE cache_key "
+                          "NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL)");
         while (q.step()) {
             Binary cached;
             cached.arch = static_cast<int>(q.integer(1));
             cached.lowered_name = q.text(2);
             cached.cubin = q.blob(3);
+            cached.cubin_checksum = q.text(4);
             ++report.binaries_checked;
             if (const std::string problem = cubin_problem(cached); !problem.empty())
                 report.problems.push_back("cached binary " + q.text(0) + ": " + problem +

@@ -103,6 +103,7 @@ Binary to_binary(const CompiledKernel& compiled, const KernelRef& kernel) {
     b.nvrtc_version = nvrtc_version();
     b.lowered_name = compiled.lowered_name;
     b.cubin = compiled.cubin;
+    b.cubin_checksum = cubin_checksum(compiled.cubin);  // of the cubin as NVRTC gave it
     b.registers = compiled.ptxas.registers;
     b.shared_bytes = compiled.ptxas.shared_bytes;
     b.stack_bytes = compiled.ptxas.stack_bytes;

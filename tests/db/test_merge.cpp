@@ -170,6 +170,34 @@ TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
     EXPECT_FALSE(ours.find_binary("for-sm_80"));
 }
 
+// A binary's checksum comes with it from another database: a cubin that no longer matches it
+// is refused, and one that does keeps it. One that came without (a file from before
+// checksums) stays without: a checksum of its bytes now would vouch for damage done before.
+TEST(Merge, ABinarysChecksumComesWithItAndACubinThatNoLongerMatchesIsRefused) {
+    Binary damaged = naive_binary(), legacy = naive_binary(), sound = naive_binary();
+    damaged.cubin[damaged.cubin.size() / 2] ^= 0x5a;
+    legacy.cubin_checksum.clear();
+    ASSERT_FALSE(sound.cubin_checksum.empty()) << "to_binary makes it";
+    const auto merged = [](const Binary& b, MergeSummary& s) {
+        TempDir dir;
+        TuningStore ours(dir.file("ours.db"));
+        const std::string id = fill_sample(ours);
+        ours.connection().exec("DELETE FROM winners; DELETE FROM binaries");
+        write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.0001, &b)});
+        TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+        s = merge_store(ours, theirs);
+        return ours.find_binary(b.cache_key);
+    };
+    MergeSummary s;
+    EXPECT_FALSE(merged(damaged, s).has_value());
+    ASSERT_EQ(s.count(Outcome::Refused), 1);
+    EXPECT_NE(s.winners[0].reason.find("does not match the checksum"), std::string::npos) << s.winners[0].reason;
+    EXPECT_EQ(merged(sound, s)->cubin_checksum, sound.cubin_checksum);
+    EXPECT_EQ(s.count(Outcome::Added), 1);
+    EXPECT_EQ(merged(legacy, s)->cubin_checksum, "");
+    EXPECT_EQ(s.count(Outcome::Added), 1);
+}
+
 // The kernel families' judgement (sgemm-db passes one) refuses a faster winner the same way:
 // the good winner it would have replaced stays, and the others' offers are judged alone.
 TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {

@@ -46,6 +46,7 @@ TEST(Verify, ABinaryServesItsMajorVersionFromItsMinorUpAndNamesItsKernel) {
     EXPECT_EQ(binary_problem(sm90, device), "");
     Binary sm86 = sm90;
     sm86.cubin[49] = 86;  // e_flags bits 8-15 (ELF ABI version 8)
+    sm86.cubin_checksum = cubin_checksum(sm86.cubin);  // as compiled so
     sm86.arch = 86;
     device.cc_major = 8, device.cc_minor = 6;
     EXPECT_EQ(binary_problem(sm86, device), "");
@@ -117,7 +118,11 @@ TEST(Verify, FindsACubinDamagedInsideAWholeElfByItsChecksum) {
     TuningStore store(dir.file("t.db"));
     fill_sample(store);
     const Binary stored = *store.find_binary(naive_binary().cache_key);
-    EXPECT_EQ(stored.cubin_checksum, cubin_checksum(naive_binary().cubin)) << "put_binary writes the checksum";
+    EXPECT_EQ(stored.cubin_checksum, cubin_checksum(naive_binary().cubin)) << "stored as to_binary made it";
+    // A binary of the tuner's cache, which no winner names.
+    Binary cached = naive_binary();
+    cached.cache_key = "cached";
+    store.put_binary(cached);
     EXPECT_EQ(verify_store(store).problems.size(), 0u);
 
     Binary damaged = stored;
@@ -129,10 +134,18 @@ TEST(Verify, FindsACubinDamagedInsideAWholeElfByItsChecksum) {
         .bind(1, damaged.cubin)
         .bind(2, stored.cache_key)
         .run();
+    std::vector<char> cached_damaged = cached.cubin;
+    cached_damaged[cached_damaged.size() / 2] ^= 0x5a;
+    store.connection()
+        .query("UPDATE binaries SET cubin = ?1 WHERE cache_key = ?2")
+        .bind(1, cached_damaged)
+        .bind(2, cached.cache_key)
+        .run();
     const VerifyReport r = verify_store(store);
-    ASSERT_EQ(r.problems.size(), 3u) << "each of the three winners that use it";
-    EXPECT_NE(r.problems[0].find("its cubin does not match the checksum stored with it"), std::string::npos)
-        << r.problems[0];
+    ASSERT_EQ(r.problems.size(), 4u) << "the cached binary, and each of the three winners that use the other";
+    for (const std::string& problem : r.problems)
+        EXPECT_NE(problem.find("its cubin does not match the checksum stored with it"), std::string::npos) << problem;
+    EXPECT_NE(r.problems[0].find("cached binary " + cached.cache_key), std::string::npos) << r.problems[0];
 }
 
 // Configurations that share a binary (split counts on the same side of 1) file it under the
@@ -185,7 +198,8 @@ TEST(Verify, ReportsADamagedCachedBinaryNoWinnerNames) {
     EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
     EXPECT_EQ(r.binaries_checked, 1);
 
-    store.connection().query("UPDATE binaries SET cubin = substr(cubin, 1, length(cubin) / 2)").run();
+    // Without its checksum, as a binary stored before schema version 4: the ELF check finds it.
+    store.connection().query("UPDATE binaries SET cubin = substr(cubin, 1, length(cubin) / 2), cubin_checksum = NULL").run();
     r = verify_store(store);
     ASSERT_EQ(r.problems.size(), 1u);
     EXPECT_NE(r.problems[0].find("cached binary " + binary.cache_key + ": its cubin is cut short"), std::string::npos)
