@@ -642,6 +642,9 @@ int cmd_upgrade(Context& ctx) {
     return 0;
 }
 
+// The options every command takes, besides its own (Command::options).
+const std::set<std::string> kEveryCommandsOptions = {"db", "json", "busy-timeout"};
+
 struct Command {
     const char* name;
     const char* arguments;  // for the usage line
@@ -757,7 +760,23 @@ int main(int argc, char** argv) {
                            all, ctx.vm);
         po::notify(ctx.vm);
         if (ctx.vm.count("help")) {
-            std::cout << opts << "\n";
+            // After a known command, that command's help: its usage and the options it takes.
+            const Command* asked = nullptr;
+            for (const Command& c : commands())
+                if (ctx.vm.count("command") && ctx.vm["command"].as<std::string>() == c.name) asked = &c;
+            if (!asked) {
+                std::cout << opts << "\n";
+            } else {
+                po::options_description its_options("Options");
+                for (const auto& o : opts.options())
+                    if (asked->options.count(o->long_name()) || kEveryCommandsOptions.count(o->long_name()) ||
+                        o->long_name() == "help")
+                        its_options.add(o);
+                std::cout << "sgemm-db " << asked->name << ": " << asked->summary << "\n\nUsage: sgemm-db [--db PATH] "
+                          << asked->usage() << " [--json]\n\n"
+                          << its_options << "\nsgemm-db --help lists every command, the database's default path "
+                          << "and the exit codes.\n";
+            }
             return finish_standard_output("sgemm-db", "the help");
         }
         if (!ctx.vm.count("command")) throw UsageError("no command given");
@@ -769,8 +788,8 @@ int main(int argc, char** argv) {
         if (ctx.args.size() != command->args)
             throw UsageError("usage: sgemm-db " + command->usage());
         for (const auto& [option, value] : ctx.vm) {
-            static const std::set<std::string> everywhere = {"db", "json", "busy-timeout", "command", "args"};
-            if (!value.defaulted() && !everywhere.count(option) && !command->options.count(option))
+            if (!value.defaulted() && !kEveryCommandsOptions.count(option) && option != "command" && option != "args" &&
+                !command->options.count(option))
                 throw UsageError("--" + option + " does not apply to " + name);
         }
         ctx.json = ctx.vm.count("json") > 0;

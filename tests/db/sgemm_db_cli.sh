@@ -32,6 +32,13 @@ for c in list show explain stats misses export import merge prune verify upgrade
 # A usage longer than its column ends its line: the summary is not read as more arguments.
 grep -qE '^  show M N K .*\[--device ID\]$' <<<"$out" || fail "show's usage runs into its summary: $out"
 has "$out" '$SGEMM_DB if set, else $XDG_DATA_HOME/sgemm/tuning.db, else ~/.local/share/sgemm/tuning.db'
+# A command's own help: its usage and the options it takes, no others.
+run 0 show --help
+has "$out" "sgemm-db show: every measurement of a shape"
+has "$out" "Usage: sgemm-db [--db PATH] show M N K [--trans NN]"
+has "$out" "--align arg"; has "$out" "--busy-timeout"
+grep -qF -- "--stale" <<<"$out" && fail "show's help lists prune's --stale: $out"
+run 0 prune --help; has "$out" "--stale"; grep -qF -- "--trans" <<<"$out" && fail "prune's help lists --trans: $out"
 run 1 "${ours[@]}"; has "$err" "no command given"
 run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"
 run 1 "${ours[@]}" show 8 4096; has "$err" "usage: sgemm-db show M N K"
