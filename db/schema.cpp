@@ -112,9 +112,13 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
                       std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +
                       db.path() + ")");
     if (state.version == latest)
-        if (const std::string missing = missing_from_schema(db); !missing.empty())
+        if (const std::string missing = missing_from_schema(db); !missing.empty()) {
+            // The objects were read after the version: a newer sgemm may have migrated the
+            // file between the two, and is judged on the version it left.
+            if (const FileState now = read_state(db); now.version != state.version) return check(db, now, writable);
             throw DbError(db.path() + " has schema version " + std::to_string(latest) + ", but its " + missing +
                           ": the schema was changed outside sgemm or damaged; it was left untouched");
+        }
 }
 
 // WAL lets readers go on while one process writes; the mode is stored in the file. Switching
