@@ -1,9 +1,9 @@
 #include "db/schema.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <algorithm>
 #include <thread>
 
 #include "db/embedded_migrations.h"
