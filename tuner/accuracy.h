@@ -13,9 +13,17 @@
 // that, growing slowly with K for sums of other structures (more split-K slices, trees).
 // The worst case of adversarial data, about 2 K u, does not arise on these operands, and a
 // bound that grows like it passes real faults. Here a product never added fails up to K of
-// about a million (it costs about 4 |a b| / K of the bound), and inputs rounded to TF32 fail
-// up to K of about 32768 (117 u at K = 14336), though not at K = 65536, where their error has
-// fallen to about 50 u (tests/cpu/test_accuracy.cpp).
+// about a million (it costs about 4 |a b| / K of the bound).
+// A rounding coarser than fp32's in every product, such as inputs rounded to TF32 (10 bits
+// of mantissa, as tensor cores read them), is caught by the root mean square of the scaled
+// errors over all elements, which must stay under
+//     rms_tolerance = max(4 u, tolerance(K) / sqrt(elements judged)).
+// Correct fp32 sums give about 0.4 u at any K, in order or split (0.6 u against cuBLAS,
+// whose own error counts too); TF32 inputs give about 6000 u / sqrt(K): 24 u at K = 65536,
+// and still 4 u at K of about two million, where the max alone passes them above K of about
+// 40000. The term tolerance(K) / sqrt(n), the root mean square of one element at the
+// tolerance among n exact ones, keeps a small output's few elements from failing on one
+// unlucky rounding: on 16 elements it is a quarter of the tolerance.
 // NaN or Inf anywhere fails.
 // The relative Frobenius error ||out - ref|| / ||ref|| is reported as well.
 // A kernel must also write nothing outside C's M x N elements: GemmProblem fills guards
@@ -34,12 +42,16 @@ namespace sgemm {
 
 double unit_roundoff_fp32();
 double tolerance_for_k(int K);
+// The bound on the root mean square of the scaled errors of `elements` judged elements.
+double rms_tolerance_for(int K, std::size_t elements);
 
 struct Accuracy {
     double max_abs_err = 0.0;
     double rel_err_norm = 0.0;
     double max_scaled_err = 0.0;  // max over elements of |err| / bound
     double tolerance = 0.0;
+    double rms_scaled_err = 0.0;  // root mean square over the finite elements of |err| / bound
+    double rms_tolerance = 0.0;
     std::size_t nonfinite = 0;    // elements of the output that are NaN or Inf
     // Elements whose reference or bound is NaN or Inf: no output can be judged against them
     // (every comparison with NaN is false), so the check fails rather than pass them.
@@ -53,10 +65,11 @@ struct Accuracy {
 
     bool ok() const {
         return outside_writes == 0 && workspace_overrun == 0 && counters_left == 0 && reference_nonfinite == 0 &&
-               nonfinite == 0 && max_scaled_err <= tolerance;
+               nonfinite == 0 && max_scaled_err <= tolerance && rms_scaled_err <= rms_tolerance;
     }
     // "ok" or a sentence naming the first of: a write outside C, a write past the workspace,
-    // counters left non-zero, a reference that cannot judge, the worst element.
+    // counters left non-zero, a reference that cannot judge, the worst element, the root
+    // mean square.
     std::string verdict() const;
 };
 

@@ -44,6 +44,41 @@ TEST(Accuracy, RoundingSizedDifferencesPass) {
     EXPECT_TRUE(judge(out, c).ok());
 }
 
+// The case's output with the error at each element `scaled` times the tolerance of the bound.
+std::vector<float> off_by_a_share_of_the_tolerance(const Case& c, double scaled, bool every_element) {
+    std::vector<float> out = c.ref;
+    for (int i = 0; i < c.M; ++i)
+        for (int j = 0; j < (every_element ? c.N : 1); ++j) {
+            const int at = i * c.ld + j;
+            out[at] = static_cast<float>(c.ref[at] + scaled * tolerance_for_k(c.K) * c.bound[at]);
+            if (!every_element) return out;
+        }
+    return out;
+}
+
+// Errors each under the tolerance, but large at every element, as when every input is
+// rounded coarser than fp32: the root mean square fails them, and the verdict says so.
+TEST(Accuracy, ErrorsUnderTheMaxButLargeEverywhereFail) {
+    Case c;
+    const Accuracy a = judge(off_by_a_share_of_the_tolerance(c, 0.5, true), c);
+    EXPECT_LE(a.max_scaled_err, a.tolerance);
+    EXPECT_GT(a.rms_scaled_err, a.rms_tolerance);
+    EXPECT_FALSE(a.ok());
+    EXPECT_NE(a.verdict().find("root mean square"), std::string::npos) << a.verdict();
+}
+
+// One element near the tolerance among a small output's 15 is judged by the max alone: the
+// root mean square's bound is then one element at the tolerance among them, over the 4 u
+// floor that a large output has.
+TEST(Accuracy, OneElementNearTheToleranceAmongFewPasses) {
+    Case c;
+    const Accuracy a = judge(off_by_a_share_of_the_tolerance(c, 0.9, false), c);
+    EXPECT_GT(a.rms_scaled_err, 4 * unit_roundoff_fp32());
+    EXPECT_TRUE(a.ok()) << a.verdict();
+    EXPECT_DOUBLE_EQ(a.rms_tolerance, rms_tolerance_for(c.K, static_cast<std::size_t>(c.M) * c.N));
+    EXPECT_DOUBLE_EQ(rms_tolerance_for(c.K, 1u << 20), 4 * unit_roundoff_fp32());
+}
+
 TEST(Accuracy, OneWrongElementFailsAndIsLocated) {
     Case c;
     std::vector<float> out = c.ref;
@@ -199,13 +234,16 @@ TEST(Accuracy, Fp32SumsInAnyOrderPassAtLargeK) {
         EXPECT_TRUE(split.ok()) << split.verdict();
         EXPECT_LT(in_order.max_scaled_err, in_order.tolerance / 4);
         EXPECT_LT(split.max_scaled_err, split.tolerance / 4);
+        EXPECT_LT(in_order.rms_scaled_err, 4 * unit_roundoff_fp32() / 4);
+        EXPECT_LT(split.rms_scaled_err, 4 * unit_roundoff_fp32() / 4);
     }
 }
 
 // Faults a looser tolerance (u (4 sqrt(K) + 16)) passed at large K: inputs rounded to TF32
 // (10 bits of mantissa, as tensor cores read them), 117 u here at K = 14336 against 60 u, and
 // one product never added, 1012 u at K = 65536 against 64 u. TF32's error falls as 1 /
-// sqrt(K) of the bound: at K = 65536 it is 49 u on these 64 elements, which pass.
+// sqrt(K) of the bound: at K = 65536 its largest is 49 u on these 64 elements, under the
+// tolerance, and its root mean square, about 24 u against 8 u, fails it.
 TEST(Accuracy, Tf32InputsAndADroppedProductFailAtLargeK) {
     const auto tf32 = [](float x) {
         std::uint32_t bits;
@@ -214,11 +252,12 @@ TEST(Accuracy, Tf32InputsAndADroppedProductFailAtLargeK) {
         std::memcpy(&x, &bits, sizeof bits);
         return x;
     };
-    for (const int K : {4096, 14336}) {
+    for (const int K : {4096, 14336, 65536}) {
         SCOPED_TRACE(K);
         const LongDotProducts p(K);
         const Accuracy rounded = p.judge([&](const float* bj) { return p.slice(bj, 0, 1, tf32); });
         EXPECT_FALSE(rounded.ok()) << "TF32 inputs: " << rounded.verdict();
+        EXPECT_GT(rounded.rms_scaled_err, rounded.rms_tolerance);
     }
     for (const int K : {14336, 65536}) {
         SCOPED_TRACE(K);

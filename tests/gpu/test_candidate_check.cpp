@@ -94,4 +94,50 @@ TEST(CandidateCheck, AKernelThatLeavesElementsUnwrittenIsAWrongResult) {
     EXPECT_NE(reason.find("NaN"), std::string::npos) << reason;
 }
 
+// Naive's product, one element a thread through the families' arguments and epilogue, with
+// each operand read through ROUND_INPUT: as it is, or rounded to TF32 (10 bits of mantissa,
+// as tensor cores read them), which every product's error then shows.
+constexpr const char* kNaiveWithRoundedInputs = R"(#include "sgemm_common.cuh"
+__device__ float to_tf32(float x) {
+    unsigned int r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+}
+extern "C" __global__ void rounded(const SgemmArgs p) {
+    const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= p.M || col >= p.N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < p.K; ++k)
+        acc = fmaf(ROUND_INPUT(p.A[sgemm_offset(row, k, p.lda)]), ROUND_INPUT(p.B[sgemm_offset(k, col, p.ldb)]), acc);
+    sgemm_store(p, row, col, acc);
+}
+)";
+
+// Inputs rounded to TF32 at K = 262144: their largest error (about 25 u on these 1024
+// elements) is well under the tolerance there (68 u), and their root mean square (about 9 u
+// against 4 u) makes the candidate invalid. The same kernel reading its inputs as they are
+// passes, so the rounding is what fails it.
+TEST(CandidateCheck, AKernelThatRoundsItsInputsToTf32IsAWrongResultAtLargeK) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 4, spec.N = 256, spec.K = 262144;
+    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    const auto check = [&](const std::string& round_input) {
+        NaiveCandidate naive(gpu->device);
+        const StandaloneKernel kernel = compile_standalone("rounded.cu", kNaiveWithRoundedInputs,
+                                                           {"ROUND_INPUT(x)=" + round_input}, Arch{gpu->device.sm()},
+                                                           "sgemm_common.cuh");
+        naive.compiled.cubin = kernel.cubin;
+        naive.compiled.ptxas = kernel.ptxas;
+        naive.compiled.lowered_name = "rounded";
+        return check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+    };
+    const CheckedCandidate as_read = check("(x)");
+    EXPECT_NE(as_read.kernel, nullptr) << as_read.invalid_reason;
+    const CheckedCandidate tf32 = check("to_tf32(x)");
+    EXPECT_EQ(tf32.kernel, nullptr);
+    EXPECT_EQ(tf32.invalid_reason.rfind("wrong result: the scaled errors' root mean square", 0), 0u)
+        << tf32.invalid_reason;
+}
+
 }  // namespace
