@@ -358,6 +358,14 @@ bool insert_binary(sqlite::Connection& db, std::int64_t kernel, const Binary& b,
 bool TuningStore::put_binary(const Binary& b) {
     sqlite::Transaction t(*db_);
     const bool added = insert_binary(*db_, kernel_id(b.kernel), b, SGEMM_DB_INSERT_BINARY("DO NOTHING"));
+    // A row kept without a checksum takes the one that comes with the same bytes: callers
+    // pass only cubins that match their checksum (cubin_problem), so the bytes stored are
+    // those the checksum was made of, now vouched for.
+    if (!added && !b.cubin_checksum.empty())
+        db_->query("UPDATE binaries SET cubin_checksum = ?2 WHERE cache_key = ?1 AND cubin_checksum IS NULL "
+                   "AND cubin = ?3")
+            .bind_all(b.cache_key, b.cubin_checksum, b.cubin)
+            .run();
     t.commit();
     return added;
 }

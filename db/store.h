@@ -57,8 +57,9 @@ public:
     std::string resolve_device(const std::string& id_or_prefix);
 
     // --- the binary cache ---
-    // Stores a compiled kernel under binary.cache_key; an existing row is kept. True when
-    // the binary was new.
+    // Stores a compiled kernel under binary.cache_key; an existing row is kept, though one
+    // kept without a checksum takes binary's when its cubin is the same bytes. True when the
+    // binary was new.
     bool put_binary(const Binary& binary);
     // Stores a fresh compile over a damaged row of the same key (db/verify.h's
     // cubin_problem), which put_binary would keep; the winners that name the key keep it.

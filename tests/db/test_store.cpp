@@ -79,6 +79,23 @@ TEST(Store, BinaryCacheStoresTheCubinAndCountsHits) {
     EXPECT_EQ(store.find_binary(b.cache_key)->hits, 2);
 }
 
+// A binary kept from before checksums takes the checksum that comes with the same bytes
+// (from a fresh compile, an import or a merge), and only with the same bytes.
+TEST(Store, ABinaryKeptWithoutAChecksumTakesTheOneThatComesWithTheSameCubin) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    Binary legacy = naive_binary(), other_bytes = naive_binary();
+    legacy.cubin_checksum.clear();
+    other_bytes.cubin.push_back('\0');
+    other_bytes.cubin_checksum = cubin_checksum(other_bytes.cubin);
+    ASSERT_TRUE(store.put_binary(legacy));
+    EXPECT_FALSE(store.put_binary(other_bytes));
+    EXPECT_EQ(store.find_binary(legacy.cache_key)->cubin_checksum, "") << "other bytes vouch for nothing";
+    EXPECT_FALSE(store.put_binary(naive_binary())) << "still the same binary, not a new one";
+    EXPECT_EQ(store.find_binary(legacy.cache_key)->cubin_checksum, naive_binary().cubin_checksum);
+    EXPECT_EQ(store.find_binary(legacy.cache_key)->cubin, legacy.cubin);
+}
+
 TEST(Store, ReadOnlyStoreReadsButDoesNotCountHits) {
     TempDir dir;
     const std::string path = dir.file("t.db");
