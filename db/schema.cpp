@@ -108,7 +108,7 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         throw DbError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one there");
     }
     if (!writable && state.version < latest)
-        throw DbError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
+        throw OlderSchemaError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
                       std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +
                       db.path() + ")");
     if (state.version == latest)
@@ -168,6 +168,15 @@ int prepare_schema(sqlite::Connection& db, bool writable) {
     if (!writable) return static_cast<int>(state.version);
     use_wal(db);
     if (state.version < latest_schema_version()) migrate(db, latest_schema_version());
+    return static_cast<int>(state.version);
+}
+
+int prepare_schema_of_copy(sqlite::Connection& copy) {
+    const FileState state = read_state(copy);
+    check(copy, state, true);
+    // No WAL: a database in memory has no journal for others to share.
+    if (state.version < latest_schema_version()) migrate(copy, latest_schema_version());
+    copy.refuse_writes();
     return static_cast<int>(state.version);
 }
 

@@ -23,6 +23,11 @@ struct Migration {
 const std::vector<Migration>& migrations();
 int latest_schema_version();
 
+// A file whose schema is older than this build's, opened by a reader who may not upgrade it.
+struct OlderSchemaError : DbError {
+    using DbError::DbError;
+};
+
 // Refuses, with a DbError that says why, a file that is not a tuning database (an empty
 // file is one, to be created), one whose schema is newer than this build, and, when not
 // `writable`, one whose schema is older. When `writable`, switches the file to WAL and
@@ -30,6 +35,10 @@ int latest_schema_version();
 int prepare_schema(sqlite::Connection& db, bool writable);
 // prepare_schema's checks alone: changes nothing.
 void check_schema(sqlite::Connection& db, bool writable);
+// For a copy in memory of a file (sqlite::Access::Copy): the checks of a writer, then the
+// copy, not the file, brought to the latest version, and every later write refused. Returns
+// the version the file had.
+int prepare_schema_of_copy(sqlite::Connection& copy);
 
 // Applies the migrations after the file's version up to `version`, in one transaction.
 // prepare_schema uses it with the latest version; tests use it to build older files.

@@ -177,6 +177,7 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
             name += "?immutable=1";
             break;
         case Access::Snapshot:
+        case Access::Copy:
         case Access::Memory:
             flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
             name = ":memory:";
@@ -193,7 +194,10 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
     try {
         if (access == Access::QueryOnly) exec("PRAGMA query_only = ON");
-        if (access == Access::Snapshot) copy_unchanged_file();
+        if (access == Access::Snapshot || access == Access::Copy) copy_unchanged_file();
+        // A copy of a file this user may not write is read-only as the file is: a write fails
+        // rather than change the copy alone.
+        if (access == Access::Snapshot) refuse_writes();
     } catch (...) {
         sqlite3_close_v2(db_);
         throw;
@@ -217,9 +221,11 @@ void Connection::copy_unchanged_file() {
         if (attempt == 5)
             throw DbBusyError(path_ + " changed each time it was read: another process keeps writing it", SQLITE_BUSY);
     }
-    // A copy of a file this user may not write is read-only as the file is: a write fails
-    // rather than change the copy alone.
+}
+
+void Connection::refuse_writes() {
     exec("PRAGMA query_only = 1");
+    refuses_writes_ = true;
 }
 
 Connection::~Connection() {

@@ -107,7 +107,7 @@ private:
     Statement& statement_;
 };
 
-enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot, Memory };
+enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot, Copy, Memory };
 
 class Connection {
 public:
@@ -120,8 +120,9 @@ public:
     // shared reading of a WAL database needs, nor a writer add to it). Snapshot copies the file as it stands
     // into memory at once, creating nothing beside it (commits still in a writer's -wal file
     // are not in the copy), read-only; a copy during which the file changed (its size or time
-    // of change) is taken again, and DbBusyError ends a fifth such try. Memory is an empty
-    // database in memory, read-write, `path` naming it in messages only.
+    // of change) is taken again, and DbBusyError ends a fifth such try. Copy is Snapshot's
+    // copy, but one that may be changed (never the file) until refuse_writes(). Memory is an
+    // empty database in memory, read-write, `path` naming it in messages only.
     Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
     ~Connection();
     Connection(const Connection&) = delete;
@@ -131,6 +132,8 @@ public:
     sqlite3* handle() const { return db_; }
     std::chrono::milliseconds busy_timeout() const { return busy_timeout_; }
     bool read_only() const;
+    // From now on every write fails, as a Snapshot's do: for a Copy once it is prepared.
+    void refuse_writes();
 
     // A statement prepared once per connection and reused.
     Query query(const std::string& sql);
@@ -145,11 +148,11 @@ public:
     [[noreturn]] void fail(int rc, const std::string& sql) const;
 
 private:
-    void copy_unchanged_file();  // Snapshot's copy into this in-memory database
+    void copy_unchanged_file();  // Snapshot's and Copy's copy into this in-memory database
 
     std::string path_;
     std::chrono::milliseconds busy_timeout_;
-    bool refuses_writes_;  // Snapshot's copy in memory, or QueryOnly
+    bool refuses_writes_;  // QueryOnly, Snapshot, or a Copy after refuse_writes()
     sqlite3* db_ = nullptr;
     std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };

@@ -175,6 +175,18 @@ DbError read_only_file(const std::string& path) {
 }
 
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
+    if (mode == OpenMode::ReadOnlyUpgradingACopy) {
+        try {
+            return open_file(path, OpenMode::ReadOnly, busy_timeout);
+        } catch (const OlderSchemaError&) {
+            // No writer of this build is at work on a file of an older schema (it would have
+            // upgraded it); an older sgemm's commits still in the -wal file are missed, as a
+            // Snapshot misses them.
+            auto copy = std::make_unique<sqlite::Connection>(path, sqlite::Access::Copy, busy_timeout);
+            const int version = prepare_schema_of_copy(*copy);
+            return {std::move(copy), version};
+        }
+    }
     std::error_code ec;
     const fs::path folder = folder_of(path);
     const bool exists = database_file_exists(path);

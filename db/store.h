@@ -22,6 +22,10 @@ namespace sgemm {
 enum class OpenMode {
     ReadWrite,  // the tuner, sgemm-db's writing commands: creates the file and its folder
     ReadOnly,   // dispatch, sgemm-db's reading commands: the file must exist, at this schema
+    // A merge's source, another's file that is read but never written: as ReadOnly, but a
+    // file of an older schema is read from a copy in memory brought to this schema
+    // (opened_version() says which it had), and the file is left as it is.
+    ReadOnlyUpgradingACopy,
 };
 
 // An id or prefix that names no device, or more than one: a user error.

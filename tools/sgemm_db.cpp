@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -432,7 +433,10 @@ int cmd_export(Context& ctx) {
     return left_out.empty() ? 0 : kSomeWinnersLeftOut;
 }
 
-void print_merge(const Context& ctx, const MergeSummary& s, const std::string& source) {
+// `source_version`: the schema version of a merge's source database (an older one was read
+// from a copy brought to this build's); none for an import's CSV.
+void print_merge(const Context& ctx, const MergeSummary& s, const std::string& source,
+                 std::optional<int> source_version) {
     using O = WinnerOffer::Outcome;
     static const char* names[] = {"added", "replaced", "kept", "refused"};
     if (ctx.json) {
@@ -448,6 +452,7 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         out.set("winners_replaced", s.count(O::Replaced)).set("winners_kept", s.count(O::Kept));
         out.set("winners_refused", s.count(O::Refused)).set("binaries_added", s.binaries_added);
         out.set("measurements_added", s.measurements_added).set("misses_merged", s.misses_merged).set("winners", changes);
+        if (source_version) out.set("source_schema_version", *source_version);
         std::printf("%s\n", out.dump().c_str());
         return;
     }
@@ -466,6 +471,10 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         }
         std::printf("%s\n", printable(line).c_str());
     }
+    if (source_version && *source_version < latest_schema_version())
+        std::printf("%s has schema version %d: it was read from a copy in memory brought to version %d, and the "
+                    "file was left as it is\n",
+                    source.c_str(), *source_version, latest_schema_version());
     std::printf("from %s: %d devices added; winners %d added, %d replaced, %d kept, %d refused; %d binaries and %d "
                 "measurements added; %d miss rows (one per recorder and shape) added or updated\n",
                 source.c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
@@ -532,7 +541,7 @@ int cmd_import(Context& ctx) {
     const std::vector<ExportRow> rows = read_export(in, path);
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem(store));
-    print_merge(ctx, summary, path);
+    print_merge(ctx, summary, path, std::nullopt);
     return merge_status(summary);
 }
 
@@ -557,7 +566,7 @@ int cmd_merge(Context& ctx) {
     ctx.check_folder_for_a_new_database();
     TuningStore other = [&] {
         try {
-            return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
+            return TuningStore(ctx.args.at(0), OpenMode::ReadOnlyUpgradingACopy, ctx.busy_timeout);
         } catch (const DbError& e) {
             // A file that starts as an SQLite database does is one damaged (2); another (a CSV
             // export, say) is the user's slip (1).
@@ -567,7 +576,7 @@ int cmd_merge(Context& ctx) {
     }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = merge_store(store, other, offered_kernel_problem(store));
-    print_merge(ctx, summary, other.path());
+    print_merge(ctx, summary, other.path(), other.opened_version());
     return merge_status(summary);
 }
 
@@ -669,7 +678,7 @@ const std::vector<Command>& commands() {
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
-        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged)", 1,
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},

@@ -93,6 +93,14 @@ run 2 --db "$dir/newer.db" import "$dir/valid.csv"; has "$err" "newer than this 
 # --- an older file: readers say how to upgrade, upgrade does it ---
 run 2 --db "$dir/old.db" list; has "$err" "sgemm-db upgrade"
 cp "$dir/old.db" "$dir/old2.db"
+cp "$dir/old.db" "$dir/old-source.db"
+# A merge reads an older source from an upgraded copy, and leaves the file at its version.
+run 0 --db "$dir/merged-from-old.db" merge "$dir/old-source.db"
+has "$out" "has schema version 1: it was read from a copy in memory brought to version 4"
+run 0 --db "$dir/merged-from-old2.db" merge "$dir/old-source.db" --json
+[ "$(json 'd["source_schema_version"]')" = "1" ] || fail "merge --json of an older source: $out"
+[ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version').fetchone()[0])" "$dir/old-source.db")" = 1 ] \
+  || fail "a merge upgraded its source file"
 run 0 --db "$dir/old.db" upgrade; has "$out" "schema version 4 (was 1)"
 run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "4 1" ] || fail "upgrade --json: $out"
 run 0 --db "$dir/old.db" list; has "$out" "no winners"

@@ -98,6 +98,43 @@ TEST(Schema, EveryEarlierVersionIsUpgradedKeepingItsRows) {
     }
 }
 
+// A merge's source of each earlier version is read from a copy brought to the latest
+// version: its rows merge, nothing of it can be written, and the file keeps its version with
+// nothing left beside it.
+TEST(Schema, AnOlderMergeSourceIsReadFromAnUpgradedCopyAndTheFileLeftAsItIs) {
+    for (int v = 1; v < latest_schema_version(); ++v) {
+        SCOPED_TRACE("from version " + std::to_string(v));
+        TempDir dir;
+        const std::string path = dir.file("old.db");
+        const DeviceFingerprint device = h200();
+        {
+            sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+            migrate(db, v);
+            db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+                .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
+                          device.memory_bytes, device.driver_version, device.runtime_version, device.nvrtc_version,
+                          device.library_version)
+                .run();
+        }
+        {
+            TuningStore source(path, OpenMode::ReadOnlyUpgradingACopy);
+            EXPECT_EQ(source.opened_version(), v);
+            EXPECT_EQ(source.schema_version(), latest_schema_version());
+            EXPECT_THROW(source.add_device(h200()), DbError) << "the copy refuses writes, as a reader's";
+            TuningStore ours(dir.file("ours.db"));
+            EXPECT_EQ(merge_store(ours, source).devices_added, 1);
+            EXPECT_EQ(ours.devices().at(0).id(), device.id());
+        }
+        EXPECT_EQ(user_version(path), v);
+        EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+        EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+    }
+    // A file of this build's schema is read in place, as ReadOnly reads it.
+    TempDir dir;
+    const std::string path = write_sample(dir);
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnlyUpgradingACopy).opened_version(), latest_schema_version());
+}
+
 // Version 3 keeps misses per recorder: the counts of a version-2 file survive the upgrade,
 // each row with a recorder of its own.
 TEST(Schema, MissesFromBeforeRecordersKeepTheirCounts) {
