@@ -19,6 +19,15 @@ std::int64_t user_version(const std::string& path) {
     return db.integer("PRAGMA user_version");
 }
 
+// A device row written as every schema version has it, into a file of an earlier version.
+void insert_device(sqlite::Connection& db, const DeviceFingerprint& device) {
+    db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+        .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
+                  device.memory_bytes, device.driver_version, device.runtime_version, device.nvrtc_version,
+                  device.library_version)
+        .run();
+}
+
 // Opening `path` for writing and for reading both fail with a message that says `says`, and
 // leave the file's bytes as they were.
 void expect_every_open_refused(const std::string& path, const std::string& says) {
@@ -64,25 +73,24 @@ TEST(Schema, AnEmptyFileGetsTheLatestSchemaInWalMode) {
             << view;
 }
 
+// old.db in `dir`, migrated to version v only, holding `device` from version 1 on.
+std::string file_of_version(const TempDir& dir, int v, const DeviceFingerprint& device) {
+    const std::string path = dir.file("old.db");
+    sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+    migrate(db, v);
+    if (v >= 1) insert_device(db, device);
+    return path;
+}
+
 // For each earlier version v: a file migrated to v only, holding a device row, opens at
 // the latest version with the row kept and every later object present.
 TEST(Schema, EveryEarlierVersionIsUpgradedKeepingItsRows) {
     for (int v = 0; v < latest_schema_version(); ++v) {
         SCOPED_TRACE("from version " + std::to_string(v));
         TempDir dir;
-        const std::string path = dir.file("old.db");
         const DeviceFingerprint device = h200();
-        {
-            sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
-            migrate(db, v);
-            EXPECT_EQ(db.integer("PRAGMA user_version"), v);
-            if (v >= 1)
-                db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
-                    .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
-                              device.memory_bytes, device.driver_version, device.runtime_version,
-                              device.nvrtc_version, device.library_version)
-                    .run();
-        }
+        const std::string path = file_of_version(dir, v, device);
+        EXPECT_EQ(user_version(path), v);
         if (v > 0) {
             EXPECT_THROW(TuningStore(path, OpenMode::ReadOnly), DbError) << "read-only must not upgrade";
         }
@@ -105,17 +113,8 @@ TEST(Schema, AnOlderMergeSourceIsReadFromAnUpgradedCopyAndTheFileLeftAsItIs) {
     for (int v = 1; v < latest_schema_version(); ++v) {
         SCOPED_TRACE("from version " + std::to_string(v));
         TempDir dir;
-        const std::string path = dir.file("old.db");
         const DeviceFingerprint device = h200();
-        {
-            sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
-            migrate(db, v);
-            db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
-                .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
-                          device.memory_bytes, device.driver_version, device.runtime_version, device.nvrtc_version,
-                          device.library_version)
-                .run();
-        }
+        const std::string path = file_of_version(dir, v, device);
         {
             TuningStore source(path, OpenMode::ReadOnlyUpgradingACopy);
             EXPECT_EQ(source.opened_version(), v);
@@ -144,11 +143,7 @@ TEST(Schema, MissesFromBeforeRecordersKeepTheirCounts) {
     {
         sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
         migrate(db, 2);
-        db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
-            .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
-                      device.memory_bytes, device.driver_version, device.runtime_version, device.nvrtc_version,
-                      device.library_version)
-            .run();
+        insert_device(db, device);
         for (int m : {3, 5})
             db.query("INSERT INTO misses VALUES (?1, ?2, 64, 64, 0, 0, 'fp32', 16, ?3, '2026-01-01', '2026-01-02')")
                 .bind_all(device.id(), m, 2 * m)
