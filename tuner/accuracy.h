@@ -19,9 +19,9 @@
 // errors over all elements, which must stay under
 //     rms_tolerance = max(4 u, tolerance(K) / sqrt(elements judged)).
 // Correct fp32 sums give about 0.4 u at any K, in order or split, in a CPU simulation (so
-// about 0.6 u against cuBLAS, whose own error counts too; on the H200 no correct kernel of
-// the GPU tests or of a whole decode tune came near the bound: docs/RESULTS.md, forty-ninth
-// session). TF32 inputs give about 6000 u / sqrt(K): 24 u at K = 65536,
+// about 0.6 u against cuBLAS, whose own error counts too; on the H200 no kernel of the GPU
+// tests, nor any of 2,601 candidates of a whole decode tune, failed the bound: docs/RESULTS.md,
+// forty-ninth session). TF32 inputs give about 6000 u / sqrt(K): 24 u at K = 65536,
 // and still 4 u at K of about two million, where the max alone passes them above K of about
 // 40000. The term tolerance(K) / sqrt(n), the root mean square of one element at the
 // tolerance among n exact ones, keeps a small output's few elements from failing on one
