@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <regex>
 
 #include "db/base64.h"
@@ -344,11 +345,23 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
         problems.push_back(source + ":" + std::to_string(records.front().line) + ": the header " + text);
     }
     std::vector<ExportRow> rows;
+    // An export writes one row per device and shape. A second (a file edited or pasted
+    // together by hand) would be weighed against the first as if it were stored already,
+    // and which one stays would hang on their order.
+    std::map<std::string, int> line_of_key;
     if (problems.empty())
         for (std::size_t i = 1; i < records.size(); ++i) {
             ExportRow row;
             row.line = records[i].line;
-            const std::string problem = read_row(header, records[i], row);
+            std::string problem = read_row(header, records[i], row);
+            if (problem.empty()) {
+                const std::string key = row.device.id() + " " + row.entry.winner.shape.to_string();
+                const auto [first, fresh] = line_of_key.emplace(key, row.line);
+                if (!fresh)
+                    problem = "a second row for device " + row.device.id().substr(0, 8) + " and " +
+                              row.entry.winner.shape.to_string() + " (the first is line " +
+                              std::to_string(first->second) + "); an export has one row per device and shape";
+            }
             if (!problem.empty())
                 problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
             else

@@ -226,6 +226,29 @@ TEST(Exchange, AnImportWithBadRowsNamesEachLineAndAppliesNothing) {
     EXPECT_TRUE(target.winners().empty());
 }
 
+// A file with two rows for one device and shape (edited or pasted together by hand) is
+// refused whole, naming both lines: which row stayed would hang on their order.
+TEST(Exchange, TwoRowsForOneDeviceAndShapeAreRefused) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    fill_sample(source);
+    const std::string csv = export_text(source);
+    const std::string first_row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n'));
+    TuningStore target(dir.file("b.db"));
+    try {
+        import_text(target, csv + with_field(csv.substr(0, csv.find('\n') + 1) + first_row, 1, "ms", "0.001")
+                                      .substr(csv.find('\n') + 1));
+        FAIL() << "imported two rows of one device and shape";
+    } catch (const ImportError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("1 bad line, nothing imported"), std::string::npos) << message;
+        EXPECT_NE(message.find(": a second row for device "), std::string::npos) << message;
+        EXPECT_NE(message.find("(the first is line 2)"), std::string::npos) << message;
+    }
+    EXPECT_TRUE(target.winners().empty());
+    EXPECT_EQ(import_text(target, csv).count(WinnerOffer::Outcome::Added), 4) << "the export alone goes in";
+}
+
 namespace {
 
 // One bad value of an import: its data row (1 is the line after the header), column, text,
