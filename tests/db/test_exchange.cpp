@@ -233,11 +233,11 @@ TEST(Exchange, TwoRowsForOneDeviceAndShapeAreRefused) {
     TuningStore source(dir.file("a.db"));
     fill_sample(source);
     const std::string csv = export_text(source);
-    const std::string first_row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n'));
+    // The first data row again at the end, faster.
+    const std::string faster_first_row = csv_line(records(with_field(csv, 1, "ms", "0.001")).at(1).fields);
     TuningStore target(dir.file("b.db"));
     try {
-        import_text(target, csv + with_field(csv.substr(0, csv.find('\n') + 1) + first_row, 1, "ms", "0.001")
-                                      .substr(csv.find('\n') + 1));
+        import_text(target, csv + faster_first_row);
         FAIL() << "imported two rows of one device and shape";
     } catch (const ImportError& e) {
         const std::string message = e.what();
