@@ -418,13 +418,15 @@ void TuningStore::record_measurement(const Measurement& m) {
     sqlite::Transaction t(*db_);
     const std::int64_t kernel = kernel_id(m.kernel);
     auto q = db_->query("INSERT INTO measurements (device_id, " SGEMM_DB_SHAPE("") ", kernel_id, median_ms, min_ms, "
-                        "max_ms, runs, error_norm, valid, invalid_reason, sm_clock_mhz, measured_at, tuner_version) "
+                        "max_ms, runs, error_norm, valid, invalid_reason, sm_clock_mhz, measured_at, tuner_version, "
+                        "max_error_u, rms_error_u) "
                         "VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                        "coalesce(nullif(?18, ''), " SGEMM_DB_NOW "), ?19)");
+                        "coalesce(nullif(?18, ''), " SGEMM_DB_NOW "), ?19, ?20, ?21)");
     bind_key(q, m.device_id, m.shape);
     q.bind(9, kernel).bind(10, m.median_ms).bind(11, m.min_ms).bind(12, m.max_ms).bind(13, m.runs);
     q.bind(14, m.error_norm).bind(15, static_cast<int>(m.valid)).bind(16, m.invalid_reason);
     q.bind(17, m.sm_clock_mhz).bind(18, m.measured_at).bind(19, m.tuner_version);
+    q.bind(20, m.max_error_u).bind(21, m.rms_error_u);
     q.run();
     t.commit();
 }
@@ -443,7 +445,7 @@ std::vector<Measurement> TuningStore::measurements(const std::string& device_id,
     auto q = db_->query(
         "SELECT x.device_id, " SGEMM_DB_SHAPE("x.") ", " SGEMM_DB_KERNEL_COLUMNS
         ", x.median_ms, x.min_ms, x.max_ms, x.runs, x.error_norm, x.valid, x.invalid_reason, x.sm_clock_mhz, "
-        "x.measured_at, x.tuner_version, x.tflops FROM measurements x JOIN kernels k ON k.id = x.kernel_id "
+        "x.measured_at, x.tuner_version, x.tflops, x.max_error_u, x.rms_error_u FROM measurements x JOIN kernels k ON k.id = x.kernel_id "
         "WHERE (?1 = '' OR x.device_id = ?1) AND (?2 IS NULL OR (x.m = ?2 AND x.n = ?3 AND x.k = ?4 AND "
         "x.trans_a = ?5 AND x.trans_b = ?6 AND x.precision = ?7 AND x.alignment = ?8)) "
         "ORDER BY x.device_id, " SGEMM_DB_SHAPE("x.") ", x.valid DESC, x.median_ms IS NULL, x.median_ms, x.id");
@@ -468,6 +470,8 @@ std::vector<Measurement> TuningStore::measurements(const std::string& device_id,
         m.measured_at = q.text(20);
         m.tuner_version = q.text(21);
         m.tflops = q.optional_real(22);
+        m.max_error_u = q.optional_real(23);
+        m.rms_error_u = q.optional_real(24);
         out.push_back(std::move(m));
     }
     return out;

@@ -188,42 +188,51 @@ int cmd_list(Context& ctx) {
 int cmd_show(Context& ctx) {
     const ShapeKey shape = ctx.shape();
     TuningStore store = ctx.open(OpenMode::ReadOnly);
-    const std::vector<Measurement> rows = store.measurements(ctx.device(store), shape);
+    const std::string device = ctx.device(store);
+    const std::vector<Measurement> rows = store.measurements(device, shape);
+    // The shape's stored winners, one a device, measured or not: an import or a merge brings
+    // a winner without the measurements of its search, and a winner's time is its own
+    // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
+    std::vector<Winner> winners;
+    for (const DeviceFingerprint& d : store.devices())
+        if (device.empty() || d.id() == device)
+            if (std::optional<Winner> w = store.find_winner(d.id(), shape)) winners.push_back(std::move(*w));
     if (ctx.json) {
-        Json out = Json::array();
+        Json measured = Json::array();
         for (const Measurement& m : rows)
-            out.push(Json::object()
-                         .set("device_id", m.device_id)
-                         .set("family", m.kernel.family)
-                         .set("params", params_text(m.kernel.params))
-                         .set("kernel", m.kernel.description)
-                         .set("median_ms", optional_json(m.median_ms))
-                         .set("min_ms", optional_json(m.min_ms))
-                         .set("max_ms", optional_json(m.max_ms))
-                         .set("runs", m.runs)
-                         .set("tflops", optional_json(m.tflops))
-                         .set("error_norm", optional_json(m.error_norm))
-                         .set("valid", m.valid)
-                         .set("invalid_reason", m.invalid_reason)
-                         .set("sm_clock_mhz", m.sm_clock_mhz ? Json(*m.sm_clock_mhz) : Json())
-                         .set("measured_at", m.measured_at)
-                         .set("tuner_version", m.tuner_version));
-        std::printf("%s\n", out.dump().c_str());
+            measured.push(Json::object()
+                              .set("device_id", m.device_id)
+                              .set("family", m.kernel.family)
+                              .set("params", params_text(m.kernel.params))
+                              .set("kernel", m.kernel.description)
+                              .set("median_ms", optional_json(m.median_ms))
+                              .set("min_ms", optional_json(m.min_ms))
+                              .set("max_ms", optional_json(m.max_ms))
+                              .set("runs", m.runs)
+                              .set("tflops", optional_json(m.tflops))
+                              .set("error_norm", optional_json(m.error_norm))
+                              .set("max_error_u", optional_json(m.max_error_u))
+                              .set("rms_error_u", optional_json(m.rms_error_u))
+                              .set("valid", m.valid)
+                              .set("invalid_reason", m.invalid_reason)
+                              .set("sm_clock_mhz", m.sm_clock_mhz ? Json(*m.sm_clock_mhz) : Json())
+                              .set("measured_at", m.measured_at)
+                              .set("tuner_version", m.tuner_version));
+        Json stored = Json::array();
+        for (const Winner& w : winners) stored.push(winner_json(w));
+        std::printf("%s\n", Json::object()
+                                 .set("shape", shape_json(shape))
+                                 .set("winners", std::move(stored))
+                                 .set("measurements", std::move(measured))
+                                 .dump()
+                                 .c_str());
         return 0;
     }
-    // The shape's stored winners, one line a device, measured or not: an import or a merge
-    // brings a winner without the measurements of its search, and a winner's time is its own
-    // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
-    const std::string device = ctx.device(store);
     std::vector<std::string> winner_lines;
-    for (const DeviceFingerprint& d : store.devices()) {
-        const std::optional<Winner> w = device.empty() || d.id() == device ? store.find_winner(d.id(), shape)
-                                                                           : std::nullopt;
-        if (w)
-            winner_lines.push_back("the stored winner of device " + d.id().substr(0, 8) + ": " + w->kernel.description +
-                                   ", " + fixed(w->ms, 4) + " ms (cuBLAS " + fixed(w->cublas_ms, 4) + " ms, " +
-                                   fixed(w->speedup, 2) + "x), " + w->provenance);
-    }
+    for (const Winner& w : winners)
+        winner_lines.push_back("the stored winner of device " + w.device_id.substr(0, 8) + ": " + w.kernel.description +
+                               ", " + fixed(w.ms, 4) + " ms (cuBLAS " + fixed(w.cublas_ms, 4) + " ms, " +
+                               fixed(w.speedup, 2) + "x), " + w.provenance);
     if (rows.empty()) {
         std::printf("no measurements of %s%s\n", shape.to_string().c_str(), where(ctx, store).c_str());
         for (const std::string& line : winner_lines) std::printf("%s\n", line.c_str());
@@ -231,17 +240,22 @@ int cmd_show(Context& ctx) {
     }
     std::printf("%s, best first (* the stored winner's kernel, at its fastest valid run)\n", shape.to_string().c_str());
     for (const std::string& line : winner_lines) std::printf("%s\n", line.c_str());
-    Table table({"", "device", "kernel", "median ms", "min ms", "max ms", "runs", "TFLOPS", "error", "MHz", "verdict",
-                 "measured at"});
+    // error: the relative Frobenius norm; u max/rms: the check's scaled errors (tuner/accuracy.h).
+    Table table({"", "device", "kernel", "median ms", "min ms", "max ms", "runs", "TFLOPS", "error", "u max/rms", "MHz",
+                 "verdict", "measured at"});
     std::set<std::string> marked;  // devices whose winner's row is marked: its fastest valid run
     for (const Measurement& m : rows) {
-        const std::optional<Winner> w = store.find_winner(m.device_id, shape);
-        const bool chosen = w && w->kernel == m.kernel && m.valid && marked.insert(m.device_id).second;
+        const auto w = std::find_if(winners.begin(), winners.end(),
+                                    [&](const Winner& x) { return x.device_id == m.device_id; });
+        const bool chosen = w != winners.end() && w->kernel == m.kernel && m.valid && marked.insert(m.device_id).second;
         char error[32] = "-";
         if (m.error_norm) std::snprintf(error, sizeof error, "%.2e", *m.error_norm);
+        const std::string scaled = m.max_error_u && m.rms_error_u
+                                       ? fixed(*m.max_error_u, 1) + "/" + fixed(*m.rms_error_u, 2)
+                                       : "-";
         table.add({chosen ? "*" : "", m.device_id.substr(0, 8), m.kernel.description, optional_fixed(m.median_ms, 4),
                    optional_fixed(m.min_ms, 4), optional_fixed(m.max_ms, 4), std::to_string(m.runs),
-                   optional_fixed(m.tflops, 2), error, m.sm_clock_mhz ? std::to_string(*m.sm_clock_mhz) : "-",
+                   optional_fixed(m.tflops, 2), error, scaled, m.sm_clock_mhz ? std::to_string(*m.sm_clock_mhz) : "-",
                    m.valid ? "valid" : "INVALID: " + m.invalid_reason, m.measured_at});
     }
     table.print();

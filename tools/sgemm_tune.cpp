@@ -66,12 +66,13 @@ public:
                              finished_, shapes_, o.row.key.to_string().c_str(), o.seconds, o.candidates, o.compiled);
             else
                 std::fprintf(stderr,
-                             "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx) from %d candidates, %d invalid, %d "
+                             "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx)%s from %d candidates, %d invalid, %d "
                              "rejected early; %d compiled, %d from cache; %.1f s (compiling %.1f s)\n",
                              finished_, shapes_, o.row.key.to_string().c_str(),
                              o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description.c_str(), o.winner.ms,
-                             o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, o.candidates, o.invalid, o.rejected,
-                             o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
+                             o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, winner_error(o).c_str(),
+                             o.candidates, o.invalid, o.rejected, o.compiled, o.cache_hits, o.seconds,
+                             o.compile_seconds);
             if (o.left_out_faulted > 0) {
                 const ShapeKey& k = o.row.key;
                 std::fprintf(stderr,
@@ -83,6 +84,18 @@ public:
             }
         };
         return p;
+    }
+
+    // A kernel winner's margin in the check, as ", error max 3.1 u of 56 u, rms 0.42 u of 4.0 u"
+    // (tuner/accuracy.h); nothing for cuBLAS, whose output is the reference unless --check-fp64.
+    static std::string winner_error(const ShapeOutcome& o) {
+        if (!o.winner_accuracy || o.winner.kernel.is_cublas()) return "";
+        const Accuracy& a = *o.winner_accuracy;
+        const double u = unit_roundoff_fp32();
+        char text[96];
+        std::snprintf(text, sizeof text, ", error max %.1f u of %.0f u, rms %.2f u of %.1f u", a.max_scaled_err / u,
+                      a.tolerance / u, a.rms_scaled_err / u, a.rms_tolerance / u);
+        return text;
     }
 
     // On a terminal the progress bar holds the line: cleared before other words.
@@ -157,6 +170,17 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                            .set("seconds", o.seconds)
                            .set("compile_seconds", o.compile_seconds);
         if (over_batch1[i]) row.set("time_over_cublas_batch1", *over_batch1[i]);
+        // The check of the winner's output (cuBLAS's own where it stayed), in units of u: the
+        // largest and root mean square scaled errors and their bounds (tuner/accuracy.h).
+        if (o.winner_accuracy) {
+            const Accuracy& a = *o.winner_accuracy;
+            const double u = unit_roundoff_fp32();
+            row.set("error_u", Json::object()
+                                   .set("max", a.max_scaled_err / u)
+                                   .set("max_tolerance", a.tolerance / u)
+                                   .set("rms", a.rms_scaled_err / u)
+                                   .set("rms_tolerance", a.rms_tolerance / u));
+        }
         json_rows.push(std::move(row));
     }
 }

@@ -46,6 +46,7 @@ struct Timed {
     std::string binary_key;
     std::shared_ptr<LoadedKernel> kernel;  // null once two faster ones were timed
     double median_ms;
+    Accuracy accuracy;  // of its check
 };
 
 // Only the two fastest are launched again (the re-timing at the end of a search): the
@@ -206,6 +207,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         m.max_ms = t.max_ms;
         m.runs = t.runs;
         m.error_norm = accuracy.rel_err_norm;
+        m.max_error_u = accuracy.max_scaled_err / unit_roundoff_fp32();
+        m.rms_error_u = accuracy.rms_scaled_err / unit_roundoff_fp32();
         store_.record_measurement(m);
     };
     auto record_invalid = [&](const Candidate& c, const std::string& why) -> void {
@@ -270,7 +273,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             ++outcome.rejected;
             return;
         }
-        timed.push_back({c, built.kernel->cache_key, kernel, t.stats.median_ms});
+        timed.push_back({c, built.kernel->cache_key, kernel, t.stats.median_ms, checked.accuracy});
         keep_two_fastest_loaded(timed);
         if (best_ms == 0 || t.stats.median_ms < best_ms) best_ms = t.stats.median_ms;
     };
@@ -375,9 +378,11 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         w.kernel = kernel_ref(*timed[0].candidate.family, timed[0].candidate.values);
         w.binary_key = timed[0].binary_key;
         w.ms = timed[0].median_ms;
+        outcome.winner_accuracy = timed[0].accuracy;
     } else {
         w.kernel = KernelRef::cublas();
         w.ms = w.cublas_ms;
+        outcome.winner_accuracy = cublas_accuracy;
     }
     store_.put_winner(w);
     if (std::optional<Winner> stored = store_.find_winner(device_id_, key)) w = *stored;  // with speedup, TFLOPS

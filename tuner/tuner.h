@@ -11,6 +11,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device.h"
 #include "src/cuda/stream.h"
+#include "tuner/accuracy.h"
 #include "tuner/device_model.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/kernel_cache.h"
@@ -70,6 +72,9 @@ struct ShapeOutcome {
     // the shape again (with what compiled meanwhile in the cache).
     bool untried = false;
     Winner winner;         // what the database now holds for the shape (nothing when untried)
+    // How the winner's output (cuBLAS's, where it stayed) was judged in this run's check;
+    // absent where the shape was skipped or untried.
+    std::optional<Accuracy> winner_accuracy;
     int candidates = 0;    // chosen for timing
     // Left out before choosing: they faulted the GPU on this shape in an earlier run
     // (without_faulted in tuner/candidate_check.h), unless TuneOptions::retry_faulted.

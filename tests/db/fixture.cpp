@@ -79,6 +79,8 @@ Measurement measurement(const std::string& device_id, const ShapeKey& shape, dou
     m.max_ms = median_ms * 1.2;
     m.runs = 20;
     m.error_norm = 1e-7;
+    m.max_error_u = 3.25;
+    m.rms_error_u = 0.4375;
     m.sm_clock_mhz = 1980;
     return m;
 }
@@ -93,6 +95,7 @@ std::string fill_sample(TuningStore& store) {
     }
     Measurement rejected = measurement(id, shape(8, 4096, 4096), 0);
     rejected.median_ms = rejected.min_ms = rejected.max_ms = std::nullopt;
+    rejected.max_error_u = rejected.rms_error_u = std::nullopt;
     rejected.valid = false;
     rejected.invalid_reason = "wrong result: max error 3.1 above tolerance";
     store.record_measurement(rejected);

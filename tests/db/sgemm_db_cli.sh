@@ -25,6 +25,8 @@ json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$ou
 "$make_sample" "$dir/theirs.db" theirs || fail "make_sample_db theirs"
 "$make_sample" "$dir/old.db" old || fail "make_sample_db old"
 ours=(--db "$dir/ours.db")
+# The schema version this build writes: one migration a version.
+latest=$(ls "$(dirname "$0")"/../../db/migrations/*.sql | wc -l)
 
 # --- help and usage errors: exit 1, a message and a hint ---
 run 0 --help
@@ -96,13 +98,13 @@ cp "$dir/old.db" "$dir/old2.db"
 cp "$dir/old.db" "$dir/old-source.db"
 # A merge reads an older source from an upgraded copy, and leaves the file at its version.
 run 0 --db "$dir/merged-from-old.db" merge "$dir/old-source.db"
-has "$out" "has schema version 1: it was read from a copy in memory brought to version 4"
+has "$out" "has schema version 1: it was read from a copy in memory brought to version $latest"
 run 0 --db "$dir/merged-from-old2.db" merge "$dir/old-source.db" --json
 [ "$(json 'd["source_schema_version"]')" = "1" ] || fail "merge --json of an older source: $out"
 [ "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version').fetchone()[0])" "$dir/old-source.db")" = 1 ] \
   || fail "a merge upgraded its source file"
-run 0 --db "$dir/old.db" upgrade; has "$out" "schema version 4 (was 1)"
-run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "4 1" ] || fail "upgrade --json: $out"
+run 0 --db "$dir/old.db" upgrade; has "$out" "schema version $latest (was 1)"
+run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "$latest 1" ] || fail "upgrade --json: $out"
 run 0 --db "$dir/old.db" list; has "$out" "no winners"
 run 2 --db "$dir/absent.db" upgrade; [ ! -e "$dir/absent.db" ] || fail "upgrade created a file"
 
@@ -123,12 +125,23 @@ has "$out" "the stored winner of device ${id:0:8}: naive BLOCK_X=32 BLOCK_Y=8, 0
 has "$out" "INVALID: wrong result: max error 3.1 above tolerance"
 [ "$(grep -c "^\* " <<<"$out")" -eq 1 ] || fail "show marks the winner's run once: $out"
 tail -1 <<<"$out" | grep -q INVALID || fail "show: invalid rows last: $out"
+# The check's scaled errors in units of u, largest and root mean square; none where a
+# candidate was refused before timing.
+grep -qE "u max/rms" <<<"$out" || fail "show's header names the scaled errors: $out"
+grep -q "3\.2/0\.44 .* valid" <<<"$out" || fail "show gives a measurement's scaled errors: $out"
 run 0 "${ours[@]}" show 8 4096 4096 --json
-[ "$(json 'd[0]["valid"], d[1]["valid"]')" = "True False" ] || fail "show --json: $out"
+[ "$(json 'd["measurements"][0]["valid"], d["measurements"][1]["valid"]')" = "True False" ] || fail "show --json: $out"
+[ "$(json 'd["measurements"][0]["max_error_u"], d["measurements"][0]["rms_error_u"]')" = "3.25 0.4375" ] ||
+  fail "show --json gives the scaled errors: $out"
+[ "$(json 'd["measurements"][1]["max_error_u"]')" = None ] || fail "show --json: a refused run has no errors: $out"
+# The stored winner too, as the text's line names it.
+[ "$(json 'len(d["winners"]), d["winners"][0]["kernel"], d["winners"][0]["ms"]')" = "1 naive BLOCK_X=32 BLOCK_Y=8 0.4" ] ||
+  fail "show --json gives the stored winner: $out"
+[ "$(json 'd["shape"]["m"], d["shape"]["trans"]')" = "8 NN" ] || fail "show --json names the shape: $out"
 run 0 "${ours[@]}" show 3 3 3; has "$out" "no measurements of M=3 N=3 K=3"
 
 run 0 "${ours[@]}" stats
-has "$out" "schema version 4"; has "$out" "$id"; has "$out" "hit rate"
+has "$out" "schema version $latest"; has "$out" "$id"; has "$out" "hit rate"
 run 0 "${ours[@]}" stats --json
 [ "$(json 'd["devices"][0]["winners"], d["binaries"]')" = "4 1" ] || fail "stats --json: $out"
 
@@ -414,6 +427,9 @@ has "$out" "merged from $dir/theirs.db"
 run 0 --db "$dir/merged.db" show 2 4096 4096
 has "$out" "no measurements of M=2 N=4096 K=4096 NN fp32 align16 in $dir/merged.db"
 has "$out" "the stored winner of device ${other:0:8}: naive BLOCK_X=32 BLOCK_Y=8, 0.0300 ms"
+run 0 --db "$dir/merged.db" show 2 4096 4096 --json
+[ "$(json 'len(d["measurements"]), [w["device_id"] for w in d["winners"]] == ["'"$other"'"]')" = "0 True" ] ||
+  fail "show --json: a merged winner without measurements: $out"
 # Miss counts come in once per recorder: merging the same misses again adds nothing.
 cp "$dir/ours.db" "$dir/same.db"
 run 0 --db "$dir/same.db" merge "$dir/ours.db"; has "$out" "0 miss rows (one per recorder and shape) added or updated"
@@ -443,7 +459,7 @@ run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
 
 # --- verify: passes on what the tests wrote, fails (exit 2) on a broken cubin ---
-run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version 4, 1 devices, 4 winners, 3 binary checks"
+run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version $latest, 1 devices, 4 winners, 3 binary checks"
 run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify --json: $out"
 run 0 --db "$dir/merged.db" verify
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"

@@ -231,6 +231,35 @@ TEST(Store, MeasurementsComeBackValidFastestFirstThenInvalid) {
     EXPECT_FALSE(store.has_measurement(other));
 }
 
+// The check's scaled errors come back as stored, and absent where a run was not judged
+// (a candidate refused before timing).
+TEST(Store, AMeasurementKeepsTheChecksScaledErrorsOrNone) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    const ShapeKey s = shape(8, 4096, 4096);
+    store.record_measurement(measurement(id, s, 0.2));
+    Measurement refused = measurement(id, s, 0);
+    refused.median_ms = refused.min_ms = refused.max_ms = std::nullopt;
+    refused.max_error_u = refused.rms_error_u = std::nullopt;
+    refused.valid = false;
+    refused.invalid_reason = "does not compile";
+    store.record_measurement(refused);
+    const std::vector<Measurement> rows = store.measurements(id, s);
+    ASSERT_EQ(rows.size(), 2u);
+    ASSERT_TRUE(rows[0].max_error_u && rows[0].rms_error_u);
+    EXPECT_DOUBLE_EQ(*rows[0].max_error_u, 3.25);
+    EXPECT_DOUBLE_EQ(*rows[0].rms_error_u, 0.4375);
+    EXPECT_FALSE(rows[1].max_error_u);
+    EXPECT_FALSE(rows[1].rms_error_u);
+    // The shell's view shows them.
+    sqlite::Connection db(dir.file("t.db"), sqlite::Access::ReadOnly, std::chrono::milliseconds(0));
+    auto view = db.query("SELECT max_error_u, rms_error_u FROM measurements_summary WHERE verdict = 'valid'");
+    ASSERT_TRUE(view.step());
+    EXPECT_DOUBLE_EQ(view.real(0), 3.25);
+    EXPECT_DOUBLE_EQ(view.real(1), 0.438);  // rounded to three places
+}
+
 TEST(Store, AnInvalidMeasurementNeedsAReason) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));

@@ -143,8 +143,18 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
         if (m.error_norm) {
             EXPECT_LT(*m.error_norm, 1e-6) << m.kernel.description;
         }
+        // Each timed run keeps the check's scaled errors in units of u: under the bounds it
+        // passed, and above zero against fp64, which no fp32 sum of 1531 products matches.
+        ASSERT_TRUE(m.max_error_u && m.rms_error_u) << m.kernel.description;
+        EXPECT_GT(*m.rms_error_u, 0.0) << m.kernel.description;
+        EXPECT_LE(*m.rms_error_u, *m.max_error_u) << m.kernel.description;
+        EXPECT_LE(*m.max_error_u * unit_roundoff_fp32(), tolerance_for_k(1531)) << m.kernel.description;
     }
     EXPECT_GE(valid, 3);  // cuBLAS and the two candidates
+    // The winner's own check, which sgemm-tune prints.
+    ASSERT_TRUE(o.winner_accuracy);
+    EXPECT_TRUE(o.winner_accuracy->ok()) << o.winner_accuracy->verdict();
+    EXPECT_GT(o.winner_accuracy->max_scaled_err, 0.0);
 }
 
 // --allow-atomics shows in the stored winner's provenance, so that a database says which of

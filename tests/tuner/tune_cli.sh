@@ -282,8 +282,29 @@ fi
 if gpu_present; then
   printf 'M,N,K,transA,transB,name\n1,4096,4096,N,N,o\n8,4096,4096,N,N,o\n1,4096,4096,N,T,o\n8,4096,4096,N,T,o\n' \
     > "$dir/mixed.csv"
-  out=$(SGEMM_DB="$dir/mixed.db" "$tune" --shapes "$dir/mixed.csv" --families decode --top-k 1 --max-candidates 2 2>&1) ||
-    fail "the two-layout tune failed: $out"
+  out=$(SGEMM_DB="$dir/mixed.db" "$tune" --shapes "$dir/mixed.csv" --families decode --top-k 1 --max-candidates 2 \
+    --json "$dir/mixed.json" 2>&1) || fail "the two-layout tune failed: $out"
+  # Each shape's line gives a kernel winner's check against its two bounds; cuBLAS, the
+  # reference here, gets none. The JSON gives them for every row.
+  lines=$(grep -E '^\[[1-4]/4\] M=' <<<"$out")
+  [ "$(wc -l <<<"$lines")" -eq 4 ] || fail "not one line a shape: $out"
+  while IFS= read -r line; do
+    if grep -q ": cuBLAS [0-9]" <<<"$line"; then
+      grep -q "error max" <<<"$line" && fail "a cuBLAS winner's line gives errors against itself: $line"
+    else
+      grep -Eq "x\), error max [0-9]+\.[0-9] u of [0-9]+ u, rms [0-9]+\.[0-9]{2} u of [0-9]+\.[0-9] u from " <<<"$line" ||
+        fail "a kernel winner's line lacks its errors: $line"
+    fi
+  done <<<"$lines"
+  python3 - "$dir/mixed.json" <<'PY' || fail "the JSON's errors: $(cat "$dir/mixed.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["shapes"]
+assert len(rows) == 4, rows
+for r in rows:
+    e = r["error_u"]
+    assert 0 <= e["rms"] <= e["rms_tolerance"] and 0 <= e["max"] <= e["max_tolerance"], r
+    assert e["max_tolerance"] > 32 and e["rms_tolerance"] >= 4, r
+PY
   for layout in NN NT; do
     [ "$(grep -Ec "^o +1 +4096 +4096 $layout fp32 .* -$" <<<"$out")" -eq 1 ] || fail "no batch-1 $layout row: $out"
     grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
