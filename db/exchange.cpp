@@ -389,6 +389,12 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
         if (offer.outcome == WinnerOffer::Outcome::Refused) offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
         summary.winners.push_back(std::move(offer));
     }
+    // A file whose every winner is refused changes nothing: its devices would stay as rows
+    // without a winner or a measurement.
+    if (summary.count(WinnerOffer::Outcome::Refused) == static_cast<int>(summary.winners.size())) {
+        summary.devices_added = summary.binaries_added = 0;
+        return summary;  // the transaction rolls back
+    }
     transaction.commit();
     return summary;
 }

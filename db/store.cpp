@@ -175,6 +175,12 @@ DbError read_only_file(const std::string& path) {
 }
 
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
+    if (mode == OpenMode::InMemory) {
+        // No WAL, as for a copy: a database in memory has no journal for others to share.
+        auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Memory, busy_timeout);
+        migrate(*db, latest_schema_version());
+        return {std::move(db), 0};
+    }
     if (mode == OpenMode::ReadOnlyUpgradingACopy) {
         try {
             return open_file(path, OpenMode::ReadOnly, busy_timeout);

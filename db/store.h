@@ -26,6 +26,9 @@ enum class OpenMode {
     // file of an older schema is read from a copy in memory brought to this schema
     // (opened_version() says which it had), and the file is left as it is.
     ReadOnlyUpgradingACopy,
+    // An empty store in memory at this schema, the path naming it in messages only: to try a
+    // change whose file is to be made only if the change takes (an import into no database).
+    InMemory,
 };
 
 // An id or prefix that names no device, or more than one: a user error.

@@ -553,6 +553,18 @@ int cmd_import(Context& ctx) {
     std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
+    // Nor does one whose every winner is refused. Where there is no database yet, the rows
+    // are judged first in an empty one in memory, as the new file would judge them.
+    std::error_code ec;
+    if (!std::filesystem::exists(ctx.db_path, ec) || (std::filesystem::file_size(ctx.db_path, ec) == 0 && !ec)) {
+        TuningStore trial(ctx.db_path, OpenMode::InMemory);
+        const MergeSummary tried = import_winners(trial, rows, path, offered_kernel_problem(trial));
+        if (tried.count(WinnerOffer::Outcome::Refused) == static_cast<int>(tried.winners.size())) {
+            print_merge(ctx, tried, path, std::nullopt);
+            std::fprintf(stderr, "sgemm-db: no winner went in, so no database was made at %s\n", ctx.db_path.c_str());
+            return merge_status(tried);
+        }
+    }
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem(store));
     print_merge(ctx, summary, path, std::nullopt);

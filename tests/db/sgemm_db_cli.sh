@@ -351,6 +351,19 @@ has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "($dir/edited.csv:2
 sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
 run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
+# A file whose every winner is refused makes no database, and changes none that is there.
+head -2 "$dir/retired.csv" > "$dir/all-refused.csv"
+run 3 --db "$dir/none-taken.db" import "$dir/all-refused.csv"
+has "$out" "winners 0 added, 0 replaced, 0 kept, 1 refused"
+has "$err" "no winner went in, so no database was made at $dir/none-taken.db"
+[ ! -e "$dir/none-taken.db" ] || fail "an import that took nothing made the database"
+: > "$dir/empty-file.db"
+run 3 --db "$dir/empty-file.db" import "$dir/all-refused.csv"
+[ ! -s "$dir/empty-file.db" ] || fail "an import that took nothing wrote into an empty file"
+"$make_sample" "$dir/untouched.db" stale || fail "make_sample_db stale"  # another device only
+run 3 --db "$dir/untouched.db" import "$dir/all-refused.csv"; has "$out" "0 devices added; winners 0 added"
+run 0 --db "$dir/untouched.db" stats --json
+[ "$(json 'len(d["devices"])')" = 1 ] || fail "an import that took nothing added its device: $out"
 # A faster row of this build's version tuned with other naive templates would replace a
 # winner this build runs with one its dispatch leaves out: refused, and the winner stays.
 # Where nothing this build runs is replaced (a shape without a winner), it comes in.

@@ -433,3 +433,26 @@ TEST_F(SampleExport, ACublasWinnerWithABinaryKeyIsABadLine) {
     }
     EXPECT_TRUE(target.winners().empty());
 }
+
+// A file whose every winner is refused writes nothing, not even its devices, which would
+// stay as rows without a winner; one winner taken brings its device.
+TEST_F(SampleExport, AFileWhoseEveryWinnerIsRefusedWritesNothing) {
+    std::istringstream in(csv);
+    const std::vector<ExportRow> rows = read_export(in, "winners.csv");
+    const KernelProblem refuse_all = [](const Winner&, const DeviceFingerprint&) { return "refused by the test"; };
+    const MergeSummary none = import_winners(target, rows, "winners.csv", refuse_all);
+    EXPECT_EQ(none.count(WinnerOffer::Outcome::Refused), 4);
+    EXPECT_EQ(none.devices_added, 0);
+    EXPECT_EQ(none.binaries_added, 0);
+    EXPECT_TRUE(target.devices().empty());
+    EXPECT_TRUE(target.winners().empty());
+
+    const KernelProblem refuse_kernels = [](const Winner& w, const DeviceFingerprint&) {
+        return w.kernel.is_cublas() ? "" : "refused by the test";
+    };
+    const MergeSummary one = import_winners(target, rows, "winners.csv", refuse_kernels);
+    EXPECT_EQ(one.count(WinnerOffer::Outcome::Added), 1);
+    EXPECT_EQ(one.devices_added, 1);
+    EXPECT_EQ(target.devices().size(), 1u);
+    EXPECT_EQ(target.winners().size(), 1u);
+}

@@ -9,6 +9,7 @@
 
 #include "db/merge.h"
 #include "db/prune.h"
+#include "db/schema.h"
 #include "db/sqlite.h"
 #include "db/store.h"
 #include "tests/db/fixture.h"
@@ -424,4 +425,18 @@ TEST(Store, AFailedWriteInsideABatchLeavesNothingBehind) {
                                      "recorder"),
                  DbError);
     EXPECT_TRUE(store.misses().empty());
+}
+
+// A store in memory is at this build's schema, takes writes, and makes no file at its path.
+TEST(Store, AStoreInMemoryMakesNoFile) {
+    TempDir dir;
+    const std::string path = dir.file("never.db");
+    TuningStore store(path, OpenMode::InMemory);
+    EXPECT_EQ(store.schema_version(), latest_schema_version());
+    EXPECT_EQ(store.opened_version(), 0);
+    const std::string id = store.add_device(h200());
+    store.record_measurement(measurement(id, shape(1, 64, 64), 0.01));
+    EXPECT_EQ(store.measurements(id).size(), 1u);
+    EXPECT_FALSE(std::filesystem::exists(path));
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
 }
