@@ -687,6 +687,7 @@ struct Command {
     std::size_t args;
     std::set<std::string> options;  // besides --db, --json and --busy-timeout
     std::function<int(Context&)> run;
+    bool writes = false;  // changes the database (committed before its report is printed)
 
     std::string usage() const { return std::string(name) + (*arguments ? " " : "") + arguments; }
 };
@@ -703,13 +704,13 @@ const std::vector<Command>& commands() {
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
-        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import, true},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
-         {}, cmd_merge},
+         {}, cmd_merge, true},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
-         {"device", "stale"}, cmd_prune},
+         {"device", "stale"}, cmd_prune, true},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
-        {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade},
+        {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade, true},
     };
     return all;
 }
@@ -838,7 +839,11 @@ int main(int argc, char** argv) {
 
     try {
         const int status = command->run(ctx);
-        const int written = finish_standard_output_after_work("sgemm-db", "standard output");
+        // A script that sees 2 here must not take a writing command for undone.
+        const int written = finish_standard_output_after_work(
+            "sgemm-db", command->writes ? "standard output (the " + std::string(command->name) + " itself is done: what it wrote to " +
+                                              ctx.db_path + " stays)"
+                                        : std::string("standard output"));
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
         return report(e, 1, true);

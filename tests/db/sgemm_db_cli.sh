@@ -309,6 +309,12 @@ if [ -w /dev/full ]; then
     [ $rc -eq 2 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
       fail "sgemm-db $command > /dev/full exited $rc: $(cat "$dir/err")"
   done
+  # A writing command's report that does not arrive says the work itself was done and kept.
+  "$make_sample" "$dir/report-lost.db" stale || fail "make_sample_db stale"
+  "$db_tool" --db "$dir/report-lost.db" import "$dir/winners.csv" >/dev/full 2>"$dir/err"; rc=$?
+  [ $rc -eq 2 ] && grep -qF "cannot write standard output (the import itself is done: what it wrote to $dir/report-lost.db stays): " "$dir/err" ||
+    fail "import > /dev/full exited $rc: $(cat "$dir/err")"
+  run 0 --db "$dir/report-lost.db" list --json; [ "$(json 'len(d)')" = 5 ] || fail "the import > /dev/full: $out"
 fi
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
 run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
