@@ -757,9 +757,11 @@ int main(int argc, char** argv) {
             "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
             "Exit codes: 0 ok; 1 a user error (arguments, an import file, a merge file that is no database,\n"
             "an unknown device);\n"
-            "2 an environment error (a database that cannot be opened, read, written or verified; no GPU);\n"
-            "3 import or merge: some winners were refused (each is listed), the others went in; export: some\n"
-            "winners, whose binary is damaged, were left out (each is listed), the others were written.\n\n"
+            "2 an environment error (a database that cannot be opened, read, written or verified; no GPU;\n"
+            "output that cannot be written, after which a writing command says its changes stay);\n"
+            "3 import or merge: some winners were refused (each is listed), the others went in (an import\n"
+            "whose every winner is refused writes nothing); export: some winners, whose binary is damaged,\n"
+            "were left out (each is listed), the others were written.\n\n"
             "Options";
     po::options_description opts(help);
     opts.add_options()("help,h", "show this help")
