@@ -45,7 +45,7 @@ private:
 }  // namespace
 
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 cudaStream_t stream) {
+                                 GemmProblem& longer_rows, cudaStream_t stream) {
     CheckedCandidate out;
     const auto invalid = [&](std::string why) {
         out.kernel.reset();
@@ -57,26 +57,30 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     if (const std::string why = refusal([&] { kernel = std::make_shared<LoadedKernel>(family, compiled); }, stream);
         !why.empty())
         return invalid("does not load: " + why);
+    // The workspace depends on the shape and the alignment class, which the two share.
     const ProblemSpec& spec = problem.spec();
     const std::size_t workspace = kernel->workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment());
-    if (std::string why = problem.workspace_does_not_fit(workspace); !why.empty()) return invalid(std::move(why));
-    problem.reserve_workspace(workspace);
+    for (GemmProblem* p : {&problem, &longer_rows}) {
+        if (std::string why = p->workspace_does_not_fit(workspace); !why.empty()) return invalid(std::move(why));
+        p->reserve_workspace(workspace);
+    }
 
-    // One run on poisoned output, judged; the reason it is invalid, or "".
-    const auto run_and_judge = [&](const std::string& when, Accuracy& accuracy) {
-        problem.poison_output(stream);
-        if (const std::string why = refusal([&] { kernel->launch(problem.args(), stream); }, stream); !why.empty())
+    // One run on `on`'s poisoned output, judged; the reason it is invalid, or "".
+    const auto run_and_judge = [&](GemmProblem& on, const std::string& when, Accuracy& accuracy) {
+        on.poison_output(stream);
+        if (const std::string why = refusal([&] { kernel->launch(on.args(), stream); }, stream); !why.empty())
             return "does not launch" + when + ": " + why;
-        accuracy = problem.check_output();
+        accuracy = on.check_output();
         return accuracy.ok() ? std::string() : "wrong result" + when + ": " + accuracy.verdict();
     };
     static_assert(kCheckedRuns == 2, "the runs below are kCheckedRuns");
-    if (std::string why = run_and_judge("", out.accuracy); !why.empty()) return invalid(std::move(why));
+    if (std::string why = run_and_judge(problem, "", out.accuracy); !why.empty()) return invalid(std::move(why));
     {
-        const ScalarsForAScope scaled_check(problem, kScaledAlpha, kScaledBeta);
+        const ScalarsForAScope scaled_check(longer_rows, kScaledAlpha, kScaledBeta);
         Accuracy scaled;
-        if (std::string why = run_and_judge(" at alpha -1.5 and beta 0.75", scaled); !why.empty())
-            return invalid(std::move(why));
+        const std::string when = " at alpha -1.5 and beta 0.75 on rows " + std::to_string(longer_rows.spec().ldc - spec.ldc) +
+                                 " floats longer";
+        if (std::string why = run_and_judge(longer_rows, when, scaled); !why.empty()) return invalid(std::move(why));
     }
     out.kernel = std::move(kernel);
     return out;

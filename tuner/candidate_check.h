@@ -22,16 +22,18 @@ struct CheckedCandidate {
 };
 
 // Loads `compiled` (a configuration of `family`), reserves the workspace it declares in
-// `problem`, and judges two runs on poisoned output: one at the problem's alpha and beta,
-// then one at alpha -1.5 and beta 0.75 with C0 in C, since dispatch runs a winner at every
-// alpha and beta. The problem is left at its own scalars. Invalid, with the reason: ptxas
+// `problem` and `longer_rows` (the same problem on longer rows, GemmProblem's second
+// constructor), and judges two runs on poisoned output: one on `problem` at its alpha and
+// beta, then one on `longer_rows` at alpha -1.5 and beta 0.75 with C0 in C, since dispatch
+// runs a winner at every alpha and beta and every leading dimension of the shape's alignment
+// class. Both are left at their own scalars. Invalid, with the reason: ptxas
 // spilled, the workspace does not fit the GPU, the cubin does not load, a launch is refused
 // (too many threads or registers, too much shared memory), or a result is wrong. A refused
 // load or launch leaves the CUDA context usable, so the run goes on to the next candidate;
 // a device fault (an illegal address, a trap) does not: its error is thrown, and
 // context_lost says which it was.
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 cudaStream_t stream);
+                                 GemmProblem& longer_rows, cudaStream_t stream);
 // How many times check_candidate launches a candidate that passes: the tests' kernel that
 // faults only once checked (tests/tuner/faulting_kernel.h) counts on it.
 constexpr int kCheckedRuns = 2;

@@ -105,6 +105,56 @@ GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cu
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+namespace {
+
+// `matrix`, `rows` rows of `row_length` values `from_ld` apart, laid out `to_ld` apart (the
+// padding columns zero: the comparison reads only the row's values).
+std::vector<float> laid_out_anew(const std::vector<float>& matrix, int rows, int row_length, int from_ld, int to_ld) {
+    std::vector<float> out(elements(rows, to_ld), 0.0f);
+    for (int r = 0; r < rows; ++r)
+        std::copy_n(matrix.begin() + static_cast<std::ptrdiff_t>(elements(r, from_ld)), row_length,
+                    out.begin() + static_cast<std::ptrdiff_t>(elements(r, to_ld)));
+    return out;
+}
+
+// Copies a matrix of `rows` rows of `row_length` floats from rows `from_ld` apart into a
+// buffer of rows `to_ld` apart whose padding columns are NaN; both start `offset` floats in.
+void copy_onto_longer_rows(const DeviceBuffer<float>& from, int from_ld, DeviceBuffer<float>& to, int to_ld, int rows,
+                           int row_length, std::size_t offset, cudaStream_t stream) {
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(to.data(), 0xff, to.bytes(), stream));  // all-ones bits: NaN
+    SGEMM_CUDA_CHECK(cudaMemcpy2DAsync(to.data() + offset, to_ld * sizeof(float), from.data() + offset,
+                                       from_ld * sizeof(float), row_length * sizeof(float), rows,
+                                       cudaMemcpyDeviceToDevice, stream));
+}
+
+}  // namespace
+
+GemmProblem::GemmProblem(const GemmProblem& shorter, int longer_by, cudaStream_t stream) : spec_(shorter.spec_) {
+    if (longer_by < 4 || longer_by % 4 != 0)
+        throw Error("rows are made longer by a positive multiple of 4 floats, which keeps the alignment class");
+    spec_.lda += longer_by;
+    spec_.ldb += longer_by;
+    spec_.ldc += longer_by;
+    const int a_rows = spec_.trans_a ? spec_.K : spec_.M, a_cols = spec_.trans_a ? spec_.M : spec_.K;
+    const int b_rows = spec_.trans_b ? spec_.N : spec_.K, b_cols = spec_.trans_b ? spec_.K : spec_.N;
+    const std::size_t offset = static_cast<std::size_t>(spec_.offset_floats);
+    a_ = DeviceBuffer<float>(offset + elements(a_rows, spec_.lda));
+    b_ = DeviceBuffer<float>(offset + elements(b_rows, spec_.ldb));
+    c0_ = DeviceBuffer<float>(elements(spec_.M, spec_.ldc));
+    output_ = DeviceBuffer<float>(leading_guard() + c0_.size() + trailing_guard());
+    copy_onto_longer_rows(shorter.a_, shorter.spec_.lda, a_, spec_.lda, a_rows, a_cols, offset, stream);
+    copy_onto_longer_rows(shorter.b_, shorter.spec_.ldb, b_, spec_.ldb, b_rows, b_cols, offset, stream);
+    // C0's padding is never read: poison_output copies C0 whole, and then lays the guard
+    // pattern over its padding columns.
+    copy_onto_longer_rows(shorter.c0_, shorter.spec_.ldc, c0_, spec_.ldc, spec_.M, spec_.N, 0, stream);
+    const int from_ldc = shorter.spec_.ldc;
+    product_ = laid_out_anew(shorter.product_, spec_.M, spec_.N, from_ldc, spec_.ldc);
+    abs_product_ = laid_out_anew(shorter.abs_product_, spec_.M, spec_.N, from_ldc, spec_.ldc);
+    c0_host_ = laid_out_anew(shorter.c0_host_, spec_.M, spec_.N, from_ldc, spec_.ldc);
+    poison_output(stream);
+    SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 void GemmProblem::set_scalars(float alpha, float beta) {
     spec_.alpha = alpha;
     spec_.beta = beta;

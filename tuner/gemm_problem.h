@@ -34,6 +34,14 @@ public:
     // and wrong indexing), uploads them, computes A B and its bound |A| |B| (the reference
     // and bound of any alpha and beta follow), and leaves the output poisoned.
     GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
+    // The same problem on rows `longer_by` floats longer (a multiple of 4, so the call's
+    // alignment class stays): A, B and C0 hold `shorter`'s values with each leading dimension
+    // that much longer and NaN in the padding columns of A and B, so a kernel whose result
+    // depends on what lies past a row's end fails, and one that takes a row's length for its
+    // leading dimension does. Its reference and bound are `shorter`'s, laid out anew. Dispatch
+    // keys winners by alignment class, not by leading dimension: a winner checked on tight
+    // rows also serves views into larger matrices, such as one of Q, K and V in a fused buffer.
+    GemmProblem(const GemmProblem& shorter, int longer_by, cudaStream_t stream);
 
     const ProblemSpec& spec() const { return spec_; }
     // Judges the next runs at these alpha and beta, which args() passes: check_output makes

@@ -1,5 +1,6 @@
 #include "tuner/shapes_csv.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -188,7 +189,11 @@ double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
     const double a = m * k, b = k * n, c = m * n;  // floats (the fp64 copies: twice as many bytes)
     const double resident = a + b + 2.0 * c;               // A, B, C's first values, the output
     const double beside = fp64_reference ? 2.0 * (a + b + c) : a + b;  // fp64 copies, or |A| and |B|
-    return 1.1 * 4.0 * (resident + beside);
+    // Then the copy on longer rows (GemmProblem's second constructor) beside the first: each
+    // row of A, B and C up to 7 floats longer (3 for the class's padding, 4 more).
+    const double a_rows = key.trans_a ? k : m, b_rows = key.trans_b ? n : k;
+    const double longer = resident + 7.0 * (a_rows + b_rows + 2.0 * m);
+    return 1.1 * 4.0 * (resident + std::max(beside, longer));
 }
 
 namespace {

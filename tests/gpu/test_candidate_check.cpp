@@ -42,7 +42,9 @@ struct NaiveCandidate {
 std::string expect_invalid(sgemm::testing::GpuContext& gpu, const NaiveCandidate& naive,
                            const std::string& reason_start, bool gpu_unharmed) {
     GemmProblem problem(odd_problem(), gpu.cublas, gpu.stream.get());
-    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu.stream.get());
+    GemmProblem longer_rows(problem, 4, gpu.stream.get());
+    const CheckedCandidate checked =
+        check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu.stream.get());
     EXPECT_EQ(checked.kernel, nullptr);
     EXPECT_EQ(checked.invalid_reason.rfind(reason_start, 0), 0u) << checked.invalid_reason;
     if (gpu_unharmed) {
@@ -58,14 +60,96 @@ TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedAtBothScalars) {
     SGEMM_REQUIRE_GPU(gpu);
     const NaiveCandidate naive(gpu->device);
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+    GemmProblem longer_rows(problem, 4, gpu->stream.get());
+    const CheckedCandidate checked =
+        check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu->stream.get());
     ASSERT_NE(checked.kernel, nullptr) << checked.invalid_reason;
     EXPECT_EQ(checked.invalid_reason, "");
     EXPECT_TRUE(checked.accuracy.ok());
     EXPECT_LE(checked.accuracy.max_scaled_err, checked.accuracy.tolerance);
-    // Left at its own scalars, which the timing runs use.
-    EXPECT_EQ(problem.args().alpha, 1.0f);
-    EXPECT_EQ(problem.args().beta, 0.0f);
+    // Both left at their own scalars; the timing runs use the first's.
+    for (const GemmProblem* p : {&problem, &longer_rows}) {
+        EXPECT_EQ(p->args().alpha, 1.0f);
+        EXPECT_EQ(p->args().beta, 0.0f);
+    }
+}
+
+// The same operands on rows 4 floats longer: the same class, each leading dimension 4 longer,
+// and cuBLAS judged right on them at both scalars (the reference was laid out anew), for
+// every transpose, tight and padded rows, and a start off 16 bytes.
+TEST(CandidateCheck, LongerRowsHoldTheSameProblem) {
+    SGEMM_REQUIRE_GPU(gpu);
+    for (int trans = 0; trans < 4; ++trans)
+        for (int offset : {0, 1}) {
+            ProblemSpec spec = odd_problem();
+            spec.trans_a = trans & 1, spec.trans_b = trans & 2;
+            spec.offset_floats = offset;
+            if (offset) spec.lda = 20, spec.ldb = 36, spec.ldc = 36;  // at least 17, 31 (or 7) and 31
+            GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+            GemmProblem longer(problem, 4, gpu->stream.get());
+            const SgemmArgs a = problem.args(), b = longer.args();
+            EXPECT_EQ(b.lda, a.lda + 4);
+            EXPECT_EQ(b.ldb, a.ldb + 4);
+            EXPECT_EQ(b.ldc, a.ldc + 4);
+            EXPECT_EQ(longer.call_alignment(), problem.call_alignment());
+            for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-1.5f, 0.75f}}) {
+                longer.set_scalars(alpha, beta);
+                longer.poison_output(gpu->stream.get());
+                gpu->cublas.sgemm(longer.args(), gpu->stream.get(), spec.trans_a, spec.trans_b);
+                const Accuracy judged = longer.check_output();
+                EXPECT_TRUE(judged.ok()) << "trans " << trans << " offset " << offset << ": " << judged.verdict();
+            }
+        }
+}
+
+// Naive's product through the families' arguments, with each leading dimension taken from
+// LDA, LDB and LDC (the call's own, or a row's length), and READ_PAST_ROW_END(p, row) added
+// to each sum: 0 times a value, which a kernel that reads past a row's end but masks it by
+// multiplying meets.
+constexpr const char* kNaiveWithItsOwnLeadingDimensions = R"(#include "sgemm_common.cuh"
+extern "C" __global__ void own_ld(const SgemmArgs p) {
+    const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= p.M || col >= p.N) return;
+    SgemmArgs q = p;
+    q.lda = LDA, q.ldb = LDB, q.ldc = LDC;
+    float acc = 0.0f;
+    for (int k = 0; k < p.K; ++k) acc = fmaf(q.A[sgemm_offset(row, k, q.lda)], q.B[sgemm_offset(k, col, q.ldb)], acc);
+    acc += READ_PAST_ROW_END(q, row);
+    sgemm_store(q, row, col, acc);
+}
+)";
+
+// A kernel that takes a row's length for a leading dimension, or whose result depends on what
+// lies past a row's end, is right on the tuner's tight operands, and so passed the check
+// before it judged its second run on longer rows. Each now fails there; the same kernel with
+// the call's own leading dimensions passes.
+TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
+    GemmProblem longer_rows(problem, 4, gpu->stream.get());
+    const auto check = [&](const std::vector<std::string>& defines) {
+        NaiveCandidate naive(gpu->device);
+        const StandaloneKernel kernel = compile_standalone("own_ld.cu", kNaiveWithItsOwnLeadingDimensions, defines,
+                                                           Arch{gpu->device.sm()}, "sgemm_common.cuh");
+        naive.compiled.cubin = kernel.cubin;
+        naive.compiled.ptxas = kernel.ptxas;
+        naive.compiled.lowered_name = "own_ld";
+        return check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu->stream.get());
+    };
+    const std::string own = "LDA=p.lda", own_b = "LDB=p.ldb", own_c = "LDC=p.ldc", nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
+    const CheckedCandidate right = check({own, own_b, own_c, nothing_past});
+    EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
+    // A's row past its end is the next row's start on tight rows (the last row reads nothing).
+    const std::string reads_past = "READ_PAST_ROW_END(q,r)=(r + 1 < q.M ? 0.0f * q.A[sgemm_offset(r, q.K, q.lda)] : 0.0f)";
+    for (const std::vector<std::string>& wrong : {std::vector<std::string>{"LDA=p.K", own_b, own_c, nothing_past},
+                                                 std::vector<std::string>{own, "LDB=p.N", own_c, nothing_past},
+                                                 std::vector<std::string>{own, own_b, "LDC=p.N", nothing_past},
+                                                 std::vector<std::string>{own, own_b, own_c, reads_past}}) {
+        const CheckedCandidate checked = check(wrong);
+        EXPECT_EQ(checked.kernel, nullptr) << wrong[0] << " " << wrong[1] << " " << wrong[2] << " " << wrong[3];
+        EXPECT_EQ(checked.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0.75 on rows 4 floats longer: ", 0), 0u)
+            << checked.invalid_reason;
+    }
 }
 
 TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn) {
@@ -122,6 +206,7 @@ TEST(CandidateCheck, AKernelThatRoundsItsInputsToTf32IsAWrongResultAtLargeK) {
     ProblemSpec spec;
     spec.M = 4, spec.N = 256, spec.K = 262144;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+    GemmProblem longer_rows(problem, 4, gpu->stream.get());
     const auto check = [&](const std::string& round_input) {
         NaiveCandidate naive(gpu->device);
         const StandaloneKernel kernel = compile_standalone("rounded.cu", kNaiveWithRoundedInputs,
@@ -130,7 +215,7 @@ TEST(CandidateCheck, AKernelThatRoundsItsInputsToTf32IsAWrongResultAtLargeK) {
         naive.compiled.cubin = kernel.cubin;
         naive.compiled.ptxas = kernel.ptxas;
         naive.compiled.lowered_name = "rounded";
-        return check_candidate(naive.family, naive.compiled, problem, gpu->stream.get());
+        return check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu->stream.get());
     };
     const CheckedCandidate as_read = check("(x)");
     EXPECT_NE(as_read.kernel, nullptr) << as_read.invalid_reason;
