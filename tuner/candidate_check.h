@@ -18,7 +18,9 @@ namespace sgemm {
 struct CheckedCandidate {
     std::shared_ptr<LoadedKernel> kernel;  // loaded and right; null when the candidate is invalid
     std::string invalid_reason;            // why it is invalid, for the database; empty when it is not
-    Accuracy accuracy;                     // of the run at the problem's own scalars
+    // Of a candidate that passed: its runs' figures, each the larger of the two (both runs
+    // have the same tolerances). Of one that failed: the first run's, when it was judged.
+    Accuracy accuracy;
 };
 
 // Loads `compiled` (a configuration of `family`), reserves the workspace it declares in

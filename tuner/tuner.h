@@ -72,8 +72,9 @@ struct ShapeOutcome {
     // the shape again (with what compiled meanwhile in the cache).
     bool untried = false;
     Winner winner;         // what the database now holds for the shape (nothing when untried)
-    // How the winner's output (cuBLAS's, where it stayed) was judged in this run's check;
-    // absent where the shape was skipped or untried.
+    // How the winner's output was judged in this run's check (cuBLAS's, where it stayed, only
+    // against fp64: else its output is the reference); absent where the shape was skipped or
+    // untried.
     std::optional<Accuracy> winner_accuracy;
     int candidates = 0;    // chosen for timing
     // Left out before choosing: they faulted the GPU on this shape in an earlier run

@@ -1,8 +1,9 @@
 -- 0005: every timed measurement keeps how close its output came to the check's bounds
 -- (tuner/accuracy.h), so that a user sees a kernel's margin and not only that it passed:
 -- the largest scaled error |out - ref| / bound over the output, and the root mean square of
--- them, both in units of u = 2^-24 (fp32's unit roundoff). NULL for a candidate refused
--- before it was timed, and for measurements stored before this version.
+-- them, both in units of u = 2^-24 (fp32's unit roundoff), each the larger of the check's two
+-- runs. NULL for a candidate refused before it was timed, for cuBLAS where its own output is
+-- the reference (no --check-fp64), and for measurements stored before this version.
 
 ALTER TABLE measurements ADD COLUMN max_error_u REAL;
 ALTER TABLE measurements ADD COLUMN rms_error_u REAL;

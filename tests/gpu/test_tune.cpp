@@ -173,6 +173,26 @@ TEST(Tune, AWinnerSaysWhetherItsRunAllowedAtomics) {
     }
 }
 
+// Against cuBLAS's fp32 output, cuBLAS's own measurement keeps no error figures (it is the
+// reference), and every candidate timed keeps them.
+TEST(Tune, CublasJudgedAgainstItselfKeepsNoErrorFigures) {
+    SGEMM_REQUIRE_GPU(gpu);
+    DecodeTuning t;
+    t.options.search.refine_starts = 0;
+    const ShapeOutcome o = t.tune(*gpu, row(4, 2048, 1531));
+    int timed = 0;
+    for (const Measurement& m : t.measurements(*gpu, o.row.key)) {
+        if (m.kernel.is_cublas()) {
+            EXPECT_FALSE(m.max_error_u || m.rms_error_u || m.error_norm);
+        } else if (m.valid && m.median_ms) {
+            ++timed;
+            EXPECT_TRUE(m.max_error_u && m.rms_error_u) << m.kernel.description;
+        }
+    }
+    EXPECT_GE(timed, 1);
+    EXPECT_EQ(o.winner_accuracy.has_value(), !o.winner.kernel.is_cublas());
+}
+
 // --budget-s: once a shape is over its budget no more candidates are compiled or timed.
 // Here the budget is spent before the first compile, so nothing was compared with cuBLAS:
 // the shape gets no winner (cuBLAS stored as one would skip the shape in every later run),
