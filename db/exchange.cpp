@@ -391,7 +391,7 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
     }
     // A file whose every winner is refused changes nothing: its devices would stay as rows
     // without a winner or a measurement.
-    if (summary.count(WinnerOffer::Outcome::Refused) == static_cast<int>(summary.winners.size())) {
+    if (summary.all_refused()) {
         summary.devices_added = summary.binaries_added = 0;
         return summary;  // the transaction rolls back
     }

@@ -47,6 +47,10 @@ int MergeSummary::count(WinnerOffer::Outcome outcome) const {
     return n;
 }
 
+bool MergeSummary::all_refused() const {
+    return !winners.empty() && count(WinnerOffer::Outcome::Refused) == static_cast<int>(winners.size());
+}
+
 WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
                          MergeSummary& summary, const KernelProblem& kernel_problem) {
     WinnerOffer offer;

@@ -30,6 +30,8 @@ struct MergeSummary {
     int misses_merged = 0;  // miss rows (one per recorder and shape key) added or updated
     std::vector<WinnerOffer> winners;  // one per incoming winner
     int count(WinnerOffer::Outcome outcome) const;
+    // Winners were offered and every one was refused.
+    bool all_refused() const;
 };
 
 // Offers one winner, with its binary, to its device in `store` (the device must be there),

@@ -178,6 +178,7 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     if (mode == OpenMode::InMemory) {
         // No WAL, as for a copy: a database in memory has no journal for others to share.
         auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Memory, busy_timeout);
+        db->exec("PRAGMA foreign_keys = ON");  // as a file opened for writing, so it refuses alike
         migrate(*db, latest_schema_version());
         return {std::move(db), 0};
     }

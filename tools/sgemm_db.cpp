@@ -97,18 +97,26 @@ struct Context {
     std::string db_path;
     bool json = false;
     std::chrono::milliseconds busy_timeout{TuningStore::kDefaultBusyTimeout};
+    // Set by a command once it has committed a change to the database: a report that cannot
+    // be written then says that the change stays.
+    bool wrote = false;
 
     TuningStore open(OpenMode mode) const { return TuningStore(db_path, mode, busy_timeout); }
     // For writing, where only an existing database makes sense (prune, upgrade): opening for
     // writing would create one in a missing or empty file, and a mistyped path would then
     // report success.
     TuningStore open_existing() const {
-        std::error_code ec;
-        // A path that cannot be looked along is not missing: the store's open says why.
-        if (!std::filesystem::exists(db_path, ec) && !ec) throw DbError("no tuning database at " + db_path);
-        if (std::filesystem::file_size(db_path, ec) == 0 && !ec)
-            throw DbError(db_path + " is empty, not a tuning database");
+        if (no_database_yet())
+            throw DbError(std::filesystem::exists(db_path) ? db_path + " is empty, not a tuning database"
+                                                           : "no tuning database at " + db_path);
         return open(OpenMode::ReadWrite);
+    }
+    // Whether opening for writing would make the database: its file is missing or empty. A
+    // path that cannot be looked along is not missing: the store's open says why.
+    bool no_database_yet() const {
+        std::error_code ec;
+        if (!std::filesystem::exists(db_path, ec)) return !ec;
+        return std::filesystem::file_size(db_path, ec) == 0 && !ec;
     }
     // Before writing where a new database may be made (import, merge): the default path's
     // folder is made with it, but a --db in a folder that is not there is more likely a typo
@@ -555,11 +563,10 @@ int cmd_import(Context& ctx) {
     const std::vector<ExportRow> rows = read_export(in, path);
     // Nor does one whose every winner is refused. Where there is no database yet, the rows
     // are judged first in an empty one in memory, as the new file would judge them.
-    std::error_code ec;
-    if (!std::filesystem::exists(ctx.db_path, ec) || (std::filesystem::file_size(ctx.db_path, ec) == 0 && !ec)) {
+    if (ctx.no_database_yet()) {
         TuningStore trial(ctx.db_path, OpenMode::InMemory);
         const MergeSummary tried = import_winners(trial, rows, path, offered_kernel_problem(trial));
-        if (tried.count(WinnerOffer::Outcome::Refused) == static_cast<int>(tried.winners.size())) {
+        if (tried.all_refused()) {
             print_merge(ctx, tried, path, std::nullopt);
             std::fprintf(stderr, "sgemm-db: no winner went in, so no database was made at %s\n", ctx.db_path.c_str());
             return merge_status(tried);
@@ -567,6 +574,7 @@ int cmd_import(Context& ctx) {
     }
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem(store));
+    ctx.wrote = !summary.all_refused();
     print_merge(ctx, summary, path, std::nullopt);
     return merge_status(summary);
 }
@@ -602,6 +610,7 @@ int cmd_merge(Context& ctx) {
     }();
     TuningStore store = ctx.open(OpenMode::ReadWrite);
     const MergeSummary summary = merge_store(store, other, offered_kernel_problem(store));
+    ctx.wrote = true;
     print_merge(ctx, summary, other.path(), other.opened_version());
     return merge_status(summary);
 }
@@ -622,6 +631,7 @@ int cmd_prune(Context& ctx) {
         for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>()) ids.push_back(store.resolve_device(id));
         s = prune_devices(store, ids);
     }
+    ctx.wrote = true;
     if (ctx.json) {
         Json out = Json::object();
         out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
@@ -666,6 +676,7 @@ int cmd_verify(Context& ctx) {
 
 int cmd_upgrade(Context& ctx) {
     TuningStore store = ctx.open_existing();
+    ctx.wrote = store.opened_version() < store.schema_version();
     if (ctx.json) {
         Json out = Json::object();
         out.set("path", store.path()).set("schema_version", store.schema_version()).set("was", store.opened_version());
@@ -687,7 +698,6 @@ struct Command {
     std::size_t args;
     std::set<std::string> options;  // besides --db, --json and --busy-timeout
     std::function<int(Context&)> run;
-    bool writes = false;  // changes the database (committed before its report is printed)
 
     std::string usage() const { return std::string(name) + (*arguments ? " " : "") + arguments; }
 };
@@ -704,13 +714,13 @@ const std::vector<Command>& commands() {
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
-        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import, true},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
-         {}, cmd_merge, true},
+         {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
-         {"device", "stale"}, cmd_prune, true},
+         {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
-        {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade, true},
+        {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade},
     };
     return all;
 }
@@ -758,7 +768,8 @@ int main(int argc, char** argv) {
             "Exit codes: 0 ok; 1 a user error (arguments, an import file, a merge file that is no database,\n"
             "an unknown device);\n"
             "2 an environment error (a database that cannot be opened, read, written or verified; no GPU;\n"
-            "output that cannot be written, after which a writing command says its changes stay);\n"
+            "output that cannot be written, after which a command that changed the database says the change\n"
+            "stays, and an import or merge that refused winners still exits 3);\n"
             "3 import or merge: some winners were refused (each is listed), the others went in (an import\n"
             "whose every winner is refused writes nothing); export: some winners, whose binary is damaged,\n"
             "were left out (each is listed), the others were written.\n\n"
@@ -841,11 +852,11 @@ int main(int argc, char** argv) {
 
     try {
         const int status = command->run(ctx);
-        // A script that sees 2 here must not take a writing command for undone.
+        // A script that sees 2 here must not take a change that was made for one undone.
         const int written = finish_standard_output_after_work(
-            "sgemm-db", command->writes ? "standard output (the " + std::string(command->name) + " itself is done: what it wrote to " +
-                                              ctx.db_path + " stays)"
-                                        : std::string("standard output"));
+            "sgemm-db", ctx.wrote ? "standard output (the " + std::string(command->name) + " itself is done: what it wrote to " +
+                                        ctx.db_path + " stays)"
+                                  : std::string("standard output"));
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
         return report(e, 1, true);

@@ -315,6 +315,11 @@ if [ -w /dev/full ]; then
   [ $rc -eq 2 ] && grep -qF "cannot write standard output (the import itself is done: what it wrote to $dir/report-lost.db stays): " "$dir/err" ||
     fail "import > /dev/full exited $rc: $(cat "$dir/err")"
   run 0 --db "$dir/report-lost.db" list --json; [ "$(json 'len(d)')" = 5 ] || fail "the import > /dev/full: $out"
+  # One that wrote nothing does not say it did.
+  sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" | head -2 > "$dir/one-refused.csv"
+  "$db_tool" --db "$dir/report-lost.db" import "$dir/one-refused.csv" >/dev/full 2>"$dir/err"; rc=$?
+  [ $rc -eq 3 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
+    fail "an import that took nothing > /dev/full exited $rc: $(cat "$dir/err")"
 fi
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
 run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
@@ -363,6 +368,12 @@ run 3 --db "$dir/none-taken.db" import "$dir/all-refused.csv"
 has "$out" "winners 0 added, 0 replaced, 0 kept, 1 refused"
 has "$err" "no winner went in, so no database was made at $dir/none-taken.db"
 [ ! -e "$dir/none-taken.db" ] || fail "an import that took nothing made the database"
+run 3 --db "$dir/none-taken.db" import - <"$dir/all-refused.csv"; has "$err" "no database was made at $dir/none-taken.db"
+[ ! -e "$dir/none-taken.db" ] || fail "an import from standard input that took nothing made the database"
+# A file of no rows (an empty database's export) is refused nothing: it makes an empty database.
+head -1 "$dir/all-refused.csv" > "$dir/header-only.csv"
+run 0 --db "$dir/from-header.db" import "$dir/header-only.csv"; has "$out" "winners 0 added, 0 replaced, 0 kept, 0 refused"
+run 0 --db "$dir/from-header.db" list; has "$out" "no winners"
 : > "$dir/empty-file.db"
 run 3 --db "$dir/empty-file.db" import "$dir/all-refused.csv"
 [ ! -s "$dir/empty-file.db" ] || fail "an import that took nothing wrote into an empty file"

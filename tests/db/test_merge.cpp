@@ -69,7 +69,12 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     EXPECT_EQ(again.measurements_added, 0);
     EXPECT_EQ(again.misses_merged, 0);
     EXPECT_EQ(ours.misses(id).at(0).count, 7) << "a file merged twice counts its misses once";
-    EXPECT_EQ(ours.measurements().size(), 1u);
+    ASSERT_EQ(ours.measurements().size(), 1u);
+    // The measurement comes whole, its error figures with it.
+    const Measurement merged = ours.measurements().at(0);
+    ASSERT_TRUE(merged.max_error_u && merged.rms_error_u);
+    EXPECT_DOUBLE_EQ(*merged.max_error_u, 3.25);
+    EXPECT_DOUBLE_EQ(*merged.rms_error_u, 0.4375);
     EXPECT_TRUE(verify_store(ours).ok());
 }
 
