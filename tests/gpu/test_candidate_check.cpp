@@ -36,6 +36,20 @@ struct NaiveCandidate {
     CompiledKernel compiled;
 };
 
+// The kernel `name` of `source` (with `defines`), launched as naive's default is, checked on
+// `problem` and `longer_rows`: a kernel written for a test stands in for a candidate.
+CheckedCandidate check_standalone(sgemm::testing::GpuContext& gpu, const std::string& name, const char* source,
+                                  const std::vector<std::string>& defines, GemmProblem& problem,
+                                  GemmProblem& longer_rows) {
+    NaiveCandidate naive(gpu.device);
+    const StandaloneKernel kernel =
+        compile_standalone(name + ".cu", source, defines, Arch{gpu.device.sm()}, "sgemm_common.cuh");
+    naive.compiled.cubin = kernel.cubin;
+    naive.compiled.ptxas = kernel.ptxas;
+    naive.compiled.lowered_name = name;
+    return check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu.stream.get());
+}
+
 // The candidate is invalid, for a reason that begins with `reason_start`; the reason. With
 // `gpu_unharmed`, cuBLAS on the problem is then still judged right: the GPU took no lasting
 // harm, and a run could go on.
@@ -128,13 +142,7 @@ TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
     GemmProblem longer_rows(problem, 4, gpu->stream.get());
     const auto check = [&](const std::vector<std::string>& defines) {
-        NaiveCandidate naive(gpu->device);
-        const StandaloneKernel kernel = compile_standalone("own_ld.cu", kNaiveWithItsOwnLeadingDimensions, defines,
-                                                           Arch{gpu->device.sm()}, "sgemm_common.cuh");
-        naive.compiled.cubin = kernel.cubin;
-        naive.compiled.ptxas = kernel.ptxas;
-        naive.compiled.lowered_name = "own_ld";
-        return check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu->stream.get());
+        return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problem, longer_rows);
     };
     const std::string own = "LDA=p.lda", own_b = "LDB=p.ldb", own_c = "LDC=p.ldc", nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
     const CheckedCandidate right = check({own, own_b, own_c, nothing_past});
@@ -208,14 +216,8 @@ TEST(CandidateCheck, AKernelThatRoundsItsInputsToTf32IsAWrongResultAtLargeK) {
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
     GemmProblem longer_rows(problem, 4, gpu->stream.get());
     const auto check = [&](const std::string& round_input) {
-        NaiveCandidate naive(gpu->device);
-        const StandaloneKernel kernel = compile_standalone("rounded.cu", kNaiveWithRoundedInputs,
-                                                           {"ROUND_INPUT(x)=" + round_input}, Arch{gpu->device.sm()},
-                                                           "sgemm_common.cuh");
-        naive.compiled.cubin = kernel.cubin;
-        naive.compiled.ptxas = kernel.ptxas;
-        naive.compiled.lowered_name = "rounded";
-        return check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu->stream.get());
+        return check_standalone(*gpu, "rounded", kNaiveWithRoundedInputs, {"ROUND_INPUT(x)=" + round_input}, problem,
+                                longer_rows);
     };
     const CheckedCandidate as_read = check("(x)");
     EXPECT_NE(as_read.kernel, nullptr) << as_read.invalid_reason;
