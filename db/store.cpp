@@ -174,6 +174,54 @@ DbError read_only_file(const std::string& path) {
     return DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
 }
 
+// A reader's open of a file at this build's schema; OlderSchemaError for an older one.
+OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::milliseconds busy_timeout) {
+    std::error_code ec;
+    const fs::path folder = folder_of(path);
+    const bool exists = database_file_exists(path);
+    const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
+    if (!exists)
+        throw DbError("no tuning database at " + path + ": a tune, an import or a merge writes one there",
+                      SQLITE_CANTOPEN);
+    // A reader that may not write the file must not leave -wal and -shm files of its own
+    // beside it: SQLite gives them the file's permissions but this user as owner, and they
+    // stay after a read-only close, so the file's owner could no longer write their own
+    // database (nor, in a sticky folder, remove them). Such a reader copies the file into
+    // memory instead, and never opens it through SQLite's shared files. So it sees the
+    // database as of its last checkpoint: the commits of a writer still at work (a tune in
+    // progress) show once that writer checkpoints or closes.
+    if (::access(path.c_str(), W_OK) != 0) {
+        auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
+        const int version = prepare_schema(*db, false);
+        return {std::move(db), version};
+    }
+    // Reading a WAL database needs the -shm file, which a folder this user may not write
+    // cannot take. Another user who may (the folder's owner) can be writing the database
+    // meanwhile, so it is read from a copy, as above: read in place without locks, a
+    // checkpoint running at the same time tore the pages a reader saw ("corrupt"). A
+    // reader who may write the file and its folder reads it in place, querying only: the
+    // last connection to close then removes the -wal and -shm files, as a writer's does.
+    auto db = std::make_unique<sqlite::Connection>(
+        path, folder_writable ? sqlite::Access::QueryOnly : sqlite::Access::Snapshot, busy_timeout);
+    try {
+        const int version = prepare_schema(*db, false);
+        return {std::move(db), version};
+    } catch (const DbError& e) {
+        // The -shm file could not be made although the folder is writable: the disk is
+        // full (or a file size limit holds). Without WAL content to miss, the file alone is
+        // the database, and no writer can be adding any on that disk: read it as immutable.
+        if (!folder_writable || (e.code & 0xff) != SQLITE_IOERR) throw;
+        if (fs::file_size(path + "-wal", ec) > 0 && !ec)
+            throw DbError("cannot read " + path + ": SQLite must create its -shm file beside it to read the "
+                              "commits in its -wal file, and writing there fails (is the disk full?): " +
+                              e.what(),
+                          e.code);
+    }
+    db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Immutable, busy_timeout);
+    const int version = prepare_schema(*db, false);
+    return {std::move(db), version};
+}
+
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
     if (mode == OpenMode::InMemory) {
         // No WAL, as for a copy: a database in memory has no journal for others to share.
@@ -182,9 +230,9 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         migrate(*db, latest_schema_version());
         return {std::move(db), 0};
     }
-    if (mode == OpenMode::ReadOnlyUpgradingACopy) {
+    if (mode == OpenMode::ReadOnly) {
         try {
-            return open_file(path, OpenMode::ReadOnly, busy_timeout);
+            return open_to_read_at_its_schema(path, busy_timeout);
         } catch (const OlderSchemaError&) {
             // No writer of this build is at work on a file of an older schema (it would have
             // upgraded it); an older sgemm's commits still in the -wal file are missed, as a
@@ -194,52 +242,10 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
             return {std::move(copy), version};
         }
     }
+    database_file_exists(path);  // for its refusals: a folder, a path this user cannot reach
     std::error_code ec;
     const fs::path folder = folder_of(path);
-    const bool exists = database_file_exists(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
-    if (mode == OpenMode::ReadOnly) {
-        if (!exists)
-            throw DbError("no tuning database at " + path + ": a tune, an import or a merge writes one there",
-                          SQLITE_CANTOPEN);
-        // A reader that may not write the file must not leave -wal and -shm files of its own
-        // beside it: SQLite gives them the file's permissions but this user as owner, and they
-        // stay after a read-only close, so the file's owner could no longer write their own
-        // database (nor, in a sticky folder, remove them). Such a reader copies the file into
-        // memory instead, and never opens it through SQLite's shared files. So it sees the
-        // database as of its last checkpoint: the commits of a writer still at work (a tune in
-        // progress) show once that writer checkpoints or closes.
-        if (::access(path.c_str(), W_OK) != 0) {
-            auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
-            const int version = prepare_schema(*db, false);
-            return {std::move(db), version};
-        }
-        // Reading a WAL database needs the -shm file, which a folder this user may not write
-        // cannot take. Another user who may (the folder's owner) can be writing the database
-        // meanwhile, so it is read from a copy, as above: read in place without locks, a
-        // checkpoint running at the same time tore the pages a reader saw ("corrupt"). A
-        // reader who may write the file and its folder reads it in place, querying only: the
-        // last connection to close then removes the -wal and -shm files, as a writer's does.
-        auto db = std::make_unique<sqlite::Connection>(
-            path, folder_writable ? sqlite::Access::QueryOnly : sqlite::Access::Snapshot, busy_timeout);
-        try {
-            const int version = prepare_schema(*db, false);
-            return {std::move(db), version};
-        } catch (const DbError& e) {
-            // The -shm file could not be made although the folder is writable: the disk is
-            // full (or a file size limit holds). Without WAL content to miss, the file alone is
-            // the database, and no writer can be adding any on that disk: read it as immutable.
-            if (!folder_writable || (e.code & 0xff) != SQLITE_IOERR) throw;
-            if (fs::file_size(path + "-wal", ec) > 0 && !ec)
-                throw DbError("cannot read " + path + ": SQLite must create its -shm file beside it to read the "
-                                  "commits in its -wal file, and writing there fails (is the disk full?): " +
-                                  e.what(),
-                              e.code);
-        }
-        db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Immutable, busy_timeout);
-        const int version = prepare_schema(*db, false);
-        return {std::move(db), version};
-    }
     if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
         throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
                       SQLITE_CANTOPEN);

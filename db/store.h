@@ -21,11 +21,11 @@ namespace sgemm {
 
 enum class OpenMode {
     ReadWrite,  // the tuner, sgemm-db's writing commands: creates the file and its folder
-    ReadOnly,   // dispatch, sgemm-db's reading commands: the file must exist, at this schema
-    // A merge's source, another's file that is read but never written: as ReadOnly, but a
-    // file of an older schema is read from a copy in memory brought to this schema
-    // (opened_version() says which it had), and the file is left as it is.
-    ReadOnlyUpgradingACopy,
+    // Dispatch, sgemm-db's reading commands, a merge's source: the file must exist, and is
+    // never written. One of an older schema is read from a copy in memory brought to this
+    // schema (opened_version() says which it had), so that a newer reader works on a file it
+    // may not or should not write (a database deployed read-only, or another's).
+    ReadOnly,
     // An empty store in memory at this schema, the path naming it in messages only: to try a
     // change whose file is to be made only if the change takes (an import into no database).
     InMemory,

@@ -101,7 +101,17 @@ struct Context {
     // be written then says that the change stays.
     bool wrote = false;
 
-    TuningStore open(OpenMode mode) const { return TuningStore(db_path, mode, busy_timeout); }
+    // A reader of a file of an older schema reads an upgraded copy of it (OpenMode::ReadOnly),
+    // and says so once, on stderr, so that standard output stays the report.
+    TuningStore open(OpenMode mode) const {
+        TuningStore store(db_path, mode, busy_timeout);
+        if (mode == OpenMode::ReadOnly && store.opened_version() < latest_schema_version())
+            std::fprintf(stderr,
+                         "note: %s has schema version %d: it was read from a copy in memory brought to version %d, "
+                         "and the file was left as it is (sgemm-db upgrade writes it)\n",
+                         printable(store.path()).c_str(), store.opened_version(), latest_schema_version());
+        return store;
+    }
     // For writing, where only an existing database makes sense (prune, upgrade): opening for
     // writing would create one in a missing or empty file, and a mistyped path would then
     // report success.
@@ -600,7 +610,7 @@ int cmd_merge(Context& ctx) {
     ctx.check_folder_for_a_new_database();
     TuningStore other = [&] {
         try {
-            return TuningStore(ctx.args.at(0), OpenMode::ReadOnlyUpgradingACopy, ctx.busy_timeout);
+            return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
         } catch (const DbError& e) {
             // A file that starts as an SQLite database does is one damaged (2); another (a CSV
             // export, say) is the user's slip (1).
@@ -720,7 +730,7 @@ const std::vector<Command>& commands() {
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
-        {"upgrade", "", "bring an older file to this build's schema", 0, {}, cmd_upgrade},
+        {"upgrade", "", "bring an older file to this build's schema (the reading commands and dispatch read one through an upgraded copy in memory, and writing commands upgrade it themselves)", 0, {}, cmd_upgrade},
     };
     return all;
 }

@@ -141,7 +141,7 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
     SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
     SGEMM_DISPATCH_WRONG_DEVICE = 7,              /* the calling thread's current device is another */
-    SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign, older or newer
+    SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign or newer
                                                      database, locked past 5 s, or one that
                                                      record_misses cannot write */
     SGEMM_DISPATCH_NO_KERNEL = 9,                 /* nothing found and the fallback policy is ERROR */
@@ -184,7 +184,7 @@ typedef struct sgemm_dispatch_options {
                                              (with without_database, a missing one is
                                              created by the first write) */
     int without_database;                 /* nonzero: a database that cannot be read (missing,
-                                             unreadable, damaged, foreign, of another schema, or
+                                             unreadable, damaged, foreign, of a newer schema, or
                                              locked past 5 s) is no error; every shape then takes
                                              the fallback, and explain says why */
     int max_streams;                      /* per-stream workspaces; 0: 8; at most 1024 */
@@ -241,7 +241,8 @@ typedef struct sgemm_dispatch_choice {
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
 /* Opens the database to read it (with record_misses, checks that it can be written, and the
-   misses are written to it later, as "Misses" says), loads every winner of this device and
+   misses are written to it later, as "Misses" says; one of an older schema is read from a
+   copy in memory brought to this library's, and the file left as it is), loads every winner of this device and
    of options.precision with its binary (NVRTC compiles only binaries missing from the
    cache), and allocates the per-stream workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:

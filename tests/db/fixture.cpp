@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "db/schema.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
 
@@ -108,6 +109,27 @@ std::string write_sample(const TempDir& dir, const std::string& name) {
     const std::string path = dir.file(name);
     TuningStore store(path);
     fill_sample(store);
+    return path;
+}
+
+std::int64_t user_version(const std::string& path) {
+    sqlite::Connection db(path, sqlite::Access::ReadOnly, std::chrono::milliseconds(0));
+    return db.integer("PRAGMA user_version");
+}
+
+void insert_device(sqlite::Connection& db, const DeviceFingerprint& device) {
+    db.query("INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+        .bind_all(device.id(), device.gpu_name, device.cc_major, device.cc_minor, device.sm_count,
+                  device.memory_bytes, device.driver_version, device.runtime_version, device.nvrtc_version,
+                  device.library_version)
+        .run();
+}
+
+std::string file_of_version(const TempDir& dir, int v, const DeviceFingerprint& device, const std::string& name) {
+    const std::string path = dir.file(name);
+    sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+    migrate(db, v);
+    if (v >= 1) insert_device(db, device);
     return path;
 }
 

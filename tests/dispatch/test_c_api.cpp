@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "db/schema.h"
 #include "src/cuda/device.h"
 #include "src/dispatch/fork_generation.h"
 #include "tests/db/fixture.h"
@@ -146,6 +147,25 @@ TEST(DispatchApi, RecordingMissesIntoADatabaseItCannotWriteFailsCreate) {
             throw sgemm::Error(std::string("create: ") + sgemm_dispatch_last_error());
     });
     EXPECT_EQ(child, 0) << "the child's check (its stderr says what create said)";
+}
+
+// A library newer than its database (an engine upgraded, its database deployed as it was)
+// reads the file through a copy brought to its schema, and leaves the file at its version: the
+// database is no error, so create goes on to the device.
+TEST(DispatchApi, ADatabaseOfTheSchemaBeforeThisBuildsIsReadAndLeftAsItIs) {
+    TempDir dir;
+    const std::string path = file_of_version(dir, sgemm::latest_schema_version() - 1, h200());
+    sgemm_dispatch_t handle = nullptr;
+    const sgemm_dispatch_options_t o = options_for(path.c_str());
+    const sgemm_dispatch_status_t status = sgemm_dispatch_create(&handle, &o);
+    if (has_gpu()) {
+        EXPECT_EQ(status, SGEMM_DISPATCH_SUCCESS) << sgemm_dispatch_last_error();
+        EXPECT_EQ(sgemm_dispatch_destroy(handle), SGEMM_DISPATCH_SUCCESS);
+    } else {
+        EXPECT_EQ(status, SGEMM_DISPATCH_NO_DEVICE) << sgemm_dispatch_last_error();
+    }
+    EXPECT_EQ(user_version(path), sgemm::latest_schema_version() - 1);
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
 }
 
 TEST(DispatchApi, WithoutAGpuCreateSaysThereIsNoDevice) {
