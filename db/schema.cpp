@@ -176,7 +176,6 @@ int prepare_schema_of_copy(sqlite::Connection& copy) {
     check(copy, state, true);
     // No WAL: a database in memory has no journal for others to share.
     if (state.version < latest_schema_version()) migrate(copy, latest_schema_version());
-    copy.refuse_writes();
     return static_cast<int>(state.version);
 }
 

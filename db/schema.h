@@ -35,9 +35,9 @@ struct OlderSchemaError : DbError {
 int prepare_schema(sqlite::Connection& db, bool writable);
 // prepare_schema's checks alone: changes nothing.
 void check_schema(sqlite::Connection& db, bool writable);
-// For a copy in memory of a file (sqlite::Access::Copy): the checks of a writer, then the
-// copy, not the file, brought to the latest version, and every later write refused. Returns
-// the version the file had.
+// For a copy in memory of a file (sqlite::Access::Copy), or an empty database in memory: the
+// checks of a writer, then the copy, not the file, brought to the latest version. Returns the
+// version the file had.
 int prepare_schema_of_copy(sqlite::Connection& copy);
 
 // Applies the migrations after the file's version up to `version`, in one transaction.

@@ -223,12 +223,13 @@ OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::mill
 }
 
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
-    if (mode == OpenMode::InMemory) {
+    if (mode == OpenMode::Trial) {
         // No WAL, as for a copy: a database in memory has no journal for others to share.
-        auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Memory, busy_timeout);
+        auto db = std::make_unique<sqlite::Connection>(
+            path, database_file_exists(path) ? sqlite::Access::Copy : sqlite::Access::Memory, busy_timeout);
         db->exec("PRAGMA foreign_keys = ON");  // as a file opened for writing, so it refuses alike
-        migrate(*db, latest_schema_version());
-        return {std::move(db), 0};
+        const int version = prepare_schema_of_copy(*db);
+        return {std::move(db), version};
     }
     if (mode == OpenMode::ReadOnly) {
         try {
@@ -239,6 +240,7 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
             // Snapshot misses them.
             auto copy = std::make_unique<sqlite::Connection>(path, sqlite::Access::Copy, busy_timeout);
             const int version = prepare_schema_of_copy(*copy);
+            copy->refuse_writes();
             return {std::move(copy), version};
         }
     }

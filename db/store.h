@@ -26,9 +26,11 @@ enum class OpenMode {
     // schema (opened_version() says which it had), so that a newer reader works on a file it
     // may not or should not write (a database deployed read-only, or another's).
     ReadOnly,
-    // An empty store in memory at this schema, the path naming it in messages only: to try a
-    // change whose file is to be made only if the change takes (an import into no database).
-    InMemory,
+    // A store in memory that takes writes and never writes the file: a copy of the file
+    // brought to this schema, or an empty one where there is no file yet. To try a change that
+    // the file is to get, or be made for, only if the change takes (an import into no database,
+    // or into one of an older schema, which the change would upgrade).
+    Trial,
 };
 
 // An id or prefix that names no device, or more than one: a user error.

@@ -571,14 +571,22 @@ int cmd_import(Context& ctx) {
     std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
-    // Nor does one whose every winner is refused. Where there is no database yet, the rows
-    // are judged first in an empty one in memory, as the new file would judge them.
-    if (ctx.no_database_yet()) {
-        TuningStore trial(ctx.db_path, OpenMode::InMemory);
+    // Nor does one whose every winner is refused. Where there is no database yet, or one of
+    // an older schema that opening it for writing would upgrade, the rows are judged first in
+    // a copy in memory (OpenMode::Trial), as the file would judge them.
+    const bool no_database_yet = ctx.no_database_yet();
+    if (no_database_yet || TuningStore(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout).opened_version() <
+                               latest_schema_version()) {
+        TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
         const MergeSummary tried = import_winners(trial, rows, path, offered_kernel_problem(trial));
         if (tried.all_refused()) {
             print_merge(ctx, tried, path, std::nullopt);
-            std::fprintf(stderr, "sgemm-db: no winner went in, so no database was made at %s\n", ctx.db_path.c_str());
+            if (no_database_yet)
+                std::fprintf(stderr, "sgemm-db: no winner went in, so no database was made at %s\n",
+                             printable(ctx.db_path).c_str());
+            else
+                std::fprintf(stderr, "sgemm-db: no winner went in, so %s was left as it was, at schema version %d\n",
+                             printable(ctx.db_path).c_str(), trial.opened_version());
             return merge_status(tried);
         }
     }
@@ -724,7 +732,7 @@ const std::vector<Command>& commands() {
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
-        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input", 1, {}, cmd_import},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,

@@ -383,6 +383,13 @@ run 0 --db "$dir/from-header.db" list; has "$out" "no winners"
 : > "$dir/empty-file.db"
 run 3 --db "$dir/empty-file.db" import "$dir/all-refused.csv"
 [ ! -s "$dir/empty-file.db" ] || fail "an import that took nothing wrote into an empty file"
+# Nor does it upgrade a file of an older schema; one that takes a winner does.
+"$make_sample" "$dir/old-refusing.db" old || fail "make_sample_db old"
+run 3 --db "$dir/old-refusing.db" import "$dir/all-refused.csv"
+has "$err" "no winner went in, so $dir/old-refusing.db was left as it was, at schema version 1"
+[ "$(schema_of "$dir/old-refusing.db")" = 1 ] || fail "an import that took nothing upgraded the file"
+run 3 --db "$dir/old-refusing.db" import "$dir/retired.csv"; has "$out" "winners 3 added"
+[ "$(schema_of "$dir/old-refusing.db")" = "$latest" ] || fail "an import that took winners left the file older"
 "$make_sample" "$dir/untouched.db" stale || fail "make_sample_db stale"  # another device only
 run 3 --db "$dir/untouched.db" import "$dir/all-refused.csv"; has "$out" "0 devices added; winners 0 added"
 run 0 --db "$dir/untouched.db" stats --json

@@ -108,6 +108,24 @@ TEST(Schema, AnOlderFileIsReadFromAnUpgradedCopyAndLeftAsItIs) {
     EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).opened_version(), latest_schema_version());
 }
 
+// A trial of an older file is a copy brought to this schema that takes writes, which the
+// file never sees.
+TEST(Schema, ATrialOfAnOlderFileIsAnUpgradedCopyThatTakesWrites) {
+    TempDir dir;
+    const std::string path = file_of_version(dir, latest_schema_version() - 1, h200());
+    const std::string before = bytes_of(path);
+    {
+        TuningStore trial(path, OpenMode::Trial);
+        EXPECT_EQ(trial.opened_version(), latest_schema_version() - 1);
+        EXPECT_EQ(trial.schema_version(), latest_schema_version());
+        ASSERT_EQ(trial.devices().size(), 1u);
+        trial.put_winner(winner(trial.add_device(h200(1)), shape(1, 64, 64), 0.5, nullptr));
+        EXPECT_EQ(trial.devices().size(), 2u);
+    }
+    EXPECT_EQ(bytes_of(path), before);
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
 // A database deployed where its reader may write neither it nor its folder (an image's
 // read-only files) and left at the schema before this build's: read all the same. The tests
 // run as root in CI, so the child drops to 'nobody'.

@@ -427,11 +427,12 @@ TEST(Store, AFailedWriteInsideABatchLeavesNothingBehind) {
     EXPECT_TRUE(store.misses().empty());
 }
 
-// A store in memory is at this build's schema, takes writes, and makes no file at its path.
-TEST(Store, AStoreInMemoryMakesNoFile) {
+// A trial where there is no file is an empty store at this build's schema, takes writes,
+// and makes no file at its path.
+TEST(Store, ATrialWithoutAFileMakesNone) {
     TempDir dir;
     const std::string path = dir.file("never.db");
-    TuningStore store(path, OpenMode::InMemory);
+    TuningStore store(path, OpenMode::Trial);
     EXPECT_EQ(store.schema_version(), latest_schema_version());
     EXPECT_EQ(store.opened_version(), 0);
     const std::string id = store.add_device(h200());
