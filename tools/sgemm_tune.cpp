@@ -167,6 +167,13 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                            .set("pct_floor", 100.0 * floor_s / seconds)
                            .set("speedup", o.winner.cublas_ms / o.winner.ms)
                            .set("skipped", o.skipped)
+                           // The search's counts, as the shape's line gives them.
+                           .set("candidates", o.candidates)
+                           .set("invalid", o.invalid)
+                           .set("rejected_early", o.rejected)
+                           .set("left_out_faulted", o.left_out_faulted)
+                           .set("compiled", o.compiled)
+                           .set("from_cache", o.cache_hits)
                            .set("seconds", o.seconds)
                            .set("compile_seconds", o.compile_seconds);
         if (over_batch1[i]) row.set("time_over_cublas_batch1", *over_batch1[i]);

@@ -301,6 +301,10 @@ import json, sys
 rows = json.load(open(sys.argv[1]))["shapes"]
 assert len(rows) == 4, rows
 for r in rows:
+    # The search's counts, as the shape's line gives them.
+    assert 1 <= r["candidates"] and 0 <= r["invalid"] <= r["candidates"], r
+    assert r["rejected_early"] >= 0 and r["left_out_faulted"] == 0, r
+    assert r["compiled"] + r["from_cache"] >= 1, r
     e = r.get("error_u")
     # cuBLAS's output is the reference here: it has no figures.
     assert (e is None) == (r["winner"]["kernel"] == "cublas"), r
