@@ -108,9 +108,8 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         throw DbError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one there");
     }
     if (!writable && state.version < latest)
-        throw OlderSchemaError(db.path() + " has schema version " + std::to_string(state.version) + " and this build reads " +
-                      std::to_string(latest) + ": it is upgraded when opened for writing once (sgemm-db upgrade --db " +
-                      db.path() + ")");
+        throw OlderSchemaError(db.path() + " has schema version " + std::to_string(state.version) + ", older than this "
+                               "build's " + std::to_string(latest));
     if (state.version == latest)
         if (const std::string missing = missing_from_schema(db); !missing.empty()) {
             // The objects were read after the version: a newer sgemm may have migrated the
@@ -160,7 +159,11 @@ const std::vector<Migration>& migrations() {
 
 int latest_schema_version() { return static_cast<int>(migrations().size()); }
 
-void check_schema(sqlite::Connection& db, bool writable) { check(db, read_state(db), writable); }
+int check_schema(sqlite::Connection& db, bool writable) {
+    const FileState state = read_state(db);
+    check(db, state, writable);
+    return static_cast<int>(state.version);
+}
 
 int prepare_schema(sqlite::Connection& db, bool writable) {
     const FileState state = read_state(db);

@@ -23,7 +23,8 @@ struct Migration {
 const std::vector<Migration>& migrations();
 int latest_schema_version();
 
-// A file whose schema is older than this build's, opened by a reader who may not upgrade it.
+// A file whose schema is older than this build's, opened by a reader who may not upgrade it:
+// the store then reads an upgraded copy (OpenMode::ReadOnly).
 struct OlderSchemaError : DbError {
     using DbError::DbError;
 };
@@ -33,8 +34,8 @@ struct OlderSchemaError : DbError {
 // `writable`, one whose schema is older. When `writable`, switches the file to WAL and
 // brings it to the latest version. Returns the version the file had.
 int prepare_schema(sqlite::Connection& db, bool writable);
-// prepare_schema's checks alone: changes nothing.
-void check_schema(sqlite::Connection& db, bool writable);
+// prepare_schema's checks alone: changes nothing. Returns the version the file has.
+int check_schema(sqlite::Connection& db, bool writable);
 // For a copy in memory of a file (sqlite::Access::Copy), or an empty database in memory: the
 // checks of a writer, then the copy, not the file, brought to the latest version. Returns the
 // version the file had.

@@ -76,6 +76,13 @@ std::string unwritable_companion(const std::string& path) {
     return "";
 }
 
+std::filesystem::path folder_of(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
+    if (ec) file = path;
+    return file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+}
+
 Statement::Statement(Connection& connection, const std::string& sql) : sql_(sql) {
     const int rc = sqlite3_prepare_v3(connection.handle(), sql.c_str(), static_cast<int>(sql.size()),
                                       SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
@@ -194,7 +201,7 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
     try {
         if (access == Access::QueryOnly) exec("PRAGMA query_only = ON");
-        if (access == Access::Snapshot || access == Access::Copy) copy_unchanged_file();
+        if (access == Access::Snapshot || access == Access::Copy) copy_file(access);
         // A copy of a file this user may not write is read-only as the file is: a write fails
         // rather than change the copy alone.
         if (access == Access::Snapshot) refuse_writes();
@@ -204,19 +211,36 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     }
 }
 
+void Connection::copy_file(Access access) {
+    // A Copy by a user who may write the file, its folder and SQLite's files beside it reads
+    // the file as such a reader reads it in place: under a read lock, with the commits still
+    // in its -wal file (an older sgemm's, at work or crashed). A Snapshot's user may not, and
+    // copies the file alone; so does a Copy where the -shm file cannot be made (a full disk).
+    const bool may_share = ::access(path_.c_str(), W_OK) == 0 && ::access(folder_of(path_).c_str(), W_OK) == 0 &&
+                           unwritable_companion(path_).empty();
+    if (access == Access::Copy && may_share) try {
+            back_up(Connection(path_, Access::QueryOnly, busy_timeout_));
+            return;
+        } catch (const DbError& e) {
+            if ((e.code & 0xff) != SQLITE_IOERR) throw;
+        }
+    copy_unchanged_file();
+}
+
+void Connection::back_up(const Connection& file) {
+    sqlite3_backup* backup = sqlite3_backup_init(db_, "main", file.handle(), "main");
+    if (!backup) fail(sqlite3_errcode(db_), "");
+    const int rc = sqlite3_backup_step(backup, -1);
+    // The backup leaves its error on the destination, this connection, not on the file's.
+    const int finished = sqlite3_backup_finish(backup);
+    if (rc != SQLITE_DONE) fail(finished != SQLITE_OK ? finished : rc, "");
+}
+
 void Connection::copy_unchanged_file() {
     // A checkpoint that writes the file while it is copied leaves a torn copy: copy it again.
     for (int attempt = 1;; ++attempt) {
         const FileState before = file_state(path_);
-        {
-            Connection file(path_, Access::Immutable, busy_timeout_);
-            sqlite3_backup* backup = sqlite3_backup_init(db_, "main", file.handle(), "main");
-            if (!backup) fail(sqlite3_errcode(db_), "");
-            const int rc = sqlite3_backup_step(backup, -1);
-            // The backup leaves its error on the destination, this connection, not on the file's.
-            const int finished = sqlite3_backup_finish(backup);
-            if (rc != SQLITE_DONE) fail(finished != SQLITE_OK ? finished : rc, "");
-        }
+        back_up(Connection(path_, Access::Immutable, busy_timeout_));
         if (file_state(path_) == before) break;
         if (attempt == 5)
             throw DbBusyError(path_ + " changed each time it was read: another process keeps writing it", SQLITE_BUSY);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@ class Connection;
 // process left behind, owned by them, blocks every write although the database file and its
 // folder allow it. Says so, naming the file and its owner, or "" when neither blocks.
 std::string unwritable_companion(const std::string& path);
+
+// The folder of the file a symbolic link leads to, where SQLite keeps its -wal and -shm
+// files, not the link's own.
+std::filesystem::path folder_of(const std::string& path);
 
 // A prepared statement, owned and cached by its Connection.
 class Statement {
@@ -120,8 +125,10 @@ public:
     // shared reading of a WAL database needs, nor a writer add to it). Snapshot copies the file as it stands
     // into memory at once, creating nothing beside it (commits still in a writer's -wal file
     // are not in the copy), read-only; a copy during which the file changed (its size or time
-    // of change) is taken again, and DbBusyError ends a fifth such try. Copy is Snapshot's
-    // copy, but one that may be changed (never the file) until refuse_writes(). Memory is an
+    // of change) is taken again, and DbBusyError ends a fifth such try. Copy is a copy that may
+    // be changed (never the file) until refuse_writes(), taken as Snapshot's is, or, where
+    // this user may write the file, its folder and its -wal and -shm files, under a read lock
+    // with the -wal file's commits (see copy_file). Memory is an
     // empty database in memory, read-write, `path` naming it in messages only.
     Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
     ~Connection();
@@ -148,7 +155,11 @@ public:
     [[noreturn]] void fail(int rc, const std::string& sql) const;
 
 private:
-    void copy_unchanged_file();  // Snapshot's and Copy's copy into this in-memory database
+    // Snapshot's and Copy's copy into this in-memory database: through a reader of the file in
+    // place where this user may be one, else by copy_unchanged_file.
+    void copy_file(Access access);
+    void copy_unchanged_file();  // the file alone, without its -wal file, copied again if it changed meanwhile
+    void back_up(const Connection& file);  // the whole of `file` into this database
 
     std::string path_;
     std::chrono::milliseconds busy_timeout_;

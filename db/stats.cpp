@@ -7,7 +7,6 @@ namespace sgemm {
 StoreStats store_stats(TuningStore& store) {
     sqlite::Connection& db = store.connection();
     StoreStats s;
-    s.schema_version = store.schema_version();
     s.file_bytes = db.integer("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
     s.kernels = db.integer("SELECT count(*) FROM kernels WHERE family <> 'cublas'");
     s.binaries = db.integer("SELECT count(*) FROM binaries");

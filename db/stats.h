@@ -17,7 +17,6 @@ struct DeviceStats {
 };
 
 struct StoreStats {
-    int schema_version = 0;
     std::int64_t file_bytes = 0;  // the database's pages, without the WAL file
     std::int64_t kernels = 0;
     std::int64_t binaries = 0, binary_bytes = 0;

@@ -131,15 +131,6 @@ struct OpenedFile {
     int version;  // before any upgrade
 };
 
-// The folder of the file a symbolic link leads to, where SQLite keeps its -wal and -shm
-// files, not the link's own.
-fs::path folder_of(const std::string& path) {
-    std::error_code ec;
-    fs::path file = fs::weakly_canonical(path, ec);
-    if (ec) file = path;
-    return file.has_parent_path() ? file.parent_path() : fs::path(".");
-}
-
 // Whether the database file exists, refusing what is not a file and a path this user cannot
 // look along (a folder on the way they may not enter): that is not a missing database, which
 // the messages would send them to create.
@@ -177,7 +168,7 @@ DbError read_only_file(const std::string& path) {
 // A reader's open of a file at this build's schema; OlderSchemaError for an older one.
 OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::milliseconds busy_timeout) {
     std::error_code ec;
-    const fs::path folder = folder_of(path);
+    const fs::path folder = sqlite::folder_of(path);
     const bool exists = database_file_exists(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (!exists)
@@ -235,9 +226,8 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
         try {
             return open_to_read_at_its_schema(path, busy_timeout);
         } catch (const OlderSchemaError&) {
-            // No writer of this build is at work on a file of an older schema (it would have
-            // upgraded it); an older sgemm's commits still in the -wal file are missed, as a
-            // Snapshot misses them.
+            // The copy holds the commits still in the -wal file (an older sgemm's) where this
+            // user may read the file in place, and misses them where a Snapshot would.
             auto copy = std::make_unique<sqlite::Connection>(path, sqlite::Access::Copy, busy_timeout);
             const int version = prepare_schema_of_copy(*copy);
             copy->refuse_writes();
@@ -246,7 +236,7 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     }
     database_file_exists(path);  // for its refusals: a folder, a path this user cannot reach
     std::error_code ec;
-    const fs::path folder = folder_of(path);
+    const fs::path folder = sqlite::folder_of(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
         throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
@@ -266,9 +256,9 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
 
 }  // namespace
 
-void check_writable_database(const std::string& path) {
+int check_writable_database(const std::string& path) {
     const bool exists = database_file_exists(path);
-    const fs::path folder = folder_of(path);
+    const fs::path folder = sqlite::folder_of(path);
     // The writer creates a missing folder: its nearest existing ancestor must take it. The walk
     // up goes from the absolute folder: a relative one ("new/t.db") has no parent to reach.
     std::error_code ec;
@@ -283,14 +273,14 @@ void check_writable_database(const std::string& path) {
                           std::error_code(errno, std::generic_category()).message(),
                       SQLITE_CANTOPEN);
     }
-    if (!exists) return;
+    if (!exists) return 0;
     if (::access(path.c_str(), W_OK) != 0) throw read_only_file(path);
     const std::string companion = sqlite::unwritable_companion(path);
     if (!companion.empty()) throw DbError("cannot write " + path + ": " + companion, SQLITE_READONLY);
     // Read in place, as a reader who may write the file and its folder does: with the commits
     // still in its -wal file, and no copy of a file that may hold hundreds of MB of binaries.
     sqlite::Connection reader(path, sqlite::Access::QueryOnly, TuningStore::kDefaultBusyTimeout);
-    check_schema(reader, true);
+    return check_schema(reader, true);
 }
 
 TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout)

@@ -41,8 +41,9 @@ struct UnknownDeviceError : Error {
 // Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
 // no data: for a command that cannot start its work (no GPU is visible, or dispatch about to
 // record misses) to report its database's problems first. It reads the file as a reader who
-// may write it does (which, closing last, checkpoints a crashed writer's -wal file).
-void check_writable_database(const std::string& path);
+// may write it does (which, closing last, checkpoints a crashed writer's -wal file). Returns
+// the file's schema version: 0 where there is no tuning database yet (no file, an empty one).
+int check_writable_database(const std::string& path);
 
 class TuningStore {
 public:

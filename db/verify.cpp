@@ -40,7 +40,6 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         while (q.step())
             report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
     }
-    report.schema_version = store.schema_version();
     // Sizes past int cannot be read as shapes (the store refuses them): report them and stop.
     const std::size_t problems_before = report.problems.size();
     for (const char* table : {"winners", "measurements", "misses"}) {

@@ -30,7 +30,6 @@ using TryLoad = std::function<std::string(const Binary& binary)>;
 using KernelProblem = std::function<std::string(const Winner& winner, const DeviceFingerprint& device)>;
 
 struct VerifyReport {
-    int schema_version = 0;
     int devices = 0, winners = 0;
     int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU

@@ -108,7 +108,7 @@ struct Context {
         if (mode == OpenMode::ReadOnly && store.opened_version() < latest_schema_version())
             std::fprintf(stderr,
                          "note: %s has schema version %d: it was read from a copy in memory brought to version %d, "
-                         "and the file was left as it is (sgemm-db upgrade writes it)\n",
+                         "and the file was left as it is (sgemm-db upgrade, by a user who may write it, upgrades the file)\n",
                          printable(store.path()).c_str(), store.opened_version(), latest_schema_version());
         return store;
     }
@@ -373,14 +373,15 @@ int cmd_stats(Context& ctx) {
                              .set("missed_shapes", d.missed_shapes)
                              .set("misses", d.misses));
         Json out = Json::object();
-        out.set("path", store.path()).set("schema_version", s.schema_version).set("file_bytes", s.file_bytes);
+        // The file's version: a reader of an older file reads a copy brought to this build's.
+        out.set("path", store.path()).set("schema_version", store.opened_version()).set("file_bytes", s.file_bytes);
         out.set("kernels", s.kernels).set("binaries", s.binaries).set("binary_bytes", s.binary_bytes);
         out.set("binary_hits", s.binary_hits).set("hit_rate", s.hit_rate()).set("devices", devices);
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
     std::printf("file      %s (%s KiB, schema version %d)\n", store.path().c_str(),
-                fixed(s.file_bytes / 1024.0, 0).c_str(), s.schema_version);
+                fixed(s.file_bytes / 1024.0, 0).c_str(), store.opened_version());
     std::printf("kernels   %lld\n", static_cast<long long>(s.kernels));
     std::printf("binaries  %lld (%s KiB of cubins), %lld cache hits, hit rate %s%%\n",
                 static_cast<long long>(s.binaries), fixed(s.binary_bytes / 1024.0, 0).c_str(),
@@ -573,20 +574,20 @@ int cmd_import(Context& ctx) {
     const std::vector<ExportRow> rows = read_export(in, path);
     // Nor does one whose every winner is refused. Where there is no database yet, or one of
     // an older schema that opening it for writing would upgrade, the rows are judged first in
-    // a copy in memory (OpenMode::Trial), as the file would judge them.
-    const bool no_database_yet = ctx.no_database_yet();
-    if (no_database_yet || TuningStore(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout).opened_version() <
-                               latest_schema_version()) {
+    // a copy in memory (OpenMode::Trial), as the file would judge them; a database this
+    // import could not write is refused before that, as the writer would refuse it.
+    const int version = check_writable_database(ctx.db_path);
+    if (version < latest_schema_version()) {
         TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
         const MergeSummary tried = import_winners(trial, rows, path, offered_kernel_problem(trial));
         if (tried.all_refused()) {
             print_merge(ctx, tried, path, std::nullopt);
-            if (no_database_yet)
+            if (version == 0)
                 std::fprintf(stderr, "sgemm-db: no winner went in, so no database was made at %s\n",
                              printable(ctx.db_path).c_str());
             else
                 std::fprintf(stderr, "sgemm-db: no winner went in, so %s was left as it was, at schema version %d\n",
-                             printable(ctx.db_path).c_str(), trial.opened_version());
+                             printable(ctx.db_path).c_str(), version);
             return merge_status(tried);
         }
     }
@@ -677,7 +678,7 @@ int cmd_verify(Context& ctx) {
         Json problems = Json::array();
         for (const std::string& p : r.problems) problems.push(p);
         Json out = Json::object();
-        out.set("ok", r.ok()).set("schema_version", r.schema_version).set("devices", r.devices);
+        out.set("ok", r.ok()).set("schema_version", store.opened_version()).set("devices", r.devices);
         out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json()).set("problems", problems);
         std::printf("%s\n", out.dump().c_str());
@@ -686,7 +687,7 @@ int cmd_verify(Context& ctx) {
         // A check per winner with a binary (against its device) and per cached binary: winners
         // that share a binary check it once each, so this may pass stats' count of binaries.
         std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)\n",
-                    r.ok() ? "ok" : "FAILED", store.path().c_str(), r.schema_version, r.devices, r.winners,
+                    r.ok() ? "ok" : "FAILED", store.path().c_str(), store.opened_version(), r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
     }
     return r.ok() ? 0 : 2;

@@ -242,7 +242,8 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
 /* Opens the database to read it (with record_misses, checks that it can be written, and the
    misses are written to it later, as "Misses" says; one of an older schema is read from a
-   copy in memory brought to this library's, and the file left as it is), loads every winner of this device and
+   copy in memory brought to this library's, and the file is left as it is until the first
+   write of misses upgrades it), loads every winner of this device and
    of options.precision with its binary (NVRTC compiles only binaries missing from the
    cache), and allocates the per-stream workspaces.
    `options` NULL means the defaults. On failure *handle is NULL and the status says why:

@@ -191,8 +191,8 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_WRONG_DEVICE:
             return "SGEMM_DISPATCH_WRONG_DEVICE: the calling thread's current device is not the handle's";
         case SGEMM_DISPATCH_DATABASE_ERROR:
-            return "SGEMM_DISPATCH_DATABASE_ERROR: the tuning database is missing, unreadable, foreign, older or "
-                   "newer, locked, or not writable for record_misses";
+            return "SGEMM_DISPATCH_DATABASE_ERROR: the tuning database is missing, unreadable, foreign, of a "
+                   "newer schema, locked, or not writable for record_misses";
         case SGEMM_DISPATCH_NO_KERNEL: return "SGEMM_DISPATCH_NO_KERNEL: no kernel found and the fallback policy is ERROR";
         case SGEMM_DISPATCH_TOO_MANY_STREAMS:
             return "SGEMM_DISPATCH_TOO_MANY_STREAMS: every per-stream workspace belongs to another stream";

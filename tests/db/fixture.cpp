@@ -113,7 +113,8 @@ std::string write_sample(const TempDir& dir, const std::string& name) {
 }
 
 std::int64_t user_version(const std::string& path) {
-    sqlite::Connection db(path, sqlite::Access::ReadOnly, std::chrono::milliseconds(0));
+    // Immutable: a read-only connection would leave -wal and -shm files beside a WAL file.
+    sqlite::Connection db(path, sqlite::Access::Immutable, std::chrono::milliseconds(0));
     return db.integer("PRAGMA user_version");
 }
 
@@ -128,6 +129,7 @@ void insert_device(sqlite::Connection& db, const DeviceFingerprint& device) {
 std::string file_of_version(const TempDir& dir, int v, const DeviceFingerprint& device, const std::string& name) {
     const std::string path = dir.file(name);
     sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+    if (v >= 1) db.exec("PRAGMA journal_mode = WAL");  // as every version of sgemm leaves its files
     migrate(db, v);
     if (v >= 1) insert_device(db, device);
     return path;

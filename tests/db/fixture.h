@@ -46,14 +46,14 @@ std::string fill_sample(TuningStore& store);
 // fill_sample into a new, closed file `name` in `dir`; returns its path.
 std::string write_sample(const TempDir& dir, const std::string& name = "sample.db");
 
-// PRAGMA user_version of the file: its schema version.
+// PRAGMA user_version of the file (as last checkpointed): its schema version.
 std::int64_t user_version(const std::string& path);
 
 // A device row written as every schema version has it, into a file of an earlier version.
 void insert_device(sqlite::Connection& db, const DeviceFingerprint& device);
 
-// `name` in `dir`, migrated to schema version v only, holding `device` from version 1 on:
-// the file an older sgemm would have written.
+// `name` in `dir`, migrated to schema version v only, holding `device` from version 1 on, in
+// WAL mode from version 1 on: the file an older sgemm would have written.
 std::string file_of_version(const TempDir& dir, int v, const DeviceFingerprint& device,
                             const std::string& name = "old.db");
 

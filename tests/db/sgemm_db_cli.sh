@@ -99,6 +99,11 @@ for command in list stats misses export verify; do
   has "$err" "note: $dir/old.db has schema version 1: it was read from a copy in memory brought to version $latest"
 done
 run 0 --db "$dir/old.db" list --json; [ "$(json 'len(d)')" = 0 ] || fail "list --json of an older file: $out"
+# stats and verify give the file's version, not the copy's.
+for command in stats verify; do
+  run 0 --db "$dir/old.db" $command --json; [ "$(json 'd["schema_version"]')" = 1 ] || fail "$command --json of an older file: $out"
+done
+run 0 --db "$dir/old.db" verify; has "$out" "schema version 1,"
 [ "$(schema_of "$dir/old.db")" = 1 ] || fail "a reader upgraded the file"
 [ ! -e "$dir/old.db-wal" ] || fail "a reader left a -wal file beside an older file"
 cp "$dir/old.db" "$dir/old2.db"
@@ -383,6 +388,12 @@ run 0 --db "$dir/from-header.db" list; has "$out" "no winners"
 : > "$dir/empty-file.db"
 run 3 --db "$dir/empty-file.db" import "$dir/all-refused.csv"
 [ ! -s "$dir/empty-file.db" ] || fail "an import that took nothing wrote into an empty file"
+# An SQLite file with nothing in it yet (a writer that died before its first migration) is
+# no database yet: an import makes one there.
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()" "$dir/bare.db"
+run 3 --db "$dir/bare.db" import "$dir/all-refused.csv"; has "$err" "no winner went in, so no database was made at $dir/bare.db"
+run 3 --db "$dir/bare.db" import "$dir/retired.csv"; has "$out" "winners 3 added"
+[ "$(schema_of "$dir/bare.db")" = "$latest" ] || fail "an import into a bare SQLite file made no database"
 # Nor does it upgrade a file of an older schema; one that takes a winner does.
 "$make_sample" "$dir/old-refusing.db" old || fail "make_sample_db old"
 run 3 --db "$dir/old-refusing.db" import "$dir/all-refused.csv"

@@ -108,6 +108,24 @@ TEST(Schema, AnOlderFileIsReadFromAnUpgradedCopyAndLeftAsItIs) {
     EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).opened_version(), latest_schema_version());
 }
 
+// An older sgemm still at work on its file (or one that crashed) holds its last commits in
+// the -wal file: a reader who may write the file reads them too, as it would read a file of
+// this build's schema in place.
+TEST(Schema, AnOlderFilesCommitsInItsWalAreRead) {
+    TempDir dir;
+    const std::string path = file_of_version(dir, latest_schema_version() - 1, h200());
+    sqlite::Connection older_writer(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+    older_writer.exec("PRAGMA wal_autocheckpoint = 0");
+    insert_device(older_writer, h200(1));
+    ASSERT_GT(std::filesystem::file_size(path + "-wal"), 0u) << "the commit is in the -wal file";
+    for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::Trial}) {
+        TuningStore reader(path, mode);
+        EXPECT_EQ(reader.opened_version(), latest_schema_version() - 1);
+        EXPECT_EQ(reader.devices().size(), 2u) << "the device committed to the -wal file is missing";
+    }
+    EXPECT_EQ(user_version(path), latest_schema_version() - 1);
+}
+
 // A trial of an older file is a copy brought to this schema that takes writes, which the
 // file never sees.
 TEST(Schema, ATrialOfAnOlderFileIsAnUpgradedCopyThatTakesWrites) {
