@@ -23,6 +23,11 @@ struct Migration {
 const std::vector<Migration>& migrations();
 int latest_schema_version();
 
+// What a writer that opened `path` at schema version `was` says of it: that it upgraded the
+// file, which builds older than this one no longer read; "" where it upgraded nothing (a new
+// file, or one of this version).
+std::string upgrade_notice(const std::string& path, int was);
+
 // A file whose schema is older than this build's, opened by a reader who may not upgrade it:
 // the store then reads an upgraded copy (OpenMode::ReadOnly).
 struct OlderSchemaError : DbError {

@@ -101,25 +101,31 @@ struct Context {
     // be written then says that the change stays.
     bool wrote = false;
 
-    // A reader of a file of an older schema reads an upgraded copy of it (OpenMode::ReadOnly),
-    // and says so once, on stderr, so that standard output stays the report.
-    TuningStore open(OpenMode mode) const {
+    // A file of an older schema is read from an upgraded copy (OpenMode::ReadOnly), and
+    // upgraded by a writer, after which builds older than this one no longer read it. Either
+    // is said once, on stderr, so that standard output stays the report; `upgrade`, whose
+    // report it is, passes say_upgrade false.
+    TuningStore open(OpenMode mode, bool say_upgrade = true) const {
         TuningStore store(db_path, mode, busy_timeout);
-        if (mode == OpenMode::ReadOnly && store.opened_version() < latest_schema_version())
+        const int was = store.opened_version(), now = latest_schema_version();
+        if (mode == OpenMode::ReadOnly && was < now)
             std::fprintf(stderr,
                          "note: %s has schema version %d: it was read from a copy in memory brought to version %d, "
                          "and the file was left as it is (sgemm-db upgrade, by a user who may write it, upgrades the file)\n",
-                         printable(store.path()).c_str(), store.opened_version(), latest_schema_version());
+                         printable(store.path()).c_str(), was, now);
+        if (const std::string upgraded = upgrade_notice(store.path(), was);
+            mode == OpenMode::ReadWrite && say_upgrade && !upgraded.empty())
+            std::fprintf(stderr, "note: %s\n", printable(upgraded).c_str());
         return store;
     }
     // For writing, where only an existing database makes sense (prune, upgrade): opening for
     // writing would create one in a missing or empty file, and a mistyped path would then
     // report success.
-    TuningStore open_existing() const {
+    TuningStore open_existing(bool say_upgrade = true) const {
         if (no_database_yet())
             throw DbError(std::filesystem::exists(db_path) ? db_path + " is empty, not a tuning database"
                                                            : "no tuning database at " + db_path);
-        return open(OpenMode::ReadWrite);
+        return open(OpenMode::ReadWrite, say_upgrade);
     }
     // Whether opening for writing would make the database: its file is missing or empty. A
     // path that cannot be looked along is not missing: the store's open says why.
@@ -694,7 +700,7 @@ int cmd_verify(Context& ctx) {
 }
 
 int cmd_upgrade(Context& ctx) {
-    TuningStore store = ctx.open_existing();
+    TuningStore store = ctx.open_existing(false);  // its report says what it did
     ctx.wrote = store.opened_version() < store.schema_version();
     if (ctx.json) {
         Json out = Json::object();

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "db/default_path.h"
+#include "db/schema.h"
 #include "src/cuda/device.h"
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
@@ -496,6 +497,8 @@ int main(int argc, char** argv) {
         TuningStore store(db_path, OpenMode::ReadWrite);
         std::fprintf(stderr, "sgemm-tune: %zu shapes on %s (sm_%d), database %s, %s search\n", shapes.rows.size(),
                      device.name.c_str(), device.sm(), printable(store.path()).c_str(), to_string(options.search.strategy).c_str());
+        if (const std::string upgraded = upgrade_notice(store.path(), store.opened_version()); !upgraded.empty())
+            std::fprintf(stderr, "sgemm-tune: note: %s\n", printable(upgraded).c_str());
         ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
         const auto start = std::chrono::steady_clock::now();
         warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment

@@ -5,6 +5,7 @@
 set -u
 tune="$1"
 plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
+make_sample="$3"  # make_sample_db: "old" makes an empty database of schema version 1
 . "$(dirname "$0")/../cli_checks.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -313,6 +314,15 @@ for r in rows:
     assert 0 <= e["rms"] <= e["rms_tolerance"] and 0 <= e["max"] <= e["max_tolerance"], r
     assert e["max_tolerance"] > 32 and e["rms_tolerance"] >= 4, r
 PY
+  # A database of an older schema is upgraded, and the tune says so: older builds no longer read it.
+  "$make_sample" "$dir/old.db" old || fail "make_sample_db old"
+  printf 'M,N,K\n8,64,64\n' > "$dir/tiny.csv"
+  err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null) ||
+    fail "a tune into an older database failed: $err"
+  grep -qF "sgemm-tune: note: $dir/old.db was upgraded from schema version 1 to " <<<"$err" ||
+    fail "a tune that upgraded the database does not say so: $err"
+  err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null)
+  grep -q "was upgraded" <<<"$err" && fail "a tune that upgraded nothing says it did: $err"
   for layout in NN NT; do
     [ "$(grep -Ec "^o +1 +4096 +4096 $layout fp32 .* -$" <<<"$out")" -eq 1 ] || fail "no batch-1 $layout row: $out"
     grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
