@@ -162,7 +162,7 @@ int latest_schema_version() { return static_cast<int>(migrations().size()); }
 std::string upgrade_notice(const std::string& path, int was) {
     if (was <= 0 || was >= latest_schema_version()) return "";
     return path + " was upgraded from schema version " + std::to_string(was) + " to " +
-           std::to_string(latest_schema_version()) + ": sgemm builds older than this one no longer read it";
+           std::to_string(latest_schema_version()) + ": builds of sgemm that read an older schema no longer read it";
 }
 
 int check_schema(sqlite::Connection& db, bool writable) {

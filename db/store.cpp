@@ -256,7 +256,7 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
 
 }  // namespace
 
-int check_writable_database(const std::string& path) {
+int check_writable_database(const std::string& path, std::chrono::milliseconds busy_timeout) {
     const bool exists = database_file_exists(path);
     const fs::path folder = sqlite::folder_of(path);
     // The writer creates a missing folder: its nearest existing ancestor must take it. The walk
@@ -279,7 +279,7 @@ int check_writable_database(const std::string& path) {
     if (!companion.empty()) throw DbError("cannot write " + path + ": " + companion, SQLITE_READONLY);
     // Read in place, as a reader who may write the file and its folder does: with the commits
     // still in its -wal file, and no copy of a file that may hold hundreds of MB of binaries.
-    sqlite::Connection reader(path, sqlite::Access::QueryOnly, TuningStore::kDefaultBusyTimeout);
+    sqlite::Connection reader(path, sqlite::Access::QueryOnly, busy_timeout);
     return check_schema(reader, true);
 }
 

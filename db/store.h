@@ -38,13 +38,6 @@ struct UnknownDeviceError : Error {
     using Error::Error;
 };
 
-// Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
-// no data: for a command that cannot start its work (no GPU is visible, or dispatch about to
-// record misses) to report its database's problems first. It reads the file as a reader who
-// may write it does (which, closing last, checkpoints a crashed writer's -wal file). Returns
-// the file's schema version: 0 where there is no tuning database yet (no file, an empty one).
-int check_writable_database(const std::string& path);
-
 class TuningStore {
 public:
     static constexpr std::chrono::milliseconds kDefaultBusyTimeout{5000};
@@ -134,5 +127,13 @@ private:
     std::unique_ptr<sqlite::Connection> db_;
     int opened_version_ = 0;
 };
+
+// Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
+// no data: for a command that cannot start its work (no GPU is visible, or dispatch about to
+// record misses) to report its database's problems first. It reads the file as a reader who
+// may write it does (which, closing last, checkpoints a crashed writer's -wal file). Returns
+// the file's schema version: 0 where there is no tuning database yet (no file, an empty one).
+int check_writable_database(const std::string& path,
+                            std::chrono::milliseconds busy_timeout = TuningStore::kDefaultBusyTimeout);
 
 }  // namespace sgemm

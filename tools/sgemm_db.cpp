@@ -366,6 +366,10 @@ int cmd_explain(Context& ctx) {
 int cmd_stats(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const StoreStats s = store_stats(store);
+    // An older file is read from an upgraded copy: its version and size are the file's.
+    const std::int64_t file_bytes = store.opened_version() < latest_schema_version()
+                                        ? static_cast<std::int64_t>(std::filesystem::file_size(store.path()))
+                                        : s.file_bytes;
     if (ctx.json) {
         Json devices = Json::array();
         for (const DeviceStats& d : s.devices)
@@ -379,15 +383,14 @@ int cmd_stats(Context& ctx) {
                              .set("missed_shapes", d.missed_shapes)
                              .set("misses", d.misses));
         Json out = Json::object();
-        // The file's version: a reader of an older file reads a copy brought to this build's.
-        out.set("path", store.path()).set("schema_version", store.opened_version()).set("file_bytes", s.file_bytes);
+        out.set("path", store.path()).set("schema_version", store.opened_version()).set("file_bytes", file_bytes);
         out.set("kernels", s.kernels).set("binaries", s.binaries).set("binary_bytes", s.binary_bytes);
         out.set("binary_hits", s.binary_hits).set("hit_rate", s.hit_rate()).set("devices", devices);
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
     std::printf("file      %s (%s KiB, schema version %d)\n", store.path().c_str(),
-                fixed(s.file_bytes / 1024.0, 0).c_str(), store.opened_version());
+                fixed(file_bytes / 1024.0, 0).c_str(), store.opened_version());
     std::printf("kernels   %lld\n", static_cast<long long>(s.kernels));
     std::printf("binaries  %lld (%s KiB of cubins), %lld cache hits, hit rate %s%%\n",
                 static_cast<long long>(s.binaries), fixed(s.binary_bytes / 1024.0, 0).c_str(),
@@ -582,7 +585,7 @@ int cmd_import(Context& ctx) {
     // an older schema that opening it for writing would upgrade, the rows are judged first in
     // a copy in memory (OpenMode::Trial), as the file would judge them; a database this
     // import could not write is refused before that, as the writer would refuse it.
-    const int version = check_writable_database(ctx.db_path);
+    const int version = check_writable_database(ctx.db_path, ctx.busy_timeout);
     if (version < latest_schema_version()) {
         TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
         const MergeSummary tried = import_winners(trial, rows, path, offered_kernel_problem(trial));

@@ -93,7 +93,10 @@ run 0 "${ours[@]}" export -o "$dir/valid.csv"
 run 2 --db "$dir/newer.db" import "$dir/valid.csv"; has "$err" "newer than this build"
 
 # --- an older file: readers read an upgraded copy and leave the file, upgrade writes it ---
-schema_of() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version').fetchone()[0])" "$1"; }
+# (immutable: a reader in place would remove a -wal file a command left)
+schema_of() { python3 -c "import sqlite3,sys; print(sqlite3.connect('file:' + sys.argv[1] + '?immutable=1', uri=True).execute('PRAGMA user_version').fetchone()[0])" "$1"; }
+# WAL mode, as sgemm leaves its files: a reader that opened it in place would leave a -wal file.
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()" "$dir/old.db"
 for command in list stats misses export verify; do
   run 0 --db "$dir/old.db" $command
   has "$err" "note: $dir/old.db has schema version 1: it was read from a copy in memory brought to version $latest"
@@ -104,6 +107,8 @@ for command in stats verify; do
   run 0 --db "$dir/old.db" $command --json; [ "$(json 'd["schema_version"]')" = 1 ] || fail "$command --json of an older file: $out"
 done
 run 0 --db "$dir/old.db" verify; has "$out" "schema version 1,"
+run 0 --db "$dir/old.db" stats --json
+[ "$(json 'd["file_bytes"]')" = "$(stat -c %s "$dir/old.db")" ] || fail "stats --json of an older file: not its size: $out"
 [ "$(schema_of "$dir/old.db")" = 1 ] || fail "a reader upgraded the file"
 [ ! -e "$dir/old.db-wal" ] || fail "a reader left a -wal file beside an older file"
 cp "$dir/old.db" "$dir/old2.db"
@@ -312,6 +317,10 @@ for _ in $(seq 500); do grep -q held "$dir/holder" && break; sleep 0.01; done
 run 2 --db "$dir/held.db" --busy-timeout 100 list
 has "$err" "the database is locked: another process held it for longer than the busy timeout (100 ms); try again when it is done, or allow a longer --busy-timeout"
 ! grep -q "SELECT" <<<"$err" || fail "the locked database's message shows SQL: $err"
+# import's checks before its trial wait as long as the option says, not the default 5 s.
+SECONDS=0
+run 2 --db "$dir/held.db" --busy-timeout 100 import "$dir/winners.csv"; has "$err" "busy timeout (100 ms)"
+[ $SECONDS -lt 4 ] || fail "import waited ${SECONDS} s for a lock, past its --busy-timeout of 100 ms"
 kill $holder; wait $holder 2>/dev/null
 # Output that does not arrive is an environment error (2), on every command.
 if [ -w /dev/full ]; then
@@ -401,7 +410,7 @@ run 3 --db "$dir/old-refusing.db" import "$dir/all-refused.csv"
 has "$err" "no winner went in, so $dir/old-refusing.db was left as it was, at schema version 1"
 [ "$(schema_of "$dir/old-refusing.db")" = 1 ] || fail "an import that took nothing upgraded the file"
 run 3 --db "$dir/old-refusing.db" import "$dir/retired.csv"; has "$out" "winners 3 added"
-has "$err" "note: $dir/old-refusing.db was upgraded from schema version 1 to $latest: sgemm builds older than this one no longer read it"
+has "$err" "note: $dir/old-refusing.db was upgraded from schema version 1 to $latest: builds of sgemm that read an older schema no longer read it"
 [ "$(schema_of "$dir/old-refusing.db")" = "$latest" ] || fail "an import that took winners left the file older"
 "$make_sample" "$dir/untouched.db" stale || fail "make_sample_db stale"  # another device only
 run 3 --db "$dir/untouched.db" import "$dir/all-refused.csv"; has "$out" "0 devices added; winners 0 added"

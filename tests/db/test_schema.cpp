@@ -114,15 +114,19 @@ TEST(Schema, AnOlderFileIsReadFromAnUpgradedCopyAndLeftAsItIs) {
 TEST(Schema, AnOlderFilesCommitsInItsWalAreRead) {
     TempDir dir;
     const std::string path = file_of_version(dir, latest_schema_version() - 1, h200());
-    sqlite::Connection older_writer(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
-    older_writer.exec("PRAGMA wal_autocheckpoint = 0");
-    insert_device(older_writer, h200(1));
-    ASSERT_GT(std::filesystem::file_size(path + "-wal"), 0u) << "the commit is in the -wal file";
-    for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::Trial}) {
-        TuningStore reader(path, mode);
-        EXPECT_EQ(reader.opened_version(), latest_schema_version() - 1);
-        EXPECT_EQ(reader.devices().size(), 2u) << "the device committed to the -wal file is missing";
+    {
+        sqlite::Connection older_writer(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+        older_writer.exec("PRAGMA wal_autocheckpoint = 0");
+        insert_device(older_writer, h200(1));
+        ASSERT_GT(std::filesystem::file_size(path + "-wal"), 0u) << "the commit is in the -wal file";
+        for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::Trial}) {
+            TuningStore reader(path, mode);
+            EXPECT_EQ(reader.opened_version(), latest_schema_version() - 1);
+            EXPECT_EQ(reader.devices().size(), 2u) << "the device committed to the -wal file is missing";
+        }
     }
+    // Read once the writer has closed, and so moved its -wal file into the file: an upgrade
+    // by a reader would show.
     EXPECT_EQ(user_version(path), latest_schema_version() - 1);
 }
 

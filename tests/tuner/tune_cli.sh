@@ -314,7 +314,7 @@ for r in rows:
     assert 0 <= e["rms"] <= e["rms_tolerance"] and 0 <= e["max"] <= e["max_tolerance"], r
     assert e["max_tolerance"] > 32 and e["rms_tolerance"] >= 4, r
 PY
-  # A database of an older schema is upgraded, and the tune says so: older builds no longer read it.
+  # A database of an older schema is upgraded, and the tune says so: builds that read the older schema no longer read it.
   "$make_sample" "$dir/old.db" old || fail "make_sample_db old"
   printf 'M,N,K\n8,64,64\n' > "$dir/tiny.csv"
   err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null) ||
