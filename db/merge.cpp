@@ -51,6 +51,11 @@ bool MergeSummary::all_refused() const {
     return !winners.empty() && count(WinnerOffer::Outcome::Refused) == static_cast<int>(winners.size());
 }
 
+bool MergeSummary::changed_nothing() const {
+    return devices_added == 0 && binaries_added == 0 && measurements_added == 0 && misses_merged == 0 &&
+           count(WinnerOffer::Outcome::Added) == 0 && count(WinnerOffer::Outcome::Replaced) == 0;
+}
+
 WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
                          MergeSummary& summary, const KernelProblem& kernel_problem) {
     WinnerOffer offer;

@@ -32,6 +32,8 @@ struct MergeSummary {
     int count(WinnerOffer::Outcome outcome) const;
     // Winners were offered and every one was refused.
     bool all_refused() const;
+    // No row was added or changed: every winner was kept or refused, or none came.
+    bool changed_nothing() const;
 };
 
 // Offers one winner, with its binary, to its device in `store` (the device must be there),

@@ -11,6 +11,9 @@ struct PruneSummary {
     // Rows removed; misses as shape keys (their rows are one per recorder), as stats counts them.
     int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;
     int newer_kept = 0;  // prune_stale: devices of newer library versions, left as they are
+    bool changed_nothing() const {
+        return devices == 0 && winners == 0 && measurements == 0 && misses == 0 && binaries == 0 && kernels == 0;
+    }
 };
 
 // Removes the devices and every row of theirs (winners, measurements, misses).

@@ -121,11 +121,10 @@ struct Context {
     // For writing, where only an existing database makes sense (prune, upgrade): opening for
     // writing would create one in a missing or empty file, and a mistyped path would then
     // report success.
-    TuningStore open_existing(bool say_upgrade = true) const {
+    void check_existing() const {
         if (no_database_yet())
             throw DbError(std::filesystem::exists(db_path) ? db_path + " is empty, not a tuning database"
                                                            : "no tuning database at " + db_path);
-        return open(OpenMode::ReadWrite, say_upgrade);
     }
     // Whether opening for writing would make the database: its file is missing or empty. A
     // path that cannot be looked along is not missing: the store's open says why.
@@ -569,6 +568,46 @@ int merge_status(const MergeSummary& summary) {
     return summary.count(WinnerOffer::Outcome::Refused) > 0 ? kSomeWinnersLeftOut : 0;
 }
 
+// Makes a writing command's change to the database: `change` makes it in a store, and
+// `report` prints its summary. Opening a database of an older schema to write upgrades it,
+// after which builds that read only an older schema no longer read it, and opening none makes
+// one. So where either would happen, the change is first made in a trial (OpenMode::Trial, a
+// copy in memory): a change that fails leaves the file as it was (a user's pass found a prune
+// of an unknown device, and a merge of the file into itself, upgrading it before they
+// failed), and so does one that `takes_nothing(summary, version)` says changed nothing that
+// the file is to get; the trial's summary is reported then. A database the command could not
+// write is refused first, as the writer would refuse it.
+template <class Change, class TakesNothing, class Report>
+auto change_database(Context& ctx, Change change, TakesNothing takes_nothing, Report report) {
+    const int version = check_writable_database(ctx.db_path, ctx.busy_timeout);
+    if (version < latest_schema_version()) {
+        TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
+        const auto tried = change(trial);
+        if (takes_nothing(tried, version)) {
+            report(tried);
+            if (version == 0)
+                std::fprintf(stderr, "sgemm-db: nothing went in, so no database was made at %s\n",
+                             printable(ctx.db_path).c_str());
+            else
+                std::fprintf(stderr, "sgemm-db: nothing changed, so %s was left as it was, at schema version %d\n",
+                             printable(ctx.db_path).c_str(), version);
+            return tried;
+        }
+    }
+    TuningStore store = ctx.open(OpenMode::ReadWrite);
+    const auto summary = change(store);
+    ctx.wrote = version == 0 || !summary.changed_nothing();
+    report(summary);
+    return summary;
+}
+
+// Whether an import or merge takes nothing the file is to get: it changes nothing in an older
+// database; and where there is none, it brings no row and refuses winners (a file of no rows,
+// an empty database's export or the database itself, makes an empty database, as a copy).
+bool takes_nothing(const MergeSummary& summary, int version) {
+    return summary.changed_nothing() && (version > 0 || summary.all_refused());
+}
+
 int cmd_import(Context& ctx) {
     // - reads standard input: sgemm-db --db other.db export | sgemm-db import -
     ctx.check_folder_for_a_new_database();
@@ -581,29 +620,9 @@ int cmd_import(Context& ctx) {
     std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
-    // Nor does one whose every winner is refused. Where there is no database yet, or one of
-    // an older schema that opening it for writing would upgrade, the rows are judged first in
-    // a copy in memory (OpenMode::Trial), as the file would judge them; a database this
-    // import could not write is refused before that, as the writer would refuse it.
-    const int version = check_writable_database(ctx.db_path, ctx.busy_timeout);
-    if (version < latest_schema_version()) {
-        TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
-        const MergeSummary tried = import_winners(trial, rows, path, offered_kernel_problem(trial));
-        if (tried.all_refused()) {
-            print_merge(ctx, tried, path, std::nullopt);
-            if (version == 0)
-                std::fprintf(stderr, "sgemm-db: no winner went in, so no database was made at %s\n",
-                             printable(ctx.db_path).c_str());
-            else
-                std::fprintf(stderr, "sgemm-db: no winner went in, so %s was left as it was, at schema version %d\n",
-                             printable(ctx.db_path).c_str(), version);
-            return merge_status(tried);
-        }
-    }
-    TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const MergeSummary summary = import_winners(store, rows, path, offered_kernel_problem(store));
-    ctx.wrote = !summary.all_refused();
-    print_merge(ctx, summary, path, std::nullopt);
+    const MergeSummary summary = change_database(
+        ctx, [&](TuningStore& store) { return import_winners(store, rows, path, offered_kernel_problem(store)); },
+        takes_nothing, [&](const MergeSummary& s) { print_merge(ctx, s, path, std::nullopt); });
     return merge_status(summary);
 }
 
@@ -636,10 +655,9 @@ int cmd_merge(Context& ctx) {
             throw UsageError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"));
         }
     }();
-    TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const MergeSummary summary = merge_store(store, other, offered_kernel_problem(store));
-    ctx.wrote = true;
-    print_merge(ctx, summary, other.path(), other.opened_version());
+    const MergeSummary summary = change_database(
+        ctx, [&](TuningStore& store) { return merge_store(store, other, offered_kernel_problem(store)); },
+        takes_nothing, [&](const MergeSummary& s) { print_merge(ctx, s, other.path(), other.opened_version()); });
     return merge_status(summary);
 }
 
@@ -650,28 +668,28 @@ int cmd_prune(Context& ctx) {
                          "each");
     if (!stale && ctx.vm.count("device") == 0)
         throw UsageError("prune needs --device ID (repeated for more devices: --device A --device B) or --stale");
-    TuningStore store = ctx.open_existing();
-    PruneSummary s;
-    if (stale) {
-        s = prune_stale(store, all_templates_hashes());
-    } else {
+    ctx.check_existing();
+    const auto prune = [&](TuningStore& store) {
+        if (stale) return prune_stale(store, all_templates_hashes());
         std::vector<std::string> ids;
         for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>()) ids.push_back(store.resolve_device(id));
-        s = prune_devices(store, ids);
-    }
-    ctx.wrote = true;
-    if (ctx.json) {
-        Json out = Json::object();
-        out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
-        out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
-        if (stale) out.set("newer_kept", s.newer_kept);
-        std::printf("%s\n", out.dump().c_str());
-    } else {
-        std::printf("removed %d devices, %d winners, %d measurements, %d missed shapes, %d binaries, %d kernels\n", s.devices,
-                    s.winners, s.measurements, s.misses, s.binaries, s.kernels);
+        return prune_devices(store, ids);
+    };
+    const auto report = [&](const PruneSummary& s) {
+        if (ctx.json) {
+            Json out = Json::object();
+            out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
+            out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
+            if (stale) out.set("newer_kept", s.newer_kept);
+            std::printf("%s\n", out.dump().c_str());
+            return;
+        }
+        std::printf("removed %d devices, %d winners, %d measurements, %d missed shapes, %d binaries, %d kernels\n",
+                    s.devices, s.winners, s.measurements, s.misses, s.binaries, s.kernels);
         if (s.newer_kept > 0)
             std::printf("kept %d devices of newer library versions than this tool's %s\n", s.newer_kept, SGEMM_VERSION);
-    }
+    };
+    change_database(ctx, prune, [](const PruneSummary& s, int) { return s.changed_nothing(); }, report);
     return 0;
 }
 
@@ -703,7 +721,8 @@ int cmd_verify(Context& ctx) {
 }
 
 int cmd_upgrade(Context& ctx) {
-    TuningStore store = ctx.open_existing(false);  // its report says what it did
+    ctx.check_existing();
+    TuningStore store = ctx.open(OpenMode::ReadWrite, false);  // its report says what it did
     ctx.wrote = store.opened_version() < store.schema_version();
     if (ctx.json) {
         Json out = Json::object();
@@ -711,8 +730,12 @@ int cmd_upgrade(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    std::printf("%s: schema version %d (was %d)\n", store.path().c_str(), store.schema_version(),
-                store.opened_version());
+    if (ctx.wrote)
+        std::printf("%s: schema version %d (was %d)\n", store.path().c_str(), store.schema_version(),
+                    store.opened_version());
+    else
+        std::printf("%s: schema version %d already, this build's: nothing to upgrade\n", store.path().c_str(),
+                    store.schema_version());
     return 0;
 }
 
@@ -748,7 +771,7 @@ const std::vector<Command>& commands() {
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
          {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
-        {"upgrade", "", "bring an older file to this build's schema (the reading commands and dispatch read one through an upgraded copy in memory, and writing commands upgrade it themselves)", 0, {}, cmd_upgrade},
+        {"upgrade", "", "bring an older file to this build's schema (the reading commands and dispatch read one through an upgraded copy in memory, and writing commands upgrade it themselves, unless they fail or change nothing)", 0, {}, cmd_upgrade},
     };
     return all;
 }

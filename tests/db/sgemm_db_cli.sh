@@ -387,7 +387,7 @@ has "$out" "dispatch would leave it out: this build has no kernel family 'retire
 head -2 "$dir/retired.csv" > "$dir/all-refused.csv"
 run 3 --db "$dir/none-taken.db" import "$dir/all-refused.csv"
 has "$out" "winners 0 added, 0 replaced, 0 kept, 1 refused"
-has "$err" "no winner went in, so no database was made at $dir/none-taken.db"
+has "$err" "nothing went in, so no database was made at $dir/none-taken.db"
 [ ! -e "$dir/none-taken.db" ] || fail "an import that took nothing made the database"
 run 3 --db "$dir/none-taken.db" import - <"$dir/all-refused.csv"; has "$err" "no database was made at $dir/none-taken.db"
 [ ! -e "$dir/none-taken.db" ] || fail "an import from standard input that took nothing made the database"
@@ -401,13 +401,13 @@ run 3 --db "$dir/empty-file.db" import "$dir/all-refused.csv"
 # An SQLite file with nothing in it yet (a writer that died before its first migration) is
 # no database yet: an import makes one there.
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()" "$dir/bare.db"
-run 3 --db "$dir/bare.db" import "$dir/all-refused.csv"; has "$err" "no winner went in, so no database was made at $dir/bare.db"
+run 3 --db "$dir/bare.db" import "$dir/all-refused.csv"; has "$err" "nothing went in, so no database was made at $dir/bare.db"
 run 3 --db "$dir/bare.db" import "$dir/retired.csv"; has "$out" "winners 3 added"
 [ "$(schema_of "$dir/bare.db")" = "$latest" ] || fail "an import into a bare SQLite file made no database"
 # Nor does it upgrade a file of an older schema; one that takes a winner does.
 "$make_sample" "$dir/old-refusing.db" old || fail "make_sample_db old"
 run 3 --db "$dir/old-refusing.db" import "$dir/all-refused.csv"
-has "$err" "no winner went in, so $dir/old-refusing.db was left as it was, at schema version 1"
+has "$err" "nothing changed, so $dir/old-refusing.db was left as it was, at schema version 1"
 [ "$(schema_of "$dir/old-refusing.db")" = 1 ] || fail "an import that took nothing upgraded the file"
 run 3 --db "$dir/old-refusing.db" import "$dir/retired.csv"; has "$out" "winners 3 added"
 has "$err" "note: $dir/old-refusing.db was upgraded from schema version 1 to $latest: builds of sgemm that read an older schema no longer read it"
@@ -522,6 +522,29 @@ run 2 --db "$dir/typo/merged.db" prune --stale; has "$err" "no tuning database a
 run 0 --db "$dir/merged.db" prune --device "$other"; has "$out" "removed 1 devices, 1 winners"
 run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
+# A writing command that fails, or changes nothing, leaves a file of an older schema at its
+# version, which older builds still read; one that changes it upgrades it, and says so.
+"$make_sample" "$dir/old-kept.db" old || fail "make_sample_db old"
+ln -s "$dir/old-kept.db" "$dir/old-kept-link.db"
+run 1 --db "$dir/old-kept.db" prune --device c94d; has "$err" "c94d"
+run 1 --db "$dir/old-kept.db" merge "$dir/old-kept.db"; has "$err" "into itself"
+run 1 --db "$dir/old-kept.db" merge "$dir/old-kept-link.db"; has "$err" "into itself"
+run 0 --db "$dir/old-kept.db" prune --stale; has "$out" "removed 0 devices"
+has "$err" "nothing changed, so $dir/old-kept.db was left as it was, at schema version 1"
+"$make_sample" "$dir/empty-latest.db" old && "$db_tool" --db "$dir/empty-latest.db" upgrade >/dev/null ||
+  fail "making an empty database of this schema"
+run 0 --db "$dir/old-kept.db" merge "$dir/empty-latest.db"; has "$out" "0 devices added; winners 0 added"
+has "$err" "nothing changed, so $dir/old-kept.db was left as it was"
+run 0 --db "$dir/old-kept.db" merge "$dir/empty-latest.db" --json
+[ "$(json 'd["devices_added"]')" = 0 ] || fail "merge --json of nothing into an older file: $out"
+grep -q "upgraded" <<<"$err" && fail "a merge that changed nothing said it upgraded: $err"
+[ "$(schema_of "$dir/old-kept.db")" = 1 ] || fail "a failed or empty prune or merge upgraded the file"
+run 0 --db "$dir/old-kept.db" merge "$dir/theirs.db"; has "$out" "2 devices added"
+has "$err" "note: $dir/old-kept.db was upgraded from schema version 1 to $latest"
+[ "$(schema_of "$dir/old-kept.db")" = "$latest" ] || fail "a merge that brought rows left the file older"
+run 0 --db "$dir/old-kept.db" prune --device "$other"; has "$out" "removed 1 devices"
+grep -q "note:\|nothing changed" <<<"$err" && fail "a prune of a file of this schema said more: $err"
+run 0 --db "$dir/old-kept.db" upgrade; has "$out" "schema version $latest already, this build's: nothing to upgrade"
 
 # --- verify: passes on what the tests wrote, fails (exit 2) on a broken cubin ---
 run 0 "${ours[@]}" verify; has "$out" "ok: $dir/ours.db: schema version $latest, 1 devices, 4 winners, 3 binary checks"
