@@ -179,6 +179,10 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         // Untyped, the text_config is its parent's text model: gemma3's is gemma3_text.
         {"bad_untyped_text_config_window_left_to_defaults.json",
          {"text_config: field 'sliding_window' is missing, and a gemma3 model has a window unless it says null", "does not guess"}},
+        // A whole config.json of such a type without the field was edited by hand: Hugging
+        // Face writes it (null where there is no window) and reads its absence as 4096.
+        {"bad_window_left_to_defaults.json",
+         {"field 'sliding_window' is missing, and a mistral model has a window unless it says null", "add it to the config"}},
         // Types that name their sizes otherwise (OPT's ffn_dim, MPT's d_model and n_heads) are
         // refused by type, not for a field that is there under another name.
         {"bad_opt_config.json", {"field 'model_type' 'opt' is not read by this tool", "ffn_dim"}},

@@ -284,11 +284,15 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
                                                  ") and there is no head_dim");
         m.head_dim = m.hidden_size / m.num_attention_heads;
     }
-    // Likewise a window: these types' defaults have one (4096 tokens), so a text_config that
-    // has no sliding_window field has that window, and null says there is none.
-    if (nested && !json.find("sliding_window") && listed(kTypesWithADefaultWindow, model_type))
-        json.fail("sliding_window",
-                  "is missing, and a " + model_type + " model has a window unless it says null: " + not_guessed);
+    // Likewise a window: these types' defaults have one (4096 tokens), so a config that has
+    // no sliding_window field has that window, and null says there is none. Hugging Face
+    // writes the field into every config.json of these types, so one without it was written
+    // by hand: it is asked for there too, not taken for no window.
+    if (!json.find("sliding_window") && listed(kTypesWithADefaultWindow, model_type))
+        json.fail("sliding_window", "is missing, and a " + model_type + " model has a window unless it says null: " +
+                                        (nested ? not_guessed
+                                                : "Hugging Face fills it from the model type's defaults, which this "
+                                                  "tool does not guess; add it to the config"));
     m.sliding_window = json.optional_positive_integer("sliding_window").value_or(0);
     if (m.sliding_window > 0)
         m.sliding_window_layers = sliding_window_layers(json, model_type, m.num_hidden_layers);
