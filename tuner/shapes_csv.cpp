@@ -28,6 +28,9 @@ bool is_fp32(const std::string& text) {
 // Far more than any model's shapes (a row is some 30 bytes): a larger input is not a shapes
 // file, and reading it whole would cost memory for nothing.
 constexpr std::size_t kMaxShapesCsvBytes = std::size_t{64} << 20;
+// Bad rows named in the error: a file that is wholly wrong (another table) would otherwise
+// print a line for each of its rows.
+constexpr std::size_t kBadRowsShown = 20;
 
 const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name", "align"};
 
@@ -104,8 +107,14 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 
     ShapesFile out;
     std::map<std::string, std::size_t> seen;  // shape key text -> index in out.rows
-    for (std::size_t r = 1; r < records.size(); ++r) {
-        const CsvRecord& rec = records[r];
+    // Every bad row is named, not only the first: a file fixed line by line would otherwise
+    // take a run per mistake.
+    std::vector<std::string> bad_rows;
+    for (std::size_t r = 1; r < records.size(); ++r) try {
+        CsvRecord rec = records[r];
+        // Empty fields past the header's columns are a trailing comma (a spreadsheet's export,
+        // a hand edit), not data: dropped, as a blank line is.
+        while (rec.fields.size() > header.fields.size() && trim(rec.fields.back()).empty()) rec.fields.pop_back();
         if (rec.fields.size() != header.fields.size())
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
                                      std::to_string(rec.fields.size()));
@@ -167,6 +176,16 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         }
         seen.emplace(key, out.rows.size());
         out.rows.push_back(row);
+    } catch (const ShapesCsvError& e) {
+        bad_rows.push_back(e.what());
+    }
+    if (bad_rows.size() == 1) throw ShapesCsvError(bad_rows.front());
+    if (!bad_rows.empty()) {
+        std::string message = std::to_string(bad_rows.size()) + " bad lines in " + file + ":";
+        const std::size_t shown = std::min<std::size_t>(bad_rows.size(), kBadRowsShown);
+        for (std::size_t i = 0; i < shown; ++i) message += "\n  " + bad_rows[i];
+        if (shown < bad_rows.size()) message += "\n  and " + std::to_string(bad_rows.size() - shown) + " more";
+        throw ShapesCsvError(message);
     }
     if (out.rows.empty()) throw ShapesCsvError(file + ": no shapes after the header");
     return out;

@@ -200,6 +200,27 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K\n").find("no shapes"), std::string::npos);
 }
 
+TEST(ShapesCsv, ATrailingCommaIsNoField) {
+    const ShapesFile f = parse("M,N,K\n8,4096,4096,\n1,2,3, ,\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[1].key.K, 3);
+    EXPECT_NE(error_of("M,N,K\n8,4096,4096,5\n").find("shapes.csv:2: expected 3 fields, found 4"), std::string::npos);
+}
+
+TEST(ShapesCsv, EveryBadRowIsNamedAtOnce) {
+    const std::string message = error_of("M,N,K,transA\n1,2,3,N\n4,x,6,N\n7,8,9,N\n0,8,9,N\n7,8,9,Q\n");
+    EXPECT_EQ(message.rfind("3 bad lines in shapes.csv:", 0), 0u) << message;
+    for (const char* line : {"shapes.csv:3: N 'x'", "shapes.csv:5: M must be at least 1", "shapes.csv:6: transA must be"})
+        EXPECT_NE(message.find(line), std::string::npos) << line << " in " << message;
+    // A file that is wholly wrong names the first 20 and counts the rest.
+    std::string many = "M,N,K\n";
+    for (int i = 0; i < 25; ++i) many += "x,1,1\n";
+    const std::string capped = error_of(many);
+    EXPECT_NE(capped.find("shapes.csv:21: M 'x'"), std::string::npos) << capped;
+    EXPECT_EQ(capped.find("shapes.csv:22:"), std::string::npos) << capped;
+    EXPECT_NE(capped.find("and 5 more"), std::string::npos) << capped;
+}
+
 TEST(ShapesCsv, AByteOrderMarkBeforeTheHeaderOrACommentIsSkipped) {
     for (const char* first : {"M,N,K\n", "# decode\nM,N,K\n"}) {
         const ShapesFile f = parse(std::string("\xEF\xBB\xBF") + first + "8,4096,4096\n");

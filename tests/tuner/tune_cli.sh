@@ -25,6 +25,10 @@ err=$("$tune" --shapes "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a bad CSV exited $rc, expected 1"
 grep -q "bad.csv:3: N 'abc' is not a whole number" <<<"$err" || fail "bad CSV message: $err"
 [ ! -e "$SGEMM_DB" ] || fail "a bad CSV created the database"
+printf 'M,N,K\n8,4096,4096\n8,abc,4096\n0,1,1\n' > "$dir/bad2.csv"
+err=$("$tune" --shapes "$dir/bad2.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -q "2 bad lines in $dir/bad2.csv:" <<<"$err" && grep -q "bad2.csv:3: N 'abc'" <<<"$err" &&
+  grep -q "bad2.csv:4: M must be at least 1" <<<"$err" || fail "a CSV's bad lines, all named: $rc $err"
 
 err=$("$tune" --shapes "$dir/missing.csv" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a missing CSV exited $rc, expected 1"
