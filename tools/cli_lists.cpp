@@ -6,6 +6,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "src/util/text.h"
+
 namespace sgemm {
 
 std::vector<int> parse_int_list(const std::string& text, const char* option, int min_value) {
@@ -37,8 +39,10 @@ std::vector<std::string> parse_name_list(const std::string& text, const char* op
     std::vector<std::string> out;
     std::stringstream ss(text);
     std::string item;
-    bool empty_item = !text.empty() && text.back() == ',';  // getline gives no empty last item
+    const std::string whole = trim(text);
+    bool empty_item = !whole.empty() && whole.back() == ',';  // getline gives no empty last item
     while (std::getline(ss, item, ',')) {
+        item = trim(item);  // "decode, async": the space after a comma is no part of a name
         if (item.empty()) {
             empty_item = true;
             continue;

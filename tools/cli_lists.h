@@ -12,7 +12,7 @@ inline std::vector<int> parse_positive_int_list(const std::string& text, const c
     return parse_int_list(text, option, 1);
 }
 
-// "a,b" -> {"a", "b"}. A list with no name in it ("", ",,") throws
+// "a,b" or "a, b" -> {"a", "b"}. A list with no name in it ("", ",,") throws
 // boost::program_options::error naming the option: the tools read an absent option as "all",
 // so an empty one must not quietly mean the same. An empty item ("a,,b", "a,") and a name
 // given twice throw too (sgemm-tune would list and time each of its candidates twice).

@@ -34,13 +34,6 @@ constexpr std::size_t kBadRowsShown = 20;
 
 const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name", "align"};
 
-std::string trim(const std::string& s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return s.substr(b, e - b);
-}
-
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
     throw ShapesCsvError(file + ":" + std::to_string(line) + ": " + what);
 }

@@ -71,6 +71,14 @@ inline std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
+// `text` without the white space at its ends: a field or list item as the user meant it.
+inline std::string trim(const std::string& text) {
+    std::size_t begin = 0, end = text.size();
+    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+    return text.substr(begin, end - begin);
+}
+
 // `text` in lower case (ASCII), for names given in any case ("FP16", "Llama-3-8B", ".JSON").
 inline std::string lower_case(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -101,6 +101,11 @@ err=$("$bench" --sizes " 64" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--sizes: ' 64' is not a positive integer" <<<"$err" || fail "a size with a space: $rc $err"
 err=$("$bench" --size 64 --kernels naive,naive 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--kernels: naive is given twice" <<<"$err" || fail "a repeated kernel: $rc $err"
+# White space around a name is no part of it: "naive, naive" names one kernel twice.
+err=$("$bench" --size 64 --kernels "naive, naive" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--kernels: naive is given twice" <<<"$err" || fail "a list with a space: $rc $err"
+err=$("$bench" --size 64 --kernels "naive, " 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--kernels: 'naive, ' has an empty name" <<<"$err" || fail "a trailing ', ': $rc $err"
 err=$("$bench" --size 64 --device -1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
 err=$("$bench" --size 64 --json "" 2>&1 >/dev/null); rc=$?
