@@ -30,7 +30,7 @@ import re
 import sys
 
 import plotting
-from plotting import UserError, plt
+from plotting import UserError, pyplot
 
 
 def tile_of(kernel, config):
@@ -65,7 +65,7 @@ def pick_entry(entries, size):
 
 
 def colors(results):
-    cmap = plt.get_cmap("viridis")
+    cmap = pyplot().get_cmap("viridis")
     others = [r for r in results if r["kernel"] != "cublas"]
     by_kernel = {r["kernel"]: cmap(0.15 + 0.7 * i / max(1, len(others) - 1)) for i, r in enumerate(others)}
     by_kernel["cublas"] = "tab:gray"
@@ -80,7 +80,7 @@ def plot_ladder(entry, out_dir):
     results = entry["results"]
     names = [r["kernel"] + ("" if r.get("valid", True) else " (invalid)") for r in results]
     color = colors(results)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.2))
     for ax, key, label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
         values = [r.get(key) or 0 for r in results]  # pct_cublas is absent without a cuBLAS row
         bars = ax.bar(names, values, color=[color[r["kernel"]] for r in results])
@@ -105,7 +105,7 @@ def plot_roofline(entry, ceilings, out_dir):
                   file=sys.stderr)
         else:
             placed.append((r, intensity))
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = pyplot().subplots(figsize=(8, 5.5))
     plotting.draw_roofline(ax, ceilings, [ai for _, ai in placed])
     color = colors(entry["results"])
     for r, intensity in placed:
@@ -127,7 +127,7 @@ def plot_sweep(entries, out_dir):
     for e in entries:
         kernels += [r["kernel"] for r in e["results"] if r["kernel"] not in kernels]
     color = colors([{"kernel": k} for k in kernels])
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = pyplot().subplots(figsize=(8, 5))
     for kernel in kernels:
         points = [(e["n"], r["tflops"]) for e in entries for r in e["results"] if r["kernel"] == kernel]
         ax.plot([n for n, _ in points], [t for _, t in points], marker="o", color=color[kernel], label=kernel,

@@ -38,7 +38,7 @@ import math
 import os
 
 import plotting
-from plotting import UserError, plt
+from plotting import UserError, pyplot
 
 
 def shapes_from_bench(entries):
@@ -131,7 +131,7 @@ def metrics_row(shape, ceilings):
 
 
 def plot(rows, gpu, ceilings, out_dir):
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1, 1.4]})
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1, 1.4]})
     plotting.draw_roofline(left, ceilings, [r["intensity"] for r in rows])
     for key, marker, color, label in (("winner", "o", "tab:green", "winner"), ("cublas", "x", "tab:gray", "cuBLAS")):
         points = [(r["intensity"], r[f"{key}_gflops"] / 1e3) for r in rows if r[f"{key}_gflops"]]

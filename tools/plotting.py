@@ -9,15 +9,19 @@ import os
 import sys
 from typing import NamedTuple
 
-try:
-    import matplotlib
-except ImportError:  # the machine's setup, not the input: exit 2, as the C++ tools do
-    print(f"{os.path.basename(sys.argv[0])}: matplotlib is not installed: install python3-matplotlib "
-          "(tools/install-deps.sh does)", file=sys.stderr)
-    sys.exit(2)
+def pyplot():
+    """matplotlib's pyplot, imported when a figure is drawn, so that --help and the checks of
+    the input work without it. Headless: the Agg backend is chosen first."""
+    try:
+        import matplotlib
+    except ImportError:  # the machine's setup, not the input: exit 2, as the C++ tools do
+        print(f"{os.path.basename(sys.argv[0])}: matplotlib is not installed: install python3-matplotlib "
+              "(tools/install-deps.sh does)", file=sys.stderr)
+        sys.exit(2)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+    return matplotlib.pyplot
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 # fp32 FFMA peak (TFLOPS) and DRAM bandwidth (TB/s) of tuner/decode/gpu_spec.cpp's built-in GPUs
 # (tests/decode/test_plots.py checks that the two agree), each with the CUDA device names that
@@ -247,7 +251,7 @@ def save(fig, directory, name):
     except OSError as e:
         raise output_error(path, e)
     finally:
-        plt.close(fig)
+        pyplot().close(fig)
     print(path)
     return path
 

@@ -155,6 +155,12 @@ class PlotBench(PlotTest):
         for script in ("plot_bench.py", "plot_roofline.py"):
             self.assert_environment_error(run(script, BENCH_4096, "-o", self.out, env=env),
                                           "matplotlib is not installed")
+            # --help and a bad input need no matplotlib: they answer as they do with it.
+            helped = run(script, "--help", env=env)
+            self.assertEqual(helped.returncode, 0, helped.stderr)
+            self.assertIn("usage:", helped.stdout)
+            self.assert_user_error(run(script, os.path.join(self.out, "missing.json"), "-o", self.out, env=env),
+                                   "missing.json")
 
     def test_an_output_folder_that_cannot_be_one_is_named(self):
         afile = os.path.join(self.out, "afile")
