@@ -91,4 +91,18 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
     return summary;
 }
 
+void compact_after_prune(TuningStore& store, PruneSummary& summary) {
+    sqlite::Connection& db = store.connection();
+    if (db.integer("PRAGMA freelist_count") == 0) return;
+    const auto bytes = [&db] { return db.integer("PRAGMA page_count") * db.integer("PRAGMA page_size"); };
+    const std::int64_t before = bytes();
+    try {
+        db.exec("VACUUM");
+    } catch (const DbError& e) {
+        summary.compact_problem = e.what();
+        return;
+    }
+    summary.bytes_freed = before - bytes();
+}
+
 }  // namespace sgemm

@@ -1,5 +1,6 @@
 // `sgemm-db prune`: removing what will never be used again.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@ struct PruneSummary {
     // Rows removed; misses as shape keys (their rows are one per recorder), as stats counts them.
     int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;
     int newer_kept = 0;  // prune_stale: devices of newer library versions, left as they are
+    // compact_after_prune: the bytes the database shrank by, or why it could not be compacted.
+    std::int64_t bytes_freed = 0;
+    std::string compact_problem;
     bool changed_nothing() const {
         return devices == 0 && winners == 0 && measurements == 0 && misses == 0 && binaries == 0 && kernels == 0;
     }
@@ -29,5 +33,12 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
 // binaries of the templates their tuning measured.
 PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,
                          const std::string& library_version = SGEMM_VERSION);
+
+// Gives the pages that rows removed left free back to the filesystem (VACUUM), where there are
+// any: SQLite keeps them for its own reuse, so a prune of hundreds of MB of binaries would
+// otherwise leave the file as large. Rewriting the database needs free disk space of its size;
+// where that, or a lock held past the busy timeout, stops it, the prune stays and
+// `compact_problem` says why.
+void compact_after_prune(TuningStore& store, PruneSummary& summary);
 
 }  // namespace sgemm

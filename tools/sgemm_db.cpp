@@ -670,17 +670,29 @@ int cmd_prune(Context& ctx) {
         throw UsageError("prune needs --device ID (repeated for more devices: --device A --device B) or --stale");
     ctx.check_existing();
     const auto prune = [&](TuningStore& store) {
-        if (stale) return prune_stale(store, all_templates_hashes());
-        std::vector<std::string> ids;
-        for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>()) ids.push_back(store.resolve_device(id));
-        return prune_devices(store, ids);
+        PruneSummary s;
+        if (stale) {
+            s = prune_stale(store, all_templates_hashes());
+        } else {
+            std::vector<std::string> ids;
+            for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>())
+                ids.push_back(store.resolve_device(id));
+            s = prune_devices(store, ids);
+        }
+        // In a trial too, where it says what the file would give back.
+        if (!s.changed_nothing()) compact_after_prune(store, s);
+        return s;
     };
     const auto report = [&](const PruneSummary& s) {
+        if (!s.compact_problem.empty())
+            std::fprintf(stderr, "sgemm-db: the rows are removed, but the file keeps its size: compacting it failed: %s\n",
+                         printable(s.compact_problem).c_str());
         if (ctx.json) {
             Json out = Json::object();
             out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
             out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
             if (stale) out.set("newer_kept", s.newer_kept);
+            out.set("bytes_freed", static_cast<long long>(s.bytes_freed));
             std::printf("%s\n", out.dump().c_str());
             return;
         }
@@ -688,6 +700,7 @@ int cmd_prune(Context& ctx) {
                     s.devices, s.winners, s.measurements, s.misses, s.binaries, s.kernels);
         if (s.newer_kept > 0)
             std::printf("kept %d devices of newer library versions than this tool's %s\n", s.newer_kept, SGEMM_VERSION);
+        if (s.bytes_freed > 0) std::printf("the database shrank by %s KiB\n", fixed(s.bytes_freed / 1024.0, 0).c_str());
     };
     change_database(ctx, prune, [](const PruneSummary& s, int) { return s.changed_nothing(); }, report);
     return 0;
@@ -768,7 +781,7 @@ const std::vector<Command>& commands() {
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
-        {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use", 0,
+        {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use, then compact the file", 0,
          {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
         {"upgrade", "", "bring an older file to this build's schema (the reading commands and dispatch read one through an upgraded copy in memory, and writing commands upgrade it themselves, unless they fail or change nothing)", 0, {}, cmd_upgrade},

@@ -522,6 +522,25 @@ run 2 --db "$dir/typo/merged.db" prune --stale; has "$err" "no tuning database a
 run 0 --db "$dir/merged.db" prune --device "$other"; has "$out" "removed 1 devices, 1 winners"
 run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
+# A prune gives the space of what it removed back: a 4 MiB binary of an NVRTC no device has.
+cp "$dir/ours.db" "$dir/bloated.db"
+python3 - "$dir/bloated.db" <<'PY' || fail "adding a large stale binary"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+columns = [r[1] for r in c.execute("PRAGMA table_info(binaries)")]
+row = dict(zip(columns, c.execute("SELECT * FROM binaries LIMIT 1").fetchone()))
+row.update(cache_key="stale", nvrtc_version="0.0", cubin=bytes(4 << 20))
+c.execute("INSERT INTO binaries (%s) VALUES (%s)" % (",".join(columns), ",".join("?" * len(columns))), list(row.values()))
+c.commit()
+PY
+before=$(stat -c %s "$dir/bloated.db")
+run 0 --db "$dir/bloated.db" prune --stale --json
+[ "$(json 'd["binaries"]')" = 1 ] && [ "$(json 'd["bytes_freed"] > 4 << 20')" = True ] || fail "prune --json of a binary: $out"
+after=$(stat -c %s "$dir/bloated.db")
+[ $((before - after)) -gt $((4 << 20)) ] || fail "a prune of 4 MiB left the file at $after bytes (was $before)"
+run 0 --db "$dir/bloated.db" verify
+run 0 --db "$dir/bloated.db" prune --stale; has "$out" "removed 0 devices"
+grep -q "shrank" <<<"$out" && fail "a prune that removed nothing says the file shrank: $out"
 # A writing command that fails, or changes nothing, leaves a file of an older schema at its
 # version, which older builds still read; one that changes it upgrades it, and says so.
 "$make_sample" "$dir/old-kept.db" old || fail "make_sample_db old"
