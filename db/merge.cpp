@@ -62,6 +62,7 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
     offer.incoming = incoming.winner;
     offer.previous = store.find_winner(incoming.winner.device_id, incoming.winner.shape);
     const std::optional<DeviceFingerprint> device = store.find_device(incoming.winner.device_id);
+    if (device) offer.library_version = device->library_version;
     offer.reason = device ? invalid_reason(incoming, *device, kernel_problem) : "its device is not in the database";
     if (!offer.reason.empty()) {
         offer.outcome = WinnerOffer::Outcome::Refused;

@@ -23,6 +23,8 @@ struct WinnerOffer {
     Winner incoming;
     std::optional<Winner> previous;  // the stored winner it met, if any
     std::string reason;              // why Refused
+    // Its device's sgemm version: a build's dispatch reads only the rows of its own.
+    std::string library_version;
 };
 
 struct MergeSummary {

@@ -474,6 +474,17 @@ int cmd_export(Context& ctx) {
     return left_out.empty() ? 0 : kSomeWinnersLeftOut;
 }
 
+// The winners an import or merge took (added, or replacing one) whose device is of another
+// sgemm version: they are kept for builds of that version, and this build's dispatch never
+// reads them, which the report says rather than leave the user to find them unused.
+int taken_of_other_versions(const MergeSummary& s) {
+    int n = 0;
+    for (const WinnerOffer& offer : s.winners)
+        n += (offer.outcome == WinnerOffer::Outcome::Added || offer.outcome == WinnerOffer::Outcome::Replaced) &&
+             offer.library_version != SGEMM_VERSION;
+    return n;
+}
+
 // `source_version`: the schema version of a merge's source database (an older one was read
 // from a copy brought to this build's); none for an import's CSV.
 void print_merge(const Context& ctx, const MergeSummary& s, const std::string& source,
@@ -494,6 +505,7 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         out.set("winners_refused", s.count(O::Refused)).set("binaries_added", s.binaries_added);
         out.set("measurements_added", s.measurements_added).set("misses_merged", s.misses_merged).set("winners", changes);
         if (source_version) out.set("source_schema_version", *source_version);
+        out.set("winners_taken_of_other_versions", taken_of_other_versions(s));
         std::printf("%s\n", out.dump().c_str());
         return;
     }
@@ -520,6 +532,10 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
                 "measurements added; %d miss rows (one per recorder and shape) added or updated\n",
                 source.c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
+    if (const int others = taken_of_other_versions(s); others > 0)
+        std::printf("%d of the winners taken are of other sgemm versions than this build's %s, whose dispatch reads "
+                    "only its own version's rows (tune with this build to use those shapes here)\n",
+                    others, SGEMM_VERSION);
 }
 
 // The kernel families' judgement of a stored winner whose binary is sound (db/verify.h's

@@ -193,6 +193,17 @@ has "$out" "decision  fallback"
 has "$out" "was tuned by sgemm 0.2.0; dispatch "
 has "$out" "reads only the rows of its own version, so every shape falls back"
 has "$out" "decision"
+# A merge or import that takes such rows says that this build's dispatch will not use them.
+cp "$dir/ours.db" "$dir/with-stale.db"
+run 0 --db "$dir/with-stale.db" merge "$dir/stale.db"
+has "$out" "1 of the winners taken are of other sgemm versions than this build's"
+run 0 --db "$dir/with-stale2.db" merge "$dir/stale.db" --json
+[ "$(json 'd["winners_taken_of_other_versions"]')" = 1 ] || fail "merge --json of another version's rows: $out"
+run 0 --db "$dir/with-ours.db" merge "$dir/ours.db" --json
+[ "$(json 'd["winners_taken_of_other_versions"]')" = 0 ] || fail "merge --json of this version's rows: $out"
+grep -q "other sgemm versions" <<<"$out" && fail "a merge of this version's rows noted other versions: $out"
+run 0 --db "$dir/stale.db" export -o "$dir/stale.csv"
+run 0 --db "$dir/stale-imported.db" import "$dir/stale.csv"; has "$out" "1 of the winners taken are of other sgemm versions"
 # Without --align, a shape is looked up under the class sgemm-tune stores it under: that of
 # tightly packed matrices (rows of 1000 and 517 floats: 4 bytes).
 run 0 "${ours[@]}" explain 8 1000 517 --device "$id"; has "$out" "shape     M=8 N=1000 K=517 NN fp32 align4"
