@@ -1,10 +1,14 @@
 #include "db/prune.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace sgemm {
 
 namespace {
+
+// compact_after_prune rewrites the file when at least one page in this many is free.
+constexpr std::int64_t kCompactShare = 4;
 
 // Removes the devices (their rows go with them: the schema cascades), counting each kind.
 void remove_devices(TuningStore& store, const std::vector<std::string>& device_ids, PruneSummary& summary) {
@@ -93,16 +97,32 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
 
 void compact_after_prune(TuningStore& store, PruneSummary& summary) {
     sqlite::Connection& db = store.connection();
-    if (db.integer("PRAGMA freelist_count") == 0) return;
-    const auto bytes = [&db] { return db.integer("PRAGMA page_count") * db.integer("PRAGMA page_size"); };
-    const std::int64_t before = bytes();
+    // A full rewrite holds the write lock while it runs (seconds for a GB), which a tune or
+    // dispatch writing misses waits out only up to its busy timeout: not for a few free pages.
+    if (db.integer("PRAGMA freelist_count") * kCompactShare < db.integer("PRAGMA page_count")) return;
+    const auto bytes_on_disk = [&store] {
+        std::error_code ec;
+        std::int64_t bytes = 0;
+        for (const std::string& file : {store.path(), store.path() + "-wal"}) {
+            const auto size = std::filesystem::file_size(file, ec);
+            if (!ec) bytes += static_cast<std::int64_t>(size);
+        }
+        return bytes;
+    };
+    const std::int64_t before = bytes_on_disk();
     try {
         db.exec("VACUUM");
+        // In WAL mode the rewritten pages sit in the -wal file until a checkpoint copies them
+        // back: TRUNCATE does, and empties the -wal file, where no other connection reads an
+        // older snapshot.
+        auto checkpoint = db.query("PRAGMA wal_checkpoint(TRUNCATE)");
+        if (checkpoint.step() && checkpoint.integer(0) != 0)
+            summary.compact_problem = "other connections hold the database open, so its -wal file keeps the "
+                                      "rewritten pages until they close";
     } catch (const DbError& e) {
         summary.compact_problem = e.what();
-        return;
     }
-    summary.bytes_freed = before - bytes();
+    summary.bytes_freed = before - bytes_on_disk();
 }
 
 }  // namespace sgemm

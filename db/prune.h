@@ -12,7 +12,8 @@ struct PruneSummary {
     // Rows removed; misses as shape keys (their rows are one per recorder), as stats counts them.
     int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;
     int newer_kept = 0;  // prune_stale: devices of newer library versions, left as they are
-    // compact_after_prune: the bytes the database shrank by, or why it could not be compacted.
+    // compact_after_prune: the bytes the file and its -wal file shrank by on disk, and why
+    // they did not, where they did not.
     std::int64_t bytes_freed = 0;
     std::string compact_problem;
     bool changed_nothing() const {
@@ -34,11 +35,13 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
 PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,
                          const std::string& library_version = SGEMM_VERSION);
 
-// Gives the pages that rows removed left free back to the filesystem (VACUUM), where there are
-// any: SQLite keeps them for its own reuse, so a prune of hundreds of MB of binaries would
-// otherwise leave the file as large. Rewriting the database needs free disk space of its size;
-// where that, or a lock held past the busy timeout, stops it, the prune stays and
-// `compact_problem` says why.
+// Gives the pages that rows removed left free back to the filesystem (VACUUM), where they are
+// a quarter of the file or more: SQLite keeps them for its own reuse, so a prune of hundreds of
+// MB of binaries would otherwise leave the file as large. The rewrite holds the write lock
+// while it runs and needs free disk space of twice the database's size (a copy in the
+// temporary folder, and the rewritten pages in the -wal file). Where it fails, or other
+// connections keep the -wal file from being emptied, the prune stays and `compact_problem`
+// says why. `bytes_freed` is the change on disk of the file and its -wal file.
 void compact_after_prune(TuningStore& store, PruneSummary& summary);
 
 }  // namespace sgemm

@@ -15,6 +15,7 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ',')) {
+        item = trim(item);  // "64, 128", as a list of names takes it
         std::size_t used = 0;
         int v = 0;
         try {
@@ -22,15 +23,14 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
         } catch (const std::exception&) {
             used = 0;
         }
-        // std::stoi skips leading white space; a list takes none, before or after a number.
-        if (used != item.size() || item.empty() || std::isspace(static_cast<unsigned char>(item[0])) || v < min_value)
+        if (used != item.size() || item.empty() || v < min_value)
             throw boost::program_options::error(std::string("--") + option + ": '" + item + "' is not " +
                                                 (min_value == 1 ? "a positive integer" : "an integer of at least " + std::to_string(min_value)));
         out.push_back(v);
     }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
     // getline gives no empty last item: "1024," would pass as "1024" where "1024,,2048" fails.
-    if (text.back() == ',')
+    if (trim(text).back() == ',')
         throw boost::program_options::error(std::string("--") + option + ": '" + text + "' ends with a comma");
     return out;
 }

@@ -5,7 +5,7 @@
 
 namespace sgemm {
 
-// "1024,2048" -> {1024, 2048}; anything but integers of at least `min_value` throws
+// "1024,2048" or "1024, 2048" -> {1024, 2048}; anything but integers of at least `min_value` throws
 // boost::program_options::error naming the option and the bad item.
 std::vector<int> parse_int_list(const std::string& text, const char* option, int min_value);
 inline std::vector<int> parse_positive_int_list(const std::string& text, const char* option) {

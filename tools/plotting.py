@@ -228,7 +228,8 @@ def draw_roofline(ax, ceilings, intensities):
 
 def prepare_out_dir(directory):
     """Creates the output folder if need be, before any drawing: a path that cannot be a folder
-    is a UserError."""
+    is a UserError. A machine without matplotlib is told so first, with no folder made."""
+    pyplot()
     if not directory:
         raise UserError("-o: the output folder is empty")
     try:

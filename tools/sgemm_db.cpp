@@ -584,8 +584,8 @@ int merge_status(const MergeSummary& summary) {
     return summary.count(WinnerOffer::Outcome::Refused) > 0 ? kSomeWinnersLeftOut : 0;
 }
 
-// Makes a writing command's change to the database: `change` makes it in a store, and
-// `report` prints its summary. Opening a database of an older schema to write upgrades it,
+// Makes a writing command's change to the database: `change(store, trial)` makes it in a
+// store, and `report` prints its summary. Opening a database of an older schema to write upgrades it,
 // after which builds that read only an older schema no longer read it, and opening none makes
 // one. So where either would happen, the change is first made in a trial (OpenMode::Trial, a
 // copy in memory): a change that fails leaves the file as it was (a user's pass found a prune
@@ -598,11 +598,11 @@ auto change_database(Context& ctx, Change change, TakesNothing takes_nothing, Re
     const int version = check_writable_database(ctx.db_path, ctx.busy_timeout);
     if (version < latest_schema_version()) {
         TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
-        const auto tried = change(trial);
+        const auto tried = change(trial, true);
         if (takes_nothing(tried, version)) {
             report(tried);
             if (version == 0)
-                std::fprintf(stderr, "sgemm-db: nothing went in, so no database was made at %s\n",
+                std::fprintf(stderr, "sgemm-db: nothing changed, so no database was made at %s\n",
                              printable(ctx.db_path).c_str());
             else
                 std::fprintf(stderr, "sgemm-db: nothing changed, so %s was left as it was, at schema version %d\n",
@@ -611,8 +611,10 @@ auto change_database(Context& ctx, Change change, TakesNothing takes_nothing, Re
         }
     }
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const auto summary = change(store);
-    ctx.wrote = version == 0 || !summary.changed_nothing();
+    const auto summary = change(store, false);
+    // Opening it made or upgraded the file, even where the change then found nothing to do
+    // (another process made it first).
+    ctx.wrote = store.opened_version() < latest_schema_version() || !summary.changed_nothing();
     report(summary);
     return summary;
 }
@@ -637,7 +639,7 @@ int cmd_import(Context& ctx) {
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);
     const MergeSummary summary = change_database(
-        ctx, [&](TuningStore& store) { return import_winners(store, rows, path, offered_kernel_problem(store)); },
+        ctx, [&](TuningStore& store, bool) { return import_winners(store, rows, path, offered_kernel_problem(store)); },
         takes_nothing, [&](const MergeSummary& s) { print_merge(ctx, s, path, std::nullopt); });
     return merge_status(summary);
 }
@@ -672,7 +674,7 @@ int cmd_merge(Context& ctx) {
         }
     }();
     const MergeSummary summary = change_database(
-        ctx, [&](TuningStore& store) { return merge_store(store, other, offered_kernel_problem(store)); },
+        ctx, [&](TuningStore& store, bool) { return merge_store(store, other, offered_kernel_problem(store)); },
         takes_nothing, [&](const MergeSummary& s) { print_merge(ctx, s, other.path(), other.opened_version()); });
     return merge_status(summary);
 }
@@ -685,7 +687,7 @@ int cmd_prune(Context& ctx) {
     if (!stale && ctx.vm.count("device") == 0)
         throw UsageError("prune needs --device ID (repeated for more devices: --device A --device B) or --stale");
     ctx.check_existing();
-    const auto prune = [&](TuningStore& store) {
+    const auto prune = [&](TuningStore& store, bool trial) {
         PruneSummary s;
         if (stale) {
             s = prune_stale(store, all_templates_hashes());
@@ -695,13 +697,12 @@ int cmd_prune(Context& ctx) {
                 ids.push_back(store.resolve_device(id));
             s = prune_devices(store, ids);
         }
-        // In a trial too, where it says what the file would give back.
-        if (!s.changed_nothing()) compact_after_prune(store, s);
+        if (!trial && !s.changed_nothing()) compact_after_prune(store, s);
         return s;
     };
     const auto report = [&](const PruneSummary& s) {
         if (!s.compact_problem.empty())
-            std::fprintf(stderr, "sgemm-db: the rows are removed, but the file keeps its size: compacting it failed: %s\n",
+            std::fprintf(stderr, "sgemm-db: the rows are removed, but the file did not shrink: %s\n",
                          printable(s.compact_problem).c_str());
         if (ctx.json) {
             Json out = Json::object();
@@ -709,6 +710,7 @@ int cmd_prune(Context& ctx) {
             out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
             if (stale) out.set("newer_kept", s.newer_kept);
             out.set("bytes_freed", static_cast<long long>(s.bytes_freed));
+            out.set("compact_problem", s.compact_problem.empty() ? Json() : Json(s.compact_problem));
             std::printf("%s\n", out.dump().c_str());
             return;
         }

@@ -34,6 +34,14 @@ constexpr std::size_t kBadRowsShown = 20;
 
 const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name", "align"};
 
+// Empty fields at the end of a line are a trailing comma (a spreadsheet's export pads every
+// line, the header too; a hand edit), not data: dropped, as a blank line is, down to `keep`
+// fields. A data row keeps as many as the header has columns: there an empty field is a value
+// left out.
+void drop_trailing_comma(CsvRecord& record, std::size_t keep) {
+    while (record.fields.size() > keep && trim(record.fields.back()).empty()) record.fields.pop_back();
+}
+
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
     throw ShapesCsvError(file + ":" + std::to_string(line) + ": " + what);
 }
@@ -82,7 +90,8 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     }
     if (records.empty()) throw ShapesCsvError(file + ": no header: expected a line like M,N,K");
 
-    const CsvRecord& header = records.front();
+    CsvRecord header = records.front();
+    drop_trailing_comma(header, 0);
     std::map<std::string, std::size_t> at;  // column name -> field index
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         // Any case (m,n,k too), named as the columns' own spelling from here on.
@@ -105,9 +114,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     std::vector<std::string> bad_rows;
     for (std::size_t r = 1; r < records.size(); ++r) try {
         CsvRecord rec = records[r];
-        // Empty fields past the header's columns are a trailing comma (a spreadsheet's export,
-        // a hand edit), not data: dropped, as a blank line is.
-        while (rec.fields.size() > header.fields.size() && trim(rec.fields.back()).empty()) rec.fields.pop_back();
+        drop_trailing_comma(rec, header.fields.size());
         if (rec.fields.size() != header.fields.size())
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
                                      std::to_string(rec.fields.size()));

@@ -97,8 +97,10 @@ err=$("$bench" --size 64 --config =32,8 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--config '=32,8': unknown kernel family ''" <<<"$err" || fail "--config =: $rc $err"
 err=$("$bench" --sizes 64,64 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--sizes: 64 is given twice" <<<"$err" || fail "a repeated size: $rc $err"
-err=$("$bench" --sizes " 64" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF -- "--sizes: ' 64' is not a positive integer" <<<"$err" || fail "a size with a space: $rc $err"
+err=$("$bench" --sizes "64, 64" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--sizes: 64 is given twice" <<<"$err" || fail "a size with a space: $rc $err"
+err=$("$bench" --sizes "64, x" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--sizes: 'x' is not a positive integer" <<<"$err" || fail "a bad size after a space: $rc $err"
 err=$("$bench" --size 64 --kernels naive,naive 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--kernels: naive is given twice" <<<"$err" || fail "a repeated kernel: $rc $err"
 # White space around a name is no part of it: "naive, naive" names one kernel twice.

@@ -398,7 +398,7 @@ has "$out" "dispatch would leave it out: this build has no kernel family 'retire
 head -2 "$dir/retired.csv" > "$dir/all-refused.csv"
 run 3 --db "$dir/none-taken.db" import "$dir/all-refused.csv"
 has "$out" "winners 0 added, 0 replaced, 0 kept, 1 refused"
-has "$err" "nothing went in, so no database was made at $dir/none-taken.db"
+has "$err" "nothing changed, so no database was made at $dir/none-taken.db"
 [ ! -e "$dir/none-taken.db" ] || fail "an import that took nothing made the database"
 run 3 --db "$dir/none-taken.db" import - <"$dir/all-refused.csv"; has "$err" "no database was made at $dir/none-taken.db"
 [ ! -e "$dir/none-taken.db" ] || fail "an import from standard input that took nothing made the database"
@@ -412,7 +412,7 @@ run 3 --db "$dir/empty-file.db" import "$dir/all-refused.csv"
 # An SQLite file with nothing in it yet (a writer that died before its first migration) is
 # no database yet: an import makes one there.
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()" "$dir/bare.db"
-run 3 --db "$dir/bare.db" import "$dir/all-refused.csv"; has "$err" "nothing went in, so no database was made at $dir/bare.db"
+run 3 --db "$dir/bare.db" import "$dir/all-refused.csv"; has "$err" "nothing changed, so no database was made at $dir/bare.db"
 run 3 --db "$dir/bare.db" import "$dir/retired.csv"; has "$out" "winners 3 added"
 [ "$(schema_of "$dir/bare.db")" = "$latest" ] || fail "an import into a bare SQLite file made no database"
 # Nor does it upgrade a file of an older schema; one that takes a winner does.
@@ -544,12 +544,28 @@ row.update(cache_key="stale", nvrtc_version="0.0", cubin=bytes(4 << 20))
 c.execute("INSERT INTO binaries (%s) VALUES (%s)" % (",".join(columns), ",".join("?" * len(columns))), list(row.values()))
 c.commit()
 PY
+cp "$dir/bloated.db" "$dir/bloated-copy.db"
 before=$(stat -c %s "$dir/bloated.db")
 run 0 --db "$dir/bloated.db" prune --stale --json
 [ "$(json 'd["binaries"]')" = 1 ] && [ "$(json 'd["bytes_freed"] > 4 << 20')" = True ] || fail "prune --json of a binary: $out"
 after=$(stat -c %s "$dir/bloated.db")
 [ $((before - after)) -gt $((4 << 20)) ] || fail "a prune of 4 MiB left the file at $after bytes (was $before)"
 run 0 --db "$dir/bloated.db" verify
+# Where another connection reads the file, the rewritten pages wait in its -wal file: the
+# prune stays, and says so.
+cp "$dir/bloated-copy.db" "$dir/bloated-held.db"
+python3 -c "
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN'); c.execute('SELECT count(*) FROM binaries').fetchone()
+print('reading', flush=True); time.sleep(30)" "$dir/bloated-held.db" >"$dir/reader" &
+reader=$!
+for _ in $(seq 500); do grep -q reading "$dir/reader" && break; sleep 0.01; done
+run 0 --db "$dir/bloated-held.db" prune --stale --json
+[ "$(json 'd["binaries"]')" = 1 ] || fail "prune beside a reader: $out"
+has "$err" "the rows are removed, but the file did not shrink: other connections hold the database open"
+[ "$(json 'd["compact_problem"] is not None')" = True ] || fail "prune --json beside a reader: $out"
+kill $reader; wait $reader 2>/dev/null
 run 0 --db "$dir/bloated.db" prune --stale; has "$out" "removed 0 devices"
 grep -q "shrank" <<<"$out" && fail "a prune that removed nothing says the file shrank: $out"
 # A writing command that fails, or changes nothing, leaves a file of an older schema at its

@@ -153,8 +153,10 @@ class PlotBench(PlotTest):
             f.write("raise ImportError('no matplotlib here')\n")
         env = dict(os.environ, PYTHONPATH=shadow)
         for script in ("plot_bench.py", "plot_roofline.py"):
-            self.assert_environment_error(run(script, BENCH_4096, "-o", self.out, env=env),
+            never_made = os.path.join(self.out, "never", "made")
+            self.assert_environment_error(run(script, BENCH_4096, "-o", never_made, env=env),
                                           "matplotlib is not installed")
+            self.assertFalse(os.path.exists(os.path.dirname(never_made)), "the output folder was made")
             # --help and a bad input need no matplotlib: they answer as they do with it.
             helped = run(script, "--help", env=env)
             self.assertEqual(helped.returncode, 0, helped.stderr)
