@@ -585,9 +585,9 @@ int merge_status(const MergeSummary& summary) {
 }
 
 // Makes a writing command's change to the database: `change(store, trial)` makes it in a
-// store, and `report` prints its summary. Opening a database of an older schema to write upgrades it,
-// after which builds that read only an older schema no longer read it, and opening none makes
-// one. So where either would happen, the change is first made in a trial (OpenMode::Trial, a
+// store, and `report` prints its summary. Opening a database of an older schema to write
+// upgrades it, after which builds that read only an older schema no longer read it, and
+// opening none makes one. So where either would happen, the change is first made in a trial (OpenMode::Trial, a
 // copy in memory): a change that fails leaves the file as it was (a user's pass found a prune
 // of an unknown device, and a merge of the file into itself, upgrading it before they
 // failed), and so does one that `takes_nothing(summary, version)` says changed nothing that
