@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -134,15 +135,16 @@ struct Context {
         return std::filesystem::file_size(db_path, ec) == 0 && !ec;
     }
     // Before writing where a new database may be made (import, merge): the default path's
-    // folder is made with it, but a --db in a folder that is not there is more likely a typo
-    // than a wish for a new folder, so it is refused before anything is read.
+    // folder is made with it, but one named by --db or SGEMM_DB that is not there is more
+    // likely a typo than a wish for a new folder, so it is refused before anything is read.
     void check_folder_for_a_new_database() const {
         std::error_code ec;
         const std::filesystem::path folder = std::filesystem::path(db_path).parent_path();
-        if (vm.count("db") && !folder.empty() && !std::filesystem::exists(db_path, ec) &&
-            !std::filesystem::is_directory(folder, ec))
-            throw UsageError("--db " + db_path + ": there is no folder " + folder.string() +
-                             " to make the database in (make it first)");
+        const char* named_by_env = std::getenv("SGEMM_DB");
+        const bool named = vm.count("db") || (named_by_env && *named_by_env);
+        if (named && !folder.empty() && !std::filesystem::exists(db_path, ec) && !std::filesystem::is_directory(folder, ec))
+            throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + db_path + ": there is no folder " +
+                             folder.string() + " to make the database in (make it first)");
     }
 
     // The one --device, resolved in `store`; empty when not given.

@@ -381,6 +381,10 @@ run 1 --db "$dir/typo/imported.db" import "$dir/winners.csv"
 has "$err" "--db $dir/typo/imported.db: there is no folder $dir/typo to make the database in (make it first)"
 run 1 --db "$dir/typo/merged.db" merge "$dir/theirs.db"; has "$err" "there is no folder $dir/typo"
 [ ! -e "$dir/typo" ] || fail "import or merge made the folder of a mistyped --db"
+out=$(SGEMM_DB="$dir/typo/env.db" "$db_tool" import "$dir/winners.csv" 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "SGEMM_DB=$dir/typo/env.db: there is no folder $dir/typo" <<<"$out" ||
+  fail "an import into a mistyped SGEMM_DB: $rc $out"
+[ ! -e "$dir/typo" ] || fail "import made the folder of a mistyped SGEMM_DB"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
 # An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does
