@@ -188,18 +188,23 @@ std::string where(Context& ctx, TuningStore& store) {
 int cmd_list(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Winner> winners = store.winners(ctx.device(store));
+    // Each device's sgemm version: a build's dispatch reads only its own version's rows, so
+    // two devices of one GPU (before and after an upgrade) are told apart by it.
+    // A device row edited by hand may no longer have the id its winners name: blank then.
+    std::map<std::string, DeviceFingerprint> devices;
+    for (const DeviceFingerprint& d : store.devices()) devices.emplace(d.id(), d);
     if (ctx.json) {
         Json out = Json::array();
-        for (const Winner& w : winners) out.push(winner_json(w));
+        for (const Winner& w : winners)
+            out.push(winner_json(w).set("library_version", devices[w.device_id].library_version));
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    std::map<std::string, std::string> gpu;
-    for (const DeviceFingerprint& d : store.devices()) gpu[d.id()] = d.gpu_name;
-    Table table({"device", "gpu", "M", "N", "K", "trans", "prec", "align", "kernel", "ms", "TFLOPS", "cuBLAS ms",
-                 "speedup", "tuned at"});
+    Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "kernel", "ms", "TFLOPS",
+                 "cuBLAS ms", "speedup", "tuned at"});
     for (const Winner& w : winners)
-        table.add({w.device_id.substr(0, 8), gpu[w.device_id], std::to_string(w.shape.M), std::to_string(w.shape.N),
+        table.add({w.device_id.substr(0, 8), devices[w.device_id].gpu_name, devices[w.device_id].library_version,
+                   std::to_string(w.shape.M), std::to_string(w.shape.N),
                    std::to_string(w.shape.K), w.shape.transposes(), to_string(w.shape.precision),
                    std::to_string(w.shape.alignment), w.kernel.description, fixed(w.ms, 4), fixed(w.tflops, 2),
                    fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x", w.tuned_at});

@@ -129,7 +129,7 @@ run 2 --db "$dir/absent.db" upgrade; [ ! -e "$dir/absent.db" ] || fail "upgrade 
 run 0 "${ours[@]}" list
 [ "$(wc -l <<<"$out")" -eq 5 ] || fail "list: expected a header and 4 winners: $out"
 has "$out" "naive BLOCK_X=32 BLOCK_Y=8"; has "$out" "cuBLAS"; has "$out" "NVIDIA H200"
-head -1 <<<"$out" | grep -q "device  *gpu  *M  *N  *K  *trans" || fail "list header: $out"
+head -1 <<<"$out" | grep -q "device  *gpu  *sgemm  *M  *N  *K  *trans" || fail "list header: $out"
 run 0 "${ours[@]}" list --json
 [ "$(json 'len(d)')" = 4 ] || fail "list --json: $out"
 [ "$(json 'd[1]["shape"]["m"]')" = 8 ] || fail "list --json order: $out"
@@ -197,6 +197,10 @@ has "$out" "decision"
 cp "$dir/ours.db" "$dir/with-stale.db"
 run 0 --db "$dir/with-stale.db" merge "$dir/stale.db"
 has "$out" "1 of the winners taken are of other sgemm versions than this build's"
+# list tells the two devices of one GPU apart by version.
+run 0 --db "$dir/with-stale.db" list; has "$out" " 0.2.0 "
+run 0 --db "$dir/with-stale.db" list --json
+[ "$(json 'sorted(set(w["library_version"] for w in d))[0]')" = 0.2.0 ] || fail "list --json: no versions: $out"
 run 0 --db "$dir/with-stale2.db" merge "$dir/stale.db" --json
 [ "$(json 'd["winners_taken_of_other_versions"]')" = 1 ] || fail "merge --json of another version's rows: $out"
 run 0 --db "$dir/with-ours.db" merge "$dir/ours.db" --json
