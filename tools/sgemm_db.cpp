@@ -417,6 +417,9 @@ int cmd_stats(Context& ctx) {
 int cmd_misses(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Miss> misses = store.misses(ctx.device(store));
+    // A miss stays as counted after a tune, an import or a merge brings the shape a winner
+    // (its count still weighs the shape): whether one has come since is said beside it.
+    const auto tuned_since = [&store](const Miss& m) { return store.find_winner(m.device_id, m.shape).has_value(); };
     if (ctx.json) {
         Json out = Json::array();
         for (const Miss& m : misses)
@@ -425,15 +428,17 @@ int cmd_misses(Context& ctx) {
                          .set("shape", shape_json(m.shape))
                          .set("count", static_cast<long long>(m.count))
                          .set("first_seen", m.first_seen)
-                         .set("last_seen", m.last_seen));
+                         .set("last_seen", m.last_seen)
+                         .set("winner_since", tuned_since(m)));
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    Table table({"device", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen"});
+    Table table({"device", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen", "winner since"});
     for (const Miss& m : misses)
         table.add({m.device_id.substr(0, 8), std::to_string(m.shape.M), std::to_string(m.shape.N),
                    std::to_string(m.shape.K), m.shape.transposes(), to_string(m.shape.precision),
-                   std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen});
+                   std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen,
+                   tuned_since(m) ? "yes" : "no"});
     if (table.empty())
         std::printf("no misses%s\n", where(ctx, store).c_str());
     else

@@ -241,6 +241,22 @@ run 1 --db "$dir/atomic.db" list --deterministic; has "$err" "--deterministic do
 # --- export and import ---
 run 0 "${ours[@]}" export -o "$dir/winners.csv"
 [ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
+# A missed shape that has since got a winner (here by import) says so beside its count.
+run 0 "${ours[@]}" misses --json; [ "$(json 'd[0]["winner_since"]')" = False ] || fail "misses --json: $out"
+python3 - "$dir/winners.csv" "$dir/m16.csv" <<'PY' || fail "editing the export"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+row = next(r for r in rows if r["m"] == "8" and r["family"] != "cublas")
+row["m"] = "16"
+with open(sys.argv[2], "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(row.keys()))
+    w.writeheader()
+    w.writerow(row)
+PY
+cp "$dir/ours.db" "$dir/m16.db"
+run 0 --db "$dir/m16.db" import "$dir/m16.csv"; has "$out" "winners 1 added"
+run 0 --db "$dir/m16.db" misses; sed -n 2p <<<"$out" | grep -q " 16  *4096  *4096  *NN .* 5 .* yes$" || fail "misses: winner since: $out"
+run 0 --db "$dir/m16.db" misses --json; [ "$(json 'd[0]["winner_since"]')" = True ] || fail "misses --json: $out"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
 run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "export --format JSON: $out"
 # A winner whose binary is damaged is left out of an export, and named (exit 3): import would
