@@ -35,6 +35,10 @@ using namespace sgemm;
 
 namespace {
 
+// The exit status of a tune whose --budget-s left shapes without a winner: the run did part of
+// its work, as sgemm-bench's and sgemm-db's 3 say of theirs, and a script should know.
+constexpr int kSomeShapesUntried = 3;
+
 // Progress: a bar redrawn in place on a terminal, one line per shape otherwise.
 class ProgressPrinter {
 public:
@@ -297,6 +301,10 @@ int main(int argc, char** argv) {
         "SIGTERM). A second signal quits at once. A candidate that faults the GPU ends the run the same\n"
         "way, with exit status 2 (the CUDA context is lost); the fault is stored, and the next run leaves\n"
         "that candidate out of that shape (--retry-faulted tries it again).\n\n"
+        "Exit status: 0 every shape has its winner; 1 bad arguments or a bad shapes file (nothing tuned);\n"
+        "2 no GPU, a database or GPU problem, a fault, or standard output lost; 3 --budget-s left some\n"
+        "shapes without a winner (the others are stored; the same command tunes them again); 130 or 143\n"
+        "stopped by a signal.\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"
@@ -574,7 +582,9 @@ int main(int argc, char** argv) {
                          options.retune ? "tunes every shape again" : "goes on from there");
             return 2;
         }
-        return stopped ? end_by_interrupt() : written;
+        if (stopped) return end_by_interrupt();
+        if (written != 0) return written;
+        return untried_count > 0 ? kSomeShapesUntried : 0;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
         // Nothing can be tuned, but what would stop the tune on a GPU is said now as well.

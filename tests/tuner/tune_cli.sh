@@ -12,7 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 export SGEMM_DB="$dir/tuning.db"
 
 out=$("$tune" --help) || fail "--help exited non-zero"
-for word in --shapes --strategy --dry-run --retune --retry-faulted --check-fp64 --allow-atomics --jobs --budget-s; do
+for word in --shapes --strategy --dry-run --retune --retry-faulted --check-fp64 --allow-atomics --jobs --budget-s "Exit status"; do
   grep -q -- "$word" <<<"$out" || fail "--help does not document $word"
 done
 # The model strategy's refinement, which times most of its candidates, is described too.
@@ -396,6 +396,11 @@ PY
     --retune --retry-faulted 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && grep -q "The same command without --retry-faulted tunes every shape again, and leaves" <<<"$err" ||
     fail "--retune --retry-faulted: exit $rc: $err"
+  # A budget that runs out before any candidate runs leaves the shape without a winner: the
+  # run did part of its work, and its exit status (3) says so.
+  out=$(SGEMM_DB="$dir/budget.db" "$tune" --shapes "$dir/small.csv" --families decode --budget-s 0.001 2>&1); rc=$?
+  [ $rc -eq 3 ] && grep -q "2 shapes have no winner: --budget-s ran out before any candidate ran" <<<"$out" ||
+    fail "a budget that left shapes untried: exit $rc: $out"
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
