@@ -73,6 +73,13 @@ void check(sgemm_dispatch_status_t status) {
     if (status != SGEMM_DISPATCH_SUCCESS) throw DispatchError(status);
 }
 
+// A result that fails its check: the tool's measurement is void, and the database (or the
+// library) is at fault, not the machine; sgemm-bench gives the same status.
+struct WrongResult : Error {
+    using Error::Error;
+};
+constexpr int kWrongResult = 3;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,7 +88,9 @@ int main(int argc, char** argv) {
         "back-to-back tiny GEMMs with dispatch against cuBLAS, and create's cold-start time.\n\n"
         "The tiny GEMM runs what the database says for its shape: tune it first for a tuned kernel, e.g.\n"
         "  printf 'M,N,K\\n1,64,64\\n' > tiny.csv && sgemm-tune --shapes tiny.csv\n\n"
-        "Usage: sgemm-dispatch-bench [--db PATH] [--m 1 --n 64 --k 64] [--trans NT] [--json FILE]\n\nOptions");
+        "Usage: sgemm-dispatch-bench [--db PATH] [--m 1 --n 64 --k 64] [--trans NT] [--json FILE]\n\n"
+        "Exit status: 0 a valid result, 1 bad arguments, 2 no GPU, no database or another environment\n"
+        "error, 3 dispatch computed a wrong result (as sgemm-bench's 3).\n\nOptions");
     opts.add_options()("help,h", "show this help")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("fallback", po::value<std::string>()->default_value("cublas"), "cublas, builtin or error")
@@ -181,7 +190,7 @@ int main(int argc, char** argv) {
         problem.poison_output(stream.get());
         with_dispatch();
         const Accuracy accuracy = problem.check_output();
-        if (!accuracy.ok()) throw Error("dispatch computed a wrong result: " + accuracy.verdict());
+        if (!accuracy.ok()) throw WrongResult("dispatch computed a wrong result: " + accuracy.verdict());
 
         for (int warm = 0; warm < 3; ++warm) {  // warm-up: first launches, clocks
             host_us_per_call(bare, calls, stream);
@@ -247,7 +256,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sgemm-dispatch-bench: %s%s\n", printable_lines(e.what()).c_str(),
                      e.status() == SGEMM_DISPATCH_DATABASE_ERROR ? "; with this tool, that option is --without-database" : "");
         return 2;
-    } catch (const std::exception& e) {  // a wrong result, a CUDA failure: the environment
+    } catch (const WrongResult& e) {
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());
+        return kWrongResult;
+    } catch (const std::exception& e) {  // a CUDA failure: the environment
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());
         return 2;
     }

@@ -25,8 +25,9 @@
 //                    sgemm-tune --from-misses
 //   --deterministic  the dispatch option: winners tuned with --allow-atomics, whose results
 //                    vary in the last bits, give way to the fastest kernels without atomics
-// Exit status: 0 all checks passed, 1 a wrong result or bad arguments, 2 any other failure
-// (no GPU, no database, a dispatch or CUDA call that failed), with the reason on stderr.
+// Exit status: 0 all checks passed, 1 bad arguments, 2 any other failure (no GPU, no
+// database, a dispatch or CUDA call that failed), with the reason on stderr, 3 a wrong result
+// (as sgemm-bench and sgemm-dispatch-bench give it).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -308,7 +309,7 @@ int main(int argc, char** argv) {
         cublasDestroy(cublas);
         cudaStreamDestroy(stream);
         std::printf("\n%s\n", all_ok ? "every GEMM matched cuBLAS" : "SOME GEMMS WERE WRONG");
-        return all_ok ? 0 : 1;
+        return all_ok ? 0 : 3;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "dispatch_decode: %s\n", e.what());
         return 2;

@@ -11,6 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--calls" <<<"$out" || fail "--help does not document --calls"
+grep -q "3 dispatch computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses: $out"
 expect_help_reports_a_full_disk sgemm-dispatch-bench "$bench"
 
 err=$("$bench" --db "$tmp/x.db" --m 0 2>&1 >/dev/null); rc=$?
