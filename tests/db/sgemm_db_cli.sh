@@ -224,17 +224,18 @@ has "$out" "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING
 # with options.deterministic; with no measurement stored, it runs the same tiles with the
 # slices summed by a second kernel.
 "$make_sample" "$dir/atomic.db" atomic || fail "make_sample_db atomic"
-run 0 --db "$dir/atomic.db" explain 32 4096 4096
+run 0 --db "$dir/atomic.db" list --json; atomic_id=$(json 'd[0]["device_id"]')  # not this GPU's, where there is one
+run 0 --db "$dir/atomic.db" explain 32 4096 4096 --device "$atomic_id"
 has "$out" "decision  exact"; has "$out" "SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=2"
 has "$out" "its 4 slices add into C with float atomics, so C varies in the last bits from run to run"
-run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic
+run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --device "$atomic_id"
 has "$out" "decision  exact"; has "$out" "SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=1"
 has "$out" "SUM_PASS=2, adds its slices into C with float atomics, so this runs instead: the same tiles and split with the slices summed in a fixed order"
-run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --json
+run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --json --device "$atomic_id"
 [ "$(json 'd["decision"]')" = exact ] || fail "explain --deterministic --json: $out"
 case "$(json 'd["launch"]')" in *SUM_PASS=1) ;; *) fail "explain --deterministic --json launches: $out" ;; esac
 case "$(json 'd["stands_in_for"]["kernel"]')" in *SUM_PASS=2) ;; *) fail "explain --deterministic --json replaces: $out" ;; esac
-run 0 --db "$dir/atomic.db" explain 32 4096 4096 --json
+run 0 --db "$dir/atomic.db" explain 32 4096 4096 --json --device "$atomic_id"
 [ "$(json 'd["stands_in_for"]')" = None ] || fail "explain --json without --deterministic: $out"
 run 1 --db "$dir/atomic.db" list --deterministic; has "$err" "--deterministic does not apply to list"
 
@@ -489,7 +490,7 @@ c.execute("INSERT INTO kernels (family, params, description, template_hash) "
 c.execute("UPDATE winners SET kernel_id = last_insert_rowid() WHERE m = 1")
 c.commit()
 PY
-run 0 --db "$dir/edited.db" explain 1 4096 4096; has "$out" "decision  fallback"
+run 0 --db "$dir/edited.db" explain 1 4096 4096 --device "$id"; has "$out" "decision  fallback"
 has "$out" "within a factor of 2 in M: the nearest tuned M is 8, and M is 1"
 has "$out" "the stored winner for this shape, naive BLOCK_X=32 BLOCK_Y=8, is left out: its binary"
 has "$out" "and this build cannot compile it: BLOCK_Y=9 is not one of"
