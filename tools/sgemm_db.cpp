@@ -759,6 +759,12 @@ int cmd_verify(Context& ctx) {
         std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)\n",
                     r.ok() ? "ok" : "FAILED", store.path().c_str(), store.opened_version(), r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
+        // The tuner compiles a damaged cached binary again and replaces it (tuner/kernel_cache),
+        // so a winner's problem is repaired by tuning its shape again.
+        if (!r.ok())
+            std::printf("to repair a winner's binary, tune its shape again (sgemm-tune --retune with those shapes "
+                        "on that GPU): the tuner compiles a damaged binary again and replaces it; until then dispatch "
+                        "compiles it at each create or leaves the winner out\n");
     }
     return r.ok() ? 0 : 2;
 }

@@ -623,6 +623,7 @@ run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify
 run 0 --db "$dir/merged.db" verify
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"
 run 2 --db "$dir/merged.db" verify; has "$out" "problem:"; has "$out" "its cubin does not match the checksum stored with it"
+has "$out" "to repair a winner's binary, tune its shape again (sgemm-tune --retune"
 
 # --- text from the database is printed with its control characters escaped ---
 cp "$dir/ours.db" "$dir/evil.db"
