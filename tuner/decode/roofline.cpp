@@ -199,8 +199,8 @@ std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
     if (setup.model.max_positions > 0 && setup.context + 1 > setup.model.max_positions)
         out.push_back("context " + std::to_string(setup.context) + " and the new token pass the " +
                       std::to_string(setup.model.max_positions) +
-                      " positions the model was made for (max_position_embeddings): the step is counted as if it "
-                      "could run there");
+                      " positions the model was made for (its max_position_embeddings, or n_positions): the step "
+                      "is counted as if it could run there");
     if (setup.weights == Precision::int8)
         out.push_back("int8 weights: W8A8 GEMMs at the int8 peak, their fp16 input quantised on the fly");
     if (setup.gpu.memory_gib > 0)
