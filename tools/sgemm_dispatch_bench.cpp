@@ -22,6 +22,7 @@
 #include "db/default_path.h"
 #include "db/shape_key.h"
 #include "src/cuda/cublas_handle.h"
+#include "src/cuda/device.h"
 #include "src/cuda/device_buffer.h"
 #include "src/cuda/stream.h"
 #include "src/dispatch/c_api.h"
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
         "error, 3 dispatch computed a wrong result (as sgemm-bench's 3).\n\nOptions");
     opts.add_options()("help,h", "show this help")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
+        ("device", po::value<int>()->default_value(0), "CUDA device ordinal (the library's options.device)")
         ("fallback", po::value<std::string>()->default_value("cublas"), "cublas, builtin or error")
         ("m", po::value<int>()->default_value(1), "M of the GEMM")
         ("n", po::value<int>()->default_value(64), "N of the GEMM")
@@ -113,6 +115,8 @@ int main(int argc, char** argv) {
         po::variables_map vm;
         if (!parse_or_print_help(argc, argv, opts, vm)) return finish_standard_output("sgemm-dispatch-bench", "the help");
         options.without_database = vm.count("without-database") > 0;
+        options.device = vm["device"].as<int>();
+        if (options.device < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
         db_path = database_path(vm);
         const std::string fallback = lower_case(vm["fallback"].as<std::string>());
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
@@ -146,6 +150,10 @@ int main(int argc, char** argv) {
         const sgemm_dispatch_info_t first = cold.info();
         const Dispatch dispatch(options);
         const sgemm_dispatch_info_t info = dispatch.info();
+        // The bench's own buffers, stream and cuBLAS handle on the handle's device (after the
+        // creates, whose cold start includes making its context): dispatch refuses calls from
+        // another.
+        use_device(options.device);
 
         Stream stream;
         const CublasHandle cublas;

@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--calls" <<<"$out" || fail "--help does not document --calls"
 grep -q "3 dispatch computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses: $out"
+grep -q -- "--device" <<<"$out" || fail "--help does not document --device"
 expect_help_reports_a_full_disk sgemm-dispatch-bench "$bench"
 
 err=$("$bench" --db "$tmp/x.db" --m 0 2>&1 >/dev/null); rc=$?
@@ -23,6 +24,12 @@ grep -q -- "--trans" <<<"$out" || fail "--help does not document --trans"
 err=$("$bench" --db "$tmp/x.db" --trans XY 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "unknown transposes 'XY' (expected NN, NT, TN or TT)" <<<"$err" || fail "--trans XY: $rc $err"
 grep -qF "Try 'sgemm-dispatch-bench --help'." <<<"$err" || fail "--trans XY does not point to --help: $err"
+
+err=$("$bench" --db "$tmp/x.db" --device -1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
+# A device this machine does not have is the environment's (2), with or without a GPU.
+err=$("$bench" --db "$tmp/x.db" --without-database --device 999 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "--device 999 exited $rc, expected 2: $err"
 
 err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"
