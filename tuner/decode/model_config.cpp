@@ -231,9 +231,12 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     const JsonValue* text_config = file.find("text_config");
     const bool nested = !file.has("hidden_size") && !file.has("n_embd") && text_config &&
                         text_config->kind == JsonValue::Kind::Object;
-    const std::string not_guessed =
-        "Hugging Face fills it from the model type's defaults, which this tool does not guess; add it to the text_config";
-    const JsonFields json = nested ? JsonFields(*text_config, file.source() + ", text_config", not_guessed) : file;
+    const auto not_guessed = [](const char* where) {
+        return std::string("Hugging Face fills it from the model type's defaults, which this tool does not guess; "
+                           "add it to the ") + where;
+    };
+    const JsonFields json =
+        nested ? JsonFields(*text_config, file.source() + ", text_config", not_guessed("text_config")) : file;
     ModelConfig m;
     // As given, control characters too: JSON keeps them, tables and CSV comments escape them.
     m.name = file.text("_name_or_path").value_or("");
@@ -290,9 +293,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     // by hand: it is asked for there too, not taken for no window.
     if (!json.find("sliding_window") && listed(kTypesWithADefaultWindow, model_type))
         json.fail("sliding_window", "is missing, and a " + model_type + " model has a window unless it says null: " +
-                                        (nested ? not_guessed
-                                                : "Hugging Face fills it from the model type's defaults, which this "
-                                                  "tool does not guess; add it to the config"));
+                                        not_guessed(nested ? "text_config" : "config"));
     m.sliding_window = json.optional_positive_integer("sliding_window").value_or(0);
     if (m.sliding_window > 0)
         m.sliding_window_layers = sliding_window_layers(json, model_type, m.num_hidden_layers);
