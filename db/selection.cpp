@@ -1,6 +1,7 @@
 #include "db/selection.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -38,6 +39,21 @@ std::vector<const Winner*> nearest_candidates(const std::vector<Winner>& winners
     std::sort(out.begin(), out.end(),
               [&](const Winner* a, const Winner* b) { return nearness(shape, a->shape) < nearness(shape, b->shape); });
     return out;
+}
+
+int largest_m_served(const std::vector<Winner>& winners, const Winner& w) {
+    const long long own = w.shape.M;
+    long long largest = static_cast<long long>(own * std::exp2(kNearestReachInLog2M));
+    for (const Winner* other : nearest_candidates(winners, w.shape)) {
+        if (other->shape.M <= own) continue;
+        // Up to the geometric mean of the two Ms, w is at least as near in log2 M, and at its
+        // own N and K it wins a tie (distance 0 in N+K, or the smaller shape).
+        long long mean = static_cast<long long>(std::sqrt(static_cast<double>(own * other->shape.M)));
+        while (mean * mean > own * other->shape.M) --mean;
+        while ((mean + 1) * (mean + 1) <= own * other->shape.M) ++mean;
+        largest = std::min(largest, mean);
+    }
+    return static_cast<int>(std::min<long long>(largest, INT_MAX));
 }
 
 Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shape, const CannotRun& cannot_run) {

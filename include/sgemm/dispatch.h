@@ -23,8 +23,9 @@
  *               precision and alignment class and an M within a factor of 2 (nearest in
  *               log2 M first, then log2 N + log2 K) whose kernel can run this shape;
  *               a split-K winner whose partials at this shape would not fit the per-stream
- *               workspace runs with the most slices that fit, if that launches at least as
- *               many blocks as the winner does at its own shape (explain says "re-split");
+ *               workspace (sized for every M this rule gives it at its own N and K) runs
+ *               with the most slices that fit, if that launches at least as many blocks as
+ *               the winner does at its own shape (explain says "re-split");
  *   3. fallback else the fallback policy: cuBLAS (the default), the built-in default kernel,
  *               or SGEMM_DISPATCH_NO_KERNEL.
  * A winner whose kernel is cuBLAS calls cuBLAS. Only rows of this very device are used: the
@@ -77,9 +78,11 @@
  *     a plan that stays until destroy: an engine that calls with unboundedly many M (prefill
  *     token counts) grows the handle's host memory by one small plan per key.
  *   - Device memory: each of the max_streams workspaces holds the split-K scratch or staged
- *     operands the winners need at their own shapes (info.workspace_bytes: a staged 4096 x
- *     4096 operand is 64 MiB, a 16384 x 16384 one 1 GiB; lower max_streams where that is too
- *     much; a staging winner tuned at alignment class 16 copies nothing and needs none) and,
+ *     operands the winners need at their own shapes, and a split-K winner's scratch at every
+ *     M the nearest rule gives it at its own N and K too (up to twice its M: a batch between
+ *     two tuned ones runs as tuned) (info.workspace_bytes: a staged 4096 x 4096 operand is
+ *     64 MiB, a 16384 x 16384 one 1 GiB; lower max_streams where that is too much; a staging
+ *     winner tuned at alignment class 16 copies nothing and needs none) and,
  *     where cuBLAS may be called, 32 MiB for cuBLAS; with the defaults (8 streams, cuBLAS
  *     fallback) that is at least 256 MiB.
  *

@@ -125,10 +125,19 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, GemmPr
 
 std::size_t workspace_bytes_needed(const Catalog& catalog) {
     std::size_t bytes = 0;
-    for (const Winner& w : catalog.winners)
-        if (const Family* f = family_of(w.kernel))
-            bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, w.shape.M, w.shape.N, w.shape.K,
-                                                       catalog.device.sm_count, w.shape.alignment));
+    for (const Winner& w : catalog.winners) {
+        const Family* f = family_of(w.kernel);
+        if (!f) continue;
+        // A split-K winner's partials grow with M, and a tile as tall as twice its M has no
+        // fewer slices to re-split to with as many blocks: sized for its own shape alone, a
+        // batch just above a tuned one fell back to cuBLAS. So its room is for every M the
+        // nearest rule can give it at its own N and K, at most twice its own. A staging winner
+        // copies whole operands, the largest workspaces there are, which that would double:
+        // its room is for its own shape.
+        const int M = f->splits_k(w.kernel.params) ? largest_m_served(catalog.winners, w) : w.shape.M;
+        bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, M, w.shape.N, w.shape.K, catalog.device.sm_count,
+                                                   w.shape.alignment));
+    }
     return (bytes + 255) / 256 * 256;
 }
 

@@ -73,7 +73,9 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, GemmPr
 std::optional<KernelRef> deterministic_twin(const KernelRef& kernel, Arch arch);
 
 // The workspace each stream gets (split-K partials, a stream-K tail's, staged operands): what
-// every winner needs at its own shape and alignment class, rounded up to 256 bytes. decide()
+// every winner needs at its own shape and alignment class, and each split-K winner at every M
+// the nearest rule can give it at its own N and K (largest_m_served), rounded up to 256
+// bytes. decide()
 // is asked with it, by dispatch and by `sgemm-db explain`.
 std::size_t workspace_bytes_needed(const Catalog& catalog);
 

@@ -214,12 +214,16 @@ run 0 "${ours[@]}" explain 8 1000 517 --device "$id"; has "$out" "shape     M=8 
 run 0 "${ours[@]}" explain 8 1000 517 --align 16 --device "$id"; has "$out" "shape     M=8 N=1000 K=517 NN fp32 align16"
 run 0 "${ours[@]}" show 8 1000 514 --device "$id"; has "$out" "no measurements of M=8 N=1000 K=514 NN fp32 align8 of device $id in $dir/ours.db"
 # A split-K winner whose partials at a wider call would overflow each stream's workspace runs
-# with fewer slices, as dispatch launches it, and explain names that kernel and says why.
+# with fewer slices, as dispatch launches it, and explain names that kernel and says why. At
+# its own N and K, up to twice its M, the workspace holds its partials: it runs as tuned.
 "$make_sample" "$dir/split.db" split || fail "make_sample_db split"
 split_id=$("$db_tool" --db "$dir/split.db" list --json | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['device_id'])")
-run 0 --db "$dir/split.db" explain 16 1024 4096 --device "$split_id"
+run 0 --db "$dir/split.db" explain 16 2048 4096 --device "$split_id"
 has "$out" "decision  nearest"; has "$out" "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0"
 has "$out" "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0"
+run 0 --db "$dir/split.db" explain 16 1024 4096 --device "$split_id"
+has "$out" "decision  nearest"; has "$out" "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0 SUM_PASS=0"
+grep -qF "re-split" <<<"$out" && fail "re-split at the winner's own N and K, twice its M: $out"
 # A winner whose slices add into C with atomics: --deterministic explains a handle created
 # with options.deterministic; with no measurement stored, it runs the same tiles with the
 # slices summed by a second kernel.

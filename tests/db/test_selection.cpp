@@ -133,6 +133,35 @@ TEST_F(Selection_, TheNearestReachesAFactorOf2InM) {
         << passed.reason;
 }
 
+// largest_m_served is the rule's own reach at a winner's N and K: every M from the winner's
+// up to it selects the winner, and the next M does not. Where two tuned Ms are not a factor
+// of 4 apart, the boundary is their geometric mean, rounded down.
+TEST_F(Selection_, AWinnerServesItsOwnNAndKUpToLargestMServed) {
+    std::vector<Winner> winners = winners_;
+    winners.push_back(winner(id_, shape(20, 4096, 4096), 0.2, nullptr));
+    const auto served = [&](int M) {
+        for (const Winner& w : winners)
+            if (w.shape == shape(M, 4096, 4096)) return largest_m_served(winners, w);
+        throw Error("no winner at M=" + std::to_string(M));
+    };
+    EXPECT_EQ(served(1), 2);     // twice its M: 8 is 3 away in log2 M
+    EXPECT_EQ(served(8), 12);    // sqrt(8 * 20) = 12.6
+    EXPECT_EQ(served(20), 25);   // sqrt(20 * 32) = 25.3
+    EXPECT_EQ(served(32), 64);   // sqrt(32 * 128) = 64, a tie the smaller M takes
+    EXPECT_EQ(served(128), 256); // twice its M: no larger tuned M
+    for (const Winner& w : winners) {
+        const int largest = largest_m_served(winners, w);
+        for (int M = w.shape.M; M <= largest; ++M) {
+            ShapeKey call = w.shape;
+            call.M = M;
+            EXPECT_EQ(select_kernel(winners, call).winner, &w) << w.shape.to_string() << " at M=" << M;
+        }
+        ShapeKey past = w.shape;
+        past.M = largest + 1;
+        EXPECT_NE(select_kernel(winners, past).winner, &w) << w.shape.to_string() << " at M=" << past.M;
+    }
+}
+
 TEST_F(Selection_, AnotherDevicesWinnersAreNeverCandidates) {
     // The other device has an exact winner for M=2; this device's list does not.
     const Selection s = select_kernel(winners_, shape(2, 4096, 4096));

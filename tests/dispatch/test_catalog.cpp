@@ -531,12 +531,10 @@ TEST_F(Catalog_, ADeterministicCatalogSkipsAnAtomicWinnerWithoutAStandIn) {
 TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     const Catalog c = catalog();
     const std::size_t needed = workspace_bytes_needed(c);
-    EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 8, 1024));  // already a multiple of 256
+    // The decode winner at M=8 serves its own N and K up to M=16, where the naive winner at
+    // M=32 comes as near: room for its 4 slices of 16 x 1024.
+    EXPECT_EQ(needed, sgemm_splitk_workspace_bytes(4, 16, 1024));  // already a multiple of 256
 
-    // M=16 at N=1024: the nearest is the decode winner at M=8, whose 4 slices of 16 x 1024
-    // partials would overflow the workspace sized for M=8. Its binary runs 2 slices, which
-    // fit in as many blocks (2 of 8 rows x 2 slices against 1 x 4): the winner is re-split,
-    // and the reason says so.
     const Family& decode = find_family("decode");
     const std::size_t splits = decode.param_index("SPLITS");
     auto with_slices = [&](int count) {
@@ -544,27 +542,36 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
         v[splits] = count;
         return kernel_ref(decode, v);
     };
+    // A batch between the tuned ones, on the same weights: the winner as it is.
     Decision d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
+    EXPECT_EQ(d.kernel, decode_binary().kernel);
+    EXPECT_FALSE(contains(d.reason, "re-split")) << d.reason;
+    // M=16 at N=2048: 4 slices of 16 x 2048 partials would overflow. 2 slices fit in as many
+    // blocks (2 of 8 rows x 2 slices x 16 of 128 columns against 1 x 4 x 8): the winner is
+    // re-split, and the reason says so.
+    d = decide(c, shape(16, 2048, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
     EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
     EXPECT_EQ(d.route, Route::Kernel);
     EXPECT_EQ(d.kernel, with_slices(2));
     EXPECT_TRUE(contains(d.reason, "re-split as " + with_slices(2).description)) << d.reason;
-    // The most slices that fit: 3 of 10 x 1024 (the family's list has no count between 3 and 4).
-    d = decide(c, shape(10, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    // The most slices that fit: 3 of 10 x 2048 (the family's list has no count between 3 and 4).
+    d = decide(c, shape(10, 2048, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
     EXPECT_EQ(d.kernel, with_slices(3));
     // Where not even 2 slices fit, the winner is passed over.
-    d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
-               sgemm_splitk_workspace_bytes(2, 16, 1024) - 4);
+    d = decide(c, shape(16, 2048, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+               sgemm_splitk_workspace_bytes(2, 16, 2048) - 4);
     EXPECT_EQ(d.kernel.family, "naive");
     EXPECT_TRUE(contains(d.reason, "no fewer slices fit with as many blocks as its tuned launch")) << d.reason;
-    // 8 x 1100 overflows with 4 slices, and 3 would fit, but in 27 blocks where the winner's
-    // own launch has 32: passed over.
-    d = decide(c, shape(8, 1100, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, needed);
+    // In a workspace sized for the winner's own shape alone, 8 x 1100 overflows with 4 slices,
+    // and 3 would fit, but in 27 blocks where the winner's own launch has 32: passed over.
+    d = decide(c, shape(8, 1100, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+               sgemm_splitk_workspace_bytes(4, 8, 1024));
     EXPECT_EQ(d.kernel.family, "naive");
     EXPECT_TRUE(contains(d.reason, "as many blocks as its tuned launch")) << d.reason;
     // With room for it, it is taken as it is.
-    d = decide(c, shape(16, 1024, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
-               sgemm_splitk_workspace_bytes(4, 16, 1024));
+    d = decide(c, shape(16, 2048, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+               sgemm_splitk_workspace_bytes(4, 16, 2048));
     EXPECT_EQ(d.selection.kind, SelectionKind::Nearest);
     EXPECT_EQ(d.kernel, decode_binary().kernel);
     EXPECT_FALSE(contains(d.reason, "re-split")) << d.reason;
@@ -578,6 +585,48 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     EXPECT_EQ(d.kernel, decode_binary().kernel);
     // The workspace each stream gets is whole 256-byte units.
     EXPECT_EQ(needed % 256, 0u);
+}
+
+// A split-K winner whose tile is taller than twice its M has no fewer slices to re-split
+// to with as many blocks (the twin of the default tile, 256 rows, at M=32): each stream's
+// workspace holds its partials for every M up to 64, so a batch of 33 to 64 on the same
+// weights runs it rather than the fallback. A staging winner's room stays at its own shape.
+TEST(Catalog, ASplitKWinnerRunsEveryBatchTheNearestRuleGivesIt) {
+    Catalog c;
+    c.device = h200();
+    const Family& warptile = find_family("warptile");
+    Winner w = winner(c.device.id(), shape(32, 4096, 4096), 1.0, nullptr);
+    w.kernel = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
+    ASSERT_EQ(warptile.geometry(w.kernel.params, 64, 4096, 4096).blocks(),
+              warptile.geometry(w.kernel.params, 32, 4096, 4096).blocks())
+        << "one tile of rows up to M=64";
+    c.winners.push_back(w);
+    EXPECT_EQ(workspace_bytes_needed(c), sgemm_splitk_workspace_bytes(4, 64, 4096));
+    for (int M : {33, 40, 63, 64}) {
+        const Decision d = decide(c, shape(M, 4096, 4096), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+                                  workspace_bytes_needed(c));
+        EXPECT_EQ(d.route, Route::Kernel) << "M=" << M << ": " << d.reason;
+        EXPECT_EQ(d.kernel, w.kernel) << "M=" << M << ": " << d.reason;
+    }
+    // A tuned M=48 takes over from the geometric mean of 32 and 48 up: M=39 at most.
+    Winner above = w;
+    above.shape = shape(48, 4096, 4096);
+    above.kernel = kernel_ref(warptile, warptile_split(2, SGEMM_SUM_BY_PASS));
+    c.winners.push_back(above);
+    EXPECT_EQ(workspace_bytes_needed(c), std::max(sgemm_splitk_workspace_bytes(4, 39, 4096),
+                                                  sgemm_splitk_workspace_bytes(2, 96, 4096)));
+
+    Catalog staged;
+    staged.device = h200();
+    ParamValues v = warptile.defaults;
+    v[warptile.param_index("ALIGNED")] = 2;
+    ShapeKey tight = shape(4095, 4097, 4093);
+    tight.alignment = 4;
+    Winner copies = winner(staged.device.id(), tight, 1.0, nullptr);
+    copies.kernel = kernel_ref(warptile, v);
+    staged.winners.push_back(copies);
+    EXPECT_EQ(workspace_bytes_needed(staged),
+              (warptile.workspace_bytes(v, 4095, 4097, 4093, staged.device.sm_count, 4) + 255) / 256 * 256);
 }
 
 // A winner with a stream-K tail has no split count to lower: where its tail's workspace would

@@ -91,7 +91,8 @@ const Case kCases[] = {
     {"warptile split-K, added by atomics", 32, 64, 8192, false, false, 0, "exact"},
     {"cuBLAS winner", 33, 65, 17, false, false, 0, "exact"},
     {"odd sizes near the decode winner", 5, 997, 515, false, false, 0, "nearest"},
-    {"near the decode winner, re-split to fit the workspace", 16, 1000, 517, false, false, 0, "nearest"},
+    {"near the decode winner, at twice its M: as tuned", 16, 1000, 517, false, false, 0, "nearest"},
+    {"near the decode winner, re-split to fit the workspace", 16, 2000, 517, false, false, 0, "nearest"},
     {"near the warptile NN winner", 192, 400, 240, false, false, 0, "nearest"},
     {"near the TN winner", 112, 176, 80, true, false, 0, "nearest"},
     {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
@@ -232,7 +233,9 @@ TEST(Dispatch, CreateLoadsThisDevicesWinnersFromTheCache) {
     EXPECT_EQ(info.kernels_loaded, 8) << "decode, warptile NN/TN/NT/TT, and NN with 2 slices summed three ways";
     EXPECT_EQ(info.kernels_compiled, 0) << "every binary is in the cache";
     EXPECT_EQ(info.shapes_prepared, 9) << "a plan for every winner's shape";
-    EXPECT_EQ(info.workspace_bytes, sgemm_splitk_workspace_bytes(4, 8, 1000));
+    // The decode winner's 4 slices of partials at every M the nearest rule gives it at its own
+    // N and K: up to 16, where the cuBLAS winner at M=33 comes as near.
+    EXPECT_EQ(info.workspace_bytes, sgemm_splitk_workspace_bytes(4, 16, 1000));
     std::printf("cold start: %.1f ms in all (device %.1f, database %.1f, kernels %.1f, memory %.1f) for %d winners\n",
                 info.create_ms, info.device_ms, info.database_ms, info.kernels_ms, info.memory_ms, info.winners);
 }
@@ -358,10 +361,14 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     text = dispatch.explain(false, false, 32, 64, 8192, nullptr, 8192, nullptr, 64, nullptr, 64);
     EXPECT_TRUE(contains(text, "its 4 slices add into C with float atomics, so C varies in the last bits")) << text;
     EXPECT_TRUE(contains(text, std::to_string(SGEMM_WORKSPACE_COUNTER_BYTES) + " bytes of workspace")) << text;
-    // 4 slices of 16 x 1000 would overflow the workspace sized for 8 x 1000: 2 slices run.
-    text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    // 4 slices of 16 x 2000 would overflow the workspace sized for 16 x 1000: 2 slices run.
+    text = dispatch.explain(false, false, 16, 2000, 517, nullptr, 517, nullptr, 2000, nullptr, 2000);
     EXPECT_TRUE(contains(text, "re-split as decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=2 RING=0 SUM_PASS=0")) << text;
-    EXPECT_TRUE(contains(text, "grid 2 x 2 x 8")) << text;  // 2 blocks of 8 rows, 2 slices, 8 of 128 columns
+    EXPECT_TRUE(contains(text, "grid 2 x 2 x 16")) << text;  // 2 blocks of 8 rows, 2 slices, 16 of 128 columns
+    // At the winner's own N and K, twice its M runs as tuned.
+    text = dispatch.explain(false, false, 16, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "launch    decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0 SUM_PASS=0")) << text;
+    EXPECT_FALSE(contains(text, "re-split")) << text;
     text = dispatch.explain(true, false, 37, 61, 29, nullptr, 37, nullptr, 61, nullptr, 61);
     EXPECT_TRUE(contains(text, "fallback policy: cuBLAS")) << text;
     text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 100, nullptr, 1000, nullptr, 1000);
