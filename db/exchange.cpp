@@ -178,6 +178,8 @@ const std::vector<Column>& columns() {
          [](ExportRow& r, const std::string& v) { r.entry.winner.provenance = v; }},
         {"tuned_at", Kind::Text, [](const ExportRow& r) { return r.entry.winner.tuned_at; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.tuned_at = parse_timestamp(v); }},
+        {"narrowed_by", Kind::Text, [](const ExportRow& r) { return r.entry.winner.narrowed_by; },
+         [](ExportRow& r, const std::string& v) { r.entry.winner.narrowed_by = v; }, false, true},
         {"binary_key", Kind::Text, [](const ExportRow& r) { return r.entry.winner.binary_key; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.binary_key = v; }},
         {"arch", Kind::Integer, [](const ExportRow& r) { return binary_field(r, &Binary::arch); },

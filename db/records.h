@@ -113,6 +113,9 @@ struct Winner {
     double cublas_ms = 0.0;  // cuBLAS timed in the same run
     double tolerance = 0.0;  // the validation tolerance it passed
     std::string provenance;  // who chose it: "sgemm-tune 0.1.0, model-guided", "merged from a.db"
+    // What narrowed the search that chose it ("--families decode", "--max-candidates 20,
+    // reached"); empty for a search as wide as the default one. A full search replaces it.
+    std::string narrowed_by;
     std::string tuned_at;    // ISO 8601 UTC; left empty, the store writes the current time
     double speedup = 0.0, tflops = 0.0;  // read back: computed by the database
 

@@ -84,10 +84,10 @@ Binary read_binary(const sqlite::Query& q, int first, KernelRef kernel) {
 // The first kWinnerColumns columns of every winner query.
 #define SGEMM_DB_WINNER_COLUMNS                                                       \
     "w.device_id, " SGEMM_DB_SHAPE("w.") ", " SGEMM_DB_KERNEL_COLUMNS                 \
-    ", w.binary_key, w.ms, w.cublas_ms, w.tolerance, w.provenance, w.tuned_at, w.speedup, w.tflops"
+    ", w.binary_key, w.ms, w.cublas_ms, w.tolerance, w.provenance, w.tuned_at, w.speedup, w.tflops, w.narrowed_by"
 #define SGEMM_DB_WINNER_FROM " FROM winners w JOIN kernels k ON k.id = w.kernel_id "
 #define SGEMM_DB_WINNER_ORDER " ORDER BY w.device_id, " SGEMM_DB_SHAPE("w.")
-constexpr int kWinnerColumns = 20;
+constexpr int kWinnerColumns = 21;
 
 Winner read_winner(const sqlite::Query& q) {
     Winner w;
@@ -102,6 +102,7 @@ Winner read_winner(const sqlite::Query& q) {
     w.tuned_at = q.text(17);
     w.speedup = q.real(18);
     w.tflops = q.real(19);
+    w.narrowed_by = q.text(20);
     return w;
 }
 
@@ -486,14 +487,15 @@ void TuningStore::put_winner(const Winner& w) {
     sqlite::Transaction t(*db_);
     const std::int64_t kernel = kernel_id(w.kernel);
     auto q = db_->query("INSERT INTO winners (device_id, " SGEMM_DB_SHAPE("") ", kernel_id, binary_key, ms, "
-                        "cublas_ms, tolerance, provenance, tuned_at) VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, "
-                        "nullif(?10, ''), ?11, ?12, ?13, ?14, coalesce(nullif(?15, ''), " SGEMM_DB_NOW ")) "
+                        "cublas_ms, tolerance, provenance, tuned_at, narrowed_by) VALUES (?1, " SGEMM_DB_SHAPE_VALUES ", ?9, "
+                        "nullif(?10, ''), ?11, ?12, ?13, ?14, coalesce(nullif(?15, ''), " SGEMM_DB_NOW "), ?16) "
                         "ON CONFLICT (device_id, " SGEMM_DB_SHAPE("") ") DO UPDATE SET kernel_id = excluded.kernel_id, "
                         "binary_key = excluded.binary_key, ms = excluded.ms, cublas_ms = excluded.cublas_ms, "
-                        "tolerance = excluded.tolerance, provenance = excluded.provenance, tuned_at = excluded.tuned_at");
+                        "tolerance = excluded.tolerance, provenance = excluded.provenance, tuned_at = excluded.tuned_at, "
+                        "narrowed_by = excluded.narrowed_by");
     bind_key(q, w.device_id, w.shape);
     q.bind(9, kernel).bind(10, w.binary_key).bind(11, w.ms).bind(12, w.cublas_ms).bind(13, w.tolerance);
-    q.bind(14, w.provenance).bind(15, w.tuned_at);
+    q.bind(14, w.provenance).bind(15, w.tuned_at).bind(16, w.narrowed_by);
     q.run();
     t.commit();
 }

@@ -79,6 +79,7 @@ Json winner_json(const Winner& w) {
         .set("speedup", w.speedup)
         .set("tolerance", w.tolerance)
         .set("provenance", w.provenance)
+        .set("narrowed_by", w.narrowed_by)
         .set("tuned_at", w.tuned_at);
 }
 
@@ -262,7 +263,10 @@ int cmd_show(Context& ctx) {
     for (const Winner& w : winners)
         winner_lines.push_back("the stored winner of device " + w.device_id.substr(0, 8) + ": " + w.kernel.description +
                                ", " + fixed(w.ms, 4) + " ms (cuBLAS " + fixed(w.cublas_ms, 4) + " ms, " +
-                               fixed(w.speedup, 2) + "x), " + w.provenance);
+                               fixed(w.speedup, 2) + "x), " + w.provenance +
+                               (w.narrowed_by.empty() ? "" : "; its search was narrowed by " + w.narrowed_by +
+                                                                 ", so the next sgemm-tune run that searches in full "
+                                                                 "tunes the shape again"));
     if (rows.empty()) {
         std::printf("no measurements of %s%s\n", shape.to_string().c_str(), where(ctx, store).c_str());
         for (const std::string& line : winner_lines) std::printf("%s\n", line.c_str());

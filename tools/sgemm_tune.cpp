@@ -78,6 +78,10 @@ public:
                              o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, winner_error(o).c_str(),
                              o.candidates, o.invalid, o.rejected, o.compiled, o.cache_hits, o.seconds,
                              o.compile_seconds);
+            if (!o.earlier_narrowed_by.empty())
+                std::fprintf(stderr, "[%d/%d] %s: its earlier winner came from a search narrowed by %s, so this run, "
+                             "searching in full, tuned it again\n",
+                             finished_, shapes_, o.row.key.to_string().c_str(), o.earlier_narrowed_by.c_str());
             if (o.left_out_faulted > 0) {
                 const ShapeKey& k = o.row.key;
                 std::fprintf(stderr,
@@ -166,7 +170,8 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                            .set("winner", Json::object()
                                               .set("kernel", o.winner.kernel.family)
                                               .set("config", winner)
-                                              .set("median_ms", o.winner.ms))
+                                              .set("median_ms", o.winner.ms)
+                                              .set("narrowed_by", o.winner.narrowed_by))
                            .set("cublas_ms", o.winner.cublas_ms)
                            .set("tflops", flops / seconds / 1e12)
                            .set("pct_floor", 100.0 * floor_s / seconds)
@@ -332,7 +337,10 @@ int main(int argc, char** argv) {
          "before any candidate runs gets no winner, and the next run tunes it again (0: none)")
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
-        ("retune", "tune shapes that already have a winner for this device")
+        ("retune", "tune shapes that already have a winner for this device (without it, a run that searches in "
+         "full, with no option that narrows the search, still tunes again the shapes whose winners came from a "
+         "narrowed one: --families short of the default, --strategy random, a smaller --top-k, or a reached "
+         "--max-candidates or --budget-s)")
         ("retry-faulted", "try again the candidates that faulted the GPU on a shape in an earlier run, which are "
          "otherwise left out of that shape (after a driver update or a hardware repair, say): such shapes are "
          "tuned again though they have winners. One that runs right counts as faulted no more; one that faults "

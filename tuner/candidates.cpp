@@ -6,16 +6,19 @@
 
 namespace sgemm {
 
+std::vector<std::string> default_families() {
+    static const std::vector<std::string> never_win = {"naive", "smem", "blocktile"};
+    std::vector<std::string> out;
+    for (const Family& f : all_families())
+        if (std::find(never_win.begin(), never_win.end(), f.name) == never_win.end()) out.push_back(f.name);
+    return out;
+}
+
 std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families,
                                             bool atomics_allowed) {
-    static const std::vector<std::string> never_win = {"naive", "smem", "blocktile"};
     std::vector<const Family*> chosen;
-    if (families.empty()) {
-        for (const Family& f : all_families())
-            if (std::find(never_win.begin(), never_win.end(), f.name) == never_win.end()) chosen.push_back(&f);
-    } else {
-        for (const std::string& name : families) chosen.push_back(&find_family(name));
-    }
+    for (const std::string& name : families.empty() ? default_families() : families)
+        chosen.push_back(&find_family(name));
     // Staging (warptile's ALIGNED = 2) pays only for operands that are not 16-byte aligned or
     // an N that is no multiple of 4, and leaves the main kernel nothing to do below N = 4.
     const bool staging_may_pay = shape.N >= 4 && (shape.alignment < 16 || shape.N % 4 != 0);

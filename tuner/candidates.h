@@ -19,10 +19,13 @@ struct Candidate {
     bool operator==(const Candidate& o) const { return family == o.family && values == o.values; }
 };
 
+// The families a search covers unless told otherwise: every registered family except the
+// teaching rungs below rung 4, which never win (naive, smem, blocktile).
+std::vector<std::string> default_families();
+
 // The configurations of `families` that can run `shape` on `arch`: its transposes, its
-// alignment class and its extents. `families` empty means every registered family except
-// the teaching rungs below rung 4, which never win (naive, smem, blocktile); name them to
-// include them. Configurations that add split-K's slices with float atomics
+// alignment class and its extents. `families` empty means default_families(); name the
+// teaching rungs to include them. Configurations that add split-K's slices with float atomics
 // (Family::sums_with_atomics), whose results vary from run to run in the last bits, only
 // with atomics_allowed (sgemm-tune --allow-atomics), as cuBLAS uses atomics only when told.
 std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, const std::vector<std::string>& families,

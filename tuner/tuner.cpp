@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "db/selection.h"
 #include "src/jit/loaded_kernel.h"
 #include "src/records/kernel_records.h"
 #include "src/util/text.h"
 #include "tuner/candidate_check.h"
+#include "tuner/candidates.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/sm_clock.h"
 
@@ -28,14 +30,17 @@ double seconds_since(Clock::time_point start) {
 // without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted
 // the GPU in a later run (--retune), whose search stored no winner: the shape is tuned again
 // without it. And with retry_faulted (--retry-faulted) so is any winner of a shape where a
-// kernel faulted: the shape is tuned again with it.
+// kernel faulted: the shape is tuned again with it. So is one from a narrowed search, when
+// this run searches in full: a quick pass (--families decode, --max-candidates 20) is not
+// final for the full run after it.
 std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
-                                    bool atomics_allowed, bool retry_faulted) {
+                                    const TuneOptions& options) {
     std::optional<Winner> w = store.find_winner(device_id, key);
     if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
-    if (!atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
+    if (!options.atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
+    if (!w->narrowed_by.empty() && searches_in_full(options)) return std::nullopt;
     const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
-    if (retry_faulted && !faulted.empty()) return std::nullopt;
+    if (options.retry_faulted && !faulted.empty()) return std::nullopt;
     if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
     return w;
 }
@@ -82,14 +87,37 @@ ProblemSpec operands_for(const ShapeKey& key) {
     return spec;
 }
 
+std::string narrowing_of(const TuneOptions& options) {
+    std::vector<std::string> parts;
+    const std::vector<std::string> defaults = default_families();
+    const auto searched = [&](const std::string& name) {
+        return std::find(options.families.begin(), options.families.end(), name) != options.families.end();
+    };
+    if (!options.families.empty() && !std::all_of(defaults.begin(), defaults.end(), searched)) {
+        std::string list;
+        for (const std::string& f : options.families) list += (list.empty() ? "" : ",") + f;
+        parts.push_back("--families " + list);
+    }
+    if (options.search.strategy == Strategy::Random)
+        parts.push_back("--strategy random (" + std::to_string(options.search.random_budget) + " candidates)");
+    if (options.search.strategy == Strategy::Model && options.search.top_k < SearchPlan{}.top_k)
+        parts.push_back("--top-k " + std::to_string(options.search.top_k));
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out;
+}
+
+bool searches_in_full(const TuneOptions& options) {
+    return narrowing_of(options).empty() && options.search.max_candidates == 0 && options.budget_seconds == 0;
+}
+
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed,
-                                     bool retry_faulted) {
+                                     const std::vector<ShapeRow>& shapes, const TuneOptions& options) {
     std::vector<ShapeRow> out;
     const std::optional<DeviceFingerprint> device = store.find_device(device_id);
     const Arch arch{device ? device->sm() : 0};
     for (const ShapeRow& row : shapes)
-        if (retune || !device || !usable_winner(store, device_id, row.key, arch, atomics_allowed, retry_faulted))
+        if (options.retune || !device || !usable_winner(store, device_id, row.key, arch, options))
             out.push_back(row);
     return out;
 }
@@ -142,13 +170,14 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
     if (!options_.retune) {
-        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_.atomics_allowed,
-                                                    options_.retry_faulted)) {
+        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_)) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);
             return outcome;
         }
+        if (const std::optional<Winner> w = store_.find_winner(device_id_, key); w && searches_in_full(options_))
+            outcome.earlier_narrowed_by = w->narrowed_by;
     }
 
     // Candidates, chosen by the strategy, built through the cache.
@@ -289,9 +318,11 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         if (best_ms == 0 || t.stats.median_ms < best_ms) best_ms = t.stats.median_ms;
     };
     // A stop or a fault cuts the search short: checked with the budget, before every candidate.
+    bool budget_ran_out = false;  // with candidates left: the winner's search was narrowed
     auto search_ends = [&] {
         outcome.interrupted = outcome.interrupted || stop_requested();
-        return outcome.interrupted || !outcome.fault.empty() || over_budget();
+        budget_ran_out = budget_ran_out || over_budget();
+        return outcome.interrupted || !outcome.fault.empty() || budget_ran_out;
     };
 
     std::vector<Candidate> tried;
@@ -385,6 +416,17 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     w.tolerance = tolerance_for_k(key.K);
     w.provenance = std::string("sgemm-tune ") + SGEMM_VERSION + ", " + to_string(options_.search.strategy) + " search" +
                    (options_.atomics_allowed ? ", atomics allowed" : "");
+    w.narrowed_by = narrowing_of(options_);
+    const int cap = options_.search.max_candidates;
+    if (cap > 0 && static_cast<int>(tried.size()) >= cap)
+        w.narrowed_by += (w.narrowed_by.empty() ? "" : "; ") + std::string("--max-candidates ") + std::to_string(cap) +
+                         ", reached";
+    if (budget_ran_out) {
+        char spent[96];
+        std::snprintf(spent, sizeof spent, "--budget-s %g, spent after %zu candidates", options_.budget_seconds,
+                      tried.size());
+        w.narrowed_by += (w.narrowed_by.empty() ? "" : "; ") + std::string(spent);
+    }
     if (!timed.empty() && timed[0].median_ms < w.cublas_ms) {
         w.kernel = kernel_ref(*timed[0].candidate.family, timed[0].candidate.values);
         w.binary_key = timed[0].binary_key;

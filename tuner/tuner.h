@@ -59,6 +59,9 @@ struct TuneOptions {
 struct ShapeOutcome {
     ShapeRow row;          // its key carries the alignment class it was tuned under
     bool skipped = false;  // it had a winner and --retune was not given
+    // It had a winner from a narrowed search (Winner::narrowed_by), and this run, searching
+    // in full, tuned it again: what narrowed that search. Empty otherwise.
+    std::string earlier_narrowed_by;
     // The run was stopped during its search (TuneOptions::stop_requested): what it measured
     // is stored, but no winner (a winner from an earlier run stays as it was).
     bool interrupted = false;
@@ -138,12 +141,24 @@ struct ShapesOfMisses {
 };
 ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses);
 
-// Shapes of a run that still need tuning: all with retune, else those without a winner
-// for `device_id` that dispatch would use (a killed run resumes where it stopped), counting
-// a winner that adds with atomics only when atomics_allowed, and none of a shape where a
-// kernel faulted the GPU when retry_faulted.
+// What in `options` leaves part of the default search (sgemm-tune without search options)
+// out of every shape's search, in words ("--families decode; --top-k 4"): a family list
+// without every default family, the random strategy's sample, a smaller top-k. Empty when
+// nothing does. (A cap or a budget narrows a shape's search only where it is reached: the
+// tuner adds that to the winner's narrowed_by.)
+std::string narrowing_of(const TuneOptions& options);
+
+// Whether a run with `options` searches every shape at least as widely as the default
+// search: nothing narrows it, and it has no cap or budget that could. Such a run tunes again
+// a shape whose winner came from a narrowed search (Winner::narrowed_by).
+bool searches_in_full(const TuneOptions& options);
+
+// Shapes of a run with `options` that still need tuning: all with retune, else those without
+// a winner for `device_id` that dispatch would use (a killed run resumes where it stopped),
+// counting a winner that adds with atomics only when atomics are allowed, none of a shape
+// where a kernel faulted the GPU when faulted kernels are tried again, and one from a
+// narrowed search only for a run that does not search in full.
 std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, bool retune, bool atomics_allowed,
-                                     bool retry_faulted);
+                                     const std::vector<ShapeRow>& shapes, const TuneOptions& options);
 
 }  // namespace sgemm

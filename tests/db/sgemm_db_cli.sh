@@ -253,6 +253,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 row = next(r for r in rows if r["m"] == "8" and r["family"] != "cublas")
 row["m"] = "16"
+row["narrowed_by"] = "--families naive"  # the winner of a quick pass
 with open(sys.argv[2], "w", newline="") as out:
     w = csv.DictWriter(out, fieldnames=list(row.keys()))
     w.writeheader()
@@ -262,6 +263,11 @@ cp "$dir/ours.db" "$dir/m16.db"
 run 0 --db "$dir/m16.db" import "$dir/m16.csv"; has "$out" "winners 1 added"
 run 0 --db "$dir/m16.db" misses; sed -n 2p <<<"$out" | grep -q " 16  *4096  *4096  *NN .* 5 .* yes$" || fail "misses: winner since: $out"
 run 0 --db "$dir/m16.db" misses --json; [ "$(json 'd[0]["winner_since"]')" = True ] || fail "misses --json: $out"
+# show says what narrowed a winner's search, and what that means for the next tune.
+run 0 --db "$dir/m16.db" show 16 4096 4096 --device "$id"
+has "$out" "; its search was narrowed by --families naive, so the next sgemm-tune run that searches in full tunes the shape again"
+run 0 --db "$dir/m16.db" show 16 4096 4096 --device "$id" --json; [ "$(json 'd["winners"][0]["narrowed_by"]')" = "--families naive" ] ||
+  fail "show --json: $out"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
 run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "export --format JSON: $out"
 # A winner whose binary is damaged is left out of an export, and named (exit 3): import would

@@ -413,6 +413,33 @@ TEST_F(SampleExport, AnExportWithoutCubinChecksumsImports) {
     EXPECT_EQ(target.find_binary(naive_binary().cache_key)->cubin_checksum, "");
 }
 
+// What narrowed a winner's search travels with it, so that the importing database's next
+// full tune replaces it too. An export from before the column was added imports its winners
+// as chosen by full searches.
+TEST_F(SampleExport, WhatNarrowedAWinnersSearchTravelsWithIt) {
+    Winner narrowed = source.winners().front();
+    narrowed.narrowed_by = "--families decode";
+    source.put_winner(narrowed);
+    const std::string with = export_text(source);
+    import_text(target, with);
+    ASSERT_TRUE(target.find_winner(narrowed.device_id, narrowed.shape));
+    EXPECT_EQ(target.find_winner(narrowed.device_id, narrowed.shape)->narrowed_by, "--families decode");
+
+    const std::vector<std::string> names = exchange_columns();
+    const std::size_t column = std::find(names.begin(), names.end(), "narrowed_by") - names.begin();
+    ASSERT_LT(column, names.size());
+    std::string without;  // every line less that field
+    for (const CsvRecord& r : records(with)) {
+        std::vector<std::string> fields = r.fields;
+        fields.erase(fields.begin() + static_cast<std::ptrdiff_t>(column));
+        without += csv_line(fields);
+    }
+    TuningStore older{dir.file("c.db")};
+    EXPECT_EQ(import_text(older, without).count(WinnerOffer::Outcome::Added), 4);
+    ASSERT_TRUE(older.find_winner(narrowed.device_id, narrowed.shape));
+    EXPECT_EQ(older.find_winner(narrowed.device_id, narrowed.shape)->narrowed_by, "");
+}
+
 // A cuBLAS winner names no binary: a binary_key there would point at a binary the file
 // does not hold, which the database refuses (the whole import used to end on a foreign-key
 // error, as if the database were at fault).

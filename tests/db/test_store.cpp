@@ -305,6 +305,22 @@ TEST(Store, AWinnerReplacesTheShapesEarlierWinnerAndComesWithItsBinary) {
     EXPECT_TRUE(store.winners_with_binaries(store.add_device(h200(1))).empty()) << "another device has none";
 }
 
+// What narrowed the search comes back with the winner; a winner of a full search that
+// replaces it clears it.
+TEST(Store, AWinnerKeepsWhatNarrowedItsSearch) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = store.add_device(h200());
+    Winner w = winner(id, shape(8, 4096, 4096), 0.9, nullptr);
+    w.narrowed_by = "--families decode; --max-candidates 20, reached";
+    store.put_winner(w);
+    EXPECT_EQ(store.find_winner(id, w.shape)->narrowed_by, w.narrowed_by);
+    EXPECT_EQ(store.winners(id).at(0).narrowed_by, w.narrowed_by);
+    w.narrowed_by.clear();
+    store.put_winner(w);
+    EXPECT_EQ(store.find_winner(id, w.shape)->narrowed_by, "");
+}
+
 TEST(Store, AWinnerWhoseBinaryIsNotCachedIsRefused) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));

@@ -108,6 +108,11 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     // A second run skips every shape, and compiles nothing.
     const std::vector<ShapeOutcome> again = Tuner(store, gpu->device, options, {}).tune_all(shapes);
     for (const ShapeOutcome& o : again) EXPECT_TRUE(o.skipped) << o.row.key.to_string();
+    // Each winner says what narrowed its search, so a run of the default search tunes every
+    // shape again.
+    for (const ShapeOutcome& o : outcomes)
+        EXPECT_EQ(store.find_winner(device_id, o.row.key)->narrowed_by, "--families decode,async; --top-k 3");
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, TuneOptions{}).size(), shapes.size());
 }
 
 // A database in a temporary folder, and options that time the decode family's 2 best by
@@ -210,7 +215,7 @@ TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidatesAndOneThatRanNoneHasNoWinner)
     const std::vector<Measurement> measured = t.measurements(*gpu, o.row.key);
     ASSERT_EQ(measured.size(), 1u);
     EXPECT_TRUE(measured[0].kernel.is_cublas());
-    EXPECT_EQ(shapes_to_tune(t.store, device_id, {o.row}, false, false, false).size(), 1u) << "the next run tunes it";
+    EXPECT_EQ(shapes_to_tune(t.store, device_id, {o.row}, t.options).size(), 1u) << "the next run tunes it";
     // Unlike a stop, it does not end the run: the next shape is tuned (here, left untried too).
     const std::vector<ShapeOutcome> both =
         Tuner(t.store, gpu->device, t.options, {}).tune_all({row(8, 2048, 1024), row(8, 4096, 1024)});
@@ -226,6 +231,8 @@ TEST(Tune, TheCandidateCapHoldsForTheWalks) {
     const ShapeOutcome o = t.tune(*gpu, row(8, 2048, 1024));
     EXPECT_EQ(o.candidates, 3);
     EXPECT_EQ(t.measurements(*gpu, o.row.key).size(), 4u);  // cuBLAS and the 3
+    // The winner says what narrowed its search, the cap it reached among them.
+    EXPECT_EQ(o.winner.narrowed_by, "--families decode; --top-k 2; --max-candidates 3, reached");
 }
 
 // A stop (Ctrl-C in sgemm-tune) ends the run at the next candidate: the shapes finished keep

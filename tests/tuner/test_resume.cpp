@@ -9,6 +9,7 @@
 #include "src/records/kernel_records.h"
 #include "templates/sgemm_common.cuh"
 #include "tuner/candidate_check.h"
+#include "tuner/candidates.h"
 #include "tuner/tuner.h"
 
 using namespace sgemm;
@@ -23,6 +24,15 @@ ShapeRow row(int M, int N, int K, int line) {
     r.key.alignment = packed_alignment(r.key);
     r.line = line;
     return r;
+}
+
+// A run's options: plain, or with --retune, --allow-atomics or --retry-faulted.
+TuneOptions run_options(bool retune, bool atomics_allowed, bool retry_faulted) {
+    TuneOptions options;
+    options.retune = retune;
+    options.atomics_allowed = atomics_allowed;
+    options.retry_faulted = retry_faulted;
+    return options;
 }
 
 TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
@@ -45,7 +55,7 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
         store.record_measurement(sgemm::testing::measurement(device_id, shapes[1].key, 0.05));
     }
     TuningStore store(dir.file("tuning.db"));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, false, false));
     ASSERT_EQ(todo.size(), 3u);
     EXPECT_EQ(todo[0].line, 3);
     EXPECT_EQ(todo[1].line, 4);
@@ -53,10 +63,10 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     EXPECT_EQ(todo[0].key.alignment, 4);  // K = 4093: rows of A are not 16-byte aligned
     EXPECT_EQ(todo[1].key.alignment, 16);
     EXPECT_EQ(todo[2].key.alignment, 8);  // kept: the class-16 winner does not serve it
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, true, false, false).size(), 4u);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, run_options(true, false, false)).size(), 4u);
     // Another device has tuned nothing.
     const std::string other = store.add_device(sgemm::testing::h200(1));
-    EXPECT_EQ(shapes_to_tune(store, other, shapes, false, false, false).size(), 4u);
+    EXPECT_EQ(shapes_to_tune(store, other, shapes, run_options(false, false, false)).size(), 4u);
 }
 
 // A winner dispatch leaves out (tuned with other kernel templates under the same library
@@ -75,7 +85,7 @@ TEST(Resume, AWinnerDispatchWouldLeaveOutIsTunedAgain) {
     store.put_binary(stale);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &current));
     store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.03, &stale));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, false, false));
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 3);
 }
@@ -99,10 +109,70 @@ TEST(Resume, AWinnerThatAddsWithAtomicsIsTunedAgainUnlessAllowed) {
     store.put_binary(added);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &summed));
     store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.04, &added));
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, false);
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, false, false));
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 3);
-    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, true, false).empty());
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, true, false)).empty());
+}
+
+// What narrows every shape's search: a family list short of the defaults, the random
+// strategy's sample, a top-k below the default. Not a wider search, nor options that only
+// may narrow (a cap or a budget, which the tuner notes on a winner where they are reached),
+// though a run with one does not search in full.
+TEST(Resume, NarrowingOfNamesWhatLeavesPartOfTheDefaultSearchOut) {
+    TuneOptions o;
+    EXPECT_EQ(narrowing_of(o), "");
+    EXPECT_TRUE(searches_in_full(o));
+    o.families = {"decode"};
+    o.search.top_k = 3;
+    EXPECT_EQ(narrowing_of(o), "--families decode; --top-k 3");
+    EXPECT_FALSE(searches_in_full(o));
+    o.families = default_families();
+    o.families.push_back("naive");
+    o.search.top_k = 16;
+    EXPECT_EQ(narrowing_of(o), "") << "every default family, and a wider top-k";
+    o.search.strategy = Strategy::Exhaustive;
+    o.search.top_k = 2;
+    EXPECT_EQ(narrowing_of(o), "") << "the exhaustive search times every candidate, whatever the top-k";
+    o.search.strategy = Strategy::Random;
+    EXPECT_EQ(narrowing_of(o), "--strategy random (16 candidates)");
+    o = TuneOptions{};
+    o.search.max_candidates = 20;
+    EXPECT_EQ(narrowing_of(o), "");
+    EXPECT_FALSE(searches_in_full(o));
+    o = TuneOptions{};
+    o.budget_seconds = 60;
+    EXPECT_FALSE(searches_in_full(o));
+}
+
+// A winner of a narrowed search (a quick pass with --families decode, say) is not final for
+// a run that searches in full, which tunes its shape again; a run that does not search in
+// full skips it, as it skips a full search's winner, so that a quick pass never undoes a
+// full one.
+TEST(Resume, AWinnerOfANarrowedSearchIsTunedAgainByAFullRun) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(1, 4096, 4096, 2), row(8, 4096, 4096, 3)};
+    Winner quick = sgemm::testing::winner(device_id, shapes[0].key, 1.0, nullptr);
+    quick.narrowed_by = "--families decode";
+    store.put_winner(quick);
+    store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 1.0, nullptr));
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, TuneOptions{});
+    ASSERT_EQ(todo.size(), 1u);
+    EXPECT_EQ(todo[0].line, 2);
+    TuneOptions wider;
+    wider.search.strategy = Strategy::Exhaustive;
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, wider).size(), 1u);
+    TuneOptions narrow;
+    narrow.families = {"decode"};
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, narrow).empty());
+    TuneOptions capped;
+    capped.search.max_candidates = 20;
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, capped).empty());
+    TuneOptions budgeted;
+    budgeted.budget_seconds = 60;
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, budgeted).empty());
 }
 
 }  // namespace
@@ -184,12 +254,12 @@ TEST(Resume, AWinnerThatFaultedInALaterRunIsTunedAgain) {
     const Binary binary = sgemm::testing::naive_binary();
     store.put_binary(binary);
     store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 1.0, &binary));
-    ASSERT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, false).empty());
+    ASSERT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, false, false)).empty());
     Measurement fault = sgemm::testing::measurement(device_id, shapes[0].key, 0.03);  // the winner's kernel
     fault.valid = false;
     fault.invalid_reason = kFaultedReason + std::string("CUDA error: cudaErrorIllegalAddress");
     store.record_measurement(fault);
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, false, false, false).size(), 1u);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, run_options(false, false, false)).size(), 1u);
 }
 
 // A kernel tried again after its fault (--retry-faulted) and measured valid is sound again:
@@ -214,13 +284,13 @@ TEST(Resume, AKernelMeasuredValidAfterItsFaultCountsAsFaultedNoMore) {
     record(true, "2026-12-02T10:00:00.000Z");
     record(false, "2026-12-02T10:00:00.000Z");  // faulted in the re-timing, within the millisecond
     EXPECT_TRUE(faulted_in(binary.kernel, store.measurements(device_id, key)));
-    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, false, false, false).size(), 1u);
+    EXPECT_EQ(shapes_to_tune(store, device_id, shapes, run_options(false, false, false)).size(), 1u);
 
     record(true, "2026-12-02T11:00:00.000Z");  // tried again, and sound
     EXPECT_FALSE(faulted_in(binary.kernel, store.measurements(device_id, key)));
     EXPECT_TRUE(kernels_that_faulted(store.measurements(device_id, key)).empty());
-    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, false).empty());
-    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, true).empty()) << "nothing left to retry";
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, false, false)).empty());
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, false, true)).empty()) << "nothing left to retry";
     EXPECT_EQ(without_faulted({winners_candidate}, store.measurements(device_id, key)).size(), 1u);
 
     record(false, "2026-12-02T12:00:00.000Z");
@@ -244,8 +314,8 @@ TEST(Resume, RetryFaultedTunesAgainAShapeWhereAKernelFaulted) {
     fault.invalid_reason = kFaultedReason + std::string("CUDA error: cudaErrorLaunchFailure");
     store.record_measurement(fault);
 
-    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, false, false, false).empty());
-    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, false, false, true);
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, false, false)).empty());
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, false, true));
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].key, shapes[1].key);
 }

@@ -327,6 +327,17 @@ PY
     fail "a tune that upgraded the database does not say so: $err"
   err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null)
   grep -q "was upgraded" <<<"$err" && fail "a tune that upgraded nothing says it did: $err"
+  # That winner came from a narrowed search: the same command skips its shape (above), but a
+  # run that searches in full tunes it again, says why, and stores a winner of its own search.
+  grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" || fail "the narrowed command did not skip the shape: $err"
+  err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --json "$dir/full.json" 2>&1 >/dev/null) ||
+    fail "the full tune after a narrowed one failed: $err"
+  grep -qF "M=8 N=64 K=64 NN fp32 align16: its earlier winner came from a search narrowed by --families naive; --top-k 1; --max-candidates 1, reached, so this run, searching in full, tuned it again" <<<"$err" ||
+    fail "the full tune does not say why it tuned the shape again: $err"
+  python3 -c "import json,sys; r = json.load(open(sys.argv[1]))['shapes'][0]; assert not r['skipped'] and r['winner']['narrowed_by'] == '', r" \
+    "$dir/full.json" || fail "the full tune's winner: $(cat "$dir/full.json")"
+  err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" 2>&1 >/dev/null)
+  grep -qF "has a winner" <<<"$err" || fail "a full search's winner was not final for the next full run: $err"
   for layout in NN NT; do
     [ "$(grep -Ec "^o +1 +4096 +4096 $layout fp32 .* -$" <<<"$out")" -eq 1 ] || fail "no batch-1 $layout row: $out"
     grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
@@ -359,7 +370,8 @@ PY
     [ $rc -eq 130 ] || fail "SIGINT during the last candidate: exit $rc, expected 130: $out"
     grep -q "\[1/1\] M=4096 N=4096 K=4096 .*from 1 candidates" <<<"$out" || fail "the last search was not whole: $out"
     grep -q "stopped after 1 of 1 shapes" <<<"$out" || fail "no word of the stop: $out"
-    out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" 2>&1) || fail "the tune after the stop failed: $out"
+    out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" --families naive --top-k 1 --max-candidates 1 2>&1) ||
+      fail "the tune after the stop failed: $out"
     grep -q "has a winner" <<<"$out" || fail "the shape the stop came in has no winner stored: $out"
   fi
 
