@@ -14,10 +14,12 @@
 // timed with CUDA events, with dispatch and with cuBLAS alone, alternating, and the medians
 // are printed with each GEMM's own time and what dispatch chose for it.
 //
-// usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses]
-//                        [--deterministic]
+// usage: dispatch_decode [--db PATH] [--device N] [--steps N] [--weights in-out|out-in]
+//                        [--record-misses] [--deterministic]
 //   --db PATH        the tuning database (default: $SGEMM_DB, $XDG_DATA_HOME/sgemm/tuning.db
 //                    or ~/.local/share/sgemm/tuning.db)
+//   --device N       the CUDA device ordinal (default 0): the handle's, and so the one the
+//                    weights, the stream and cuBLAS are made on (create makes it current)
 //   --steps N        timed steps per batch and way (default 10)
 //   --weights LAYOUT in-out: W stored K x N (default); out-in: N x K, the NT GEMM (tune it
 //                    with sgemm-shapes --weights out-in rows)
@@ -193,10 +195,19 @@ int main(int argc, char** argv) {
     bool record_misses = false;
     bool out_in = false;  // W stored N x K
     bool deterministic = false;
+    int device = 0;
+    // A whole number of 0 or more, or -1.
+    const auto ordinal = [](const char* text) {
+        char* end = nullptr;
+        const long value = std::strtol(text, &end, 10);
+        return *text != '\0' && *end == '\0' && value >= 0 && value <= 1024 ? static_cast<int>(value) : -1;
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--db" && i + 1 < argc)
             db_path = argv[++i];
+        else if (arg == "--device" && i + 1 < argc && ordinal(argv[i + 1]) >= 0)
+            device = ordinal(argv[++i]);
         else if (arg == "--steps" && i + 1 < argc && std::atoi(argv[i + 1]) > 0)
             steps = std::atoi(argv[++i]);
         else if (arg == "--record-misses")
@@ -208,8 +219,8 @@ int main(int argc, char** argv) {
             out_in = std::string(argv[++i]) == "out-in";
         else {
             std::fprintf(stderr,
-                         "usage: dispatch_decode [--db PATH] [--steps N] [--weights in-out|out-in] [--record-misses] "
-                         "[--deterministic]\n");
+                         "usage: dispatch_decode [--db PATH] [--device N] [--steps N] [--weights in-out|out-in] "
+                         "[--record-misses] [--deterministic]\n");
             return 1;
         }
     }
@@ -219,6 +230,8 @@ int main(int argc, char** argv) {
         options.db_path = db_path.empty() ? nullptr : db_path.c_str();
         options.record_misses = record_misses;
         options.deterministic = deterministic;
+        options.device = device;
+        // Create makes the handle's device current: what follows is made on it.
         const sgemm::Dispatch dispatch(options);
         const sgemm_dispatch_info_t info = dispatch.info();
         std::printf("libsgemm_dispatch: %d winners for this GPU (%d skipped), %d kernels loaded, %d compiled; "

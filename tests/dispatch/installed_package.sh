@@ -59,7 +59,22 @@ c++ -std=c++17 -Wall -Werror "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --
 cp "$source/examples/dispatch_decode/Makefile" "$source/examples/dispatch_decode/dispatch_decode.cpp" "$tmp/"
 make -s -C "$tmp" PKG_CONFIG_FLAGS="--define-variable=prefix=$tmp/root$prefix" dispatch_decode ||
     { echo "examples/dispatch_decode does not build against the installed package"; exit 1; }
+# Its arguments: a device ordinal that is no whole number of 0 or more is a usage error (1);
+# a missing database fails create before any GPU is looked for (2), with or without one.
+for bad in -1 x 1.5 ""; do
+    if LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" "$tmp/dispatch_decode" --device "$bad" >"$tmp/out" 2>&1; then
+        rc=0
+    else
+        rc=$?
+    fi
+    [ "$rc" -eq 1 ] && grep -q "usage: dispatch_decode \[--db PATH\] \[--device N\]" "$tmp/out" ||
+        { echo "dispatch_decode --device '$bad': exit $rc, expected 1 and the usage: $(cat "$tmp/out")"; exit 1; }
+done
+if LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" "$tmp/dispatch_decode" --device 0 --db /nonexistent/tuning.db \
+    >"$tmp/out" 2>&1; then rc=0; else rc=$?; fi
+[ "$rc" -eq 2 ] && grep -q "dispatch_decode: .*/nonexistent/tuning.db" "$tmp/out" ||
+    { echo "dispatch_decode with a missing database: exit $rc, expected 2: $(cat "$tmp/out")"; exit 1; }
 # Cleaning needs no package.
 PKG_CONFIG_PATH=/nonexistent make -s -C "$tmp" clean && [ ! -e "$tmp/dispatch_decode" ] ||
     { echo "examples/dispatch_decode: make clean needs the package"; exit 1; }
-echo "ok: installed, found by pkg-config, built against and run; the example builds"
+echo "ok: installed, found by pkg-config, built against and run; the example builds and checks its arguments"
