@@ -85,12 +85,14 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
         remove_binaries.bind(static_cast<int>(i + 1), template_hashes[i]);
     remove_binaries.run();
     summary.binaries = db.changes();
+    // The cuBLAS row stands for no kernel of ours (stats does not count it): it stays, so that
+    // what prune removes is what it reports, and a prune that found nothing else changed
+    // nothing.
     const std::string unused_kernels = "FROM kernels WHERE id NOT IN (SELECT kernel_id FROM winners) AND id NOT IN "
-                                       "(SELECT kernel_id FROM measurements) AND id NOT IN (SELECT kernel_id FROM binaries)";
-    // Counted as stats counts kernels: the cuBLAS row, which stands for no kernel of ours, is
-    // removed when unused but not counted.
-    summary.kernels = static_cast<int>(db.integer("SELECT count(*) " + unused_kernels + " AND family <> 'cublas'"));
+                                       "(SELECT kernel_id FROM measurements) AND id NOT IN (SELECT kernel_id FROM binaries) "
+                                       "AND family <> 'cublas'";
     db.query("DELETE " + unused_kernels).run();
+    summary.kernels = db.changes();
     transaction.commit();
     return summary;
 }

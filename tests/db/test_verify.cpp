@@ -274,8 +274,9 @@ TEST(Prune, StaleRemovesOtherLibraryVersionsAndTheCacheNothingCanUse) {
     EXPECT_EQ(again.devices + again.binaries + again.kernels, 0);
 }
 
-// prune counts kernels as stats does: the cuBLAS row, which stands for no kernel of ours, goes
-// with the last winner that names it but is not counted (stats said 0 kernels, prune removed 1).
+// prune counts kernels as stats does: the cuBLAS row, which stands for no kernel of ours, is
+// not counted, and so it stays when its last winner goes (it used to go uncounted: stats said
+// 0 kernels, prune removed 1, and a prune that removed only it reported nothing changed).
 TEST(Prune, CountsKernelsAsStatsDoes) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
@@ -286,7 +287,10 @@ TEST(Prune, CountsKernelsAsStatsDoes) {
     const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash});
     EXPECT_EQ(s.winners, 1);
     EXPECT_EQ(s.kernels, 0);
-    EXPECT_EQ(store.connection().integer("SELECT count(*) FROM kernels"), 0) << "the cuBLAS row is removed all the same";
+    EXPECT_EQ(store.connection().integer("SELECT count(*) FROM kernels WHERE family = 'cublas'"), 1)
+        << "the cuBLAS row stays";
+    EXPECT_TRUE(prune_stale(store, {naive_binary().kernel.template_hash}).changed_nothing());
+    EXPECT_EQ(store.connection().integer("SELECT count(*) FROM kernels WHERE family = 'cublas'"), 1);
 }
 
 // A binary of older kernel templates is never looked up again (the templates are part of its
