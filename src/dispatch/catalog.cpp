@@ -211,8 +211,9 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         for (const DeterministicStandIn& s : catalog.stand_ins)
             if (s.atomic.shape == w->shape)
-                d.reason += "; deterministic: the tuned kernel, " + s.atomic.kernel.description +
-                            ", adds its slices into C with float atomics, so this runs instead: " + s.how;
+                // The selection named the stand-in, which runs: say which kernel was tuned.
+                d.reason += "; deterministic: the kernel named above stands in for the tuned one, " +
+                            s.atomic.kernel.description + ", whose slices add into C with float atomics: " + s.how;
         // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
         // workspace for it), re-split only where a smaller workspace was asked of decide.
         d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);

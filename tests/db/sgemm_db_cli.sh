@@ -234,7 +234,11 @@ has "$out" "decision  exact"; has "$out" "SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 
 has "$out" "its 4 slices add into C with float atomics, so C varies in the last bits from run to run"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --device "$atomic_id"
 has "$out" "decision  exact"; has "$out" "SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=1"
-has "$out" "SUM_PASS=2, adds its slices into C with float atomics, so this runs instead: the same tiles and split with the slices summed in a fixed order"
+has "$out" "SUM_PASS=2, whose slices add into C with float atomics: the same tiles and split with the slices summed in a fixed order"
+# A batch above the tuned one on the same weights runs the stand-in too: each stream's
+# workspace holds its partials up to twice the tuned M (its 256-row tile cannot re-split).
+run 0 --db "$dir/atomic.db" explain 40 4096 4096 --deterministic --device "$atomic_id"
+has "$out" "decision  nearest"; has "$out" "launch    warptile BM=256 BN=128 BK=16 WM=64 WN=64 TM=16 TN=8 STAGES=3 TA=0 TB=0 WK=1 SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=1"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --json --device "$atomic_id"
 [ "$(json 'd["decision"]')" = exact ] || fail "explain --deterministic --json: $out"
 case "$(json 'd["launch"]')" in *SUM_PASS=1) ;; *) fail "explain --deterministic --json launches: $out" ;; esac

@@ -431,7 +431,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
         decide(deterministic, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(deterministic));
     EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
     EXPECT_EQ(d.kernel, twin);
-    EXPECT_TRUE(contains(d.reason, "deterministic: the tuned kernel, " + atomic.description)) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "deterministic: the kernel named above stands in for the tuned one, " + atomic.description)) << d.reason;
     EXPECT_TRUE(contains(d.reason, "the time quoted is the tuned kernel's")) << d.reason;
     EXPECT_FALSE(contains(d.reason, "C varies in the last bits")) << d.reason;
     const Decision tuned = decide(as_tuned, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(as_tuned));
@@ -442,7 +442,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
                                     workspace_bytes_needed(deterministic));
     EXPECT_EQ(nearest.selection.kind, SelectionKind::Nearest);
     EXPECT_FALSE(kernel_sums_with_atomics(nearest.kernel)) << nearest.kernel.description;
-    EXPECT_TRUE(contains(nearest.reason, "deterministic: the tuned kernel")) << nearest.reason;
+    EXPECT_TRUE(contains(nearest.reason, "deterministic: the kernel named above stands in for the tuned one")) << nearest.reason;
 
     store_->put_binary(to_binary(compile_kernel(warptile, twin.params, Arch{90}), twin));
     const Catalog cached = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
