@@ -669,6 +669,7 @@ rows = c.execute("SELECT * FROM winners_summary").fetchall()
 names = [d[0] for d in c.execute("SELECT * FROM winners_summary").description]
 assert names[:9] == ["device", "gpu", "M", "N", "K", "trans", "precision", "align", "kernel"], names
 assert "tflops" in names and "speedup" in names and "cublas_ms" in names, names
+assert names[-1] == "narrowed_by", names
 assert len(rows) == 4, rows
 for r in rows: print(" | ".join(str(v) for v in r))
 PY
