@@ -39,9 +39,9 @@ std::vector<const Winner*> nearest_candidates(const std::vector<Winner>& winners
 
 // The largest M at which rule 2 can choose `w` for a call of w's own N and K (a batch between
 // two tuned ones, on the same weights): twice w's M, or less where a larger tuned M of w's
-// transposes, precision and alignment class comes as near first. Dispatch sizes each
-// stream's split-K workspace to it.
-int largest_m_served(const std::vector<Winner>& winners, const Winner& w);
+// transposes, precision and alignment class, whose kernel can run w's N and K (`cannot_run`),
+// comes as near first. Dispatch sizes each stream's split-K workspace to it.
+int largest_m_served(const std::vector<Winner>& winners, const Winner& w, const CannotRun& cannot_run = {});
 
 // Applies the rule. Without `cannot_run`, every kernel is taken to run every shape.
 Selection select_kernel(const std::vector<Winner>& winners, const ShapeKey& shape, const CannotRun& cannot_run = {});

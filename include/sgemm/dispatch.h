@@ -80,7 +80,9 @@
  *   - Device memory: each of the max_streams workspaces holds the split-K scratch or staged
  *     operands the winners need at their own shapes, and a split-K winner's scratch at every
  *     M the nearest rule gives it at its own N and K too (up to twice its M: a batch between
- *     two tuned ones runs as tuned) (info.workspace_bytes: a staged 4096 x 4096 operand is
+ *     two tuned ones runs as tuned; with `deterministic`, a stand-in that sums its slices in a
+ *     second kernel needs these partials where the atomic winner needed a few counters)
+ *     (info.workspace_bytes: a staged 4096 x 4096 operand is
  *     64 MiB, a 16384 x 16384 one 1 GiB; lower max_streams where that is too much; a staging
  *     winner tuned at alignment class 16 copies nothing and needs none) and,
  *     where cuBLAS may be called, 32 MiB for cuBLAS; with the defaults (8 streams, cuBLAS

@@ -124,6 +124,10 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, GemmPr
 }
 
 std::size_t workspace_bytes_needed(const Catalog& catalog) {
+    const Arch arch{catalog.device.sm()};
+    const CannotRun cannot_run = [&](const Winner& w, const ShapeKey& shape) {
+        return kernel_cannot_run(w.kernel, shape, arch);
+    };
     std::size_t bytes = 0;
     for (const Winner& w : catalog.winners) {
         const Family* f = family_of(w.kernel);
@@ -134,7 +138,7 @@ std::size_t workspace_bytes_needed(const Catalog& catalog) {
         // nearest rule can give it at its own N and K, at most twice its own. A staging winner
         // copies whole operands, the largest workspaces there are, which that would double:
         // its room is for its own shape.
-        const int M = f->splits_k(w.kernel.params) ? largest_m_served(catalog.winners, w) : w.shape.M;
+        const int M = f->splits_k(w.kernel.params) ? largest_m_served(catalog.winners, w, cannot_run) : w.shape.M;
         bytes = std::max(bytes, f->workspace_bytes(w.kernel.params, M, w.shape.N, w.shape.K, catalog.device.sm_count,
                                                    w.shape.alignment));
     }
@@ -211,8 +215,8 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         for (const DeterministicStandIn& s : catalog.stand_ins)
             if (s.atomic.shape == w->shape)
-                // The selection named the stand-in, which runs: say which kernel was tuned.
-                d.reason += "; deterministic: the kernel named above stands in for the tuned one, " +
+                // The selection named the stand-in, which runs: say so, and which kernel was tuned.
+                d.reason += "; deterministic: " + s.runs.description + " stands in for the tuned kernel, " +
                             s.atomic.kernel.description + ", whose slices add into C with float atomics: " + s.how;
         // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
         // workspace for it), re-split only where a smaller workspace was asked of decide.

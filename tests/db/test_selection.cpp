@@ -1,6 +1,8 @@
 // The selection rule (exact, nearest, fallback), on a hand-built database.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "db/selection.h"
 #include "tests/db/fixture.h"
 
@@ -160,6 +162,48 @@ TEST_F(Selection_, AWinnerServesItsOwnNAndKUpToLargestMServed) {
         past.M = largest + 1;
         EXPECT_NE(select_kernel(winners, past).winner, &w) << w.shape.to_string() << " at M=" << past.M;
     }
+}
+
+// The rule's comparisons are exact: twice a tuned M is within reach, and a tie in M goes to
+// the smaller shape. (In doubles, M=20 was out of M=10's reach, and of M=16 and M=25 the
+// larger came out nearer to M=20.) largest_m_served agrees with the rule for every pair of
+// tuned Ms up to 64 and 160.
+TEST(Selection, DistancesAreComparedExactly) {
+    const std::string id = h200().id();
+    std::vector<Winner> winners = {winner(id, shape(10, 4096, 4096), 0.1, nullptr)};
+    ASSERT_EQ(select_kernel(winners, shape(20, 4096, 4096)).kind, SelectionKind::Nearest);
+    EXPECT_EQ(select_kernel(winners, shape(21, 4096, 4096)).kind, SelectionKind::Fallback);
+    EXPECT_EQ(largest_m_served(winners, winners[0]), 20);
+    winners = {winner(id, shape(16, 4096, 4096), 0.1, nullptr), winner(id, shape(25, 4096, 4096), 0.1, nullptr)};
+    EXPECT_EQ(select_kernel(winners, shape(20, 4096, 4096)).winner, &winners[0]) << "a tie: the smaller shape";
+    EXPECT_EQ(largest_m_served(winners, winners[0]), 20);
+    for (int a = 1; a <= 64; ++a)
+        for (int b = a + 1; b <= 160; ++b) {
+            winners = {winner(id, shape(a, 4096, 4096), 0.1, nullptr), winner(id, shape(b, 4096, 4096), 0.1, nullptr)};
+            const int largest = largest_m_served(winners, winners[0]);
+            ASSERT_EQ(select_kernel(winners, shape(largest, 4096, 4096)).winner, &winners[0]) << a << " " << b;
+            ASSERT_NE(select_kernel(winners, shape(largest + 1, 4096, 4096)).winner, &winners[0]) << a << " " << b;
+        }
+}
+
+// A larger tuned M whose kernel cannot run the winner's N and K is passed over by the rule
+// there, so it does not bound the winner's reach; one that can, does.
+TEST_F(Selection_, ALargerWinnerThatCannotRunTheShapeDoesNotBoundTheReach) {
+    const Winner& at8 = *std::find_if(winners_.begin(), winners_.end(),
+                                      [](const Winner& w) { return w.shape == shape(8, 4096, 4096); });
+    EXPECT_EQ(largest_m_served(winners_, at8), 16);
+    std::vector<Winner> with_12 = winners_;
+    with_12.push_back(winner(id_, shape(12, 4096, 4096), 0.1, nullptr));
+    const Winner& at8_again = *std::find_if(with_12.begin(), with_12.end(),
+                                            [](const Winner& w) { return w.shape == shape(8, 4096, 4096); });
+    EXPECT_EQ(largest_m_served(with_12, at8_again), 9);  // sqrt(8 * 12) = 9.8
+    const auto cannot_run_m = [](int M) -> CannotRun {
+        return [M](const Winner& w, const ShapeKey&) { return w.shape.M == M ? std::string("no") : std::string(); };
+    };
+    EXPECT_EQ(largest_m_served(with_12, at8_again, cannot_run_m(12)), 16) << "up to the mean with 32";
+    EXPECT_EQ(largest_m_served(with_12, at8_again, cannot_run_m(32)), 9);
+    // The rule agrees: with 12 passed over, M=16 selects the winner at 8.
+    EXPECT_EQ(select_kernel(with_12, shape(16, 4096, 4096), cannot_run_m(12)).winner, &at8_again);
 }
 
 TEST_F(Selection_, AnotherDevicesWinnersAreNeverCandidates) {

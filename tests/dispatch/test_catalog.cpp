@@ -431,7 +431,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
         decide(deterministic, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(deterministic));
     EXPECT_EQ(d.selection.kind, SelectionKind::Exact);
     EXPECT_EQ(d.kernel, twin);
-    EXPECT_TRUE(contains(d.reason, "deterministic: the kernel named above stands in for the tuned one, " + atomic.description)) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "deterministic: " + twin.description + " stands in for the tuned kernel, " + atomic.description)) << d.reason;
     EXPECT_TRUE(contains(d.reason, "the time quoted is the tuned kernel's")) << d.reason;
     EXPECT_FALSE(contains(d.reason, "C varies in the last bits")) << d.reason;
     const Decision tuned = decide(as_tuned, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(as_tuned));
@@ -442,7 +442,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
                                     workspace_bytes_needed(deterministic));
     EXPECT_EQ(nearest.selection.kind, SelectionKind::Nearest);
     EXPECT_FALSE(kernel_sums_with_atomics(nearest.kernel)) << nearest.kernel.description;
-    EXPECT_TRUE(contains(nearest.reason, "deterministic: the kernel named above stands in for the tuned one")) << nearest.reason;
+    EXPECT_TRUE(contains(nearest.reason, " stands in for the tuned kernel, " + atomic.description)) << nearest.reason;
 
     store_->put_binary(to_binary(compile_kernel(warptile, twin.params, Arch{90}), twin));
     const Catalog cached = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
@@ -627,6 +627,31 @@ TEST(Catalog, ASplitKWinnerRunsEveryBatchTheNearestRuleGivesIt) {
     staged.winners.push_back(copies);
     EXPECT_EQ(workspace_bytes_needed(staged),
               (warptile.workspace_bytes(v, 4095, 4097, 4093, staged.device.sm_count, 4) + 255) / 256 * 256);
+}
+
+// A larger tuned M whose kernel cannot run the split-K winner's N and K (a decode tile that
+// holds a K of 4096 in shared memory, against down's 14336) is passed over there, so it
+// does not bound the split-K winner's room: batches up to twice its M run it as tuned.
+TEST(Catalog, ALargerWinnerThatCannotRunTheShapeLeavesTheSplitKWinnerItsReach) {
+    Catalog c;
+    c.device = h200();
+    const Family& warptile = find_family("warptile");
+    Winner down = winner(c.device.id(), shape(32, 4096, 14336), 1.0, nullptr);
+    down.kernel = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
+    c.winners.push_back(down);
+    const Family& decode = find_family("decode");
+    ParamValues whole_k = decode_binary().kernel.params;
+    whole_k[decode.param_index("SPLITS")] = 1;
+    Winner o = winner(c.device.id(), shape(48, 4096, 4096), 1.0, nullptr);
+    o.kernel = kernel_ref(decode, whole_k);
+    ASSERT_FALSE(kernel_cannot_run(o.kernel, shape(40, 4096, 14336), Arch{90}).empty());
+    c.winners.push_back(o);
+    EXPECT_EQ(workspace_bytes_needed(c), sgemm_splitk_workspace_bytes(4, 64, 4096));
+    for (int M : {40, 64}) {
+        const Decision d = decide(c, shape(M, 4096, 14336), SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+                                  workspace_bytes_needed(c));
+        EXPECT_EQ(d.kernel, down.kernel) << "M=" << M << ": " << d.reason;
+    }
 }
 
 // A winner with a stream-K tail has no split count to lower: where its tail's workspace would
