@@ -61,7 +61,13 @@ public:
             ++finished_;
             if (!o.skipped) ++tuned_, tuned_seconds_ += o.seconds;
             clear_line();
-            if (o.skipped)
+            if (o.skipped && !o.winner.narrowed_by.empty())
+                std::fprintf(stderr,
+                             "[%d/%d] %s: has a winner (%s, from a search narrowed by %s), skipped; a run that "
+                             "searches in full, or --retune, tunes it again\n",
+                             finished_, shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str(),
+                             o.winner.narrowed_by.c_str());
+            else if (o.skipped)
                 std::fprintf(stderr, "[%d/%d] %s: has a winner (%s), skipped; --retune to tune again\n", finished_,
                              shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str());
             else if (o.untried)
@@ -328,8 +334,9 @@ int main(int argc, char** argv) {
          "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners, then walk "
          "downhill from the 3 fastest by one-step moves and time every split count of the 3 fastest tiles; "
          "exhaustive: every pruned candidate; random: --budget candidates")
-        ("top-k", po::value<int>()->default_value(8), "candidates the model strategy times per shape")
-        ("budget", po::value<int>()->default_value(16), "candidates the random strategy times per shape")
+        ("top-k", po::value<int>()->default_value(SearchPlan{}.top_k), "candidates the model strategy times per shape")
+        ("budget", po::value<int>()->default_value(SearchPlan{}.random_budget),
+         "candidates the random strategy times per shape")
         ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
         ("max-candidates", po::value<int>()->default_value(0),
          "cap on the candidates timed per shape, any strategy, the model strategy's walks included (0: none)")
@@ -338,9 +345,9 @@ int main(int argc, char** argv) {
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device (without it, a run that searches in "
-         "full, with no option that narrows the search, still tunes again the shapes whose winners came from a "
-         "narrowed one: --families short of the default, --strategy random, a smaller --top-k, or a reached "
-         "--max-candidates or --budget-s)")
+         "full still tunes again the shapes whose winners came from a narrowed search: one with --families short "
+         "of the default, --strategy random, a smaller --top-k, or a --max-candidates or --budget-s that cut it "
+         "short. A run searches in full with none of these, and no --max-candidates or --budget-s at all)")
         ("retry-faulted", "try again the candidates that faulted the GPU on a shape in an earlier run, which are "
          "otherwise left out of that shape (after a driver update or a hardware repair, say): such shapes are "
          "tuned again though they have winners. One that runs right counts as faulted no more; one that faults "

@@ -32,16 +32,20 @@ double seconds_since(Clock::time_point start) {
 // without it. And with retry_faulted (--retry-faulted) so is any winner of a shape where a
 // kernel faulted: the shape is tuned again with it. So is one from a narrowed search, when
 // this run searches in full: a quick pass (--families decode, --max-candidates 20) is not
-// final for the full run after it.
+// final for the full run after it. Where that is the only reason, `narrowed_by` gets what
+// narrowed it.
 std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
-                                    const TuneOptions& options) {
+                                    const TuneOptions& options, std::string* narrowed_by = nullptr) {
     std::optional<Winner> w = store.find_winner(device_id, key);
     if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
     if (!options.atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
-    if (!w->narrowed_by.empty() && searches_in_full(options)) return std::nullopt;
     const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
     if (options.retry_faulted && !faulted.empty()) return std::nullopt;
     if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
+    if (!w->narrowed_by.empty() && searches_in_full(options)) {
+        if (narrowed_by) *narrowed_by = w->narrowed_by;
+        return std::nullopt;
+    }
     return w;
 }
 
@@ -170,14 +174,13 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
     if (!options_.retune) {
-        if (std::optional<Winner> w = usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_)) {
+        if (std::optional<Winner> w =
+                usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by)) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);
             return outcome;
         }
-        if (const std::optional<Winner> w = store_.find_winner(device_id_, key); w && searches_in_full(options_))
-            outcome.earlier_narrowed_by = w->narrowed_by;
     }
 
     // Candidates, chosen by the strategy, built through the cache.
@@ -186,8 +189,17 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     const std::vector<Candidate> all =
         options_.retry_faulted ? enumerated : without_faulted(enumerated, store_.measurements(device_id_, key));
     outcome.left_out_faulted = static_cast<int>(enumerated.size() - all.size());
-    const std::vector<Candidate> chosen =
-        choose_candidates(all, key, model_, options_.search, neighbour_winners(key, all));
+    const std::vector<Candidate> neighbours = neighbour_winners(key, all);
+    const std::vector<Candidate> chosen = choose_candidates(all, key, model_, options_.search, neighbours);
+    // --max-candidates left candidates out: the winner's search was narrowed. (Where the
+    // search had no more than the cap, nothing was.)
+    const std::size_t cap = static_cast<std::size_t>(options_.search.max_candidates);  // 0: none
+    bool cap_cut = false;
+    if (cap > 0) {
+        SearchPlan uncapped = options_.search;
+        uncapped.max_candidates = 0;
+        cap_cut = choose_candidates(all, key, model_, uncapped, neighbours).size() > chosen.size();
+    }
     outcome.candidates = static_cast<int>(chosen.size());
     if (progress_.shape_started) progress_.shape_started(outcome.row, index, total, outcome.candidates);
     const int compiled_before = cache_.compiled(), hits_before = cache_.cache_hits();
@@ -341,13 +353,19 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
             return out;
         };
         // --max-candidates caps the walks too: it is a bound on the time a shape takes.
-        const std::size_t cap = static_cast<std::size_t>(options_.search.max_candidates);  // 0: none
         auto capped = [&] { return cap > 0 && tried.size() >= cap; };
         // The stop is asked last: one that came during the last candidate of a search that
         // ends here anyway (capped, or no walk goes on) leaves it whole.
-        for (std::vector<Candidate> batch;
-             !capped() && !(batch = refinement.next(timed_so_far(), tried)).empty() && !search_ends();) {
-            if (cap > 0 && tried.size() + batch.size() > cap) batch.resize(cap - tried.size());
+        for (std::vector<Candidate> batch; !(batch = refinement.next(timed_so_far(), tried)).empty();) {
+            if (capped()) {  // a walk would go on
+                cap_cut = true;
+                break;
+            }
+            if (search_ends()) break;
+            if (cap > 0 && tried.size() + batch.size() > cap) {
+                batch.resize(cap - tried.size());
+                cap_cut = true;
+            }
             outcome.candidates += static_cast<int>(batch.size());
             build(batch, {});
             for (const Candidate& c : batch) {
@@ -417,8 +435,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     w.provenance = std::string("sgemm-tune ") + SGEMM_VERSION + ", " + to_string(options_.search.strategy) + " search" +
                    (options_.atomics_allowed ? ", atomics allowed" : "");
     w.narrowed_by = narrowing_of(options_);
-    const int cap = options_.search.max_candidates;
-    if (cap > 0 && static_cast<int>(tried.size()) >= cap)
+    if (cap_cut)
         w.narrowed_by += (w.narrowed_by.empty() ? "" : "; ") + std::string("--max-candidates ") + std::to_string(cap) +
                          ", reached";
     if (budget_ran_out) {

@@ -196,7 +196,8 @@ int main(int argc, char** argv) {
     bool out_in = false;  // W stored N x K
     bool deterministic = false;
     int device = 0;
-    // A whole number of 0 or more, or -1.
+    // The ordinal given (0 to 1024, beyond any machine's GPUs), or -1 where the text is no
+    // such number; create says whether the device exists.
     const auto ordinal = [](const char* text) {
         char* end = nullptr;
         const long value = std::strtol(text, &end, 10);

@@ -23,9 +23,10 @@ void write_theirs(TempDir& dir, const Binary& binary, const std::vector<Winner>&
 }
 }  // namespace
 
-// Same device in both files: the faster winner of each shape stays, with its provenance;
-// new shapes arrive; measurements are added once however often the merge runs; the two
-// files' miss counts (each its own recorder) add up, once however often the merge runs.
+// Same device in both files: the faster winner of each shape stays, with its provenance and
+// what narrowed its search; new shapes arrive; measurements are added once however often the
+// merge runs; the two files' miss counts (each its own recorder) add up, once however often
+// the merge runs.
 TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     TempDir dir;
     const Binary b = naive_binary();
@@ -41,6 +42,7 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
         theirs.put_binary(b);
         Winner faster = winner(id, shape(1, 4096, 4096), 0.8, &b);
         faster.provenance = "sgemm-tune on box 2";
+        faster.narrowed_by = "--families naive";  // travels with it: the next full tune replaces it
         theirs.put_winner(faster);
         theirs.put_winner(winner(id, shape(8, 4096, 4096), 2.5, &b));
         theirs.put_winner(winner(id, shape(32, 4096, 4096), 3.0, nullptr));  // new, cuBLAS
@@ -58,6 +60,7 @@ TEST(Merge, TheFasterWinnerStaysWithItsProvenance) {
     const Winner replaced = *ours.find_winner(id, shape(1, 4096, 4096));
     EXPECT_DOUBLE_EQ(replaced.ms, 0.8);
     EXPECT_EQ(replaced.provenance, "sgemm-tune on box 2; merged from " + theirs.path());
+    EXPECT_EQ(replaced.narrowed_by, "--families naive");
     EXPECT_DOUBLE_EQ(ours.find_winner(id, shape(8, 4096, 4096))->ms, 2.0);
     EXPECT_EQ(ours.find_winner(id, shape(8, 4096, 4096))->provenance, "test");
     EXPECT_TRUE(ours.find_winner(id, shape(32, 4096, 4096))->kernel.is_cublas());

@@ -587,6 +587,18 @@ TEST_F(Catalog_, EachStreamsWorkspaceFitsEveryWinnerAndBoundsNearestOnes) {
     EXPECT_EQ(needed % 256, 0u);
 }
 
+namespace {
+
+// An H200 winner at `key`: the default warptile tiles in 4 slices summed by a second kernel,
+// which needs partials in the workspace.
+Winner summed_by_pass_at(const ShapeKey& key) {
+    Winner w = winner(h200().id(), key, 1.0, nullptr);
+    w.kernel = kernel_ref(find_family("warptile"), warptile_split(4, SGEMM_SUM_BY_PASS));
+    return w;
+}
+
+}  // namespace
+
 // A split-K winner whose tile is taller than twice its M has no fewer slices to re-split
 // to with as many blocks (the twin of the default tile, 256 rows, at M=32): each stream's
 // workspace holds its partials for every M up to 64, so a batch of 33 to 64 on the same
@@ -595,8 +607,7 @@ TEST(Catalog, ASplitKWinnerRunsEveryBatchTheNearestRuleGivesIt) {
     Catalog c;
     c.device = h200();
     const Family& warptile = find_family("warptile");
-    Winner w = winner(c.device.id(), shape(32, 4096, 4096), 1.0, nullptr);
-    w.kernel = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
+    const Winner w = summed_by_pass_at(shape(32, 4096, 4096));
     ASSERT_EQ(warptile.geometry(w.kernel.params, 64, 4096, 4096).blocks(),
               warptile.geometry(w.kernel.params, 32, 4096, 4096).blocks())
         << "one tile of rows up to M=64";
@@ -635,9 +646,7 @@ TEST(Catalog, ASplitKWinnerRunsEveryBatchTheNearestRuleGivesIt) {
 TEST(Catalog, ALargerWinnerThatCannotRunTheShapeLeavesTheSplitKWinnerItsReach) {
     Catalog c;
     c.device = h200();
-    const Family& warptile = find_family("warptile");
-    Winner down = winner(c.device.id(), shape(32, 4096, 14336), 1.0, nullptr);
-    down.kernel = kernel_ref(warptile, warptile_split(4, SGEMM_SUM_BY_PASS));
+    const Winner down = summed_by_pass_at(shape(32, 4096, 14336));
     c.winners.push_back(down);
     const Family& decode = find_family("decode");
     ParamValues whole_k = decode_binary().kernel.params;

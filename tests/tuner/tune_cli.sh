@@ -329,7 +329,9 @@ PY
   grep -q "was upgraded" <<<"$err" && fail "a tune that upgraded nothing says it did: $err"
   # That winner came from a narrowed search: the same command skips its shape (above), but a
   # run that searches in full tunes it again, says why, and stores a winner of its own search.
-  grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" || fail "the narrowed command did not skip the shape: $err"
+  grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" &&
+    grep -qF ", from a search narrowed by --families naive; --top-k 1; --max-candidates 1, reached), skipped; a run that searches in full, or --retune, tunes it again" <<<"$err" ||
+    fail "the narrowed command did not skip the shape, saying why a full run would not: $err"
   err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --json "$dir/full.json" 2>&1 >/dev/null) ||
     fail "the full tune after a narrowed one failed: $err"
   grep -qF "M=8 N=64 K=64 NN fp32 align16: its earlier winner came from a search narrowed by --families naive; --top-k 1; --max-candidates 1, reached, so this run, searching in full, tuned it again" <<<"$err" ||
