@@ -436,7 +436,9 @@ TEST(Tune, PoisoningMakesTheWorkspacePastItsCountersNan) {
     const std::size_t partial_words = 4096;
     problem.reserve_workspace(SGEMM_WORKSPACE_COUNTER_BYTES + partial_words * sizeof(float));
     auto* partials = static_cast<unsigned char*>(problem.args().workspace) + SGEMM_WORKSPACE_COUNTER_BYTES;
-    ASSERT_EQ(cudaMemset(partials, 0x3f, partial_words * sizeof(float)), cudaSuccess);  // 0.747: a stale partial
+    // 0.747: a stale partial. On the problem's stream: a plain cudaMemset runs on the legacy
+    // stream, which a non-blocking stream does not wait for, so it could land after the poison.
+    ASSERT_EQ(cudaMemsetAsync(partials, 0x3f, partial_words * sizeof(float), gpu->stream.get()), cudaSuccess);
     problem.poison_output(gpu->stream.get());
     ASSERT_EQ(cudaStreamSynchronize(gpu->stream.get()), cudaSuccess);
     std::vector<float> seen(partial_words);
