@@ -201,14 +201,17 @@ int cmd_list(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
+    // "search": whether the search that chose the winner was narrowed, which `show` details:
+    // the next sgemm-tune run that searches in full tunes such a shape again.
     Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "kernel", "ms", "TFLOPS",
-                 "cuBLAS ms", "speedup", "tuned at"});
+                 "cuBLAS ms", "speedup", "search", "tuned at"});
     for (const Winner& w : winners)
         table.add({w.device_id.substr(0, 8), devices[w.device_id].gpu_name, devices[w.device_id].library_version,
                    std::to_string(w.shape.M), std::to_string(w.shape.N),
                    std::to_string(w.shape.K), w.shape.transposes(), to_string(w.shape.precision),
                    std::to_string(w.shape.alignment), w.kernel.description, fixed(w.ms, 4), fixed(w.tflops, 2),
-                   fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x", w.tuned_at});
+                   fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x", w.narrowed_by.empty() ? "full" : "narrowed",
+                   w.tuned_at});
     if (table.empty())
         std::printf("no winners%s\n", where(ctx, store).c_str());
     else

@@ -272,6 +272,10 @@ run 0 --db "$dir/m16.db" show 16 4096 4096 --device "$id"
 has "$out" "; its search was narrowed by --families naive, so the next sgemm-tune run that searches in full tunes the shape again"
 run 0 --db "$dir/m16.db" show 16 4096 4096 --device "$id" --json; [ "$(json 'd["winners"][0]["narrowed_by"]')" = "--families naive" ] ||
   fail "show --json: $out"
+# list marks it, and only it, as from a narrowed search.
+run 0 --db "$dir/m16.db" list
+grep -Eq "^${id:0:8} .* 16 +4096 +4096 .* narrowed +20" <<<"$out" || fail "list does not mark the narrowed winner: $out"
+[ "$(grep -c " narrowed " <<<"$out")" -eq 1 ] && [ "$(grep -c " full " <<<"$out")" -eq 4 ] || fail "list's search column: $out"
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
 run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "export --format JSON: $out"
 # A winner whose binary is damaged is left out of an export, and named (exit 3): import would
