@@ -49,6 +49,9 @@ std::optional<Winner> usable_winner(TuningStore& store, const std::string& devic
     return w;
 }
 
+// Adds `part` to a "; "-separated list of what narrowed a search (Winner::narrowed_by).
+void add_narrowing(std::string& list, const std::string& part) { list += (list.empty() ? "" : "; ") + part; }
+
 // A measured candidate, kept for choosing the winner.
 struct Timed {
     Candidate candidate;
@@ -92,7 +95,7 @@ ProblemSpec operands_for(const ShapeKey& key) {
 }
 
 std::string narrowing_of(const TuneOptions& options) {
-    std::vector<std::string> parts;
+    std::string out;
     const std::vector<std::string> defaults = default_families();
     const auto searched = [&](const std::string& name) {
         return std::find(options.families.begin(), options.families.end(), name) != options.families.end();
@@ -100,14 +103,12 @@ std::string narrowing_of(const TuneOptions& options) {
     if (!options.families.empty() && !std::all_of(defaults.begin(), defaults.end(), searched)) {
         std::string list;
         for (const std::string& f : options.families) list += (list.empty() ? "" : ",") + f;
-        parts.push_back("--families " + list);
+        add_narrowing(out, "--families " + list);
     }
     if (options.search.strategy == Strategy::Random)
-        parts.push_back("--strategy random (" + std::to_string(options.search.random_budget) + " candidates)");
+        add_narrowing(out, "--strategy random (" + std::to_string(options.search.random_budget) + " candidates)");
     if (options.search.strategy == Strategy::Model && options.search.top_k < SearchPlan{}.top_k)
-        parts.push_back("--top-k " + std::to_string(options.search.top_k));
-    std::string out;
-    for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+        add_narrowing(out, "--top-k " + std::to_string(options.search.top_k));
     return out;
 }
 
@@ -435,14 +436,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     w.provenance = std::string("sgemm-tune ") + SGEMM_VERSION + ", " + to_string(options_.search.strategy) + " search" +
                    (options_.atomics_allowed ? ", atomics allowed" : "");
     w.narrowed_by = narrowing_of(options_);
-    if (cap_cut)
-        w.narrowed_by += (w.narrowed_by.empty() ? "" : "; ") + std::string("--max-candidates ") + std::to_string(cap) +
-                         ", reached";
+    if (cap_cut) add_narrowing(w.narrowed_by, "--max-candidates " + std::to_string(cap) + ", reached");
     if (budget_ran_out) {
         char spent[96];
         std::snprintf(spent, sizeof spent, "--budget-s %g, spent after %zu candidates", options_.budget_seconds,
                       tried.size());
-        w.narrowed_by += (w.narrowed_by.empty() ? "" : "; ") + std::string(spent);
+        add_narrowing(w.narrowed_by, spent);
     }
     if (!timed.empty() && timed[0].median_ms < w.cublas_ms) {
         w.kernel = kernel_ref(*timed[0].candidate.family, timed[0].candidate.values);
