@@ -438,10 +438,10 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     w.narrowed_by = narrowing_of(options_);
     if (cap_cut) add_narrowing(w.narrowed_by, "--max-candidates " + std::to_string(cap) + ", reached");
     if (budget_ran_out) {
-        char spent[96];
-        std::snprintf(spent, sizeof spent, "--budget-s %g, spent after %zu candidates", options_.budget_seconds,
-                      tried.size());
-        add_narrowing(w.narrowed_by, spent);
+        char budget[48];
+        std::snprintf(budget, sizeof budget, "--budget-s %g", options_.budget_seconds);
+        add_narrowing(w.narrowed_by,
+                      std::string(budget) + ", spent after " + count_of(tried.size(), "candidate", "candidates"));
     }
     if (!timed.empty() && timed[0].median_ms < w.cublas_ms) {
         w.kernel = kernel_ref(*timed[0].candidate.family, timed[0].candidate.values);

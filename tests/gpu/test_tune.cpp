@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "src/jit/loaded_kernel.h"
@@ -221,6 +223,36 @@ TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidatesAndOneThatRanNoneHasNoWinner)
         Tuner(t.store, gpu->device, t.options, {}).tune_all({row(8, 2048, 1024), row(8, 4096, 1024)});
     ASSERT_EQ(both.size(), 2u);
     EXPECT_TRUE(both[1].untried);
+}
+
+// A budget spent between two candidates: the winner is the fastest of those timed, and it
+// says the budget narrowed its search, so a run that searches in full tunes the shape again.
+// A budget that is not spent narrows nothing. A first run fills the binary cache, so that
+// the budgeted runs reach their first candidate well within the budget; a sleep before the
+// second candidate then spends it.
+TEST(Tune, ABudgetSpentBetweenTwoCandidatesNarrowsTheWinnersSearch) {
+    SGEMM_REQUIRE_GPU(gpu);
+    DecodeTuning t;
+    const ShapeRow shape = row(8, 2048, 1024);
+    t.tune(*gpu, shape);
+    t.options.retune = true;
+    t.options.budget_seconds = 2;
+    TuneProgress progress;
+    progress.step = [&](const std::string& stage, int done, int) {
+        if (stage == "timing" && done == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    };
+    const ShapeOutcome o = Tuner(t.store, gpu->device, t.options, progress).tune(shape, 0, 1);
+    EXPECT_FALSE(o.untried);
+    EXPECT_EQ(o.compiled, 0) << "the first run's binaries were not reused";
+    const std::string device_id = fingerprint_of(gpu->device).id();
+    const std::optional<Winner> w = t.store.find_winner(device_id, shape.key);
+    ASSERT_TRUE(w.has_value());
+    EXPECT_EQ(w->narrowed_by, "--families decode; --top-k 2; --budget-s 2, spent after 1 candidate");
+    EXPECT_EQ(shapes_to_tune(t.store, device_id, {shape}, TuneOptions{}).size(), 1u);
+
+    t.options.budget_seconds = 600;
+    Tuner(t.store, gpu->device, t.options, progress).tune(shape, 0, 1);
+    EXPECT_EQ(t.store.find_winner(device_id, shape.key)->narrowed_by, "--families decode; --top-k 2");
 }
 
 // --max-candidates bounds the whole search: the model strategy's walks stop at the cap too.
