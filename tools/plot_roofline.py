@@ -32,6 +32,10 @@ The roofline is fp32's: 2MNK FLOPs at the FFMA peak, 4(MK + KN + MN) bytes (each
 once) at the DRAM bandwidth; the floor is the larger of the two times, and "% of floor" is the
 floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, else the table's
 own, else as in plot_bench.py (the "gpu" name).
+
+Exit status: 0 the files are written; 1 bad arguments or input (no file is written); 2
+matplotlib is not installed, or a file could not be written (an earlier file of that name is
+left whole, and no half-written one is left beside it).
 """
 import json
 import math
@@ -70,7 +74,7 @@ def check_tuner_table(data, path):
         where = f"shapes[{i}]"
         plotting.check_fields(shape, where, path, plotting.SIZE_FIELDS,
                               [("name", *plotting.TEXT), ("transposes", *plotting.TEXT),
-                               ("weight", *plotting.POSITIVE_INTEGER),
+                               ("weight", plotting.is_positive_number, "a positive number"),
                                ("cublas_ms", *plotting.TIME)])
         if shape.get("winner") is not None:
             plotting.check_fields(shape["winner"], f"{where}.winner", path,
@@ -110,6 +114,11 @@ def metrics_row(shape, ceilings):
     def pct(ms):
         return 100.0 * floor / ms if ms else None
 
+    speedup = cublas_ms / winner_ms if winner_ms and cublas_ms else None
+    if speedup is not None and not math.isfinite(speedup):  # metrics.json holds no infinity
+        raise UserError(f"{shape.get('name') or plotting.shape_label(m, n, k)}: cuBLAS's {cublas_ms:g} ms over the "
+                        f"winner's {winner_ms:g} ms is a speedup past what a float holds")
+
     return {
         "name": shape.get("name") or plotting.shape_label(m, n, k),
         "m": m, "n": n, "k": k, "transposes": shape.get("transposes") or "NN", "weight": shape.get("weight") or 1,
@@ -126,7 +135,7 @@ def metrics_row(shape, ceilings):
         "cublas_ms": cublas_ms,
         "cublas_gflops": gflops(cublas_ms),
         "cublas_pct_of_floor": pct(cublas_ms),
-        "speedup_vs_cublas": cublas_ms / winner_ms if winner_ms and cublas_ms else None,
+        "speedup_vs_cublas": speedup,
     }
 
 
@@ -182,17 +191,13 @@ def main():
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
                "input": os.path.basename(args.results), "m12_gemms": rows}
     path = os.path.join(args.out_dir, "metrics.json")
-    # Written beside and renamed over: a failed write leaves an earlier metrics.json whole.
-    partial = path + ".partial"
-    try:
+
+    def write(partial):
         with open(partial, "w") as f:
             json.dump(metrics, f, indent=2, allow_nan=False)
             f.write("\n")
-        os.replace(partial, path)
-    except OSError as e:
-        if os.path.exists(partial):
-            os.remove(partial)
-        raise plotting.output_error(path, e)
+
+    plotting.write_replacing(path, write)
     print(path)
 
 

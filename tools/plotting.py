@@ -79,12 +79,20 @@ def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None):
     return checked_ceilings(Ceilings(gpu_name, peak_tflops, bandwidth_tbs))
 
 
+# The ceilings a GPU can have, as sgemm-roofline takes them (tuner/decode/gpu_spec.cpp): past
+# them a floor or a ridge overflows or vanishes (a bandwidth of 1e-300 TB/s made every floor
+# infinite, which metrics.json cannot hold).
+PEAK_TFLOPS_RANGE = (1e-3, 1e6)
+BANDWIDTH_TBS_RANGE = (1e-4, 1e4)
+
+
 def checked_ceilings(ceilings):
-    """`ceilings`, if their ridge is a number the axes can hold; each is finite and positive, but
-    a peak of 1e-300 over a bandwidth of 1e300 is not."""
-    if not (math.isfinite(ceilings.ridge * 4) and ceilings.ridge / 4 > 0):  # draw_roofline's axis ends
-        raise UserError(f"ceilings of {ceilings.peak_tflops:g} TFLOPS and {ceilings.bandwidth_tbs:g} TB/s put the "
-                        "ridge past what the plot's axes can hold")
+    """`ceilings`, if each is within what a GPU can have (the ranges above)."""
+    for value, (low, high), unit in ((ceilings.peak_tflops, PEAK_TFLOPS_RANGE, "TFLOPS"),
+                                     (ceilings.bandwidth_tbs, BANDWIDTH_TBS_RANGE, "TB/s")):
+        if not low <= value <= high:
+            raise UserError(f"a ceiling of {value:g} {unit}: it must be between {low:g} and {high:g} {unit}, "
+                            "as sgemm-roofline takes it")
     return ceilings
 
 
@@ -244,13 +252,27 @@ def output_error(path, error):
     return OutputFailure(f"cannot write {path}: {error.strerror or error}")
 
 
+def write_replacing(path, write):
+    """Calls write(partial) to write the file at a name beside `path`, then renames it over
+    `path`: a write that fails (a full disk, a file-size limit) or raises leaves an earlier file
+    at `path` whole and nothing half-written. An OSError is an OutputFailure."""
+    partial = path + ".partial"
+    try:
+        write(partial)
+        os.replace(partial, path)
+    except BaseException as e:
+        if os.path.lexists(partial):
+            os.remove(partial)
+        if isinstance(e, OSError):
+            raise output_error(path, e)
+        raise
+
+
 def save(fig, directory, name):
     path = os.path.join(directory, name)
     fig.tight_layout()
     try:
-        fig.savefig(path, dpi=120)
-    except OSError as e:
-        raise output_error(path, e)
+        write_replacing(path, lambda partial: fig.savefig(partial, dpi=120, format="png"))
     finally:
         pyplot().close(fig)
     print(path)

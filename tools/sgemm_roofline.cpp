@@ -211,6 +211,8 @@ int main(int argc, char** argv) {
         "\"fp16_tflops\" too: attention and the KV cache are fp16 then); \"memory_gib\" to check\n"
         "that each step fits; \"source\", which --json writes beside the figures, so that its gpu\n"
         "object reads back. Other fields are refused, so that a misspelt one is never ignored.\n\n"
+        "Exit status: 0 the report is written; 1 bad arguments, a bad config or GPU file; 2 standard\n"
+        "output could not be written.\n\n"
         "Options",
         100);
     po::positional_options_description positional;

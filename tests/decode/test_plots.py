@@ -6,6 +6,8 @@ python, the one with matplotlib).
 """
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -140,11 +142,32 @@ class PlotBench(PlotTest):
         self.assert_user_error(run("plot_bench.py", os.path.join(self.out, "huge.json"), "-o", self.out),
                                '"m" must be a positive integer below 2^31')
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "1e-300",
-                                   "--bandwidth", "1e300"), "ridge past what the plot's axes can hold")
+                                   "--bandwidth", "1e300"), "it must be between 0.001 and 1e+06 TFLOPS")
 
     def test_an_output_the_machine_refuses_exits_2(self):
         os.mkdir(os.path.join(self.out, "bench_ladder.png"))  # a folder where the PNG goes
         self.assert_environment_error(run("plot_bench.py", BENCH_4096, "-o", self.out), "cannot write")
+
+    def test_a_png_cut_short_leaves_the_earlier_one_whole(self):
+        # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG) stops the PNG
+        # part way: the earlier PNG stays as it was, and no part of the new one is left.
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+
+        for script, source, png in (("plot_bench.py", BENCH_4096, "bench_ladder.png"),
+                                    ("plot_roofline.py", TUNE_TABLE, "measured_vs_roofline.png")):
+            result = run(script, source, "-o", self.out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with open(os.path.join(self.out, png), "rb") as f:
+                before = f.read()
+            self.assertGreater(len(before), 20000, "the PNG is too small for the limit to cut it")
+            result = subprocess.run([sys.executable, os.path.join(TOOLS, script), source, "-o", self.out],
+                                    capture_output=True, text=True, preexec_fn=limited)
+            self.assert_environment_error(result, f"cannot write {os.path.join(self.out, png)}")
+            with open(os.path.join(self.out, png), "rb") as f:
+                self.assertEqual(f.read(), before, f"{script} left a cut {png}")
+            self.assertEqual([name for name in os.listdir(self.out) if name.endswith(".partial")], [])
 
     def test_without_matplotlib_the_scripts_say_so_and_exit_2(self):
         shadow = os.path.join(self.out, "shadow")
@@ -269,6 +292,37 @@ class PlotRoofline(PlotTest):
                 json.dump({"gpu": "NVIDIA H200", "shapes": [shape]}, f)
             self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), words)
 
+    def test_a_weight_the_tuner_takes_is_taken(self):
+        # sgemm-tune's shapes CSV takes any positive weight, and its --json writes it as given.
+        table = {"gpu": "NVIDIA H200", "shapes": [{"m": 8, "n": 64, "k": 64, "weight": w, "winner": None,
+                                                    "cublas_ms": 0.01} for w in (0.5, 3000000000)]}
+        path = os.path.join(self.out, "weights.json")
+        with open(path, "w") as f:
+            json.dump(table, f)
+        self.assertEqual([r["weight"] for r in self.metrics(path)["m12_gemms"]], [0.5, 3000000000])
+
+    def test_ceilings_past_what_a_gpu_has_are_refused_and_nothing_is_written(self):
+        out = os.path.join(self.out, "never")
+        for option, value, words in (("--bandwidth", "1e-300", "it must be between 0.0001 and 10000 TB/s"),
+                                     ("--peak-tflops", "1e-300", "it must be between 0.001 and 1e+06 TFLOPS"),
+                                     ("--peak-tflops", "2e6", "it must be between 0.001 and 1e+06 TFLOPS")):
+            self.assert_user_error(run("plot_roofline.py", TUNE_TABLE, "-o", out, option, value), words)
+        table = dict(load(TUNE_TABLE), peak_tflops=1e-300, bandwidth_tbs=4.29)
+        path = os.path.join(self.out, "tiny_peak.json")
+        with open(path, "w") as f:
+            json.dump(table, f)
+        self.assert_user_error(run("plot_roofline.py", path, "-o", out), "a ceiling of 1e-300 TFLOPS")
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_speedup_past_what_a_float_holds_is_refused(self):
+        table = {"gpu": "NVIDIA H200", "shapes": [{"m": 8, "n": 8, "k": 8, "cublas_ms": 1e308,
+                                                    "winner": {"kernel": "async", "median_ms": 1e-5}}]}
+        path = os.path.join(self.out, "speedup.json")
+        with open(path, "w") as f:
+            json.dump(table, f)
+        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), "a speedup past what a float holds")
+        self.assertEqual([name for name in os.listdir(self.out) if name.startswith("metrics.json")], [])
+
     def test_the_tables_own_ceilings_and_transposes(self):
         # sgemm-tune names the ceilings of its "% floor"; they win over the GPU's name, and a
         # shape tuned both NN and TN stays two rows that say which is which.
@@ -296,6 +350,24 @@ class Ceilings(unittest.TestCase):
             self.assertEqual(out.returncode, 0, out.stderr)
             gpu = json.loads(out.stdout)["gpu"]
             self.assertEqual((gpu["fp32_tflops"], gpu["bandwidth_tbs"]), (peak, bandwidth), name)
+
+    def test_the_ranges_agree_with_sgemm_roofline(self):
+        # Each end is taken, and a step past it refused, by sgemm-roofline and by the scripts.
+        (peak_low, peak_high), (bandwidth_low, bandwidth_high) = plotting.PEAK_TFLOPS_RANGE, plotting.BANDWIDTH_TBS_RANGE
+        with tempfile.TemporaryDirectory() as tmp:
+            for peak, bandwidth, taken in ((peak_low, bandwidth_low, True), (peak_high, bandwidth_high, True),
+                                           (peak_low * 0.99, bandwidth_low, False), (peak_high * 1.01, 1, False),
+                                           (1, bandwidth_low * 0.99, False), (1, bandwidth_high * 1.01, False)):
+                gpu = os.path.join(tmp, "gpu.json")
+                with open(gpu, "w") as f:
+                    json.dump({"name": "x", "fp32_tflops": peak, "bandwidth_tbs": bandwidth}, f)
+                out = subprocess.run([SGEMM_ROOFLINE, "gpt2", "--gpu", gpu], capture_output=True, text=True)
+                self.assertEqual(out.returncode, 0 if taken else 1, (peak, bandwidth, out.stderr))
+                if taken:
+                    plotting.checked_ceilings(plotting.Ceilings("x", peak, bandwidth))
+                else:
+                    with self.assertRaises(plotting.UserError, msg=(peak, bandwidth)):
+                        plotting.checked_ceilings(plotting.Ceilings("x", peak, bandwidth))
 
     def test_cuda_device_names_find_their_gpu(self):
         self.assertEqual(plotting.ceilings_for("NVIDIA H200").name, "H200")
