@@ -142,7 +142,7 @@ expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --bat
 
 # Config files: not a folder or a device, at most 4 MiB; a pipe is read like a file.
 expect_user_error "is a folder, not a JSON file" "$shapes" --config "$fixtures"
-expect_user_error "/dev/zero: is not a regular file" "$shapes" --config /dev/zero
+expect_user_error "/dev/zero: is not a regular file or a pipe" "$shapes" --config /dev/zero
 truncate -s 5M "$tmp/huge.json"
 expect_user_error "huge.json: is larger than 4 MiB" "$roofline" gpt2 --gpu "$tmp/huge.json"
 "$shapes" --config <(cat "$fixtures/llama3_8b_config.json") --batch 1 >"$tmp/pipe.csv" ||

@@ -32,7 +32,7 @@ JsonFields JsonFields::load(const std::string& path) {
     struct stat info;
     if (stat(file.c_str(), &info) != 0) throw Error(name + ": cannot open the file: " + std::strerror(errno));
     if (S_ISDIR(info.st_mode)) throw Error(name + ": is a folder, not a JSON file");
-    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) throw Error(name + ": is not a regular file");
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) throw Error(name + ": is not a regular file or a pipe");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw Error(name + ": cannot open the file: " + std::strerror(errno));
     std::string text(kMaxFileBytes + 1, '\0');
