@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <sstream>
 
 #include "src/util/text.h"
@@ -20,7 +21,14 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
         int v = 0;
         try {
             v = std::stoi(item, &used);
-        } catch (const std::exception&) {
+        } catch (const std::out_of_range&) {
+            // Sizes and batches are GEMM dimensions, which the tools and cuBLAS take as 32-bit.
+            if (item[0] != '-')
+                throw boost::program_options::error(std::string("--") + option + ": " + item + " is past " +
+                                                    std::to_string(std::numeric_limits<int>::max()) +
+                                                    ": the tools take 32-bit integers");
+            used = 0;
+        } catch (const std::invalid_argument&) {
             used = 0;
         }
         if (used != item.size() || item.empty() || v < min_value)
@@ -32,6 +40,15 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
     // getline gives no empty last item: "1024," would pass as "1024" where "1024,,2048" fails.
     if (trim(text).back() == ',')
         throw boost::program_options::error(std::string("--") + option + ": '" + text + "' ends with a comma");
+    return out;
+}
+
+std::vector<int> parse_positive_int_list(const std::string& text, const char* option) {
+    const std::vector<int> out = parse_int_list(text, option, 1);
+    for (auto i = out.begin(); i != out.end(); ++i)
+        if (std::find(out.begin(), i, *i) != i)
+            throw boost::program_options::error(std::string("--") + option + ": " + std::to_string(*i) +
+                                                " is given twice");
     return out;
 }
 

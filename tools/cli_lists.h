@@ -5,12 +5,12 @@
 
 namespace sgemm {
 
-// "1024,2048" or "1024, 2048" -> {1024, 2048}; anything but integers of at least `min_value` throws
-// boost::program_options::error naming the option and the bad item.
+// "1024,2048" or "1024, 2048" -> {1024, 2048}; anything but 32-bit integers of at least
+// `min_value` throws boost::program_options::error naming the option and the bad item.
 std::vector<int> parse_int_list(const std::string& text, const char* option, int min_value);
-inline std::vector<int> parse_positive_int_list(const std::string& text, const char* option) {
-    return parse_int_list(text, option, 1);
-}
+// Sizes or batches: positive, and each once (a size given twice would be measured twice, a
+// batch's rows written twice).
+std::vector<int> parse_positive_int_list(const std::string& text, const char* option);
 
 // "a,b" or "a, b" -> {"a", "b"}. A list with no name in it ("", ",,") throws
 // boost::program_options::error naming the option: the tools read an absent option as "all",

@@ -1,14 +1,10 @@
 #include "tools/decode_cli.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <iostream>
-#include <limits>
+#include <optional>
 
 #include "src/util/error.h"
 #include "src/util/text.h"
+#include "tools/cli_lists.h"
 #include "tools/cli_parse.h"
 
 namespace po = boost::program_options;
@@ -61,30 +57,8 @@ ModelConfig model_from_options(const po::variables_map& vm) {
 }
 
 std::vector<long> batches_from_options(const po::variables_map& vm) {
-    const std::string text = vm["batch"].as<std::string>();
-    if (text.empty()) throw po::error("--batch is empty");
-    std::vector<long> batches;
-    std::size_t start = 0;
-    for (;;) {
-        // Every item between commas counts, so "1," and ",1" are refused alike.
-        const std::size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        // Digits only: no sign, no spaces around them, so "1 " and " 1" read alike (refused).
-        const std::size_t first_nonzero = item.find_first_not_of('0');
-        if (item.find_first_not_of("0123456789") != std::string::npos || first_nonzero == std::string::npos)
-            throw po::error("--batch: '" + item + "' is not a positive integer");
-        // A batch is a GEMM's M, which sgemm-tune and cuBLAS take as 32-bit.
-        const std::string value = item.substr(first_nonzero);
-        if (value.size() > 10 || std::stol(value) > std::numeric_limits<int>::max())
-            throw po::error("--batch: " + item + " is past " + std::to_string(std::numeric_limits<int>::max()) +
-                            ": GEMM dimensions must fit in 32 bits");
-        const long batch = std::stol(value);
-        if (std::find(batches.begin(), batches.end(), batch) != batches.end())
-            throw po::error("--batch: " + item + " is given twice");
-        batches.push_back(batch);
-        if (comma == std::string::npos) return batches;
-        start = comma + 1;
-    }
+    const std::vector<int> batches = parse_positive_int_list(vm["batch"].as<std::string>(), "batch");
+    return std::vector<long>(batches.begin(), batches.end());
 }
 
 std::string command_line(const char* tool, int argc, char** argv) {

@@ -295,8 +295,6 @@ int main(int argc, char** argv) {
             if (s.m < 1 || s.n < 1 || s.k < 1)
                 throw po::error("M, N and K must be at least 1, not " + std::to_string(s.m) + " x " + std::to_string(s.n) +
                                 " x " + std::to_string(s.k));
-            if (std::count_if(shapes.begin(), shapes.end(), [&](const Shape& o) { return o.m == s.m; }) > 1)
-                throw po::error("--sizes: " + std::to_string(s.m) + " is given twice");
         }
         plan.iters = vm["iters"].as<int>();
         plan.warmup = vm["warmup"].as<int>();

@@ -35,15 +35,16 @@ expect_user_error "unknown model 'llama'" "$shapes" llama
 expect_user_error "'0' is not a positive integer" "$shapes" gpt2 --batch 1,0
 expect_user_error "'x' is not a positive integer" "$roofline" gpt2 --batch 8,x
 # sgemm-tune takes 32-bit dimensions: a batch past them is refused before any row is written,
-# by both tools alike, and a batch is digits only.
-expect_user_error "--batch: 3000000000 is past 2147483647: GEMM dimensions must fit in 32 bits" "$shapes" gpt2 --batch 8,3000000000
+# by both tools alike. A batch list reads as the other tools' lists of numbers (sgemm-bench
+# --sizes): a space after a comma, a sign or leading zeros are taken.
+expect_user_error "--batch: 3000000000 is past 2147483647: the tools take 32-bit integers" "$shapes" gpt2 --batch 8,3000000000
 expect_user_error "--batch: 99999999999999999 is past 2147483647" "$roofline" gpt2 --batch 99999999999999999
-expect_user_error "'1 ' is not a positive integer" "$shapes" gpt2 --batch "1 "
-expect_user_error "' 1' is not a positive integer" "$roofline" gpt2 --batch " 1"
-expect_user_error "'+3' is not a positive integer" "$shapes" gpt2 --batch +3
 expect_user_error "'00' is not a positive integer" "$shapes" gpt2 --batch 00
-out=$("$shapes" gpt2 --batch 2147483647,007) || fail "--batch 2147483647,007 was refused"
-grep -q "^2147483647,2304,768," <<<"$out" && grep -q "^7,2304,768," <<<"$out" || fail "--batch 2147483647,007: $out"
+expect_user_error "'1 8' is not a positive integer" "$shapes" gpt2 --batch "1 8"
+out=$("$shapes" gpt2 --batch "2147483647, 007,+3 ") || fail "--batch '2147483647, 007,+3 ' was refused"
+grep -q "^2147483647,2304,768," <<<"$out" && grep -q "^7,2304,768," <<<"$out" && grep -q "^3,2304,768," <<<"$out" ||
+  fail "--batch '2147483647, 007,+3 ': $out"
+out=$("$roofline" gpt2 --batch " 1, 8" --json) || fail "sgemm-roofline --batch ' 1, 8' was refused"
 expect_user_error "one of them" "$shapes" gpt2 --config "$fixtures/gpt2_config.json"
 expect_user_error "field 'hidden_size' is missing" "$shapes" --config "$fixtures/bad_missing_hidden_size.json"
 expect_user_error "does not divide hidden_size" "$roofline" --config "$fixtures/bad_heads_do_not_divide.json"
@@ -137,7 +138,7 @@ expect_user_error "the model is given twice (by the first argument or --model): 
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
 expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 99999999999999999999
 expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 1.5
-expect_user_error "--batch: '' is not a positive integer" "$shapes" gpt2 --batch 1,
+expect_user_error "--batch: '1,' ends with a comma" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 
 # Config files: not a folder or a device, at most 4 MiB; a pipe is read like a file.
