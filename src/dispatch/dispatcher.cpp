@@ -218,7 +218,9 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     switch (p->route) {
         case Route::Kernel:
         case Route::Builtin:
-            if (const cudaError_t e = p->launch.launch(args, stream); e != cudaSuccess)
+            // A call with a workspace takes its turn on the stream's slot (StreamSlot::launch).
+            if (const cudaError_t e = slot ? slot->launch(p->launch, args, stream) : p->launch.launch(args, stream);
+                e != cudaSuccess)
                 return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaLaunchKernel: %s", cudaGetErrorString(e));
             return SGEMM_DISPATCH_SUCCESS;
         case Route::Cublas:

@@ -25,7 +25,7 @@ std::uint64_t stream_key(cudaStream_t stream) noexcept {
 }  // namespace
 
 cublasStatus_t StreamSlot::cublas_sgemm(cudaStream_t stream, const SgemmArgs& args, bool trans_a, bool trans_b) {
-    std::lock_guard<std::mutex> lock(cublas_mutex_);
+    std::lock_guard<std::mutex> lock(turn_mutex_);
     if (!cublas_bound_) {
         // Host-side settings only, so this is legal inside capture too.
         const cublasStatus_t status = cublas_->bind(stream, cublas_workspace_, cublas_workspace_bytes_);
@@ -33,6 +33,11 @@ cublasStatus_t StreamSlot::cublas_sgemm(cudaStream_t stream, const SgemmArgs& ar
         cublas_bound_ = true;
     }
     return cublas_->sgemm_on_bound_stream(args, trans_a, trans_b);
+}
+
+cudaError_t StreamSlot::launch(const KernelLaunch& kernels, const SgemmArgs& args, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(turn_mutex_);
+    return kernels.launch(args, stream);
 }
 
 StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math)
@@ -80,7 +85,7 @@ bool StreamSlots::release(cudaStream_t stream) noexcept {
     StreamSlot* slot = slot_held_by(key);
     if (!slot) return true;
     {
-        std::lock_guard<std::mutex> lock(slot->cublas_mutex_);
+        std::lock_guard<std::mutex> lock(slot->turn_mutex_);
         slot->cublas_bound_ = false;
     }
     slot->owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle

@@ -16,25 +16,31 @@
 
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device_buffer.h"
+#include "src/jit/loaded_kernel.h"
 
 namespace sgemm {
 
 class StreamSlot {
 public:
     void* splitk_workspace() const { return splitk_workspace_; }
-    // cuBLAS's row-major sgemm on the slot's stream; callers of one stream from many
-    // threads take turns here.
+    // The two ways a call uses the slot, on the slot's stream. Callers of one stream from
+    // many threads take turns in both: a cuBLAS handle must not be used by two threads at
+    // once, and a launch of two kernels that pass data through the workspace (a split-K sum
+    // pass reading the slices' partials, a main kernel reading the staged operands) must
+    // not have another thread's launch enqueued between its two, which would overwrite the
+    // workspace before the second kernel reads it.
     cublasStatus_t cublas_sgemm(cudaStream_t stream, const SgemmArgs& args, bool trans_a, bool trans_b);
+    cudaError_t launch(const KernelLaunch& kernels, const SgemmArgs& args, cudaStream_t stream);
 
 private:
     friend class StreamSlots;
     std::atomic<std::uint64_t> owner_{0};  // stream_key() of the stream, 0 while free
     void* splitk_workspace_ = nullptr;
-    std::mutex cublas_mutex_;
+    std::mutex turn_mutex_;
     std::optional<CublasHandle> cublas_;  // absent when the handle never calls cuBLAS
     void* cublas_workspace_ = nullptr;
     std::size_t cublas_workspace_bytes_ = 0;
-    bool cublas_bound_ = false;  // under cublas_mutex_
+    bool cublas_bound_ = false;  // under turn_mutex_
 };
 
 class StreamSlots {

@@ -627,6 +627,52 @@ TEST(Dispatch, SixteenThreadsOnFourStreamsAtOnce) {
     EXPECT_EQ(dispatch.info().streams_used, 4);
 }
 
+// Many threads on one stream, with the two launches that pass data through the stream's
+// workspace: the split-K sum pass after its slices, and the main kernel after the staging
+// copy. Each call has its own output, so that any call whose kernels were split by another
+// thread's launch (the second kernel then reading the other call's partials or copies) shows.
+TEST(Dispatch, ThreadsSharingAStreamKeepEachCallsTwoKernelsTogether) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    const Case staged{"staged", 300, 301, 299, false, false, 0, "exact"};
+    store_staged_winner(dir.file("staged.db"), gpu->device, key_of(staged.M, staged.N, staged.K, false, false));
+    const Dispatch summed_dispatch(options(test_db(gpu->device).path));
+    const Dispatch staged_dispatch(options(dir.file("staged.db")));
+    const Case& summed = case_named("warptile split-K, summed by a second kernel");
+    constexpr int kThreads = 8, kCalls = 24;  // each thread's calls alternate the two kinds
+    std::vector<std::vector<std::unique_ptr<GemmProblem>>> problems(kThreads);
+    for (auto& calls : problems)
+        for (int i = 0; i < kCalls; ++i) {
+            calls.push_back(std::make_unique<GemmProblem>(spec_of(i % 2 ? staged : summed, 1.0f, 0.0f), gpu->cublas,
+                                                          gpu->stream.get()));
+            calls.back()->poison_output(gpu->stream.get());
+        }
+    gpu->stream.synchronize();
+    const std::string summed_launch = explain(summed_dispatch, *problems[0][0]);
+    const std::string staged_launch = explain(staged_dispatch, *problems[0][1]);
+    ASSERT_TRUE(contains(summed_launch, "blocks that sums the")) << summed_launch;
+    ASSERT_TRUE(contains(staged_launch, "launch    a staging kernel of")) << staged_launch;
+    Stream shared;
+    std::vector<std::future<std::string>> threads;
+    for (auto& calls : problems)
+        threads.push_back(std::async(std::launch::async, [&]() -> std::string {
+            try {
+                for (int i = 0; i < kCalls; ++i) run(i % 2 ? staged_dispatch : summed_dispatch, *calls[i], shared.get());
+                return "";
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        }));
+    for (auto& t : threads) EXPECT_EQ(t.get(), "");
+    shared.synchronize();
+    for (int t = 0; t < kThreads; ++t)
+        for (int i = 0; i < kCalls; ++i) {
+            const Accuracy a = problems[t][i]->check_output();
+            EXPECT_TRUE(a.ok()) << "thread " << t << ", call " << i << (i % 2 ? " (staged)" : " (summed)") << ": "
+                                << a.verdict();
+        }
+}
+
 TEST(Dispatch, CapturedCallsReplayAsAGraph) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
