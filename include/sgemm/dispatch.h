@@ -12,8 +12,8 @@
  * N x K when transposed (ldb >= K); ldc >= N; and, as in cuBLAS, each is at least 1. With
  * beta == 0, C is not read. C must not overlap A or B (the kernels read A and B while they
  * write C). M or N of 0 is an empty product, as in cuBLAS: gemm checks the leading
- * dimensions, not the pointers, and returns SUCCESS having touched nothing. K of 0 with M
- * and N above 0 (C = beta * C alone) is refused with INVALID_SIZE.
+ * dimensions, not the pointers nor the current device, and returns SUCCESS having touched
+ * nothing. K of 0 with M and N above 0 (C = beta * C alone) is refused with INVALID_SIZE.
  *
  * Choosing the kernel (sgemm-db explain prints the same decision):
  *   1. exact    the database's winner for this device and shape key (M, N, K, transposes,
@@ -34,11 +34,13 @@
  *
  * Threading and streams:
  *   - sgemm_dispatch_gemm, _prepare, _release_stream, _explain, _query and _get_info may be
- *     called from any number of threads at once, on any number of streams, except that
+ *     called from any number of threads at once, on any number of streams (and several
+ *     threads on one stream: each call's kernels are enqueued back to back), except that
  *     _release_stream must not race with a gemm on the stream it releases. _create and
  *     _destroy must not race with any other call on the same handle.
  *   - gemm, prepare and release_stream run on the handle's device: the calling thread's
- *     current device (cudaSetDevice) must be it, else SGEMM_DISPATCH_WRONG_DEVICE. explain,
+ *     current device (cudaSetDevice) must be it, else SGEMM_DISPATCH_WRONG_DEVICE (an empty
+ *     product, which runs nothing, succeeds on any). explain,
  *     query and get_info touch no device and check none. create and destroy make the handle's
  *     device the calling thread's current device.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.

@@ -31,7 +31,10 @@ std::string fixed_path(const std::string& path) {
 // file open, so it exists; if it cannot be read, throws (the counts wait for the next write)
 // rather than name a writer of no file.
 std::string writer_of(const std::string& path) {
-    static const std::string boot = machine_boot(), process = TuningStore::new_miss_recorder();
+    // Never destroyed: a process that exits without destroying its handle leaves the flush
+    // thread running, and exit's static destructors would free these under a flush.
+    static const std::string& boot = *new std::string(machine_boot());
+    static const std::string& process = *new std::string(TuningStore::new_miss_recorder());
     // The pid keeps a child forked after the first write apart from its parent.
     return miss_writer(file_identity(path), boot, process + "." + std::to_string(getpid()));
 }
