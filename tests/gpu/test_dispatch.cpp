@@ -641,11 +641,14 @@ TEST(Dispatch, ThreadsSharingAStreamKeepEachCallsTwoKernelsTogether) {
     const Case& summed = case_named("warptile split-K, summed by a second kernel");
     constexpr int kThreads = 8, kCalls = 24;  // each thread's calls alternate the two kinds
     std::vector<std::vector<std::unique_ptr<GemmProblem>>> problems(kThreads);
-    for (auto& calls : problems)
+    for (int t = 0; t < kThreads; ++t)
         for (int i = 0; i < kCalls; ++i) {
-            calls.push_back(std::make_unique<GemmProblem>(spec_of(i % 2 ? staged : summed, 1.0f, 0.0f), gpu->cublas,
-                                                          gpu->stream.get()));
-            calls.back()->poison_output(gpu->stream.get());
+            // Operands of their own: a second kernel that read another call's partials or
+            // copies of the same operands would still give the right C.
+            ProblemSpec spec = spec_of(i % 2 ? staged : summed, 1.0f, 0.0f);
+            spec.seed += 1000 * t + i;
+            problems[t].push_back(std::make_unique<GemmProblem>(spec, gpu->cublas, gpu->stream.get()));
+            problems[t].back()->poison_output(gpu->stream.get());
         }
     gpu->stream.synchronize();
     const std::string summed_launch = explain(summed_dispatch, *problems[0][0]);
