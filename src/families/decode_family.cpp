@@ -1,6 +1,7 @@
 #include "src/families/decode_family.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "templates/sgemm_common.cuh"
 
@@ -42,11 +43,15 @@ bool spills_on_sm75_and_sm80(const DecodeShape& d) {
 
 // As in the template: the slice of k per split rounded up to a multiple of 4; shared memory
 // holds the slice of A and the ring of B, later reused for the reduction across the KW groups.
-int k_span(int K, int splits) { return static_cast<int>((tiles_along(K, splits) + 3) & ~3ll); }
+long long k_span(int K, int splits) { return (tiles_along(K, splits) + 3) & ~3ll; }
 
+// In 64 bits, saturated at what the launch's unsigned holds: at K in the tens of millions the
+// slice of A passes 2^31 bytes, which in int arithmetic wrapped to a size (0, or a few KB) that
+// passed the shared-memory check, and the kernel wrote A's slice far past its allocation.
 unsigned shared_bytes(const DecodeShape& d, int K) {
-    const int rows_per_pass = std::min(d.mt, 4);
-    return 4u * static_cast<unsigned>(std::max(d.mt * k_span(K, d.splits) + d.ring_floats(), d.kw * rows_per_pass * d.bn));
+    const long long rows_per_pass = std::min(d.mt, 4);
+    const long long floats = std::max(d.mt * k_span(K, d.splits) + d.ring_floats(), d.kw * rows_per_pass * d.bn);
+    return static_cast<unsigned>(std::min<long long>(4 * floats, UINT_MAX));
 }
 
 }  // namespace

@@ -206,7 +206,7 @@ std::string Family::unsupported_shape_reason(const ParamValues& values, int M, i
         return describe(values) + " would need more split-K tile counters than the workspace holds (" +
                std::to_string(SGEMM_WORKSPACE_MAX_COUNTERS) + ")";
     const int shared_limit = arch_limits(arch).max_shared_per_block;
-    if (static_cast<int>(g.dynamic_shared_bytes) > shared_limit)
+    if (g.dynamic_shared_bytes > static_cast<unsigned>(shared_limit))
         return describe(values) + " would need " + std::to_string(g.dynamic_shared_bytes) +
                " bytes of shared memory at K=" + std::to_string(K) + "; " + arch.name() + " allows " +
                std::to_string(shared_limit);

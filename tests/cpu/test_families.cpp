@@ -225,6 +225,13 @@ TEST(Families, SharedMemoryThatOutgrowsTheArchIsRefused) {
     EXPECT_NE(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 1, 0, 0}, 32, 4096, 14336, Arch{90}).find("shared memory"),
               std::string::npos);
     EXPECT_EQ(f.unsupported_shape_reason({32, 128, 8, 1, 1, 0, 16, 0, 0}, 32, 4096, 14336, Arch{90}), "");
+    // Slices of A past 2^31 bytes, and of 2^32 and 2^33 exactly, which int arithmetic wrapped
+    // to sizes that fit (a few KB, 0): refused, at every K past the first that does not fit.
+    for (const int K : {3 << 23, 1 << 25, 1 << 26, INT_MAX})
+        for (const int rows : {8, 16, 32}) {
+            const std::string why = f.unsupported_shape_reason({rows, 128, 8, 1, 1, 0, 1, 0, 0}, 1, 8, K, Arch{90});
+            EXPECT_NE(why.find("shared memory"), std::string::npos) << rows << " rows, K=" << K << ": " << why;
+        }
 }
 
 TEST(Families, DecodeBlocksThatCannotHoldTheirRegistersAreRefused) {
