@@ -73,7 +73,8 @@ def check_tuner_table(data, path):
     for i, shape in enumerate(data["shapes"]):
         where = f"shapes[{i}]"
         plotting.check_fields(shape, where, path, plotting.SIZE_FIELDS,
-                              [("name", *plotting.TEXT), ("transposes", *plotting.TEXT),
+                              [("name", *plotting.TEXT),
+                               ("transposes", lambda v: v in ("NN", "NT", "TN", "TT"), "NN, NT, TN or TT"),
                                ("weight", plotting.is_positive_number, "a positive number"),
                                ("cublas_ms", *plotting.TIME)])
         if shape.get("winner") is not None:

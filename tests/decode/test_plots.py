@@ -283,6 +283,7 @@ class PlotRoofline(PlotTest):
              'shapes[0].winner: "median_ms" must be a positive number, not "0.03"'),
             ({"m": 8, "n": 8, "k": 8, "cublas_ms": -1}, '"cublas_ms" must be a positive number or null, not -1'),
             ({"m": 8, "n": 8, "k": 8, "name": 5}, '"name" must be text or null, not 5'),
+            ({"m": 8, "n": 8, "k": 8, "transposes": "XY"}, '"transposes" must be NN, NT, TN or TT or null, not "XY"'),
             ({"m": 8, "n": 8, "k": 8, "winner": {"kernel": "async", "median_ms": 1e-320}},
              "a rate past what a float holds"),
             ({"m": 8, "n": 8, "k": 8, "cublas_ms": 1e-320}, "a rate past what a float holds"),
