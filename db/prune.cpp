@@ -97,21 +97,21 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
     return summary;
 }
 
-void compact_after_prune(TuningStore& store, PruneSummary& summary) {
+std::int64_t bytes_on_disk(const TuningStore& store) {
+    std::error_code ec;
+    std::int64_t bytes = 0;
+    for (const std::string& file : {store.path(), store.path() + "-wal"}) {
+        const auto size = std::filesystem::file_size(file, ec);
+        if (!ec) bytes += static_cast<std::int64_t>(size);
+    }
+    return bytes;
+}
+
+void compact_after_prune(TuningStore& store, std::int64_t bytes_before_prune, PruneSummary& summary) {
     sqlite::Connection& db = store.connection();
     // A full rewrite holds the write lock while it runs (seconds for a GB), which a tune or
     // dispatch writing misses waits out only up to its busy timeout: not for a few free pages.
     if (db.integer("PRAGMA freelist_count") * kCompactShare < db.integer("PRAGMA page_count")) return;
-    const auto bytes_on_disk = [&store] {
-        std::error_code ec;
-        std::int64_t bytes = 0;
-        for (const std::string& file : {store.path(), store.path() + "-wal"}) {
-            const auto size = std::filesystem::file_size(file, ec);
-            if (!ec) bytes += static_cast<std::int64_t>(size);
-        }
-        return bytes;
-    };
-    const std::int64_t before = bytes_on_disk();
     try {
         db.exec("VACUUM");
         // In WAL mode the rewritten pages sit in the -wal file until a checkpoint copies them
@@ -124,7 +124,7 @@ void compact_after_prune(TuningStore& store, PruneSummary& summary) {
     } catch (const DbError& e) {
         summary.compact_problem = e.what();
     }
-    summary.bytes_freed = before - bytes_on_disk();
+    summary.bytes_freed = bytes_before_prune - bytes_on_disk(store);
 }
 
 }  // namespace sgemm

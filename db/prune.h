@@ -41,7 +41,12 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
 // while it runs and needs free disk space of twice the database's size (a copy in the
 // temporary folder, and the rewritten pages in the -wal file). Where it fails, or other
 // connections keep the -wal file from being emptied, the prune stays and `compact_problem`
-// says why. `bytes_freed` is the change on disk of the file and its -wal file.
-void compact_after_prune(TuningStore& store, PruneSummary& summary);
+// says why. `bytes_freed` is the change on disk of the file and its -wal file since
+// `bytes_before_prune` (bytes_on_disk before the prune: the prune's deletions grow the -wal
+// file, and measured after them the shrink was overstated).
+void compact_after_prune(TuningStore& store, std::int64_t bytes_before_prune, PruneSummary& summary);
+
+// The bytes of the database's file and its -wal file on disk.
+std::int64_t bytes_on_disk(const TuningStore& store);
 
 }  // namespace sgemm

@@ -708,6 +708,7 @@ int cmd_prune(Context& ctx) {
     ctx.check_existing();
     const auto prune = [&](TuningStore& store, bool trial) {
         PruneSummary s;
+        const std::int64_t bytes_before = bytes_on_disk(store);
         if (stale) {
             s = prune_stale(store, all_templates_hashes());
         } else {
@@ -716,7 +717,7 @@ int cmd_prune(Context& ctx) {
                 ids.push_back(store.resolve_device(id));
             s = prune_devices(store, ids);
         }
-        if (!trial && !s.changed_nothing()) compact_after_prune(store, s);
+        if (!trial && !s.changed_nothing()) compact_after_prune(store, bytes_before, s);
         return s;
     };
     const auto report = [&](const PruneSummary& s) {

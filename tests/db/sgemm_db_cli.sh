@@ -593,6 +593,10 @@ run 0 --db "$dir/bloated.db" prune --stale --json
 [ "$(json 'd["binaries"]')" = 1 ] && [ "$(json 'd["bytes_freed"] > 4 << 20')" = True ] || fail "prune --json of a binary: $out"
 after=$(stat -c %s "$dir/bloated.db")
 [ $((before - after)) -gt $((4 << 20)) ] || fail "a prune of 4 MiB left the file at $after bytes (was $before)"
+# What it reports is what the file lost: measured after the prune's deletions, which grow the
+# -wal file, it was more.
+[ "$(json 'd["bytes_freed"]')" = $((before - after)) ] || fail "prune said $(json 'd["bytes_freed"]') bytes freed, the file lost $((before - after))"
+[ ! -s "$dir/bloated.db-wal" ] || fail "a -wal file is left after the prune"
 run 0 --db "$dir/bloated.db" verify
 # Where another connection reads the file, the rewritten pages wait in its -wal file: the
 # prune stays, and says so.
