@@ -91,7 +91,7 @@ def checked_ceilings(ceilings):
     for value, (low, high), unit in ((ceilings.peak_tflops, PEAK_TFLOPS_RANGE, "TFLOPS"),
                                      (ceilings.bandwidth_tbs, BANDWIDTH_TBS_RANGE, "TB/s")):
         if not low <= value <= high:
-            raise UserError(f"a ceiling of {value:g} {unit}: it must be between {low:g} and {high:g} {unit}, "
+            raise UserError(f"a ceiling of {value!r} {unit}: it must be between {low:g} and {high:g} {unit}, "
                             "as sgemm-roofline takes it")
     return ceilings
 

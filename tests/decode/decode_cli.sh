@@ -52,6 +52,9 @@ expect_user_error "unknown dtype 'fp8'" "$roofline" gpt2 --dtype fp8
 expect_user_error "unknown GPU 'B200'" "$roofline" gpt2 --gpu B200
 expect_user_error "bf16_tflops" "$roofline" gpt2 --gpu T4 --dtype bf16
 expect_user_error "'bandwidth_tbs' is missing" "$roofline" gpt2 --gpu "$fixtures/gpu_missing_bandwidth.json"
+# A figure just past a bound is quoted as given, not rounded onto the bound ("got 1e+06").
+printf '{"name": "x", "fp32_tflops": 1000001, "bandwidth_tbs": 1}' > "$tmp/just_past.json"
+expect_user_error "must be between 0.001 and 1e+06 TFLOPS, got 1.000001e+06" "$roofline" gpt2 --gpu "$tmp/just_past.json"
 expect_user_error "'fp32_tflops' must be a number, not a string" "$roofline" gpt2 --gpu "$fixtures/gpu_string_peak.json"
 expect_user_error "field 'hidden_size' is given twice" "$shapes" --config "$fixtures/bad_duplicate_key.json"
 expect_user_error "--context must not be negative" "$roofline" gpt2 --context -5

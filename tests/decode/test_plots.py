@@ -306,7 +306,8 @@ class PlotRoofline(PlotTest):
         out = os.path.join(self.out, "never")
         for option, value, words in (("--bandwidth", "1e-300", "it must be between 0.0001 and 10000 TB/s"),
                                      ("--peak-tflops", "1e-300", "it must be between 0.001 and 1e+06 TFLOPS"),
-                                     ("--peak-tflops", "2e6", "it must be between 0.001 and 1e+06 TFLOPS")):
+                                     ("--peak-tflops", "2e6", "it must be between 0.001 and 1e+06 TFLOPS"),
+                                     ("--peak-tflops", "1000001", "a ceiling of 1000001.0 TFLOPS")):
             self.assert_user_error(run("plot_roofline.py", TUNE_TABLE, "-o", out, option, value), words)
         table = dict(load(TUNE_TABLE), peak_tflops=1e-300, bandwidth_tbs=4.29)
         path = os.path.join(self.out, "tiny_peak.json")

@@ -1,6 +1,7 @@
 #include "tuner/decode/gpu_spec.h"
 
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <optional>
 
@@ -73,7 +74,10 @@ double figure(const JsonFields& json, const std::string& key, double low, double
     const double value = json.positive_number(key);
     if (value < low || value > high) {
         char range[96];
-        std::snprintf(range, sizeof range, "must be between %g and %g %s, got %g", low, high, unit, value);
+        // The value as the file gives it (shortest round trip): %g made 1000001 read "1e+06".
+        char given[32];
+        *std::to_chars(given, given + sizeof given - 1, value, std::chars_format::general).ptr = '\0';
+        std::snprintf(range, sizeof range, "must be between %g and %g %s, got %s", low, high, unit, given);
         json.fail(key, range);
     }
     return value;
