@@ -26,9 +26,10 @@ T x T tile (T/4); blocktile, vec4 and async name BM and BN. The caches can do be
 estimate, and no kernel moves fewer bytes than the problem's own minimum, so the estimate is
 capped at 2MNK / (4(MK + KN + MN)); cuBLAS, whose tiles are not known, is placed at that cap.
 
-Exit status: 0 the files are written; 1 bad arguments or input (no file is written); 2
-matplotlib is not installed, or a file could not be written (an earlier file of that name is
-left whole, and no half-written one is left beside it).
+Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
+be made or written into (no file is written); 2 matplotlib is not installed, or a file failed
+as it was written (an earlier file of that name is left whole, and no half-written one is left
+beside it).
 """
 import re
 import sys

@@ -33,9 +33,10 @@ once) at the DRAM bandwidth; the floor is the larger of the two times, and "% of
 floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, else the table's
 own, else as in plot_bench.py (the "gpu" name).
 
-Exit status: 0 the files are written; 1 bad arguments or input (no file is written); 2
-matplotlib is not installed, or a file could not be written (an earlier file of that name is
-left whole, and no half-written one is left beside it).
+Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
+be made or written into (no file is written); 2 matplotlib is not installed, or a file failed
+as it was written (an earlier file of that name is left whole, and no half-written one is left
+beside it).
 """
 import json
 import math

@@ -873,10 +873,10 @@ int main(int argc, char** argv) {
     help += std::string("\nThe database: --db PATH, default ") + kDefaultDbPathRule +
             ".\n"
             "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
-            "Exit codes: 0 ok; 1 a user error (arguments, an import file, a merge file that is no database,\n"
-            "an unknown device);\n"
+            "Exit codes: 0 ok; 1 a user error (arguments, an -o path that cannot be written, an import file,\n"
+            "a merge file that is no database, an unknown device);\n"
             "2 an environment error (a database that cannot be opened, read, written or verified; no GPU;\n"
-            "output that cannot be written, after which a command that changed the database says the change\n"
+            "output that fails as it is written, after which a command that changed the database says the change\n"
             "stays, and an import or merge that refused winners still exits 3);\n"
             "3 import or merge: some winners were refused (each is listed), the others went in (an import\n"
             "whose every winner is refused writes nothing); export: some winners, whose binary is damaged,\n"

@@ -29,8 +29,9 @@ int main(int argc, char** argv) {
         "Usage: sgemm-shapes llama-3-8b --batch 1,8,32 > decode.csv\n"
         "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n"
         "       sgemm-shapes mistral-7b --weights out-in > hf_layout.csv\n\n"
-        "Exit status: 0 the CSV is written; 1 bad arguments or a bad config; 2 the CSV could not be\n"
-        "written (a file -o names is written whole or left as it was).\n\n"
+        "Exit status: 0 the CSV is written; 1 bad arguments, a bad config, or an -o path that cannot\n"
+        "be written (checked before any work); 2 the CSV failed as it was written (a file -o names is\n"
+        "written whole or left as it was).\n\n"
         "Options",
         100);
     po::positional_options_description positional;
