@@ -77,7 +77,7 @@ struct Measurement {
     int runs = 0;
     std::optional<double> error_norm;  // relative error norm against the reference
     // The check's scaled errors |out - ref| / bound (tuner/accuracy.h) in units of fp32's unit
-    // roundoff: the largest and the root mean square, each the larger of the check's two runs.
+    // roundoff: the largest and the root mean square, each the largest of the check's runs.
     // Absent where the run was not timed, for cuBLAS where it is the reference, and in
     // measurements stored before schema version 5.
     std::optional<double> max_error_u, rms_error_u;

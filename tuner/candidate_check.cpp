@@ -1,15 +1,18 @@
 #include "tuner/candidate_check.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 
+#include "db/shape_key.h"
 #include "src/cuda/check.h"
 #include "src/records/kernel_records.h"
 
 namespace sgemm {
 namespace {
 
-// The second check's scalars: exact in fp32, and neither 0 nor 1, so that a kernel that drops
-// or misapplies either fails.
+// The later runs' alpha and beta: exact in fp32, and neither 0 nor 1, so that a kernel that
+// drops or misapplies either fails.
 constexpr float kScaledAlpha = -1.5f, kScaledBeta = 0.75f;
 
 // Runs `step`, which loads or launches; the CUDA error it met, as a reason, when the GPU
@@ -57,7 +60,7 @@ Accuracy worse_of(Accuracy a, const Accuracy& b) {
 }  // namespace
 
 CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 GemmProblem& longer_rows, cudaStream_t stream) {
+                                 GemmProblem& other_layout, cudaStream_t stream) {
     CheckedCandidate out;
     const auto invalid = [&](std::string why) {
         out.kernel.reset();
@@ -72,31 +75,62 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     // The workspace depends on the shape and the alignment class, which the two share.
     const ProblemSpec& spec = problem.spec();
     const std::size_t workspace = kernel->workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment());
-    for (GemmProblem* p : {&problem, &longer_rows}) {
+    for (GemmProblem* p : {&problem, &other_layout}) {
         if (std::string why = p->workspace_does_not_fit(workspace); !why.empty()) return invalid(std::move(why));
         p->reserve_workspace(workspace);
     }
 
-    // One run on `on`'s poisoned output, judged; the reason it is invalid, or "".
-    const auto run_and_judge = [&](GemmProblem& on, const std::string& when, Accuracy& accuracy) {
+    // One run on `on`'s poisoned output at `alpha` and `beta`, judged into `accuracy`; the
+    // reason it is invalid, with `when` naming the run, or "".
+    const auto run_and_judge = [&](GemmProblem& on, float alpha, float beta, const std::string& when,
+                                   Accuracy& accuracy) {
+        const ScalarsForAScope scalars(on, alpha, beta);
         on.poison_output(stream);
         if (const std::string why = refusal([&] { kernel->launch(on.args(), stream); }, stream); !why.empty())
             return "does not launch" + when + ": " + why;
         accuracy = on.check_output();
         return accuracy.ok() ? std::string() : "wrong result" + when + ": " + accuracy.verdict();
     };
-    static_assert(kCheckedRuns == 2, "the runs below are kCheckedRuns");
-    if (std::string why = run_and_judge(problem, "", out.accuracy); !why.empty()) return invalid(std::move(why));
-    {
-        const ScalarsForAScope scaled_check(longer_rows, kScaledAlpha, kScaledBeta);
-        Accuracy scaled;
-        const std::string when = " at alpha -1.5 and beta 0.75 on rows " + std::to_string(longer_rows.spec().ldc - spec.ldc) +
-                                 " floats longer";
-        if (std::string why = run_and_judge(longer_rows, when, scaled); !why.empty()) return invalid(std::move(why));
-        out.accuracy = worse_of(out.accuracy, scaled);
+    static_assert(kCheckedRuns == 3, "the runs below are kCheckedRuns");
+    if (std::string why = run_and_judge(problem, spec.alpha, spec.beta, "", out.accuracy); !why.empty())
+        return invalid(std::move(why));
+    const ProblemSpec& other = other_layout.spec();
+    for (const float beta : {0.0f, kScaledBeta}) {
+        char when[160];
+        std::snprintf(when, sizeof when, " at alpha %g and beta %g on rows laid out anew (lda %d, ldb %d, ldc %d)",
+                      kScaledAlpha, beta, other.lda, other.ldb, other.ldc);
+        Accuracy later;
+        if (std::string why = run_and_judge(other_layout, kScaledAlpha, beta, when, later); !why.empty())
+            return invalid(std::move(why));
+        out.accuracy = worse_of(out.accuracy, later);
     }
     out.kernel = std::move(kernel);
     return out;
+}
+
+LeadingDimensions other_layout_for(const ProblemSpec& first) {
+    // A, B and C: each row's length, and the alignment (16, 8 or 4 bytes) its start and
+    // leading dimension give it in `first`, where all three start offset_floats past 256.
+    const std::array<int, 3> row_length = {first.trans_a ? first.M : first.K, first.trans_b ? first.K : first.N, first.N};
+    const std::array<int, 3> ld = {first.lda, first.ldb, first.ldc};
+    const char* const start = reinterpret_cast<const char*>(256) + 4 * first.offset_floats;
+    for (int i = 0; i < 3; ++i)
+        if (ld[i] < row_length[i]) throw Error("other_layout_for takes a layout with its leading dimensions filled in");
+    std::array<int, 3> own{}, target{};
+    for (int i = 0; i < 3; ++i) own[i] = alignment_class(start, ld[i], start, ld[i], start, ld[i]);
+    const int call_class = *std::min_element(own.begin(), own.end());
+    for (int i = 0; i < 3; ++i) target[i] = call_class == 16 ? 16 : own[i] == 16 ? call_class : 16;
+    if (call_class < 16 && *std::min_element(target.begin(), target.end()) == 16) target[2] = call_class;
+    // The first leading dimension at least 4 floats past the row's end that gives the operand
+    // its target at a 256-byte start: a multiple of 4 floats for 16, of 2 but not 4 for 8, odd
+    // for 4.
+    std::array<int, 3> out{};
+    const char* const aligned = reinterpret_cast<const char*>(256);
+    for (int i = 0; i < 3; ++i) {
+        out[i] = row_length[i] + 4;
+        while (alignment_class(aligned, out[i], aligned, out[i], aligned, out[i]) != target[i]) ++out[i];
+    }
+    return LeadingDimensions{out[0], out[1], out[2]};
 }
 
 bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }

@@ -117,40 +117,41 @@ std::vector<float> laid_out_anew(const std::vector<float>& matrix, int rows, int
     return out;
 }
 
-// Copies a matrix of `rows` rows of `row_length` floats from rows `from_ld` apart into a
-// buffer of rows `to_ld` apart whose padding columns are NaN; both start `offset` floats in.
-void copy_onto_longer_rows(const DeviceBuffer<float>& from, int from_ld, DeviceBuffer<float>& to, int to_ld, int rows,
-                           int row_length, std::size_t offset, cudaStream_t stream) {
+// Copies a matrix of `rows` rows of `row_length` floats, `from_offset` floats into `from`
+// with rows `from_ld` apart, to the start of `to` with rows `to_ld` apart and NaN in the
+// padding columns.
+void copy_laid_out_anew(const DeviceBuffer<float>& from, std::size_t from_offset, int from_ld, DeviceBuffer<float>& to,
+                        int to_ld, int rows, int row_length, cudaStream_t stream) {
     SGEMM_CUDA_CHECK(cudaMemsetAsync(to.data(), 0xff, to.bytes(), stream));  // all-ones bits: NaN
-    SGEMM_CUDA_CHECK(cudaMemcpy2DAsync(to.data() + offset, to_ld * sizeof(float), from.data() + offset,
+    SGEMM_CUDA_CHECK(cudaMemcpy2DAsync(to.data(), to_ld * sizeof(float), from.data() + from_offset,
                                        from_ld * sizeof(float), row_length * sizeof(float), rows,
                                        cudaMemcpyDeviceToDevice, stream));
 }
 
 }  // namespace
 
-GemmProblem::GemmProblem(const GemmProblem& shorter, int longer_by, cudaStream_t stream) : spec_(shorter.spec_) {
-    if (longer_by < 4 || longer_by % 4 != 0)
-        throw Error("rows are made longer by a positive multiple of 4 floats, which keeps the alignment class");
-    spec_.lda += longer_by;
-    spec_.ldb += longer_by;
-    spec_.ldc += longer_by;
+GemmProblem::GemmProblem(const GemmProblem& first, const LeadingDimensions& lds, cudaStream_t stream)
+    : spec_(first.spec_) {
     const int a_rows = spec_.trans_a ? spec_.K : spec_.M, a_cols = spec_.trans_a ? spec_.M : spec_.K;
     const int b_rows = spec_.trans_b ? spec_.N : spec_.K, b_cols = spec_.trans_b ? spec_.K : spec_.N;
-    const std::size_t offset = static_cast<std::size_t>(spec_.offset_floats);
-    a_ = DeviceBuffer<float>(offset + elements(a_rows, spec_.lda));
-    b_ = DeviceBuffer<float>(offset + elements(b_rows, spec_.ldb));
+    if (lds.lda < a_cols || lds.ldb < b_cols || lds.ldc < spec_.N)
+        throw Error("leading dimensions must be at least the row length");
+    spec_.lda = lds.lda, spec_.ldb = lds.ldb, spec_.ldc = lds.ldc;
+    spec_.offset_floats = 0;
+    const std::size_t from_offset = static_cast<std::size_t>(first.spec_.offset_floats);
+    a_ = DeviceBuffer<float>(elements(a_rows, spec_.lda));
+    b_ = DeviceBuffer<float>(elements(b_rows, spec_.ldb));
     c0_ = DeviceBuffer<float>(elements(spec_.M, spec_.ldc));
     output_ = DeviceBuffer<float>(leading_guard() + c0_.size() + trailing_guard());
-    copy_onto_longer_rows(shorter.a_, shorter.spec_.lda, a_, spec_.lda, a_rows, a_cols, offset, stream);
-    copy_onto_longer_rows(shorter.b_, shorter.spec_.ldb, b_, spec_.ldb, b_rows, b_cols, offset, stream);
+    copy_laid_out_anew(first.a_, from_offset, first.spec_.lda, a_, spec_.lda, a_rows, a_cols, stream);
+    copy_laid_out_anew(first.b_, from_offset, first.spec_.ldb, b_, spec_.ldb, b_rows, b_cols, stream);
     // C0's padding is never read: poison_output copies C0 whole, and then lays the guard
     // pattern over its padding columns.
-    copy_onto_longer_rows(shorter.c0_, shorter.spec_.ldc, c0_, spec_.ldc, spec_.M, spec_.N, 0, stream);
-    const int from_ldc = shorter.spec_.ldc;
-    product_ = laid_out_anew(shorter.product_, spec_.M, spec_.N, from_ldc, spec_.ldc);
-    abs_product_ = laid_out_anew(shorter.abs_product_, spec_.M, spec_.N, from_ldc, spec_.ldc);
-    c0_host_ = laid_out_anew(shorter.c0_host_, spec_.M, spec_.N, from_ldc, spec_.ldc);
+    copy_laid_out_anew(first.c0_, 0, first.spec_.ldc, c0_, spec_.ldc, spec_.M, spec_.N, stream);
+    const int from_ldc = first.spec_.ldc;
+    product_ = laid_out_anew(first.product_, spec_.M, spec_.N, from_ldc, spec_.ldc);
+    abs_product_ = laid_out_anew(first.abs_product_, spec_.M, spec_.N, from_ldc, spec_.ldc);
+    c0_host_ = laid_out_anew(first.c0_host_, spec_.M, spec_.N, from_ldc, spec_.ldc);
     poison_output(stream);
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
 }

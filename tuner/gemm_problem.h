@@ -28,20 +28,26 @@ struct ProblemSpec {
     bool fp64_reference = false;
 };
 
+// Where each operand's rows start, one from the next, in floats.
+struct LeadingDimensions {
+    int lda = 0, ldb = 0, ldc = 0;
+};
+
 class GemmProblem {
 public:
     // Draws A, B and C0 uniformly from [-1, 1] (never zeros: they hide unwritten outputs
     // and wrong indexing), uploads them, computes A B and its bound |A| |B| (the reference
     // and bound of any alpha and beta follow), and leaves the output poisoned.
     GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
-    // The same problem on rows `longer_by` floats longer (a multiple of 4, so the call's
-    // alignment class stays): A, B and C0 hold `shorter`'s values with each leading dimension
-    // that much longer and NaN in the padding columns of A and B, so a kernel whose result
-    // depends on what lies past a row's end fails, and one that takes a row's length for its
-    // leading dimension does. Its reference and bound are `shorter`'s, laid out anew. Dispatch
-    // keys winners by alignment class, not by leading dimension: a winner checked on tight
-    // rows also serves views into larger matrices, such as one of Q, K and V in a fused buffer.
-    GemmProblem(const GemmProblem& shorter, int longer_by, cudaStream_t stream);
+    // The same problem laid out anew: A, B and C start at 256-byte boundaries with their rows
+    // `lds` apart, each at least as long as the row it holds. They hold `first`'s values, with
+    // NaN in the padding columns of A and B, so a kernel whose result depends on what lies past
+    // a row's end fails, and one that takes a row's length for its leading dimension does. Its
+    // reference and bound are `first`'s, laid out anew. Dispatch keys winners by alignment
+    // class, not by leading dimension or by which operand is misaligned: a winner checked on
+    // tight rows also serves views into larger matrices, such as one of Q, K and V in a fused
+    // buffer (the check's layout: other_layout_for in tuner/candidate_check.h).
+    GemmProblem(const GemmProblem& first, const LeadingDimensions& lds, cudaStream_t stream);
 
     const ProblemSpec& spec() const { return spec_; }
     // Judges the next runs at these alpha and beta, which args() passes: check_output makes

@@ -208,8 +208,8 @@ double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
     const double a = m * k, b = k * n, c = m * n;  // floats (the fp64 copies: twice as many bytes)
     const double resident = a + b + 2.0 * c;               // A, B, C's first values, the output
     const double beside = fp64_reference ? 2.0 * (a + b + c) : a + b;  // fp64 copies, or |A| and |B|
-    // Then the copy on longer rows (GemmProblem's second constructor) beside the first: each
-    // row of A, B and C up to 7 floats longer (3 for the class's padding, 4 more).
+    // Then the copy laid out anew (GemmProblem's second constructor) beside the first: each
+    // row of A, B and C up to 7 floats longer than it is (other_layout_for).
     const double a_rows = key.trans_a ? k : m, b_rows = key.trans_b ? n : k;
     const double longer = resident + 7.0 * (a_rows + b_rows + 2.0 * m);
     return 1.1 * 4.0 * (resident + std::max(beside, longer));

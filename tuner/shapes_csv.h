@@ -47,7 +47,7 @@ ShapesFile load_shapes_csv(const std::string& path);
 // Device memory the operands of one tuning run of `key` take at their peak (GemmProblem,
 // tuner/gemm_problem.h): A, B, C's first values and the output, while the bound's absolute
 // copies of A, B and C exist too, or (fp64_reference) while the fp64 copies of A, B and C
-// do, or while their copy on longer rows does; plus 10% for cuBLAS's and the L2 flush's
+// do, or while their copy laid out anew does; plus 10% for cuBLAS's and the L2 flush's
 // buffers. A candidate's split-K workspace is
 // the tuner's to check (a candidate whose workspace does not fit is invalid, not fatal). A
 // double: at the largest dimensions the CSV takes (2^31 - 1) it passes what a size_t holds.

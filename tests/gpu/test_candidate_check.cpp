@@ -37,17 +37,17 @@ struct NaiveCandidate {
 };
 
 // The kernel `name` of `source` (with `defines`), launched as naive's default is, checked on
-// `problem` and `longer_rows`: a kernel written for a test stands in for a candidate.
+// `problem` and `other_layout`: a kernel written for a test stands in for a candidate.
 CheckedCandidate check_standalone(sgemm::testing::GpuContext& gpu, const std::string& name, const char* source,
                                   const std::vector<std::string>& defines, GemmProblem& problem,
-                                  GemmProblem& longer_rows) {
+                                  GemmProblem& other_layout) {
     NaiveCandidate naive(gpu.device);
     const StandaloneKernel kernel =
         compile_standalone(name + ".cu", source, defines, Arch{gpu.device.sm()}, "sgemm_common.cuh");
     naive.compiled.cubin = kernel.cubin;
     naive.compiled.ptxas = kernel.ptxas;
     naive.compiled.lowered_name = name;
-    return check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu.stream.get());
+    return check_candidate(naive.family, naive.compiled, problem, other_layout, gpu.stream.get());
 }
 
 // The candidate is invalid, for a reason that begins with `reason_start`; the reason. With
@@ -56,9 +56,9 @@ CheckedCandidate check_standalone(sgemm::testing::GpuContext& gpu, const std::st
 std::string expect_invalid(sgemm::testing::GpuContext& gpu, const NaiveCandidate& naive,
                            const std::string& reason_start, bool gpu_unharmed) {
     GemmProblem problem(odd_problem(), gpu.cublas, gpu.stream.get());
-    GemmProblem longer_rows(problem, 4, gpu.stream.get());
+    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu.stream.get());
     const CheckedCandidate checked =
-        check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu.stream.get());
+        check_candidate(naive.family, naive.compiled, problem, other_layout, gpu.stream.get());
     EXPECT_EQ(checked.kernel, nullptr);
     EXPECT_EQ(checked.invalid_reason.rfind(reason_start, 0), 0u) << checked.invalid_reason;
     if (gpu_unharmed) {
@@ -74,24 +74,25 @@ TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedAtBothScalars) {
     SGEMM_REQUIRE_GPU(gpu);
     const NaiveCandidate naive(gpu->device);
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    GemmProblem longer_rows(problem, 4, gpu->stream.get());
+    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
     const CheckedCandidate checked =
-        check_candidate(naive.family, naive.compiled, problem, longer_rows, gpu->stream.get());
+        check_candidate(naive.family, naive.compiled, problem, other_layout, gpu->stream.get());
     ASSERT_NE(checked.kernel, nullptr) << checked.invalid_reason;
     EXPECT_EQ(checked.invalid_reason, "");
     EXPECT_TRUE(checked.accuracy.ok());
     EXPECT_LE(checked.accuracy.max_scaled_err, checked.accuracy.tolerance);
     // Both left at their own scalars; the timing runs use the first's.
-    for (const GemmProblem* p : {&problem, &longer_rows}) {
+    for (const GemmProblem* p : {&problem, &other_layout}) {
         EXPECT_EQ(p->args().alpha, 1.0f);
         EXPECT_EQ(p->args().beta, 0.0f);
     }
 }
 
-// The same operands on rows 4 floats longer: the same class, each leading dimension 4 longer,
-// and cuBLAS judged right on them at both scalars (the reference was laid out anew), for
-// every transpose, tight and padded rows, and a start off 16 bytes.
-TEST(CandidateCheck, LongerRowsHoldTheSameProblem) {
+// The same operands laid out anew: the same class, each operand's alignment as
+// other_layout_for says, and cuBLAS judged right on them at the check's three scalars (the
+// reference was laid out anew), for every transpose, tight and padded rows, and a start off
+// 16 bytes.
+TEST(CandidateCheck, TheOtherLayoutHoldsTheSameProblem) {
     SGEMM_REQUIRE_GPU(gpu);
     for (int trans = 0; trans < 4; ++trans)
         for (int offset : {0, 1}) {
@@ -100,17 +101,22 @@ TEST(CandidateCheck, LongerRowsHoldTheSameProblem) {
             spec.offset_floats = offset;
             if (offset) spec.lda = 20, spec.ldb = 36, spec.ldc = 36;  // at least 17, 31 (or 7) and 31
             GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-            GemmProblem longer(problem, 4, gpu->stream.get());
-            const SgemmArgs a = problem.args(), b = longer.args();
-            EXPECT_EQ(b.lda, a.lda + 4);
-            EXPECT_EQ(b.ldb, a.ldb + 4);
-            EXPECT_EQ(b.ldc, a.ldc + 4);
-            EXPECT_EQ(longer.call_alignment(), problem.call_alignment());
-            for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-1.5f, 0.75f}}) {
-                longer.set_scalars(alpha, beta);
-                longer.poison_output(gpu->stream.get());
-                gpu->cublas.sgemm(longer.args(), gpu->stream.get(), spec.trans_a, spec.trans_b);
-                const Accuracy judged = longer.check_output();
+            const LeadingDimensions lds = other_layout_for(problem.spec());
+            GemmProblem other(problem, lds, gpu->stream.get());
+            const SgemmArgs b = other.args();
+            EXPECT_EQ(b.lda, lds.lda);
+            EXPECT_EQ(b.ldb, lds.ldb);
+            EXPECT_EQ(b.ldc, lds.ldc);
+            // All three start at 256-byte boundaries.
+            EXPECT_EQ((reinterpret_cast<std::uintptr_t>(b.A) | reinterpret_cast<std::uintptr_t>(b.B) |
+                       reinterpret_cast<std::uintptr_t>(b.C)) % 256,
+                      0u);
+            EXPECT_EQ(other.call_alignment(), problem.call_alignment());
+            for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-1.5f, 0.0f}, std::pair{-1.5f, 0.75f}}) {
+                other.set_scalars(alpha, beta);
+                other.poison_output(gpu->stream.get());
+                gpu->cublas.sgemm(other.args(), gpu->stream.get(), spec.trans_a, spec.trans_b);
+                const Accuracy judged = other.check_output();
                 EXPECT_TRUE(judged.ok()) << "trans " << trans << " offset " << offset << ": " << judged.verdict();
             }
         }
@@ -135,14 +141,14 @@ extern "C" __global__ void own_ld(const SgemmArgs p) {
 
 // A kernel that takes a row's length for a leading dimension, or whose result depends on what
 // lies past a row's end, is right on the tuner's tight operands, and so passed the check
-// before it judged its second run on longer rows. Each now fails there; the same kernel with
-// the call's own leading dimensions passes.
+// before it judged later runs on longer rows. Each now fails there; the same kernel with the
+// call's own leading dimensions passes.
 TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
     SGEMM_REQUIRE_GPU(gpu);
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    GemmProblem longer_rows(problem, 4, gpu->stream.get());
+    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
     const auto check = [&](const std::vector<std::string>& defines) {
-        return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problem, longer_rows);
+        return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problem, other_layout);
     };
     const std::string own = "LDA=p.lda", own_b = "LDB=p.ldb", own_c = "LDC=p.ldc", nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
     const CheckedCandidate right = check({own, own_b, own_c, nothing_past});
@@ -155,9 +161,82 @@ TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
                                                  std::vector<std::string>{own, own_b, own_c, reads_past}}) {
         const CheckedCandidate checked = check(wrong);
         EXPECT_EQ(checked.kernel, nullptr) << wrong[0] << " " << wrong[1] << " " << wrong[2] << " " << wrong[3];
-        EXPECT_EQ(checked.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0.75 on rows 4 floats longer: ", 0), 0u)
+        EXPECT_EQ(checked.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0 on rows laid out anew (lda 12, ldb 36, "
+                                               "ldc 35): ",
+                                               0),
+                  0u)
             << checked.invalid_reason;
     }
+}
+
+// Kernels choose 16-byte or 4-byte accesses operand by operand, so a binary that tests one
+// operand's alignment where it means another's is right on the layout it was tuned on and
+// wrong where dispatch hands it a call of the same class with the other operand misaligned.
+// Each such kernel here reads one operand with its leading dimension rounded down to a
+// multiple of 4 when another takes 16-byte accesses: right on the tight layout, where that
+// other operand does not, and a wrong result on the layout the check turns over. The first
+// checks could not see it: they kept each operand's alignment.
+TEST(CandidateCheck, AKernelThatTakesOneOperandsAlignmentForAnothersIsAWrongResult) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const std::string own_a = "LDA=p.lda", own_b = "LDB=p.ldb", own_c = "LDC=p.ldc", nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
+    struct Case {
+        int M, N, K;  // NN and tight: which operands take 16-byte accesses follows from N and K
+        std::vector<std::string> defines;
+    };
+    // 17 x 32 x 7: A misaligned (lda 7), B and C aligned; 17 x 31 x 8: A aligned, B and C not.
+    const std::string b_by_a = "LDB=(sgemm_vec4_ok(p.A, p.lda) ? p.ldb / 4 * 4 : p.ldb)",
+                      c_by_a = "LDC=(sgemm_vec4_ok(p.A, p.lda) ? p.ldc / 4 * 4 : p.ldc)",
+                      a_by_b = "LDA=(sgemm_vec4_ok(p.B, p.ldb) ? p.lda / 4 * 4 : p.lda)";
+    for (const Case& c : {Case{17, 32, 7, {own_a, b_by_a, own_c, nothing_past}},
+                          Case{17, 32, 7, {own_a, own_b, c_by_a, nothing_past}},
+                          Case{17, 31, 8, {a_by_b, own_b, own_c, nothing_past}}}) {
+        ProblemSpec spec;
+        spec.M = c.M, spec.N = c.N, spec.K = c.K;
+        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+        ASSERT_EQ(problem.call_alignment(), 4);
+        GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
+        const auto check = [&](const std::vector<std::string>& defines) {
+            return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problem, other_layout);
+        };
+        const CheckedCandidate right = check({own_a, own_b, own_c, nothing_past});
+        EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
+        const CheckedCandidate wrong = check(c.defines);
+        EXPECT_EQ(wrong.kernel, nullptr) << c.defines[0] << " " << c.defines[1] << " " << c.defines[2];
+        EXPECT_EQ(wrong.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0 on rows laid out anew", 0), 0u)
+            << wrong.invalid_reason;
+    }
+}
+
+// Naive's product through the families' arguments, with its own epilogue: BETA_0_RESULT is
+// what it writes when beta is 0.
+constexpr const char* kNaiveWithItsOwnEpilogue = R"(#include "sgemm_common.cuh"
+extern "C" __global__ void own_epilogue(const SgemmArgs p) {
+    const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= p.M || col >= p.N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < p.K; ++k) acc = fmaf(p.A[sgemm_offset(row, k, p.lda)], p.B[sgemm_offset(k, col, p.ldb)], acc);
+    float* c = p.C + sgemm_offset(row, col, p.ldc);
+    *c = p.beta == 0.0f ? BETA_0_RESULT : p.alpha * acc + p.beta * *c;
+}
+)";
+
+// A kernel that drops alpha when beta is 0 is right at the scalars the tuner times (1 and 0)
+// and at any alpha with beta not 0, the two runs the check judged before: the run at alpha
+// -1.5 and beta 0 now fails it. Applying alpha passes.
+TEST(CandidateCheck, AKernelThatDropsAlphaWhenBetaIsZeroIsAWrongResult) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
+    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
+    const auto check = [&](const std::string& beta_0_result) {
+        return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue, {"BETA_0_RESULT=" + beta_0_result},
+                                problem, other_layout);
+    };
+    const CheckedCandidate right = check("p.alpha * acc");
+    EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
+    const CheckedCandidate drops = check("acc");
+    EXPECT_EQ(drops.kernel, nullptr);
+    EXPECT_EQ(drops.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0 on rows laid out anew", 0), 0u)
+        << drops.invalid_reason;
 }
 
 TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn) {
@@ -214,10 +293,10 @@ TEST(CandidateCheck, AKernelThatRoundsItsInputsToTf32IsAWrongResultAtLargeK) {
     ProblemSpec spec;
     spec.M = 4, spec.N = 256, spec.K = 262144;
     GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    GemmProblem longer_rows(problem, 4, gpu->stream.get());
+    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
     const auto check = [&](const std::string& round_input) {
         return check_standalone(*gpu, "rounded", kNaiveWithRoundedInputs, {"ROUND_INPUT(x)=" + round_input}, problem,
-                                longer_rows);
+                                other_layout);
     };
     const CheckedCandidate as_read = check("(x)");
     EXPECT_NE(as_read.kernel, nullptr) << as_read.invalid_reason;

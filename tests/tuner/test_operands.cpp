@@ -1,7 +1,10 @@
 // The operands the tuner judges a shape key on (operands_for): of exactly the key's alignment
-// class, so that a winner is stored only for calls it was measured on.
+// class, so that a winner is stored only for calls it was measured on; and the layout of the
+// check's later runs (other_layout_for), of the same class with each operand's alignment
+// turned over where the class allows.
 #include <gtest/gtest.h>
 
+#include "tuner/candidate_check.h"
 #include "tuner/tuner.h"
 
 using namespace sgemm;
@@ -59,6 +62,67 @@ TEST(Operands, TheSeedOfAWideShapeIsComputedIn64Bits) {
     key.M = 1, key.N = 400000000, key.K = 1;
     key.alignment = packed_alignment(key);
     EXPECT_EQ(operands_for(key).seed, 0x5eed0000ull + 31 + 7ull * 400000000 + 1);
+}
+
+// The alignment in bytes (16, 8 or 4) of an operand that starts `offset_floats` past 256
+// bytes with rows `ld` apart.
+int operand_alignment(int offset_floats, int ld) {
+    const int bytes = 4 * offset_floats | 4 * ld;
+    return bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : 4;
+}
+
+// For every class of every shape and transpose: the check's later layout keeps the class,
+// makes every row 4 to 7 floats longer than it is, and turns each operand's 16-byte
+// alignment over, but for C where no operand took 16-byte accesses in the first layout (one
+// must stay below 16 bytes). Class 16 turns nothing.
+TEST(Operands, TheOtherLayoutKeepsTheClassAndTurnsEachOperandsAlignmentOver) {
+    const int shapes[][3] = {{1, 4096, 4096}, {8, 4096, 4093}, {32, 4094, 4096}, {4095, 4097, 4093},
+                             {7, 17, 1},      {17, 32, 7},     {17, 31, 8},      {2, 6, 10}};
+    int turned = 0, kept_for_c = 0;
+    for (const auto& mnk : shapes)
+        for (int ta = 0; ta < 2; ++ta)
+            for (int tb = 0; tb < 2; ++tb)
+                for (int alignment : {16, 8, 4}) {
+                    ShapeKey key;
+                    key.M = mnk[0], key.N = mnk[1], key.K = mnk[2];
+                    key.trans_a = ta, key.trans_b = tb, key.alignment = alignment;
+                    SCOPED_TRACE(key.to_string());
+                    ProblemSpec first = operands_for(key);
+                    const int rows[3] = {ta ? key.M : key.K, tb ? key.K : key.N, key.N};
+                    int* first_ld[3] = {&first.lda, &first.ldb, &first.ldc};
+                    for (int i = 0; i < 3; ++i)
+                        if (*first_ld[i] == 0) *first_ld[i] = rows[i];  // tight, as GemmProblem fills it in
+                    const LeadingDimensions other = other_layout_for(first);
+                    const int other_ld[3] = {other.lda, other.ldb, other.ldc};
+                    int before[3], after[3];
+                    for (int i = 0; i < 3; ++i) {
+                        before[i] = operand_alignment(first.offset_floats, *first_ld[i]);
+                        after[i] = operand_alignment(0, other_ld[i]);
+                        EXPECT_GE(other_ld[i], rows[i] + 4) << "operand " << i;
+                        EXPECT_LE(other_ld[i], rows[i] + 7) << "operand " << i;
+                    }
+                    EXPECT_EQ(std::min({after[0], after[1], after[2]}), alignment);
+                    const bool none_took_16 = before[0] < 16 && before[1] < 16 && before[2] < 16;
+                    for (int i = 0; i < 3; ++i) {
+                        const bool stays_for_c = i == 2 && none_took_16;
+                        if (alignment == 16) {
+                            EXPECT_EQ(after[i], 16) << "operand " << i;
+                        } else if (stays_for_c) {
+                            EXPECT_EQ(after[i], alignment);
+                            ++kept_for_c;
+                        } else {
+                            EXPECT_NE(after[i] == 16, before[i] == 16) << "operand " << i;
+                            ++turned;
+                        }
+                    }
+                }
+    // Both rules below class 16 were met on these shapes.
+    EXPECT_GT(turned, 0);
+    EXPECT_GT(kept_for_c, 0);
+    // Leading dimensions left at 0 (tight, before GemmProblem fills them in) are refused.
+    ProblemSpec unfilled;
+    unfilled.M = 8, unfilled.N = 64, unfilled.K = 64;
+    EXPECT_THROW(other_layout_for(unfilled), Error);
 }
 
 }  // namespace
