@@ -49,7 +49,9 @@
  *     stream. create allocates `max_streams` of each; a stream takes one on its first call
  *     that needs it and keeps it until sgemm_dispatch_release_stream gives it back or the
  *     handle is destroyed. A call on one stream more than that returns
- *     SGEMM_DISPATCH_TOO_MANY_STREAMS (kernels that need neither still run). The legacy
+ *     SGEMM_DISPATCH_TOO_MANY_STREAMS (kernels that need neither still run); one on
+ *     cudaStreamPerThread after a device fault returns CUDA_ERROR, since the runtime no
+ *     longer names the stream. The legacy
  *     default stream (0) is one stream; cudaStreamPerThread is one stream per thread that
  *     uses it. Synchronise a stream before destroying it: a new stream that reuses its handle
  *     value reuses its workspace. Engines that create streams per request, or threads that

@@ -15,6 +15,9 @@ namespace {
 
 constexpr int kDefaultMaxStreams = 8;
 constexpr int kDefaultMissFlushMs = 10000;
+// Only cudaStreamPerThread's id is read, and that fails only once the context is lost.
+constexpr const char* kUnnamedStream =
+    "cudaStreamGetId could not name the stream (cudaStreamPerThread): the CUDA context failed earlier";
 
 using Clock = std::chrono::steady_clock;
 
@@ -208,7 +211,9 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     SgemmArgs args = call.args();
     StreamSlot* slot = nullptr;
     if (p->route == Route::Cublas || p->launch.workspace_bytes > 0) {
-        slot = slots_->slot_for(stream);
+        bool unnamed = false;
+        slot = slots_->slot_for(stream, unnamed);
+        if (unnamed) return fail(SGEMM_DISPATCH_CUDA_ERROR, "%s", kUnnamedStream);
         if (!slot)
             return fail(SGEMM_DISPATCH_TOO_MANY_STREAMS,
                         "all %d per-stream workspaces belong to other streams (options.max_streams)",
@@ -251,7 +256,7 @@ sgemm_dispatch_status_t Dispatcher::release_stream(cudaStream_t stream) noexcept
     // device it would name a stream that holds nothing here, and the release would do nothing.
     if (const sgemm_dispatch_status_t status = check_current_device(); status != SGEMM_DISPATCH_SUCCESS) return status;
     if (!slots_->release(stream))
-        return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaStreamGetId could not name the stream (cudaStreamPerThread)");
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "%s", kUnnamedStream);
     return SGEMM_DISPATCH_SUCCESS;
 }
 

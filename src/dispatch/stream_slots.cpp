@@ -61,9 +61,10 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
     }
 }
 
-StreamSlot* StreamSlots::slot_for(cudaStream_t stream) noexcept {
+StreamSlot* StreamSlots::slot_for(cudaStream_t stream, bool& unnamed) noexcept {
     const std::uint64_t key = stream_key(stream);
-    if (key == 0) return nullptr;
+    unnamed = key == 0;
+    if (unnamed) return nullptr;
     if (StreamSlot* held = slot_held_by(key)) return held;
     std::lock_guard<std::mutex> lock(claim_mutex_);
     if (StreamSlot* held = slot_held_by(key)) return held;  // another thread's first call claimed it

@@ -52,9 +52,11 @@ public:
     StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math);
 
     // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to
-    // another stream. A stream that holds a slot finds it by a lock-free scan of `count`
-    // atomics; only a claim takes a lock, so that a stream never holds two slots.
-    StreamSlot* slot_for(cudaStream_t stream) noexcept;
+    // another stream, or when the stream's id cannot be read (cudaStreamPerThread after a
+    // device fault, say), which sets `unnamed`. A stream that holds a slot finds it by a
+    // lock-free scan of `count` atomics; only a claim takes a lock, so that a stream never
+    // holds two slots.
+    StreamSlot* slot_for(cudaStream_t stream, bool& unnamed) noexcept;
 
     // Frees the slot `stream` holds, if any, for another stream; its cuBLAS handle is bound
     // to the next owner's stream on that one's first cuBLAS call. The caller has no call on

@@ -1,6 +1,6 @@
 // The per-stream slot table: a stream keeps the slot it claimed, other streams get others or
 // none, and a release frees it. Slots with no workspace and no cuBLAS handle touch no
-// device, so this runs without a GPU.
+// device, so this runs without a GPU (the last test asks the runtime for a stream's id).
 //
 // Not tested: that racing first calls on one stream share a slot, which the claim lock
 // ensures. The race it closes needs a release by a third stream to land between two threads'
@@ -20,14 +20,23 @@ cudaStream_t fake_stream(std::uintptr_t id) { return reinterpret_cast<cudaStream
 
 StreamSlots slots_without_device(int count) { return StreamSlots(count, 0, false, CUBLAS_DEFAULT_MATH); }
 
+// The slot of `stream` in `slots`, whose id is read without the CUDA runtime (any stream but
+// cudaStreamPerThread).
+StreamSlot* slot_of(StreamSlots& slots, cudaStream_t stream) {
+    bool unnamed = true;
+    StreamSlot* slot = slots.slot_for(stream, unnamed);
+    EXPECT_FALSE(unnamed);
+    return slot;
+}
+
 }  // namespace
 
 TEST(StreamSlots, AStreamKeepsItsSlotAndOthersGetTheirOwn) {
     StreamSlots slots = slots_without_device(3);
-    StreamSlot* first = slots.slot_for(fake_stream(1));
+    StreamSlot* first = slot_of(slots, fake_stream(1));
     ASSERT_NE(first, nullptr);
-    EXPECT_EQ(slots.slot_for(fake_stream(1)), first);
-    StreamSlot* second = slots.slot_for(fake_stream(2));
+    EXPECT_EQ(slot_of(slots, fake_stream(1)), first);
+    StreamSlot* second = slot_of(slots, fake_stream(2));
     ASSERT_NE(second, nullptr);
     EXPECT_NE(second, first);
     EXPECT_EQ(slots.used(), 2);
@@ -35,32 +44,46 @@ TEST(StreamSlots, AStreamKeepsItsSlotAndOthersGetTheirOwn) {
 
 TEST(StreamSlots, TheLegacyDefaultStreamHasOneSlotUnderBothItsNames) {
     StreamSlots slots = slots_without_device(2);
-    StreamSlot* by_null = slots.slot_for(nullptr);
+    StreamSlot* by_null = slot_of(slots, nullptr);
     ASSERT_NE(by_null, nullptr);
-    EXPECT_EQ(slots.slot_for(cudaStreamLegacy), by_null);
+    EXPECT_EQ(slot_of(slots, cudaStreamLegacy), by_null);
     EXPECT_EQ(slots.used(), 1);
 }
 
 TEST(StreamSlots, AFullTableRefusesANewStreamUntilOneIsReleased) {
     StreamSlots slots = slots_without_device(2);
-    StreamSlot* first = slots.slot_for(fake_stream(1));
-    ASSERT_NE(slots.slot_for(fake_stream(2)), nullptr);
-    EXPECT_EQ(slots.slot_for(fake_stream(3)), nullptr);
-    EXPECT_NE(slots.slot_for(fake_stream(1)), nullptr);  // the holders still find theirs
+    StreamSlot* first = slot_of(slots, fake_stream(1));
+    ASSERT_NE(slot_of(slots, fake_stream(2)), nullptr);
+    EXPECT_EQ(slot_of(slots, fake_stream(3)), nullptr);
+    EXPECT_NE(slot_of(slots, fake_stream(1)), nullptr);  // the holders still find theirs
 
     EXPECT_TRUE(slots.release(fake_stream(1)));
     EXPECT_EQ(slots.used(), 1);
-    EXPECT_EQ(slots.slot_for(fake_stream(3)), first);
-    EXPECT_EQ(slots.slot_for(fake_stream(1)), nullptr);  // it gave its slot away
+    EXPECT_EQ(slot_of(slots, fake_stream(3)), first);
+    EXPECT_EQ(slot_of(slots, fake_stream(1)), nullptr);  // it gave its slot away
 }
 
 TEST(StreamSlots, ReleasingAStreamThatHoldsNothingChangesNothing) {
     StreamSlots slots = slots_without_device(2);
-    StreamSlot* held = slots.slot_for(fake_stream(1));
+    StreamSlot* held = slot_of(slots, fake_stream(1));
     EXPECT_TRUE(slots.release(fake_stream(2)));
     EXPECT_EQ(slots.used(), 1);
-    EXPECT_EQ(slots.slot_for(fake_stream(1)), held);
+    EXPECT_EQ(slot_of(slots, fake_stream(1)), held);
     EXPECT_TRUE(slots.release(fake_stream(1)));
     EXPECT_TRUE(slots.release(fake_stream(1)));
     EXPECT_EQ(slots.used(), 0);
+}
+
+// cudaStreamPerThread's id comes from the runtime. Where the runtime cannot give it (no GPU
+// here, or a context lost to a device fault) the table says the stream is unnamed, which
+// dispatch reports as a CUDA error, not as a full table; where it can, the stream gets a slot.
+TEST(StreamSlots, AStreamWhoseIdCannotBeReadIsUnnamedNotRefused) {
+    StreamSlots slots = slots_without_device(1);
+    unsigned long long id = 0;
+    const bool readable = cudaStreamGetId(cudaStreamPerThread, &id) == cudaSuccess;
+    bool unnamed = readable;  // the opposite of what slot_for must say
+    StreamSlot* slot = slots.slot_for(cudaStreamPerThread, unnamed);
+    EXPECT_EQ(unnamed, !readable);
+    EXPECT_EQ(slot != nullptr, readable);
+    EXPECT_EQ(slots.used(), readable ? 1 : 0);
 }

@@ -1069,3 +1069,49 @@ TEST(DispatchDeathTest, DestroyAfterADeviceFaultAndAFailedWriteNamesBoth) {
         "SGEMM_DISPATCH_CUDA_ERROR.*waiting for the device: an illegal memory access was encountered; and writing "
         "misses to .*t\\.db");
 }
+
+// After a device fault, a call on cudaStreamPerThread that needs a per-stream workspace (here
+// a miss that falls back to cuBLAS) cannot name its stream: the runtime no longer gives the
+// stream's id. That is the lost context, a CUDA error, where gemm used to say every workspace
+// belonged to another stream (TOO_MANY_STREAMS) with 7 of 8 free. In a process of its own, as
+// above.
+TEST(DispatchDeathTest, ACallAfterADeviceFaultOnAStreamItCannotNameIsACudaError) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto fault_then_call = [&] {
+        TempDir dir;
+        const std::string path = dir.file("t.db");
+        TuningStore(path).add_device(fingerprint_of(gpu->device));  // no winners: every call falls back to cuBLAS
+        const sgemm_dispatch_options_t o = options(path);
+        sgemm_dispatch_t handle = nullptr;
+        if (sgemm_dispatch_create(&handle, &o) != SGEMM_DISPATCH_SUCCESS) return "create: " + std::string(sgemm_dispatch_last_error());
+        GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+        const SgemmArgs a = p.args();
+        const ProblemSpec& s = p.spec();
+        const auto call = [&](float* c, cudaStream_t stream) {
+            return sgemm_dispatch_gemm(handle, s.trans_a ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N,
+                                       s.trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, s.alpha,
+                                       a.A, a.lda, a.B, a.ldb, s.beta, c, a.ldc, stream);
+        };
+        // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
+        float* freed = nullptr;
+        if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
+            return std::string("cudaMalloc or cudaFree failed");
+        if (call(freed, gpu->stream.get()) != SGEMM_DISPATCH_SUCCESS)
+            return "the faulting call: " + std::string(sgemm_dispatch_last_error());
+        // Waits for the fault, whose error every later call of the context then meets.
+        if (cudaStreamSynchronize(gpu->stream.get()) == cudaSuccess) return std::string("the call did not fault");
+        const sgemm_dispatch_status_t status = call(a.C, cudaStreamPerThread);
+        const std::string said = sgemm_dispatch_last_error();
+        sgemm_dispatch_destroy(handle);
+        return std::string(sgemm_dispatch_status_string(status)) + ": " + said;
+    };
+    EXPECT_EXIT(
+        {
+            const std::string outcome = fault_then_call();
+            std::fprintf(stderr, "%s\n", outcome.c_str());
+            std::fflush(stderr);
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0), "SGEMM_DISPATCH_CUDA_ERROR.*cudaStreamGetId could not name the stream");
+}
