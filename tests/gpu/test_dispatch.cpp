@@ -3,8 +3,8 @@
 // each fallback policy; a binary missing from the cache; 16 threads on 4 streams at once;
 // stream capture and graph replay; misses written to the database; bad arguments that touch
 // nothing; leading dimensions judged as cuBLAS judges them; a destroyed handle; a handle
-// inherited through fork; destroy after a device fault; the per-stream workspace limit; a
-// deterministic handle; a winner that stages its operands.
+// inherited through fork; a call and destroy after a device fault; the per-stream workspace
+// limit; a deterministic handle; a winner that stages its operands.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 #include <unistd.h>
@@ -1021,68 +1021,24 @@ TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
     EXPECT_EQ(dispatch.info().streams_used, 1);
 }
 
-// A device fault (an illegal address, which ends the context's work for good) and a failed
-// final write of the misses at once: destroy still writes nothing it cannot, frees the
-// handle, and names both failures, the device's first. The fault would spoil the CUDA
-// context of every later test, so it happens in a process of its own: the threadsafe death
-// test runs this test again in a new process, where the statement ends with the status.
-TEST(DispatchDeathTest, DestroyAfterADeviceFaultAndAFailedWriteNamesBoth) {
+// After a device fault (an illegal address, which ends the context's work for good):
+// - A call on cudaStreamPerThread that needs a per-stream workspace (a miss that falls back
+//   to cuBLAS) cannot name its stream: the runtime no longer gives the stream's id. That is
+//   the lost context, a CUDA error, where gemm used to say every workspace belonged to
+//   another stream (TOO_MANY_STREAMS) with 7 of 8 free.
+// - With a failed final write of the misses at once, destroy still writes nothing it cannot,
+//   frees the handle, and names both failures, the device's first.
+// The fault would spoil the CUDA context of every later test, so it happens in a process of
+// its own: the threadsafe death test runs this test again in a new process, where the
+// statement ends with the two statuses.
+TEST(DispatchDeathTest, AfterADeviceFaultACallAndDestroySayTheContextFailed) {
     SGEMM_REQUIRE_GPU(gpu);
     GTEST_FLAG_SET(death_test_style, "threadsafe");
-    const auto fault_then_destroy = [&] {
+    const auto fault_call_and_destroy = [&] {
         TempDir dir;
         const std::string path = dir.file("t.db");
         TuningStore(path).add_device(fingerprint_of(gpu->device));  // no winners: every call a miss
         const sgemm_dispatch_options_t o = recording_misses(path, kOnlyDestroyWrites);
-        sgemm_dispatch_t handle = nullptr;
-        if (sgemm_dispatch_create(&handle, &o) != SGEMM_DISPATCH_SUCCESS) return "create: " + std::string(sgemm_dispatch_last_error());
-        GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-        const SgemmArgs a = p.args();
-        const ProblemSpec& s = p.spec();
-        const auto call = [&](float* c) {
-            return sgemm_dispatch_gemm(handle, s.trans_a ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N,
-                                       s.trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, s.alpha,
-                                       a.A, a.lda, a.B, a.ldb, s.beta, c, a.ldc, gpu->stream.get());
-        };
-        if (call(a.C) != SGEMM_DISPATCH_SUCCESS) return "the miss: " + std::string(sgemm_dispatch_last_error());
-        // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
-        float* freed = nullptr;
-        if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
-            return std::string("cudaMalloc or cudaFree failed");
-        if (call(freed) != SGEMM_DISPATCH_SUCCESS)
-            return "the faulting call: " + std::string(sgemm_dispatch_last_error());
-        std::filesystem::remove(path);
-        std::filesystem::create_directory(path);  // the final write of the miss fails
-        const sgemm_dispatch_status_t status = sgemm_dispatch_destroy(handle);
-        const std::string said = sgemm_dispatch_last_error();
-        if (sgemm_dispatch_destroy(handle) != SGEMM_DISPATCH_INVALID_HANDLE) return std::string("destroyed twice");
-        return std::string(sgemm_dispatch_status_string(status)) + ": " + said;
-    };
-    EXPECT_EXIT(
-        {
-            const std::string outcome = fault_then_destroy();
-            std::fprintf(stderr, "%s\n", outcome.c_str());
-            std::fflush(stderr);
-            std::_Exit(0);
-        },
-        ::testing::ExitedWithCode(0),
-        "SGEMM_DISPATCH_CUDA_ERROR.*waiting for the device: an illegal memory access was encountered; and writing "
-        "misses to .*t\\.db");
-}
-
-// After a device fault, a call on cudaStreamPerThread that needs a per-stream workspace (here
-// a miss that falls back to cuBLAS) cannot name its stream: the runtime no longer gives the
-// stream's id. That is the lost context, a CUDA error, where gemm used to say every workspace
-// belonged to another stream (TOO_MANY_STREAMS) with 7 of 8 free. In a process of its own, as
-// above.
-TEST(DispatchDeathTest, ACallAfterADeviceFaultOnAStreamItCannotNameIsACudaError) {
-    SGEMM_REQUIRE_GPU(gpu);
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    const auto fault_then_call = [&] {
-        TempDir dir;
-        const std::string path = dir.file("t.db");
-        TuningStore(path).add_device(fingerprint_of(gpu->device));  // no winners: every call falls back to cuBLAS
-        const sgemm_dispatch_options_t o = options(path);
         sgemm_dispatch_t handle = nullptr;
         if (sgemm_dispatch_create(&handle, &o) != SGEMM_DISPATCH_SUCCESS) return "create: " + std::string(sgemm_dispatch_last_error());
         GemmProblem p(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
@@ -1093,6 +1049,8 @@ TEST(DispatchDeathTest, ACallAfterADeviceFaultOnAStreamItCannotNameIsACudaError)
                                        s.trans_b ? SGEMM_DISPATCH_OP_T : SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, s.alpha,
                                        a.A, a.lda, a.B, a.ldb, s.beta, c, a.ldc, stream);
         };
+        if (call(a.C, gpu->stream.get()) != SGEMM_DISPATCH_SUCCESS)
+            return "the miss: " + std::string(sgemm_dispatch_last_error());
         // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
         float* freed = nullptr;
         if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
@@ -1101,17 +1059,25 @@ TEST(DispatchDeathTest, ACallAfterADeviceFaultOnAStreamItCannotNameIsACudaError)
             return "the faulting call: " + std::string(sgemm_dispatch_last_error());
         // Waits for the fault, whose error every later call of the context then meets.
         if (cudaStreamSynchronize(gpu->stream.get()) == cudaSuccess) return std::string("the call did not fault");
-        const sgemm_dispatch_status_t status = call(a.C, cudaStreamPerThread);
+        const sgemm_dispatch_status_t call_status = call(a.C, cudaStreamPerThread);
+        const std::string call_said = sgemm_dispatch_last_error();
+        std::filesystem::remove(path);
+        std::filesystem::create_directory(path);  // the final write of the misses fails
+        const sgemm_dispatch_status_t status = sgemm_dispatch_destroy(handle);
         const std::string said = sgemm_dispatch_last_error();
-        sgemm_dispatch_destroy(handle);
-        return std::string(sgemm_dispatch_status_string(status)) + ": " + said;
+        if (sgemm_dispatch_destroy(handle) != SGEMM_DISPATCH_INVALID_HANDLE) return std::string("destroyed twice");
+        return "the call: " + std::string(sgemm_dispatch_status_string(call_status)) + ": " + call_said +
+               " | destroy: " + sgemm_dispatch_status_string(status) + ": " + said;
     };
     EXPECT_EXIT(
         {
-            const std::string outcome = fault_then_call();
+            const std::string outcome = fault_call_and_destroy();
             std::fprintf(stderr, "%s\n", outcome.c_str());
             std::fflush(stderr);
             std::_Exit(0);
         },
-        ::testing::ExitedWithCode(0), "SGEMM_DISPATCH_CUDA_ERROR.*cudaStreamGetId could not name the stream");
+        ::testing::ExitedWithCode(0),
+        "the call: SGEMM_DISPATCH_CUDA_ERROR[^|]*cudaStreamGetId could not name the stream[^|]*\\| destroy: "
+        "SGEMM_DISPATCH_CUDA_ERROR.*waiting for the device: an illegal memory access was encountered; and writing "
+        "misses to .*t\\.db");
 }

@@ -11,10 +11,10 @@ using namespace sgemm;
 
 namespace {
 
-// Each key is judged on operands of exactly its class: tight where packed operands have it,
-// else padded rows and, below 16, operands that start the class's bytes past 16.
-TEST(Operands, EachKeyGetsOperandsOfItsAlignmentClass) {
-    const int shapes[][3] = {{1, 4096, 4096}, {8, 4096, 4093}, {32, 4094, 4096}, {4095, 4097, 4093}, {7, 17, 1}};
+// Calls `judge` with every key of `shapes` (M, N, K) in every transpose and alignment class,
+// the key's text traced.
+template <std::size_t Count, typename Judge>
+void for_every_key(const int (&shapes)[Count][3], Judge judge) {
     for (const auto& mnk : shapes)
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb)
@@ -23,32 +23,40 @@ TEST(Operands, EachKeyGetsOperandsOfItsAlignmentClass) {
                     key.M = mnk[0], key.N = mnk[1], key.K = mnk[2];
                     key.trans_a = ta, key.trans_b = tb, key.alignment = alignment;
                     SCOPED_TRACE(key.to_string());
-                    const ProblemSpec spec = operands_for(key);
-                    EXPECT_EQ(spec.M, key.M);
-                    EXPECT_EQ(spec.N, key.N);
-                    EXPECT_EQ(spec.K, key.K);
-                    EXPECT_EQ(spec.trans_a, key.trans_a);
-                    EXPECT_EQ(spec.trans_b, key.trans_b);
-                    const bool packed = alignment == packed_alignment(key);
-                    // Tight leading dimensions (0) are the rows' lengths.
-                    const int lda = spec.lda ? spec.lda : (ta ? key.M : key.K);
-                    const int ldb = spec.ldb ? spec.ldb : (tb ? key.K : key.N);
-                    const int ldc = spec.ldc ? spec.ldc : key.N;
-                    EXPECT_GE(lda, ta ? key.M : key.K);
-                    EXPECT_GE(ldb, tb ? key.K : key.N);
-                    EXPECT_GE(ldc, key.N);
-                    if (packed) {
-                        EXPECT_EQ(spec.lda + spec.ldb + spec.ldc + spec.offset_floats, 0);
-                    } else {
-                        EXPECT_LT(lda, (ta ? key.M : key.K) + 4);  // at most 3 floats of padding a row
-                        EXPECT_LT(ldb, (tb ? key.K : key.N) + 4);
-                        EXPECT_LT(ldc, key.N + 4);
-                    }
-                    // GemmProblem's allocations are 256-byte aligned; its operands start
-                    // offset_floats past that.
-                    const auto* start = reinterpret_cast<const char*>(256) + 4 * spec.offset_floats;
-                    EXPECT_EQ(alignment_class(start, lda, start, ldb, start, ldc), alignment);
+                    judge(key);
                 }
+}
+
+// Each key is judged on operands of exactly its class: tight where packed operands have it,
+// else padded rows and, below 16, operands that start the class's bytes past 16.
+TEST(Operands, EachKeyGetsOperandsOfItsAlignmentClass) {
+    const int shapes[][3] = {{1, 4096, 4096}, {8, 4096, 4093}, {32, 4094, 4096}, {4095, 4097, 4093}, {7, 17, 1}};
+    for_every_key(shapes, [&](const ShapeKey& key) {
+        const ProblemSpec spec = operands_for(key);
+        EXPECT_EQ(spec.M, key.M);
+        EXPECT_EQ(spec.N, key.N);
+        EXPECT_EQ(spec.K, key.K);
+        EXPECT_EQ(spec.trans_a, key.trans_a);
+        EXPECT_EQ(spec.trans_b, key.trans_b);
+        const bool packed = key.alignment == packed_alignment(key);
+        // Tight leading dimensions (0) are the rows' lengths.
+        const int lda = spec.lda ? spec.lda : (key.trans_a ? key.M : key.K);
+        const int ldb = spec.ldb ? spec.ldb : (key.trans_b ? key.K : key.N);
+        const int ldc = spec.ldc ? spec.ldc : key.N;
+        EXPECT_GE(lda, key.trans_a ? key.M : key.K);
+        EXPECT_GE(ldb, key.trans_b ? key.K : key.N);
+        EXPECT_GE(ldc, key.N);
+        if (packed) {
+            EXPECT_EQ(spec.lda + spec.ldb + spec.ldc + spec.offset_floats, 0);
+        } else {
+            EXPECT_LT(lda, (key.trans_a ? key.M : key.K) + 4);  // at most 3 floats of padding a row
+            EXPECT_LT(ldb, (key.trans_b ? key.K : key.N) + 4);
+            EXPECT_LT(ldc, key.N + 4);
+        }
+        // GemmProblem's allocations are 256-byte aligned; its operands start offset_floats past that.
+        const auto* start = reinterpret_cast<const char*>(256) + 4 * spec.offset_floats;
+        EXPECT_EQ(alignment_class(start, lda, start, ldb, start, ldc), key.alignment);
+    });
     ShapeKey bad;
     bad.M = bad.N = bad.K = 64;
     bad.alignment = 2;
@@ -79,43 +87,36 @@ TEST(Operands, TheOtherLayoutKeepsTheClassAndTurnsEachOperandsAlignmentOver) {
     const int shapes[][3] = {{1, 4096, 4096}, {8, 4096, 4093}, {32, 4094, 4096}, {4095, 4097, 4093},
                              {7, 17, 1},      {17, 32, 7},     {17, 31, 8},      {2, 6, 10}};
     int turned = 0, kept_for_c = 0;
-    for (const auto& mnk : shapes)
-        for (int ta = 0; ta < 2; ++ta)
-            for (int tb = 0; tb < 2; ++tb)
-                for (int alignment : {16, 8, 4}) {
-                    ShapeKey key;
-                    key.M = mnk[0], key.N = mnk[1], key.K = mnk[2];
-                    key.trans_a = ta, key.trans_b = tb, key.alignment = alignment;
-                    SCOPED_TRACE(key.to_string());
-                    ProblemSpec first = operands_for(key);
-                    const int rows[3] = {ta ? key.M : key.K, tb ? key.K : key.N, key.N};
-                    int* first_ld[3] = {&first.lda, &first.ldb, &first.ldc};
-                    for (int i = 0; i < 3; ++i)
-                        if (*first_ld[i] == 0) *first_ld[i] = rows[i];  // tight, as GemmProblem fills it in
-                    const LeadingDimensions other = other_layout_for(first);
-                    const int other_ld[3] = {other.lda, other.ldb, other.ldc};
-                    int before[3], after[3];
-                    for (int i = 0; i < 3; ++i) {
-                        before[i] = operand_alignment(first.offset_floats, *first_ld[i]);
-                        after[i] = operand_alignment(0, other_ld[i]);
-                        EXPECT_GE(other_ld[i], rows[i] + 4) << "operand " << i;
-                        EXPECT_LE(other_ld[i], rows[i] + 7) << "operand " << i;
-                    }
-                    EXPECT_EQ(std::min({after[0], after[1], after[2]}), alignment);
-                    const bool none_took_16 = before[0] < 16 && before[1] < 16 && before[2] < 16;
-                    for (int i = 0; i < 3; ++i) {
-                        const bool stays_for_c = i == 2 && none_took_16;
-                        if (alignment == 16) {
-                            EXPECT_EQ(after[i], 16) << "operand " << i;
-                        } else if (stays_for_c) {
-                            EXPECT_EQ(after[i], alignment);
-                            ++kept_for_c;
-                        } else {
-                            EXPECT_NE(after[i] == 16, before[i] == 16) << "operand " << i;
-                            ++turned;
-                        }
-                    }
-                }
+    for_every_key(shapes, [&](const ShapeKey& key) {
+        ProblemSpec first = operands_for(key);
+        const int rows[3] = {key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N};
+        int* first_ld[3] = {&first.lda, &first.ldb, &first.ldc};
+        for (int i = 0; i < 3; ++i)
+            if (*first_ld[i] == 0) *first_ld[i] = rows[i];  // tight, as GemmProblem fills it in
+        const LeadingDimensions other = other_layout_for(first);
+        const int other_ld[3] = {other.lda, other.ldb, other.ldc};
+        int before[3], after[3];
+        for (int i = 0; i < 3; ++i) {
+            before[i] = operand_alignment(first.offset_floats, *first_ld[i]);
+            after[i] = operand_alignment(0, other_ld[i]);
+            EXPECT_GE(other_ld[i], rows[i] + 4) << "operand " << i;
+            EXPECT_LE(other_ld[i], rows[i] + 7) << "operand " << i;
+        }
+        EXPECT_EQ(std::min({after[0], after[1], after[2]}), key.alignment);
+        const bool none_took_16 = before[0] < 16 && before[1] < 16 && before[2] < 16;
+        for (int i = 0; i < 3; ++i) {
+            const bool stays_for_c = i == 2 && none_took_16;
+            if (key.alignment == 16) {
+                EXPECT_EQ(after[i], 16) << "operand " << i;
+            } else if (stays_for_c) {
+                EXPECT_EQ(after[i], key.alignment);
+                ++kept_for_c;
+            } else {
+                EXPECT_NE(after[i] == 16, before[i] == 16) << "operand " << i;
+                ++turned;
+            }
+        }
+    });
     // Both rules below class 16 were met on these shapes.
     EXPECT_GT(turned, 0);
     EXPECT_GT(kept_for_c, 0);
