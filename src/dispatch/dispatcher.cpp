@@ -15,9 +15,8 @@ namespace {
 
 constexpr int kDefaultMaxStreams = 8;
 constexpr int kDefaultMissFlushMs = 10000;
-// Only cudaStreamPerThread's id is read, and that fails only once the context is lost.
-constexpr const char* kUnnamedStream =
-    "cudaStreamGetId could not name the stream (cudaStreamPerThread): the CUDA context failed earlier";
+// Only cudaStreamPerThread's id is read from the runtime (after a device fault it is not given).
+constexpr const char* kUnnamedStream = "cudaStreamGetId could not name the stream (cudaStreamPerThread): %s";
 
 using Clock = std::chrono::steady_clock;
 
@@ -211,9 +210,9 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     SgemmArgs args = call.args();
     StreamSlot* slot = nullptr;
     if (p->route == Route::Cublas || p->launch.workspace_bytes > 0) {
-        bool unnamed = false;
-        slot = slots_->slot_for(stream, unnamed);
-        if (unnamed) return fail(SGEMM_DISPATCH_CUDA_ERROR, "%s", kUnnamedStream);
+        cudaError_t id_error = cudaSuccess;
+        slot = slots_->slot_for(stream, id_error);
+        if (id_error != cudaSuccess) return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(id_error));
         if (!slot)
             return fail(SGEMM_DISPATCH_TOO_MANY_STREAMS,
                         "all %d per-stream workspaces belong to other streams (options.max_streams)",
@@ -255,8 +254,8 @@ sgemm_dispatch_status_t Dispatcher::release_stream(cudaStream_t stream) noexcept
     // cudaStreamPerThread names the calling thread's stream of the current device: on another
     // device it would name a stream that holds nothing here, and the release would do nothing.
     if (const sgemm_dispatch_status_t status = check_current_device(); status != SGEMM_DISPATCH_SUCCESS) return status;
-    if (!slots_->release(stream))
-        return fail(SGEMM_DISPATCH_CUDA_ERROR, "%s", kUnnamedStream);
+    if (const cudaError_t e = slots_->release(stream); e != cudaSuccess)
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(e));
     return SGEMM_DISPATCH_SUCCESS;
 }
 

@@ -8,18 +8,21 @@ namespace {
 // plain cuBLAS call.
 constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;
 
-// A stream's identity for the slot table; never 0, which marks a free slot. A handle names
-// one stream in every thread, except cudaStreamPerThread, which names each thread's own
-// stream: its unique id (with the top bit set, which no pointer has) stands for it. 0 and
-// cudaStreamLegacy are the same stream. Returns 0 when the id cannot be read.
-std::uint64_t stream_key(cudaStream_t stream) noexcept {
+// A stream's identity for the slot table, into `key`; never 0, which marks a free slot. A
+// handle names one stream in every thread, except cudaStreamPerThread, which names each
+// thread's own stream: its unique id (with the top bit set, which no pointer has) stands for
+// it. 0 and cudaStreamLegacy are the same stream. Returns the runtime's error when the id
+// cannot be read.
+cudaError_t stream_key(cudaStream_t stream, std::uint64_t& key) noexcept {
     if (stream == cudaStreamPerThread) {
         unsigned long long id = 0;
-        if (cudaStreamGetId(stream, &id) != cudaSuccess) return 0;
-        return id | (1ull << 63);
+        if (const cudaError_t e = cudaStreamGetId(stream, &id); e != cudaSuccess) return e;
+        key = id | (1ull << 63);
+        return cudaSuccess;
     }
     if (stream == nullptr) stream = cudaStreamLegacy;
-    return reinterpret_cast<std::uintptr_t>(stream);
+    key = reinterpret_cast<std::uintptr_t>(stream);
+    return cudaSuccess;
 }
 
 }  // namespace
@@ -61,10 +64,10 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
     }
 }
 
-StreamSlot* StreamSlots::slot_for(cudaStream_t stream, bool& unnamed) noexcept {
-    const std::uint64_t key = stream_key(stream);
-    unnamed = key == 0;
-    if (unnamed) return nullptr;
+StreamSlot* StreamSlots::slot_for(cudaStream_t stream, cudaError_t& id_error) noexcept {
+    std::uint64_t key = 0;
+    id_error = stream_key(stream, key);
+    if (id_error != cudaSuccess) return nullptr;
     if (StreamSlot* held = slot_held_by(key)) return held;
     std::lock_guard<std::mutex> lock(claim_mutex_);
     if (StreamSlot* held = slot_held_by(key)) return held;  // another thread's first call claimed it
@@ -77,20 +80,20 @@ StreamSlot* StreamSlots::slot_for(cudaStream_t stream, bool& unnamed) noexcept {
     return nullptr;
 }
 
-bool StreamSlots::release(cudaStream_t stream) noexcept {
-    const std::uint64_t key = stream_key(stream);
-    if (key == 0) return false;
+cudaError_t StreamSlots::release(cudaStream_t stream) noexcept {
+    std::uint64_t key = 0;
+    if (const cudaError_t e = stream_key(stream, key); e != cudaSuccess) return e;
     // Under the claim lock, so that two releases of one stream cannot both free its slot: the
     // second, finding it again after another stream claimed it, would free that one's.
     std::lock_guard<std::mutex> claims(claim_mutex_);
     StreamSlot* slot = slot_held_by(key);
-    if (!slot) return true;
+    if (!slot) return cudaSuccess;
     {
         std::lock_guard<std::mutex> lock(slot->turn_mutex_);
         slot->cublas_bound_ = false;
     }
     slot->owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle
-    return true;
+    return cudaSuccess;
 }
 
 StreamSlot* StreamSlots::slot_held_by(std::uint64_t key) noexcept {

@@ -53,15 +53,16 @@ public:
 
     // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to
     // another stream, or when the stream's id cannot be read (cudaStreamPerThread after a
-    // device fault, say), which sets `unnamed`. A stream that holds a slot finds it by a
-    // lock-free scan of `count` atomics; only a claim takes a lock, so that a stream never
-    // holds two slots.
-    StreamSlot* slot_for(cudaStream_t stream, bool& unnamed) noexcept;
+    // device fault, say), which sets `id_error` to the runtime's error (else cudaSuccess). A
+    // stream that holds a slot finds it by a lock-free scan of `count` atomics; only a claim
+    // takes a lock, so that a stream never holds two slots.
+    StreamSlot* slot_for(cudaStream_t stream, cudaError_t& id_error) noexcept;
 
     // Frees the slot `stream` holds, if any, for another stream; its cuBLAS handle is bound
     // to the next owner's stream on that one's first cuBLAS call. The caller has no call on
-    // `stream` in flight. False when the stream's id cannot be read (cudaStreamPerThread).
-    bool release(cudaStream_t stream) noexcept;
+    // `stream` in flight. The runtime's error when the stream's id cannot be read
+    // (cudaStreamPerThread), else cudaSuccess.
+    cudaError_t release(cudaStream_t stream) noexcept;
 
     int count() const { return count_; }
     int used() const;

@@ -23,9 +23,9 @@ StreamSlots slots_without_device(int count) { return StreamSlots(count, 0, false
 // The slot of `stream` in `slots`, whose id is read without the CUDA runtime (any stream but
 // cudaStreamPerThread).
 StreamSlot* slot_of(StreamSlots& slots, cudaStream_t stream) {
-    bool unnamed = true;
-    StreamSlot* slot = slots.slot_for(stream, unnamed);
-    EXPECT_FALSE(unnamed);
+    cudaError_t id_error = cudaErrorUnknown;
+    StreamSlot* slot = slots.slot_for(stream, id_error);
+    EXPECT_EQ(id_error, cudaSuccess);
     return slot;
 }
 
@@ -57,7 +57,7 @@ TEST(StreamSlots, AFullTableRefusesANewStreamUntilOneIsReleased) {
     EXPECT_EQ(slot_of(slots, fake_stream(3)), nullptr);
     EXPECT_NE(slot_of(slots, fake_stream(1)), nullptr);  // the holders still find theirs
 
-    EXPECT_TRUE(slots.release(fake_stream(1)));
+    EXPECT_EQ(cudaSuccess, slots.release(fake_stream(1)));
     EXPECT_EQ(slots.used(), 1);
     EXPECT_EQ(slot_of(slots, fake_stream(3)), first);
     EXPECT_EQ(slot_of(slots, fake_stream(1)), nullptr);  // it gave its slot away
@@ -66,24 +66,25 @@ TEST(StreamSlots, AFullTableRefusesANewStreamUntilOneIsReleased) {
 TEST(StreamSlots, ReleasingAStreamThatHoldsNothingChangesNothing) {
     StreamSlots slots = slots_without_device(2);
     StreamSlot* held = slot_of(slots, fake_stream(1));
-    EXPECT_TRUE(slots.release(fake_stream(2)));
+    EXPECT_EQ(cudaSuccess, slots.release(fake_stream(2)));
     EXPECT_EQ(slots.used(), 1);
     EXPECT_EQ(slot_of(slots, fake_stream(1)), held);
-    EXPECT_TRUE(slots.release(fake_stream(1)));
-    EXPECT_TRUE(slots.release(fake_stream(1)));
+    EXPECT_EQ(cudaSuccess, slots.release(fake_stream(1)));
+    EXPECT_EQ(cudaSuccess, slots.release(fake_stream(1)));
     EXPECT_EQ(slots.used(), 0);
 }
 
 // cudaStreamPerThread's id comes from the runtime. Where the runtime cannot give it (no GPU
-// here, or a context lost to a device fault) the table says the stream is unnamed, which
+// here, or a context lost to a device fault) the table passes on the runtime's error, which
 // dispatch reports as a CUDA error, not as a full table; where it can, the stream gets a slot.
-TEST(StreamSlots, AStreamWhoseIdCannotBeReadIsUnnamedNotRefused) {
+TEST(StreamSlots, AStreamWhoseIdCannotBeReadIsAnErrorNotARefusal) {
     StreamSlots slots = slots_without_device(1);
     unsigned long long id = 0;
-    const bool readable = cudaStreamGetId(cudaStreamPerThread, &id) == cudaSuccess;
-    bool unnamed = readable;  // the opposite of what slot_for must say
-    StreamSlot* slot = slots.slot_for(cudaStreamPerThread, unnamed);
-    EXPECT_EQ(unnamed, !readable);
-    EXPECT_EQ(slot != nullptr, readable);
-    EXPECT_EQ(slots.used(), readable ? 1 : 0);
+    const cudaError_t runtime_says = cudaStreamGetId(cudaStreamPerThread, &id);
+    cudaError_t id_error = runtime_says == cudaSuccess ? cudaErrorUnknown : cudaSuccess;  // the opposite
+    StreamSlot* slot = slots.slot_for(cudaStreamPerThread, id_error);
+    EXPECT_EQ(id_error, runtime_says);
+    EXPECT_EQ(slot != nullptr, runtime_says == cudaSuccess);
+    EXPECT_EQ(slots.used(), runtime_says == cudaSuccess ? 1 : 0);
+    EXPECT_EQ(slots.release(cudaStreamPerThread), runtime_says);
 }
