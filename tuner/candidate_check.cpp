@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include "db/shape_key.h"
 #include "src/cuda/check.h"
@@ -123,12 +125,16 @@ LeadingDimensions other_layout_for(const ProblemSpec& first) {
     if (call_class < 16 && *std::min_element(target.begin(), target.end()) == 16) target[2] = call_class;
     // The first leading dimension at least 4 floats past the row's end that gives the operand
     // its target at a 256-byte start: a multiple of 4 floats for 16, of 2 but not 4 for 8, odd
-    // for 4.
+    // for 4. In 64 bits: it must still fit an int.
     std::array<int, 3> out{};
     const char* const aligned = reinterpret_cast<const char*>(256);
     for (int i = 0; i < 3; ++i) {
-        out[i] = row_length[i] + 4;
-        while (alignment_class(aligned, out[i], aligned, out[i], aligned, out[i]) != target[i]) ++out[i];
+        std::int64_t ld = std::int64_t{row_length[i]} + 4;
+        while (alignment_class(aligned, ld, aligned, ld, aligned, ld) != target[i]) ++ld;
+        if (ld > std::numeric_limits<int>::max())
+            throw Error("rows of " + std::to_string(row_length[i]) + " floats cannot be laid out 4 to 7 floats longer " +
+                        "in a 32-bit leading dimension");
+        out[i] = static_cast<int>(ld);
     }
     return LeadingDimensions{out[0], out[1], out[2]};
 }

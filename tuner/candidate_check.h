@@ -51,7 +51,11 @@ constexpr int kCheckedRuns = 3;
 // and a class-4 winner checked only with A misaligned would still serve calls where B or C
 // is. An operand that takes 16-byte accesses in `first` does not here, and one that does not
 // does, but in class 8 or 4 some operand must stay below 16 bytes: where none took them in
-// `first`, C stays below (A and B then take them). In class 16 nothing can turn.
+// `first`, C stays below (A and B then take them). In class 16 nothing can turn. Two layouts
+// cannot set every pair of operands apart: two that share their alignment in `first` (A and
+// B where all three start misaligned, as in every key tuned at another class than packed
+// operands have) share it here too, so a kernel that takes one's alignment for the other's
+// is caught only where they differ.
 LeadingDimensions other_layout_for(const ProblemSpec& first);
 
 // Whether the CUDA context is lost, as after a device fault: every call then returns the

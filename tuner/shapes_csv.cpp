@@ -205,24 +205,36 @@ ShapesFile load_shapes_csv(const std::string& path) {
 
 double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
     const double m = key.M, n = key.N, k = key.K;
-    const double a = m * k, b = k * n, c = m * n;  // floats (the fp64 copies: twice as many bytes)
-    const double resident = a + b + 2.0 * c;               // A, B, C's first values, the output
+    const double a_rows = key.trans_a ? k : m, b_rows = key.trans_b ? n : k;
+    // Floats (the fp64 copies: twice as many bytes). A key of another class than packed
+    // operands have is tuned on rows up to 3 floats longer (operands_for).
+    const double padding = key.alignment == packed_alignment(key) ? 0.0 : 3.0;
+    const double a = m * k + padding * a_rows, b = k * n + padding * b_rows, c = m * n + padding * m;
+    const double resident = a + b + 2.0 * c;                           // A, B, C's first values, the output
     const double beside = fp64_reference ? 2.0 * (a + b + c) : a + b;  // fp64 copies, or |A| and |B|
     // Then the copy laid out anew (GemmProblem's second constructor) beside the first: each
     // row of A, B and C up to 7 floats longer than it is (other_layout_for).
-    const double a_rows = key.trans_a ? k : m, b_rows = key.trans_b ? n : k;
-    const double longer = resident + 7.0 * (a_rows + b_rows + 2.0 * m);
-    return 1.1 * 4.0 * (resident + std::max(beside, longer));
+    const double laid_out_anew = m * k + k * n + 2.0 * m * n + 7.0 * (a_rows + b_rows + 2.0 * m);
+    return 1.1 * 4.0 * (resident + std::max(beside, laid_out_anew));
 }
 
 namespace {
 // Why `row` does not fit in `device_bytes`, or empty when it does.
 std::string too_large(const ShapeRow& row, const std::string& file_name, std::size_t device_bytes, bool fp64_reference) {
-    const double need = tuning_bytes(row.key, fp64_reference);
-    if (need <= static_cast<double>(device_bytes)) return "";
-    char text[160];
-    std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
-                  need / 1073741824.0, device_bytes / 1073741824.0);
+    const ShapeKey& key = row.key;
+    const int longest_row = std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N});
+    const double need = tuning_bytes(key, fp64_reference);
+    char text[200];
+    if (longest_row > kLongestCheckedRow)
+        std::snprintf(text, sizeof text,
+                      " has rows of %d floats; the check lays each row out up to 7 floats longer, in a 32-bit "
+                      "leading dimension, so rows of at most %d can be tuned",
+                      longest_row, kLongestCheckedRow);
+    else if (need > static_cast<double>(device_bytes))
+        std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
+                      need / 1073741824.0, device_bytes / 1073741824.0);
+    else
+        return "";
     const std::string where = row.line > 0 ? file_name + ":" + std::to_string(row.line) : file_name;
     const std::string named = row.line > 0 || row.name.empty() ? "" : " (" + row.name + ")";
     return where + ": " + row.key.to_string() + named + text;

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <istream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -53,15 +54,20 @@ ShapesFile load_shapes_csv(const std::string& path);
 // double: at the largest dimensions the CSV takes (2^31 - 1) it passes what a size_t holds.
 double tuning_bytes(const ShapeKey& key, bool fp64_reference);
 
+// The longest row of A, B or C a shape can have to be tuned: the check lays each row out up to
+// 7 floats longer (other_layout_for, tuner/candidate_check.h) in an int leading dimension.
+constexpr int kLongestCheckedRow = std::numeric_limits<int>::max() - 7;
+
 // "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for the first
-// row that does not fit in `device_bytes`, else empty. Rows of no line (the database's
-// misses) are named by their key and name alone.
+// row that does not fit in `device_bytes` (or whose rows are longer than kLongestCheckedRow,
+// which it says instead), else empty. Rows of no line (the database's misses) are named by
+// their key and name alone.
 std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
                                   bool fp64_reference);
 
-// Removes the rows that do not fit in `device_bytes` and returns why each was removed, as
-// first_shape_too_large words it: the misses dispatch recorded are not the user's to edit,
-// so those that fit are tuned and the rest named.
+// Removes the rows that do not fit in `device_bytes` (or have rows too long) and returns why
+// each was removed, as first_shape_too_large words it: the misses dispatch recorded are not
+// the user's to edit, so those that fit are tuned and the rest named.
 std::vector<std::string> drop_shapes_too_large(ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
                                                bool fp64_reference);
 

@@ -70,7 +70,7 @@ std::string expect_invalid(sgemm::testing::GpuContext& gpu, const NaiveCandidate
     return checked.invalid_reason;
 }
 
-TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedAtBothScalars) {
+TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedOnEveryRun) {
     SGEMM_REQUIRE_GPU(gpu);
     const NaiveCandidate naive(gpu->device);
     GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
@@ -172,8 +172,8 @@ TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
 // Kernels choose 16-byte or 4-byte accesses operand by operand, so a binary that tests one
 // operand's alignment where it means another's is right on the layout it was tuned on and
 // wrong where dispatch hands it a call of the same class with the other operand misaligned.
-// Each such kernel here reads one operand with its leading dimension rounded down to a
-// multiple of 4 when another takes 16-byte accesses: right on the tight layout, where that
+// Each such kernel here reads A or B, or writes C, with its leading dimension rounded down to
+// a multiple of 4 when another operand takes 16-byte accesses: right on the tight layout, where that
 // other operand does not, and a wrong result on the layout the check turns over. The first
 // checks could not see it: they kept each operand's alignment.
 TEST(CandidateCheck, AKernelThatTakesOneOperandsAlignmentForAnothersIsAWrongResult) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tuner/candidate_check.h"
+#include "tuner/shapes_csv.h"
 #include "tuner/tuner.h"
 
 using namespace sgemm;
@@ -124,6 +125,15 @@ TEST(Operands, TheOtherLayoutKeepsTheClassAndTurnsEachOperandsAlignmentOver) {
     ProblemSpec unfilled;
     unfilled.M = 8, unfilled.N = 64, unfilled.K = 64;
     EXPECT_THROW(other_layout_for(unfilled), Error);
+    // A row whose longer layout would pass an int is refused (shapes_csv's kLongestCheckedRow
+    // keeps such shapes from the tuner), not wrapped to a negative leading dimension.
+    ProblemSpec longest;
+    longest.M = longest.N = 1;
+    longest.K = longest.lda = kLongestCheckedRow;
+    longest.ldb = longest.ldc = 1;
+    EXPECT_EQ(other_layout_for(longest).lda, kLongestCheckedRow + 5);  // A took 16 bytes: now odd
+    longest.K = longest.lda = kLongestCheckedRow + 1;
+    EXPECT_THROW(other_layout_for(longest), Error);
 }
 
 }  // namespace

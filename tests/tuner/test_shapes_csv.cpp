@@ -294,6 +294,30 @@ TEST(ShapesCsv, TheMemoryNeededIsTheOperandsPeak) {
     // A tall A of one column: its copy laid out anew, 1 + 7 floats a row, is the peak.
     const ShapeKey tall = parse("M,N,K\n1000000,1,1\n").rows.at(0).key;
     EXPECT_DOUBLE_EQ(tuning_bytes(tall, false), 1.1 * 4.0 * (3e6 + 1 + 3e6 + 1 + 7.0 * (1e6 + 1 + 2e6)));
+    // The same key at class 16, which packed operands do not have: the tuner's own rows are 4
+    // floats (3 of padding), so A, C's first values and the output take 4e6 floats each and B
+    // 4, beside the copy laid out anew. The estimate used to count the rows tight (29.7e6
+    // floats with the copy, where 36e6 are held).
+    const ShapeKey padded = parse("M,N,K,transA,transB,precision,weight,name,align\n1000000,1,1,N,N,fp32,1,,16\n").rows.at(0).key;
+    EXPECT_DOUBLE_EQ(tuning_bytes(padded, false), 1.1 * 4.0 * (12e6 + 4 + 3e6 + 1 + 7.0 * (1e6 + 1 + 2e6)));
+}
+
+// The check lays each row out up to 7 floats longer, in an int leading dimension: a shape
+// whose rows are longer than 2^31 - 8 floats is refused before tuning, by name, where the
+// second layout used to overflow into a negative leading dimension and end the run. One row
+// shorter is judged by its memory alone.
+TEST(ShapesCsv, RowsTooLongForTheChecksLayoutAreRefused) {
+    const ShapesFile too_long = parse("M,N,K\n1,1,2147483641\n");
+    const std::string why = first_shape_too_large(too_long, "s.csv", std::size_t(1) << 50, false);
+    EXPECT_EQ(why, "s.csv:2: M=1 N=1 K=2147483641 NN fp32 align4 has rows of 2147483641 floats; the check lays each "
+                   "row out up to 7 floats longer, in a 32-bit leading dimension, so rows of at most 2147483640 can be "
+                   "tuned");
+    EXPECT_EQ(first_shape_too_large(parse("M,N,K\n1,1,2147483640\n"), "s.csv", std::size_t(1) << 50, false), "");
+    ShapesFile wide_c = parse("M,N,K\n1,2147483647,1\n");
+    EXPECT_NE(first_shape_too_large(wide_c, "s.csv", std::size_t(1) << 50, false).find("rows of 2147483647 floats"),
+              std::string::npos);
+    EXPECT_EQ(drop_shapes_too_large(wide_c, "s.csv", std::size_t(1) << 50, false).size(), 1u);
+    EXPECT_TRUE(wide_c.rows.empty());
 }
 
 // Misses have no line: those too large for tuning are named by key and left out, the rest kept.
