@@ -129,12 +129,12 @@ LeadingDimensions other_layout_for(const ProblemSpec& first) {
     std::array<int, 3> out{};
     const char* const aligned = reinterpret_cast<const char*>(256);
     for (int i = 0; i < 3; ++i) {
-        std::int64_t ld = std::int64_t{row_length[i]} + 4;
-        while (alignment_class(aligned, ld, aligned, ld, aligned, ld) != target[i]) ++ld;
-        if (ld > std::numeric_limits<int>::max())
+        std::int64_t longer = std::int64_t{row_length[i]} + 4;
+        while (alignment_class(aligned, longer, aligned, longer, aligned, longer) != target[i]) ++longer;
+        if (longer > std::numeric_limits<int>::max())
             throw Error("rows of " + std::to_string(row_length[i]) + " floats cannot be laid out 4 to 7 floats longer " +
                         "in a 32-bit leading dimension");
-        out[i] = static_cast<int>(ld);
+        out[i] = static_cast<int>(longer);
     }
     return LeadingDimensions{out[0], out[1], out[2]};
 }
