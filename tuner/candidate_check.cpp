@@ -61,8 +61,20 @@ Accuracy worse_of(Accuracy a, const Accuracy& b) {
 
 }  // namespace
 
-CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 GemmProblem& other_layout, cudaStream_t stream) {
+CheckProblems::CheckProblems(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream)
+    : first(spec, cublas, stream) {
+    for (const LeadingDimensions& lds : later_layouts_for(first.spec()))
+        later.push_back(std::make_unique<GemmProblem>(first, lds, stream));
+}
+
+std::vector<GemmProblem*> CheckProblems::all() {
+    std::vector<GemmProblem*> out = {&first};
+    for (const std::unique_ptr<GemmProblem>& p : later) out.push_back(p.get());
+    return out;
+}
+
+CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, CheckProblems& problems,
+                                 cudaStream_t stream) {
     CheckedCandidate out;
     const auto invalid = [&](std::string why) {
         out.kernel.reset();
@@ -74,10 +86,11 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     if (const std::string why = refusal([&] { kernel = std::make_shared<LoadedKernel>(family, compiled); }, stream);
         !why.empty())
         return invalid("does not load: " + why);
-    // The workspace depends on the shape and the alignment class, which the two share.
-    const ProblemSpec& spec = problem.spec();
-    const std::size_t workspace = kernel->workspace_bytes(spec.M, spec.N, spec.K, problem.call_alignment());
-    for (GemmProblem* p : {&problem, &other_layout}) {
+    // The workspace depends on the shape and the alignment class, which the layouts share.
+    GemmProblem& first = problems.first;
+    const ProblemSpec& spec = first.spec();
+    const std::size_t workspace = kernel->workspace_bytes(spec.M, spec.N, spec.K, first.call_alignment());
+    for (GemmProblem* p : problems.all()) {
         if (std::string why = p->workspace_does_not_fit(workspace); !why.empty()) return invalid(std::move(why));
         p->reserve_workspace(workspace);
     }
@@ -93,16 +106,20 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
         accuracy = on.check_output();
         return accuracy.ok() ? std::string() : "wrong result" + when + ": " + accuracy.verdict();
     };
-    static_assert(kCheckedRuns == 3, "the runs below are kCheckedRuns");
-    if (std::string why = run_and_judge(problem, spec.alpha, spec.beta, "", out.accuracy); !why.empty())
+    if (std::string why = run_and_judge(first, spec.alpha, spec.beta, "", out.accuracy); !why.empty())
         return invalid(std::move(why));
-    const ProblemSpec& other = other_layout.spec();
-    for (const float beta : {0.0f, kScaledBeta}) {
+    // The later runs: both scalars on the first later layout, C read on each other one.
+    std::vector<std::pair<GemmProblem*, float>> later_runs = {{problems.later.front().get(), 0.0f}};
+    for (const std::unique_ptr<GemmProblem>& later : problems.later) later_runs.emplace_back(later.get(), kScaledBeta);
+    if (1 + later_runs.size() != static_cast<std::size_t>(checked_runs(spec)))
+        throw Error("the check's runs are not checked_runs");
+    for (const auto& [on, beta] : later_runs) {
+        const ProblemSpec& other = on->spec();
         char when[160];
         std::snprintf(when, sizeof when, " at alpha %g and beta %g on rows laid out anew (lda %d, ldb %d, ldc %d)",
                       kScaledAlpha, beta, other.lda, other.ldb, other.ldc);
         Accuracy later;
-        if (std::string why = run_and_judge(other_layout, kScaledAlpha, beta, when, later); !why.empty())
+        if (std::string why = run_and_judge(*on, kScaledAlpha, beta, when, later); !why.empty())
             return invalid(std::move(why));
         out.accuracy = worse_of(out.accuracy, later);
     }
@@ -110,33 +127,59 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     return out;
 }
 
-LeadingDimensions other_layout_for(const ProblemSpec& first) {
+std::vector<LeadingDimensions> later_layouts_for(const ProblemSpec& first) {
     // A, B and C: each row's length, and the alignment (16, 8 or 4 bytes) its start and
     // leading dimension give it in `first`, where all three start offset_floats past 256.
     const std::array<int, 3> row_length = {first.trans_a ? first.M : first.K, first.trans_b ? first.K : first.N, first.N};
     const std::array<int, 3> ld = {first.lda, first.ldb, first.ldc};
     const char* const start = reinterpret_cast<const char*>(256) + 4 * first.offset_floats;
     for (int i = 0; i < 3; ++i)
-        if (ld[i] < row_length[i]) throw Error("other_layout_for takes a layout with its leading dimensions filled in");
-    std::array<int, 3> own{}, target{};
+        if (ld[i] < row_length[i]) throw Error("later_layouts_for takes a layout with its leading dimensions filled in");
+    std::array<int, 3> own{};
     for (int i = 0; i < 3; ++i) own[i] = alignment_class(start, ld[i], start, ld[i], start, ld[i]);
     const int call_class = *std::min_element(own.begin(), own.end());
-    for (int i = 0; i < 3; ++i) target[i] = call_class == 16 ? 16 : own[i] == 16 ? call_class : 16;
-    if (call_class < 16 && *std::min_element(target.begin(), target.end()) == 16) target[2] = call_class;
-    // The first leading dimension at least 4 floats past the row's end that gives the operand
-    // its target at a 256-byte start: a multiple of 4 floats for 16, of 2 but not 4 for 8, odd
-    // for 4. In 64 bits: it must still fit an int.
-    std::array<int, 3> out{};
+    // Each later layout's alignment of A, B and C: which take 16 bytes (a bit each, A first).
+    // Class 16 keeps all three; else the layouts are the other arrangements of as many
+    // aligned operands as `first` has, or, where it has none, each of the three with one
+    // operand misaligned, C first. A misaligned operand takes the call's class.
+    const unsigned in_first = (own[0] == 16) | (own[1] == 16) << 1 | (own[2] == 16) << 2;
+    std::vector<unsigned> arrangements;
+    if (call_class == 16)
+        arrangements = {7u};
+    else if (in_first == 0)
+        arrangements = {3u, 5u, 6u};
+    else
+        for (unsigned bits = 1; bits < 7; ++bits)
+            if (bits != in_first && __builtin_popcount(bits) == __builtin_popcount(in_first)) arrangements.push_back(bits);
+    std::vector<std::array<int, 3>> targets;
+    for (const unsigned bits : arrangements)
+        targets.push_back({bits & 1u ? 16 : call_class, bits & 2u ? 16 : call_class, bits & 4u ? 16 : call_class});
+    // Per layout, the first leading dimension at least 4 floats past each row's end that
+    // gives the operand its target at a 256-byte start: a multiple of 4 floats for 16, of 2
+    // but not 4 for 8, odd for 4. In 64 bits: it must still fit an int.
+    std::vector<LeadingDimensions> out;
     const char* const aligned = reinterpret_cast<const char*>(256);
-    for (int i = 0; i < 3; ++i) {
-        std::int64_t longer = std::int64_t{row_length[i]} + 4;
-        while (alignment_class(aligned, longer, aligned, longer, aligned, longer) != target[i]) ++longer;
-        if (longer > std::numeric_limits<int>::max())
-            throw Error("rows of " + std::to_string(row_length[i]) + " floats cannot be laid out 4 to 7 floats longer " +
-                        "in a 32-bit leading dimension");
-        out[i] = static_cast<int>(longer);
+    for (const std::array<int, 3>& target : targets) {
+        std::array<int, 3> lds{};
+        for (int i = 0; i < 3; ++i) {
+            std::int64_t longer = std::int64_t{row_length[i]} + 4;
+            while (alignment_class(aligned, longer, aligned, longer, aligned, longer) != target[i]) ++longer;
+            if (longer > std::numeric_limits<int>::max())
+                throw Error("rows of " + std::to_string(row_length[i]) + " floats cannot be laid out 4 to 7 floats " +
+                            "longer in a 32-bit leading dimension");
+            lds[i] = static_cast<int>(longer);
+        }
+        out.push_back(LeadingDimensions{lds[0], lds[1], lds[2]});
     }
-    return LeadingDimensions{out[0], out[1], out[2]};
+    return out;
+}
+
+int checked_runs(const ProblemSpec& first) {
+    ProblemSpec filled = first;
+    if (filled.lda == 0) filled.lda = first.trans_a ? first.M : first.K;
+    if (filled.ldb == 0) filled.ldb = first.trans_b ? first.K : first.N;
+    if (filled.ldc == 0) filled.ldc = first.N;
+    return 2 + static_cast<int>(later_layouts_for(filled).size());
 }
 
 bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }

@@ -1,5 +1,5 @@
 // Whether a compiled candidate may be timed: it loads, launches, and computes the right
-// answer on the problem's operands at three sets of scalars and two layouts.
+// answer on the problem's operands at three sets of scalars and in two or three layouts.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -23,40 +23,52 @@ struct CheckedCandidate {
     Accuracy accuracy;
 };
 
-// Loads `compiled` (a configuration of `family`), reserves the workspace it declares in
-// `problem` and `other_layout` (the same problem laid out as other_layout_for says,
-// GemmProblem's second constructor), and judges three runs on poisoned output, since
-// dispatch runs a winner at every alpha and beta and every layout of the shape's alignment
-// class:
-//   1. on `problem` at its alpha and beta, the scalars it is timed at;
-//   2. on `other_layout` at alpha -1.5 and beta 0 (NaN in C, which must not be read);
-//   3. on `other_layout` at alpha -1.5 and beta 0.75, with C0 in C.
-// Both problems are left at their own scalars. Invalid, with the reason: ptxas spilled, the
-// workspace does not fit the GPU, the cubin does not load, a launch is refused (too many
-// threads or registers, too much shared memory), or a result is wrong. A refused load or
-// launch leaves the CUDA context usable, so the run goes on to the next candidate; a device
-// fault (an illegal address, a trap) does not: its error is thrown, and context_lost says
-// which it was.
-CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, GemmProblem& problem,
-                                 GemmProblem& other_layout, cudaStream_t stream);
-// How many times check_candidate launches a candidate that passes: the tests' kernel that
-// faults only once checked (tests/tuner/faulting_kernel.h) counts on it.
-constexpr int kCheckedRuns = 3;
+// The problem a candidate is checked on: the tuner's layout, on which it is also timed, and
+// the same operands laid out anew for the later runs (later_layouts_for; GemmProblem's second
+// constructor). Each is left at its own scalars.
+struct CheckProblems {
+    CheckProblems(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);
+    GemmProblem first;
+    std::vector<std::unique_ptr<GemmProblem>> later;  // later_layouts_for: one to three
+    std::vector<GemmProblem*> all();
+};
 
-// The leading dimensions of the check's later runs, for a problem laid out as `first` (its
+// Loads `compiled` (a configuration of `family`), reserves the workspace it declares in each
+// of `problems`, and judges its runs on poisoned output, since dispatch runs a winner at
+// every alpha and beta and every layout of the shape's alignment class:
+//   1. on `first` at its alpha and beta, the scalars it is timed at;
+//   2. on the first later layout at alpha -1.5 and beta 0 (NaN in C, which must not be read);
+//   3. on the same layout at alpha -1.5 and beta 0.75, with C0 in C;
+//   4. below class 16, on each other later layout at alpha -1.5 and beta 0.75.
+// Invalid, with the reason: ptxas spilled, the workspace does not fit the GPU, the cubin does
+// not load, a launch is refused (too many threads or registers, too much shared memory), or a
+// result is wrong. A refused load or launch leaves the CUDA context usable, so the run goes
+// on to the next candidate; a device fault (an illegal address, a trap) does not: its error
+// is thrown, and context_lost says which it was.
+CheckedCandidate check_candidate(const Family& family, const CompiledKernel& compiled, CheckProblems& problems,
+                                 cudaStream_t stream);
+// How many times check_candidate launches a candidate that passes on a problem laid out as
+// `first` (leading dimensions of 0: tight), as the tests' kernel that faults only once
+// checked (tests/tuner/faulting_kernel.h) needs to know: three in class 16, four or five
+// below (later_layouts_for).
+int checked_runs(const ProblemSpec& first);
+
+// The leading dimensions of the check's later layouts, for a problem laid out as `first` (its
 // leading dimensions filled in; its operands start offset_floats past 256 bytes, theirs at
 // 256 bytes). Every row is 4 to 7 floats longer than it is, so a kernel that reads past a
-// row's end meets NaN. And each operand's 16-byte alignment is turned over where the call's
-// alignment class allows it: kernels choose 16-byte or 4-byte accesses operand by operand,
-// and a class-4 winner checked only with A misaligned would still serve calls where B or C
-// is. An operand that takes 16-byte accesses in `first` does not here, and one that does not
-// does, but in class 8 or 4 some operand must stay below 16 bytes: where none took them in
-// `first`, C stays below (A and B then take them). In class 16 nothing can turn. Two layouts
-// cannot set every pair of operands apart: two that share their alignment in `first` (A and
-// B where all three start misaligned, as in every key tuned at another class than packed
-// operands have) share it here too, so a kernel that takes one's alignment for the other's
-// is caught only where they differ.
-LeadingDimensions other_layout_for(const ProblemSpec& first);
+// row's end meets NaN. And since kernels choose 16-byte or 4-byte accesses operand by operand,
+// which operands take them differs from layout to layout, so that a kernel that takes one
+// operand's alignment for another's meets a layout where the two differ:
+//   - In class 16 nothing can turn: one layout, every operand aligned.
+//   - Below, the first later layout turns each operand's 16-byte alignment over, but some
+//     operand must stay below 16 bytes: where none took them in `first`, C stays below (A and
+//     B then take them).
+//   - Two operands that share their alignment in `first` share it there too (A and B where
+//     all three start misaligned, as in every key tuned at another class than packed operands
+//     have; B and C where only A is misaligned). The second later layout sets that pair
+//     apart, and C in it takes the alignment it did not have in the first later layout, so
+//     that the runs that read C (beta 0.75) meet both of its paths.
+std::vector<LeadingDimensions> later_layouts_for(const ProblemSpec& first);
 
 // Whether the CUDA context is lost, as after a device fault: every call then returns the
 // fault's error (cudaStreamSynchronize on `stream` is the call asked), and nothing more can

@@ -46,7 +46,7 @@ public:
     // reference and bound are `first`'s, laid out anew. Dispatch keys winners by alignment
     // class, not by leading dimension or by which operand is misaligned: a winner checked on
     // tight rows also serves views into larger matrices, such as one of Q, K and V in a fused
-    // buffer (the check's layout: other_layout_for in tuner/candidate_check.h).
+    // buffer (the check's layouts: later_layouts_for in tuner/candidate_check.h).
     GemmProblem(const GemmProblem& first, const LeadingDimensions& lds, cudaStream_t stream);
 
     const ProblemSpec& spec() const { return spec_; }

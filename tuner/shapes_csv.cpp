@@ -212,9 +212,12 @@ double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
     const double a = m * k + padding * a_rows, b = k * n + padding * b_rows, c = m * n + padding * m;
     const double resident = a + b + 2.0 * c;                           // A, B, C's first values, the output
     const double beside = fp64_reference ? 2.0 * (a + b + c) : a + b;  // fp64 copies, or |A| and |B|
-    // Then the copy laid out anew (GemmProblem's second constructor) beside the first: each
-    // row of A, B and C up to 7 floats longer than it is (other_layout_for).
-    const double laid_out_anew = m * k + k * n + 2.0 * m * n + 7.0 * (a_rows + b_rows + 2.0 * m);
+    // Then the copies laid out anew (GemmProblem's second constructor) beside the first, one
+    // in class 16 and up to three below (later_layouts_for: three where the tuner's operands
+    // have none aligned, as at any class but their packed one): each row of A, B and C up to
+    // 7 floats longer than it is.
+    const double laid_out_anew = (key.alignment == 16 ? 1.0 : 3.0) *
+                                 (m * k + k * n + 2.0 * m * n + 7.0 * (a_rows + b_rows + 2.0 * m));
     return 1.1 * 4.0 * (resident + std::max(beside, laid_out_anew));
 }
 

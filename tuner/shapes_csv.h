@@ -48,14 +48,14 @@ ShapesFile load_shapes_csv(const std::string& path);
 // Device memory the operands of one tuning run of `key` take at their peak (GemmProblem,
 // tuner/gemm_problem.h): A, B, C's first values and the output, while the bound's absolute
 // copies of A, B and C exist too, or (fp64_reference) while the fp64 copies of A, B and C
-// do, or while their copy laid out anew does; plus 10% for cuBLAS's and the L2 flush's
-// buffers. A candidate's split-K workspace is
-// the tuner's to check (a candidate whose workspace does not fit is invalid, not fatal). A
+// do, or while their copies laid out anew do (one in class 16, up to three below: counted as
+// three); plus 10% for cuBLAS's and the L2 flush's buffers. A candidate's split-K workspace is the tuner's to
+// check (a candidate whose workspace does not fit is invalid, not fatal). A
 // double: at the largest dimensions the CSV takes (2^31 - 1) it passes what a size_t holds.
 double tuning_bytes(const ShapeKey& key, bool fp64_reference);
 
 // The longest row of A, B or C a shape can have to be tuned: the check lays each row out up to
-// 7 floats longer (other_layout_for, tuner/candidate_check.h) in an int leading dimension.
+// 7 floats longer (later_layouts_for, tuner/candidate_check.h) in an int leading dimension.
 constexpr int kLongestCheckedRow = std::numeric_limits<int>::max() - 7;
 
 // "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for the first

@@ -227,12 +227,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
 
     ProblemSpec spec = operands_for(key);
     spec.fp64_reference = options_.check_fp64;
-    GemmProblem problem(spec, cublas_, stream_.get());
     // A candidate's later checks run on the same operands laid out anew (check_candidate).
-    GemmProblem other_layout(problem, other_layout_for(problem.spec()), stream_.get());
+    CheckProblems checked_on(spec, cublas_, stream_.get());
+    GemmProblem& problem = checked_on.first;
     // Winners are stored under the key's class: the operands must have it, or a binary for
     // aligned operands only could be stored for calls it cannot serve.
-    for (const GemmProblem* p : {&problem, &other_layout})
+    for (const GemmProblem* p : checked_on.all())
         if (p->call_alignment() != key.alignment)
             throw Error(key.to_string() + ": the tuner's operands are not of the key's alignment class");
 
@@ -310,7 +310,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         if (!built.kernel) return record_invalid(c, "does not compile: " + built.error.substr(0, 400));
         CheckedCandidate checked;
         if (faulted_while(c, "checked",
-                          [&] { checked = check_candidate(*c.family, *built.kernel, problem, other_layout, stream_.get()); }))
+                          [&] { checked = check_candidate(*c.family, *built.kernel, checked_on, stream_.get()); }))
             return;
         if (!checked.kernel) return record_invalid(c, checked.invalid_reason);
         const std::shared_ptr<LoadedKernel> kernel = std::move(checked.kernel);

@@ -37,17 +37,16 @@ struct NaiveCandidate {
 };
 
 // The kernel `name` of `source` (with `defines`), launched as naive's default is, checked on
-// `problem` and `other_layout`: a kernel written for a test stands in for a candidate.
+// `problems`: a kernel written for a test stands in for a candidate.
 CheckedCandidate check_standalone(sgemm::testing::GpuContext& gpu, const std::string& name, const char* source,
-                                  const std::vector<std::string>& defines, GemmProblem& problem,
-                                  GemmProblem& other_layout) {
+                                  const std::vector<std::string>& defines, CheckProblems& problems) {
     NaiveCandidate naive(gpu.device);
     const StandaloneKernel kernel =
         compile_standalone(name + ".cu", source, defines, Arch{gpu.device.sm()}, "sgemm_common.cuh");
     naive.compiled.cubin = kernel.cubin;
     naive.compiled.ptxas = kernel.ptxas;
     naive.compiled.lowered_name = name;
-    return check_candidate(naive.family, naive.compiled, problem, other_layout, gpu.stream.get());
+    return check_candidate(naive.family, naive.compiled, problems, gpu.stream.get());
 }
 
 // The candidate is invalid, for a reason that begins with `reason_start`; the reason. With
@@ -55,10 +54,9 @@ CheckedCandidate check_standalone(sgemm::testing::GpuContext& gpu, const std::st
 // harm, and a run could go on.
 std::string expect_invalid(sgemm::testing::GpuContext& gpu, const NaiveCandidate& naive,
                            const std::string& reason_start, bool gpu_unharmed) {
-    GemmProblem problem(odd_problem(), gpu.cublas, gpu.stream.get());
-    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu.stream.get());
-    const CheckedCandidate checked =
-        check_candidate(naive.family, naive.compiled, problem, other_layout, gpu.stream.get());
+    CheckProblems problems(odd_problem(), gpu.cublas, gpu.stream.get());
+    GemmProblem& problem = problems.first;
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problems, gpu.stream.get());
     EXPECT_EQ(checked.kernel, nullptr);
     EXPECT_EQ(checked.invalid_reason.rfind(reason_start, 0), 0u) << checked.invalid_reason;
     if (gpu_unharmed) {
@@ -73,26 +71,25 @@ std::string expect_invalid(sgemm::testing::GpuContext& gpu, const NaiveCandidate
 TEST(CandidateCheck, ARightKernelIsLoadedAndJudgedOnEveryRun) {
     SGEMM_REQUIRE_GPU(gpu);
     const NaiveCandidate naive(gpu->device);
-    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
-    const CheckedCandidate checked =
-        check_candidate(naive.family, naive.compiled, problem, other_layout, gpu->stream.get());
+    CheckProblems problems(odd_problem(), gpu->cublas, gpu->stream.get());
+    const CheckedCandidate checked = check_candidate(naive.family, naive.compiled, problems, gpu->stream.get());
     ASSERT_NE(checked.kernel, nullptr) << checked.invalid_reason;
     EXPECT_EQ(checked.invalid_reason, "");
     EXPECT_TRUE(checked.accuracy.ok());
     EXPECT_LE(checked.accuracy.max_scaled_err, checked.accuracy.tolerance);
     // Both left at their own scalars; the timing runs use the first's.
-    for (const GemmProblem* p : {&problem, &other_layout}) {
+    ASSERT_EQ(problems.all().size(), 4u) << "class 4: three later layouts";
+    for (const GemmProblem* p : problems.all()) {
         EXPECT_EQ(p->args().alpha, 1.0f);
         EXPECT_EQ(p->args().beta, 0.0f);
     }
 }
 
 // The same operands laid out anew: the same class, each operand's alignment as
-// other_layout_for says, and cuBLAS judged right on them at the check's three scalars (the
+// later_layouts_for says, and cuBLAS judged right on them at the check's three scalars (the
 // reference was laid out anew), for every transpose, tight and padded rows, and a start off
 // 16 bytes.
-TEST(CandidateCheck, TheOtherLayoutHoldsTheSameProblem) {
+TEST(CandidateCheck, TheLaterLayoutsHoldTheSameProblem) {
     SGEMM_REQUIRE_GPU(gpu);
     for (int trans = 0; trans < 4; ++trans)
         for (int offset : {0, 1}) {
@@ -100,24 +97,29 @@ TEST(CandidateCheck, TheOtherLayoutHoldsTheSameProblem) {
             spec.trans_a = trans & 1, spec.trans_b = trans & 2;
             spec.offset_floats = offset;
             if (offset) spec.lda = 20, spec.ldb = 36, spec.ldc = 36;  // at least 17, 31 (or 7) and 31
-            GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-            const LeadingDimensions lds = other_layout_for(problem.spec());
-            GemmProblem other(problem, lds, gpu->stream.get());
-            const SgemmArgs b = other.args();
-            EXPECT_EQ(b.lda, lds.lda);
-            EXPECT_EQ(b.ldb, lds.ldb);
-            EXPECT_EQ(b.ldc, lds.ldc);
-            // All three start at 256-byte boundaries.
-            EXPECT_EQ((reinterpret_cast<std::uintptr_t>(b.A) | reinterpret_cast<std::uintptr_t>(b.B) |
-                       reinterpret_cast<std::uintptr_t>(b.C)) % 256,
-                      0u);
-            EXPECT_EQ(other.call_alignment(), problem.call_alignment());
-            for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-1.5f, 0.0f}, std::pair{-1.5f, 0.75f}}) {
-                other.set_scalars(alpha, beta);
-                other.poison_output(gpu->stream.get());
-                gpu->cublas.sgemm(other.args(), gpu->stream.get(), spec.trans_a, spec.trans_b);
-                const Accuracy judged = other.check_output();
-                EXPECT_TRUE(judged.ok()) << "trans " << trans << " offset " << offset << ": " << judged.verdict();
+            CheckProblems problems(spec, gpu->cublas, gpu->stream.get());
+            const std::vector<LeadingDimensions> layouts = later_layouts_for(problems.first.spec());
+            ASSERT_EQ(problems.later.size(), layouts.size());
+            for (std::size_t i = 0; i < layouts.size(); ++i) {
+                GemmProblem& later = *problems.later[i];
+                const SgemmArgs b = later.args();
+                EXPECT_EQ(b.lda, layouts[i].lda);
+                EXPECT_EQ(b.ldb, layouts[i].ldb);
+                EXPECT_EQ(b.ldc, layouts[i].ldc);
+                // All three start at 256-byte boundaries.
+                EXPECT_EQ((reinterpret_cast<std::uintptr_t>(b.A) | reinterpret_cast<std::uintptr_t>(b.B) |
+                           reinterpret_cast<std::uintptr_t>(b.C)) % 256,
+                          0u);
+                EXPECT_EQ(later.call_alignment(), problems.first.call_alignment());
+                for (const auto& [alpha, beta] :
+                     {std::pair{1.0f, 0.0f}, std::pair{-1.5f, 0.0f}, std::pair{-1.5f, 0.75f}}) {
+                    later.set_scalars(alpha, beta);
+                    later.poison_output(gpu->stream.get());
+                    gpu->cublas.sgemm(later.args(), gpu->stream.get(), spec.trans_a, spec.trans_b);
+                    const Accuracy judged = later.check_output();
+                    EXPECT_TRUE(judged.ok()) << "trans " << trans << " offset " << offset << " layout " << i << ": "
+                                             << judged.verdict();
+                }
             }
         }
 }
@@ -145,10 +147,9 @@ extern "C" __global__ void own_ld(const SgemmArgs p) {
 // call's own leading dimensions passes.
 TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
     SGEMM_REQUIRE_GPU(gpu);
-    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
+    CheckProblems problems(odd_problem(), gpu->cublas, gpu->stream.get());
     const auto check = [&](const std::vector<std::string>& defines) {
-        return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problem, other_layout);
+        return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problems);
     };
     const std::string own = "LDA=p.lda", own_b = "LDB=p.ldb", own_c = "LDC=p.ldc", nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
     const CheckedCandidate right = check({own, own_b, own_c, nothing_past});
@@ -172,39 +173,59 @@ TEST(CandidateCheck, AKernelRightOnlyOnTightRowsIsAWrongResultOnLongerOnes) {
 // Kernels choose 16-byte or 4-byte accesses operand by operand, so a binary that tests one
 // operand's alignment where it means another's is right on the layout it was tuned on and
 // wrong where dispatch hands it a call of the same class with the other operand misaligned.
-// Each such kernel here reads A or B, or writes C, with its leading dimension rounded down to
-// a multiple of 4 when another operand takes 16-byte accesses: right on the tight layout, where that
-// other operand does not, and a wrong result on the layout the check turns over. The first
-// checks could not see it: they kept each operand's alignment.
+// Each kernel here reads A or B, or writes C, with its leading dimension rounded down to a
+// multiple of 4 when another operand takes 16-byte accesses: wrong exactly where that other
+// operand is aligned and its own is not. On three tight layouts of class 4 (none, one and two
+// operands aligned), each of the six such kernels is invalid, and each that is right on the
+// tuner's layout is caught by a later run. The first checks kept each operand's alignment
+// and caught none of them; the next turned each over and missed those whose pair shares
+// its alignment in both layouts: A by B and B by A where all three start misaligned.
 TEST(CandidateCheck, AKernelThatTakesOneOperandsAlignmentForAnothersIsAWrongResult) {
     SGEMM_REQUIRE_GPU(gpu);
-    const std::string own_a = "LDA=p.lda", own_b = "LDB=p.ldb", own_c = "LDC=p.ldc", nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
-    struct Case {
-        int M, N, K;  // NN and tight: which operands take 16-byte accesses follows from N and K
-        std::vector<std::string> defines;
+    const char* const own[3] = {"LDA=p.lda", "LDB=p.ldb", "LDC=p.ldc"};
+    const char* const operand[3] = {"A", "B", "C"};
+    const char* const test_of[3] = {"sgemm_vec4_ok(p.A, p.lda)", "sgemm_vec4_ok(p.B, p.ldb)", "sgemm_vec4_ok(p.C, p.ldc)"};
+    const std::string nothing_past = "READ_PAST_ROW_END(q,r)=0.0f";
+    // NN and tight, so N and K say which operands take 16-byte accesses: A's rows are K long,
+    // B's and C's N.
+    struct Shape {
+        int M, N, K;
+        bool aligned[3];
     };
-    // 17 x 32 x 7: A misaligned (lda 7), B and C aligned; 17 x 31 x 8: A aligned, B and C not.
-    const std::string b_by_a = "LDB=(sgemm_vec4_ok(p.A, p.lda) ? p.ldb / 4 * 4 : p.ldb)",
-                      c_by_a = "LDC=(sgemm_vec4_ok(p.A, p.lda) ? p.ldc / 4 * 4 : p.ldc)",
-                      a_by_b = "LDA=(sgemm_vec4_ok(p.B, p.ldb) ? p.lda / 4 * 4 : p.lda)";
-    for (const Case& c : {Case{17, 32, 7, {own_a, b_by_a, own_c, nothing_past}},
-                          Case{17, 32, 7, {own_a, own_b, c_by_a, nothing_past}},
-                          Case{17, 31, 8, {a_by_b, own_b, own_c, nothing_past}}}) {
+    int caught_later = 0;
+    for (const Shape& shape : {Shape{17, 31, 7, {false, false, false}}, Shape{17, 32, 7, {false, true, true}},
+                               Shape{17, 31, 8, {true, false, false}}}) {
         ProblemSpec spec;
-        spec.M = c.M, spec.N = c.N, spec.K = c.K;
-        GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-        ASSERT_EQ(problem.call_alignment(), 4);
-        GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
+        spec.M = shape.M, spec.N = shape.N, spec.K = shape.K;
+        CheckProblems problems(spec, gpu->cublas, gpu->stream.get());
+        ASSERT_EQ(problems.first.call_alignment(), 4);
         const auto check = [&](const std::vector<std::string>& defines) {
-            return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problem, other_layout);
+            return check_standalone(*gpu, "own_ld", kNaiveWithItsOwnLeadingDimensions, defines, problems);
         };
-        const CheckedCandidate right = check({own_a, own_b, own_c, nothing_past});
+        const CheckedCandidate right = check({own[0], own[1], own[2], nothing_past});
         EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
-        const CheckedCandidate wrong = check(c.defines);
-        EXPECT_EQ(wrong.kernel, nullptr) << c.defines[0] << " " << c.defines[1] << " " << c.defines[2];
-        EXPECT_EQ(wrong.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0 on rows laid out anew", 0), 0u)
-            << wrong.invalid_reason;
+        for (int wrong = 0; wrong < 3; ++wrong)
+            for (int by = 0; by < 3; ++by) {
+                if (by == wrong) continue;
+                std::vector<std::string> defines = {own[0], own[1], own[2], nothing_past};
+                defines[wrong] = std::string("LD") + operand[wrong] + "=(" + test_of[by] + " ? p.ld" +
+                                 static_cast<char>('a' + wrong) + " / 4 * 4 : p.ld" +
+                                 static_cast<char>('a' + wrong) + ")";
+                const CheckedCandidate checked = check(defines);
+                const std::string what = std::string(operand[wrong]) + " by " + operand[by] + "'s alignment, M=" +
+                                         std::to_string(shape.M) + " N=" + std::to_string(shape.N) +
+                                         " K=" + std::to_string(shape.K);
+                EXPECT_EQ(checked.kernel, nullptr) << what;
+                const bool right_on_the_first = !(shape.aligned[by] && !shape.aligned[wrong]);
+                if (right_on_the_first) {
+                    EXPECT_NE(checked.invalid_reason.find("on rows laid out anew"), std::string::npos)
+                        << what << ": " << checked.invalid_reason;
+                    ++caught_later;
+                }
+            }
     }
+    // 6 where none is aligned, 4 where one or two are.
+    EXPECT_EQ(caught_later, 14);
 }
 
 // Naive's product through the families' arguments, with its own epilogue: BETA_0_RESULT is
@@ -225,11 +246,10 @@ extern "C" __global__ void own_epilogue(const SgemmArgs p) {
 // -1.5 and beta 0 now fails it. Applying alpha passes.
 TEST(CandidateCheck, AKernelThatDropsAlphaWhenBetaIsZeroIsAWrongResult) {
     SGEMM_REQUIRE_GPU(gpu);
-    GemmProblem problem(odd_problem(), gpu->cublas, gpu->stream.get());
-    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
+    CheckProblems problems(odd_problem(), gpu->cublas, gpu->stream.get());
     const auto check = [&](const std::string& beta_0_result) {
         return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue, {"BETA_0_RESULT=" + beta_0_result},
-                                problem, other_layout);
+                                problems);
     };
     const CheckedCandidate right = check("p.alpha * acc");
     EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
@@ -292,11 +312,9 @@ TEST(CandidateCheck, AKernelThatRoundsItsInputsToTf32IsAWrongResultAtLargeK) {
     SGEMM_REQUIRE_GPU(gpu);
     ProblemSpec spec;
     spec.M = 4, spec.N = 256, spec.K = 262144;
-    GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
-    GemmProblem other_layout(problem, other_layout_for(problem.spec()), gpu->stream.get());
+    CheckProblems problems(spec, gpu->cublas, gpu->stream.get());
     const auto check = [&](const std::string& round_input) {
-        return check_standalone(*gpu, "rounded", kNaiveWithRoundedInputs, {"ROUND_INPUT(x)=" + round_input}, problem,
-                                other_layout);
+        return check_standalone(*gpu, "rounded", kNaiveWithRoundedInputs, {"ROUND_INPUT(x)=" + round_input}, problems);
     };
     const CheckedCandidate as_read = check("(x)");
     EXPECT_NE(as_read.kernel, nullptr) << as_read.invalid_reason;

@@ -527,15 +527,16 @@ void expect_the_fault_stored_and_the_candidate_left_out(const sgemm::testing::Gp
     std::optional<sgemm::testing::TempDir> dir;
     std::string path;
     KernelRef planted;
+    const ShapeRow shape = row(17, 31, 7);
     if (const char* inherited = std::getenv(kDatabaseOfTheParent)) {
         path = inherited;
     } else {
         dir.emplace();
         path = dir->file("tuning.db");
-        planted = sgemm::testing::plant_a_kernel_that_faults(path, Arch{gpu.device.sm()}, when);
+        planted = sgemm::testing::plant_a_kernel_that_faults(path, Arch{gpu.device.sm()}, when,
+                                                             checked_runs(operands_for(shape.key)));
         ASSERT_EQ(setenv(kDatabaseOfTheParent, path.c_str(), 1), 0);
     }
-    const ShapeRow shape = row(17, 31, 7);
     TuneOptions options;
     options.families = {"naive"};
     options.search.strategy = Strategy::Exhaustive;

@@ -30,13 +30,13 @@ extern "C" __global__ void faults(const SgemmArgs p) {
 
 }  // namespace
 
-KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when) {
+KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when, int checked_runs) {
     const Family& naive = find_family("naive");
     CompiledKernel compiled = compile_kernel(naive, naive.defaults, arch);
     const StandaloneKernel faults =
         when == FaultsOn::first_run
             ? compile_standalone("faults.cu", kTrapsAtOnce, {}, arch)
-            : compile_standalone("faults.cu", kTrapsOnceChecked, {"CHECKED_RUNS=" + std::to_string(kCheckedRuns)},
+            : compile_standalone("faults.cu", kTrapsOnceChecked, {"CHECKED_RUNS=" + std::to_string(checked_runs)},
                                  arch, "sgemm_common.cuh");
     compiled.cubin = faults.cubin;
     compiled.ptxas = faults.ptxas;

@@ -10,14 +10,16 @@ namespace sgemm::testing {
 
 // When the planted kernel faults:
 //   first_run         it traps at once, so a tune's check of the candidate faults;
-//   after_the_check   its first kCheckedRuns runs (tuner/candidate_check.h) compute the
-//                     product as naive does, which passes the check, and every run after
-//                     traps: the fault comes while the candidate is timed.
+//   after_the_check   its first `checked_runs` runs compute the product as naive does,
+//                     which passes the check of a shape of that many runs (checked_runs in
+//                     tuner/candidate_check.h), and every run after traps: the fault comes
+//                     while the candidate is timed.
 enum class FaultsOn { first_run, after_the_check };
 
 // Puts into the database at `path`, as the binary of naive's default configuration for
 // `arch`, a kernel that traps on the run `when` says; a tune takes it from the cache as that
-// candidate's build. Returns the candidate's kernel.
-KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when);
+// candidate's build; `checked_runs` counts only after_the_check. Returns the candidate's
+// kernel.
+KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when, int checked_runs);
 
 }  // namespace sgemm::testing

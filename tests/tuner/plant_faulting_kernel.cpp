@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
     }
     try {
         sgemm::testing::plant_a_kernel_that_faults(argv[1], sgemm::Arch{sgemm::use_device(0).sm()},
-                                                   sgemm::testing::FaultsOn::first_run);
+                                                   sgemm::testing::FaultsOn::first_run, 0);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "plant_faulting_kernel: %s\n", e.what());
         return 2;

@@ -2,6 +2,8 @@
 // without a GPU sees one that no longer compiles: the GPU tests that run them skip there.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "db/store.h"
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
@@ -22,10 +24,12 @@ TEST(FaultingKernel, EachKindIsPlantedAsTheBinaryOfNaivesDefaultConfiguration) {
     const Arch arch{90};
     const std::vector<char> naives_own = compile_kernel(naive, naive.defaults, arch).cubin;
     std::vector<std::vector<char>> planted;
-    for (const FaultsOn when : {FaultsOn::first_run, FaultsOn::after_the_check}) {
+    // The kernel that faults once checked counts the check's runs, which depend on the layout.
+    for (const auto& [when, runs] : {std::pair{FaultsOn::first_run, 0}, std::pair{FaultsOn::after_the_check, 3},
+                                     std::pair{FaultsOn::after_the_check, 5}}) {
         const TempDir dir;
         const std::string path = dir.file("tuning.db");
-        EXPECT_EQ(plant_a_kernel_that_faults(path, arch, when), kernel_ref(naive, naive.defaults));
+        EXPECT_EQ(plant_a_kernel_that_faults(path, arch, when, runs), kernel_ref(naive, naive.defaults));
         const std::optional<Binary> binary =
             TuningStore(path).find_binary(kernel_cache_key(naive, naive.defaults, arch));
         ASSERT_TRUE(binary.has_value());
@@ -35,6 +39,7 @@ TEST(FaultingKernel, EachKindIsPlantedAsTheBinaryOfNaivesDefaultConfiguration) {
         planted.push_back(binary->cubin);
     }
     EXPECT_NE(planted[0], planted[1]);
+    EXPECT_NE(planted[1], planted[2]);
 }
 
 }  // namespace

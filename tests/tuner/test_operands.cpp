@@ -1,8 +1,12 @@
 // The operands the tuner judges a shape key on (operands_for): of exactly the key's alignment
-// class, so that a winner is stored only for calls it was measured on; and the layout of the
-// check's later runs (other_layout_for), of the same class with each operand's alignment
-// turned over where the class allows.
+// class, so that a winner is stored only for calls it was measured on; and the layouts of the
+// check's later runs (later_layouts_for), of the same class, which set each operand's
+// alignment apart from every other's.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
 
 #include "tuner/candidate_check.h"
 #include "tuner/shapes_csv.h"
@@ -80,60 +84,90 @@ int operand_alignment(int offset_floats, int ld) {
     return bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : 4;
 }
 
-// For every class of every shape and transpose: the check's later layout keeps the class,
-// makes every row 4 to 7 floats longer than it is, and turns each operand's 16-byte
-// alignment over, but for C where no operand took 16-byte accesses in the first layout (one
-// must stay below 16 bytes). Class 16 turns nothing.
-TEST(Operands, TheOtherLayoutKeepsTheClassAndTurnsEachOperandsAlignmentOver) {
+// For every class of every shape and transpose: each of the check's later layouts keeps the
+// class and makes every row 4 to 7 floats longer than it is. Class 16 has one, every operand
+// aligned. Below, for each operand X and each other operand Y, some layout (the tuner's or a
+// later one) has Y taking 16-byte accesses and X not, where a kernel that takes Y's alignment
+// for X's goes wrong; so each operand takes both. There are two later layouts where the
+// tuner's has some operand aligned, three where it has none. And C takes both alignments
+// over the later layouts, whose runs read it, but where the tuner's layout alone has C
+// aligned, or alone has it misaligned.
+TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther) {
     const int shapes[][3] = {{1, 4096, 4096}, {8, 4096, 4093}, {32, 4094, 4096}, {4095, 4097, 4093},
                              {7, 17, 1},      {17, 32, 7},     {17, 31, 8},      {2, 6, 10}};
-    int turned = 0, kept_for_c = 0;
+    std::set<int> firsts_seen;
     for_every_key(shapes, [&](const ShapeKey& key) {
         ProblemSpec first = operands_for(key);
         const int rows[3] = {key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N};
         int* first_ld[3] = {&first.lda, &first.ldb, &first.ldc};
         for (int i = 0; i < 3; ++i)
             if (*first_ld[i] == 0) *first_ld[i] = rows[i];  // tight, as GemmProblem fills it in
-        const LeadingDimensions other = other_layout_for(first);
-        const int other_ld[3] = {other.lda, other.ldb, other.ldc};
-        int before[3], after[3];
-        for (int i = 0; i < 3; ++i) {
-            before[i] = operand_alignment(first.offset_floats, *first_ld[i]);
-            after[i] = operand_alignment(0, other_ld[i]);
-            EXPECT_GE(other_ld[i], rows[i] + 4) << "operand " << i;
-            EXPECT_LE(other_ld[i], rows[i] + 7) << "operand " << i;
-        }
-        EXPECT_EQ(std::min({after[0], after[1], after[2]}), key.alignment);
-        const bool none_took_16 = before[0] < 16 && before[1] < 16 && before[2] < 16;
-        for (int i = 0; i < 3; ++i) {
-            const bool stays_for_c = i == 2 && none_took_16;
-            if (key.alignment == 16) {
-                EXPECT_EQ(after[i], 16) << "operand " << i;
-            } else if (stays_for_c) {
-                EXPECT_EQ(after[i], key.alignment);
-                ++kept_for_c;
-            } else {
-                EXPECT_NE(after[i] == 16, before[i] == 16) << "operand " << i;
-                ++turned;
+        const std::vector<LeadingDimensions> later = later_layouts_for(first);
+        // Whether each operand takes 16-byte accesses, layout by layout, the tuner's first.
+        std::vector<std::array<bool, 3>> aligned(1);
+        for (int i = 0; i < 3; ++i) aligned[0][i] = operand_alignment(first.offset_floats, *first_ld[i]) == 16;
+        const int in_first = aligned[0][0] + aligned[0][1] + aligned[0][2];
+        for (const LeadingDimensions& layout : later) {
+            const int ld[3] = {layout.lda, layout.ldb, layout.ldc};
+            int alignment[3];
+            for (int i = 0; i < 3; ++i) {
+                alignment[i] = operand_alignment(0, ld[i]);
+                EXPECT_GE(ld[i], rows[i] + 4) << "operand " << i;
+                EXPECT_LE(ld[i], rows[i] + 7) << "operand " << i;
             }
+            EXPECT_EQ(std::min({alignment[0], alignment[1], alignment[2]}), key.alignment);
+            aligned.push_back({alignment[0] == 16, alignment[1] == 16, alignment[2] == 16});
         }
+        if (key.alignment == 16) {
+            EXPECT_EQ(later.size(), 1u);
+            return;
+        }
+        firsts_seen.insert(aligned[0][0] | aligned[0][1] << 1 | aligned[0][2] << 2);
+        EXPECT_EQ(later.size(), in_first == 0 ? 3u : 2u);
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y) {
+                if (x == y) continue;
+                EXPECT_TRUE(std::any_of(aligned.begin(), aligned.end(),
+                                        [&](const std::array<bool, 3>& a) { return a[y] && !a[x]; }))
+                    << "no layout has operand " << y << " aligned and " << x << " not";
+            }
+        const bool c_alone = (aligned[0][2] && in_first == 1) || (!aligned[0][2] && in_first == 2);
+        const bool c_both_later = std::any_of(aligned.begin() + 1, aligned.end(), [](auto& a) { return a[2]; }) &&
+                                  std::any_of(aligned.begin() + 1, aligned.end(), [](auto& a) { return !a[2]; });
+        EXPECT_EQ(c_both_later, !c_alone);
     });
-    // Both rules below class 16 were met on these shapes.
-    EXPECT_GT(turned, 0);
-    EXPECT_GT(kept_for_c, 0);
+    // The shapes gave the tuner's layout with none, one and two operands aligned, C among them.
+    for (const int first : {0, 1, 4, 6}) EXPECT_EQ(firsts_seen.count(first), 1u) << "first layout " << first;
     // Leading dimensions left at 0 (tight, before GemmProblem fills them in) are refused.
     ProblemSpec unfilled;
     unfilled.M = 8, unfilled.N = 64, unfilled.K = 64;
-    EXPECT_THROW(other_layout_for(unfilled), Error);
+    EXPECT_THROW(later_layouts_for(unfilled), Error);
     // A row whose longer layout would pass an int is refused (shapes_csv's kLongestCheckedRow
     // keeps such shapes from the tuner), not wrapped to a negative leading dimension.
     ProblemSpec longest;
     longest.M = longest.N = 1;
     longest.K = longest.lda = kLongestCheckedRow;
     longest.ldb = longest.ldc = 1;
-    EXPECT_EQ(other_layout_for(longest).lda, kLongestCheckedRow + 5);  // A took 16 bytes: now odd
+    EXPECT_EQ(later_layouts_for(longest).front().lda, kLongestCheckedRow + 5);  // A took 16 bytes: now odd
     longest.K = longest.lda = kLongestCheckedRow + 1;
-    EXPECT_THROW(other_layout_for(longest), Error);
+    EXPECT_THROW(later_layouts_for(longest), Error);
+}
+
+// The check's runs: three in class 16, one more below for each later layout past the first.
+TEST(Operands, TheCheckRunsOnceMoreForEachLaterLayoutPastTheFirst) {
+    const auto runs = [](int M, int N, int K) {
+        ProblemSpec tight;  // leading dimensions of 0
+        tight.M = M, tight.N = N, tight.K = K;
+        return checked_runs(tight);
+    };
+    EXPECT_EQ(runs(8, 4096, 4096), 3);
+    EXPECT_EQ(runs(17, 32, 7), 4);  // B and C aligned, A not
+    EXPECT_EQ(runs(17, 31, 8), 4);  // A aligned
+    EXPECT_EQ(runs(17, 31, 7), 5);  // none aligned
+    ProblemSpec offset;
+    offset.M = offset.N = offset.K = 64;
+    offset.offset_floats = 2;  // class 8: none aligned
+    EXPECT_EQ(checked_runs(offset), 5);
 }
 
 }  // namespace

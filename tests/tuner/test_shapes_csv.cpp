@@ -279,8 +279,8 @@ TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {
 }
 
 // The peak is what GemmProblem holds at once: A, B, C's first values and the output, with
-// the bound's absolute copies of A and B (2A + 2B + 2C floats), or their copy laid out anew
-// (2A + 2B + 4C and up to 7 floats a row), or, checked against fp64, with fp64 copies
+// the bound's absolute copies of A and B (2A + 2B + 2C floats), or their copies laid out anew
+// (in class 16 one: 2A + 2B + 4C and up to 7 floats a row), or, checked against fp64, with fp64 copies
 // (3A + 3B + 4C). The estimate used to be 1.25 (A + B + 2C): 65536^3 with --check-fp64 was
 // said to fit 141 GiB and took 160 GiB.
 TEST(ShapesCsv, TheMemoryNeededIsTheOperandsPeak) {
@@ -291,9 +291,10 @@ TEST(ShapesCsv, TheMemoryNeededIsTheOperandsPeak) {
     const ShapesFile f = parse("M,N,K\n65536,65536,65536\n");
     EXPECT_EQ(first_shape_too_large(f, "s.csv", std::size_t(141) << 30, false), "") << "141 GiB less 0.2";
     EXPECT_NE(first_shape_too_large(f, "s.csv", std::size_t(141) << 30, true), "") << "176 GiB";
-    // A tall A of one column: its copy laid out anew, 1 + 7 floats a row, is the peak.
+    // A tall A of one column: its three copies laid out anew (class 4, which rows of one float
+    // have, none of them aligned), 1 + 7 floats a row, are the peak.
     const ShapeKey tall = parse("M,N,K\n1000000,1,1\n").rows.at(0).key;
-    EXPECT_DOUBLE_EQ(tuning_bytes(tall, false), 1.1 * 4.0 * (3e6 + 1 + 3e6 + 1 + 7.0 * (1e6 + 1 + 2e6)));
+    EXPECT_DOUBLE_EQ(tuning_bytes(tall, false), 1.1 * 4.0 * (3e6 + 1 + 3.0 * (3e6 + 1 + 7.0 * (1e6 + 1 + 2e6))));
     // The same key at class 16, which packed operands do not have: the tuner's own rows are 4
     // floats (3 of padding), so A, C's first values and the output take 4e6 floats each and B
     // 4, beside the copy laid out anew. The estimate used to count the rows tight (29.7e6
