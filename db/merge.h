@@ -28,6 +28,7 @@ struct WinnerOffer {
 };
 
 struct MergeSummary {
+    // binaries_added: stored new, or over a damaged or unvouched row (TuningStore::put_binary).
     int devices_added = 0, binaries_added = 0, measurements_added = 0;
     int misses_merged = 0;  // miss rows (one per recorder and shape key) added or updated
     std::vector<WinnerOffer> winners;  // one per incoming winner

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "db/schema.h"
+#include "db/verify.h"
 #include "src/util/text.h"
 
 namespace sgemm {
@@ -373,31 +374,51 @@ bool insert_binary(sqlite::Connection& db, std::int64_t kernel, const Binary& b,
 }
 }  // namespace
 
+#define SGEMM_DB_REPLACE_BINARY                                                                                  \
+    SGEMM_DB_INSERT_BINARY("DO UPDATE SET kernel_id = excluded.kernel_id, arch = excluded.arch, "                 \
+                           "nvrtc_version = excluded.nvrtc_version, lowered_name = excluded.lowered_name, "       \
+                           "cubin = excluded.cubin, registers = excluded.registers, "                             \
+                           "shared_bytes = excluded.shared_bytes, stack_bytes = excluded.stack_bytes, "           \
+                           "spill_store_bytes = excluded.spill_store_bytes, "                                     \
+                           "spill_load_bytes = excluded.spill_load_bytes, compile_ms = excluded.compile_ms, "     \
+                           "cubin_checksum = excluded.cubin_checksum, created_at = excluded.created_at")
+
 bool TuningStore::put_binary(const Binary& b) {
     sqlite::Transaction t(*db_);
-    const bool added = insert_binary(*db_, kernel_id(b.kernel), b, SGEMM_DB_INSERT_BINARY("DO NOTHING"));
-    // A row kept without a checksum takes the one that comes with the same bytes: callers
-    // pass only cubins that match their checksum (cubin_problem), so the bytes stored are
-    // those the checksum was made of, now vouched for.
-    if (!added && !b.cubin_checksum.empty())
-        db_->query("UPDATE binaries SET cubin_checksum = ?2 WHERE cache_key = ?1 AND cubin_checksum IS NULL "
-                   "AND cubin = ?3")
-            .bind_all(b.cache_key, b.cubin_checksum, b.cubin)
-            .run();
+    const std::int64_t kernel = kernel_id(b.kernel);
+    bool stored = insert_binary(*db_, kernel, b, SGEMM_DB_INSERT_BINARY("DO NOTHING"));
+    if (!stored) {
+        // The row kept under the key, read without counting a hit.
+        std::optional<Binary> kept;
+        {
+            auto q = db_->query("SELECT " SGEMM_DB_KERNEL_COLUMNS ", " SGEMM_DB_BINARY_COLUMNS
+                                " FROM binaries b JOIN kernels k ON k.id = b.kernel_id WHERE b.cache_key = ?1");
+            q.bind(1, b.cache_key);
+            if (q.step()) kept = read_binary(q, 4, read_kernel(q, 0));
+        }
+        // One key is one compile's inputs, so two cubins under it mean one was damaged.
+        // Callers pass only cubins that match their checksum (cubin_problem), so a kept row
+        // that does not, or that has no checksum and other bytes, gives way: else the winners
+        // an import or a merge brings would be launched from bytes it never checked. A kept
+        // row without a checksum takes the one that comes with the same bytes, now vouched for.
+        const bool vouched = !b.cubin_checksum.empty();
+        if (kept && (!cubin_problem(*kept).empty() || (vouched && kept->cubin_checksum.empty() && kept->cubin != b.cubin))) {
+            insert_binary(*db_, kernel, b, SGEMM_DB_REPLACE_BINARY);
+            stored = true;
+        } else if (vouched) {
+            db_->query("UPDATE binaries SET cubin_checksum = ?2 WHERE cache_key = ?1 AND cubin_checksum IS NULL "
+                       "AND cubin = ?3")
+                .bind_all(b.cache_key, b.cubin_checksum, b.cubin)
+                .run();
+        }
+    }
     t.commit();
-    return added;
+    return stored;
 }
 
 void TuningStore::replace_binary(const Binary& b) {
     sqlite::Transaction t(*db_);
-    insert_binary(*db_, kernel_id(b.kernel), b,
-                  SGEMM_DB_INSERT_BINARY("DO UPDATE SET kernel_id = excluded.kernel_id, arch = excluded.arch, "
-                                         "nvrtc_version = excluded.nvrtc_version, lowered_name = excluded.lowered_name, "
-                                         "cubin = excluded.cubin, registers = excluded.registers, "
-                                         "shared_bytes = excluded.shared_bytes, stack_bytes = excluded.stack_bytes, "
-                                         "spill_store_bytes = excluded.spill_store_bytes, "
-                                         "spill_load_bytes = excluded.spill_load_bytes, compile_ms = excluded.compile_ms, "
-                                         "cubin_checksum = excluded.cubin_checksum, created_at = excluded.created_at"));
+    insert_binary(*db_, kernel_id(b.kernel), b, SGEMM_DB_REPLACE_BINARY);
     t.commit();
 }
 

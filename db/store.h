@@ -60,9 +60,11 @@ public:
     std::string resolve_device(const std::string& id_or_prefix);
 
     // --- the binary cache ---
-    // Stores a compiled kernel under binary.cache_key; an existing row is kept, though one
-    // kept without a checksum takes binary's when its cubin is the same bytes. True when the
-    // binary was new.
+    // Stores a compiled kernel, whose cubin matches its checksum if it has one, under
+    // binary.cache_key. An existing row is kept, but one damaged (db/verify.h's
+    // cubin_problem), or one without a checksum and with other bytes where binary has one,
+    // is replaced; one kept without a checksum takes binary's when its cubin is the same
+    // bytes. True when binary's bytes were stored (new, or over a row replaced).
     bool put_binary(const Binary& binary);
     // Stores a fresh compile over a damaged row of the same key (db/verify.h's
     // cubin_problem), which put_binary would keep; the winners that name the key keep it.

@@ -206,6 +206,30 @@ TEST(Merge, ABinarysChecksumComesWithItAndACubinThatNoLongerMatchesIsRefused) {
     EXPECT_EQ(s.count(Outcome::Added), 1);
 }
 
+// Where ours keeps the same key's binary damaged inside from before checksums (its ELF reads
+// whole), the sound binary that comes with their winner replaces it, so the winner is
+// launched from the bytes the merge checked. The merge used to keep our row.
+TEST(Merge, ASoundBinaryReplacesOursThatIsDamagedAndUnvouched) {
+    TempDir dir;
+    const Binary sound = naive_binary();
+    Binary ours_damaged = sound;
+    ours_damaged.cubin[ours_damaged.cubin.size() / 2] ^= 0x5a;
+    ours_damaged.cubin_checksum.clear();
+    ASSERT_EQ(cubin_problem(ours_damaged), "") << "only a checksum would tell";
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = ours.add_device(h200());
+    ours.put_binary(ours_damaged);
+    write_theirs(dir, sound, {winner(id, shape(1, 4096, 4096), 0.5, &sound)});
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    EXPECT_EQ(s.count(Outcome::Added), 1);
+    EXPECT_EQ(s.binaries_added, 1);
+    const std::optional<Binary> stored = ours.find_binary(sound.cache_key);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->cubin, sound.cubin);
+    EXPECT_EQ(stored->cubin_checksum, sound.cubin_checksum);
+}
+
 // The kernel families' judgement (sgemm-db passes one) refuses a faster winner the same way:
 // the good winner it would have replaced stays, and the others' offers are judged alone.
 TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {

@@ -81,20 +81,53 @@ TEST(Store, BinaryCacheStoresTheCubinAndCountsHits) {
 }
 
 // A binary kept from before checksums takes the checksum that comes with the same bytes
-// (from a fresh compile, an import or a merge), and only with the same bytes.
+// (from a fresh compile, an import or a merge).
 TEST(Store, ABinaryKeptWithoutAChecksumTakesTheOneThatComesWithTheSameCubin) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
-    Binary legacy = naive_binary(), other_bytes = naive_binary();
+    Binary legacy = naive_binary();
     legacy.cubin_checksum.clear();
-    other_bytes.cubin.push_back('\0');
-    other_bytes.cubin_checksum = cubin_checksum(other_bytes.cubin);
     ASSERT_TRUE(store.put_binary(legacy));
-    EXPECT_FALSE(store.put_binary(other_bytes));
-    EXPECT_EQ(store.find_binary(legacy.cache_key)->cubin_checksum, "") << "other bytes vouch for nothing";
     EXPECT_FALSE(store.put_binary(naive_binary())) << "still the same binary, not a new one";
     EXPECT_EQ(store.find_binary(legacy.cache_key)->cubin_checksum, naive_binary().cubin_checksum);
     EXPECT_EQ(store.find_binary(legacy.cache_key)->cubin, legacy.cubin);
+}
+
+// One key is one compile's inputs, so two cubins under it mean one was damaged. A binary
+// vouched for by its checksum replaces a kept row that its own checksum shows damaged, or
+// that has none and other bytes: an import or a merge used to keep such a row and attach its
+// winners to bytes it never checked. A vouched row is kept against other bytes, and so is an
+// unvouched one against other unvouched bytes: nothing says which is right.
+TEST(Store, AVouchedBinaryReplacesAKeptRowThatIsDamagedOrUnvouchedWithOtherBytes) {
+    const Binary good = naive_binary();
+    Binary damaged_inside = good;
+    damaged_inside.cubin[damaged_inside.cubin.size() / 2] ^= 0x5a;  // past the ELF header
+    Binary unvouched_other = damaged_inside;
+    unvouched_other.cubin_checksum.clear();
+    Binary vouched_other = damaged_inside;
+    vouched_other.cubin_checksum = cubin_checksum(vouched_other.cubin);
+    Binary unvouched_good = good;
+    unvouched_good.cubin_checksum.clear();
+    struct Case {
+        const char* what;
+        Binary kept, incoming;
+        bool replaced;
+    };
+    for (const Case& c : {Case{"kept without a checksum, other bytes", unvouched_other, good, true},
+                          Case{"kept with a checksum its bytes fail", damaged_inside, good, true},
+                          Case{"kept vouched, other vouched bytes", vouched_other, good, false},
+                          Case{"kept without a checksum, other bytes without one", unvouched_other, unvouched_good, false}}) {
+        SCOPED_TRACE(c.what);
+        TempDir dir;
+        TuningStore store(dir.file("t.db"));
+        ASSERT_TRUE(store.put_binary(c.kept));
+        EXPECT_EQ(store.put_binary(c.incoming), c.replaced);
+        const std::optional<Binary> stored = store.find_binary(good.cache_key);
+        ASSERT_TRUE(stored);
+        const Binary& expected = c.replaced ? c.incoming : c.kept;
+        EXPECT_EQ(stored->cubin, expected.cubin);
+        EXPECT_EQ(stored->cubin_checksum, expected.cubin_checksum);
+    }
 }
 
 TEST(Store, ReadOnlyStoreReadsButDoesNotCountHits) {
