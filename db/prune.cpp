@@ -29,8 +29,10 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
     }
 }
 
-// The numbers of a dotted version ("0.2.0" -> {0, 2, 0}); empty when it is not one.
-std::vector<long> version_numbers(const std::string& version) {
+// The numbers of a dotted version ("0.2.0" -> {0, 2, 0}), before any "-" or "+" suffix (a
+// pre-release or a build's label: "0.4.0-dev" -> {0, 4, 0}); empty when it is not one.
+std::vector<long> version_numbers(const std::string& labelled) {
+    const std::string version = labelled.substr(0, labelled.find_first_of("-+"));
     std::vector<long> numbers;
     std::size_t start = 0;
     while (start <= version.size()) {

@@ -29,7 +29,9 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
 // as older) with their rows, then the binaries that no winner uses and whose cache keys are
 // never computed again: of an NVRTC version no remaining device has, or of kernel templates
 // (their hash) neither this build's (`template_hashes`, one per family) nor any of a
-// remaining device's winners or measurements; then the kernels nothing refers to. Devices of newer versions belong to a
+// remaining device's winners or measurements; then the kernels nothing refers to. Versions
+// compare by their dotted numbers, before any "-" or "+" suffix. Devices of newer versions
+// (or of this one with a suffix: "0.4.0-dev" or "0.3.0-dev" beside 0.3.0) belong to a
 // newer build that may share the file: they stay, counted in newer_kept, and so do the
 // binaries of the templates their tuning measured.
 PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,

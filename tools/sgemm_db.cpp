@@ -897,8 +897,8 @@ int main(int argc, char** argv) {
         ("output,o", po::value<std::string>(), "export to this file instead of standard output")
         ("deterministic", "explain: as a handle created with options.deterministic, which replaces a winner that adds "
                           "into C with float atomics by the fastest kernel without them measured for its shape")
-        ("stale", "prune: remove devices of older library versions than this tool's (newer ones are kept), and "
-                  "binaries and kernels nothing uses");
+        ("stale", "prune: remove devices of older library versions than this tool's (newer ones, and this one "
+                  "with a suffix such as -dev, are kept), and binaries and kernels nothing uses");
     po::options_description hidden;
     hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
     po::options_description all;

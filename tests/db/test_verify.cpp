@@ -323,26 +323,27 @@ TEST(Prune, StaleRemovesTheCacheOfTemplatesNoBuildLeftUses) {
 }
 
 // A newer build may share the file: an older tool's prune must not take its tuning away.
-// Versions compare by number ("0.10.0" is newer than "0.2.0"); text that is no version is
-// no build's.
+// Versions compare by number ("0.10.0" is newer than "0.2.0"), before a pre-release's or a
+// build's suffix (a pre-release of 0.3.0 was pruned as text); text that is no version is no
+// build's.
 TEST(Prune, StaleKeepsNewerLibraryVersions) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     std::vector<std::string> newer, older;
-    for (const char* version : {"0.10.0", "1.0", "0.2.1"}) {
+    for (const char* version : {"0.10.0", "1.0", "0.2.1", "0.3.0-dev", "0.2.0+local"}) {
         DeviceFingerprint d = h200();
         d.library_version = version;
         newer.push_back(store.add_device(d));
         store.put_winner(winner(newer.back(), shape(1, 4096, 4096), 0.5, nullptr));
     }
-    for (const char* version : {"0.1.9", "0.1", "next", ""}) {
+    for (const char* version : {"0.1.9", "0.1", "next", "", "0.1.9-rc1", "-1"}) {
         DeviceFingerprint d = h200();
         d.library_version = version;
         older.push_back(store.add_device(d));
     }
     const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash}, "0.2.0");
-    EXPECT_EQ(s.devices, 4);
-    EXPECT_EQ(s.newer_kept, 3);
+    EXPECT_EQ(s.devices, 6);
+    EXPECT_EQ(s.newer_kept, 5);
     for (const std::string& id : newer) EXPECT_EQ(store.winners(id).size(), 1u) << id;
     for (const std::string& id : older) EXPECT_FALSE(store.find_device(id)) << id;
 }
