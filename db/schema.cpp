@@ -81,10 +81,10 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
     // application_id with its first version). Taken as empty, it would be stamped and its
     // earlier migrations skipped.
     if (state.application_id == 0 && state.objects == 0 && state.version != 0)
-        throw DbError(db.path() + " is an SQLite database with user_version " + std::to_string(state.version) +
+        throw NotATuningDatabaseError(db.path() + " is an SQLite database with user_version " + std::to_string(state.version) +
                       " and nothing in it: not a tuning database; it was left untouched");
     if (state.application_id != kTuningDbApplicationId && !(state.application_id == 0 && state.objects == 0))
-        throw DbError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
+        throw NotATuningDatabaseError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
                       std::to_string(state.application_id) + ", " + std::to_string(state.objects) +
                       " schema objects); it was left untouched");
     // Our stamp and tables, yet no version: the migrations would make the tables again.

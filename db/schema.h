@@ -28,6 +28,12 @@ int latest_schema_version();
 // file, or one of this version).
 std::string upgrade_notice(const std::string& path, int was);
 
+// Another program's SQLite database, or one with its stamp and nothing in it: whole, and
+// not ours.
+struct NotATuningDatabaseError : DbError {
+    using DbError::DbError;
+};
+
 // A file whose schema is older than this build's, opened by a reader who may not upgrade it:
 // the store then reads an upgraded copy (OpenMode::ReadOnly).
 struct OlderSchemaError : DbError {

@@ -672,8 +672,9 @@ bool starts_as_sqlite(const std::string& path) {
 }
 
 int cmd_merge(Context& ctx) {
-    // A file named on the command line that is not there, a folder, or a file that is no
-    // database (a CSV export) is the user's slip (1), as import's.
+    // A file named on the command line that is not there, a folder, a file that is no
+    // database (a CSV export), or another program's database is the user's slip (1), as
+    // import's.
     std::error_code ec;
     if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
         throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
@@ -685,6 +686,8 @@ int cmd_merge(Context& ctx) {
     TuningStore other = [&] {
         try {
             return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
+        } catch (const NotATuningDatabaseError& e) {
+            throw UsageError(e.what());
         } catch (const DbError& e) {
             // A file that starts as an SQLite database does is one damaged (2); another (a CSV
             // export, say) is the user's slip (1).

@@ -563,6 +563,10 @@ python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[16:18] 
 run 2 --db "$dir/merged.db" merge "$dir/bad-header.db"; has "$err" "$dir/bad-header.db is not an SQLite database"
 : > "$dir/empty-source.db"
 run 1 --db "$dir/merged.db" merge "$dir/empty-source.db"; has "$err" "$dir/empty-source.db: is empty, not a tuning database to merge"
+# Another program's database is the user's slip too, as the help's exit codes say (it exited 2).
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (text)'); c.commit()" \
+  "$dir/foreign.db" || fail "making another program's database"
+run 1 --db "$dir/merged.db" merge "$dir/foreign.db"; has "$err" "$dir/foreign.db is an SQLite database, but not a tuning database"
 # The file merged is the one named; the message does not send the user to another --db.
 run 2 --db "$dir/merged.db" merge "$dir/newer.db"; has "$err" "$dir/newer.db has schema version 99"
 grep -qF -- "--db" <<<"$err" && fail "merge's error about the merged file names --db: $err"
