@@ -42,7 +42,7 @@
  *     current device (cudaSetDevice) must be it, else SGEMM_DISPATCH_WRONG_DEVICE (an empty
  *     product, which runs nothing, succeeds on any). explain,
  *     query and get_info touch no device and check none. create and destroy make the handle's
- *     device the calling thread's current device.
+ *     device the calling thread's current device; a create that fails leaves the one it found.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
  *   - Split-K kernels need a zeroed scratch workspace, staging kernels (warptile ALIGNED=2,
  *     for misaligned operands) room for the operands they copy, and cuBLAS a handle; all are per
@@ -93,7 +93,9 @@
  *     fallback) that is at least 256 MiB.
  *
  * Misses: with record_misses, every call whose shape key has no exact winner is counted in
- * memory (one atomic add) and the counts are written to the database's misses table from a
+ * memory (one atomic add) once it is served, or refused with NO_KERNEL (one refused with
+ * TOO_MANY_STREAMS, or failed by CUDA or cuBLAS, which an engine may retry, is not), and the
+ * counts are written to the database's misses table from a
  * background thread every miss_flush_ms and at destroy, under a recorder of the file, the
  * device and the machine's boot (one row per shape key for all the processes of a boot that
  * use the file; a row per process and shape key where the filesystem keeps no birth time
@@ -255,7 +257,9 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    write of misses upgrades it), loads every winner of this device and
    of options.precision with its binary (NVRTC compiles only binaries missing from the
    cache), and allocates the per-stream workspaces.
-   `options` NULL means the defaults. On failure *handle is NULL and the status says why:
+   `options` NULL means the defaults. On failure *handle is NULL, the calling thread's
+   current device is the one it was (the handle's device keeps the CUDA context create
+   started there), and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
    included), INTERNAL_ERROR. */
 sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options);

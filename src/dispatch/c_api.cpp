@@ -72,14 +72,26 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
     sgemm_dispatch_options_t o;
     sgemm_dispatch_options_init(&o);
     if (options) o = *options;
+    // A create that fails after making the handle's device current (a database whose rows
+    // cannot be read, say) gives the caller back its own: else its later work would go to
+    // the other GPU. Without a GPU or driver there is none to give back.
+    int previous_device = -1;
+    if (cudaGetDevice(&previous_device) != cudaSuccess) {
+        previous_device = -1;
+        (void)cudaGetLastError();
+    }
+    const auto failed = [&](sgemm_dispatch_status_t status, const char* why) {
+        if (previous_device >= 0) (void)cudaSetDevice(previous_device);
+        return fail(status, "%s", why);
+    };
     try {
         auto dispatcher = std::make_unique<Dispatcher>(o);
         *handle = new sgemm_dispatch{{sgemm::kLive}, dispatcher.release(), sgemm::fork_generation()};
         return SGEMM_DISPATCH_SUCCESS;
     } catch (const sgemm::StatusError& e) {
-        return fail(e.status, "%s", e.what());
+        return failed(e.status, e.what());
     } catch (const std::exception& e) {
-        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+        return failed(SGEMM_DISPATCH_INTERNAL_ERROR, e.what());
     }
 }
 

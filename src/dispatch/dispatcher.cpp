@@ -122,9 +122,17 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
 
     t = Clock::now();
     catalog_.device = fingerprint_of(device_);
-    if (store)
-        catalog_ = step(SGEMM_DISPATCH_DATABASE_ERROR, "reading the winners",
-                        [&] { return load_catalog(*store, catalog_.device, precision_, options_.deterministic != 0); });
+    if (store) try {
+            catalog_ = load_catalog(*store, catalog_.device, precision_, options_.deterministic != 0);
+        } catch (const std::exception& e) {
+            // A file that opens but whose rows cannot be read is a database that cannot be
+            // read too: without_database runs on the fallback alone, reading nothing more.
+            const std::string why = std::string("reading the winners: ") + e.what();
+            if (!options_.without_database)
+                throw StatusError(SGEMM_DISPATCH_DATABASE_ERROR, why + " (options.without_database runs on the fallback alone)");
+            db_problem_ = why;
+            store.reset();
+        }
     timings_.database_ms += ms_since(t);
 
     t = Clock::now();
@@ -205,7 +213,12 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     const Plan* p = nullptr;
     if (const sgemm_dispatch_status_t status = planned(call, key, p); status != SGEMM_DISPATCH_SUCCESS || !p)
         return status;
-    if (misses_ && !p->exact) p->unwritten_misses.fetch_add(1, std::memory_order_relaxed);
+    // A miss counts once it is served, or refused for want of a kernel (what a tune gives): a
+    // call refused for a stream's workspace or failed by the GPU, which an engine may retry,
+    // does not.
+    const auto count_miss = [&] {
+        if (misses_ && !p->exact) p->unwritten_misses.fetch_add(1, std::memory_order_relaxed);
+    };
 
     SgemmArgs args = call.args();
     StreamSlot* slot = nullptr;
@@ -226,15 +239,18 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
             if (const cudaError_t e = slot ? slot->launch(p->launch, args, stream) : p->launch.launch(args, stream);
                 e != cudaSuccess)
                 return fail(SGEMM_DISPATCH_CUDA_ERROR, "cudaLaunchKernel: %s", cudaGetErrorString(e));
+            count_miss();
             return SGEMM_DISPATCH_SUCCESS;
         case Route::Cublas:
             if (const cublasStatus_t s = slot->cublas_sgemm(stream, args, key.trans_a, key.trans_b);
                 s != CUBLAS_STATUS_SUCCESS)
                 return fail(SGEMM_DISPATCH_CUBLAS_ERROR, "cublasSgemm: %s", cublasGetStatusString(s));
+            count_miss();
             return SGEMM_DISPATCH_SUCCESS;
         case Route::Refuse:
             break;
     }
+    count_miss();
     return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for M=%d N=%d K=%d %s align%d, and the fallback policy is ERROR",
                 key.M, key.N, key.K, key.transposes().c_str(), key.alignment);  // 2 chars: no allocation
 }

@@ -39,11 +39,16 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
         Wanted& x = wanted[{builtin.family, builtin.params}];
         x.kernel = builtin;
         const std::string key = kernel_cache_key(find_family(builtin.family), builtin.params, arch);
-        if (std::optional<Binary> b = store ? store->find_binary(key) : std::nullopt;
-            b && binary_problem(*b, catalog.device).empty())
-            x.binary = std::move(b);
-        else
-            x.why_compile = "the built-in kernel is not in the binary cache";
+        x.why_compile = "the built-in kernel is not in the binary cache";
+        try {
+            if (std::optional<Binary> b = store ? store->find_binary(key) : std::nullopt;
+                b && binary_problem(*b, catalog.device).empty())
+                x.binary = std::move(b);
+        } catch (const Error& e) {
+            // A row the cache cannot read (damaged, or the file locked now) costs a compile,
+            // not the handle: the kernel's source is in the library.
+            x.why_compile = std::string("the binary cache could not be read: ") + e.what();
+        }
     }
 
     // Compiles run in parallel: NVRTC takes a second or more per kernel.

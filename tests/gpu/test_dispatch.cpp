@@ -4,7 +4,8 @@
 // stream capture and graph replay; misses written to the database; bad arguments that touch
 // nothing; leading dimensions judged as cuBLAS judges them; a destroyed handle; a handle
 // inherited through fork; a call and destroy after a device fault; the per-stream workspace
-// limit; a deterministic handle; a winner that stages its operands.
+// limit; a deterministic handle; a winner that stages its operands; rows that cannot be
+// read; calls refused for a workspace, which count no miss.
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 #include <unistd.h>
@@ -717,6 +718,49 @@ TEST(Dispatch, CapturedCallsReplayAsAGraph) {
     cudaGraphDestroy(graph);
 }
 
+// A database that opens but whose rows cannot be read (kernels' parameter lists edited by
+// hand) is one that cannot be read: DATABASE_ERROR, and no error with without_database, which
+// said so and yet failed create. Every shape then falls back, here to the built-in kernels,
+// compiled since nothing more is read from the file. Where only the built-in kernels' cached
+// rows cannot be read (no winner names them), they are compiled, where create failed with a
+// CUDA error.
+TEST(Dispatch, RowsThatCannotBeReadAreADatabaseThatCannotBeRead) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const TestDb& db = test_db(gpu->device);
+    TempDir dir, other_dir;
+    const std::string path = copy_of_test_db(db, dir), without_winners = copy_of_test_db(db, other_dir);
+    const char* damage = "UPDATE kernels SET params = 'not,a,list,' || id WHERE family = 'warptile'";
+    TuningStore(path).connection().exec(damage);
+    {
+        TuningStore store(without_winners);
+        store.connection().exec("DELETE FROM winners");
+        store.connection().exec(damage);
+    }
+    try {
+        const Dispatch refused(options(path));
+        ADD_FAILURE() << "created on rows that cannot be read";
+    } catch (const DispatchError& e) {
+        EXPECT_EQ(e.status(), SGEMM_DISPATCH_DATABASE_ERROR) << e.what();
+        EXPECT_TRUE(contains(e.what(), "reading the winners") && contains(e.what(), "without_database")) << e.what();
+    }
+    sgemm_dispatch_options_t o = options(path, SGEMM_DISPATCH_FALLBACK_BUILTIN);
+    o.without_database = 1;
+    const Dispatch without(o);
+    const Dispatch builtin(options(without_winners, SGEMM_DISPATCH_FALLBACK_BUILTIN));
+    GemmProblem p(spec_of(case_named("warptile NN"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    for (const Dispatch* d : {&without, &builtin}) {
+        EXPECT_EQ(d->info().winners, 0);
+        EXPECT_EQ(d->info().kernels_compiled, 4) << "the four built-in kernels";
+        p.poison_output(gpu->stream.get());
+        run(*d, p, gpu->stream.get());
+        const Accuracy a = p.check_output();
+        EXPECT_TRUE(a.ok()) << a.verdict();
+        EXPECT_TRUE(contains(explain(*d, p), "fallback policy: the built-in kernel, warptile")) << explain(*d, p);
+    }
+    EXPECT_TRUE(contains(explain(without, p), "reading the winners")) << explain(without, p);
+    EXPECT_TRUE(contains(explain(builtin, p), "the binary cache could not be read")) << explain(builtin, p);
+}
+
 TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
     SGEMM_REQUIRE_GPU(gpu);
     const TestDb& db = test_db(gpu->device);
@@ -755,6 +799,41 @@ TEST(Dispatch, MissesAreCountedAndWrittenOffTheHotPath) {
     for (const Miss& row : store.misses_by_recorder())
         if (row.device_id == db.device_id) recorders.insert(row.recorder);
     EXPECT_EQ(recorders.size(), 1u) << "both handles on the file count under one recorder: a row per shape";
+}
+
+// A miss counts once the call is served, or refused for want of a kernel (what a tune
+// gives). A call refused for a stream's workspace, which an engine may retry, is none: each
+// such retry used to count, inflating what `sgemm-tune --from-misses` reads.
+TEST(Dispatch, ACallRefusedForAWorkspaceIsNoMiss) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    const std::string path = copy_of_test_db(test_db(gpu->device), dir);
+    // No winner of its key: cuBLAS serves it, through a stream's workspace.
+    GemmProblem miss(spec_of(case_named("odd TN, no TN winner at align 4"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    gpu->stream.synchronize();
+    const auto status_of = [&](const Dispatch& d, cudaStream_t stream) {
+        try {
+            run(d, miss, stream);
+            return SGEMM_DISPATCH_SUCCESS;
+        } catch (const DispatchError& e) {
+            return e.status();
+        }
+    };
+    sgemm_dispatch_options_t o = recording_misses(path, kOnlyDestroyWrites);
+    o.max_streams = 1;
+    {
+        const Dispatch dispatch(o);
+        Stream first, second;
+        EXPECT_EQ(status_of(dispatch, first.get()), SGEMM_DISPATCH_SUCCESS);
+        for (int retry = 0; retry < 3; ++retry)
+            EXPECT_EQ(status_of(dispatch, second.get()), SGEMM_DISPATCH_TOO_MANY_STREAMS);
+        EXPECT_EQ(dispatch.info().misses_pending, 1);
+        first.synchronize();
+    }
+    o.fallback = SGEMM_DISPATCH_FALLBACK_ERROR;
+    const Dispatch strict(o);
+    EXPECT_EQ(status_of(strict, gpu->stream.get()), SGEMM_DISPATCH_NO_KERNEL);
+    EXPECT_EQ(strict.info().misses_pending, 1) << "a shape with no kernel is what a tune gives one";
 }
 
 TEST(Dispatch, DestroySaysWhenTheLastMissesCannotBeWritten) {
