@@ -9,8 +9,9 @@ namespace sgemm {
 constexpr const char* kDefaultDbPathRule =
     "$SGEMM_DB if set, else $XDG_DATA_HOME/sgemm/tuning.db, else ~/.local/share/sgemm/tuning.db";
 
-// The path the rule gives in this environment; throws Error when it gives none (no
-// SGEMM_DB, no XDG_DATA_HOME and no HOME).
+// The path the rule gives in this environment, "~" being $HOME, else the user's home in the
+// password database; throws Error when it gives none (no SGEMM_DB, no XDG_DATA_HOME, no HOME
+// and no home directory).
 std::string default_db_path();
 
 }  // namespace sgemm

@@ -63,6 +63,13 @@ out=$(SGEMM_DB="$dir/env.db" "$db_tool" list 2>&1); has "$out" "no tuning databa
 out=$(env -u SGEMM_DB XDG_DATA_HOME="$dir/xdg" "$db_tool" list 2>&1); has "$out" "$dir/xdg/sgemm/tuning.db"
 out=$(env -u SGEMM_DB -u XDG_DATA_HOME HOME="$dir/home" "$db_tool" list 2>&1)
 has "$out" "$dir/home/.local/share/sgemm/tuning.db"
+# Without HOME (a service started without one), "~" is the user's home in the password
+# database, as a shell takes it; it was no path at all. stats names the file, or its absence.
+home=$(getent passwd "$(id -u)" | cut -d: -f6)
+if [ -n "$home" ]; then
+  out=$(env -u SGEMM_DB -u XDG_DATA_HOME -u HOME "$db_tool" stats --json 2>&1)
+  has "$out" "$home/.local/share/sgemm/tuning.db"
+fi
 
 # --- bad databases: exit 2, one line that says what is wrong, the file untouched ---
 run 2 --db "$dir/absent.db" list; has "$err" "no tuning database at $dir/absent.db: a tune, an import or a merge writes one there"
