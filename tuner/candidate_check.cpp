@@ -108,16 +108,16 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     };
     if (std::string why = run_and_judge(first, spec.alpha, spec.beta, "", out.accuracy); !why.empty())
         return invalid(std::move(why));
-    // The later runs: both scalars on the first later layout, C read on each other one.
+    // The later runs: beta 0 on the first later layout, then C read on every layout.
     std::vector<std::pair<GemmProblem*, float>> later_runs = {{problems.later.front().get(), 0.0f}};
-    for (const std::unique_ptr<GemmProblem>& later : problems.later) later_runs.emplace_back(later.get(), kScaledBeta);
+    for (GemmProblem* p : problems.all()) later_runs.emplace_back(p, kScaledBeta);
     if (1 + later_runs.size() != static_cast<std::size_t>(checked_runs(spec)))
         throw Error("the check's runs are not checked_runs");
     for (const auto& [on, beta] : later_runs) {
         const ProblemSpec& other = on->spec();
         char when[160];
-        std::snprintf(when, sizeof when, " at alpha %g and beta %g on rows laid out anew (lda %d, ldb %d, ldc %d)",
-                      kScaledAlpha, beta, other.lda, other.ldb, other.ldc);
+        std::snprintf(when, sizeof when, " at alpha %g and beta %g on %s (lda %d, ldb %d, ldc %d)", kScaledAlpha,
+                      beta, on == &first ? "the tuner's rows" : "rows laid out anew", other.lda, other.ldb, other.ldc);
         Accuracy later;
         if (std::string why = run_and_judge(*on, kScaledAlpha, beta, when, later); !why.empty())
             return invalid(std::move(why));
@@ -179,7 +179,7 @@ int checked_runs(const ProblemSpec& first) {
     if (filled.lda == 0) filled.lda = first.trans_a ? first.M : first.K;
     if (filled.ldb == 0) filled.ldb = first.trans_b ? first.K : first.N;
     if (filled.ldc == 0) filled.ldc = first.N;
-    return 2 + static_cast<int>(later_layouts_for(filled).size());
+    return 3 + static_cast<int>(later_layouts_for(filled).size());
 }
 
 bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }

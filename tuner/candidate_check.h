@@ -1,5 +1,5 @@
 // Whether a compiled candidate may be timed: it loads, launches, and computes the right
-// answer on the problem's operands at three sets of scalars and in two or three layouts.
+// answer on the problem's operands at three sets of scalars and in two to four layouts.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -38,8 +38,9 @@ struct CheckProblems {
 // every alpha and beta and every layout of the shape's alignment class:
 //   1. on `first` at its alpha and beta, the scalars it is timed at;
 //   2. on the first later layout at alpha -1.5 and beta 0 (NaN in C, which must not be read);
-//   3. on the same layout at alpha -1.5 and beta 0.75, with C0 in C;
-//   4. below class 16, on each other later layout at alpha -1.5 and beta 0.75.
+//   3. on every layout, `first` included, at alpha -1.5 and beta 0.75, with C0 in C: C is
+//      read in each, so a kernel that takes another operand's alignment for C's reads meets
+//      a layout where the two differ, as its writes do.
 // Invalid, with the reason: ptxas spilled, the workspace does not fit the GPU, the cubin does
 // not load, a launch is refused (too many threads or registers, too much shared memory), or a
 // result is wrong. A refused load or launch leaves the CUDA context usable, so the run goes
@@ -49,7 +50,7 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
                                  cudaStream_t stream);
 // How many times check_candidate launches a candidate that passes on a problem laid out as
 // `first` (leading dimensions of 0: tight), as the tests' kernel that faults only once
-// checked (tests/tuner/faulting_kernel.h) needs to know: three in class 16, four or five
+// checked (tests/tuner/faulting_kernel.h) needs to know: four in class 16, five or six
 // below (later_layouts_for).
 int checked_runs(const ProblemSpec& first);
 
@@ -57,17 +58,15 @@ int checked_runs(const ProblemSpec& first);
 // leading dimensions filled in; its operands start offset_floats past 256 bytes, theirs at
 // 256 bytes). Every row is 4 to 7 floats longer than it is, so a kernel that reads past a
 // row's end meets NaN. And since kernels choose 16-byte or 4-byte accesses operand by operand,
-// which operands take them differs from layout to layout, so that a kernel that takes one
-// operand's alignment for another's meets a layout where the two differ:
+// which operands take them differs from layout to layout. A kernel that takes operand Y's
+// alignment for X's is wrong where Y takes 16-byte accesses and X does not, so for every X
+// and Y some layout, `first` or a later one, has that:
 //   - In class 16 nothing can turn: one layout, every operand aligned.
-//   - Below, the first later layout turns each operand's 16-byte alignment over, but some
-//     operand must stay below 16 bytes: where none took them in `first`, C stays below (A and
-//     B then take them).
-//   - Two operands that share their alignment in `first` share it there too (A and B where
-//     all three start misaligned, as in every key tuned at another class than packed operands
-//     have; B and C where only A is misaligned). The second later layout sets that pair
-//     apart, and C in it takes the alignment it did not have in the first later layout, so
-//     that the runs that read C (beta 0.75) meet both of its paths.
+//   - Below, some operand must stay below 16 bytes. Where `first` has one or two operands
+//     aligned, the later layouts are the two other arrangements of as many aligned operands
+//     (A alone aligned in `first`: B alone, then C alone). Where it has none (every key tuned
+//     at another class than packed operands have), they are the three arrangements of one
+//     operand misaligned, C first. A misaligned operand takes the call's class.
 std::vector<LeadingDimensions> later_layouts_for(const ProblemSpec& first);
 
 // Whether the CUDA context is lost, as after a device fault: every call then returns the

@@ -229,7 +229,8 @@ TEST(CandidateCheck, AKernelThatTakesOneOperandsAlignmentForAnothersIsAWrongResu
 }
 
 // Naive's product through the families' arguments, with its own epilogue: BETA_0_RESULT is
-// what it writes when beta is 0.
+// what it writes when beta is 0, and when beta is not, it reads C's element through the
+// leading dimension READ_LDC.
 constexpr const char* kNaiveWithItsOwnEpilogue = R"(#include "sgemm_common.cuh"
 extern "C" __global__ void own_epilogue(const SgemmArgs p) {
     const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -237,7 +238,7 @@ extern "C" __global__ void own_epilogue(const SgemmArgs p) {
     float acc = 0.0f;
     for (int k = 0; k < p.K; ++k) acc = fmaf(p.A[sgemm_offset(row, k, p.lda)], p.B[sgemm_offset(k, col, p.ldb)], acc);
     float* c = p.C + sgemm_offset(row, col, p.ldc);
-    *c = p.beta == 0.0f ? BETA_0_RESULT : p.alpha * acc + p.beta * *c;
+    *c = p.beta == 0.0f ? BETA_0_RESULT : p.alpha * acc + p.beta * p.C[sgemm_offset(row, col, READ_LDC)];
 }
 )";
 
@@ -248,8 +249,8 @@ TEST(CandidateCheck, AKernelThatDropsAlphaWhenBetaIsZeroIsAWrongResult) {
     SGEMM_REQUIRE_GPU(gpu);
     CheckProblems problems(odd_problem(), gpu->cublas, gpu->stream.get());
     const auto check = [&](const std::string& beta_0_result) {
-        return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue, {"BETA_0_RESULT=" + beta_0_result},
-                                problems);
+        return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue,
+                                {"BETA_0_RESULT=" + beta_0_result, "READ_LDC=p.ldc"}, problems);
     };
     const CheckedCandidate right = check("p.alpha * acc");
     EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
@@ -257,6 +258,27 @@ TEST(CandidateCheck, AKernelThatDropsAlphaWhenBetaIsZeroIsAWrongResult) {
     EXPECT_EQ(drops.kernel, nullptr);
     EXPECT_EQ(drops.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0 on rows laid out anew", 0), 0u)
         << drops.invalid_reason;
+}
+
+// A kernel that reads C (beta not 0) with another operand's alignment taken for C's, as the
+// LD kernels above write it, is wrong only where that operand is aligned and C is not. With
+// A alone aligned on the tuner's rows (17 x 31 x 8), no run that read C had that: C was read
+// only on the later layouts, where A is not aligned. Every layout now has a run that reads C.
+TEST(CandidateCheck, AKernelThatReadsCWithAnothersAlignmentIsAWrongResult) {
+    SGEMM_REQUIRE_GPU(gpu);
+    ProblemSpec spec;
+    spec.M = 17, spec.N = 31, spec.K = 8;
+    CheckProblems problems(spec, gpu->cublas, gpu->stream.get());
+    const auto check = [&](const std::string& read_ldc) {
+        return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue,
+                                {"BETA_0_RESULT=p.alpha * acc", "READ_LDC=" + read_ldc}, problems);
+    };
+    const CheckedCandidate right = check("p.ldc");
+    EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
+    const CheckedCandidate wrong = check("(sgemm_vec4_ok(p.A, p.lda) ? p.ldc / 4 * 4 : p.ldc)");
+    EXPECT_EQ(wrong.kernel, nullptr);
+    EXPECT_EQ(wrong.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0.75 on the tuner's rows", 0), 0u)
+        << wrong.invalid_reason;
 }
 
 TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn) {

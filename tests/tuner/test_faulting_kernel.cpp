@@ -25,8 +25,8 @@ TEST(FaultingKernel, EachKindIsPlantedAsTheBinaryOfNaivesDefaultConfiguration) {
     const std::vector<char> naives_own = compile_kernel(naive, naive.defaults, arch).cubin;
     std::vector<std::vector<char>> planted;
     // The kernel that faults once checked counts the check's runs, which depend on the layout.
-    for (const auto& [when, runs] : {std::pair{FaultsOn::first_run, 0}, std::pair{FaultsOn::after_the_check, 3},
-                                     std::pair{FaultsOn::after_the_check, 5}}) {
+    for (const auto& [when, runs] : {std::pair{FaultsOn::first_run, 0}, std::pair{FaultsOn::after_the_check, 4},
+                                     std::pair{FaultsOn::after_the_check, 6}}) {
         const TempDir dir;
         const std::string path = dir.file("tuning.db");
         EXPECT_EQ(plant_a_kernel_that_faults(path, arch, when, runs), kernel_ref(naive, naive.defaults));

@@ -89,9 +89,7 @@ int operand_alignment(int offset_floats, int ld) {
 // aligned. Below, for each operand X and each other operand Y, some layout (the tuner's or a
 // later one) has Y taking 16-byte accesses and X not, where a kernel that takes Y's alignment
 // for X's goes wrong; so each operand takes both. There are two later layouts where the
-// tuner's has some operand aligned, three where it has none. And C takes both alignments
-// over the later layouts, whose runs read it, but where the tuner's layout alone has C
-// aligned, or alone has it misaligned.
+// tuner's has some operand aligned, three where it has none.
 TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther) {
     const int shapes[][3] = {{1, 4096, 4096}, {8, 4096, 4093}, {32, 4094, 4096}, {4095, 4097, 4093},
                              {7, 17, 1},      {17, 32, 7},     {17, 31, 8},      {2, 6, 10}};
@@ -131,10 +129,6 @@ TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther)
                                         [&](const std::array<bool, 3>& a) { return a[y] && !a[x]; }))
                     << "no layout has operand " << y << " aligned and " << x << " not";
             }
-        const bool c_alone = (aligned[0][2] && in_first == 1) || (!aligned[0][2] && in_first == 2);
-        const bool c_both_later = std::any_of(aligned.begin() + 1, aligned.end(), [](auto& a) { return a[2]; }) &&
-                                  std::any_of(aligned.begin() + 1, aligned.end(), [](auto& a) { return !a[2]; });
-        EXPECT_EQ(c_both_later, !c_alone);
     });
     // The shapes gave the tuner's layout with none, one and two operands aligned, C among them.
     for (const int first : {0, 1, 4, 6}) EXPECT_EQ(firsts_seen.count(first), 1u) << "first layout " << first;
@@ -153,21 +147,22 @@ TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther)
     EXPECT_THROW(later_layouts_for(longest), Error);
 }
 
-// The check's runs: three in class 16, one more below for each later layout past the first.
+// The check's runs: four in class 16 (two on each layout), one more below for each later
+// layout past the first.
 TEST(Operands, TheCheckRunsOnceMoreForEachLaterLayoutPastTheFirst) {
     const auto runs = [](int M, int N, int K) {
         ProblemSpec tight;  // leading dimensions of 0
         tight.M = M, tight.N = N, tight.K = K;
         return checked_runs(tight);
     };
-    EXPECT_EQ(runs(8, 4096, 4096), 3);
-    EXPECT_EQ(runs(17, 32, 7), 4);  // B and C aligned, A not
-    EXPECT_EQ(runs(17, 31, 8), 4);  // A aligned
-    EXPECT_EQ(runs(17, 31, 7), 5);  // none aligned
+    EXPECT_EQ(runs(8, 4096, 4096), 4);
+    EXPECT_EQ(runs(17, 32, 7), 5);  // B and C aligned, A not
+    EXPECT_EQ(runs(17, 31, 8), 5);  // A aligned
+    EXPECT_EQ(runs(17, 31, 7), 6);  // none aligned
     ProblemSpec offset;
     offset.M = offset.N = offset.K = 64;
     offset.offset_floats = 2;  // class 8: none aligned
-    EXPECT_EQ(checked_runs(offset), 5);
+    EXPECT_EQ(checked_runs(offset), 6);
 }
 
 }  // namespace
