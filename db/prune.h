@@ -11,7 +11,9 @@ namespace sgemm {
 struct PruneSummary {
     // Rows removed; misses as shape keys (their rows are one per recorder), as stats counts them.
     int devices = 0, winners = 0, measurements = 0, misses = 0, binaries = 0, kernels = 0;
-    int newer_kept = 0;  // prune_stale: devices of newer library versions, left as they are
+    // prune_stale: devices of newer library versions, or of this one with a suffix
+    // ("0.3.0-dev" beside 0.3.0), left as they are.
+    int newer_kept = 0;
     // compact_after_prune: the bytes the file and its -wal file shrank by on disk, and why
     // they did not, where they did not.
     std::int64_t bytes_freed = 0;

@@ -740,7 +740,8 @@ int cmd_prune(Context& ctx) {
         std::printf("removed %d devices, %d winners, %d measurements, %d missed shapes, %d binaries, %d kernels\n",
                     s.devices, s.winners, s.measurements, s.misses, s.binaries, s.kernels);
         if (s.newer_kept > 0)
-            std::printf("kept %d devices of newer library versions than this tool's %s\n", s.newer_kept, SGEMM_VERSION);
+            std::printf("kept %d devices of newer library versions than this tool's %s, or of it with a suffix\n",
+                        s.newer_kept, SGEMM_VERSION);
         if (s.bytes_freed > 0) std::printf("the database shrank by %s KiB\n", fixed(s.bytes_freed / 1024.0, 0).c_str());
     };
     change_database(ctx, prune, [](const PruneSummary& s, int) { return s.changed_nothing(); }, report);

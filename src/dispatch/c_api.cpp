@@ -74,14 +74,18 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
     if (options) o = *options;
     // A create that fails after making the handle's device current (a database whose rows
     // cannot be read, say) gives the caller back its own: else its later work would go to
-    // the other GPU. Without a GPU or driver there is none to give back.
+    // the other GPU. Only where it changed: cudaSetDevice starts the device's context, which
+    // a create that failed before the device (bad options, no database) never did. Without
+    // a GPU or driver there is none to give back.
     int previous_device = -1;
     if (cudaGetDevice(&previous_device) != cudaSuccess) {
         previous_device = -1;
         (void)cudaGetLastError();
     }
     const auto failed = [&](sgemm_dispatch_status_t status, const char* why) {
-        if (previous_device >= 0) (void)cudaSetDevice(previous_device);
+        int now = -1;
+        if (previous_device >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_device)
+            (void)cudaSetDevice(previous_device);
         return fail(status, "%s", why);
     };
     try {

@@ -6,6 +6,7 @@
 // inherited through fork; a call and destroy after a device fault; the per-stream workspace
 // limit; a deterministic handle; a winner that stages its operands; rows that cannot be
 // read; calls refused for a workspace, which count no miss.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 #include <unistd.h>
@@ -1098,6 +1099,51 @@ TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
     EXPECT_TRUE(split.check_output().ok());
     EXPECT_EQ(status_on_second(plain), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(dispatch.info().streams_used, 1);
+}
+
+// Whether device 0's primary CUDA context is active, asked of the driver (libcuda, which the
+// project does not link: cudart loads it) without starting one; a sentence when it cannot say.
+std::string device_0_context() {
+    void* cuda = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!cuda) return "libcuda cannot be loaded";
+    using Init = int (*)(unsigned);
+    using DeviceGet = int (*)(int*, int);
+    using PrimaryContextState = int (*)(int, unsigned*, int*);
+    const auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
+    const auto device_get = reinterpret_cast<DeviceGet>(dlsym(cuda, "cuDeviceGet"));
+    const auto state = reinterpret_cast<PrimaryContextState>(dlsym(cuda, "cuDevicePrimaryCtxGetState"));
+    int device = -1, active = -1;
+    unsigned flags = 0;
+    if (!init || !device_get || !state || init(0) != 0 || device_get(&device, 0) != 0 || state(device, &flags, &active) != 0)
+        return "the driver did not say";
+    return active ? "active" : "inactive";
+}
+
+// A create that fails before it uses the device (here: no database) starts no CUDA context.
+// Giving a failed create's caller back its device used to call cudaSetDevice on it
+// whatever happened, which starts that device's context: hundreds of MB of GPU memory for a
+// process that had never touched the GPU. The threadsafe death test runs this test again in
+// a process of its own, where nothing has started a context yet; the parent only checks
+// that a GPU is there, which starts none either.
+TEST(DispatchDeathTest, ACreateThatFailsBeforeTheDeviceStartsNoContext) {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+        GTEST_SKIP() << "GPU test skipped: no CUDA device is visible";
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            const TempDir dir;
+            const std::string missing = dir.file("missing.db");
+            sgemm_dispatch_options_t o = options(missing);
+            sgemm_dispatch_t handle = nullptr;
+            const sgemm_dispatch_status_t status = sgemm_dispatch_create(&handle, &o);
+            std::fprintf(stderr, "status %d, device 0's context %s\n", static_cast<int>(status),
+                         device_0_context().c_str());
+            std::fflush(stderr);
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0),
+        "status " + std::to_string(static_cast<int>(SGEMM_DISPATCH_DATABASE_ERROR)) + ", device 0's context inactive");
 }
 
 // After a device fault (an illegal address, which ends the context's work for good):
