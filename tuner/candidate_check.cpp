@@ -108,12 +108,13 @@ CheckedCandidate check_candidate(const Family& family, const CompiledKernel& com
     };
     if (std::string why = run_and_judge(first, spec.alpha, spec.beta, "", out.accuracy); !why.empty())
         return invalid(std::move(why));
-    // The later runs: beta 0 on the first later layout, then C read on every layout.
-    std::vector<std::pair<GemmProblem*, float>> later_runs = {{problems.later.front().get(), 0.0f}};
-    for (GemmProblem* p : problems.all()) later_runs.emplace_back(p, kScaledBeta);
-    if (1 + later_runs.size() != static_cast<std::size_t>(checked_runs(spec)))
+    // The runs at the scaled alpha: beta 0 on the first later layout, then C read on every
+    // layout.
+    std::vector<std::pair<GemmProblem*, float>> scaled_runs = {{problems.later.front().get(), 0.0f}};
+    for (GemmProblem* p : problems.all()) scaled_runs.emplace_back(p, kScaledBeta);
+    if (1 + scaled_runs.size() != static_cast<std::size_t>(checked_runs(spec)))
         throw Error("the check's runs are not checked_runs");
-    for (const auto& [on, beta] : later_runs) {
+    for (const auto& [on, beta] : scaled_runs) {
         const ProblemSpec& other = on->spec();
         char when[160];
         std::snprintf(when, sizeof when, " at alpha %g and beta %g on %s (lda %d, ldb %d, ldc %d)", kScaledAlpha,
