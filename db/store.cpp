@@ -399,10 +399,12 @@ bool TuningStore::put_binary(const Binary& b) {
         // One key is one compile's inputs, so two cubins under it mean one was damaged.
         // Callers pass only cubins that match their checksum (cubin_problem), so a kept row
         // that does not, or that has no checksum and other bytes, gives way: else the winners
-        // an import or a merge brings would be launched from bytes it never checked. A kept
+        // an import or a merge brings would be launched from bytes it never checked. But the
+        // same bytes without a checksum would only erase the evidence of a damaged row. A kept
         // row without a checksum takes the one that comes with the same bytes, now vouched for.
-        const bool vouched = !b.cubin_checksum.empty();
-        if (kept && (!cubin_problem(*kept).empty() || (vouched && kept->cubin_checksum.empty() && kept->cubin != b.cubin))) {
+        const bool vouched = !b.cubin_checksum.empty(), other_bytes = kept && kept->cubin != b.cubin;
+        const bool damaged = kept && !cubin_problem(*kept).empty();
+        if ((damaged && (vouched || other_bytes)) || (vouched && other_bytes && kept->cubin_checksum.empty())) {
             insert_binary(*db_, kernel, b, SGEMM_DB_REPLACE_BINARY);
             stored = true;
         } else if (vouched) {

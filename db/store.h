@@ -66,8 +66,9 @@ public:
     // is replaced; one kept without a checksum takes binary's when its cubin is the same
     // bytes. True when binary's bytes were stored (new, or over a row replaced).
     bool put_binary(const Binary& binary);
-    // Stores a fresh compile over a damaged row of the same key (db/verify.h's
-    // cubin_problem), which put_binary would keep; the winners that name the key keep it.
+    // Stores a fresh compile over the row of the same key whatever it holds (the kernel
+    // cache's rows that cannot serve this GPU, which put_binary may keep); the winners that
+    // name the key keep it.
     void replace_binary(const Binary& binary);
     // The cached binary for `cache_key`, if any. On a writable store a found binary's hit
     // count goes up by one (the figure `sgemm-db stats` reports).

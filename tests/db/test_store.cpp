@@ -97,7 +97,8 @@ TEST(Store, ABinaryKeptWithoutAChecksumTakesTheOneThatComesWithTheSameCubin) {
 // vouched for by its checksum replaces a kept row that its own checksum shows damaged, or
 // that has none and other bytes: an import or a merge used to keep such a row and attach its
 // winners to bytes it never checked. A vouched row is kept against other bytes, and so is an
-// unvouched one against other unvouched bytes: nothing says which is right.
+// unvouched one against other unvouched bytes: nothing says which is right. A damaged row is
+// kept against its own bytes without a checksum, which would only erase the evidence.
 TEST(Store, AVouchedBinaryReplacesAKeptRowThatIsDamagedOrUnvouchedWithOtherBytes) {
     const Binary good = naive_binary();
     Binary damaged_inside = good;
@@ -116,7 +117,9 @@ TEST(Store, AVouchedBinaryReplacesAKeptRowThatIsDamagedOrUnvouchedWithOtherBytes
     for (const Case& c : {Case{"kept without a checksum, other bytes", unvouched_other, good, true},
                           Case{"kept with a checksum its bytes fail", damaged_inside, good, true},
                           Case{"kept vouched, other vouched bytes", vouched_other, good, false},
-                          Case{"kept without a checksum, other bytes without one", unvouched_other, unvouched_good, false}}) {
+                          Case{"kept without a checksum, other bytes without one", unvouched_other, unvouched_good, false},
+                          Case{"kept with a checksum its bytes fail, the same bytes without one", damaged_inside,
+                               unvouched_other, false}}) {
         SCOPED_TRACE(c.what);
         TempDir dir;
         TuningStore store(dir.file("t.db"));
