@@ -268,6 +268,9 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
                                         const std::string& device_id) {
     Json rows = Json::array();
     std::vector<std::string> left_out;
+    for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
+        if (row.winners > 0 && (device_id.empty() || row.fields.id() == device_id || row.stored_id == device_id))
+            left_out.push_back(edited_device_problem(row) + ", left out of the export");
     if (format == ExchangeFormat::csv) out << csv_line(exchange_columns());
     for (const DeviceFingerprint& device : store.devices()) {
         if (!device_id.empty() && device.id() != device_id) continue;

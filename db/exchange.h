@@ -24,7 +24,9 @@ std::vector<std::string> exchange_columns();
 
 // Writes the winners of `device_id` (of every device when empty) and returns the winners it
 // left out, each with why: one whose binary is missing or damaged (binary_problem, which
-// verify reports too) would make import refuse the whole file, and would not run anywhere.
+// verify reports too) would make import refuse the whole file, and would not run anywhere;
+// the winners of a device row edited by hand (TuningStore::edited_device_rows), one entry a
+// row, would go unseen.
 std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
                                         const std::string& device_id = {});
 

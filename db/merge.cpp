@@ -83,6 +83,11 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     std::error_code ec;
     if (std::filesystem::equivalent(store.path(), other.path(), ec))
         throw Error("cannot merge " + other.path() + " into itself");
+    // Its rows would be found by no lookup here either, and its measurements and misses would
+    // name a device that is not there: refused before anything changes.
+    if (const std::vector<TuningStore::EditedDeviceRow> edited = other.edited_device_rows(); !edited.empty())
+        throw DbError(other.path() + ": " + edited_device_problem(edited.front()) +
+                      "; nothing was merged (sgemm-db verify names every such row)");
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
     const std::vector<DeviceFingerprint> devices = other.devices();

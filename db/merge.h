@@ -48,7 +48,8 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
 // Merges `other` into `store`: its devices, its winners (by the rule) with their binaries,
 // its measurements not already present, and its miss counts (each recorder's row keeps the
 // larger count: TuningStore::merge_misses).
-// Throws Error for the same file.
+// Throws Error for the same file, and DbError, before changing anything, where `other` has a
+// device row edited by hand (TuningStore::edited_device_rows).
 MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelProblem& kernel_problem = {});
 
 }  // namespace sgemm

@@ -314,6 +314,21 @@ std::vector<DeviceFingerprint> TuningStore::devices() {
     return out;
 }
 
+std::vector<TuningStore::EditedDeviceRow> TuningStore::edited_device_rows() {
+    std::vector<EditedDeviceRow> out;
+    {
+        auto q = db_->query(SGEMM_DB_DEVICE_SELECT "ORDER BY gpu_name, id");
+        while (q.step())
+            if (DeviceFingerprint d = read_device(q); d.id() != q.text(0)) out.push_back({q.text(0), d, 0});
+    }
+    for (EditedDeviceRow& row : out) {
+        auto q = db_->query("SELECT count(*) FROM winners WHERE device_id = ?1");
+        q.bind(1, row.stored_id);
+        if (q.step()) row.winners = q.integer(0);
+    }
+    return out;
+}
+
 std::optional<DeviceFingerprint> TuningStore::find_device(const std::string& id) {
     auto q = db_->query(SGEMM_DB_DEVICE_SELECT "WHERE id = ?1");
     q.bind(1, id);

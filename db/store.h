@@ -55,6 +55,15 @@ public:
     std::string add_device(const DeviceFingerprint& device);
     std::vector<DeviceFingerprint> devices();  // by GPU name, then id
     std::optional<DeviceFingerprint> find_device(const std::string& id);
+    // Device rows whose id is not the one their fields give (edited by hand): every lookup
+    // computes a device's id from its fields, so their winners, measurements and misses are
+    // found by none. Each with its stored id and its count of winners.
+    struct EditedDeviceRow {
+        std::string stored_id;
+        DeviceFingerprint fields;
+        std::int64_t winners = 0;
+    };
+    std::vector<EditedDeviceRow> edited_device_rows();
     // The id that `id_or_prefix` names (a full id, or a prefix that only one id starts
     // with); throws UnknownDeviceError listing the devices otherwise.
     std::string resolve_device(const std::string& id_or_prefix);

@@ -19,6 +19,12 @@ std::string cubin_problem(const Binary& binary) {
     return "";
 }
 
+std::string edited_device_problem(const TuningStore::EditedDeviceRow& row) {
+    return "the device row " + row.stored_id.substr(0, 8) + " (" + row.fields.describe() +
+           ") does not match its id (edited by hand?): no lookup finds its " + std::to_string(row.winners) +
+           " winners";
+}
+
 std::string binary_problem(const Binary& binary, const DeviceFingerprint& device) {
     if (std::string problem = cubin_problem(binary); !problem.empty()) return problem;
     if (binary.arch / 10 != device.sm() / 10 || binary.arch > device.sm())
@@ -82,12 +88,10 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                                           " (sgemm-tune compiles it again when it next needs it)");
         }
     }
+    for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
+        report.problems.push_back(edited_device_problem(row));
     for (const DeviceFingerprint& device : store.devices()) {
         ++report.devices;
-        auto q = db.query("SELECT count(*) FROM devices WHERE id = ?1");
-        q.bind(1, device.id());
-        if (q.step() && q.integer(0) == 0)
-            report.problems.push_back("the device row of " + device.describe() + " does not match its id (edited?)");
         for (const WinnerWithBinary& wb : store.winners_with_binaries(device.id())) {
             ++report.winners;
             const Winner& w = wb.winner;

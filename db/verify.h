@@ -13,6 +13,8 @@ namespace sgemm {
 // arch, and it must name its kernel. A cubin cut short or overwritten in the file would
 // otherwise reach the CUDA loader, which reads past its end or runs damaged code.
 std::string cubin_problem(const Binary& binary);
+// What verify, export and merge say of a device row whose id is not the one its fields give.
+std::string edited_device_problem(const TuningStore::EditedDeviceRow& row);
 
 // Why `binary` cannot serve a winner on `device`, or empty when it can: it is sound
 // (cubin_problem), and its arch runs on the device (same major compute capability, minor not

@@ -883,8 +883,8 @@ int main(int argc, char** argv) {
             "output that fails as it is written, after which a command that changed the database says the change\n"
             "stays, and an import or merge that refused winners still exits 3);\n"
             "3 import or merge: some winners were refused (each is listed), the others went in (an import\n"
-            "whose every winner is refused writes nothing); export: some winners, whose binary is damaged,\n"
-            "were left out (each is listed), the others were written.\n\n"
+            "whose every winner is refused writes nothing); export: some winners, whose binary is damaged\n"
+            "or whose device row was edited by hand, were left out (each is listed), the others were written.\n\n"
             "Options";
     po::options_description opts(help);
     opts.add_options()("help,h", "show this help")

@@ -295,6 +295,16 @@ run 3 --db "$dir/damaged.db" export -o "$dir/damaged.csv"
 has "$err" "sgemm-db: export left out ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: "
 has "$err" "cut short"; [ "$(grep -c "export left out" <<<"$err")" -eq 3 ] || fail "expected the 3 naive winners left out: $err"
 run 0 --db "$dir/from-damaged.db" import "$dir/damaged.csv"; has "$out" "winners 1 added"
+# A device row edited by hand (relabelled so that another build reads it) keeps an id that no
+# lookup computes: export names its winners as left out (exit 3), where it wrote nothing of
+# them and exited 0, and a merge from it is refused whole (exit 2), where it dropped them.
+cp "$dir/ours.db" "$dir/relabelled.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '9.9.9'\"); c.commit()" \
+  "$dir/relabelled.db" || fail "relabelling a device"
+run 3 --db "$dir/relabelled.db" export -o "$dir/relabelled.csv"
+has "$err" "the device row ${id:0:8}"; has "$err" "does not match its id (edited by hand?): no lookup finds its 4 winners"
+run 2 --db "$dir/from-relabelled.db" merge "$dir/relabelled.db"; has "$err" "nothing was merged"
+[ ! -e "$dir/from-relabelled.db" ] || fail "a refused merge made a database"
 # Nothing is lost to an export: not the database (named directly or through a link), not an
 # earlier file that a failing write would have cut short. A file is replaced whole, through a
 # link to it, keeping its permissions, and no temporary file stays behind.

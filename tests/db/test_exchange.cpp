@@ -187,6 +187,28 @@ TEST(Exchange, ExportThenImportRoundTrips) {
     EXPECT_TRUE(export_text(copy) == round_trip);
 }
 
+// A device row edited by hand (its library version, so that another build reads it) keeps
+// its old id, which no lookup computes: export wrote the others and left its winners out
+// without a word, exit 0. They are now named as left out (sgemm-db exits 3).
+TEST(Exchange, TheWinnersOfADeviceRowEditedByHandAreNamedAsLeftOut) {
+    TempDir dir;
+    TuningStore store(dir.file("a.db"));
+    const std::string edited_id = fill_sample(store);
+    const std::string other_id = store.add_device(h200(1));
+    store.put_winner(winner(other_id, shape(1, 4096, 4096), 0.5, nullptr));
+    store.connection().query("UPDATE devices SET library_version = '9.9.9' WHERE id = ?1").bind(1, edited_id).run();
+    std::ostringstream out;
+    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv);
+    ASSERT_EQ(left_out.size(), 1u);
+    EXPECT_NE(left_out[0].find("the device row " + edited_id.substr(0, 8)), std::string::npos) << left_out[0];
+    EXPECT_NE(left_out[0].find("does not match its id (edited by hand?): no lookup finds its 4 winners"),
+              std::string::npos)
+        << left_out[0];
+    EXPECT_EQ(records(out.str()).size(), 2u) << "the header and the other device's winner";
+    std::ostringstream other_only;
+    EXPECT_TRUE(export_winners(store, other_only, ExchangeFormat::csv, other_id).empty());
+}
+
 TEST(Exchange, JsonExportHasOneObjectPerWinnerWithTypedValues) {
     TempDir dir;
     TuningStore store(dir.file("a.db"));

@@ -230,6 +230,30 @@ TEST(Merge, ASoundBinaryReplacesOursThatIsDamagedAndUnvouched) {
     EXPECT_EQ(stored->cubin_checksum, sound.cubin_checksum);
 }
 
+// A source whose device row was edited by hand (its id no longer what its fields give) is
+// refused before anything changes: its winners were found by no lookup and dropped without a
+// word, and its measurements then failed the merge on a foreign key.
+TEST(Merge, ASourceWithADeviceRowEditedByHandIsRefused) {
+    TempDir dir;
+    const std::string theirs_path = write_sample(dir, "theirs.db");
+    {
+        TuningStore theirs(theirs_path);
+        theirs.record_measurement(measurement(theirs.devices().at(0).id(), shape(1, 4096, 4096), 0.8));
+        theirs.connection().exec("UPDATE devices SET gpu_name = 'NVIDIA H200 (relabelled)'");
+    }
+    TuningStore ours(dir.file("ours.db"));
+    TuningStore theirs(theirs_path, OpenMode::ReadOnly);
+    try {
+        merge_store(ours, theirs);
+        ADD_FAILURE() << "merged";
+    } catch (const DbError& e) {
+        EXPECT_NE(std::string(e.what()).find("does not match its id (edited by hand?)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("nothing was merged"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(ours.devices().empty());
+    EXPECT_TRUE(ours.measurements().empty());
+}
+
 // The kernel families' judgement (sgemm-db passes one) refuses a faster winner the same way:
 // the good winner it would have replaced stays, and the others' offers are judged alone.
 TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {
