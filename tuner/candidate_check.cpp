@@ -176,11 +176,7 @@ std::vector<LeadingDimensions> later_layouts_for(const ProblemSpec& first) {
 }
 
 int checked_runs(const ProblemSpec& first) {
-    ProblemSpec filled = first;
-    if (filled.lda == 0) filled.lda = first.trans_a ? first.M : first.K;
-    if (filled.ldb == 0) filled.ldb = first.trans_b ? first.K : first.N;
-    if (filled.ldc == 0) filled.ldc = first.N;
-    return 3 + static_cast<int>(later_layouts_for(filled).size());
+    return 3 + static_cast<int>(later_layouts_for(with_leading_dimensions_filled(first)).size());
 }
 
 bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) != cudaSuccess; }

@@ -41,14 +41,18 @@ std::vector<float> download_floats(const float* device, std::size_t count) {
 
 }  // namespace
 
+ProblemSpec with_leading_dimensions_filled(ProblemSpec spec) {
+    if (spec.lda == 0) spec.lda = spec.trans_a ? spec.M : spec.K;
+    if (spec.ldb == 0) spec.ldb = spec.trans_b ? spec.K : spec.N;
+    if (spec.ldc == 0) spec.ldc = spec.N;
+    return spec;
+}
+
 GemmProblem::GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream)
-    : spec_(spec) {
+    : spec_(with_leading_dimensions_filled(spec)) {
     // Rows and row lengths of A and B as stored.
     const int a_rows = spec_.trans_a ? spec_.K : spec_.M, a_cols = spec_.trans_a ? spec_.M : spec_.K;
     const int b_rows = spec_.trans_b ? spec_.N : spec_.K, b_cols = spec_.trans_b ? spec_.K : spec_.N;
-    if (spec_.lda == 0) spec_.lda = a_cols;
-    if (spec_.ldb == 0) spec_.ldb = b_cols;
-    if (spec_.ldc == 0) spec_.ldc = spec_.N;
     if (spec_.M < 1 || spec_.N < 1 || spec_.K < 1) throw Error("GEMM dimensions must be at least 1");
     if (spec_.lda < a_cols || spec_.ldb < b_cols || spec_.ldc < spec_.N)
         throw Error("leading dimensions must be at least the row length");

@@ -28,6 +28,10 @@ struct ProblemSpec {
     bool fp64_reference = false;
 };
 
+// `spec` with each leading dimension of 0 (tight) made its stored row's length, as GemmProblem
+// lays the operands out.
+ProblemSpec with_leading_dimensions_filled(ProblemSpec spec);
+
 // Where each operand's rows start, one from the next, in floats.
 struct LeadingDimensions {
     int lda = 0, ldb = 0, ldc = 0;

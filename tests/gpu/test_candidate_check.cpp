@@ -242,19 +242,22 @@ extern "C" __global__ void own_epilogue(const SgemmArgs p) {
 }
 )";
 
+// kNaiveWithItsOwnEpilogue with these two, checked on `problems`.
+CheckedCandidate check_own_epilogue(sgemm::testing::GpuContext& gpu, const std::string& beta_0_result,
+                                    const std::string& read_ldc, CheckProblems& problems) {
+    return check_standalone(gpu, "own_epilogue", kNaiveWithItsOwnEpilogue,
+                            {"BETA_0_RESULT=" + beta_0_result, "READ_LDC=" + read_ldc}, problems);
+}
+
 // A kernel that drops alpha when beta is 0 is right at the scalars the tuner times (1 and 0)
 // and at any alpha with beta not 0, the two runs the check judged before: the run at alpha
 // -1.5 and beta 0 now fails it. Applying alpha passes.
 TEST(CandidateCheck, AKernelThatDropsAlphaWhenBetaIsZeroIsAWrongResult) {
     SGEMM_REQUIRE_GPU(gpu);
     CheckProblems problems(odd_problem(), gpu->cublas, gpu->stream.get());
-    const auto check = [&](const std::string& beta_0_result) {
-        return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue,
-                                {"BETA_0_RESULT=" + beta_0_result, "READ_LDC=p.ldc"}, problems);
-    };
-    const CheckedCandidate right = check("p.alpha * acc");
+    const CheckedCandidate right = check_own_epilogue(*gpu, "p.alpha * acc", "p.ldc", problems);
     EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
-    const CheckedCandidate drops = check("acc");
+    const CheckedCandidate drops = check_own_epilogue(*gpu, "acc", "p.ldc", problems);
     EXPECT_EQ(drops.kernel, nullptr);
     EXPECT_EQ(drops.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0 on rows laid out anew", 0), 0u)
         << drops.invalid_reason;
@@ -269,13 +272,10 @@ TEST(CandidateCheck, AKernelThatReadsCWithAnothersAlignmentIsAWrongResult) {
     ProblemSpec spec;
     spec.M = 17, spec.N = 31, spec.K = 8;
     CheckProblems problems(spec, gpu->cublas, gpu->stream.get());
-    const auto check = [&](const std::string& read_ldc) {
-        return check_standalone(*gpu, "own_epilogue", kNaiveWithItsOwnEpilogue,
-                                {"BETA_0_RESULT=p.alpha * acc", "READ_LDC=" + read_ldc}, problems);
-    };
-    const CheckedCandidate right = check("p.ldc");
+    const CheckedCandidate right = check_own_epilogue(*gpu, "p.alpha * acc", "p.ldc", problems);
     EXPECT_NE(right.kernel, nullptr) << right.invalid_reason;
-    const CheckedCandidate wrong = check("(sgemm_vec4_ok(p.A, p.lda) ? p.ldc / 4 * 4 : p.ldc)");
+    const CheckedCandidate wrong =
+        check_own_epilogue(*gpu, "p.alpha * acc", "(sgemm_vec4_ok(p.A, p.lda) ? p.ldc / 4 * 4 : p.ldc)", problems);
     EXPECT_EQ(wrong.kernel, nullptr);
     EXPECT_EQ(wrong.invalid_reason.rfind("wrong result at alpha -1.5 and beta 0.75 on the tuner's rows", 0), 0u)
         << wrong.invalid_reason;

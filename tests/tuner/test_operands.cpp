@@ -95,11 +95,9 @@ TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther)
                              {7, 17, 1},      {17, 32, 7},     {17, 31, 8},      {2, 6, 10}};
     std::set<int> firsts_seen;
     for_every_key(shapes, [&](const ShapeKey& key) {
-        ProblemSpec first = operands_for(key);
+        const ProblemSpec first = with_leading_dimensions_filled(operands_for(key));
         const int rows[3] = {key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N};
-        int* first_ld[3] = {&first.lda, &first.ldb, &first.ldc};
-        for (int i = 0; i < 3; ++i)
-            if (*first_ld[i] == 0) *first_ld[i] = rows[i];  // tight, as GemmProblem fills it in
+        const int* first_ld[3] = {&first.lda, &first.ldb, &first.ldc};
         const std::vector<LeadingDimensions> later = later_layouts_for(first);
         // Whether each operand takes 16-byte accesses, layout by layout, the tuner's first.
         std::vector<std::array<bool, 3>> aligned(1);
