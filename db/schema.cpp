@@ -194,8 +194,22 @@ void migrate(sqlite::Connection& db, int version) {
     const FileState state = read_state(db);
     check(db, state, true);
     const std::int64_t current = state.version;
-    for (const Migration& m : migrations())
-        if (m.version > current && m.version <= version) db.exec(m.sql);
+    for (const Migration& m : migrations()) {
+        if (m.version <= current || m.version > version) continue;
+        try {
+            db.exec(m.sql);
+        } catch (const DbError& e) {
+            // A plain SQL error from our own migration: the file holds a schema other than
+            // its version's (stamped lower by hand, or a header copied from another file).
+            // The transaction rolls back, so the file is as it was.
+            if ((e.code & 0xff) != SQLITE_ERROR) throw;
+            throw DbError(db.path() + " has schema version " + std::to_string(current) +
+                              ", but upgrading it failed at migration " + m.name + " (" + e.reason +
+                              "): its schema does not fit its version (changed outside sgemm, or damaged); it was "
+                              "left untouched",
+                          e.code);
+        }
+    }
     if (version > current) {
         db.exec("PRAGMA user_version = " + std::to_string(version));
         db.exec("PRAGMA application_id = " + std::to_string(kTuningDbApplicationId));

@@ -301,7 +301,7 @@ void Connection::fail(int rc, const std::string& sql) const {
             throw DbError(path_ + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);
         case SQLITE_CANTOPEN:
             throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
-        default: throw DbError(path_ + ": " + message + where, code, sql);
+        default: throw DbError(path_ + ": " + message + where, code, sql, message);
     }
 }
 

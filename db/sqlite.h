@@ -20,10 +20,11 @@
 namespace sgemm {
 
 struct DbError : Error {
-    DbError(const std::string& message, int code = SQLITE_ERROR, std::string sql = "")
-        : Error(message), code(code), sql(std::move(sql)) {}
-    int code;         // SQLite's extended result code
-    std::string sql;  // the statement that failed, empty when none ran
+    DbError(const std::string& message, int code = SQLITE_ERROR, std::string sql = "", std::string reason = "")
+        : Error(message), code(code), sql(std::move(sql)), reason(std::move(reason)) {}
+    int code;            // SQLite's extended result code
+    std::string sql;     // the statement that failed, empty when none ran
+    std::string reason;  // SQLite's own words for the failure, empty when SQLite gave none
 };
 
 // Another connection kept the database busy: it held the lock, or kept writing the file.
