@@ -67,11 +67,12 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
     PruneSummary summary;
     sqlite::Connection& db = store.connection();
     sqlite::Transaction transaction(db);
+    // By the ids stored: a row edited by hand is not under the id its fields give.
     std::vector<std::string> stale;
-    for (const DeviceFingerprint& device : store.devices()) {
-        if (superseded(device.library_version, library_version))
-            stale.push_back(device.id());
-        else if (device.library_version != library_version)
+    for (const TuningStore::DeviceRow& row : store.device_rows()) {
+        if (superseded(row.fields.library_version, library_version))
+            stale.push_back(row.stored_id);
+        else if (row.fields.library_version != library_version)
             ++summary.newer_kept;
     }
     remove_devices(store, stale, summary);

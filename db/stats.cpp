@@ -12,10 +12,10 @@ StoreStats store_stats(TuningStore& store) {
     s.binaries = db.integer("SELECT count(*) FROM binaries");
     s.binary_bytes = db.integer("SELECT coalesce(sum(length(cubin)), 0) FROM binaries");
     s.binary_hits = db.integer("SELECT coalesce(sum(hits), 0) FROM binaries");
-    for (const DeviceFingerprint& device : store.devices()) {
+    for (TuningStore::DeviceRow& row : store.device_rows()) {
         DeviceStats d;
-        d.id = device.id();
-        d.device = device;
+        d.id = row.stored_id;  // which its rows name, even where the row was edited by hand
+        d.device = std::move(row.fields);
         auto q = db.query(
             "SELECT (SELECT count(*) FROM winners WHERE device_id = ?1), "
             "(SELECT count(*) FROM winners w JOIN kernels k ON k.id = w.kernel_id "

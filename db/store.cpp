@@ -314,13 +314,17 @@ std::vector<DeviceFingerprint> TuningStore::devices() {
     return out;
 }
 
+std::vector<TuningStore::DeviceRow> TuningStore::device_rows() {
+    std::vector<DeviceRow> out;
+    auto q = db_->query(SGEMM_DB_DEVICE_SELECT "ORDER BY gpu_name, id");
+    while (q.step()) out.push_back({q.text(0), read_device(q)});
+    return out;
+}
+
 std::vector<TuningStore::EditedDeviceRow> TuningStore::edited_device_rows() {
     std::vector<EditedDeviceRow> out;
-    {
-        auto q = db_->query(SGEMM_DB_DEVICE_SELECT "ORDER BY gpu_name, id");
-        while (q.step())
-            if (DeviceFingerprint d = read_device(q); d.id() != q.text(0)) out.push_back({q.text(0), d, 0});
-    }
+    for (DeviceRow& row : device_rows())
+        if (row.fields.id() != row.stored_id) out.push_back({std::move(row), 0});
     for (EditedDeviceRow& row : out) {
         auto q = db_->query("SELECT count(*) FROM winners WHERE device_id = ?1");
         q.bind(1, row.stored_id);

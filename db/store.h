@@ -55,12 +55,18 @@ public:
     std::string add_device(const DeviceFingerprint& device);
     std::vector<DeviceFingerprint> devices();  // by GPU name, then id
     std::optional<DeviceFingerprint> find_device(const std::string& id);
-    // Device rows whose id is not the one their fields give (edited by hand): every lookup
-    // computes a device's id from its fields, so their winners, measurements and misses are
-    // found by none. Each with its stored id and its count of winners.
-    struct EditedDeviceRow {
+    // Every device row with the id it is stored under, which its rows refer to: for a row
+    // edited by hand that is not the id its fields give (DeviceFingerprint::id). By GPU
+    // name, then id.
+    struct DeviceRow {
         std::string stored_id;
         DeviceFingerprint fields;
+    };
+    std::vector<DeviceRow> device_rows();
+    // Device rows whose id is not the one their fields give (edited by hand): every lookup
+    // computes a device's id from its fields, so their winners, measurements and misses are
+    // found by none. Each with its count of winners.
+    struct EditedDeviceRow : DeviceRow {
         std::int64_t winners = 0;
     };
     std::vector<EditedDeviceRow> edited_device_rows();

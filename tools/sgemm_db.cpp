@@ -191,9 +191,9 @@ int cmd_list(Context& ctx) {
     const std::vector<Winner> winners = store.winners(ctx.device(store));
     // Each device's sgemm version: a build's dispatch reads only its own version's rows, so
     // two devices of one GPU (before and after an upgrade) are told apart by it.
-    // A device row edited by hand may no longer have the id its winners name: blank then.
+    // By the id each row is stored under, which its winners name, even for a row edited by hand.
     std::map<std::string, DeviceFingerprint> devices;
-    for (const DeviceFingerprint& d : store.devices()) devices.emplace(d.id(), d);
+    for (TuningStore::DeviceRow& row : store.device_rows()) devices.emplace(row.stored_id, std::move(row.fields));
     if (ctx.json) {
         Json out = Json::array();
         for (const Winner& w : winners)
@@ -228,9 +228,9 @@ int cmd_show(Context& ctx) {
     // a winner without the measurements of its search, and a winner's time is its own
     // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
     std::vector<Winner> winners;
-    for (const DeviceFingerprint& d : store.devices())
-        if (device.empty() || d.id() == device)
-            if (std::optional<Winner> w = store.find_winner(d.id(), shape)) winners.push_back(std::move(*w));
+    for (const TuningStore::DeviceRow& row : store.device_rows())
+        if (device.empty() || row.stored_id == device)
+            if (std::optional<Winner> w = store.find_winner(row.stored_id, shape)) winners.push_back(std::move(*w));
     if (ctx.json) {
         Json measured = Json::array();
         for (const Measurement& m : rows)

@@ -305,6 +305,16 @@ run 3 --db "$dir/relabelled.db" export -o "$dir/relabelled.csv"
 has "$err" "the device row ${id:0:8}"; has "$err" "does not match its id (edited by hand?): no lookup finds its 4 winners"
 run 2 --db "$dir/from-relabelled.db" merge "$dir/relabelled.db"; has "$err" "nothing was merged"
 [ ! -e "$dir/from-relabelled.db" ] || fail "a refused merge made a database"
+# list, show and stats find its rows under the id it is stored under (list left its GPU and
+# version blank, show found no winner, stats counted 0 winners). Relabelled as an older
+# version, prune --stale removes it, where it deleted by the id the fields give: no row.
+run 0 --db "$dir/relabelled.db" list; has "$out" "${id:0:8}  NVIDIA H200  9.9.9"
+run 0 --db "$dir/relabelled.db" show 1 4096 4096; has "$out" "winner"
+run 0 --db "$dir/relabelled.db" stats --json
+[ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \
+  "$dir/relabelled.db" || fail "relabelling a device as older"
+run 0 --db "$dir/relabelled.db" prune --stale; has "$out" "removed 1 devices, 4 winners"
 # Nothing is lost to an export: not the database (named directly or through a link), not an
 # earlier file that a failing write would have cut short. A file is replaced whole, through a
 # link to it, keeping its permissions, and no temporary file stays behind.

@@ -348,6 +348,33 @@ TEST(Prune, StaleKeepsNewerLibraryVersions) {
     for (const std::string& id : older) EXPECT_FALSE(store.find_device(id)) << id;
 }
 
+// A device row edited by hand keeps an id that its fields no longer give. Prune deleted by
+// the id the fields give, which matched no row: an older version's edited row stayed, its
+// rows with it, and the prune reported nothing removed. An edited row of this version is
+// no older build's: it stays (verify reports it).
+TEST(Prune, StaleRemovesAnOlderDeviceRowEditedByHandAndStatsCountsItsRows) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string current = fill_sample(store);
+    DeviceFingerprint old = h200();
+    old.library_version = "0.0.1";
+    const std::string old_id = store.add_device(old);
+    store.put_winner(winner(old_id, shape(1, 4096, 4096), 0.5, nullptr));
+    store.connection().exec("UPDATE devices SET gpu_name = 'NVIDIA H200 (relabelled)'");
+    ASSERT_EQ(store.edited_device_rows().size(), 2u);
+    // stats counts each row's winners under the id they name (it counted 0 for both).
+    std::int64_t counted = 0;
+    for (const DeviceStats& d : store_stats(store).devices) counted += d.winners;
+    EXPECT_EQ(counted, 5);
+
+    const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash});
+    EXPECT_EQ(s.devices, 1);
+    EXPECT_EQ(s.winners, 1);
+    EXPECT_EQ(store.connection().integer("SELECT count(*) FROM devices WHERE id = '" + old_id + "'"), 0);
+    EXPECT_EQ(store.winners(current).size(), 4u) << "this version's edited row stays";
+    EXPECT_EQ(store.edited_device_rows().size(), 1u);
+}
+
 TEST(Stats, CountsRowsAndTheCacheHitRate) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
