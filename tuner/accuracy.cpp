@@ -1,9 +1,11 @@
 #include "tuner/accuracy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "src/util/text.h"
 
@@ -49,47 +51,108 @@ std::string Accuracy::verdict() const {
     return buf;
 }
 
-Accuracy compare_to_reference(const std::vector<float>& out, const Reference& ref, int M, int N, int ld, int K) {
-    Accuracy a;
-    a.tolerance = tolerance_for_k(K);
+namespace {
+
+// Where an element lies, or nowhere yet.
+struct Position {
+    bool found = false;
+    std::size_t row = 0, col = 0;
+};
+
+// One band of rows' share of the comparison. Bands are merged in row order, so the result is
+// one pass's over the rows whichever thread judged which band; the sums too, since the bands
+// are the same for any number of threads.
+struct BandJudgement {
+    double max_abs_err = 0.0, max_scaled_err = 0.0;
     double err_sq = 0.0, ref_sq = 0.0, scaled_sq = 0.0;
-    std::size_t judged = 0;
-    // worst_row and worst_col name what verdict() names: the first element whose reference
-    // is not finite, else the first output that is not, else the largest scaled error.
-    bool have_nonfinite = false;
-    for (int i = 0; i < M; ++i) {
+    std::size_t judged = 0, nonfinite = 0, reference_nonfinite = 0;
+    Position first_reference_nonfinite, first_nonfinite, largest_scaled;
+};
+
+BandJudgement judge_rows(const std::vector<float>& out, const Reference& ref, int first_row, int end_row, int N,
+                         int ld) {
+    BandJudgement b;
+    for (int i = first_row; i < end_row; ++i) {
         for (int j = 0; j < N; ++j) {
             const std::size_t at = static_cast<std::size_t>(i) * ld + j;
             const double o = out[at], c0 = ref.c0[at];
             const double r = ref.alpha * ref.product[at] + ref.beta * c0;
             const double bound = std::fabs(ref.alpha) * ref.abs_product[at] + std::fabs(ref.beta) * std::fabs(c0);
+            const Position here{true, static_cast<std::size_t>(i), static_cast<std::size_t>(j)};
             if (!std::isfinite(r) || !std::isfinite(bound)) {
-                if (a.reference_nonfinite++ == 0) a.worst_row = i, a.worst_col = j;
-                have_nonfinite = true;
+                if (b.reference_nonfinite++ == 0) b.first_reference_nonfinite = here;
                 continue;
             }
             if (!std::isfinite(o)) {
-                if (!have_nonfinite) a.worst_row = i, a.worst_col = j;
-                have_nonfinite = true;
-                ++a.nonfinite;
+                if (b.nonfinite++ == 0) b.first_nonfinite = here;
                 continue;
             }
             const double err = std::fabs(o - r);
             const double scaled = err / (bound + FLT_MIN);
-            err_sq += err * err;
-            ref_sq += r * r;
-            scaled_sq += scaled * scaled;
-            ++judged;
-            if (err > a.max_abs_err) a.max_abs_err = err;
-            if (scaled > a.max_scaled_err) {
-                a.max_scaled_err = scaled;
-                if (!have_nonfinite) a.worst_row = i, a.worst_col = j;
+            b.err_sq += err * err;
+            b.ref_sq += r * r;
+            b.scaled_sq += scaled * scaled;
+            ++b.judged;
+            b.max_abs_err = std::max(b.max_abs_err, err);
+            if (!b.largest_scaled.found || scaled > b.max_scaled_err) {
+                b.max_scaled_err = scaled;
+                b.largest_scaled = here;
             }
         }
     }
+    return b;
+}
+
+// Rows per band: about 64K elements, enough to pay for handing a band to a thread.
+int rows_per_band(int N) { return std::max(1, (1 << 16) / std::max(1, N)); }
+
+}  // namespace
+
+Accuracy compare_to_reference(const std::vector<float>& out, const Reference& ref, int M, int N, int ld, int K) {
+    // A check judges every candidate's output several times (tuner/candidate_check.h): at
+    // 4096 x 4096 one pass takes about 50 ms on one core, so the bands share the cores.
+    const int band_rows = rows_per_band(N);
+    const int bands = M <= 0 ? 0 : (M + band_rows - 1) / band_rows;
+    std::vector<BandJudgement> judged(static_cast<std::size_t>(bands));
+    std::atomic<int> next_band{0};
+    const auto judge_bands = [&] {
+        for (int band = next_band++; band < bands; band = next_band++)
+            judged[static_cast<std::size_t>(band)] =
+                judge_rows(out, ref, band * band_rows, std::min(M, (band + 1) * band_rows), N, ld);
+    };
+    const int helpers = std::min(bands, static_cast<int>(std::thread::hardware_concurrency())) - 1;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < helpers; ++t) threads.emplace_back(judge_bands);
+    judge_bands();
+    for (std::thread& t : threads) t.join();
+
+    // Merged in row order. worst_row and worst_col name what verdict() names: the first
+    // element whose reference is not finite, else the first output that is not, else the
+    // first of the largest scaled errors.
+    Accuracy a;
+    a.tolerance = tolerance_for_k(K);
+    double err_sq = 0.0, ref_sq = 0.0, scaled_sq = 0.0;
+    std::size_t count = 0;
+    Position first_reference_nonfinite, first_nonfinite, largest_scaled;
+    for (const BandJudgement& b : judged) {
+        err_sq += b.err_sq, ref_sq += b.ref_sq, scaled_sq += b.scaled_sq, count += b.judged;
+        a.nonfinite += b.nonfinite;
+        a.reference_nonfinite += b.reference_nonfinite;
+        a.max_abs_err = std::max(a.max_abs_err, b.max_abs_err);
+        if (!first_reference_nonfinite.found) first_reference_nonfinite = b.first_reference_nonfinite;
+        if (!first_nonfinite.found) first_nonfinite = b.first_nonfinite;
+        if (b.largest_scaled.found && (!largest_scaled.found || b.max_scaled_err > a.max_scaled_err)) {
+            a.max_scaled_err = b.max_scaled_err;
+            largest_scaled = b.largest_scaled;
+        }
+    }
+    const Position& worst = first_reference_nonfinite.found ? first_reference_nonfinite
+                            : first_nonfinite.found         ? first_nonfinite
+                                                            : largest_scaled;
+    a.worst_row = worst.row, a.worst_col = worst.col;
     a.rel_err_norm = ref_sq > 0 ? std::sqrt(err_sq / ref_sq) : std::sqrt(err_sq);
-    a.rms_scaled_err = judged ? std::sqrt(scaled_sq / static_cast<double>(judged)) : 0.0;
-    a.rms_tolerance = rms_tolerance_for(K, judged);
+    a.rms_scaled_err = count ? std::sqrt(scaled_sq / static_cast<double>(count)) : 0.0;
+    a.rms_tolerance = rms_tolerance_for(K, count);
     return a;
 }
 

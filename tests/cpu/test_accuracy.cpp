@@ -116,6 +116,53 @@ TEST(Accuracy, AReferenceOrBoundThatIsNotFiniteFailsTheCheck) {
     }
 }
 
+// A large output is judged in bands of rows on several threads: what it finds must be what
+// one pass in row order finds, wherever the elements fall. 2000 x 300 is ten bands or more.
+TEST(Accuracy, AnOutputOfManyRowsIsJudgedAsInOnePassInRowOrder) {
+    const int M = 2000, N = 300, ld = 301, K = 4096;
+    std::vector<float> ref(static_cast<std::size_t>(M) * ld), bound(ref.size(), 1.0f), c0(ref.size(), 0.0f);
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = 0.001f * static_cast<float>(i % 1000) - 0.5f;
+    const auto at = [&](int row, int col) { return static_cast<std::size_t>(row) * ld + col; };
+    const auto judge_many = [&](const std::vector<float>& out) {
+        return compare_to_reference(out, Reference{ref, bound, c0}, M, N, ld, K);
+    };
+    // The first of two equal largest errors is named, in a band after a smaller one's.
+    std::vector<float> out = ref;
+    out[at(10, 5)] += 0.25f;
+    out[at(500, 7)] += 0.5f;
+    out[at(1500, 3)] += 0.5f;
+    Accuracy a = judge_many(out);
+    EXPECT_EQ(a.worst_row, 500u);
+    EXPECT_EQ(a.worst_col, 7u);
+    EXPECT_NEAR(a.max_scaled_err, 0.5, 1e-6);
+    // A NaN in a late band is named over a larger error in an early one; both are counted.
+    out[at(1800, 1)] = std::numeric_limits<float>::quiet_NaN();
+    out[at(1990, 2)] = std::numeric_limits<float>::infinity();
+    out[at(100, 0)] += 2.0f;
+    a = judge_many(out);
+    EXPECT_EQ(a.nonfinite, 2u);
+    EXPECT_EQ(a.worst_row, 1800u);
+    EXPECT_EQ(a.worst_col, 1u);
+    EXPECT_NEAR(a.max_scaled_err, 2.0, 1e-6) << "the largest error is still measured";
+    // A reference that is not finite is named over an earlier NaN in the output.
+    bound[at(1999, 299)] = std::numeric_limits<float>::quiet_NaN();
+    a = judge_many(out);
+    EXPECT_EQ(a.reference_nonfinite, 1u);
+    EXPECT_EQ(a.worst_row, 1999u);
+    EXPECT_EQ(a.worst_col, 299u);
+    // The sums cover every band: the same error everywhere is its own root mean square, and
+    // the output's padding column is never read.
+    bound[at(1999, 299)] = 1.0f;
+    std::vector<float> even = ref;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) even[at(i, j)] = static_cast<float>(ref[at(i, j)] + 0.125);
+    for (int i = 0; i < M; ++i) even[at(i, N)] = std::numeric_limits<float>::quiet_NaN();
+    a = judge_many(even);
+    EXPECT_EQ(a.nonfinite, 0u);
+    EXPECT_NEAR(a.rms_scaled_err, 0.125, 1e-6);
+    EXPECT_NEAR(a.rel_err_norm, 0.125 / std::sqrt(0.0834), 0.01);
+}
+
 TEST(Accuracy, ARunAtOtherScalarsIsJudgedAgainstAlphaTimesTheProductPlusBetaTimesC0) {
     Case c;
     for (std::size_t i = 0; i < c.c0.size(); ++i) c.c0[i] = 0.5f - 0.125f * static_cast<float>(i % 5);
