@@ -33,9 +33,15 @@ bool holds_guard_pattern(float v) {
     return bits == 0x01010101u * kGuardByte;
 }
 
-std::vector<float> download_floats(const float* device, std::size_t count) {
-    std::vector<float> host(count);
+// Into `host`, whose pages are kept where it holds `count` floats already.
+void download_floats_into(std::vector<float>& host, const float* device, std::size_t count) {
+    host.resize(count);
     SGEMM_CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+std::vector<float> download_floats(const float* device, std::size_t count) {
+    std::vector<float> host;
+    download_floats_into(host, device, count);
     return host;
 }
 
@@ -236,13 +242,20 @@ void GemmProblem::poison_output(cudaStream_t stream) {
     }
 }
 
-std::vector<float> GemmProblem::download_output() const {
+void GemmProblem::download_output_into(std::vector<float>& host) const {
     SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
-    return download_floats(c(), c0_.size());
+    download_floats_into(host, c(), c0_.size());
+}
+
+std::vector<float> GemmProblem::download_output() const {
+    std::vector<float> out;
+    download_output_into(out);
+    return out;
 }
 
 Accuracy GemmProblem::check_output() const {
-    const std::vector<float> out = download_output();
+    download_output_into(checked_output_);
+    const std::vector<float>& out = checked_output_;
     Accuracy a = compare_to_reference(out, Reference{product_, abs_product_, c0_host_, spec_.alpha, spec_.beta},
                                       spec_.M, spec_.N, spec_.ldc, spec_.K);
     check_guards(out, a);
