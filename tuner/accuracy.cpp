@@ -1,13 +1,12 @@
 #include "tuner/accuracy.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <thread>
 
 #include "src/util/text.h"
+#include "tuner/parallel_for.h"
 
 namespace sgemm {
 
@@ -114,17 +113,12 @@ Accuracy compare_to_reference(const std::vector<float>& out, const Reference& re
     const int band_rows = rows_per_band(N);
     const int bands = M <= 0 ? 0 : (M + band_rows - 1) / band_rows;
     std::vector<BandJudgement> judged(static_cast<std::size_t>(bands));
-    std::atomic<int> next_band{0};
-    const auto judge_bands = [&] {
-        for (int band = next_band++; band < bands; band = next_band++)
-            judged[static_cast<std::size_t>(band)] =
-                judge_rows(out, ref, band * band_rows, std::min(M, (band + 1) * band_rows), N, ld);
-    };
-    const int helpers = std::min(bands, static_cast<int>(std::thread::hardware_concurrency())) - 1;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < helpers; ++t) threads.emplace_back(judge_bands);
-    judge_bands();
-    for (std::thread& t : threads) t.join();
+    parallel_for(judged.size(), [&](std::size_t first_band, std::size_t end_band) {
+        for (std::size_t band = first_band; band < end_band; ++band) {
+            const int first_row = static_cast<int>(band) * band_rows;
+            judged[band] = judge_rows(out, ref, first_row, std::min(M, first_row + band_rows), N, ld);
+        }
+    });
 
     // Merged in row order. worst_row and worst_col name what verdict() names: the first
     // element whose reference is not finite, else the first output that is not, else the

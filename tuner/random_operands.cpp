@@ -2,24 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <thread>
-#include <vector>
 
 #include "src/cuda/stream.h"
+#include "tuner/parallel_for.h"
 
 namespace sgemm {
 namespace {
-
-// Runs body(begin, end) over [0, count) split across the machine's cores.
-void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
-    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t chunk = (count + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (std::size_t begin = 0; begin < count; begin += chunk)
-        pool.emplace_back(body, begin, std::min(count, begin + chunk));
-    for (std::thread& t : pool) t.join();
-}
 
 // Page-locked host memory: the only kind a copy can run from while the host goes on.
 template <typename T>

@@ -1,0 +1,45 @@
+// The tuner's host work spread over the cores.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "tuner/parallel_for.h"
+
+using namespace sgemm;
+
+// Every index is given once, in contiguous pieces that together cover [0, count); the first
+// piece runs on the calling thread. The pieces are judged after the call: every helper
+// thread has been joined by then.
+TEST(ParallelFor, GivesEveryIndexOnceInContiguousPieces) {
+    for (const std::size_t count : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{4095}}) {
+        SCOPED_TRACE(count);
+        std::vector<int> seen(count, 0);
+        std::mutex mutex;
+        std::vector<std::pair<std::size_t, std::size_t>> pieces;
+        std::thread::id first_piece_thread;
+        parallel_for(count, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) ++seen[i];
+            const std::lock_guard<std::mutex> lock(mutex);
+            pieces.emplace_back(begin, end);
+            if (begin == 0) first_piece_thread = std::this_thread::get_id();
+        });
+        for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(seen[i], 1) << "index " << i;
+        std::sort(pieces.begin(), pieces.end());
+        ASSERT_FALSE(pieces.empty());
+        EXPECT_EQ(pieces.front().first, 0u);
+        EXPECT_EQ(pieces.back().second, count);
+        for (std::size_t p = 1; p < pieces.size(); ++p) EXPECT_EQ(pieces[p].first, pieces[p - 1].second);
+        EXPECT_LE(pieces.size(), std::max(1u, std::thread::hardware_concurrency()));
+        EXPECT_EQ(first_piece_thread, std::this_thread::get_id());
+    }
+}
+
+TEST(ParallelFor, NothingToDoCallsNothing) {
+    bool called = false;
+    parallel_for(0, [&](std::size_t, std::size_t) { called = true; });
+    EXPECT_FALSE(called);
+}
