@@ -199,10 +199,11 @@ void migrate(sqlite::Connection& db, int version) {
         try {
             db.exec(m.sql);
         } catch (const DbError& e) {
-            // A plain SQL error from our own migration: the file holds a schema other than
-            // its version's (stamped lower by hand, or a header copied from another file).
-            // The transaction rolls back, so the file is as it was.
-            if ((e.code & 0xff) != SQLITE_ERROR) throw;
+            // A plain SQL error from our own migration on a file of an earlier version: it
+            // holds a schema other than its version's (stamped lower by hand, or a header
+            // copied from another file). The transaction rolls back, so the file is as it
+            // was. On a new file (version 0) the SQLite library is the cause: its words stand.
+            if ((e.code & 0xff) != SQLITE_ERROR || current == 0) throw;
             throw DbError(db.path() + " has schema version " + std::to_string(current) +
                               ", but upgrading it failed at migration " + m.name + " (" + e.reason +
                               "): its schema does not fit its version (changed outside sgemm, or damaged); it was "

@@ -351,7 +351,7 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
         if (id == wanted) return id;
     if (matches.size() == 1) return matches.front();
     std::string known;
-    for (const DeviceFingerprint& d : devices()) known += "\n  " + d.id() + "  " + d.describe();
+    for (const DeviceRow& row : device_rows()) known += "\n  " + row.stored_id + "  " + row.fields.describe();
     if (known.empty()) known = " none";
     throw UnknownDeviceError("'" + id_or_prefix + "' " + (matches.empty() ? "names no device" : "names several devices") +
                              " in " + path() + "; its devices:" + known);

@@ -305,13 +305,14 @@ int cmd_show(Context& ctx) {
 std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context& ctx, TuningStore& store) {
     if (const std::string id = ctx.device(store); !id.empty()) return {id, store.find_device(id)};
     if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id())};
-    const std::vector<DeviceFingerprint> devices = store.devices();
-    if (devices.size() == 1) return {devices.front().id(), devices.front()};
+    // By the ids the rows are stored under, which --device and list name.
+    const std::vector<TuningStore::DeviceRow> devices = store.device_rows();
+    if (devices.size() == 1) return {devices.front().stored_id, devices.front().fields};
     if (devices.empty())
         throw UsageError("no GPU is visible and " + store.path() + " holds no device yet: nothing has been tuned into "
                          "it, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
-    for (const DeviceFingerprint& d : devices) list += "\n  " + d.id() + "  " + d.describe();
+    for (const TuningStore::DeviceRow& row : devices) list += "\n  " + row.stored_id + "  " + row.fields.describe();
     throw UsageError("no GPU is visible and " + store.path() + " holds " + std::to_string(devices.size()) +
                      " devices: name one with --device" + list);
 }

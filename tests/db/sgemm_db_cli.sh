@@ -309,7 +309,12 @@ run 2 --db "$dir/from-relabelled.db" merge "$dir/relabelled.db"; has "$err" "not
 # version blank, show found no winner, stats counted 0 winners). Relabelled as an older
 # version, prune --stale removes it, where it deleted by the id the fields give: no row.
 run 0 --db "$dir/relabelled.db" list; has "$out" "${id:0:8}  NVIDIA H200  9.9.9"
-run 0 --db "$dir/relabelled.db" show 1 4096 4096; has "$out" "winner"
+run 0 --db "$dir/relabelled.db" show 1 4096 4096; has "$out" "the stored winner of device ${id:0:8}"
+run 1 --db "$dir/relabelled.db" list --device 0000; has "$err" "its devices:
+  $id  NVIDIA H200"
+if ! gpu_present; then  # explain's device is then the file's only one, named as list names it
+  run 0 --db "$dir/relabelled.db" explain 1 4096 4096; has "$out" "device    $id  NVIDIA H200"
+fi
 run 0 --db "$dir/relabelled.db" stats --json
 [ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \
