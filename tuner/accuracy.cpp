@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "src/util/text.h"
@@ -58,9 +59,10 @@ struct Position {
     std::size_t row = 0, col = 0;
 };
 
-// One band of rows' share of the comparison. Bands are merged in row order, so the result is
-// one pass's over the rows whichever thread judged which band; the sums too, since the bands
-// are the same for any number of threads.
+// One band of rows' share of the comparison. Bands are merged in row order, so the counts,
+// the largest errors and the element named are one pass's over the rows whichever thread
+// judged which band. The sums are added band by band, which rounds them otherwise than one
+// pass did (by a few ulps), but alike on any machine: the bands depend on N alone.
 struct BandJudgement {
     double max_abs_err = 0.0, max_scaled_err = 0.0;
     double err_sq = 0.0, ref_sq = 0.0, scaled_sq = 0.0;
@@ -110,13 +112,14 @@ int rows_per_band(int N) { return std::max(1, (1 << 16) / std::max(1, N)); }
 Accuracy compare_to_reference(const std::vector<float>& out, const Reference& ref, int M, int N, int ld, int K) {
     // A check judges every candidate's output several times (tuner/candidate_check.h): at
     // 4096 x 4096 one pass takes about 50 ms on one core, so the bands share the cores.
-    const int band_rows = rows_per_band(N);
-    const int bands = M <= 0 ? 0 : (M + band_rows - 1) / band_rows;
-    std::vector<BandJudgement> judged(static_cast<std::size_t>(bands));
+    // In 64 bits: M of nearly 2^31 rows of one element would pass int in the last band.
+    const std::int64_t band_rows = rows_per_band(N), rows = std::max(M, 0);
+    std::vector<BandJudgement> judged(static_cast<std::size_t>((rows + band_rows - 1) / band_rows));
     parallel_for(judged.size(), [&](std::size_t first_band, std::size_t end_band) {
         for (std::size_t band = first_band; band < end_band; ++band) {
-            const int first_row = static_cast<int>(band) * band_rows;
-            judged[band] = judge_rows(out, ref, first_row, std::min(M, first_row + band_rows), N, ld);
+            const std::int64_t first_row = static_cast<std::int64_t>(band) * band_rows;
+            judged[band] = judge_rows(out, ref, static_cast<int>(first_row),
+                                      static_cast<int>(std::min(rows, first_row + band_rows)), N, ld);
         }
     });
 

@@ -1,6 +1,8 @@
 #include "tuner/parallel_for.h"
 
 #include <algorithm>
+#include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -10,11 +12,29 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t, std::
     if (count == 0) return;
     const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t piece = (count + threads - 1) / threads;
+    const std::size_t pieces = (count + piece - 1) / piece;
+    // What each piece threw, rethrown once every thread is joined: an exception that leaves a
+    // thread, or a thread destroyed unjoined, ends the process.
+    std::vector<std::exception_ptr> thrown(pieces);
+    const auto run = [&](std::size_t p) {
+        try {
+            body(p * piece, std::min(count, (p + 1) * piece));
+        } catch (...) {
+            thrown[p] = std::current_exception();
+        }
+    };
     std::vector<std::thread> helpers;
-    for (std::size_t begin = piece; begin < count; begin += piece)
-        helpers.emplace_back(body, begin, std::min(count, begin + piece));
-    body(0, std::min(count, piece));
+    for (std::size_t p = 1; p < pieces; ++p) {
+        try {
+            helpers.emplace_back(run, p);
+        } catch (const std::system_error&) {
+            run(p);  // no thread to be had: the piece runs here
+        }
+    }
+    run(0);
     for (std::thread& t : helpers) t.join();
+    for (const std::exception_ptr& e : thrown)
+        if (e) std::rethrow_exception(e);
 }
 
 }  // namespace sgemm

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -42,4 +45,22 @@ TEST(ParallelFor, NothingToDoCallsNothing) {
     bool called = false;
     parallel_for(0, [&](std::size_t, std::size_t) { called = true; });
     EXPECT_FALSE(called);
+}
+
+// A piece's exception reaches the caller once every thread is joined; it ended the process
+// (an exception leaving a thread) where it came from a helper's piece.
+TEST(ParallelFor, AnExceptionInAnyPieceReachesTheCallerAfterEveryPieceRan) {
+    for (const bool in_last_piece : {false, true}) {
+        std::atomic<std::size_t> done{0};
+        try {
+            parallel_for(1000, [&](std::size_t begin, std::size_t end) {
+                done += end - begin;
+                if ((end == 1000) == in_last_piece) throw std::runtime_error("piece at " + std::to_string(begin));
+            });
+            ADD_FAILURE() << "nothing thrown";
+        } catch (const std::runtime_error& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("piece at ", 0), 0u) << e.what();
+        }
+        EXPECT_EQ(done.load(), 1000u) << "every piece ran before the throw reached the caller";
+    }
 }
