@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
-#include <thread>
 #include <tuple>
 
 #include "db/default_path.h"
@@ -28,6 +27,7 @@
 #include "tuner/cost_model.h"
 #include "tuner/decode/gpu_spec.h"
 #include "tuner/kernel_cache.h"
+#include "tuner/parallel_for.h"
 #include "tuner/tuner.h"
 
 namespace po = boost::program_options;
@@ -358,8 +358,8 @@ int main(int argc, char** argv) {
          "then vary from run to run (cuBLAS's CUBLAS_ATOMICS_ALLOWED); without it every kernel the run stores "
          "repeats bit for bit, and a shape whose winner adds with atomics is tuned again. A dispatch handle "
          "created with options.deterministic runs the fastest kernel without atomics measured instead")
-        ("jobs", po::value<int>()->default_value(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-         "compile threads (default: all cores)")
+        ("jobs", po::value<int>()->default_value(static_cast<int>(usable_cpus())),
+         "compile threads (default: every CPU this process may run on)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing; stops on a row "
                     "too large for the GPU it plans for, as the tune would")
         ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch or the newest below it: "

@@ -1,5 +1,7 @@
 #include "tuner/parallel_for.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <exception>
 #include <system_error>
@@ -8,9 +10,18 @@
 
 namespace sgemm {
 
+std::size_t usable_cpus() {
+    // The CPUs the calling thread may run on: a container's cpuset may hold a few of a large
+    // machine's, which hardware_concurrency counts all of.
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        return static_cast<std::size_t>(std::max(1, CPU_COUNT(&allowed)));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
     if (count == 0) return;
-    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t threads = usable_cpus();
     const std::size_t piece = (count + threads - 1) / threads;
     const std::size_t pieces = (count + piece - 1) / piece;
     // What each piece threw, rethrown once every thread is joined: an exception that leaves a

@@ -1,12 +1,16 @@
-// Host work of the tuner spread over the machine's cores: the random operands it draws,
-// and the outputs it judges.
+// Host work of the tuner spread over the CPUs it may use: the random operands it draws, and
+// the outputs it judges (its compiles take as many threads, sgemm-tune --jobs).
 #pragma once
 #include <cstddef>
 #include <functional>
 
 namespace sgemm {
 
-// Runs body(begin, end) over [0, count) in contiguous pieces, one a hardware thread, the
+// How many CPUs the calling thread may run on (its affinity, as a container's cpuset sets
+// it), at least 1.
+std::size_t usable_cpus();
+
+// Runs body(begin, end) over [0, count) in contiguous pieces, one a usable CPU, the
 // first on the calling thread; returns when every piece is done, and then throws the first
 // piece's exception where one threw (on a machine that gives no more threads, the pieces
 // run on the calling thread). Which piece runs where is

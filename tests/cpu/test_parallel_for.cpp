@@ -1,5 +1,6 @@
 // The tuner's host work spread over the cores.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,7 +37,7 @@ TEST(ParallelFor, GivesEveryIndexOnceInContiguousPieces) {
         EXPECT_EQ(pieces.front().first, 0u);
         EXPECT_EQ(pieces.back().second, count);
         for (std::size_t p = 1; p < pieces.size(); ++p) EXPECT_EQ(pieces[p].first, pieces[p - 1].second);
-        EXPECT_LE(pieces.size(), std::max(1u, std::thread::hardware_concurrency()));
+        EXPECT_LE(pieces.size(), usable_cpus());
         EXPECT_EQ(first_piece_thread, std::this_thread::get_id());
     }
 }
@@ -50,12 +51,14 @@ TEST(ParallelFor, NothingToDoCallsNothing) {
 // A piece's exception reaches the caller once every thread is joined; it ended the process
 // (an exception leaving a thread) where it came from a helper's piece.
 TEST(ParallelFor, AnExceptionInAnyPieceReachesTheCallerAfterEveryPieceRan) {
+    // The caller's piece throws, then the last one: a helper's where there are two or more.
     for (const bool in_last_piece : {false, true}) {
         std::atomic<std::size_t> done{0};
         try {
             parallel_for(1000, [&](std::size_t begin, std::size_t end) {
                 done += end - begin;
-                if ((end == 1000) == in_last_piece) throw std::runtime_error("piece at " + std::to_string(begin));
+                if (in_last_piece ? end == 1000 : begin == 0)
+                    throw std::runtime_error("piece at " + std::to_string(begin));
             });
             ADD_FAILURE() << "nothing thrown";
         } catch (const std::runtime_error& e) {
@@ -63,4 +66,25 @@ TEST(ParallelFor, AnExceptionInAnyPieceReachesTheCallerAfterEveryPieceRan) {
         }
         EXPECT_EQ(done.load(), 1000u) << "every piece ran before the throw reached the caller";
     }
+}
+
+// A process held to one CPU (a container's cpuset, taskset) runs one piece, on the calling
+// thread: hardware_concurrency counted the machine's CPUs, and started a thread for each.
+TEST(ParallelFor, ACallerHeldToOneCpuRunsOnePiece) {
+    cpu_set_t allowed;
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &allowed)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    std::size_t pieces = 0;
+    std::thread::id ran_on;
+    parallel_for(1000, [&](std::size_t, std::size_t) { ++pieces, ran_on = std::this_thread::get_id(); });
+    const std::size_t usable = usable_cpus();
+    ASSERT_EQ(sched_setaffinity(0, sizeof allowed, &allowed), 0);
+    EXPECT_EQ(usable, 1u);
+    EXPECT_EQ(pieces, 1u);
+    EXPECT_EQ(ran_on, std::this_thread::get_id());
 }

@@ -18,6 +18,11 @@ done
 # The model strategy's refinement, which times most of its candidates, is described too.
 grep -q "walk" <<<"$out" || fail "--help does not say that the model strategy walks from the fastest"
 grep -q "exit status 130 (143 for" <<<"$out" || fail "--help does not give SIGTERM's exit status"
+# --jobs defaults to the CPUs the process may run on (a container's cpuset), not the machine's.
+if command -v taskset >/dev/null; then
+  one=$(taskset -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$tune" --help) || fail "--help on one CPU exited non-zero"
+  grep -qF -- "--jobs arg (=1)" <<<"$one" || fail "--jobs on one CPU does not default to 1: $(grep -- --jobs <<<"$one")"
+fi
 expect_help_reports_a_full_disk sgemm-tune "$tune"
 
 printf 'M,N,K\n8,4096,4096\n8,abc,4096\n' > "$dir/bad.csv"
