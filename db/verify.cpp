@@ -90,9 +90,12 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     }
     for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
         report.problems.push_back(edited_device_problem(row));
-    for (const DeviceFingerprint& device : store.devices()) {
+    // By the id each row is stored under: an edited row's winners are reported above as
+    // found by no lookup, and are still counted and checked here as any other.
+    for (const TuningStore::DeviceRow& row : store.device_rows()) {
+        const DeviceFingerprint& device = row.fields;
         ++report.devices;
-        for (const WinnerWithBinary& wb : store.winners_with_binaries(device.id())) {
+        for (const WinnerWithBinary& wb : store.winners_with_binaries(row.stored_id)) {
             ++report.winners;
             const Winner& w = wb.winner;
             const std::string where = w.where();

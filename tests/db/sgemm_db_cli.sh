@@ -315,6 +315,7 @@ run 1 --db "$dir/relabelled.db" list --device 0000; has "$err" "its devices:
 if ! gpu_present; then  # explain's device is then the file's only one, named as list names it
   run 0 --db "$dir/relabelled.db" explain 1 4096 4096; has "$out" "device    $id  NVIDIA H200"
 fi
+run 2 --db "$dir/relabelled.db" verify; has "$out" "does not match its id"; has "$out" "1 devices, 4 winners, 3 binary checks"
 run 0 --db "$dir/relabelled.db" stats --json
 [ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \

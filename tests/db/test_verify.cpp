@@ -112,6 +112,29 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     EXPECT_TRUE(edited);
 }
 
+// An edited device row's winners are found by no lookup, which verify reports; they are still
+// counted and their binaries checked, under the id the row is stored under. The summary
+// counted 0 winners for such a row, and a damaged binary of its winners went unreported.
+TEST(Verify, CountsAndChecksTheWinnersOfAnEditedDeviceRow) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const std::string id = fill_sample(store);
+    sqlite::Connection& db = store.connection();
+    db.query("UPDATE devices SET library_version = '9.9.9' WHERE id = ?1").bind(1, id).run();
+    VerifyReport r = verify_store(store);
+    EXPECT_EQ(r.devices, 1);
+    EXPECT_EQ(r.winners, 4) << "three naive winners and one cuBLAS";
+    EXPECT_EQ(r.binaries_checked, 3);
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("does not match its id"), std::string::npos) << r.problems[0];
+
+    db.exec("UPDATE binaries SET cubin = x'00112233', cubin_checksum = NULL");
+    r = verify_store(store);
+    ASSERT_EQ(r.problems.size(), 4u) << "the edited row, and each of the three winners that use the binary";
+    for (std::size_t i = 1; i < r.problems.size(); ++i)
+        EXPECT_NE(r.problems[i].find("its cubin is not an ELF file"), std::string::npos) << r.problems[i];
+}
+
 // A cubin damaged inside, its ELF headers whole: only the checksum stored with it tells.
 TEST(Verify, FindsACubinDamagedInsideAWholeElfByItsChecksum) {
     TempDir dir;
