@@ -40,10 +40,11 @@ struct VerifyReport {
 };
 
 // Runs SQLite's integrity and foreign-key checks, checks that every cached binary no winner
-// names is sound (cubin_problem), that each device's id matches its
-// fingerprint, and that every winner that is not cuBLAS (an edited device row's too) has its binary, of its own kernel
-// family and template, passing binary_problem (and `kernel_problem`, when given). With
-// `try_load`, also loads every such binary whose arch is `gpu_sm` (the GPU this machine has).
+// names is sound (cubin_problem), that each device's id matches its fingerprint, and that
+// every winner that is not cuBLAS (an edited device row's too) has its binary, of its own
+// kernel family and template, passing binary_problem (and `kernel_problem`, when given).
+// With `try_load`, also loads every such binary whose arch is `gpu_sm` (the GPU this
+// machine has).
 VerifyReport verify_store(TuningStore& store, const TryLoad& try_load = {}, int gpu_sm = 0,
                           const KernelProblem& kernel_problem = {});
 
