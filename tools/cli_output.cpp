@@ -104,10 +104,23 @@ void check_output_file(const std::string& path, const char* option) {
         if (fs::is_regular_file(status)) require_access(option, path, path, W_OK);
         return;
     }
-    const fs::path parent = fs::path(path).parent_path();
+    // A symbolic link to no file yet is written through: the file made is where it points.
+    fs::path made = path;
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(made, ec)); ++hops) {
+        const fs::path to = fs::read_symlink(made, ec);
+        if (ec) break;
+        made = to.is_absolute() ? to : made.parent_path() / to;
+    }
+    const std::string pointed = made == fs::path(path) ? "" : " (where the symbolic link points: " + made.string() + ")";
+    const fs::path parent = made.parent_path();
     const std::string folder = parent.empty() ? "." : parent.string();
-    if (!fs::is_directory(folder, ec)) refuse(option, path, "no folder " + folder);
+    if (!fs::is_directory(folder, ec)) refuse(option, path, "no folder " + folder + pointed);
     require_access(option, path, folder, W_OK | X_OK);
+    const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
+    if (name_max > 0 && made.filename().string().size() > static_cast<std::size_t>(name_max))
+        refuse(option, path, "its name is " + std::to_string(made.filename().string().size()) +
+                                 " bytes long, and a file's name in " + folder + " may have " +
+                                 std::to_string(name_max) + pointed);
 }
 
 void check_output_folder(const std::string& path, const char* option) {
@@ -132,6 +145,12 @@ bool same_file(const std::string& a, const std::string& b) {
 
 void check_output_is_not(const std::string& output, const char* option, const std::string& input,
                          const std::string& what) {
+    // "-" as an input is standard input: the file behind it, where it is one (< config.json).
+    if (input == "-") {
+        if (same_file(output, "/dev/stdin"))
+            refuse(option, output, "is " + what + " behind standard input, which the output would replace");
+        return;
+    }
     if (!input.empty() && same_file(output, input))
         refuse(option, output, "is " + what + ", which the output would replace");
 }

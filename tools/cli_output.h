@@ -9,7 +9,8 @@ namespace sgemm {
 
 // Throws boost::program_options::error naming `option` unless `path` can be written: an
 // existing file this process may write (a FIFO or device is taken as it is), or a new file
-// in a folder that exists and takes new files. Nothing is opened or created.
+// in a folder that exists and takes new files, under a name no longer than that folder's
+// longest (a symbolic link to no file: where it points). Nothing is opened or created.
 void check_output_file(const std::string& path, const char* option);
 
 // Throws boost::program_options::error naming `option` unless `path` is an existing folder
@@ -18,7 +19,8 @@ void check_output_folder(const std::string& path, const char* option);
 
 // Throws boost::program_options::error naming `option` if `output` is the file `input`, which
 // the run reads (`what` says what it is: "the shapes CSV"): the same file by any name where
-// both exist, else the same path once made absolute (a file the run will create).
+// both exist, else the same path once made absolute (a file the run will create). An input of
+// "-" is standard input, and the file behind it where it is one.
 void check_output_is_not(const std::string& output, const char* option, const std::string& input,
                          const std::string& what);
 

@@ -52,6 +52,8 @@ ModelConfig model_from_options(const po::variables_map& vm) {
         if (answer != "yes" && answer != "no") throw po::error("--gated-mlp is yes or no, not '" + answer + "'");
         gated_mlp = answer == "yes";
     }
+    if (vm.count("config") && vm["config"].as<std::string>().empty())
+        throw po::error("--config is empty: give the path of a model's config.json, or - for standard input");
     return vm.count("model") ? find_builtin_model(vm["model"].as<std::string>())
                              : load_model_config(vm["config"].as<std::string>(), gated_mlp);
 }
@@ -61,12 +63,22 @@ std::vector<long> batches_from_options(const po::variables_map& vm) {
     return std::vector<long>(batches.begin(), batches.end());
 }
 
+namespace {
+// `arg` as a POSIX shell reads it back: as it is where it holds only characters no shell
+// treats specially, else in single quotes, each ' in it written '\''.
+std::string shell_quoted(const std::string& arg) {
+    const bool plain = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                              "0123456789_@%+=:,./-") == std::string::npos;
+    if (plain) return arg;
+    std::string quoted = "'";
+    for (const char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+}  // namespace
+
 std::string command_line(const char* tool, int argc, char** argv) {
     std::string text = tool;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        text += arg.find(' ') == std::string::npos ? " " + arg : " '" + arg + "'";
-    }
+    for (int i = 1; i < argc; ++i) text += " " + shell_quoted(argv[i]);
     return text;
 }
 

@@ -79,11 +79,11 @@ def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None):
     return checked_ceilings(Ceilings(gpu_name, peak_tflops, bandwidth_tbs))
 
 
-# The ceilings a GPU can have, as sgemm-roofline takes them (tuner/decode/gpu_spec.cpp): past
-# them a floor or a ridge overflows or vanishes (a bandwidth of 1e-300 TB/s made every floor
-# infinite, which metrics.json cannot hold).
-PEAK_TFLOPS_RANGE = (1e-3, 1e6)
-BANDWIDTH_TBS_RANGE = (1e-4, 1e4)
+# The ceilings a GPU can have, as sgemm-roofline takes them for fp32 (tuner/decode/gpu_spec.cpp):
+# past them a floor or a ridge overflows or vanishes (a bandwidth of 1e-300 TB/s made every floor
+# infinite, which metrics.json cannot hold), or is a figure given in GFLOPS or GB/s.
+PEAK_TFLOPS_RANGE = (1e-3, 1e4)
+BANDWIDTH_TBS_RANGE = (1e-4, 1e2)
 
 
 def checked_ceilings(ceilings):

@@ -6,7 +6,6 @@
 // device's fingerprint, loading cubins) or the kernel families (whether a kernel can run a
 // shape, from src/records), which db/ must not depend on.
 #include <boost/program_options.hpp>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -39,6 +38,7 @@
 #include "src/util/text.h"
 #include "tools/cli_output.h"
 #include "tools/cli_database_path.h"
+#include "tools/cli_input.h"
 #include "tools/cli_parse.h"
 #include "tools/cli_table.h"
 
@@ -653,8 +653,8 @@ int cmd_import(Context& ctx) {
     std::ifstream file;
     if (ctx.args.at(0) != "-")
         file = open_csv_file(path);
-    else if (isatty(STDIN_FILENO))
-        std::fprintf(stderr, "sgemm-db: reading the export from the terminal; end it with Ctrl-D\n");
+    else
+        say_when_reading_a_terminal("sgemm-db", "the export");
     std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);

@@ -10,6 +10,7 @@
 
 #include "src/util/json.h"
 #include "src/util/text.h"
+#include "tools/cli_input.h"
 #include "tools/cli_output.h"
 #include "tools/cli_table.h"
 #include "tools/decode_cli.h"
@@ -180,7 +181,7 @@ Json report_json(const Report& report) {
 
 void print_report(const Report& report) {
     const DecodeSetup& setup = report.setup;
-    std::printf("%s on %s: %s weights, context %ld; ridge %.1f FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
+    std::printf("%s on %s: %s weights, context %ld; ridge %.3g FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
                 printable(setup.model.name).c_str(), printable(setup.gpu.name).c_str(), to_string(setup.weights).c_str(),
                 setup.context,
                 report.ridge(), setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
@@ -239,8 +240,15 @@ int main(int argc, char** argv) {
             std::cout << opts << "\n";
             return finish_standard_output("sgemm-roofline", "the help");
         }
-        if (vm.count("config") && vm["config"].as<std::string>() == "-" && vm["gpu"].as<std::string>() == "-")
-            throw po::error("--config - and --gpu - would both read standard input: give one of them as a file");
+        // By any name: /dev/stdin, or the file stdin is redirected from.
+        if (vm.count("config") && reads_standard_input(vm["config"].as<std::string>()) &&
+            reads_standard_input(vm["gpu"].as<std::string>()))
+            throw po::error("--config " + vm["config"].as<std::string>() + " and --gpu " + vm["gpu"].as<std::string>() +
+                            " would both read standard input: give one of them as a file");
+        if (vm.count("config") && vm["config"].as<std::string>() == "-")
+            say_when_reading_a_terminal("sgemm-roofline", "the model's config");
+        else if (vm["gpu"].as<std::string>() == "-")
+            say_when_reading_a_terminal("sgemm-roofline", "the GPU's spec");
         DecodeSetup setup;
         setup.model = model_from_options(vm);
         setup.gpu = gpu_from_name_or_file(vm["gpu"].as<std::string>());

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "src/util/text.h"
+#include "tools/cli_input.h"
 #include "tools/cli_output.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
             std::cout << opts << "\n";
             return finish_standard_output("sgemm-shapes", "the help");
         }
+        if (vm.count("config") && vm["config"].as<std::string>() == "-")
+            say_when_reading_a_terminal("sgemm-shapes", "the model's config");
         model = model_from_options(vm);
         const std::string weights = lower_case(vm["weights"].as<std::string>());
         if (weights != "in-out" && weights != "out-in")

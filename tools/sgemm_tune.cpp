@@ -22,6 +22,7 @@
 #include "tools/cli_lists.h"
 #include "tools/cli_output.h"
 #include "tools/cli_database_path.h"
+#include "tools/cli_input.h"
 #include "tools/cli_parse.h"
 #include "tuner/batch_cost.h"
 #include "tuner/cost_model.h"
@@ -440,13 +441,11 @@ int main(int argc, char** argv) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
             // The table is written over its file at the end: never over what the run reads.
-            check_output_is_not(json_path, "json", shapes_path == "-" ? "/dev/stdin" : shapes_path,
-                                shapes_path == "-" ? "the shapes CSV behind standard input" : "the shapes CSV");
+            check_output_is_not(json_path, "json", shapes_path, "the shapes CSV");
             check_output_is_not_database(json_path, "json", db_path);
         }
         if (shapes_path == "-") {
-            if (isatty(STDIN_FILENO))
-                std::fprintf(stderr, "sgemm-tune: reading the shapes CSV from the terminal; end it with Ctrl-D\n");
+            say_when_reading_a_terminal("sgemm-tune", "the shapes CSV");
             shapes_path = "standard input";  // as its messages name it
             shapes = load_shapes_csv("-");
         } else if (!from_misses) {

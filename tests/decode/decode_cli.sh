@@ -53,7 +53,7 @@ expect_user_error "unknown GPU 'B200'" "$roofline" gpt2 --gpu B200
 expect_user_error "bf16_tflops" "$roofline" gpt2 --gpu T4 --dtype bf16
 expect_user_error "'bandwidth_tbs' is missing" "$roofline" gpt2 --gpu "$fixtures/gpu_missing_bandwidth.json"
 # A figure just past a bound is quoted as given, not rounded onto the bound ("got 1e+06").
-printf '{"name": "x", "fp32_tflops": 1000001, "bandwidth_tbs": 1}' > "$tmp/just_past.json"
+printf '{"name": "x", "fp32_tflops": 1, "fp16_tflops": 1000001, "bandwidth_tbs": 1}' > "$tmp/just_past.json"
 expect_user_error "must be between 0.001 and 1e+06 TFLOPS, got 1.000001e+06" "$roofline" gpt2 --gpu "$tmp/just_past.json"
 expect_user_error "'fp32_tflops' must be a number, not a string" "$roofline" gpt2 --gpu "$fixtures/gpu_string_peak.json"
 expect_user_error "field 'hidden_size' is given twice" "$shapes" --config "$fixtures/bad_duplicate_key.json"
@@ -74,6 +74,15 @@ grep -qx -- "# made by: sgemm-shapes mistral-7b --batch 2,4 --no-fuse -o $tmp/o.
   fail "the CSV does not say the command that made it: $(head -3 "$tmp/o.csv")"
 diff <("$shapes" mistral-7b --batch 2,4 --no-fuse | grep -v '^# made by') <(grep -v '^# made by' "$tmp/o.csv") ||
   fail "-o and stdout differ"
+# The command in the comment runs again as a shell reads it, whatever a path holds: a quote
+# was left bare, and a space only wrapped in quotes.
+cp "$fixtures/llama3_8b_config.json" "$tmp/it's a \$HOME;config.json"
+"$shapes" --config "$tmp/it's a \$HOME;config.json" --batch 1 -o "$tmp/quoted.csv" || fail "a config with quotes in its name"
+recorded=$(sed -n 's/^# made by: sgemm-shapes //p' "$tmp/quoted.csv")
+mv "$tmp/quoted.csv" "$tmp/quoted.first"
+eval "\"\$shapes\" $recorded" || fail "the recorded command failed: $recorded"
+cmp -s "$tmp/quoted.csv" "$tmp/quoted.first" || fail "the recorded command made another file: $recorded"
+grep -qF -- "it'\\''s a \$HOME;config.json' --batch 1" <<<"$recorded" || fail "the recorded command: $recorded"
 grep -qx "M,N,K,transA,transB,precision,weight,name" "$tmp/o.csv" || fail "no tuner header in: $(cat "$tmp/o.csv")"
 rows=$(grep -cv '^#\|^M,' "$tmp/o.csv")
 per_batch=$(grep -c '^2,' "$tmp/o.csv")
@@ -99,6 +108,20 @@ cp "$tmp/own.json" "$tmp/own.keep"
 expect_user_error "--output $tmp/own.json: is the model's config, which the output would replace" \
   "$shapes" --config "$tmp/own.json" -o "$tmp/own.json"
 cmp -s "$tmp/own.json" "$tmp/own.keep" || fail "-o naming the config changed it"
+# Nor over the file behind --config - (it replaced the config it had just read).
+expect_user_error "--output $tmp/own.json: is the model's config behind standard input, which the output would replace" \
+  "$shapes" --config - -o "$tmp/own.json" < "$tmp/own.json"
+cmp -s "$tmp/own.json" "$tmp/own.keep" || fail "-o naming the file behind --config - changed it"
+# A path that cannot take the file fails before any work (exit 1), not at the write (exit 2):
+# a symbolic link into no folder, a name longer than the folder takes.
+ln -s /nonexistent-folder/shapes.csv "$tmp/dangling.csv"
+expect_user_error "--output $tmp/dangling.csv: no folder /nonexistent-folder (where the symbolic link points: /nonexistent-folder/shapes.csv)" \
+  "$shapes" gpt2 -o "$tmp/dangling.csv"
+mkdir "$tmp/linked" && ln -s linked/shapes.csv "$tmp/to-new.csv"
+"$shapes" gpt2 --batch 1 -o "$tmp/to-new.csv" || fail "-o through a link to a new file in a folder that exists failed"
+grep -q "^1,2304,768" "$tmp/linked/shapes.csv" || fail "-o through a link wrote no rows where it points"
+long_name="$tmp/$(printf 'a%.0s' $(seq 300)).csv"
+expect_user_error "bytes long, and a file's name in $tmp may have" "$shapes" gpt2 -o "$long_name"
 if [ -w /dev/full ]; then
   for tool in "$shapes" "$roofline"; do
     "$tool" gpt2 >/dev/full 2>"$tmp/err"; rc=$?
@@ -134,6 +157,33 @@ grep -q "^# decode GEMMs of standard input" <<<"$("$shapes" --config - --batch 1
   fail "--config - is not named standard input"
 expect_user_error "standard input: expected a JSON object" "$shapes" --config - <<<"[]"
 expect_user_error "would both read standard input" "$roofline" --config - --gpu - < /dev/null
+# By any name of what stdin holds: the GPU loader read the model's config a second time.
+expect_user_error "--config /dev/stdin and --gpu - would both read standard input" \
+  "$roofline" --config /dev/stdin --gpu - < "$fixtures/llama3_8b_config.json"
+expect_user_error "--config - and --gpu /dev/stdin would both read standard input" \
+  "$roofline" --config - --gpu /dev/stdin < "$fixtures/llama3_8b_config.json"
+expect_user_error "--config is empty: give the path of a model's config.json" "$shapes" --config ''
+expect_user_error "--config is empty" "$roofline" --config ''
+# Standard input as a socket (ssh, a subprocess) or a terminal is read as a pipe is: it was
+# refused as "not a regular file or a pipe". A terminal is told how to end the text.
+"$python" - "$shapes" "$fixtures/llama3_8b_config.json" <<'PY' || fail "--config - from a socket or a terminal"
+import os, pty, socket, subprocess, sys
+shapes, config = sys.argv[1], open(sys.argv[2], "rb").read()
+ours, theirs = socket.socketpair()
+run = subprocess.Popen([shapes, "--config", "-", "--batch", "1"], stdin=theirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+theirs.close()
+ours.sendall(config)
+ours.shutdown(socket.SHUT_WR)
+out, err = run.communicate(timeout=60)
+assert run.returncode == 0 and b"\n1,6144,4096," in out, ("socket", run.returncode, err)
+main, terminal = pty.openpty()
+run = subprocess.Popen([shapes, "--config", "-", "--batch", "1"], stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(terminal)
+os.write(main, config.replace(b"\n", b" ") + b"\n\x04")  # one line, then Ctrl-D at the start of the next
+out, err = run.communicate(timeout=60)
+assert run.returncode == 0 and b"\n1,6144,4096," in out, ("terminal", run.returncode, err)
+assert b"reading the model's config from the terminal; end it with Ctrl-D" in err, err
+PY
 # The model once: a second name, or a name and --model, says so in the tools' words.
 expect_user_error "one model is read, the first argument; a second argument was given" "$shapes" llama-3-8b gpt2
 expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2

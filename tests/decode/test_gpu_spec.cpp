@@ -67,7 +67,9 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
         {"gpu_missing_bandwidth.json", "field 'bandwidth_tbs' is missing"},
         {"gpu_string_peak.json", "field 'fp32_tflops' must be a number, not a string (\"10\")"},
         {"gpu_numeric_name.json", "field 'name' must be a string, not a number (4090)"},
-        {"gpu_huge_peak.json", "field 'fp32_tflops' must be between 0.001 and 1e+06 TFLOPS, got 1e+300"},
+        {"gpu_huge_peak.json", "field 'fp32_tflops' must be between 0.001 and 10000 TFLOPS, got 1e+300"},
+        // GB/s given for TB/s (an H200's 4,800): the ridge would read 1000 times too low.
+        {"gpu_bandwidth_in_gbs.json", "field 'bandwidth_tbs' must be between 0.0001 and 100 TB/s, got 4800"},
         // MiB given for GiB: past any GPU's memory, it would let every step fit.
         {"gpu_memory_in_mib.json", "field 'memory_gib' must be between 0.001 and 10000 GiB, got 81920"},
         {"gpu_string_memory.json", "field 'memory_gib' must be a number, not a string (\"80\")"},

@@ -66,9 +66,13 @@ GpuSpec find_builtin_gpu(const std::string& name) {
 
 namespace {
 
-// A peak from 1 GFLOPS to 1 EFLOPS, a bandwidth from 100 MB/s to 10 PB/s: outside, a figure is
-// a typo or a unit slip, and the roofline's ratios would overflow to inf or NaN.
-constexpr double kMinTflops = 1e-3, kMaxTflops = 1e6, kMinTbs = 1e-4, kMaxTbs = 1e4, kMinGib = 1e-3, kMaxGib = 1e4;
+// A peak from 1 GFLOPS to 1 EFLOPS (fp32's to 10 PFLOPS), a bandwidth from 100 MB/s to
+// 100 TB/s: outside, a figure is a typo or a unit slip, and the roofline's ratios would be
+// wrong by a factor of 1000 or overflow to inf or NaN. The upper bounds sit far above
+// today's GPUs (an H200: 67 fp32 TFLOPS, 4.8 TB/s) yet below the same figures given in
+// GFLOPS or GB/s (66,900 and 4,800).
+constexpr double kMinTflops = 1e-3, kMaxTflops = 1e6, kMaxFp32Tflops = 1e4, kMinTbs = 1e-4, kMaxTbs = 1e2,
+                 kMinGib = 1e-3, kMaxGib = 1e4;
 
 double figure(const JsonFields& json, const std::string& key, double low, double high, const char* unit) {
     const double value = json.positive_number(key);
@@ -99,7 +103,7 @@ GpuSpec load_gpu_spec(const std::string& path) {
     GpuSpec gpu;
     gpu.name = json.text("name").value_or("");  // as given: printers escape control characters
     if (gpu.name.empty()) json.fail("name", "is missing or empty");
-    gpu.fp32_tflops = figure(json, "fp32_tflops", kMinTflops, kMaxTflops, "TFLOPS");
+    gpu.fp32_tflops = figure(json, "fp32_tflops", kMinTflops, kMaxFp32Tflops, "TFLOPS");
     gpu.bandwidth_tbs = figure(json, "bandwidth_tbs", kMinTbs, kMaxTbs, "TB/s");
     gpu.fp16_tflops = optional_figure(json, "fp16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);
     gpu.bf16_tflops = optional_figure(json, "bf16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);

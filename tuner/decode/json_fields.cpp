@@ -1,12 +1,14 @@
 #include "tuner/decode/json_fields.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -25,16 +27,27 @@ constexpr std::size_t kMaxFileBytes = std::size_t{4} << 20;
 }  // namespace
 
 JsonFields JsonFields::load(const std::string& path) {
-    // "-" is standard input, named so in messages.
-    const std::string file = path == "-" ? "/dev/stdin" : path, name = path == "-" ? "standard input" : path;
+    // "-" is standard input, named so in messages, and read from the descriptor the process
+    // was given: a socket cannot be opened again by a name (/dev/stdin fails on it).
+    const bool standard_input = path == "-";
+    const std::string name = standard_input ? "standard input" : path;
     // A folder or a device is refused before it is opened (/dev/zero would never end); a pipe
-    // is read, as from `--config <(...)`, up to the same limit as a file.
+    // is read, as from `--config <(...)`, up to the same limit as a file. Standard input may
+    // also be a terminal (text typed and ended with Ctrl-D) or a socket (ssh, a subprocess).
     struct stat info;
-    if (stat(file.c_str(), &info) != 0) throw Error(name + ": cannot open the file: " + std::strerror(errno));
+    if ((standard_input ? fstat(STDIN_FILENO, &info) : stat(path.c_str(), &info)) != 0)
+        throw Error(name + ": cannot open the file: " + std::strerror(errno));
     if (S_ISDIR(info.st_mode)) throw Error(name + ": is a folder, not a JSON file");
-    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) throw Error(name + ": is not a regular file or a pipe");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(name + ": cannot open the file: " + std::strerror(errno));
+    const bool stream_of_stdin =
+        standard_input && (S_ISSOCK(info.st_mode) || (S_ISCHR(info.st_mode) && isatty(STDIN_FILENO)));
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode) && !stream_of_stdin)
+        throw Error(name + ": is not a regular file or a pipe");
+    std::ifstream file;
+    if (!standard_input) {
+        file.open(path, std::ios::binary);
+        if (!file) throw Error(name + ": cannot open the file: " + std::strerror(errno));
+    }
+    std::istream& in = standard_input ? std::cin : file;
     std::string text(kMaxFileBytes + 1, '\0');
     in.read(&text[0], static_cast<std::streamsize>(text.size()));
     if (in.bad()) throw Error(name + ": cannot read the file");

@@ -12,7 +12,8 @@ namespace sgemm {
 
 class JsonFields {
 public:
-    // Parses the file (a regular file or a pipe, at most 4 MiB; "-" is standard input), which
+    // Parses the file (a regular file or a pipe, at most 4 MiB; "-" is standard input, which
+    // may also be a terminal or a socket), which
     // must hold one JSON object; a missing file, a folder or device, malformed JSON (a key
     // twice in one object included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
