@@ -421,7 +421,8 @@ int main(int argc, char** argv) {
         if (!dry && !vm["arch"].defaulted())
             throw po::error("--arch is the compile target of --dry-run; a tune compiles for the GPU it runs on");
         // A dry run is often the real command with --dry-run added: say what it leaves aside.
-        for (const char* option : {"db", "device", "retune", "retry-faulted", "check-fp64", "budget-s"})
+        // (--check-fp64 is not among them: its fp64 reference counts in the memory a shape needs.)
+        for (const char* option : {"db", "device", "retune", "retry-faulted", "budget-s"})
             if (dry && vm.count(option) && !vm[option].defaulted())
                 dry_ignored += std::string(dry_ignored.empty() ? "--" : ", --") + option;
         // Each strategy reads its own options: name the ones this run's strategy leaves aside.
@@ -436,13 +437,14 @@ int main(int argc, char** argv) {
         dry_arch = option_value([&] { return parse_arch(vm["arch"].as<std::string>()); });
         device_ordinal = vm["device"].as<int>();
         if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
-        db_path = database_path(vm);
+        // A dry run opens no database: it needs no path, which a user without a home has not.
+        if (!dry) db_path = database_path(vm);
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
             // The table is written over its file at the end: never over what the run reads.
             check_output_is_not(json_path, "json", shapes_path, "the shapes CSV");
-            check_output_is_not_database(json_path, "json", db_path);
+            if (!dry) check_output_is_not_database(json_path, "json", db_path);
         }
         if (shapes_path == "-") {
             say_when_reading_a_terminal("sgemm-tune", "the shapes CSV");
@@ -601,13 +603,14 @@ int main(int argc, char** argv) {
         return untried_count > 0 ? kSomeShapesUntried : 0;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
-        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well.
-        if (!from_misses) try {
-                check_writable_database(db_path);
-            } catch (const std::exception& problem) {
-                std::fprintf(stderr, "sgemm-tune: and with a GPU the tune would stop on its database: %s\n",
-                             printable_lines(problem.what()).c_str());
-            }
+        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well (a
+        // tune of the misses writes its winners to the file it read them from).
+        try {
+            check_writable_database(db_path);
+        } catch (const std::exception& problem) {
+            std::fprintf(stderr, "sgemm-tune: and with a GPU the tune would stop on its database: %s\n",
+                         printable_lines(problem.what()).c_str());
+        }
         return 2;
     } catch (const std::exception& e) {
         // On a terminal the progress bar may hold the line: clear it first.

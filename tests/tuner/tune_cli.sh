@@ -209,10 +209,19 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive,async,naive 2
 [ $rc -eq 1 ] && grep -qF -- "--families: naive is given twice" <<<"$err" || fail "a repeated family: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --arch sm_80 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--arch is the compile target of --dry-run" <<<"$err" || fail "--arch without --dry-run: $rc $err"
+# (--check-fp64 is used: its fp64 reference counts in the memory a shape needs.)
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --retune --db "$dir/x.db" --budget-s 5 \
-  --retry-faulted 2>&1 >/dev/null) || fail "a dry run with tuning options failed: $err"
+  --retry-faulted --check-fp64 2>&1 >/dev/null) || fail "a dry run with tuning options failed: $err"
 grep -qF "a dry run uses no GPU and no database, so it leaves out --db, --retune, --retry-faulted, --budget-s" <<<"$err" ||
   fail "a dry run does not name what it leaves out: $err"
+# A dry run opens no database, so it needs no default path: a user with no home and no
+# SGEMM_DB runs it (it was refused: "no database path"). Only root can be such a user here.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$dir"
+  setpriv --reuid=54321 --regid=54321 --clear-groups env -u HOME -u SGEMM_DB -u XDG_DATA_HOME \
+    "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 >/dev/null 2>"$dir/err" ||
+    fail "a dry run by a user with no home: $(cat "$dir/err")"
+fi
 
 err=$("$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --seed 3 --budget 2 2>&1 >/dev/null) ||
   fail "a model dry run with the random strategy's options failed: $err"
@@ -435,4 +444,15 @@ grep -q "$dir is a folder, not a database file" <<<"$no_gpu_message" || fail "a 
 # A missing database, and its folder, are not created by a tune that cannot run.
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv" --db "$dir/new/tune.db"
 [ ! -e "$dir/new" ] || fail "a tune without a GPU created the database's folder"
+# --from-misses stores its winners in the file it reads the misses from: one this user may
+# not write is named as for --shapes (it went unnamed). Only root can set this up.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$dir"; mkdir -m 777 "$dir/shared"
+  "$make_sample" "$dir/shared/misses.db" ours || fail "make_sample_db"
+  chmod 444 "$dir/shared/misses.db"
+  expect_no_gpu sgemm-tune "no CUDA device is visible" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$tune" --from-misses --db "$dir/shared/misses.db"
+  grep -q "with a GPU the tune would stop on its database: .*read-only" <<<"$no_gpu_message" ||
+    fail "without a GPU a read-only database of misses went unnamed: $no_gpu_message"
+fi
 echo "ok"
