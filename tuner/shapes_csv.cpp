@@ -42,6 +42,16 @@ void drop_trailing_comma(CsvRecord& record, std::size_t keep) {
     while (record.fields.size() > keep && trim(record.fields.back()).empty()) record.fields.pop_back();
 }
 
+// " has rows of N floats; ..." where a row of A, B or C is longer than any tune can check
+// (kLongestCheckedRow) on any GPU, else empty.
+std::string rows_too_long(const ShapeKey& key) {
+    const int longest_row = std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N});
+    if (longest_row <= kLongestCheckedRow) return "";
+    return " has rows of " + std::to_string(longest_row) +
+           " floats; the check lays each row out up to 7 floats longer, in a 32-bit leading dimension, so rows of "
+           "at most " + std::to_string(kLongestCheckedRow) + " can be tuned";
+}
+
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
     throw ShapesCsvError(file + ":" + std::to_string(line) + ": " + what);
 }
@@ -112,8 +122,12 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     // Every bad row is named, not only the first: a file fixed line by line would otherwise
     // take a run per mistake.
     std::vector<std::string> bad_rows;
+    std::size_t repeats = 0;  // rows merged into an earlier one: the first kBadRowsShown are named
     for (std::size_t r = 1; r < records.size(); ++r) try {
         CsvRecord rec = records[r];
+        // A row of empty fields (",,,": a spreadsheet's blank row) is a blank line.
+        if (std::all_of(rec.fields.begin(), rec.fields.end(), [](const std::string& f) { return trim(f).empty(); }))
+            continue;
         drop_trailing_comma(rec, header.fields.size());
         if (rec.fields.size() != header.fields.size())
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
@@ -159,6 +173,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                                      "operands");
             row.key.alignment = std::stoi(align);
         }
+        // Past what any GPU can tune: a bad row of the file, not a note for a GPU with more memory.
+        if (const std::string too_long = rows_too_long(row.key); !too_long.empty())
+            fail(file, rec.line, row.key.to_string() + too_long);
         const std::string key = row.key.to_string();
         const auto dup = seen.find(key);
         if (dup != seen.end()) {
@@ -170,8 +187,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                     first.name += (first.name.empty() ? "" : "/") + part;
             if (!std::isfinite(first.weight))
                 fail(file, rec.line, key + ": its weights add up past the largest number");
-            out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
-                                   std::to_string(first.line) + "; merged (weights added)");
+            if (++repeats <= kBadRowsShown)
+                out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
+                                       std::to_string(first.line) + "; merged (weights added)");
             continue;
         }
         seen.emplace(key, out.rows.size());
@@ -188,6 +206,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         throw ShapesCsvError(message);
     }
     if (out.rows.empty()) throw ShapesCsvError(file + ": no shapes after the header");
+    if (repeats > kBadRowsShown)
+        out.warnings.push_back(file + ": and " + std::to_string(repeats - kBadRowsShown) +
+                               " more lines repeat a shape above; merged (weights added)");
     return out;
 }
 
@@ -224,20 +245,15 @@ double tuning_bytes(const ShapeKey& key, bool fp64_reference) {
 namespace {
 // Why `row` does not fit in `device_bytes`, or empty when it does.
 std::string too_large(const ShapeRow& row, const std::string& file_name, std::size_t device_bytes, bool fp64_reference) {
-    const ShapeKey& key = row.key;
-    const int longest_row = std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N});
-    const double need = tuning_bytes(key, fp64_reference);
-    char text[200];
-    if (longest_row > kLongestCheckedRow)
-        std::snprintf(text, sizeof text,
-                      " has rows of %d floats; the check lays each row out up to 7 floats longer, in a 32-bit "
-                      "leading dimension, so rows of at most %d can be tuned",
-                      longest_row, kLongestCheckedRow);
-    else if (need > static_cast<double>(device_bytes))
-        std::snprintf(text, sizeof text, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
+    const double need = tuning_bytes(row.key, fp64_reference);
+    std::string text = rows_too_long(row.key);
+    if (text.empty() && need > static_cast<double>(device_bytes)) {
+        char fit[120];
+        std::snprintf(fit, sizeof fit, " needs %.1f GiB of device memory for tuning; the GPU has %.1f GiB",
                       need / 1073741824.0, device_bytes / 1073741824.0);
-    else
-        return "";
+        text = fit;
+    }
+    if (text.empty()) return "";
     const std::string where = row.line > 0 ? file_name + ":" + std::to_string(row.line) : file_name;
     const std::string named = row.line > 0 || row.name.empty() ? "" : " (" + row.name + ")";
     return where + ": " + row.key.to_string() + named + text;
