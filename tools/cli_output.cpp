@@ -98,6 +98,8 @@ void check_output_file(const std::string& path, const char* option) {
                              "write ./- for a file named -");
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);  // through symbolic links
+    // A loop of links reads as no file, and only the write at the end of the run would fail.
+    if (ec == std::errc::too_many_symbolic_link_levels) refuse(option, path, "is a loop of symbolic links");
     if (fs::is_directory(status)) refuse(option, path, "is a folder, not a file");
     if (fs::exists(status)) {
         // A FIFO or a device (/dev/stdout) is written as it is; a file must be writable.
@@ -124,6 +126,7 @@ void check_output_file(const std::string& path, const char* option) {
 }
 
 void check_output_folder(const std::string& path, const char* option) {
+    if (path.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
     std::error_code ec;
     if (fs::exists(path, ec) && !fs::is_directory(path, ec)) refuse(option, path, "is a file, not a folder");
     if (!fs::is_directory(path, ec)) refuse(option, path, "no such folder");

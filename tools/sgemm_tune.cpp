@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
         ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
         ("max-candidates", po::value<int>()->default_value(0),
          "cap on the candidates timed per shape, any strategy, the model strategy's walks included (0: none)")
-        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds, compiling included; a shape that spends it\n"
+        ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds, compiling included; a shape that spends it "
          "before any candidate runs gets no winner, and the next run tunes it again (0: none)")
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")

@@ -124,6 +124,12 @@ grep -q "no such folder" <<<"$err" || fail "--save-cubins message: $err"
 printf 'a file\n' > "$dir/a-file"
 err=$("$bench" --size 64 --save-cubins "$dir/a-file" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--save-cubins $dir/a-file: is a file, not a folder" <<<"$err" || fail "--save-cubins onto a file: $rc $err"
+err=$("$bench" --size 64 --save-cubins '' 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--save-cubins is empty" <<<"$err" || fail "an empty --save-cubins: $rc $err"
+# A loop of symbolic links reads as no file: refused before the run, not when its end writes.
+ln -s loop.json "$dir/loop.json"
+err=$("$bench" --size 64 --json "$dir/loop.json" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json $dir/loop.json: is a loop of symbolic links" <<<"$err" || fail "--json a loop of links: $rc $err"
 err=$("$bench" --size 64 --json "$dir/missing/out.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $dir/missing/out.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"
