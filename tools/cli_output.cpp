@@ -148,14 +148,18 @@ bool same_file(const std::string& a, const std::string& b) {
 
 void check_output_is_not(const std::string& output, const char* option, const std::string& input,
                          const std::string& what) {
-    // "-" as an input is standard input: the file behind it, where it is one (< config.json).
-    if (input == "-") {
-        if (same_file(output, "/dev/stdin"))
-            refuse(option, output, "is " + what + " behind standard input, which the output would replace");
-        return;
-    }
     if (!input.empty() && same_file(output, input))
         refuse(option, output, "is " + what + ", which the output would replace");
+}
+
+void check_output_is_not_input(const std::string& output, const char* option, const std::string& input,
+                               const std::string& what) {
+    if (input != "-") return check_output_is_not(output, option, input, what);
+    // Only a regular file can be replaced: a terminal or pipe behind stdin is no file to lose.
+    struct stat in {}, out {};
+    if (::fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode) && ::stat(output.c_str(), &out) == 0 &&
+        in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        refuse(option, output, "is " + what + " behind standard input, which the output would replace");
 }
 
 void check_output_is_not_database(const std::string& output, const char* option, const std::string& db_path) {

@@ -19,10 +19,14 @@ void check_output_folder(const std::string& path, const char* option);
 
 // Throws boost::program_options::error naming `option` if `output` is the file `input`, which
 // the run reads (`what` says what it is: "the shapes CSV"): the same file by any name where
-// both exist, else the same path once made absolute (a file the run will create). An input of
-// "-" is standard input, and the file behind it where it is one.
+// both exist, else the same path once made absolute (a file the run will create).
 void check_output_is_not(const std::string& output, const char* option, const std::string& input,
                          const std::string& what);
+
+// The same for an input where "-" is standard input (--shapes -, --config -): there the
+// regular file standard input is redirected from, if it is one.
+void check_output_is_not_input(const std::string& output, const char* option, const std::string& input,
+                               const std::string& what);
 
 // The same for a SQLite database: the file itself and the journal, write-ahead log and
 // shared-memory files SQLite keeps beside it, whose replacement loses committed data or

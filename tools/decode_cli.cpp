@@ -4,6 +4,7 @@
 
 #include "src/util/error.h"
 #include "src/util/text.h"
+#include "tools/cli_input.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_parse.h"
 
@@ -43,7 +44,7 @@ po::variables_map parse_command_line(int argc, char** argv, const po::options_de
     return vm;
 }
 
-ModelConfig model_from_options(const po::variables_map& vm) {
+ModelConfig model_from_options(const po::variables_map& vm, const char* tool) {
     if (vm.count("model") == vm.count("config")) throw po::error("give a model name or --config FILE (one of them)");
     std::optional<bool> gated_mlp;
     if (vm.count("gated-mlp")) {
@@ -52,10 +53,11 @@ ModelConfig model_from_options(const po::variables_map& vm) {
         if (answer != "yes" && answer != "no") throw po::error("--gated-mlp is yes or no, not '" + answer + "'");
         gated_mlp = answer == "yes";
     }
-    if (vm.count("config") && vm["config"].as<std::string>().empty())
-        throw po::error("--config is empty: give the path of a model's config.json, or - for standard input");
-    return vm.count("model") ? find_builtin_model(vm["model"].as<std::string>())
-                             : load_model_config(vm["config"].as<std::string>(), gated_mlp);
+    if (vm.count("model")) return find_builtin_model(vm["model"].as<std::string>());
+    const std::string config = vm["config"].as<std::string>();
+    if (config.empty()) throw po::error("--config is empty: give the path of a model's config.json, or - for standard input");
+    if (config == "-") say_when_reading_a_terminal(tool, "the model's config");
+    return load_model_config(config, gated_mlp);
 }
 
 std::vector<long> batches_from_options(const po::variables_map& vm) {

@@ -21,8 +21,9 @@ boost::program_options::variables_map parse_command_line(int argc, char** argv,
                                                          const boost::program_options::options_description& options,
                                                          const boost::program_options::positional_options_description& positional);
 
-// Exactly one of --model and --config; a bad name or file throws sgemm::Error.
-ModelConfig model_from_options(const boost::program_options::variables_map& vm);
+// Exactly one of --model and --config; a bad name or file throws sgemm::Error. Reading
+// --config - from a terminal, it says so first, as `tool`.
+ModelConfig model_from_options(const boost::program_options::variables_map& vm, const char* tool);
 
 // "1,8,32" -> {1, 8, 32}; anything but distinct positive integers throws
 // boost::program_options::error.

@@ -181,10 +181,13 @@ Json report_json(const Report& report) {
 
 void print_report(const Report& report) {
     const DecodeSetup& setup = report.setup;
-    std::printf("%s on %s: %s weights, context %ld; ridge %.3g FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
+    // One decimal, as FLOP/B are read; a ridge below 1 (a slow GPU's peak, a fast memory) in
+    // significant digits, where %.1f printed 0.0.
+    char ridge[32];
+    std::snprintf(ridge, sizeof ridge, report.ridge() >= 1 ? "%.1f" : "%.3g", report.ridge());
+    std::printf("%s on %s: %s weights, context %ld; ridge %s FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
                 printable(setup.model.name).c_str(), printable(setup.gpu.name).c_str(), to_string(setup.weights).c_str(),
-                setup.context,
-                report.ridge(), setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
+                setup.context, ridge, setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
     std::printf("Assumptions:\n");
     for (const std::string& a : report.assumptions) std::printf("  - %s\n", a.c_str());
     for (const StepRoofline& step : report.steps) print_step(step, setup.gpu);
@@ -245,18 +248,21 @@ int main(int argc, char** argv) {
             reads_standard_input(vm["gpu"].as<std::string>()))
             throw po::error("--config " + vm["config"].as<std::string>() + " and --gpu " + vm["gpu"].as<std::string>() +
                             " would both read standard input: give one of them as a file");
-        if (vm.count("config") && vm["config"].as<std::string>() == "-")
-            say_when_reading_a_terminal("sgemm-roofline", "the model's config");
-        else if (vm["gpu"].as<std::string>() == "-")
-            say_when_reading_a_terminal("sgemm-roofline", "the GPU's spec");
         DecodeSetup setup;
-        setup.model = model_from_options(vm);
-        setup.gpu = gpu_from_name_or_file(vm["gpu"].as<std::string>());
         setup.weights = parse_precision(vm["dtype"].as<std::string>());
         setup.context = vm["context"].as<int>();
         if (setup.context < 0) throw po::error("--context must not be negative");
+        const std::vector<long> batches = batches_from_options(vm);
         json = vm.count("json") > 0;
-        report = make_report(setup, batches_from_options(vm));
+        // What does not read standard input is checked before a user is asked to type into it.
+        const std::string gpu = vm["gpu"].as<std::string>();
+        if (gpu != "-") setup.gpu = gpu_from_name_or_file(gpu);
+        setup.model = model_from_options(vm, "sgemm-roofline");
+        if (gpu == "-") {
+            say_when_reading_a_terminal("sgemm-roofline", "the GPU's spec");
+            setup.gpu = gpu_from_name_or_file(gpu);
+        }
+        report = make_report(setup, batches);
     } catch (const std::exception& e) {
         // Messages quote the user's text (paths, names): control characters are escaped.
         std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", printable_lines(e.what()).c_str());

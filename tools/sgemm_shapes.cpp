@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "src/util/text.h"
-#include "tools/cli_input.h"
 #include "tools/cli_output.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
@@ -56,22 +55,23 @@ int main(int argc, char** argv) {
             std::cout << opts << "\n";
             return finish_standard_output("sgemm-shapes", "the help");
         }
-        if (vm.count("config") && vm["config"].as<std::string>() == "-")
-            say_when_reading_a_terminal("sgemm-shapes", "the model's config");
-        model = model_from_options(vm);
         const std::string weights = lower_case(vm["weights"].as<std::string>());
         if (weights != "in-out" && weights != "out-in")
             throw po::error("--weights is in-out or out-in, not '" + vm["weights"].as<std::string>() + "'");
         layout = weights == "out-in" ? WeightLayout::out_in : WeightLayout::in_out;
-        for (long batch : batches_from_options(vm)) {
-            const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
-            gemms.insert(gemms.end(), step.begin(), step.end());
-        }
+        const std::vector<long> batches = batches_from_options(vm);
+        // Checked before the config is read: a user typing it at a terminal types it once.
         if (vm.count("output")) {
             output = vm["output"].as<std::string>();
             if (output.empty()) throw std::runtime_error("--output is empty (leave it out to write to standard output)");
             check_output_file(output, "output");
-            if (vm.count("config")) check_output_is_not(output, "output", vm["config"].as<std::string>(), "the model's config");
+            if (vm.count("config"))
+                check_output_is_not_input(output, "output", vm["config"].as<std::string>(), "the model's config");
+        }
+        model = model_from_options(vm, "sgemm-shapes");
+        for (long batch : batches) {
+            const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
+            gemms.insert(gemms.end(), step.begin(), step.end());
         }
     } catch (const std::exception& e) {
         // Messages quote the user's text (paths, names): control characters are escaped.

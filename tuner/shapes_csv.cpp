@@ -98,6 +98,14 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     } catch (const Error& e) {
         throw ShapesCsvError(e.what());
     }
+    // A row of empty fields (",,,": a spreadsheet's blank row) is a blank line, before the
+    // header as after it.
+    records.erase(std::remove_if(records.begin(), records.end(),
+                                 [](const CsvRecord& r) {
+                                     return std::all_of(r.fields.begin(), r.fields.end(),
+                                                        [](const std::string& f) { return trim(f).empty(); });
+                                 }),
+                  records.end());
     if (records.empty()) throw ShapesCsvError(file + ": no header: expected a line like M,N,K");
 
     CsvRecord header = records.front();
@@ -125,9 +133,6 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     std::size_t repeats = 0;  // rows merged into an earlier one: the first kBadRowsShown are named
     for (std::size_t r = 1; r < records.size(); ++r) try {
         CsvRecord rec = records[r];
-        // A row of empty fields (",,,": a spreadsheet's blank row) is a blank line.
-        if (std::all_of(rec.fields.begin(), rec.fields.end(), [](const std::string& f) { return trim(f).empty(); }))
-            continue;
         drop_trailing_comma(rec, header.fields.size());
         if (rec.fields.size() != header.fields.size())
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +

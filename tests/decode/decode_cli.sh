@@ -52,9 +52,17 @@ expect_user_error "unknown dtype 'fp8'" "$roofline" gpt2 --dtype fp8
 expect_user_error "unknown GPU 'B200'" "$roofline" gpt2 --gpu B200
 expect_user_error "bf16_tflops" "$roofline" gpt2 --gpu T4 --dtype bf16
 expect_user_error "'bandwidth_tbs' is missing" "$roofline" gpt2 --gpu "$fixtures/gpu_missing_bandwidth.json"
-# A figure just past a bound is quoted as given, not rounded onto the bound ("got 1e+06").
-printf '{"name": "x", "fp32_tflops": 1, "fp16_tflops": 1000001, "bandwidth_tbs": 1}' > "$tmp/just_past.json"
-expect_user_error "must be between 0.001 and 1e+06 TFLOPS, got 1.000001e+06" "$roofline" gpt2 --gpu "$tmp/just_past.json"
+# A figure just past a bound is quoted as given, not rounded onto the bound ("got 100000").
+printf '{"name": "x", "fp32_tflops": 1, "fp16_tflops": 100000.5, "bandwidth_tbs": 1}' > "$tmp/just_past.json"
+expect_user_error "must be between 0.001 and 100000 TFLOPS, got 100000.5" "$roofline" gpt2 --gpu "$tmp/just_past.json"
+# The ridge in FLOP/B with one decimal, and below 1 in significant digits (%.1f printed 0.0).
+printf '{"name": "x", "fp32_tflops": 2000, "bandwidth_tbs": 1.5}' > "$tmp/high_ridge.json"
+grep -qF "ridge 1333.3 FLOP/B" <<<"$("$roofline" gpt2 --gpu "$tmp/high_ridge.json")" || fail "a ridge above 1000"
+printf '{"name": "x", "fp32_tflops": 0.01, "bandwidth_tbs": 50}' > "$tmp/low_ridge.json"
+grep -qF "ridge 0.0002 FLOP/B" <<<"$("$roofline" gpt2 --gpu "$tmp/low_ridge.json")" || fail "a ridge below 1"
+# An H200's fp16 peak given in GFLOPS made the ridge 1000 times too high.
+printf '{"name": "x", "fp32_tflops": 66.9, "fp16_tflops": 989000, "bandwidth_tbs": 4.8}' > "$tmp/gflops.json"
+expect_user_error "field 'fp16_tflops' must be between 0.001 and 100000 TFLOPS, got 989000" "$roofline" gpt2 --gpu "$tmp/gflops.json"
 expect_user_error "'fp32_tflops' must be a number, not a string" "$roofline" gpt2 --gpu "$fixtures/gpu_string_peak.json"
 expect_user_error "field 'hidden_size' is given twice" "$shapes" --config "$fixtures/bad_duplicate_key.json"
 expect_user_error "--context must not be negative" "$roofline" gpt2 --context -5
@@ -120,7 +128,7 @@ expect_user_error "--output $tmp/dangling.csv: no folder /nonexistent-folder (wh
 mkdir "$tmp/linked" && ln -s linked/shapes.csv "$tmp/to-new.csv"
 "$shapes" gpt2 --batch 1 -o "$tmp/to-new.csv" || fail "-o through a link to a new file in a folder that exists failed"
 grep -q "^1,2304,768" "$tmp/linked/shapes.csv" || fail "-o through a link wrote no rows where it points"
-long_name="$tmp/$(printf 'a%.0s' $(seq 300)).csv"
+long_name="$tmp/$(printf 'a%.0s' $(seq "$(getconf NAME_MAX "$tmp")")).csv"  # 4 bytes past what the folder takes
 expect_user_error "bytes long, and a file's name in $tmp may have" "$shapes" gpt2 -o "$long_name"
 if [ -w /dev/full ]; then
   for tool in "$shapes" "$roofline"; do
@@ -165,10 +173,12 @@ expect_user_error "--config - and --gpu /dev/stdin would both read standard inpu
 expect_user_error "--config is empty: give the path of a model's config.json" "$shapes" --config ''
 expect_user_error "--config is empty" "$roofline" --config ''
 # Standard input as a socket (ssh, a subprocess) or a terminal is read as a pipe is: it was
-# refused as "not a regular file or a pipe". A terminal is told how to end the text.
-"$python" - "$shapes" "$fixtures/llama3_8b_config.json" <<'PY' || fail "--config - from a socket or a terminal"
+# refused as "not a regular file or a pipe". A terminal is told how to end the text, once the
+# other arguments are checked (it was told first, and a bad --dtype was named only after the
+# GPU's spec had been typed), and is no file an output would replace.
+"$python" - "$shapes" "$fixtures/llama3_8b_config.json" "$roofline" <<'PY' || fail "--config - from a socket or a terminal"
 import os, pty, socket, subprocess, sys
-shapes, config = sys.argv[1], open(sys.argv[2], "rb").read()
+shapes, config, roofline = sys.argv[1], open(sys.argv[2], "rb").read(), sys.argv[3]
 ours, theirs = socket.socketpair()
 run = subprocess.Popen([shapes, "--config", "-", "--batch", "1"], stdin=theirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 theirs.close()
@@ -183,6 +193,24 @@ os.write(main, config.replace(b"\n", b" ") + b"\n\x04")  # one line, then Ctrl-D
 out, err = run.communicate(timeout=60)
 assert run.returncode == 0 and b"\n1,6144,4096," in out, ("terminal", run.returncode, err)
 assert b"reading the model's config from the terminal; end it with Ctrl-D" in err, err
+main, terminal = pty.openpty()
+run = subprocess.Popen([shapes, "--config", "-", "--batch", "1", "-o", "/dev/stdout"], stdin=terminal, stdout=terminal,
+                       stderr=subprocess.PIPE)
+os.close(terminal)
+os.write(main, config.replace(b"\n", b" ") + b"\n\x04")
+err = run.communicate(timeout=60)[1]
+assert run.returncode == 0, ("-o the terminal stdin is", run.returncode, err)
+os.close(main)
+for command, words in (([shapes, "gpt2", "--config", "-"], b"give a model name or --config FILE"),
+                       ([shapes, "--config", "-", "-o", "/nonexistent-folder/x.csv"], b"no folder /nonexistent-folder"),
+                       ([roofline, "gpt2", "--gpu", "-", "--dtype", "fp99"], b"unknown dtype 'fp99'"),
+                       ([roofline, "--config", "-", "--gpu", "B200"], b"unknown GPU 'B200'")):
+    main, terminal = pty.openpty()
+    run = subprocess.Popen(command, stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(terminal)
+    err = run.communicate(timeout=20)[1]  # nothing is typed: it must not wait for it
+    assert run.returncode == 1 and words in err and b"from the terminal" not in err, (command, run.returncode, err)
+    os.close(main)
 PY
 # The model once: a second name, or a name and --model, says so in the tools' words.
 expect_user_error "one model is read, the first argument; a second argument was given" "$shapes" llama-3-8b gpt2

@@ -146,6 +146,7 @@ TEST(ShapesCsv, ARowOfEmptyFieldsIsABlankLine) {
     ASSERT_EQ(f.rows.size(), 2u);
     EXPECT_EQ(f.rows[1].line, 5);
     EXPECT_THROW(parse("M,N,K\n,,\n"), ShapesCsvError) << "no shapes after the header";
+    EXPECT_EQ(parse(",,,\nM,N,K\n8,64,64\n").rows.at(0).line, 3) << "before the header too";
 }
 
 // A duplicate's name is kept beside the first's, once, as sgemm-shapes names one shape of

@@ -99,6 +99,14 @@ out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive 
 grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
 err=$("$tune" --shapes - --dry-run --json "$dir/small.csv" 2>&1 >/dev/null <"$dir/small.csv"); rc=$?
 [ $rc -eq 1 ] && grep -qF "is the shapes CSV behind standard input" <<<"$err" || fail "--json naming the file behind --shapes -: $rc $err"
+# A database named - is a file of that name, not standard input: --json over it is refused.
+tune_path=$(realpath "$tune")
+cp "$dir/small.csv" "$dir/-"
+err=$(cd "$dir" && "$tune_path" --shapes small.csv --db - --json ./- 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json ./-: is the tuning database, which the output would replace" <<<"$err" ||
+  fail "--json over a database named -: $rc $err"
+cmp -s "$dir/-" "$dir/small.csv" || fail "the file named - changed"
+rm "$dir/-"
 err=$(printf 'M,N,K\n8,x,64\n' | "$tune" --shapes - --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "standard input:2: N 'x' is not a whole number" <<<"$err" || fail "--shapes - with a bad row: $rc $err"
 

@@ -66,12 +66,12 @@ GpuSpec find_builtin_gpu(const std::string& name) {
 
 namespace {
 
-// A peak from 1 GFLOPS to 1 EFLOPS (fp32's to 10 PFLOPS), a bandwidth from 100 MB/s to
+// A peak from 1 GFLOPS to 100 PFLOPS (fp32's to 10 PFLOPS), a bandwidth from 100 MB/s to
 // 100 TB/s: outside, a figure is a typo or a unit slip, and the roofline's ratios would be
 // wrong by a factor of 1000 or overflow to inf or NaN. The upper bounds sit far above
-// today's GPUs (an H200: 67 fp32 TFLOPS, 4.8 TB/s) yet below the same figures given in
-// GFLOPS or GB/s (66,900 and 4,800).
-constexpr double kMinTflops = 1e-3, kMaxTflops = 1e6, kMaxFp32Tflops = 1e4, kMinTbs = 1e-4, kMaxTbs = 1e2,
+// today's GPUs (an H200: 67 fp32 and 989 fp16 TFLOPS, 4.8 TB/s) yet below the same figures
+// given in GFLOPS or GB/s (66,900, 989,000 and 4,800).
+constexpr double kMinTflops = 1e-3, kMaxTflops = 1e5, kMaxFp32Tflops = 1e4, kMinTbs = 1e-4, kMaxTbs = 1e2,
                  kMinGib = 1e-3, kMaxGib = 1e4;
 
 double figure(const JsonFields& json, const std::string& key, double low, double high, const char* unit) {
