@@ -153,6 +153,10 @@ mkdir "$nl_dir" && cp "$fixtures/llama3_8b_config.json" "$nl_dir/config.json"
 "$shapes" --config "$nl_dir/config.json" --batch 1 >"$tmp/nl.csv" || fail "a path with a newline was refused"
 [ "$(grep -cv '^#\|^M,\|^1,' "$tmp/nl.csv")" -eq 0 ] || fail "a newline broke the CSV: $(cat "$tmp/nl.csv")"
 grep -qF 'a\x0ab/config.json' "$tmp/nl.csv" || fail "the path is not in the comment: $(head -2 "$tmp/nl.csv")"
+# and the command in the comment still runs again in bash ($'...' with \x0a for the newline).
+recorded=$(sed -n 's/^# made by: sgemm-shapes //p' "$tmp/nl.csv")
+grep -qF -- "--config \$'$tmp/a\x0ab/config.json' --batch 1" <<<"$recorded" || fail "the recorded command: $recorded"
+diff <(eval "\"\$shapes\" $recorded") "$tmp/nl.csv" >/dev/null || fail "the recorded command made another CSV: $recorded"
 
 # Batches: each once, no empty item at either end.
 expect_user_error "--batch: 8 is given twice" "$shapes" gpt2 --batch 8,1,8
