@@ -88,8 +88,10 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                                           " (sgemm-tune compiles it again when it next needs it)");
         }
     }
-    for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
+    for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows()) {
         report.problems.push_back(edited_device_problem(row));
+        ++report.edited_device_rows;
+    }
     // By the id each row is stored under: an edited row's winners are reported above as
     // found by no lookup, and are still counted and checked here as any other.
     for (const TuningStore::DeviceRow& row : store.device_rows()) {

@@ -35,6 +35,7 @@ struct VerifyReport {
     int devices = 0, winners = 0;
     int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU
+    int edited_device_rows = 0;  // of the problems, device rows edited by hand (no re-tune repairs one)
     std::vector<std::string> problems;
     bool ok() const { return problems.empty(); }
 };

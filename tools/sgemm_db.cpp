@@ -763,7 +763,8 @@ int cmd_verify(Context& ctx) {
         Json out = Json::object();
         out.set("ok", r.ok()).set("schema_version", store.opened_version()).set("devices", r.devices);
         out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
-        out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json()).set("problems", problems);
+        out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json());
+        out.set("edited_device_rows", r.edited_device_rows).set("problems", problems);
         std::printf("%s\n", out.dump().c_str());
     } else {
         for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
@@ -773,11 +774,15 @@ int cmd_verify(Context& ctx) {
                     r.ok() ? "ok" : "FAILED", store.path().c_str(), store.opened_version(), r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
         // The tuner compiles a damaged cached binary again and replaces it (tuner/kernel_cache),
-        // so a winner's problem is repaired by tuning its shape again.
-        if (!r.ok())
+        // so a winner's problem is repaired by tuning its shape again; an edited device row
+        // is not, since every lookup computes the id its fields give.
+        if (r.problems.size() > static_cast<std::size_t>(r.edited_device_rows))
             std::printf("to repair a winner's binary, tune its shape again (sgemm-tune --retune with those shapes "
                         "on that GPU): the tuner compiles a damaged binary again and replaces it; until then dispatch "
                         "compiles it at each create or leaves the winner out\n");
+        if (r.edited_device_rows > 0)
+            std::printf("a device row edited by hand is found by no lookup, and no tune repairs it: put its fields "
+                        "back as they were, or remove it with its winners (sgemm-db prune --device ID)\n");
     }
     return r.ok() ? 0 : 2;
 }

@@ -316,6 +316,11 @@ if ! gpu_present; then  # explain's device is then the file's only one, named as
   run 0 --db "$dir/relabelled.db" explain 1 4096 4096; has "$out" "device    $id  NVIDIA H200"
 fi
 run 2 --db "$dir/relabelled.db" verify; has "$out" "does not match its id"; has "$out" "1 devices, 4 winners, 3 binary checks"
+# Its remedy is the row's own, not a re-tune, which repairs binaries only.
+has "$out" "no tune repairs it: put its fields back as they were, or remove it with its winners (sgemm-db prune --device ID)"
+! grep -q "tune its shape again" <<<"$out" || fail "verify of an edited row alone advised a re-tune: $out"
+run 2 --db "$dir/relabelled.db" verify --json
+[ "$(json 'd["edited_device_rows"], d["winners"]')" = "1 4" ] || fail "verify --json of an edited row: $out"
 run 0 --db "$dir/relabelled.db" stats --json
 [ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \

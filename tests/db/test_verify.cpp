@@ -125,6 +125,7 @@ TEST(Verify, CountsAndChecksTheWinnersOfAnEditedDeviceRow) {
     EXPECT_EQ(r.devices, 1);
     EXPECT_EQ(r.winners, 4) << "three naive winners and one cuBLAS";
     EXPECT_EQ(r.binaries_checked, 3);
+    EXPECT_EQ(r.edited_device_rows, 1);
     ASSERT_EQ(r.problems.size(), 1u);
     EXPECT_NE(r.problems[0].find("does not match its id"), std::string::npos) << r.problems[0];
 
