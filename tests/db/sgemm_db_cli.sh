@@ -450,8 +450,10 @@ run 1 --db "$dir/copy.db" import "$dir/theirs.db"; has "$err" "$dir/theirs.db: i
 run 0 "${ours[@]}" export --format json -o "$dir/winners.json"
 run 1 --db "$dir/copy.db" import "$dir/winners.json"
 has "$err" "$dir/winners.json: is JSON, not CSV; import reads what export --format csv writes (the default)"
-tr -d '\n ' < "$dir/winners.json" | run 1 --db "$dir/copy.db" import -
-has "$err" "is JSON, not CSV"
+# (From a file, not a pipe: run in a pipeline's subshell would lose its status and $err.)
+tr -d '\n ' < "$dir/winners.json" > "$dir/flat.json"
+run 1 --db "$dir/copy.db" import - < "$dir/flat.json"
+has "$err" "standard input: is JSON, not CSV"
 # A --db in a folder that is not there is a typo, not a wish for a new folder: import and
 # merge refuse it before reading anything, and make no folder.
 run 1 --db "$dir/typo/imported.db" import "$dir/winners.csv"

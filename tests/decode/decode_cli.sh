@@ -365,6 +365,7 @@ expect_user_error "unknown model 'x\x1b[31m'" "$shapes" $'x\e[31m'
 # total included, ends in the same column (the last is right-aligned).
 out=$("$roofline" llama-3-8b --batch 100000) || fail "roofline at batch 100000 failed"
 widths=$(awk '/^batch 100000:/ {on = 1; next} on && /^$/ {exit} on && /does not fit/ {next} on {print length($0)}' <<<"$out" | sort -u)
+[ -n "$widths" ] || fail "roofline at batch 100000 printed no table for it: $out"
 [ "$(wc -l <<<"$widths")" -eq 1 ] || fail "the batch-100000 table's lines end in different columns: $widths
 $out"
 

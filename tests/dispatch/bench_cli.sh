@@ -57,13 +57,14 @@ grep -q "SGEMM_DISPATCH_DATABASE_ERROR" <<<"$err" || fail "missing database mess
 grep -q "$tmp/missing.db" <<<"$err" || fail "the message does not name the file: $err"
 grep -q -- "with this tool, that option is --without-database" <<<"$err" || fail "no hint of --without-database: $err"
 grep -q -- "--without-database" <<<"$out" || fail "--help does not document --without-database"
+err=$("$bench" --db "$tmp/x.db" --calls 0 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--calls must be at least 1, not 0" <<<"$err" || fail "--calls 0: $rc $err"
+"$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
+
+# The no-GPU checks come last: on a GPU, the first one ends the script (cli_checks.sh).
 # Without a database (missing, and no error asked for), the next thing looked for is the GPU.
 expect_no_gpu "--without-database" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/missing.db" --without-database \
   --rounds 1 --calls 1
-err=$("$bench" --db "$tmp/x.db" --calls 0 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF -- "--calls must be at least 1, not 0" <<<"$err" || fail "--calls 0: $rc $err"
-
-"$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
 expect_no_gpu sgemm-dispatch-bench SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/sample.db" --rounds 1 --calls 1
 expect_no_gpu "--trans nt" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/sample.db" --trans nt --rounds 1 --calls 1
 echo "ok: $no_gpu_message"

@@ -11,7 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
 printf 'M,N,K\n8,64,64\n' >"$tmp/shapes.csv"
 
-"$tune" --help | grep -q -- "--from-misses" || fail "--help does not document --from-misses"
+help=$("$tune" --help) || fail "sgemm-tune --help exited non-zero"
+grep -q -- "--from-misses" <<<"$help" || fail "--help does not document --from-misses"
 
 for args in "--from-misses --shapes $tmp/shapes.csv" ""; do
     err=$("$tune" --db "$tmp/sample.db" $args 2>&1 >/dev/null); rc=$?

@@ -43,6 +43,7 @@ TEST(BatchCost, OtherWeightsOrLayoutsGiveNoRatio) {
         outcome(8, 28672, 4096, 0.1250, 0.1739),       // another N
     };
     const std::vector<std::optional<double>> r = time_over_cublas_batch1(outcomes);
+    ASSERT_EQ(r.size(), outcomes.size());
     for (std::size_t i = 1; i < r.size(); ++i) EXPECT_FALSE(r[i].has_value()) << outcomes[i].row.key.to_string();
 }
 

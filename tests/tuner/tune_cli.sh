@@ -216,7 +216,8 @@ echo previous > "$dir/kept.json"
 grep -qF "a dry run times nothing, so it writes no --json table ($dir/kept.json was only checked)" "$dir/err" ||
   fail "a dry run does not say it writes no --json: $(cat "$dir/err")"
 [ "$(cat "$dir/kept.json")" = previous ] || fail "checking --json changed the existing file"
-"$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/new.json" >/dev/null 2>&1
+"$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/new.json" >/dev/null 2>"$dir/err" ||
+  fail "a dry run with a new --json failed: $(cat "$dir/err")"
 [ ! -e "$dir/new.json" ] || fail "checking --json left a new file behind"
 # A FIFO is not opened to check it: that would block until a reader came, or end its reader.
 mkfifo "$dir/pipe.json"
