@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "tools/cli_input.h"
+
 namespace sgemm {
 namespace fs = std::filesystem;
 
@@ -156,9 +158,8 @@ void check_output_is_not_input(const std::string& output, const char* option, co
                                const std::string& what) {
     if (input != "-") return check_output_is_not(output, option, input, what);
     // Only a regular file can be replaced: a terminal or pipe behind stdin is no file to lose.
-    struct stat in {}, out {};
-    if (::fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode) && ::stat(output.c_str(), &out) == 0 &&
-        in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+    struct stat in {};
+    if (::fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode) && reads_standard_input(output))
         refuse(option, output, "is " + what + " behind standard input, which the output would replace");
 }
 
