@@ -255,7 +255,8 @@ int main(int argc, char** argv) {
         ("ldb", po::value<int>(), "leading dimension of B in floats (default: tight)")
         ("ldc", po::value<int>(), "leading dimension of C in floats (default: tight, N)")
         ("config", po::value<std::vector<std::string>>(),
-         "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable. A configuration "
+         "also run FAMILY=V1,V2,... (parameter values in the family's order); repeatable; a family's defaults "
+         "named here run once. A configuration "
          "that cannot run a shape (its layout, its extents, or operands less aligned than it needs, as warptile's "
          "ALIGNED=1 with --lda not a multiple of 4) is skipped with the reason")
         ("timeline", po::bool_switch(),
@@ -402,6 +403,10 @@ int main(int argc, char** argv) {
                              family.min_sm, arch.name().c_str());
                 continue;
             }
+            // A --config of the defaults runs once, as the --config kernel (which a timeline also follows).
+            if (std::find(extra_configs.begin(), extra_configs.end(), std::make_pair(family.name, family.defaults)) !=
+                extra_configs.end())
+                continue;
             add_kernel(family, family.defaults, false);
         }
         for (const auto& [name, values] : extra_configs) add_kernel(find_family(name), values, true);
