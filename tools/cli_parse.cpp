@@ -4,15 +4,17 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "src/util/text.h"
+
 namespace sgemm {
 
 namespace po = boost::program_options;
 
 namespace {
 
-// What option `option_name` ("--size") takes, for the message of a value that did not
-// convert; empty for a type with nothing to say. The bound is the type's: an option that
-// takes fewer values says so itself once its value has converted.
+// What option `option_name` ("--size", or "size") takes when it takes a number, for the
+// message of a value that did not convert; empty for any other type. The bound is the type's:
+// an option that takes fewer values says so itself once its value has converted.
 std::string what_the_option_takes(const po::options_description& options, const std::string& option_name) {
     const std::size_t start = option_name.find_first_not_of('-');
     if (start == std::string::npos) return "";
@@ -49,13 +51,25 @@ void refuse_options_taken_as_values(const po::parsed_options& parsed) {
     }
 }
 
+// A number's value with the white space around it removed: `--context ' 5'` is 5, as
+// `--batch ' 8'` is, whose list parse trims each item. Other values are kept as given (a
+// file name may start with a space).
+po::parsed_options numbers_trimmed(const po::parsed_options& parsed, const po::options_description& options) {
+    po::parsed_options trimmed = parsed;
+    for (po::option& o : trimmed.options) {
+        if (what_the_option_takes(options, o.string_key).empty()) continue;
+        for (std::string& value : o.value) value = trim(value);
+    }
+    return trimmed;
+}
+
 }  // namespace
 
 void store_command_line(const po::parsed_options& parsed, const po::options_description& options,
                         po::variables_map& vm) {
     refuse_options_taken_as_values(parsed);
     try {
-        po::store(parsed, vm);
+        po::store(numbers_trimmed(parsed, options), vm);
     } catch (const po::invalid_option_value& e) {
         const std::string takes = what_the_option_takes(options, e.get_option_name());
         if (takes.empty()) throw;

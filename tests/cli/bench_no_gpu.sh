@@ -19,6 +19,11 @@ err=$("$bench" --size 99999999999 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number no larger than 2147483647" <<<"$err" ||
   fail "--size 99999999999: $rc $err"
 
+# White space around a number is no part of it (as around an item of --sizes): past the parse.
+err=$("$bench" --size ' 64 ' --iters ' 2' --kernels naive 2>&1 >/dev/null); rc=$?
+if gpu_present; then [ $rc -eq 0 ] || fail "--size ' 64 ' with a GPU: $rc $err"
+else [ $rc -eq 2 ] || fail "--size ' 64 ' without a GPU: $rc $err"; fi
+
 err=$("$bench" --sizes 1024,x 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--sizes 1024,x exited $rc, expected 1"
 grep -q "'x' is not a positive integer" <<<"$err" || fail "--sizes message: $err"

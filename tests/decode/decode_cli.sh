@@ -223,6 +223,10 @@ expect_user_error "the model is given twice (by the first argument or --model): 
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
 expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 99999999999999999999
 expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 1.5
+# White space around a number is no part of it, as around an item of --batch; inside it is.
+out=$("$roofline" gpt2 --context ' 5 ' --batch ' 8') || fail "--context ' 5 ' was refused"
+grep -qF "context 5;" <<<"$out" || fail "--context ' 5 ' did not read as 5: $out"
+expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context '5 5'
 expect_user_error "--batch: '1,' ends with a comma" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 
