@@ -41,6 +41,10 @@ bool nearer(const ShapeKey& to, const ShapeKey& a, const ShapeKey& b) {
 // How far in M rule 2 reaches: a factor of 2. A skinny kernel tuned for one batch can run
 // another batch far slower than cuBLAS (on the H200 a batch-8 decode tile at batch 32 ran
 // 0.49-0.58x of cuBLAS, docs/RESULTS.md), so past that the fallback serves.
+// N and K have no such reach: the Llama-3-8B decode winners, each serving the shapes it is
+// nearest to from 1/8 to 2 times its N and K, ran 0.92-2.58x cuBLAS at M = 1, 8 and 32 (36
+// shapes; 30 at 1.0x or more; docs/RESULTS.md, fifty-ninth session), and a kernel that cannot
+// run a far shape (too much shared memory at its K) is passed over anyway.
 constexpr int kNearestReachInM = 2;
 
 bool within_reach(int tuned_m, int m) {
