@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
         ("calls", po::value<int>()->default_value(200), "calls per timed batch")
         ("rounds", po::value<int>()->default_value(31), "timed batches; the median is reported")
         ("without-database", "a missing database is no error: every call takes the fallback (dispatch's overhead "
-         "before anything is tuned; the library's options.without_database)")
+         "before anything is tuned; the library's options.without_database). So is one that cannot be read "
+         "(a folder, a damaged, foreign or newer file), or no default path: check --db's spelling")
         ("json", po::value<std::string>(), "also write the results as JSON to this file");
     std::string db_path, json_path;
     sgemm_dispatch_options_t options = Dispatch::default_options();
@@ -117,7 +118,16 @@ int main(int argc, char** argv) {
         options.without_database = vm.count("without-database") > 0;
         options.device = vm["device"].as<int>();
         if (options.device < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
-        db_path = database_path(vm);
+        if (options.without_database && !vm.count("db")) {
+            // The fallback alone runs, so no default path (no SGEMM_DB and no home) is no error
+            // either, as in the library: db_path stays empty.
+            try {
+                db_path = default_db_path();
+            } catch (const Error&) {
+            }
+        } else {
+            db_path = database_path(vm);
+        }
         const std::string fallback = lower_case(vm["fallback"].as<std::string>());
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
             throw po::error("--fallback is cublas, builtin or error, not '" + fallback + "'");
@@ -133,7 +143,8 @@ int main(int argc, char** argv) {
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             check_output_file(json_path, "json");
-            check_output_is_not_database(json_path, "json", db_path);  // read when it exists, --without-database or not
+            if (!db_path.empty())  // read when it exists, --without-database or not
+                check_output_is_not_database(json_path, "json", db_path);
         }
     } catch (const po::error& e) {  // the command line itself: point to the options, as the other tools do
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\nTry 'sgemm-dispatch-bench --help'.\n", printable_lines(e.what()).c_str());
@@ -142,7 +153,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());
         return 1;
     }
-    options.db_path = db_path.c_str();
+    options.db_path = db_path.empty() ? nullptr : db_path.c_str();
 
     try {
         // Cold start: the first create makes the CUDA context; the second finds it made.
@@ -219,7 +230,7 @@ int main(int argc, char** argv) {
         const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
 
         std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),
-                    printable(db_path).c_str());
+                    db_path.empty() ? "none (no default path)" : printable(db_path).c_str());
         std::printf("%s\n", decision.substr(0, decision.find("\ndevice")).c_str());
         std::printf("\n%-52s %12s %12s %12s   %s\n", "measure", "dispatch", "baseline", "difference", "target");
         std::printf("%-52s %9.3f us %9.3f us %+9.3f us   at most +1 us\n",
@@ -239,7 +250,7 @@ int main(int argc, char** argv) {
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", dispatcher_of(dispatch.get())->device().name)
-                .set("database", db_path)
+                .set("database", db_path.empty() ? Json() : Json(db_path))
                 .set("shape", Json::object().set("m", M).set("n", N).set("k", K).set("trans", layout.transposes()))
                 .set("decision", decision)
                 .set("calls_per_batch", calls)

@@ -61,6 +61,18 @@ err=$("$bench" --db "$tmp/x.db" --calls 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--calls must be at least 1, not 0" <<<"$err" || fail "--calls 0: $rc $err"
 "$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
 
+# With --without-database, no default path either (no SGEMM_DB, XDG_DATA_HOME or HOME, and a user
+# the password database lacks) is no error: the device comes next, and --device 999 is missing
+# on any machine (2). Without --without-database it is (1). Needs root to be that user.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && ! getent passwd 54321 >/dev/null; then
+  homeless() { setpriv --reuid=54321 --regid=54321 --clear-groups env -u HOME -u XDG_DATA_HOME -u SGEMM_DB "$@"; }
+  homeless test -x "$bench" || fail "user 54321 cannot run $bench (a build under a private folder?)"
+  err=$(homeless "$bench" --without-database --device 999 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -q SGEMM_DISPATCH_NO_DEVICE <<<"$err" || fail "--without-database with no default path: $rc $err"
+  err=$(homeless "$bench" --device 999 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 1 ] && grep -qF "no database path: give one" <<<"$err" || fail "no default path: $rc $err"
+fi
+
 # The no-GPU checks come last: on a GPU, the first one ends the script (cli_checks.sh).
 # Without a database (missing, and no error asked for), the next thing looked for is the GPU.
 expect_no_gpu "--without-database" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/missing.db" --without-database \
