@@ -98,6 +98,10 @@ err=$("$bench" --size 64 --config warptile=32,64,16,64,64,16,8,3,0,0,1,1,0,0,0,0
 [ $rc -eq 1 ] && grep -qF "BM must be a multiple of WM and BN of WN" <<<"$err" || fail "BM < WM: $rc $err"
 err=$("$bench" --size 64 --config naive=32,8 --config naive=32,8 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--config 'naive=32,8': given twice" <<<"$err" || fail "a repeated --config: $rc $err"
+# The family's name reads as in --kernels, in any case and without the white space around it:
+# so ' NAIVE =32,8' is naive's configuration given twice.
+err=$("$bench" --size 64 --config naive=32,8 --config ' NAIVE =32,8' 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--config ' NAIVE =32,8': given twice" <<<"$err" || fail "a --config name in capitals: $rc $err"
 err=$("$bench" --size 64 --config =32,8 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--config '=32,8': unknown kernel family ''" <<<"$err" || fail "--config =: $rc $err"
 err=$("$bench" --sizes 64,64 2>&1 >/dev/null); rc=$?
