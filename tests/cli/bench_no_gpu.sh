@@ -16,8 +16,12 @@ grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
 
 # A value past its type says what the option takes, not only that it "is invalid".
 err=$("$bench" --size 99999999999 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number no larger than 2147483647" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number from -2147483648 to 2147483647" <<<"$err" ||
   fail "--size 99999999999: $rc $err"
+# Past the type below: the message gives the range, not only its top.
+err=$("$bench" --size -99999999999 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "it takes a whole number from -2147483648 to 2147483647" <<<"$err" ||
+  fail "--size -99999999999: $rc $err"
 
 # White space around a number is no part of it (as around an item of --sizes): past the parse.
 err=$("$bench" --size ' 64 ' --iters ' 2' --kernels naive 2>&1 >/dev/null); rc=$?

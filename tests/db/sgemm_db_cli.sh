@@ -51,7 +51,7 @@ run 1 "${ours[@]}" show 8 0 4096; has "$err" "N must be at least 1, not 0"
 # A negative size is a size, not an unknown short option.
 run 1 "${ours[@]}" explain -1 4096 4096; has "$err" "M must be at least 1, not -1"
 run 1 "${ours[@]}" show 1 -4096 4096; has "$err" "N must be at least 1, not -4096"
-run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number no larger than 2147483647"
+run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number from -2147483648 to 2147483647"
 run 1 "${ours[@]}" show +3000000000 8 8; has "$err" "M +3000000000 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
 run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"

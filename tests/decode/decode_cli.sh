@@ -221,12 +221,12 @@ expect_user_error "one model is read, the first argument; a second argument was 
 expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" llama-3-8b --model gpt2
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
-expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 99999999999999999999
-expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 1.5
+expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 99999999999999999999
+expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 1.5
 # White space around a number is no part of it, as around an item of --batch; inside it is.
 out=$("$roofline" gpt2 --context ' 5 ' --batch ' 8') || fail "--context ' 5 ' was refused"
 grep -qF "context 5;" <<<"$out" || fail "--context ' 5 ' did not read as 5: $out"
-expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context '5 5'
+expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context '5 5'
 expect_user_error "--batch: '1,' ends with a comma" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 
@@ -347,7 +347,7 @@ grep -qF "context 1024 and the new token pass the 1024 positions the model was m
   fail "no note of gpt2's 1024 positions at context 1024: $out"
 out=$("$roofline" gpt2 --context 1023 --batch 1) || fail "roofline gpt2 --context 1023 failed"
 ! grep -q "positions the model was made for" <<<"$out" || fail "a note at context 1023, within gpt2's 1024: $out"
-expect_user_error "it takes a whole number no larger than 2147483647" "$roofline" gpt2 --context 2147483648
+expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 2147483648
 "$roofline" gpt2 --batch 1 --json | "$python" -c 'import json,sys; m=json.load(sys.stdin)["model"]; assert m["max_position_embeddings"] == 1024, m' ||
   fail "roofline --json lacks gpt2's max_position_embeddings"
 
