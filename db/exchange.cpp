@@ -253,8 +253,8 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
 }  // namespace
 
 ExchangeFormat parse_exchange_format(const std::string& text) {
-    if (lower_case(text) == "csv") return ExchangeFormat::csv;
-    if (lower_case(text) == "json") return ExchangeFormat::json;
+    if (chosen_word(text) == "csv") return ExchangeFormat::csv;
+    if (chosen_word(text) == "json") return ExchangeFormat::json;
     throw Error("unknown format '" + text + "' (expected csv or json)");
 }
 

@@ -8,7 +8,7 @@
 namespace sgemm {
 
 GemmPrecision parse_gemm_precision(const std::string& text) {
-    const std::string name = lower_case(text);  // FP32 as well, as --dtype takes FP16
+    const std::string name = chosen_word(text);  // FP32 and " fp32" as well, as --dtype takes FP16
     if (name == "fp32") return GemmPrecision::fp32;
     if (name == "tf32") return GemmPrecision::tf32;
     throw Error("unknown precision '" + text + "' (expected fp32 or tf32)");
@@ -23,7 +23,8 @@ std::string ShapeKey::to_string() const {
            " " + sgemm::to_string(precision) + " align" + std::to_string(alignment);
 }
 
-void parse_transposes(const std::string& text, ShapeKey& key) {
+void parse_transposes(const std::string& given, ShapeKey& key) {
+    const std::string text = trim(given);  // " NT": the white space around a word is no part of it
     const auto is = [](char c, char want) { return std::toupper(static_cast<unsigned char>(c)) == want; };
     const auto valid = [&](char c) { return is(c, 'N') || is(c, 'T'); };
     if (text.size() != 2 || !valid(text[0]) || !valid(text[1]))

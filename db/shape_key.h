@@ -63,8 +63,8 @@ inline int alignment_class(const void* A, std::int64_t lda, const void* B, std::
 // it tunes and stores the shape under, and what `sgemm-db show M N K` looks up by default.
 int packed_alignment(const ShapeKey& key);
 
-// Parses "NN", "NT", "TN" or "TT" (either case) into trans_a and trans_b; throws an Error
-// naming the choices.
+// Parses "NN", "NT", "TN" or "TT" (either case, white space around it left out) into trans_a
+// and trans_b; throws an Error naming the choices.
 void parse_transposes(const std::string& text, ShapeKey& key);
 
 // True for the alignment classes a key may hold: 16, 8 and 4.

@@ -49,7 +49,7 @@ ModelConfig model_from_options(const po::variables_map& vm, const char* tool) {
     std::optional<bool> gated_mlp;
     if (vm.count("gated-mlp")) {
         if (vm.count("model")) throw po::error("--gated-mlp goes with --config: a built-in model knows its MLP");
-        const std::string answer = lower_case(vm["gated-mlp"].as<std::string>());
+        const std::string answer = chosen_word(vm["gated-mlp"].as<std::string>());
         if (answer != "yes" && answer != "no") throw po::error("--gated-mlp is yes or no, not '" + answer + "'");
         gated_mlp = answer == "yes";
     }

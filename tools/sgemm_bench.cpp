@@ -340,7 +340,7 @@ int main(int argc, char** argv) {
                 try {
                     const auto eq = text.find('=');
                     if (eq == std::string::npos) throw Error("expected FAMILY=V1,V2,...");
-                    const std::string name = lower_case(trim(text.substr(0, eq)));  // as --kernels reads it
+                    const std::string name = chosen_word(text.substr(0, eq));  // as --kernels reads it
                     // Its messages start "--config 'TEXT'": the one word that names the option.
                     const ParamValues values =
                         parse_int_list(text.substr(eq + 1), ("config '" + text + "'").c_str(), 0);  // flags may be 0

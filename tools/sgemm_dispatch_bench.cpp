@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
         } else {
             db_path = database_path(vm);
         }
-        const std::string fallback = lower_case(vm["fallback"].as<std::string>());
+        const std::string fallback = chosen_word(vm["fallback"].as<std::string>());
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
             throw po::error("--fallback is cublas, builtin or error, not '" + fallback + "'");
         options.fallback = fallback == "cublas"    ? SGEMM_DISPATCH_FALLBACK_CUBLAS

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
             std::cout << opts << "\n";
             return finish_standard_output("sgemm-shapes", "the help");
         }
-        const std::string weights = lower_case(vm["weights"].as<std::string>());
+        const std::string weights = chosen_word(vm["weights"].as<std::string>());
         if (weights != "in-out" && weights != "out-in")
             throw po::error("--weights is in-out or out-in, not '" + vm["weights"].as<std::string>() + "'");
         layout = weights == "out-in" ? WeightLayout::out_in : WeightLayout::in_out;

@@ -13,7 +13,7 @@
 namespace sgemm {
 
 Strategy parse_strategy(const std::string& text) {
-    const std::string name = lower_case(text);  // as --families reads its names
+    const std::string name = chosen_word(text);  // as --families reads its names
     if (name == "model") return Strategy::Model;
     if (name == "exhaustive") return Strategy::Exhaustive;
     if (name == "random") return Strategy::Random;

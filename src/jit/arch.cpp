@@ -13,7 +13,7 @@
 namespace sgemm {
 
 Arch parse_arch(const std::string& text) {
-    const std::string name = lower_case(text);  // SM_90 as well
+    const std::string name = chosen_word(text);  // SM_90 as well
     std::string digits;
     for (char c : name.rfind("sm_", 0) == 0 ? name.substr(3) : name)
         if (c != '.') digits += c;

@@ -85,4 +85,8 @@ inline std::string lower_case(std::string text) {
     return text;
 }
 
+// A word chosen from a list (a name, a dtype, a strategy), as the user meant it: in lower case
+// ("FP16" is fp16) and without the white space around it (" nt", as a list item reads).
+inline std::string chosen_word(const std::string& text) { return lower_case(trim(text)); }
+
 }  // namespace sgemm

@@ -22,3 +22,10 @@ TEST(Printable, AControlCharacterIsNotABadByte) {
     EXPECT_FALSE(has_control_character("caf\xc3\xa9"));
     EXPECT_FALSE(has_control_character("\xff")) << "not UTF-8, but no control character";
 }
+
+TEST(ChosenWord, ReadsAWordInAnyCaseWithoutTheWhiteSpaceAroundIt) {
+    EXPECT_EQ(chosen_word(" FP16\t"), "fp16");
+    EXPECT_EQ(chosen_word("Out-In"), "out-in");
+    EXPECT_EQ(chosen_word("n t"), "n t") << "white space inside a word stays, and the word is refused";
+    EXPECT_EQ(chosen_word("  "), "");
+}

@@ -64,6 +64,11 @@ TEST(ShapeKey, ParsesTransposesAndPrecision) {
     EXPECT_EQ(k.transposes(), "TN");
     EXPECT_THROW(parse_transposes("NX", k), Error);
     EXPECT_THROW(parse_transposes("N", k), Error);
+    parse_transposes(" NT ", k);  // as a list item or a CSV field is read
+    EXPECT_FALSE(k.trans_a);
+    EXPECT_TRUE(k.trans_b);
+    EXPECT_THROW(parse_transposes("N T", k), Error);
     EXPECT_EQ(parse_gemm_precision("tf32"), GemmPrecision::tf32);
+    EXPECT_EQ(parse_gemm_precision(" FP32"), GemmPrecision::fp32);
     EXPECT_THROW(parse_gemm_precision("fp16"), Error);
 }

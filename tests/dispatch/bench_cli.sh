@@ -31,6 +31,10 @@ err=$("$bench" --db "$tmp/x.db" --device -1 2>&1 >/dev/null); rc=$?
 err=$("$bench" --db "$tmp/x.db" --without-database --device 999 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "--device 999 exited $rc, expected 2: $err"
 
+# A word chosen from a list is read in any case, without the white space around it: past the
+# parse to the device, which --device 999 makes missing on any machine (2).
+err=$("$bench" --db "$tmp/x.db" --without-database --trans ' nt' --fallback ' Builtin' --device 999 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && grep -q SGEMM_DISPATCH_NO_DEVICE <<<"$err" || fail "--trans ' nt' --fallback ' Builtin': $rc $err"
 err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"
 grep -q "cublas, builtin or error" <<<"$err" || fail "--fallback message: $err"

@@ -216,7 +216,7 @@ long sliding_window_layers(const JsonFields& json, const std::string& model_type
 ModelConfig find_builtin_model(const std::string& name) {
     std::string names;
     for (const ModelConfig& m : builtin_models()) {
-        if (m.name == lower_case(name)) return m;
+        if (m.name == chosen_word(name)) return m;
         names += (names.empty() ? "" : ", ") + m.name;
     }
     throw Error("unknown model '" + name + "': built-in models are " + names + " (or give --config FILE)");

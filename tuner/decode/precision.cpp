@@ -6,7 +6,7 @@
 namespace sgemm {
 
 Precision parse_precision(const std::string& text) {
-    const std::string name = lower_case(text);  // in any case: FP16 is fp16
+    const std::string name = chosen_word(text);  // in any case: FP16 is fp16
     if (name == "fp32") return Precision::fp32;
     if (name == "fp16") return Precision::fp16;
     if (name == "bf16") return Precision::bf16;
