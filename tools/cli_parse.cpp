@@ -1,5 +1,6 @@
 #include "tools/cli_parse.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -63,10 +64,25 @@ po::parsed_options numbers_trimmed(const po::parsed_options& parsed, const po::o
     return trimmed;
 }
 
+// With --help, the line keeps only it and the positional words (sgemm-db's command, whose help
+// it asks for): the help is shown whatever the other options hold, `--help --size x` as
+// `--help extra`, not an error about a value the user is asking how to give.
+po::parsed_options help_alone(const po::parsed_options& parsed) {
+    po::parsed_options kept = parsed;
+    const bool asks_for_help = std::any_of(parsed.options.begin(), parsed.options.end(),
+                                           [](const po::option& o) { return o.string_key == "help"; });
+    if (asks_for_help)
+        kept.options.erase(std::remove_if(kept.options.begin(), kept.options.end(),
+                                          [](const po::option& o) { return o.string_key != "help" && o.position_key < 0; }),
+                           kept.options.end());
+    return kept;
+}
+
 }  // namespace
 
-void store_command_line(const po::parsed_options& parsed, const po::options_description& options,
+void store_command_line(const po::parsed_options& given, const po::options_description& options,
                         po::variables_map& vm) {
+    const po::parsed_options parsed = help_alone(given);
     refuse_options_taken_as_values(parsed);
     try {
         po::store(numbers_trimmed(parsed, options), vm);

@@ -9,6 +9,13 @@ out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
 grep -q "3 a kernel computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses"
 expect_help_reports_a_full_disk sgemm-bench "$bench"
+# The help wins over a bad value on the same line, either side of it; a value that is an option does not.
+for line in "--help --size x" "--size x --help"; do
+  out=$("$bench" $line 2>&1) && grep -q -- "--sizes" <<<"$out" || fail "$line did not show the help: $out"
+done
+err=$("$bench" --json --help 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json needs a value, and the word after it is the option --help" <<<"$err" ||
+  fail "--json --help: $rc $err"
 
 err=$("$bench" --size 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--size 0 exited $rc, expected 1"
