@@ -253,8 +253,9 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
 }  // namespace
 
 ExchangeFormat parse_exchange_format(const std::string& text) {
-    if (chosen_word(text) == "csv") return ExchangeFormat::csv;
-    if (chosen_word(text) == "json") return ExchangeFormat::json;
+    const std::string name = chosen_word(text);
+    if (name == "csv") return ExchangeFormat::csv;
+    if (name == "json") return ExchangeFormat::json;
     throw Error("unknown format '" + text + "' (expected csv or json)");
 }
 

@@ -16,7 +16,9 @@ bool parse_or_print_help(int argc, char** argv, const boost::program_options::op
 // po::store of a parsed command line, where a value that does not convert to its option's
 // type (a size past 2147483647, a number past 1.8e308) is an error that says what the option
 // takes, not only that the value "is invalid", and an option whose value would be the next
-// option (`--json --dry-run`) is an error, not a file named "--dry-run".
+// option (`--json --dry-run`) is an error, not a file named "--dry-run". A number's value is
+// read without the white space around it. With --help on the line, only it and the
+// positional words are stored: the help is shown whatever the other options' values hold.
 void store_command_line(const boost::program_options::parsed_options& parsed,
                         const boost::program_options::options_description& options,
                         boost::program_options::variables_map& vm);

@@ -403,13 +403,18 @@ int main(int argc, char** argv) {
                              family.min_sm, arch.name().c_str());
                 continue;
             }
-            // A --config of the defaults runs once, as the --config kernel (which a timeline also follows).
-            if (std::find(extra_configs.begin(), extra_configs.end(), std::make_pair(family.name, family.defaults)) !=
-                extra_configs.end())
-                continue;
-            add_kernel(family, family.defaults, false);
+            // A --config of the defaults runs here, in the family's place, as that --config kernel
+            // (which a timeline also follows), and not again below.
+            const bool named_by_config = std::find(extra_configs.begin(), extra_configs.end(),
+                                                   std::make_pair(family.name, family.defaults)) != extra_configs.end();
+            add_kernel(family, family.defaults, named_by_config);
         }
-        for (const auto& [name, values] : extra_configs) add_kernel(find_family(name), values, true);
+        for (const auto& [name, values] : extra_configs) {
+            const bool ran_above = std::any_of(kernels.begin(), kernels.end(), [&](const auto& k) {
+                return k->family().name == name && k->values() == values;
+            });
+            if (!ran_above) add_kernel(find_family(name), values, true);
+        }
         CublasHandle cublas;
         Stream stream;
         CacheFlusher flusher(device);

@@ -223,15 +223,15 @@ expect_user_error "the model is given twice (by the first argument or --model): 
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
 expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 99999999999999999999
 expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 1.5
+# White space around a number is no part of it, as around an item of --batch; inside it is.
+out=$("$roofline" gpt2 --context ' 5 ' --batch ' 8') || fail "--context ' 5 ' was refused"
+grep -qF "context 5;" <<<"$out" || fail "--context ' 5 ' did not read as 5: $out"
+expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context '5 5'
 # Nor around a word chosen from a list, in any case.
 out=$("$roofline" ' Llama-3-8B' --dtype ' FP16 ' --batch 1) || fail "' Llama-3-8B' --dtype ' FP16 ' was refused"
 grep -qF "llama-3-8b on H200: fp16 weights" <<<"$out" || fail "' FP16 ' did not read as fp16: $out"
 out=$("$shapes" llama-3-8b --weights ' Out-In' --batch 1) || fail "--weights ' Out-In' was refused"
 grep -q "^1,.*,N,T," <<<"$out" || fail "--weights ' Out-In' did not give NT rows: $out"
-# White space around a number is no part of it, as around an item of --batch; inside it is.
-out=$("$roofline" gpt2 --context ' 5 ' --batch ' 8') || fail "--context ' 5 ' was refused"
-grep -qF "context 5;" <<<"$out" || fail "--context ' 5 ' did not read as 5: $out"
-expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context '5 5'
 expect_user_error "--batch: '1,' ends with a comma" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 
