@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "src/util/text.h"
@@ -93,6 +94,20 @@ void store_command_line(const po::parsed_options& given, const po::options_descr
     }
 }
 
+po::parsed_options parse_words(po::command_line_parser parser, int argc, char** argv,
+                               const po::options_description& options) {
+    try {
+        return parser.run();
+    } catch (const po::error&) {
+        const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* word) {
+            return std::strcmp(word, "--help") == 0 || std::strcmp(word, "-h") == 0;
+        });
+        if (!asks_for_help) throw;
+        const char* const help_alone[] = {argv[0], "--help"};
+        return po::command_line_parser(2, help_alone).options(options).run();
+    }
+}
+
 bool parse_or_print_help(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
     // The tools take no positional arguments: a stray word (a second CSV, an option's value
     // given twice) is collected here and refused by name, not silently left out. The
@@ -105,7 +120,8 @@ bool parse_or_print_help(int argc, char** argv, const po::options_description& o
     all.add(options).add(stray_words);
     po::positional_options_description positional;
     positional.add(stray, -1);
-    store_command_line(po::command_line_parser(argc, argv).options(all).positional(positional).run(), all, vm);
+    store_command_line(parse_words(po::command_line_parser(argc, argv).options(all).positional(positional), argc, argv, all),
+                       all, vm);
     if (vm.count("help")) {
         std::cout << options << "\n";
         return false;

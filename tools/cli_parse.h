@@ -13,6 +13,13 @@ namespace sgemm {
 bool parse_or_print_help(int argc, char** argv, const boost::program_options::options_description& options,
                          boost::program_options::variables_map& vm);
 
+// parser.run() on argc/argv, except that a line with --help or -h that boost cannot parse (an
+// unknown option, a value left out, a second model name) gives the line --help alone: the help
+// is shown, not an error about the line the user is asking how to write.
+boost::program_options::parsed_options parse_words(boost::program_options::command_line_parser parser, int argc,
+                                                   char** argv,
+                                                   const boost::program_options::options_description& options);
+
 // po::store of a parsed command line, where a value that does not convert to its option's
 // type (a size past 2147483647, a number past 1.8e308) is an error that says what the option
 // takes, not only that the value "is invalid", and an option whose value would be the next

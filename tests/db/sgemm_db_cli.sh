@@ -42,6 +42,7 @@ has "$out" "--align arg"; has "$out" "--busy-timeout"
 grep -qF -- "--stale" <<<"$out" && fail "show's help lists prune's --stale: $out"
 # The help wins over a bad value on the same line: the user is asking how to give it.
 run 0 show --help --busy-timeout x; has "$out" "sgemm-db show: every measurement of a shape"
+run 0 --help --bogus; has "$out" "  show"
 run 0 prune --help; has "$out" "--stale"; grep -qF -- "--trans" <<<"$out" && fail "prune's help lists --trans: $out"
 run 1 "${ours[@]}"; has "$err" "no command given"
 run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"

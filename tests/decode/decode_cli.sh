@@ -221,6 +221,10 @@ expect_user_error "one model is read, the first argument; a second argument was 
 expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" llama-3-8b --model gpt2
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
+# The help wins over a line it cannot read: a second model, an unknown option.
+for line in "gpt2 llama-3-8b --help" "--help --bogus" "--model gpt2 --model llama-3-8b --help"; do
+  shown=$("$roofline" $line 2>&1) && grep -q -- "--context" <<<"$shown" || fail "sgemm-roofline $line did not show the help: $shown"
+done
 expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 99999999999999999999
 expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 1.5
 # White space around a number is no part of it, as around an item of --batch; inside it is.
