@@ -65,39 +65,16 @@ po::parsed_options numbers_trimmed(const po::parsed_options& parsed, const po::o
     return trimmed;
 }
 
-// With --help, the line keeps only it and the positional words (sgemm-db's command, whose help
-// it asks for): the help is shown whatever the other options hold, `--help --size x` as
-// `--help extra`, not an error about a value the user is asking how to give.
-po::parsed_options help_alone(const po::parsed_options& parsed) {
-    po::parsed_options kept = parsed;
-    const bool asks_for_help = std::any_of(parsed.options.begin(), parsed.options.end(),
-                                           [](const po::option& o) { return o.string_key == "help"; });
-    if (asks_for_help)
-        kept.options.erase(std::remove_if(kept.options.begin(), kept.options.end(),
-                                          [](const po::option& o) { return o.string_key != "help" && o.position_key < 0; }),
-                           kept.options.end());
-    return kept;
-}
-
-}  // namespace
-
-void store_command_line(const po::parsed_options& given, const po::options_description& options,
-                        po::variables_map& vm) {
-    const po::parsed_options parsed = help_alone(given);
-    refuse_options_taken_as_values(parsed);
+// parser.run() on argc/argv, with the help put first. A line with --help (or -h, or an
+// abbreviation) keeps only it and the positional words (sgemm-db's command, whose help it asks
+// for), and one that boost cannot parse (an unknown option, a value left out, a second model
+// name) becomes --help alone: the help is shown, not an error about the line the user is
+// asking how to write.
+po::parsed_options parse_help_first(po::command_line_parser& parser, int argc, char** argv,
+                                    const po::options_description& options) {
+    po::parsed_options parsed(nullptr);
     try {
-        po::store(numbers_trimmed(parsed, options), vm);
-    } catch (const po::invalid_option_value& e) {
-        const std::string takes = what_the_option_takes(options, e.get_option_name());
-        if (takes.empty()) throw;
-        throw po::error(std::string(e.what()) + ": it takes " + takes);
-    }
-}
-
-po::parsed_options parse_words(po::command_line_parser parser, int argc, char** argv,
-                               const po::options_description& options) {
-    try {
-        return parser.run();
+        parsed = parser.run();
     } catch (const po::error&) {
         const bool asks_for_help = std::any_of(argv + 1, argv + argc, [](const char* word) {
             return std::strcmp(word, "--help") == 0 || std::strcmp(word, "-h") == 0;
@@ -105,6 +82,28 @@ po::parsed_options parse_words(po::command_line_parser parser, int argc, char** 
         if (!asks_for_help) throw;
         const char* const help_alone[] = {argv[0], "--help"};
         return po::command_line_parser(2, help_alone).options(options).run();
+    }
+    const bool asks_for_help = std::any_of(parsed.options.begin(), parsed.options.end(),
+                                           [](const po::option& o) { return o.string_key == "help"; });
+    if (asks_for_help)
+        parsed.options.erase(std::remove_if(parsed.options.begin(), parsed.options.end(),
+                                            [](const po::option& o) { return o.string_key != "help" && o.position_key < 0; }),
+                             parsed.options.end());
+    return parsed;
+}
+
+}  // namespace
+
+void store_command_line(po::command_line_parser parser, int argc, char** argv, const po::options_description& options,
+                        po::variables_map& vm) {
+    const po::parsed_options parsed = parse_help_first(parser, argc, argv, options);
+    refuse_options_taken_as_values(parsed);
+    try {
+        po::store(numbers_trimmed(parsed, options), vm);
+    } catch (const po::invalid_option_value& e) {
+        const std::string takes = what_the_option_takes(options, e.get_option_name());
+        if (takes.empty()) throw;
+        throw po::error(std::string(e.what()) + ": it takes " + takes);
     }
 }
 
@@ -120,8 +119,7 @@ bool parse_or_print_help(int argc, char** argv, const po::options_description& o
     all.add(options).add(stray_words);
     po::positional_options_description positional;
     positional.add(stray, -1);
-    store_command_line(parse_words(po::command_line_parser(argc, argv).options(all).positional(positional), argc, argv, all),
-                       all, vm);
+    store_command_line(po::command_line_parser(argc, argv).options(all).positional(positional), argc, argv, all, vm);
     if (vm.count("help")) {
         std::cout << options << "\n";
         return false;

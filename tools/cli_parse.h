@@ -13,20 +13,14 @@ namespace sgemm {
 bool parse_or_print_help(int argc, char** argv, const boost::program_options::options_description& options,
                          boost::program_options::variables_map& vm);
 
-// parser.run() on argc/argv, except that a line with --help or -h that boost cannot parse (an
-// unknown option, a value left out, a second model name) gives the line --help alone: the help
-// is shown, not an error about the line the user is asking how to write.
-boost::program_options::parsed_options parse_words(boost::program_options::command_line_parser parser, int argc,
-                                                   char** argv,
-                                                   const boost::program_options::options_description& options);
-
-// po::store of a parsed command line, where a value that does not convert to its option's
-// type (a size past 2147483647, a number past 1.8e308) is an error that says what the option
-// takes, not only that the value "is invalid", and an option whose value would be the next
-// option (`--json --dry-run`) is an error, not a file named "--dry-run". A number's value is
-// read without the white space around it. With --help on the line, only it and the
-// positional words are stored: the help is shown whatever the other options' values hold.
-void store_command_line(const boost::program_options::parsed_options& parsed,
+// Parses argc/argv with `parser` (its options, positional words and styles set) and stores the
+// line in `vm`. A value that does not convert to its option's type (a size past 2147483647, a
+// number past 1.8e308) is an error that says what the option takes, not only that the value
+// "is invalid", and an option whose value would be the next option (`--json --dry-run`) is an
+// error, not a file named "--dry-run". A number's value is read without the white space around
+// it. The help comes first: with --help on the line only it and the positional words are
+// stored, and a line with --help that boost cannot parse stores --help alone.
+void store_command_line(boost::program_options::command_line_parser parser, int argc, char** argv,
                         const boost::program_options::options_description& options,
                         boost::program_options::variables_map& vm);
 

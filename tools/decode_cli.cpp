@@ -32,9 +32,8 @@ po::variables_map parse_command_line(int argc, char** argv, const po::options_de
                                      const po::positional_options_description& positional) {
     po::variables_map vm;
     try {
-        store_command_line(
-            parse_words(po::command_line_parser(argc, argv).options(options).positional(positional), argc, argv, options),
-            options, vm);
+        store_command_line(po::command_line_parser(argc, argv).options(options).positional(positional), argc, argv,
+                           options, vm);
     } catch (const po::too_many_positional_options_error&) {
         throw po::error("one model is read, the first argument; a second argument was given");
     } catch (const po::multiple_occurrences& e) {

@@ -919,12 +919,11 @@ int main(int argc, char** argv) {
     Context ctx;
     const Command* command = nullptr;
     try {
-        store_command_line(parse_words(po::command_line_parser(argc, argv)
-                                           .options(all)
-                                           .positional(positional)
-                                           .extra_style_parser(negative_numbers_as_arguments),
-                                       argc, argv, all),
-                           all, ctx.vm);
+        store_command_line(po::command_line_parser(argc, argv)
+                               .options(all)
+                               .positional(positional)
+                               .extra_style_parser(negative_numbers_as_arguments),
+                           argc, argv, all, ctx.vm);
         po::notify(ctx.vm);
         if (ctx.vm.count("help")) {
             // After a known command, that command's help: its usage and the options it takes.

@@ -118,15 +118,11 @@ int main(int argc, char** argv) {
         options.without_database = vm.count("without-database") > 0;
         options.device = vm["device"].as<int>();
         if (options.device < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
-        if (options.without_database && !vm.count("db")) {
-            // The fallback alone runs, so no default path (no SGEMM_DB and no home) is no error
-            // either, as in the library: db_path stays empty.
-            try {
-                db_path = default_db_path();
-            } catch (const Error&) {
-            }
-        } else {
+        try {
             db_path = database_path(vm);
+        } catch (const Error&) {  // no default path (no SGEMM_DB and no home): db_path stays empty
+            // With the fallback alone that is no error either, as in the library.
+            if (!options.without_database) throw;
         }
         const std::string fallback = chosen_word(vm["fallback"].as<std::string>());
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
