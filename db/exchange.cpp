@@ -225,7 +225,9 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
     if (record.fields.size() != header.size())
         return std::to_string(record.fields.size()) + " fields, the header has " + std::to_string(header.size());
     for (std::size_t i = 0; i < header.size(); ++i) {
-        const std::string& text = record.fields[i];
+        // White space around a number is no part of it, as around a word (" NT", " fp32") and
+        // in the shapes file: a file edited by hand reads as it was meant.
+        const std::string text = header[i]->kind == Kind::Text ? record.fields[i] : trim(record.fields[i]);
         if (text.empty() && header[i]->of_binary) continue;
         try {
             header[i]->set(row, text);

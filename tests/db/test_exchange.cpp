@@ -357,6 +357,31 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     }
 }
 
+// White space around a number, as around the transposes and the precision, is no part of
+// it: a file edited by hand imports as the same winners.
+TEST_F(SampleExport, WhiteSpaceAroundNumbersAndWordsIsNoPartOfThem) {
+    std::string padded = csv;
+    const char* trimmed_columns[] = {"cc_major", "cc_minor", "sm_count", "memory_bytes", "driver_version",
+                                     "runtime_version", "m", "n", "k", "trans", "precision", "alignment", "ms",
+                                     "cublas_ms", "tolerance", "arch", "registers", "shared_bytes", "stack_bytes",
+                                     "spill_store_bytes", "spill_load_bytes", "compile_ms"};
+    const std::vector<std::string> names = exchange_columns();
+    const std::vector<CsvRecord> rows = records(csv);
+    int padded_fields = 0;
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        for (const char* column : trimmed_columns) {
+            const std::string& field = rows[r].fields.at(std::find(names.begin(), names.end(), column) - names.begin());
+            if (field.empty()) continue;  // a cuBLAS winner's binary columns
+            padded = with_field(padded, static_cast<int>(r), column, " " + field + "\t ");
+            ++padded_fields;
+        }
+    EXPECT_GT(padded_fields, 4 * 12) << "every row's numbers are padded, and one row's binary too";
+    ASSERT_EQ(import_text(target, padded).count(WinnerOffer::Outcome::Added), 4);
+    TuningStore plain(dir.file("c.db"));
+    import_text(plain, csv);
+    EXPECT_TRUE(export_text(target) == export_text(plain)) << export_text(target);
+}
+
 // Counts are not negative, a device has SMs and memory, and a time of tuning reads as the
 // database writes it (or is empty: now).
 TEST_F(SampleExport, CountsSizesAndTimesOfTuningAreChecked) {
