@@ -35,7 +35,7 @@ struct KernelRef {
     std::string family;          // "async"; "cublas" for cuBLAS
     std::vector<int> params;     // values in the family's parameter order; empty for cuBLAS
     std::string description;     // "async BM=128 BN=128 BK=8 TM=8 TN=8" (Family::describe)
-    std::string template_hash;   // hash of the family's template source; empty for cuBLAS
+    std::string template_hash;   // family_sources_hash: its templates and host code; empty for cuBLAS
 
     static KernelRef cublas();
     bool is_cublas() const { return family == "cublas"; }

@@ -571,7 +571,7 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
                                            : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
     };
     if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
-    const std::vector<std::string>& ours = all_templates_hashes();
+    const std::vector<std::string>& ours = all_family_sources_hashes();
     if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
     if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
     if (const std::string why = binary_mismatch(w, arch); !why.empty()) return why;
@@ -579,7 +579,7 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
 }
 
 // The judge of a winner offered by import or merge into `store`: kernel_problem, and a row
-// of this build's own version tuned with other templates of its family (or of a family this
+// of this build's own version tuned with other sources of its family (or of a family this
 // build lacks) is refused where it would replace a winner this build runs: faster, it took
 // the shape from this build's dispatch, which leaves it out (a user's pass found such an
 // import reported as a success, and verify failing after it). Elsewhere such rows come in as
@@ -587,11 +587,11 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
 KernelProblem offered_kernel_problem(TuningStore& store) {
     return [&store](const Winner& w, const DeviceFingerprint& device) -> std::string {
         if (const std::string problem = kernel_problem(w, device); !problem.empty()) return problem;
-        if (w.kernel.is_cublas() || device.library_version != SGEMM_VERSION || built_from_these_templates(w.kernel))
+        if (w.kernel.is_cublas() || device.library_version != SGEMM_VERSION || built_from_these_sources(w.kernel))
             return "";
         const std::optional<Winner> ours = store.find_winner(w.device_id, w.shape);
         if (!ours || ours->ms <= w.ms || !winner_unusable(*ours, Arch{device.sm()}).empty()) return "";
-        const std::string tuned_with = family_of(w.kernel) ? "other " + w.kernel.family + " templates than this build's"
+        const std::string tuned_with = family_of(w.kernel) ? "other " + w.kernel.family + " sources than this build's"
                                                            : "family " + w.kernel.family + ", which this build lacks";
         return "it would replace " + ours->kernel.description + ", which this build runs, with a winner of " +
                tuned_with + " (this build's version, " + device.library_version + "), which its dispatch leaves out";
@@ -714,7 +714,7 @@ int cmd_prune(Context& ctx) {
         PruneSummary s;
         const std::int64_t bytes_before = bytes_on_disk(store);
         if (stale) {
-            s = prune_stale(store, all_templates_hashes());
+            s = prune_stale(store, all_family_sources_hashes());
         } else {
             std::vector<std::string> ids;
             for (const std::string& id : ctx.vm["device"].as<std::vector<std::string>>())

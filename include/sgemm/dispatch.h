@@ -30,7 +30,7 @@
  *               or SGEMM_DISPATCH_NO_KERNEL.
  * A winner whose kernel is cuBLAS calls cuBLAS. Only rows of this very device are used: the
  * device's fingerprint covers the GPU, the driver, the CUDA runtime, NVRTC and this library's
- * version, and kernels tuned with other kernel templates are skipped.
+ * version, and kernels tuned with other kernel sources (templates or family code) are skipped.
  *
  * Threading and streams:
  *   - sgemm_dispatch_gemm, _prepare, _release_stream, _explain, _query and _get_info may be

@@ -49,7 +49,7 @@ struct Catalog {
 
 // The catalog of `device` in `store`. Rows of every other device (another GPU, driver, CUDA,
 // NVRTC or library version) are never read. A winner is skipped when this build cannot run
-// its kernel at its own shape (winner_unusable): an unknown family, other kernel templates
+// its kernel at its own shape (winner_unusable): an unknown family, other kernel sources
 // than this build's (the stored geometry would not match the code), or a kernel_cannot_run
 // reason; or when its own binary is not in the cache and this build cannot compile it (a
 // configuration outside its family's space, as an edited row may hold): create would fail.

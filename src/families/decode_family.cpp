@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "src/util/text.h"
 #include "templates/sgemm_common.cuh"
 
 namespace sgemm {
@@ -59,6 +60,7 @@ unsigned shared_bytes(const DecodeShape& d, int K) {
 Family decode_family() {
     Family f;
     f.name = "decode";
+    f.host_source = base_name(__FILE__);
     f.summary = "skinny M (decode batches): streams B (K x N or N x K) once with 16-byte loads, split-K across warps and "
                 "blocks (summed in-kernel or by a second pass)";
     f.template_file = "sgemm_decode.cuh";

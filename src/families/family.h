@@ -18,8 +18,8 @@ namespace sgemm {
 struct ParamSpec {
     // As in the template, e.g. "BM". It is part of every stored kernel's description
     // (Family::describe), which sgemm-db checks against the family on import, merge and
-    // verify; templates_hash(family) covers the templates alone, so renaming a parameter
-    // here must come with a template change, or earlier winners read as edited.
+    // verify. family_sources_hash(family) covers the family's declaring file (host_source),
+    // so renaming a parameter there makes earlier winners another build's, not edited rows.
     std::string name;
     std::vector<int> values;  // the values the tuner may try
     // The split-K count: it shapes the grid, and the template receives only whether it
@@ -82,6 +82,12 @@ struct Family {
     std::string summary;        // one line for --help and listings
     std::string template_file;  // "sgemm_async.cuh" in templates/
     std::string kernel;         // the template's name, "sgemm_async"
+    // The file of src/families that declares the family (base_name(__FILE__)): how its
+    // parameters become template arguments, its constraints, launch geometry and workspace.
+    // That text, with family.h's and family.cpp's, is hashed with the templates into every
+    // stored kernel (family_sources_hash): a winner's launch is as much its code as its
+    // binary is.
+    std::string host_source;
     // A binary may hold a second kernel, launched after the main one: the stream-K tail
     // (ParamSpec::stream_k) or the split-K sum pass (ParamSpec::sum_pass). Their templates
     // take the same template parameters as `kernel`; empty where the family has none.

@@ -2,6 +2,8 @@
 // constraints each template relies on, and how they are launched.
 #include "src/families/ladder_families.h"
 
+#include "src/util/text.h"
+
 namespace sgemm {
 namespace {
 
@@ -50,6 +52,7 @@ LaunchGeometry tile_geometry(const TileShape& t, int M, int N) {
 Family naive_family() {
     Family f;
     f.name = "naive";
+    f.host_source = base_name(__FILE__);
     f.summary = "rung 1: one thread per element of C, operands straight from global memory";
     f.template_file = "sgemm_naive.cuh";
     f.kernel = "sgemm_naive";
@@ -72,6 +75,7 @@ Family naive_family() {
 Family smem_family() {
     Family f;
     f.name = "smem";
+    f.host_source = base_name(__FILE__);
     f.summary = "rung 2: TILE x TILE tiles of A and B staged in shared memory";
     f.template_file = "sgemm_smem.cuh";
     f.kernel = "sgemm_smem";
@@ -91,6 +95,7 @@ Family smem_family() {
 Family blocktile_family() {
     Family f;
     f.name = "blocktile";
+    f.host_source = base_name(__FILE__);
     f.summary = "rung 3: BM x BN block tile, TM x TN register tile per thread";
     f.template_file = "sgemm_blocktile.cuh";
     f.kernel = "sgemm_blocktile";
@@ -115,6 +120,7 @@ std::string even_split_violation(const TileShape& t, int a_elements_per_op) {
 Family vec4_family() {
     Family f;
     f.name = "vec4";
+    f.host_source = base_name(__FILE__);
     f.summary = "rung 4: 128-bit global and shared loads, A transposed in shared memory";
     f.template_file = "sgemm_vec4.cuh";
     f.kernel = "sgemm_vec4";
@@ -132,6 +138,7 @@ Family vec4_family() {
 Family async_family() {
     Family f;
     f.name = "async";
+    f.host_source = base_name(__FILE__);
     f.summary = "rung 5: cp.async copies into a double-buffered shared-memory pipeline";
     f.template_file = "sgemm_async.cuh";
     f.kernel = "sgemm_async";

@@ -1,5 +1,6 @@
 #include "src/families/warptile_family.h"
 
+#include "src/util/text.h"
 #include "templates/sgemm_staging.cuh"
 #include "templates/sgemm_warptile.cuh"
 
@@ -103,6 +104,7 @@ std::string warptile_violation(const WarptileShape& s, const ArchLimits& lim) {
 Family warptile_family() {
     Family f;
     f.name = "warptile";
+    f.host_source = base_name(__FILE__);
     f.summary = "block/warp/thread tiles, 2-4 stage cp.async pipeline, NN/NT/TN/TT (NN also as tiles of C^T), "
                 "split-K for small grids (summed in-kernel, by a second pass or by turns on C, or added by atomics), "
                 "a stream-K tail for a part-empty last wave";

@@ -35,14 +35,19 @@ std::vector<std::string> compile_options(Arch arch, KernelBuild build) {
     return options;
 }
 
-std::string templates_hash(const Family& family) {
+std::string family_sources_hash(const Family& family) {
     // Asked for every candidate a tune builds and every winner dispatch loads: each
-    // template's sources are scanned and hashed once a process.
+    // family's sources are scanned and hashed once a process.
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
     const std::lock_guard<std::mutex> lock(mutex);
-    auto it = known.find(family.template_file);
-    if (it == known.end()) it = known.emplace(family.template_file, template_sources_hash(family.template_file)).first;
+    const std::string sources = family.template_file + " " + family.host_source;
+    auto it = known.find(sources);
+    if (it == known.end()) {
+        Fnv1a64 h;
+        h.add(template_sources_hash(family.template_file)).add(family_host_sources_hash(family.host_source));
+        it = known.emplace(sources, h.hex()).first;
+    }
     return it->second;
 }
 
@@ -61,7 +66,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
         if (const auto it = known.find(id); it != known.end()) return it->second;
     }
     Fnv1a64 h;
-    h.add(source).add(instance).add(templates_hash(family));
+    h.add(source).add(instance).add(family_sources_hash(family));
     for (const std::string& o : compile_options(arch, build)) h.add(o);
     h.add(arch.name()).add(nvrtc_version());
     const std::lock_guard<std::mutex> lock(mutex);
@@ -160,7 +165,7 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     out.cache_key = kernel_cache_key(family, values, arch, build);
     const auto start = std::chrono::steady_clock::now();
 
-    // Only the sources templates_hash covers: an include its scan missed fails here.
+    // Only the sources family_sources_hash covers: an include its scan missed fails here.
     Program program(render_source(family), family.name + ".cu", template_and_includes(family.template_file));
     program.add_name_expression(out.name_expression);
     const std::string second = family.second_name_expression(values);

@@ -20,7 +20,7 @@ namespace sgemm {
 //                     before they first write C, so that the other slices reach their wait
 //                     first (templates/sgemm_splitk.cuh).
 // A build's code sits in the templates behind its macro, so product cubins do not change
-// with it, but the templates' text is hashed into every stored kernel (templates_hash):
+// with it, but the templates' text is hashed into every stored kernel (family_sources_hash):
 // adding such code makes the families whose templates include it tune afresh.
 enum class KernelBuild { product, timeline, late_first_slice };
 
@@ -64,13 +64,17 @@ std::string render_source(const Family& family);
 // The NVRTC options for `arch`.
 std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBuild::product);
 
-// Hash of the sources `family`'s kernels are built from: its template and the templates it
-// includes (template_sources_hash), which are all NVRTC is given to compile them. A stored
-// kernel is only reused by a build whose sources of its family are the same.
-std::string templates_hash(const Family& family);
+// Hash of the sources `family`'s kernels are built from and launched by: its template and
+// the templates it includes (template_sources_hash), which are all NVRTC is given to compile
+// them, and the family's host code (family_host_sources_hash), which turns parameters into
+// template arguments, a grid, shared memory and a workspace. A stored kernel is only reused
+// by a build whose sources of its family are the same: a winner of a build whose geometry
+// code differed would launch its binary on a grid it was not written for.
+std::string family_sources_hash(const Family& family);
 
-// Hash of what determines the binary: the rendered source, the templates it includes,
-// the name expressions (the second kernel's too), the options, the arch and the NVRTC
+// Hash of what determines the binary: the rendered source, the family's sources
+// (family_sources_hash: the templates, and the host code, whose stored kernel a binary
+// row names), the name expressions (the second kernel's too), the options, the arch and the NVRTC
 // version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the
 // binaries of the release before, which run as they did.
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,

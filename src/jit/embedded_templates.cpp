@@ -61,4 +61,14 @@ std::string template_sources_hash(const std::string& root, const std::vector<Emb
     return h.hex();
 }
 
+std::string family_host_sources_hash(const std::string& host_source, const std::vector<EmbeddedFile>& files) {
+    Fnv1a64 h;
+    for (const std::string& name : {std::string("family.h"), std::string("family.cpp"), host_source}) {
+        const char* text = find_embedded(files, name);
+        if (!text) throw Error("no embedded family source named '" + name + "' (src/meson.build's family_host_files)");
+        h.add(name).add(text);
+    }
+    return h.hex();
+}
+
 }  // namespace sgemm

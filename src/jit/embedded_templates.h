@@ -1,4 +1,5 @@
-// The kernel template sources, compiled into the library (see src/util/embed_files.py).
+// The sources a stored kernel's hash covers, compiled into the library (see
+// src/util/embed_files.py): the kernel templates, and the families' host code.
 #pragma once
 #include <string>
 #include <vector>
@@ -27,5 +28,15 @@ std::vector<EmbeddedFile> template_and_includes(const std::string& root,
 // leaves the other families' tuning in place.
 std::string template_sources_hash(const std::string& root,
                                   const std::vector<EmbeddedFile>& files = embedded_templates());
+
+// The host code of the kernel families (src/families: family.h, family.cpp and each file
+// that declares families), each named by its base name.
+const std::vector<EmbeddedFile>& embedded_family_sources();
+
+// Hash of the host code of a family declared in `host_source` (Family::host_source): that
+// file and family.h and family.cpp, which every family shares. Throws sgemm::Error when one
+// of them is not among `files`.
+std::string family_host_sources_hash(const std::string& host_source,
+                                     const std::vector<EmbeddedFile>& files = embedded_family_sources());
 
 }  // namespace sgemm

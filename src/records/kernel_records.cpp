@@ -18,18 +18,18 @@ DeviceFingerprint fingerprint_of(const DeviceInfo& device) {
     return f;
 }
 
-const std::vector<std::string>& all_templates_hashes() {
+const std::vector<std::string>& all_family_sources_hashes() {
     // Asked for every row an import, merge or verify judges: the families are fixed in a build.
     static const std::vector<std::string> hashes = [] {
         std::vector<std::string> all;
-        for (const Family& f : all_families()) all.push_back(templates_hash(f));
+        for (const Family& f : all_families()) all.push_back(family_sources_hash(f));
         return all;
     }();
     return hashes;
 }
 
 KernelRef kernel_ref(const Family& family, const ParamValues& values) {
-    return KernelRef{family.name, values, family.describe(values), templates_hash(family)};
+    return KernelRef{family.name, values, family.describe(values), family_sources_hash(family)};
 }
 
 const Family* family_of(const KernelRef& kernel) {
@@ -38,9 +38,9 @@ const Family* family_of(const KernelRef& kernel) {
     return nullptr;
 }
 
-bool built_from_these_templates(const KernelRef& kernel) {
+bool built_from_these_sources(const KernelRef& kernel) {
     const Family* family = family_of(kernel);
-    return family && kernel.template_hash == templates_hash(*family);
+    return family && kernel.template_hash == family_sources_hash(*family);
 }
 
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch) {
@@ -66,13 +66,13 @@ std::string winner_unusable(const Winner& w, Arch arch) {
     if (w.kernel.is_cublas()) return "";
     const Family* family = family_of(w.kernel);
     if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
-    if (!built_from_these_templates(w.kernel)) return "tuned with other kernel templates than this build's";
+    if (!built_from_these_sources(w.kernel)) return "tuned with other kernel sources (templates or family code) than this build's";
     return kernel_cannot_run(w.kernel, w.shape, arch);
 }
 
 std::string own_binary_key(const Winner& w, Arch arch) {
     const Family* family = family_of(w.kernel);
-    if (!built_from_these_templates(w.kernel) || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
+    if (!built_from_these_sources(w.kernel) || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
         return "";
     return kernel_cache_key(*family, w.kernel.params, arch);
 }

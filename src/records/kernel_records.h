@@ -16,8 +16,8 @@ namespace sgemm {
 // NVRTC and library.
 DeviceFingerprint fingerprint_of(const DeviceInfo& device);
 
-// templates_hash (src/jit/compiler.h) of every family of this build.
-const std::vector<std::string>& all_templates_hashes();
+// family_sources_hash (src/jit/compiler.h) of every family of this build.
+const std::vector<std::string>& all_family_sources_hashes();
 
 KernelRef kernel_ref(const Family& family, const ParamValues& values);
 
@@ -25,7 +25,7 @@ KernelRef kernel_ref(const Family& family, const ParamValues& values);
 const Family* family_of(const KernelRef& kernel);
 
 // Whether `kernel` is of a family this build has, tuned with this build's sources of it.
-bool built_from_these_templates(const KernelRef& kernel);
+bool built_from_these_sources(const KernelRef& kernel);
 
 // Whether `kernel` adds split-K's slices into C with float atomics (Family::sums_with_atomics),
 // so that its results vary from run to run in the last bits. False for cuBLAS and for a

@@ -79,6 +79,9 @@ inline std::string trim(const std::string& text) {
     return text.substr(begin, end - begin);
 }
 
+// The base name of `path`, as __FILE__ gives it ("../src/families/x.cpp" is "x.cpp").
+inline std::string base_name(const std::string& path) { return path.substr(path.find_last_of("/\\") + 1); }
+
 // `text` in lower case (ASCII), for names given in any case ("FP16", "Llama-3-8B", ".JSON").
 inline std::string lower_case(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -519,4 +519,50 @@ TEST(TemplateSources, EachFamilyHasItsOwn) {
     }
 }
 
+// A family's host code (how its parameters become a grid, shared memory and a workspace) is
+// hashed as its templates are: editing the file that declares a family changes its hash and
+// no other file's families', and editing the code every family shares changes them all.
+TEST(FamilySources, TheHostHashFollowsTheFamilysOwnFileAndTheSharedOnes) {
+    const std::vector<EmbeddedFile> files = {
+        {"family.h", "struct Family;\n"},
+        {"family.cpp", "int shared;\n"},
+        {"one_family.cpp", "int one;\n"},
+        {"two_family.cpp", "int two;\n"},
+    };
+    const std::string one = family_host_sources_hash("one_family.cpp", files),
+                      two = family_host_sources_hash("two_family.cpp", files);
+    EXPECT_NE(one, two);
+    std::vector<EmbeddedFile> one_edited = files, header_edited = files, shared_edited = files;
+    one_edited[2].text = "int one, more;\n";
+    header_edited[0].text = "struct Family { int more; };\n";
+    shared_edited[1].text = "int shared, more;\n";
+    EXPECT_NE(family_host_sources_hash("one_family.cpp", one_edited), one);
+    EXPECT_EQ(family_host_sources_hash("two_family.cpp", one_edited), two);
+    for (const std::vector<EmbeddedFile>* edited : {&header_edited, &shared_edited}) {
+        EXPECT_NE(family_host_sources_hash("one_family.cpp", *edited), one);
+        EXPECT_NE(family_host_sources_hash("two_family.cpp", *edited), two);
+    }
+    EXPECT_EQ(family_host_sources_hash("one_family.cpp", files), one) << "the same sources hash alike";
+    EXPECT_THROW(family_host_sources_hash("three_family.cpp", files), Error);
+    EXPECT_THROW(family_host_sources_hash("one_family.cpp", {files[1], files[2]}), Error) << "family.h is missing";
+}
+
+// Every family names the file that declares it, and that file is compiled in (a new family
+// file left out of src/meson.build's family_host_files fails here); its host code is part of
+// the hash a stored kernel carries.
+TEST(FamilySources, EachFamilysDeclaringFileIsHashedWithItsTemplates) {
+    for (const Family& f : all_families()) {
+        const char* text = find_embedded(embedded_family_sources(), f.host_source);
+        ASSERT_NE(text, nullptr) << f.name << ": '" << f.host_source << "' is not embedded";
+        EXPECT_NE(std::string(text).find("f.name = \"" + f.name + "\";"), std::string::npos)
+            << f.host_source << " does not declare " << f.name;
+        EXPECT_NE(std::string(text).find("f.template_file = \"" + f.template_file + "\";"), std::string::npos)
+            << f.host_source << " does not name " << f.template_file;
+    }
+    const Family& warptile = find_family("warptile");
+    Family declared_elsewhere = warptile;
+    declared_elsewhere.host_source = find_family("decode").host_source;
+    EXPECT_NE(family_sources_hash(declared_elsewhere), family_sources_hash(warptile));
+}
+
 }  // namespace

@@ -528,7 +528,7 @@ with open(sys.argv[2], "w", newline="") as out:
 PY
 cp "$dir/ours.db" "$dir/other-templates.db"
 run 3 --db "$dir/other-templates.db" import "$dir/other-templates.csv"
-has "$out" "it would replace naive BLOCK_X=32 BLOCK_Y=8, which this build runs, with a winner of other naive templates than this build's (this build's version"
+has "$out" "it would replace naive BLOCK_X=32 BLOCK_Y=8, which this build runs, with a winner of other naive sources than this build's (this build's version"
 run 0 --db "$dir/other-templates.db" verify
 run 0 --db "$dir/other-templates-fresh.db" import "$dir/other-templates.csv"; has "$out" "winners 1 added"
 # So is a row whose description is not its kernel's: list and explain would name a kernel

@@ -191,10 +191,10 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     store_->put_binary(zero_tile);
     store_->put_winner(winner(id_, shape(6, 2048, 2048), 0.01, &zero_tile));
     // The template hash is per family: naive's kernel under warptile's sources' hash (this
-    // build's, but not naive's) was tuned with other naive templates than this build's.
+    // build's, but not naive's) was tuned with other naive sources than this build's.
     Binary other_family = naive_binary();
     other_family.cache_key = "other family";
-    other_family.kernel.template_hash = templates_hash(find_family("warptile"));
+    other_family.kernel.template_hash = family_sources_hash(find_family("warptile"));
     ASSERT_NE(other_family.kernel.template_hash, naive_binary().kernel.template_hash);
     store_->put_binary(other_family);
     store_->put_winner(winner(id_, shape(7, 2048, 2048), 0.01, &other_family));
@@ -209,7 +209,7 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
         const auto it = std::find_if(c.skipped.begin(), c.skipped.end(),
                                      [&](const SkippedWinner& skipped) { return skipped.winner.shape.M == m; });
         ASSERT_NE(it, c.skipped.end()) << "M=" << m << " " << all;
-        EXPECT_TRUE(contains(it->why, "other kernel templates")) << it->describe();
+        EXPECT_TRUE(contains(it->why, "other kernel sources")) << it->describe();
     }
     EXPECT_TRUE(contains(all, "no kernel family 'retired'")) << all;
     EXPECT_TRUE(contains(all, "and this build cannot compile it: BLOCK_Y=9 is not one of")) << all;

@@ -69,7 +69,7 @@ TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     EXPECT_EQ(shapes_to_tune(store, other, shapes, run_options(false, false, false)).size(), 4u);
 }
 
-// A winner dispatch leaves out (tuned with other kernel templates under the same library
+// A winner dispatch leaves out (tuned with other kernel sources under the same library
 // version) counts a miss on every call; a run that skipped its shape as tuned would never
 // tune those misses away.
 TEST(Resume, AWinnerDispatchWouldLeaveOutIsTunedAgain) {
