@@ -21,7 +21,8 @@ namespace sgemm {
 
 namespace {
 
-// How a column's text maps to JSON: a number, or a string (null when empty).
+// How a column's text maps to JSON: a number, or a string (null when empty). An import reads
+// a number without the white space around it.
 enum class Kind { Integer, Real, Text };
 
 struct Column {
@@ -224,11 +225,16 @@ Json json_value(const Column& column, const std::string& text) {
 std::string read_row(const std::vector<const Column*>& header, const CsvRecord& record, ExportRow& row) {
     if (record.fields.size() != header.size())
         return std::to_string(record.fields.size()) + " fields, the header has " + std::to_string(header.size());
+    std::string blank_of_binary;  // the first column of the binary left blank, which a binary needs
     for (std::size_t i = 0; i < header.size(); ++i) {
         // White space around a number is no part of it, as around a word (" NT", " fp32") and
         // in the shapes file: a file edited by hand reads as it was meant.
         const std::string text = header[i]->kind == Kind::Text ? record.fields[i] : trim(record.fields[i]);
-        if (text.empty() && header[i]->of_binary) continue;
+        // A cuBLAS winner has no binary, so its binary's columns are blank.
+        if (header[i]->of_binary && trim(text).empty()) {
+            if (blank_of_binary.empty() && !header[i]->since_later_export) blank_of_binary = header[i]->name;
+            continue;
+        }
         try {
             header[i]->set(row, text);
         } catch (const Error& e) {
@@ -240,6 +246,9 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
         return "device_id " + w.device_id + " does not match the row's fingerprint, whose id is " + row.device.id();
     if (w.kernel.is_cublas() != !row.entry.binary)
         return w.kernel.is_cublas() ? "a cuBLAS winner with a binary" : "a winner with no binary (cubin_base64 is empty)";
+    // Else a blank count would read as 0: shared_bytes 0 skips the shared-memory opt-in a
+    // launch needs, and it fails.
+    if (row.entry.binary && !blank_of_binary.empty()) return "column " + blank_of_binary + ": blank, in a row with a binary";
     // The key would name a binary that is not there (the database refuses that).
     if (w.kernel.is_cublas() && !w.binary_key.empty()) return "a cuBLAS winner with a binary_key";
     if (row.entry.binary) {

@@ -62,7 +62,7 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
     return summary;
 }
 
-PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,
+PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& sources_hashes,
                          const std::string& library_version) {
     PruneSummary summary;
     sqlite::Connection& db = store.connection();
@@ -77,15 +77,15 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& tem
     }
     remove_devices(store, stale, summary);
     std::string current;  // ?1, ?2, ...: this build's hashes
-    for (std::size_t i = 1; i <= template_hashes.size(); ++i) current += (i > 1 ? ", ?" : "?") + std::to_string(i);
+    for (std::size_t i = 1; i <= sources_hashes.size(); ++i) current += (i > 1 ? ", ?" : "?") + std::to_string(i);
     auto remove_binaries = db.query(
         "DELETE FROM binaries WHERE cache_key NOT IN (SELECT binary_key FROM winners WHERE binary_key IS NOT NULL) "
         "AND (nvrtc_version NOT IN (SELECT nvrtc_version FROM devices) OR kernel_id IN "
         "(SELECT id FROM kernels WHERE template_hash NOT IN (" + current + ") AND template_hash NOT IN "
         "(SELECT k.template_hash FROM kernels k JOIN winners w ON w.kernel_id = k.id UNION "
         "SELECT k.template_hash FROM kernels k JOIN measurements m ON m.kernel_id = k.id)))");
-    for (std::size_t i = 0; i < template_hashes.size(); ++i)
-        remove_binaries.bind(static_cast<int>(i + 1), template_hashes[i]);
+    for (std::size_t i = 0; i < sources_hashes.size(); ++i)
+        remove_binaries.bind(static_cast<int>(i + 1), sources_hashes[i]);
     remove_binaries.run();
     summary.binaries = db.changes();
     // The cuBLAS row stands for no kernel of ours (stats does not count it): it stays, so that

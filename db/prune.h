@@ -29,14 +29,14 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
 // Removes what no build of `library_version` or newer can use: the devices of older library
 // versions (their fingerprints never match again; a version that is no dotted number counts
 // as older) with their rows, then the binaries that no winner uses and whose cache keys are
-// never computed again: of an NVRTC version no remaining device has, or of kernel templates
-// (their hash) neither this build's (`template_hashes`, one per family) nor any of a
+// never computed again: of an NVRTC version no remaining device has, or of kernel sources
+// (their hash) neither this build's (`sources_hashes`, one per family) nor any of a
 // remaining device's winners or measurements; then the kernels nothing refers to. Versions
 // compare by their dotted numbers, before any "-" or "+" suffix. Devices of newer versions
 // (or of this one with a suffix: "0.4.0-dev" or "0.3.0-dev" beside 0.3.0) belong to a
 // newer build that may share the file: they stay, counted in newer_kept, and so do the
-// binaries of the templates their tuning measured.
-PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& template_hashes,
+// binaries of the sources their tuning measured.
+PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& sources_hashes,
                          const std::string& library_version = SGEMM_VERSION);
 
 // Gives the pages that rows removed left free back to the filesystem (VACUUM), where they are

@@ -95,7 +95,7 @@ constexpr const char* kFaultedReason = "faulted the GPU: ";
 
 // The kernels that faulted the device in `measured` (an invalid_reason that begins with
 // kFaultedReason), as built by this library version, each once: the same kernel built from
-// other templates, or by another version, after a fix, has not. Nor has one measured valid
+// other sources (templates or family code), or by another version, after a fix, has not. Nor has one measured valid
 // since its last fault, by a run that tried it again (sgemm-tune --retry-faulted) and found
 // it sound. A kernel that faulted is tuned no more (tuner/candidate_check.h), kept as no
 // winner, and stands in for none (src/dispatch/catalog.cpp), though it was timed before.

@@ -69,7 +69,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                           "WHERE bk.family <> wk.family OR bk.template_hash <> wk.template_hash");
         while (q.step())
             report.problems.push_back("device " + q.text(0) + " M=" + q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
-                                      ": the winner's binary is of another kernel family or template");
+                                      ": the winner's binary is of another kernel family or its sources");
     }
     {
         // The binaries no winner names are the tuner's cache: one damaged there used to reach

@@ -184,7 +184,7 @@ bool context_lost(cudaStream_t stream) { return cudaStreamSynchronize(stream) !=
 std::vector<Candidate> without_faulted(const std::vector<Candidate>& candidates,
                                        const std::vector<Measurement>& measured) {
     const std::vector<KernelRef> faulted = kernels_that_faulted(measured);
-    // A kernel reference costs a hash of its family's templates: none are made without a fault.
+    // A kernel reference costs a hash of its family's sources: none are made without a fault.
     if (faulted.empty()) return candidates;
     std::vector<Candidate> out;
     for (const Candidate& c : candidates)

@@ -24,7 +24,7 @@ double seconds_since(Clock::time_point start) {
 }
 
 // The stored winner of `key` that dispatch would use. One it leaves out (tuned with other
-// kernel templates under the same library version, or an edited row: winner_unusable) is
+// kernel sources under the same library version, or an edited row: winner_unusable) is
 // no winner here either, so that the shape is tuned again rather than skipped while its calls
 // go on missing. So is one that adds with atomics when this run does not allow them: a run
 // without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted

@@ -175,8 +175,8 @@ std::string Family::invalid_on_every_target(const ParamValues& values) const {
 
 std::string Family::unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const {
     if (M < 1 || N < 1 || K < 1) return "dimensions must be at least 1";
-    // Values off the lists still run from a cached binary (a winner the lists have since
-    // left out), but a size or count below 1 is no kernel's: an edited or damaged row, which
+    // Values off the lists still run from a cached binary (a winner outside them, as an
+    // edited row may hold), but a size or count below 1 is no kernel's: an edited or damaged row, which
     // geometry() would divide by.
     for (std::size_t i = 0; i < params.size() && i < values.size(); ++i) {
         const std::vector<int>& allowed = params[i].values;

@@ -84,9 +84,9 @@ struct Family {
     std::string kernel;         // the template's name, "sgemm_async"
     // The file of src/families that declares the family (base_name(__FILE__)): how its
     // parameters become template arguments, its constraints, launch geometry and workspace.
-    // That text, with family.h's and family.cpp's, is hashed with the templates into every
-    // stored kernel (family_sources_hash): a winner's launch is as much its code as its
-    // binary is.
+    // That text, with the launch code every family shares (family.h, family.cpp,
+    // src/jit/loaded_kernel), is hashed with the templates into every stored kernel
+    // (family_sources_hash): a winner's launch is as much its code as its binary is.
     std::string host_source;
     // A binary may hold a second kernel, launched after the main one: the stream-K tail
     // (ParamSpec::stream_k) or the split-K sum pass (ParamSpec::sum_pass). Their templates

@@ -26,8 +26,8 @@ std::vector<std::string> compile_options(Arch arch, KernelBuild build) {
     // A real sm_XY target makes NVRTC emit a cubin (SASS), so loading needs no driver JIT.
     // -v puts ptxas's register, shared-memory and spill report into the log.
     // --no-source-include: headers come only from those the program is given, never from
-    // the disk beside the program's name (the working directory), whose text the template
-    // hash would not cover.
+    // the disk beside the program's name (the working directory), whose text
+    // family_sources_hash would not cover.
     std::vector<std::string> options = {"--gpu-architecture=" + arch.name(), "--std=c++17", "--ptxas-options=-v",
                                         "--fmad=true", "--device-as-default-execution-space", "--no-source-include"};
     if (build == KernelBuild::timeline) options.push_back("-DSGEMM_TIMELINE");
@@ -52,13 +52,14 @@ std::string family_sources_hash(const Family& family) {
 }
 
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
-    // Within a process the key depends only on the source, the instance, the arch and the
-    // kind of build (the templates and NVRTC are fixed): each is hashed once, not again for
+    // Within a process the key depends only on the source, the family's host code, the
+    // instance, the arch and the kind of build (the sources and NVRTC are fixed): each is hashed once, not again for
     // every candidate a tuning run builds or looks up and every winner a dispatch start-up
     // checks (some 50 KB of template text each).
     const std::string source = render_source(family),
                       instance = family.name_expression(values) + " " + family.second_name_expression(values);
-    const std::string id = source + instance + arch.name() + " build " + std::to_string(static_cast<int>(build));
+    const std::string id = source + family.host_source + " " + instance + arch.name() + " build " +
+                           std::to_string(static_cast<int>(build));
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
     {

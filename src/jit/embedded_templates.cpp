@@ -61,13 +61,13 @@ std::string template_sources_hash(const std::string& root, const std::vector<Emb
     return h.hex();
 }
 
-std::string family_host_sources_hash(const std::string& host_source, const std::vector<EmbeddedFile>& files) {
+std::string family_host_sources_hash(const std::string& host_source, const std::vector<EmbeddedFile>& declaring,
+                                     const std::vector<EmbeddedFile>& shared) {
+    const char* own = find_embedded(declaring, host_source);
+    if (!own) throw Error("no embedded family source named '" + host_source + "' (src/meson.build's family_declaring_files)");
     Fnv1a64 h;
-    for (const std::string& name : {std::string("family.h"), std::string("family.cpp"), host_source}) {
-        const char* text = find_embedded(files, name);
-        if (!text) throw Error("no embedded family source named '" + name + "' (src/meson.build's family_host_files)");
-        h.add(name).add(text);
-    }
+    h.add(host_source).add(own);
+    for (const EmbeddedFile& f : shared) h.add(f.name).add(f.text);
     return h.hex();
 }
 

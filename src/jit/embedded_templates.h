@@ -23,20 +23,25 @@ std::string template_text(const std::string& name);
 std::vector<EmbeddedFile> template_and_includes(const std::string& root,
                                                 const std::vector<EmbeddedFile>& files = embedded_templates());
 
-// Hash of those files' names and text. A stored kernel, and a cached binary, is reused only
-// by a build whose sources of its template hash alike, so editing one family's template
-// leaves the other families' tuning in place.
+// Hash of those files' names and text: the templates' part of family_sources_hash
+// (src/jit/compiler.h), so editing one family's template leaves the other families' tuning
+// in place.
 std::string template_sources_hash(const std::string& root,
                                   const std::vector<EmbeddedFile>& files = embedded_templates());
 
-// The host code of the kernel families (src/families: family.h, family.cpp and each file
-// that declares families), each named by its base name.
+// The files of src/families that declare families (Family::host_source), each named by its
+// base name.
 const std::vector<EmbeddedFile>& embedded_family_sources();
 
-// Hash of the host code of a family declared in `host_source` (Family::host_source): that
-// file and family.h and family.cpp, which every family shares. Throws sgemm::Error when one
-// of them is not among `files`.
+// The host code every family's launch goes through: family.h and family.cpp (geometry,
+// second kernels, workspaces) and src/jit/loaded_kernel (the order of a binary's kernels,
+// the shared-memory opt-in, programmatic launches).
+const std::vector<EmbeddedFile>& embedded_shared_launch_sources();
+
+// Hash of the host code of a family declared in `host_source`: that file of `declaring`, and
+// every file of `shared`. Throws sgemm::Error when `host_source` is not among `declaring`.
 std::string family_host_sources_hash(const std::string& host_source,
-                                     const std::vector<EmbeddedFile>& files = embedded_family_sources());
+                                     const std::vector<EmbeddedFile>& declaring = embedded_family_sources(),
+                                     const std::vector<EmbeddedFile>& shared = embedded_shared_launch_sources());
 
 }  // namespace sgemm

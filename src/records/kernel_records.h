@@ -37,15 +37,15 @@ bool kernel_sums_with_atomics(const KernelRef& kernel);
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);
 
 // Why this build cannot launch `w`'s kernel on `arch` at all, or empty when it can: a
-// family this build does not have, another build's templates, or kernel_cannot_run for the
-// winner's own shape. Not the families' search-space rules (value lists, speed rules,
-// register estimates): those may tighten without the templates changing, and a kernel
-// measured correct stays launchable. Dispatch leaves such winners out when it loads the
-// database, and `sgemm-db explain` does the same.
+// family this build does not have, another build's sources of its family (templates or host
+// code: family_sources_hash), or kernel_cannot_run for the winner's own shape. Not the
+// families' search-space rules (value lists, speed rules, register estimates): a kernel
+// measured correct stays launchable outside them, as an edited row may hold one. Dispatch
+// leaves such winners out when it loads the database, and `sgemm-db explain` does the same.
 std::string winner_unusable(const Winner& w, Arch arch);
 
 // The cache key of `w`'s own binary for `arch`, when this build can tell: its family is
-// known and it was tuned with this build's templates; else empty.
+// known and it was tuned with this build's sources of it; else empty.
 std::string own_binary_key(const Winner& w, Arch arch);
 
 // Why the binary stored under `w.binary_key` is not `w`'s own (for `arch`), or empty when it

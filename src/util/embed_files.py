@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes a C++ file that holds the text of some files (the kernel templates, the database
-migrations), so the library carries them and an installed binary needs no source tree.
+migrations, the families' host code to hash), so the library carries them and an installed
+binary needs no source tree.
 
 usage: embed_files.py OUTPUT.cpp HEADER FUNCTION FILE...
 

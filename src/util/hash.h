@@ -1,5 +1,5 @@
-// A 64-bit FNV-1a hash, printed as 16 hex digits: the key of the binary cache and the
-// template hash. Not cryptographic; it only has to tell our own sources apart.
+// A 64-bit FNV-1a hash, printed as 16 hex digits: the key of the binary cache and a family's
+// sources hash. Not cryptographic; it only has to tell our own sources apart.
 #pragma once
 #include <cstdint>
 #include <cstdio>

@@ -521,35 +521,42 @@ TEST(TemplateSources, EachFamilyHasItsOwn) {
 
 // A family's host code (how its parameters become a grid, shared memory and a workspace) is
 // hashed as its templates are: editing the file that declares a family changes its hash and
-// no other file's families', and editing the code every family shares changes them all.
+// no other file's families', and editing the launch code every family shares changes them all.
 TEST(FamilySources, TheHostHashFollowsTheFamilysOwnFileAndTheSharedOnes) {
-    const std::vector<EmbeddedFile> files = {
-        {"family.h", "struct Family;\n"},
-        {"family.cpp", "int shared;\n"},
-        {"one_family.cpp", "int one;\n"},
-        {"two_family.cpp", "int two;\n"},
-    };
-    const std::string one = family_host_sources_hash("one_family.cpp", files),
-                      two = family_host_sources_hash("two_family.cpp", files);
+    const std::vector<EmbeddedFile> declaring = {{"one_family.cpp", "int one;\n"}, {"two_family.cpp", "int two;\n"}};
+    const std::vector<EmbeddedFile> shared = {{"family.h", "struct Family;\n"}, {"loaded_kernel.cpp", "int launch;\n"}};
+    const std::string one = family_host_sources_hash("one_family.cpp", declaring, shared),
+                      two = family_host_sources_hash("two_family.cpp", declaring, shared);
     EXPECT_NE(one, two);
-    std::vector<EmbeddedFile> one_edited = files, header_edited = files, shared_edited = files;
-    one_edited[2].text = "int one, more;\n";
+    std::vector<EmbeddedFile> one_edited = declaring, header_edited = shared, launch_edited = shared;
+    one_edited[0].text = "int one, more;\n";
     header_edited[0].text = "struct Family { int more; };\n";
-    shared_edited[1].text = "int shared, more;\n";
-    EXPECT_NE(family_host_sources_hash("one_family.cpp", one_edited), one);
-    EXPECT_EQ(family_host_sources_hash("two_family.cpp", one_edited), two);
-    for (const std::vector<EmbeddedFile>* edited : {&header_edited, &shared_edited}) {
-        EXPECT_NE(family_host_sources_hash("one_family.cpp", *edited), one);
-        EXPECT_NE(family_host_sources_hash("two_family.cpp", *edited), two);
+    launch_edited[1].text = "int launch, more;\n";
+    EXPECT_NE(family_host_sources_hash("one_family.cpp", one_edited, shared), one);
+    EXPECT_EQ(family_host_sources_hash("two_family.cpp", one_edited, shared), two);
+    for (const std::vector<EmbeddedFile>* edited : {&header_edited, &launch_edited}) {
+        EXPECT_NE(family_host_sources_hash("one_family.cpp", declaring, *edited), one);
+        EXPECT_NE(family_host_sources_hash("two_family.cpp", declaring, *edited), two);
     }
-    EXPECT_EQ(family_host_sources_hash("one_family.cpp", files), one) << "the same sources hash alike";
-    EXPECT_THROW(family_host_sources_hash("three_family.cpp", files), Error);
-    EXPECT_THROW(family_host_sources_hash("one_family.cpp", {files[1], files[2]}), Error) << "family.h is missing";
+    EXPECT_EQ(family_host_sources_hash("one_family.cpp", declaring, shared), one) << "the same sources hash alike";
+    EXPECT_THROW(family_host_sources_hash("three_family.cpp", declaring, shared), Error);
+}
+
+// The files of src/families that `text` includes, by base name.
+std::vector<std::string> family_includes(const std::string& text) {
+    const std::string prefix = "#include \"src/families/";
+    std::vector<std::string> names;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind(prefix, 0) == 0) names.push_back(line.substr(prefix.size(), line.rfind('"') - prefix.size()));
+    return names;
 }
 
 // Every family names the file that declares it, and that file is compiled in (a new family
-// file left out of src/meson.build's family_host_files fails here); its host code is part of
-// the hash a stored kernel carries.
+// file left out of src/meson.build's family_declaring_files fails here); its host code is
+// part of the hash a stored kernel carries. A file of src/families a hashed file includes is
+// hashed too, but for a declaring file's own header, which declares only its make function
+// (a header that held launch code would go unhashed: list it in shared_launch_files).
 TEST(FamilySources, EachFamilysDeclaringFileIsHashedWithItsTemplates) {
     for (const Family& f : all_families()) {
         const char* text = find_embedded(embedded_family_sources(), f.host_source);
@@ -559,6 +566,17 @@ TEST(FamilySources, EachFamilysDeclaringFileIsHashedWithItsTemplates) {
         EXPECT_NE(std::string(text).find("f.template_file = \"" + f.template_file + "\";"), std::string::npos)
             << f.host_source << " does not name " << f.template_file;
     }
+    std::vector<EmbeddedFile> hashed = embedded_family_sources();
+    for (const EmbeddedFile& f : embedded_shared_launch_sources()) hashed.push_back(f);
+    int includes = 0;
+    for (const EmbeddedFile& f : hashed)
+        for (const std::string& included : family_includes(f.text)) {
+            ++includes;
+            const std::string name = f.name, own_header = name.substr(0, name.rfind('.')) + ".h";
+            if (included != own_header)
+                EXPECT_NE(find_embedded(hashed, included), nullptr) << name << " includes " << included << ", which is not hashed";
+        }
+    EXPECT_GE(includes, 5) << "each declaring file's own header, and family.h from family.cpp and loaded_kernel.h";
     const Family& warptile = find_family("warptile");
     Family declared_elsewhere = warptile;
     declared_elsewhere.host_source = find_family("decode").host_source;

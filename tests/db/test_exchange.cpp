@@ -375,11 +375,41 @@ TEST_F(SampleExport, WhiteSpaceAroundNumbersAndWordsIsNoPartOfThem) {
             padded = with_field(padded, static_cast<int>(r), column, " " + field + "\t ");
             ++padded_fields;
         }
-    EXPECT_GT(padded_fields, 4 * 12) << "every row's numbers are padded, and one row's binary too";
+    EXPECT_EQ(padded_fields, 4 * 15 + 3 * 7) << "15 columns of every row, and 7 of the binary of the 3 kernel rows";
+    // The cuBLAS winner's binary columns are empty; blank ones are empty too.
+    const auto cublas_row = std::find_if(rows.begin(), rows.end(), [&](const CsvRecord& r) {
+        return r.fields.at(std::find(names.begin(), names.end(), "description") - names.begin()) == "cuBLAS";
+    });
+    ASSERT_NE(cublas_row, rows.end());
+    for (const char* column : {"arch", "lowered_name", "cubin_base64", "cubin_checksum"})
+        padded = with_field(padded, static_cast<int>(cublas_row - rows.begin()), column, " \t");
     ASSERT_EQ(import_text(target, padded).count(WinnerOffer::Outcome::Added), 4);
     TuningStore plain(dir.file("c.db"));
     import_text(plain, csv);
     EXPECT_TRUE(export_text(target) == export_text(plain)) << export_text(target);
+}
+
+// A kernel winner's binary needs every column: a blank count would read as 0 (shared_bytes 0
+// skips the shared-memory opt-in its launch needs). A checksum may be left out.
+TEST_F(SampleExport, ABlankColumnOfAKernelsBinaryIsABadLine) {
+    const std::vector<std::string> names = exchange_columns();
+    const std::vector<CsvRecord> rows = records(csv);
+    const auto column = [&](const char* name) { return std::find(names.begin(), names.end(), name) - names.begin(); };
+    const auto kernel_row = std::find_if(rows.begin() + 1, rows.end(), [&](const CsvRecord& r) {
+        return !r.fields.at(column("cubin_base64")).empty();
+    });
+    ASSERT_NE(kernel_row, rows.end());
+    const int row = static_cast<int>(kernel_row - rows.begin());
+    for (const char* blank : {"shared_bytes", "registers", "lowered_name", "compile_ms"}) {
+        try {
+            import_text(target, with_field(csv, row, blank, " "));
+            FAIL() << "imported a binary with a blank " << blank;
+        } catch (const ImportError& e) {
+            const std::string says = "winners.csv:" + std::to_string(row + 1) + ": column " + blank + ": blank, in a row with a binary";
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(target.winners().empty());
+    }
 }
 
 // Counts are not negative, a device has SMs and memory, and a time of tuning reads as the

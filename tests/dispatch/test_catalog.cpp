@@ -190,7 +190,7 @@ TEST_F(Catalog_, WinnersThisBuildCannotRunAreSkippedWithTheReason) {
     zero_tile.kernel = kernel_ref(find_family("warptile"), {0, 128, 16, 64, 64, 16, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0});
     store_->put_binary(zero_tile);
     store_->put_winner(winner(id_, shape(6, 2048, 2048), 0.01, &zero_tile));
-    // The template hash is per family: naive's kernel under warptile's sources' hash (this
+    // The sources hash is per family: naive's kernel under warptile's sources' hash (this
     // build's, but not naive's) was tuned with other naive sources than this build's.
     Binary other_family = naive_binary();
     other_family.cache_key = "other family";
@@ -248,8 +248,8 @@ TEST_F(Catalog_, AKernelForAlignedOperandsOnlyServesAlignmentClass16) {
     EXPECT_FALSE(decide(c, a4, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, 0).kernel == aligned_only.kernel);
 }
 
-// The families' lists and rules say what the tuner searches; they may narrow without the
-// templates changing. A winner whose own binary is cached stays usable all the same.
+// The families' lists and rules say what the tuner searches. A winner outside them (an edited
+// row, as here) whose own binary is cached stays usable all the same.
 TEST_F(Catalog_, AWinnerOutsideTheSearchSpaceRunsFromItsCachedBinary) {
     const Family& naive = find_family("naive");
     ASSERT_NE(naive.invalid_reason({32, 9}, Arch{90}), "");
@@ -451,7 +451,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
 }
 
 // With the tune's measurements stored, the stand-in is the fastest valid one without atomics
-// that this build can launch: not an atomic kernel however fast, nor one of other templates,
+// that this build can launch: not an atomic kernel however fast, nor one of other sources,
 // nor an invalid one, nor one timed and then faulting the GPU in a later run. Its time is the
 // one quoted. Where cuBLAS was faster than it, cuBLAS;
 // with no valid one, the twin.

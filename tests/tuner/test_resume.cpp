@@ -207,7 +207,7 @@ namespace {
 // A candidate whose run faulted the GPU ended that run with the fault stored against it
 // (tests/gpu/test_tune.cpp runs one): the next run leaves it out, from what it reads back
 // from the database, rather than end the same way. A wrong result does not leave a candidate
-// out, nor does a fault of the same kernel built from other templates (after a fix).
+// out, nor does a fault of the same kernel built from other sources (after a fix).
 TEST(Resume, ACandidateThatFaultedTheGpuIsLeftOutOfTheNextRun) {
     TempDir dir;
     TuningStore store(dir.file("tuning.db"));
