@@ -8,6 +8,7 @@
 
 #include "src/cuda/check.h"
 #include "src/jit/embedded_templates.h"
+#include "src/jit/family_host_sources.h"
 #include "src/util/hash.h"
 
 namespace sgemm {

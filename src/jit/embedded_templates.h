@@ -1,5 +1,4 @@
-// The sources a stored kernel's hash covers, compiled into the library (see
-// src/util/embed_files.py): the kernel templates, and the families' host code.
+// The kernel template sources, compiled into the library (see src/util/embed_files.py).
 #pragma once
 #include <string>
 #include <vector>
@@ -28,20 +27,5 @@ std::vector<EmbeddedFile> template_and_includes(const std::string& root,
 // in place.
 std::string template_sources_hash(const std::string& root,
                                   const std::vector<EmbeddedFile>& files = embedded_templates());
-
-// The files of src/families that declare families (Family::host_source), each named by its
-// base name.
-const std::vector<EmbeddedFile>& embedded_family_sources();
-
-// The host code every family's launch goes through: family.h and family.cpp (geometry,
-// second kernels, workspaces) and src/jit/loaded_kernel (the order of a binary's kernels,
-// the shared-memory opt-in, programmatic launches).
-const std::vector<EmbeddedFile>& embedded_shared_launch_sources();
-
-// Hash of the host code of a family declared in `host_source`: that file of `declaring`, and
-// every file of `shared`. Throws sgemm::Error when `host_source` is not among `declaring`.
-std::string family_host_sources_hash(const std::string& host_source,
-                                     const std::vector<EmbeddedFile>& declaring = embedded_family_sources(),
-                                     const std::vector<EmbeddedFile>& shared = embedded_shared_launch_sources());
 
 }  // namespace sgemm

@@ -19,6 +19,7 @@
 #include "src/families/registry.h"
 #include "src/jit/compiler.h"
 #include "src/jit/embedded_templates.h"
+#include "src/jit/family_host_sources.h"
 #include "tests/cpu/compile_samples.h"
 
 using namespace sgemm;
