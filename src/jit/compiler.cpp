@@ -54,9 +54,9 @@ std::string family_sources_hash(const Family& family) {
 
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
     // Within a process the key depends only on the source, the family's host code, the
-    // instance, the arch and the kind of build (the sources and NVRTC are fixed): each is hashed once, not again for
-    // every candidate a tuning run builds or looks up and every winner a dispatch start-up
-    // checks (some 50 KB of template text each).
+    // instance, the arch and the kind of build (the sources and NVRTC are fixed): each is
+    // hashed once, not again for every candidate a tuning run builds or looks up and every
+    // winner a dispatch start-up checks (some 50 KB of template text each).
     const std::string source = render_source(family),
                       instance = family.name_expression(values) + " " + family.second_name_expression(values);
     const std::string id = source + family.host_source + " " + instance + arch.name() + " build " +

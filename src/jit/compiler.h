@@ -73,9 +73,9 @@ std::vector<std::string> compile_options(Arch arch, KernelBuild build = KernelBu
 std::string family_sources_hash(const Family& family);
 
 // Hash of what determines the binary: the rendered source, the family's sources
-// (family_sources_hash: the templates, and the host code, whose stored kernel a binary
-// row names), the name expressions (the second kernel's too), the options, the arch and the NVRTC
-// version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the
+// (family_sources_hash: the templates, and the host code, since a binary row names its
+// stored kernel), the name expressions (the second kernel's too), the options, the arch and
+// the NVRTC version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the
 // binaries of the release before, which run as they did.
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,
                              KernelBuild build = KernelBuild::product);
