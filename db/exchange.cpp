@@ -229,9 +229,10 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
     for (std::size_t i = 0; i < header.size(); ++i) {
         // White space around a number is no part of it, as around a word (" NT", " fp32") and
         // in the shapes file: a file edited by hand reads as it was meant.
-        const std::string text = header[i]->kind == Kind::Text ? record.fields[i] : trim(record.fields[i]);
+        const std::string trimmed = trim(record.fields[i]);
+        const std::string& text = header[i]->kind == Kind::Text ? record.fields[i] : trimmed;
         // A cuBLAS winner has no binary, so its binary's columns are blank.
-        if (header[i]->of_binary && trim(text).empty()) {
+        if (header[i]->of_binary && trimmed.empty()) {
             if (blank_of_binary.empty() && !header[i]->since_later_export) blank_of_binary = header[i]->name;
             continue;
         }

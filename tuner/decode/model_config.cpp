@@ -214,9 +214,10 @@ long sliding_window_layers(const JsonFields& json, const std::string& model_type
 }  // namespace
 
 ModelConfig find_builtin_model(const std::string& name) {
+    const std::string wanted = chosen_word(name);
     std::string names;
     for (const ModelConfig& m : builtin_models()) {
-        if (m.name == chosen_word(name)) return m;
+        if (m.name == wanted) return m;
         names += (names.empty() ? "" : ", ") + m.name;
     }
     throw Error("unknown model '" + name + "': built-in models are " + names + " (or give --config FILE)");
