@@ -519,8 +519,10 @@ int main(int argc, char** argv) {
             return 1;
         }
         TuningStore store(db_path, OpenMode::ReadWrite);
-        std::fprintf(stderr, "sgemm-tune: %zu shapes on %s (sm_%d), database %s, %s search\n", shapes.rows.size(),
-                     device.name.c_str(), device.sm(), printable(store.path()).c_str(), to_string(options.search.strategy).c_str());
+        // The ordinal too: on a machine of several GPUs, which one is timed.
+        std::fprintf(stderr, "sgemm-tune: %s on device %d, %s (sm_%d), database %s, %s search\n",
+                     count_of(shapes.rows.size(), "shape", "shapes").c_str(), device.ordinal, device.name.c_str(),
+                     device.sm(), printable(store.path()).c_str(), to_string(options.search.strategy).c_str());
         if (const std::string upgraded = upgrade_notice(store.path(), store.opened_version()); !upgraded.empty())
             std::fprintf(stderr, "sgemm-tune: note: %s\n", printable(upgraded).c_str());
         ProgressPrinter printer(static_cast<int>(shapes.rows.size()));

@@ -80,6 +80,12 @@ else
   [ $rc -eq 1 ] && grep -qF "no database path: give one" <<<"$err" || fail "no default path: $rc $err"
 fi
 
+# On a machine of two GPUs, the handle, the bench's buffers and cuBLAS all go to --device 1,
+# and dispatch's results there match cuBLAS's (else exit 3).
+if [ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ]; then
+  out=$("$bench" --db "$tmp/sample.db" --device 1 --rounds 1 --calls 1 2>&1) || fail "--device 1 on two GPUs: $out"
+fi
+
 # The no-GPU checks come last: on a GPU, the first one ends the script (cli_checks.sh).
 # Without a database (missing, and no error asked for), the next thing looked for is the GPU.
 expect_no_gpu "--without-database" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/missing.db" --without-database \

@@ -5,7 +5,7 @@
 // nothing; leading dimensions judged as cuBLAS judges them; a destroyed handle; a handle
 // inherited through fork; a call and destroy after a device fault; the per-stream workspace
 // limit; a deterministic handle; a winner that stages its operands; rows that cannot be
-// read; calls refused for a workspace, which count no miss.
+// read; calls refused for a workspace, which count no miss; a handle on each of two GPUs.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -1054,6 +1055,93 @@ TEST(Dispatch, CallsFromAnotherDeviceAreRefused) {
     EXPECT_EQ(dispatch.info().streams_used, 1) << "a refused release gives back nothing";
     EXPECT_EQ(sgemm_dispatch_release_stream(dispatch.get(), cudaStreamPerThread), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(dispatch.info().streams_used, 0);
+}
+
+// An engine that splits a model over GPUs keeps a handle per GPU, and the GPUs, of one model,
+// share one database's rows (their fingerprints match). Each handle loads its kernels and
+// makes its workspaces and cuBLAS handles on its own device, and calls on both GPUs at once,
+// from a thread each, match cuBLAS there: exact winners of each kind (split-K with its
+// workspace, a sum pass, atomics, cuBLAS) and a fallback. create and destroy make the
+// handle's device current; a create that fails on the other GPU after making it current
+// (rows that cannot be read) gives the caller back its own.
+TEST(Dispatch, AHandlePerGpuComputesOnItsOwnDevice) {
+    SGEMM_REQUIRE_GPU(gpu);
+    int devices = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+    if (devices < 2) GTEST_SKIP() << "needs a second GPU";
+    const int home = gpu->device.ordinal, other = home == 0 ? 1 : 0;
+    const TestDb& db = test_db(gpu->device);
+    const auto current_device = [] {
+        int d = -1;
+        return cudaGetDevice(&d) == cudaSuccess ? d : -1;
+    };
+
+    {
+        TempDir dir;
+        const std::string damaged = copy_of_test_db(db, dir);
+        TuningStore(damaged).connection().exec("UPDATE kernels SET params = 'not,a,list,' || id WHERE family = 'warptile'");
+        sgemm_dispatch_options_t o = options(damaged);
+        o.device = other;
+        sgemm_dispatch_t handle = nullptr;
+        EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR) << sgemm_dispatch_last_error();
+        EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "reading the winners")) << sgemm_dispatch_last_error();
+        EXPECT_EQ(current_device(), home) << "a failed create on the other GPU kept it current";
+    }
+
+    sgemm_dispatch_options_t there_options = options(db.path);
+    there_options.device = other;
+    std::optional<Dispatch> there(std::in_place, there_options);
+    EXPECT_EQ(current_device(), other) << "create makes the handle's device current";
+    sgemm_dispatch_options_t here_options = options(db.path);
+    here_options.device = home;
+    const Dispatch here(here_options);
+    EXPECT_EQ(current_device(), home);
+    for (const Dispatch* d : {&here, static_cast<const Dispatch*>(&*there)}) {
+        EXPECT_EQ(d->info().winners, 9);
+        EXPECT_EQ(d->info().kernels_loaded, 8);
+        EXPECT_EQ(d->info().kernels_compiled, 0) << "the other GPU runs the binaries cached for this one";
+    }
+
+    const char* names[] = {"decode split-K",
+                           "warptile NN",
+                           "warptile TT",
+                           "warptile split-K, summed by a second kernel",
+                           "warptile split-K, added by atomics",
+                           "cuBLAS winner",
+                           "odd TN, no TN winner at align 4"};
+    // Each GPU's operands, reference (cuBLAS on that GPU), stream and calls, in a thread of
+    // its own whose current device is that GPU, as an engine's would be.
+    const auto compute_on = [&](int device, const Dispatch& dispatch) -> std::string {
+        try {
+            SGEMM_CUDA_CHECK(cudaSetDevice(device));
+            const Stream stream;
+            const CublasHandle cublas;
+            std::string failures;
+            for (const char* name : names) {
+                GemmProblem p(spec_of(case_named(name), 0.75f, 0.5f), cublas, stream.get());
+                for (int round = 0; round < 3; ++round) {
+                    p.poison_output(stream.get());
+                    run(dispatch, p, stream.get());
+                    stream.synchronize();
+                    const Accuracy a = p.check_output();
+                    if (!a.ok()) failures += std::string(name) + ", round " + std::to_string(round) + ": " + a.verdict() + "; ";
+                }
+            }
+            if (dispatch.info().streams_used != 1) failures += "the calls did not take one stream's workspace; ";
+            return failures;
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    };
+    auto on_home = std::async(std::launch::async, compute_on, home, std::cref(here));
+    auto on_other = std::async(std::launch::async, compute_on, other, std::cref(*there));
+    EXPECT_EQ(on_home.get(), "") << "GPU " << home;
+    EXPECT_EQ(on_other.get(), "") << "GPU " << other;
+
+    ASSERT_EQ(current_device(), home);
+    there.reset();
+    EXPECT_EQ(current_device(), other) << "destroy makes the handle's device current";
+    ASSERT_EQ(cudaSetDevice(home), cudaSuccess);
 }
 
 TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {

@@ -361,6 +361,9 @@ PY
     fail "a tune that upgraded the database does not say so: $err"
   err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null)
   grep -q "was upgraded" <<<"$err" && fail "a tune that upgraded nothing says it did: $err"
+  # The run names the device it times, by ordinal: a machine may hold several GPUs.
+  grep -qE "^sgemm-tune: 1 shape on device 0, .* \(sm_[0-9]+\), database $dir/old.db, model search$" <<<"$err" ||
+    fail "the run's first line does not name its device: $err"
   # That winner came from a narrowed search: the same command skips its shape (above), but a
   # run that searches in full tunes it again, says why, and stores a winner of its own search.
   grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" &&
@@ -379,6 +382,23 @@ PY
     grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
   done
   grep -Eq "^o +8 +4096 +4096 NT fp32 +(cuBLAS|decode .*TB=1 )" <<<"$out" || fail "an NT row names a kernel for NN: $out"
+
+  # On a machine of two GPUs of one model, --device 1 tunes the second, and its winners are
+  # the first's too (one fingerprint): the same command on device 0 skips the shape.
+  if [ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ]; then
+    err=$(SGEMM_DB="$dir/two.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 --device 1 2>&1 >/dev/null) ||
+      fail "a tune on device 1 failed: $err"
+    grep -q "^sgemm-tune: 1 shape on device 1, " <<<"$err" || fail "the tune on device 1 does not say so: $err"
+    err=$(SGEMM_DB="$dir/two.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 --device 0 2>&1 >/dev/null) ||
+      fail "a tune on device 0 failed: $err"
+    grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" || fail "device 0 did not take device 1's winner: $err"
+  else
+    echo "one GPU: the tune on a second one is not checked here"
+  fi
+  # A device past the last is refused before the database is made, naming how many there are.
+  err=$(SGEMM_DB="$dir/nodev.db" "$tune" --shapes "$dir/tiny.csv" --device 64 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -qE "^sgemm-tune: device 64 does not exist: [0-9]+ CUDA device\(s\) visible$" <<<"$err" &&
+    [ ! -e "$dir/nodev.db" ] || fail "--device 64: exit $rc: $err"
 
   # Ctrl-C while the last shape's last candidate is timed leaves that search whole: the shape
   # keeps its winner, yet the run still ends by the signal (130), as a calling script asked.
