@@ -395,6 +395,23 @@ PY
   else
     echo "one GPU: the tune on a second one is not checked here"
   fi
+  # Two tunes into one database at once, each with shapes of its own (on two GPUs, one on
+  # each: the way to tune faster): both finish, and every shape of both keeps its winner.
+  second_device=$([ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ] && echo 1 || echo 0)
+  printf 'M,N,K\n16,48,32\n17,48,32\n18,48,32\n19,48,32\n' > "$dir/first.csv"
+  printf 'M,N,K\n24,40,56\n25,40,56\n26,40,56\n27,40,56\n' > "$dir/second.csv"
+  SGEMM_DB="$dir/shared.db" "$tune" --shapes "$dir/first.csv" --families naive,smem --max-candidates 4 \
+    >"$dir/first.out" 2>&1 &
+  first=$!
+  SGEMM_DB="$dir/shared.db" "$tune" --shapes "$dir/second.csv" --families naive,smem --max-candidates 4 \
+    --device "$second_device" >"$dir/second.out" 2>&1 &
+  second=$!
+  wait $first || fail "the first of two tunes at once failed: $(cat "$dir/first.out")"
+  wait $second || fail "the second of two tunes at once failed: $(cat "$dir/second.out")"
+  cat "$dir/first.csv" <(tail -n +2 "$dir/second.csv") > "$dir/both.csv"
+  err=$(SGEMM_DB="$dir/shared.db" "$tune" --shapes "$dir/both.csv" --families naive,smem --max-candidates 4 2>&1 >/dev/null) ||
+    fail "the tune after two at once failed: $err"
+  [ "$(grep -c ": has a winner (" <<<"$err")" -eq 8 ] || fail "not all 8 shapes of two tunes at once kept a winner: $err"
   # A device past the last is refused before the database is made, naming how many there are.
   err=$(SGEMM_DB="$dir/nodev.db" "$tune" --shapes "$dir/tiny.csv" --device 64 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && grep -qE "^sgemm-tune: device 64 does not exist: [0-9]+ CUDA device\(s\) visible$" <<<"$err" &&
