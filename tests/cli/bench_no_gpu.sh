@@ -170,6 +170,11 @@ if gpu_present; then
   [ "$(grep -oE '^(naive|smem) ' <<<"$out" | tr -d ' ' | paste -sd,)" = naive,smem ] ||
     fail "naive's defaults not timed once, before smem: $out"
 fi
+# On a machine of two GPUs, --device 1 runs every kernel and cuBLAS there, and checks them
+# (a wrong result exits 3).
+if [ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ]; then
+  out=$("$bench" --size 64 --iters 2 --kernels naive,warptile --device 1 2>&1) || fail "--device 1 on two GPUs: $out"
+fi
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive
 [ "$(wc -l <<<"$no_gpu_message")" -eq 1 ] || fail "expected one line without a GPU, got: $no_gpu_message"
 echo "ok: $no_gpu_message"
