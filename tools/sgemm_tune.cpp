@@ -78,13 +78,13 @@ public:
                              finished_, shapes_, o.row.key.to_string().c_str(), o.seconds, o.candidates, o.compiled);
             else
                 std::fprintf(stderr,
-                             "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx)%s from %d candidates, %d invalid, %d "
+                             "[%d/%d] %s: %s %.4f ms (cuBLAS %.4f ms, %.2fx)%s from %s, %d invalid, %d "
                              "rejected early; %d compiled, %d from cache; %.1f s (compiling %.1f s)\n",
                              finished_, shapes_, o.row.key.to_string().c_str(),
                              o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description.c_str(), o.winner.ms,
                              o.winner.cublas_ms, o.winner.cublas_ms / o.winner.ms, winner_error(o).c_str(),
-                             o.candidates, o.invalid, o.rejected, o.compiled, o.cache_hits, o.seconds,
-                             o.compile_seconds);
+                             count_of(o.candidates, "candidate", "candidates").c_str(), o.invalid, o.rejected,
+                             o.compiled, o.cache_hits, o.seconds, o.compile_seconds);
             if (!o.earlier_narrowed_by.empty())
                 std::fprintf(stderr, "[%d/%d] %s: its earlier winner came from a search narrowed by %s, so this run, "
                              "searching in full, tuned it again\n",
@@ -560,7 +560,7 @@ int main(int argc, char** argv) {
         const DeviceModel model = device_model(device);
         if (!outcomes.empty()) {
             print_table(outcomes, model, rows);
-            std::printf("\n%zu shapes in %.1f s\n", finished, seconds);
+            std::printf("\n%s in %.1f s\n", count_of(finished, "shape", "shapes").c_str(), seconds);
         }
         if (untried_count > 0)
             std::printf("\n%ld %s no winner: --budget-s ran out before any candidate ran (a larger budget, or the "

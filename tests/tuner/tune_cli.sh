@@ -441,7 +441,7 @@ PY
     set +m
     out=$(tr '\r' '\n' <"$dir/tty")
     [ $rc -eq 130 ] || fail "SIGINT during the last candidate: exit $rc, expected 130: $out"
-    grep -q "\[1/1\] M=4096 N=4096 K=4096 .*from 1 candidates" <<<"$out" || fail "the last search was not whole: $out"
+    grep -q "\[1/1\] M=4096 N=4096 K=4096 .*from 1 candidate, " <<<"$out" || fail "the last search was not whole: $out"
     grep -q "stopped after 1 of 1 shapes" <<<"$out" || fail "no word of the stop: $out"
     out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" --families naive --top-k 1 --max-candidates 1 2>&1) ||
       fail "the tune after the stop failed: $out"
