@@ -1070,6 +1070,7 @@ TEST(Dispatch, AHandlePerGpuComputesOnItsOwnDevice) {
     ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
     if (devices < 2) GTEST_SKIP() << "needs a second GPU";
     const int home = gpu->device.ordinal, other = home == 0 ? 1 : 0;
+    ASSERT_EQ(cudaSetDevice(home), cudaSuccess);
     const TestDb& db = test_db(gpu->device);
     const auto current_device = [] {
         int d = -1;
