@@ -7,6 +7,19 @@ fail() { echo "FAIL: $*"; exit 1; }
 # wrongly succeeds must not pass as "a GPU is here"): the driver's device files.
 gpu_present() { compgen -G '/dev/nvidia[0-9]*' >/dev/null; }
 
+# How many GPUs CUDA shows a process, judged the same way: the device files, fewer where
+# CUDA_VISIBLE_DEVICES names fewer (a test run on one GPU of two must not expect a second).
+visible_gpus() {
+  local files
+  files=$(compgen -G '/dev/nvidia[0-9]*' | wc -l)
+  if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    local named
+    named=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+    [ "$named" -lt "$files" ] && files=$named
+  fi
+  echo "$files"
+}
+
 # expect_no_gpu WHAT PATTERN CMD...: runs CMD, which without a GPU must exit 2 with PATTERN
 # in its stderr; sets no_gpu_message to that stderr. Where a GPU is present CMD does real
 # work instead, and the message cannot be checked: the script then ends, passing.

@@ -172,7 +172,7 @@ if gpu_present; then
 fi
 # On a machine of two GPUs, --device 1 runs every kernel and cuBLAS there, and checks them
 # (a wrong result exits 3).
-if [ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ]; then
+if [ "$(visible_gpus)" -ge 2 ]; then
   out=$("$bench" --size 64 --iters 2 --kernels naive,warptile --device 1 2>&1) || fail "--device 1 on two GPUs: $out"
 fi
 expect_no_gpu sgemm-bench "no CUDA device is visible" "$bench" --size 64 --iters 2 --kernels naive

@@ -82,7 +82,7 @@ fi
 
 # On a machine of two GPUs, the handle, the bench's buffers and cuBLAS all go to --device 1,
 # and dispatch's results there match cuBLAS's (else exit 3).
-if [ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ]; then
+if [ "$(visible_gpus)" -ge 2 ]; then
   out=$("$bench" --db "$tmp/sample.db" --device 1 --rounds 1 --calls 1 2>&1) || fail "--device 1 on two GPUs: $out"
 fi
 

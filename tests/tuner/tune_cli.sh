@@ -385,7 +385,7 @@ PY
 
   # On a machine of two GPUs of one model, --device 1 tunes the second, and its winners are
   # the first's too (one fingerprint): the same command on device 0 skips the shape.
-  if [ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ]; then
+  if [ "$(visible_gpus)" -ge 2 ]; then
     err=$(SGEMM_DB="$dir/two.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 --device 1 2>&1 >/dev/null) ||
       fail "a tune on device 1 failed: $err"
     grep -q "^sgemm-tune: 1 shape on device 1, " <<<"$err" || fail "the tune on device 1 does not say so: $err"
@@ -397,7 +397,7 @@ PY
   fi
   # Two tunes into one database at once, each with shapes of its own (on two GPUs, one on
   # each: the way to tune faster): both finish, and every shape of both keeps its winner.
-  second_device=$([ "$(compgen -G '/dev/nvidia[0-9]*' | wc -l)" -ge 2 ] && echo 1 || echo 0)
+  second_device=$([ "$(visible_gpus)" -ge 2 ] && echo 1 || echo 0)
   printf 'M,N,K\n16,48,32\n17,48,32\n18,48,32\n19,48,32\n' > "$dir/first.csv"
   printf 'M,N,K\n24,40,56\n25,40,56\n26,40,56\n27,40,56\n' > "$dir/second.csv"
   SGEMM_DB="$dir/shared.db" "$tune" --shapes "$dir/first.csv" --families naive,smem --max-candidates 4 \
