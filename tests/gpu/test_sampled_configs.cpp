@@ -1,0 +1,205 @@
+// Configurations drawn at random from each family's whole space on this GPU, each run on a
+// shape, transposes, scalars and layout drawn at random, against cuBLAS.
+//
+// Why: the suites of each family pick their cases by hand, one feature at a time, while the
+// families declare 10^2 to 10^5 valid points each, and every point must be right at every
+// shape it accepts. The tuner checks a winner only at its own shape; dispatch then also runs
+// it at the shapes the nearest rule gives it, with other split counts on the same binary (a
+// re-split, LoadedKernel::prepare with other values) and as a deterministic twin. So each
+// sampled configuration is judged at an odd shape, again after a re-split where its binary
+// splits K, and run twice: a kernel whose slices are not added by atomics must give the same
+// bits both times.
+//
+// The draws follow a fixed seed, so a failure repeats; SGEMM_SAMPLE_SEED=<number> draws
+// another sample (the seed is in every failure's message).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <tuple>
+
+#include "tests/gpu/gpu_test_env.h"
+#include "tuner/gemm_problem.h"
+#include "tuner/parallel_for.h"
+
+using namespace sgemm;
+
+namespace {
+
+// Extents that sit on, just past and just short of the tiles' powers of two, and odd ones.
+const std::vector<int> kExtents = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 100, 127, 129, 255, 257, 511, 1000};
+// K also runs long, past several k-tiles of every split.
+const std::vector<int> kDepths = {1, 2, 3, 5, 7, 16, 17, 63, 100, 129, 255, 1000, 1023, 2047, 4093};
+// (alpha, beta): beta = 0 leaves NaN in C before the run, which must not be read.
+const std::vector<std::pair<float, float>> kScalars = {{1.0f, 0.0f}, {-0.75f, 0.0f}, {1.5f, 0.5f}, {0.5f, -1.0f}};
+
+std::uint64_t sample_seed() {
+    const char* text = std::getenv("SGEMM_SAMPLE_SEED");
+    return text && *text ? std::strtoull(text, nullptr, 10) : 20261204;
+}
+
+// How many configurations of each family: its share of the space, at least 4 of each.
+int sample_size(const Family& f) {
+    if (f.name == "warptile") return 64;
+    if (f.name == "decode") return 32;
+    return 4;
+}
+
+struct SampledCase {
+    ParamValues config;
+    ProblemSpec spec;
+    // Another split count for the same binary, as dispatch re-splits a winner; empty where
+    // the configuration does not split K or no other count can run the shape.
+    ParamValues resplit;
+};
+
+template <typename T>
+const T& pick(std::mt19937_64& rng, const std::vector<T>& from) {
+    return from[rng() % from.size()];
+}
+
+// A row of `floats` with 0 to 4 more floats after it, or padded to whole 16 bytes (and one
+// more 16 bytes at times) where the kernel needs every row to take 16-byte accesses.
+int leading_dimension(std::mt19937_64& rng, int floats, bool aligned_rows) {
+    if (aligned_rows) return (floats + 3) / 4 * 4 + 4 * static_cast<int>(rng() % 2);
+    return floats + static_cast<int>(rng() % 5);
+}
+
+// A problem `config` reads: its TA and TB (as is, for a family without them), and operands at
+// any alignment unless the binary requires 16 bytes.
+ProblemSpec draw_spec(std::mt19937_64& rng, const Family& f, const ParamValues& config) {
+    ProblemSpec spec;
+    spec.M = pick(rng, kExtents), spec.N = pick(rng, kExtents), spec.K = pick(rng, kDepths);
+    std::tie(spec.alpha, spec.beta) = pick(rng, kScalars);
+    for (bool ta : {false, true})
+        for (bool tb : {false, true})
+            if (f.reads_transposes(config, ta, tb)) spec.trans_a = ta, spec.trans_b = tb;
+    const bool aligned_rows = f.required_alignment(config) == 16;
+    spec.offset_floats = aligned_rows ? 0 : static_cast<int>(rng() % 4);
+    spec.lda = leading_dimension(rng, spec.trans_a ? spec.M : spec.K, aligned_rows);
+    spec.ldb = leading_dimension(rng, spec.trans_b ? spec.K : spec.N, aligned_rows);
+    spec.ldc = leading_dimension(rng, spec.N, aligned_rows);
+    spec.seed = rng();
+    return spec;
+}
+
+// Another value of the split count that the same binary serves and that can run the shape.
+ParamValues draw_resplit(std::mt19937_64& rng, const Family& f, const ParamValues& config, const ProblemSpec& s,
+                         Arch arch) {
+    if (!f.splits_k(config)) return {};
+    for (std::size_t p = 0; p < f.params.size(); ++p) {
+        if (!f.params[p].split_count) continue;
+        std::vector<ParamValues> others;
+        for (int count : f.params[p].values) {
+            ParamValues other = config;
+            other[p] = count;
+            if (count > 1 && count != config[p] && f.invalid_reason(other, arch).empty() &&
+                f.unsupported_shape_reason(other, s.M, s.N, s.K, arch).empty())
+                others.push_back(other);
+        }
+        if (!others.empty()) return pick(rng, others);
+    }
+    return {};
+}
+
+// Each family draws from a stream of its own (its place in the registry), so a family added
+// or sampled more changes no other's cases.
+std::vector<SampledCase> draw_cases(const Family& f, std::size_t family_index, Arch arch, std::uint64_t seed) {
+    std::seed_seq streams{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                          static_cast<std::uint32_t>(family_index)};
+    std::mt19937_64 rng(streams);
+    const std::vector<ParamValues> space = f.valid_configs(arch);
+    std::vector<SampledCase> cases;
+    while (cases.size() < static_cast<std::size_t>(sample_size(f)) && !space.empty()) {
+        const ParamValues& config = pick(rng, space);
+        // A configuration too large for most shapes (shared memory growing with K) is
+        // drawn again with another shape, and given up for another configuration at last.
+        for (int attempt = 0; attempt < 16; ++attempt) {
+            const ProblemSpec spec = draw_spec(rng, f, config);
+            if (!f.unsupported_shape_reason(config, spec.M, spec.N, spec.K, arch).empty()) continue;
+            cases.push_back({config, spec, draw_resplit(rng, f, config, spec, arch)});
+            break;
+        }
+    }
+    return cases;
+}
+
+std::string describe(const Family& f, const SampledCase& c, std::uint64_t seed) {
+    const ProblemSpec& s = c.spec;
+    std::ostringstream out;
+    out << f.describe(c.config) << " on " << s.M << "x" << s.N << "x" << s.K << (s.trans_a ? " T" : " N")
+        << (s.trans_b ? "T" : "N") << " alpha=" << s.alpha << " beta=" << s.beta << " lda=" << s.lda
+        << " ldb=" << s.ldb << " ldc=" << s.ldc << " offset=" << s.offset_floats << " (SGEMM_SAMPLE_SEED=" << seed
+        << ")";
+    return out.str();
+}
+
+// One run of `launch` on `problem`, C poisoned first; the output as it came, and its judgement.
+Accuracy run_checked(sgemm::testing::GpuContext& gpu, GemmProblem& problem, const KernelLaunch& launch,
+                     std::vector<float>& output) {
+    problem.reserve_workspace(launch.workspace_bytes);
+    problem.poison_output(gpu.stream.get());
+    const cudaError_t launched = launch.launch(problem.args(), gpu.stream.get());
+    EXPECT_EQ(launched, cudaSuccess) << cudaGetErrorString(launched);
+    output = problem.download_output();
+    return problem.check_output();
+}
+
+// Parameterised by the family's place in all_families().
+class SampledConfigs : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(SampledConfigs, MatchCublasOnRandomShapesAndRepeat) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const std::size_t family_index = GetParam();
+    const Family& f = all_families().at(family_index);
+    const Arch arch{gpu->device.sm()};
+    const std::uint64_t seed = sample_seed();
+    const std::vector<SampledCase> cases = draw_cases(f, family_index, arch, seed);
+    ASSERT_EQ(cases.size(), static_cast<std::size_t>(sample_size(f))) << f.name << " has too few configurations that run";
+
+    // Compiling is the slow part: every CPU takes a share. Loading needs the device's context,
+    // which is this thread's.
+    std::vector<CompiledKernel> compiled(cases.size());
+    parallel_for(cases.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) compiled[i] = compile_kernel(f, cases[i].config, arch);
+    });
+
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const SampledCase& c = cases[i];
+        SCOPED_TRACE(describe(f, c, seed));
+        const LoadedKernel kernel(f, compiled[i]);
+        GemmProblem problem(c.spec, gpu->cublas, gpu->stream.get());
+        const int alignment = problem.call_alignment();
+        const KernelLaunch launch = kernel.prepare(c.spec.M, c.spec.N, c.spec.K, alignment);
+
+        std::vector<float> first, second;
+        const Accuracy a = run_checked(*gpu, problem, launch, first);
+        EXPECT_TRUE(a.ok()) << a.verdict() << " (rel err norm " << a.rel_err_norm << ")";
+        const Accuracy again = run_checked(*gpu, problem, launch, second);
+        EXPECT_TRUE(again.ok()) << "second run: " << again.verdict();
+        // Slices added by atomics round in the order they land; every other sum is fixed.
+        if (!f.sums_with_atomics(c.config)) {
+            EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0)
+                << "two runs gave different bits";
+        }
+
+        if (!c.resplit.empty()) {
+            SCOPED_TRACE("re-split as " + f.describe(c.resplit));
+            ASSERT_TRUE(kernel.serves(c.resplit));
+            std::vector<float> resplit_output;
+            const Accuracy r = run_checked(
+                *gpu, problem, kernel.prepare(c.spec.M, c.spec.N, c.spec.K, alignment, c.resplit), resplit_output);
+            EXPECT_TRUE(r.ok()) << r.verdict() << " (rel err norm " << r.rel_err_norm << ")";
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFamily, SampledConfigs, ::testing::Range<std::size_t>(0, all_families().size()),
+                         [](const ::testing::TestParamInfo<std::size_t>& info) {
+                             return all_families().at(info.param).name;
+                         });
+
+}  // namespace
