@@ -10,17 +10,29 @@
 // splits K, and run twice: a kernel whose slices are not added by atomics must give the same
 // bits both times.
 //
+// Then the same through dispatch: a database of winners drawn so (each a random configuration
+// at a random shape it runs, a few of them cuBLAS), and calls at those shapes (the exact rule)
+// and near them (M within a factor of 2, N and K up to 4 times larger or smaller: the nearest
+// rule, with re-splits where the workspace is short), through the public API, against cuBLAS.
+// Twice: with the cuBLAS fallback, and deterministic (atomic winners run by stand-ins) with
+// the built-in fallback.
+//
 // The draws follow a fixed seed, so a failure repeats; SGEMM_SAMPLE_SEED=<number> draws
 // another sample (the seed is in every failure's message).
 #include <gtest/gtest.h>
+#include <sgemm/dispatch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <tuple>
 
+#include "src/records/kernel_records.h"
+#include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/parallel_for.h"
@@ -201,5 +213,159 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily, SampledConfigs, ::testing::Range<std::size
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
                              return all_families().at(info.param).name;
                          });
+
+// The alignment class of a call on `spec`'s operands, as GemmProblem lays them out: each
+// buffer 256-byte aligned, the operands spec.offset_floats into A's, B's and C's.
+int alignment_of(const ProblemSpec& spec) {
+    const void* start = reinterpret_cast<const void*>(std::uintptr_t{256} + 4u * spec.offset_floats);
+    return alignment_class(start, spec.lda, start, spec.ldb, start, spec.ldc);
+}
+
+ShapeKey key_of(const ProblemSpec& spec) {
+    ShapeKey key;
+    key.M = spec.M, key.N = spec.N, key.K = spec.K, key.trans_a = spec.trans_a, key.trans_b = spec.trans_b;
+    key.alignment = alignment_of(spec);
+    return key;
+}
+
+// A call near `winner`, with its transposes and alignment class (which the nearest rule
+// requires): M within a factor of 2, N and K from a quarter to 4 times the winner's.
+ProblemSpec draw_call_near(std::mt19937_64& rng, const ProblemSpec& winner) {
+    const auto scaled = [&](int extent, int low_divisor, int high_factor) {
+        const int low = std::max(1, extent / low_divisor), high = extent * high_factor;
+        return low + static_cast<int>(rng() % static_cast<std::uint64_t>(high - low + 1));
+    };
+    const int wanted = alignment_of(winner);
+    for (;;) {
+        ProblemSpec call = winner;
+        call.M = scaled(winner.M, 2, 2), call.N = scaled(winner.N, 4, 4), call.K = scaled(winner.K, 4, 4);
+        std::tie(call.alpha, call.beta) = pick(rng, kScalars);
+        const bool aligned_rows = wanted == 16 || rng() % 2;
+        call.offset_floats = wanted == 16 ? 0 : winner.offset_floats;
+        call.lda = leading_dimension(rng, call.trans_a ? call.M : call.K, aligned_rows);
+        call.ldb = leading_dimension(rng, call.trans_b ? call.K : call.N, aligned_rows);
+        call.ldc = leading_dimension(rng, call.N, aligned_rows);
+        call.seed = rng();
+        if (alignment_of(call) == wanted) return call;
+    }
+}
+
+struct SampledDatabase {
+    sgemm::testing::TempDir dir;
+    std::string path;
+    std::vector<ProblemSpec> winners;  // each winner's shape and layout, in the order stored
+};
+
+// `count` winners: warptile and decode configurations by turns at shapes they run, every
+// sixth one cuBLAS, each at a shape key of its own.
+std::unique_ptr<SampledDatabase> sampled_database(const DeviceInfo& device, int count, std::uint64_t seed) {
+    const Arch arch{device.sm()};
+    std::seed_seq streams{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), 1000u};
+    std::mt19937_64 rng(streams);
+    const Family& warptile = find_family("warptile");
+    const Family& decode = find_family("decode");
+    const std::vector<ParamValues> warptile_space = warptile.valid_configs(arch), decode_space = decode.valid_configs(arch);
+
+    struct Drawn {
+        const Family* family;  // null: cuBLAS
+        ParamValues config;
+        ProblemSpec spec;
+    };
+    std::vector<Drawn> drawn;
+    std::vector<ShapeKey> keys;
+    while (static_cast<int>(drawn.size()) < count) {
+        const bool cublas = drawn.size() % 6 == 5;
+        const Family& f = drawn.size() % 2 ? decode : warptile;
+        const ParamValues& config = pick(rng, drawn.size() % 2 ? decode_space : warptile_space);
+        const ProblemSpec spec = draw_spec(rng, f, config);
+        const ShapeKey key = key_of(spec);
+        if (!f.unsupported_shape_reason(config, spec.M, spec.N, spec.K, arch).empty() ||
+            std::find(keys.begin(), keys.end(), key) != keys.end())
+            continue;
+        keys.push_back(key);
+        drawn.push_back({cublas ? nullptr : &f, config, spec});
+    }
+    std::vector<std::optional<Binary>> binaries(drawn.size());
+    parallel_for(drawn.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            if (const Family* f = drawn[i].family)
+                binaries[i] = to_binary(compile_kernel(*f, drawn[i].config, arch), kernel_ref(*f, drawn[i].config));
+    });
+
+    auto db = std::make_unique<SampledDatabase>();
+    db->path = db->dir.file("sampled.db");
+    TuningStore store(db->path);
+    const std::string device_id = store.add_device(fingerprint_of(device));
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+        const Binary* binary = binaries[i] ? &*binaries[i] : nullptr;
+        if (binary) store.put_binary(*binary);
+        store.put_winner(sgemm::testing::winner(device_id, keys[i], 0.01, binary));
+        db->winners.push_back(drawn[i].spec);
+    }
+    return db;
+}
+
+void call_through(const Dispatch& dispatch, const GemmProblem& problem, cudaStream_t stream) {
+    const SgemmArgs a = problem.args();
+    const ProblemSpec& s = problem.spec();
+    dispatch.gemm(s.trans_a, s.trans_b, s.M, s.N, s.K, s.alpha, a.A, a.lda, a.B, a.ldb, s.beta, a.C, a.ldc, stream);
+}
+
+sgemm_dispatch_choice_t choice_for(const Dispatch& dispatch, const GemmProblem& problem) {
+    const SgemmArgs a = problem.args();
+    const ProblemSpec& s = problem.spec();
+    return dispatch.query(s.trans_a, s.trans_b, s.M, s.N, s.K, a.A, a.lda, a.B, a.ldb, a.C, a.ldc);
+}
+
+TEST(SampledDispatch, RandomWinnersServeTheirShapesAndNearbyCallsAsCublasDoes) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const std::uint64_t seed = sample_seed();
+    const std::unique_ptr<SampledDatabase> db = sampled_database(gpu->device, 24, seed);
+    sgemm_dispatch_options_t as_tuned = Dispatch::default_options();
+    as_tuned.db_path = db->path.c_str();
+    sgemm_dispatch_options_t deterministic = as_tuned;
+    deterministic.deterministic = 1;
+    deterministic.fallback = SGEMM_DISPATCH_FALLBACK_BUILTIN;
+
+    // The calls: each winner's own shape and layout, and two near it.
+    std::seed_seq streams{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), 2000u};
+    std::mt19937_64 rng(streams);
+    std::vector<std::pair<ProblemSpec, bool>> calls;  // the call, and whether it is a winner's own
+    for (const ProblemSpec& w : db->winners) {
+        calls.push_back({w, true});
+        for (int near = 0; near < 2; ++near) calls.push_back({draw_call_near(rng, w), false});
+    }
+
+    for (const sgemm_dispatch_options_t& options : {as_tuned, deterministic}) {
+        const Dispatch dispatch(options);
+        int served_by_nearest_kernel = 0;
+        for (const auto& [spec, own] : calls) {
+            std::ostringstream where;
+            where << (options.deterministic ? "deterministic: " : "as tuned: ") << spec.M << "x" << spec.N << "x"
+                  << spec.K << (spec.trans_a ? " T" : " N") << (spec.trans_b ? "T" : "N") << " alpha=" << spec.alpha
+                  << " beta=" << spec.beta << " lda=" << spec.lda << " ldb=" << spec.ldb << " ldc=" << spec.ldc
+                  << " offset=" << spec.offset_floats << " (SGEMM_SAMPLE_SEED=" << seed << ")";
+            SCOPED_TRACE(where.str());
+            GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+            const sgemm_dispatch_choice_t choice = choice_for(dispatch, problem);
+            SCOPED_TRACE(choice.kernel);
+            if (own) {
+                EXPECT_EQ(choice.decision, SGEMM_DISPATCH_DECISION_EXACT);
+            }
+            if (choice.decision == SGEMM_DISPATCH_DECISION_NEAREST && choice.route == SGEMM_DISPATCH_ROUTE_KERNEL)
+                ++served_by_nearest_kernel;
+            problem.poison_output(gpu->stream.get());
+            call_through(dispatch, problem, gpu->stream.get());
+            const Accuracy a = problem.check_output();
+            EXPECT_TRUE(a.ok()) << a.verdict() << " (rel err norm " << a.rel_err_norm << ")";
+        }
+        // Most calls near a winner of this library's are its kernel's: the test is about them.
+        EXPECT_GE(served_by_nearest_kernel, static_cast<int>(db->winners.size()) / 2)
+            << (options.deterministic ? "deterministic" : "as tuned");
+        std::printf("%s: %d of %zu nearby calls ran a winner's kernel by the nearest rule\n",
+                    options.deterministic ? "deterministic" : "as tuned", served_by_nearest_kernel,
+                    calls.size() - db->winners.size());
+    }
+}
 
 }  // namespace
