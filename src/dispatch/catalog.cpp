@@ -160,8 +160,10 @@ KernelRef builtin_kernel(bool trans_a, bool trans_b) {
 namespace {
 
 // Winner w's kernel as it may run `shape` within `workspace_bytes`: as it is when it fits,
-// else with the most slices above 1 that fit, from its family's list of split counts and
-// valid for `arch` (the binary is the same: it takes the count from the grid). The tuner
+// else with the most slices above 1 that fit, from its family's list of split counts, valid
+// for `arch` and able to run the shape there (the binary is the same: it takes the count from
+// the grid; but fewer slices give each block more of K, and decode holds its block's slice of
+// A in shared memory, which may then pass the GPU's limit). The tuner
 // chose the split count to fill the GPU, so a count that would launch fewer blocks than w
 // does at its own shape is not taken: on the H200 the batch-32 o winner (32x4096x4096, 256
 // blocks of 8 slices) re-split to 4 slices at qkv's N (192 blocks) ran 0.90x of cuBLAS.
@@ -184,7 +186,9 @@ std::optional<KernelRef> fitted_to_workspace(const Winner& w, const ShapeKey& sh
             ParamValues v = w.kernel.params;
             v[i] = count;
             if (f->geometry(v, shape.M, shape.N, shape.K).blocks() < tuned_blocks) break;  // fewer counts, fewer blocks
-            if (fits(v) && f->invalid_reason(v, arch).empty()) return kernel_ref(*f, v);
+            if (fits(v) && f->invalid_reason(v, arch).empty() &&
+                f->unsupported_shape_reason(v, shape.M, shape.N, shape.K, arch).empty())
+                return kernel_ref(*f, v);
         }
     }
     return std::nullopt;
@@ -208,7 +212,9 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
                                                      : "stream-K") +
                " workspace (each stream holds " +
                std::to_string(workspace_bytes) + ")" +
-               (f.splits_k(w.kernel.params) ? ", and no fewer slices fit with as many blocks as its tuned launch" : "");
+               (f.splits_k(w.kernel.params)
+                    ? ", and no fewer slices fit with as many blocks as its tuned launch and within the GPU's limits"
+                    : "");
     });
     d.reason = d.selection.reason;
     if (const Winner* w = d.selection.winner) {

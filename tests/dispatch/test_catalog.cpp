@@ -599,6 +599,43 @@ Winner summed_by_pass_at(const ShapeKey& key) {
 
 }  // namespace
 
+// A re-split must run the call's shape, not only fit the workspace: fewer slices give each
+// decode block more of K, whose slice of A it holds in shared memory. The winner, 32 rows in
+// 8 slices at K = 14336, holds 32 x 1792 floats of A (229,376 bytes of sm_90's 232,448); the
+// 4 slices that fit the workspace at 4 times its N would need twice that, and the launch
+// would fail. So the winner is passed over (found by tests/gpu/test_sampled_configs.cpp's
+// review: the re-splits dispatch makes were checked for the workspace and the arch alone).
+TEST(Catalog, AReSplitThatWouldPassTheSharedMemoryLimitIsNotMade) {
+    Catalog c;
+    c.device = h200();
+    const Family& decode = find_family("decode");
+    const ParamValues eight_slices = {32, 128, 1, 1, 1, 0, 8, 0, 0};  // MT BN KW UNROLL EF TB SPLITS RING SUM_PASS
+    ASSERT_EQ(decode.invalid_reason(eight_slices, Arch{90}), "");
+    Winner w = winner(c.device.id(), shape(32, 1024, 14336), 1.0, nullptr);
+    w.kernel = kernel_ref(decode, eight_slices);
+    c.winners.push_back(w);
+    const ShapeKey wider = shape(32, 4096, 14336);
+    ASSERT_EQ(decode.unsupported_shape_reason(eight_slices, 32, 4096, 14336, Arch{90}), "");
+    ParamValues four_slices = eight_slices;
+    four_slices[decode.param_index("SPLITS")] = 4;
+    ASSERT_LE(decode.workspace_bytes(four_slices, 32, 4096, 14336, c.device.sm_count, 16), workspace_bytes_needed(c))
+        << "4 slices fit the workspace";
+    ASSERT_NE(decode.unsupported_shape_reason(four_slices, 32, 4096, 14336, Arch{90}), "")
+        << "but not the shared memory";
+
+    const Decision d = decide(c, wider, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(c));
+    EXPECT_EQ(d.selection.kind, SelectionKind::Fallback) << d.reason;
+    EXPECT_EQ(d.route, Route::Cublas) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "no fewer slices fit with as many blocks as its tuned launch and within the GPU's "
+                                   "limits"))
+        << d.reason;
+    // Where the workspace holds 8 slices at that N, the winner runs as it is.
+    const Decision roomy = decide(c, wider, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90},
+                                  decode.workspace_bytes(eight_slices, 32, 4096, 14336, c.device.sm_count, 16));
+    EXPECT_EQ(roomy.route, Route::Kernel) << roomy.reason;
+    EXPECT_EQ(roomy.kernel, w.kernel);
+}
+
 // A split-K winner whose tile is taller than twice its M has no fewer slices to re-split
 // to with as many blocks (the twin of the default tile, 256 rows, at M=32): each stream's
 // workspace holds its partials for every M up to 64, so a batch of 33 to 64 on the same

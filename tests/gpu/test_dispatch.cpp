@@ -5,7 +5,8 @@
 // nothing; leading dimensions judged as cuBLAS judges them; a destroyed handle; a handle
 // inherited through fork; a call and destroy after a device fault; the per-stream workspace
 // limit; a deterministic handle; a winner that stages its operands; rows that cannot be
-// read; calls refused for a workspace, which count no miss; a handle on each of two GPUs.
+// read; calls refused for a workspace, which count no miss; a handle on each of two GPUs; a
+// re-split that would pass the shared-memory limit, not made.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
@@ -1143,6 +1144,42 @@ TEST(Dispatch, AHandlePerGpuComputesOnItsOwnDevice) {
     there.reset();
     EXPECT_EQ(current_device(), other) << "destroy makes the handle's device current";
     ASSERT_EQ(cudaSetDevice(home), cudaSuccess);
+}
+
+// A nearby call whose winner would have to be re-split to fewer slices to fit the workspace,
+// where fewer slices would need more shared memory than the GPU has (decode holds its block's
+// slice of A there): the winner is passed over, and cuBLAS computes the call. Before, the
+// re-split was made, and its launch failed (Catalog.AReSplitThatWouldPassTheSharedMemoryLimitIsNotMade).
+TEST(Dispatch, ACallWhoseReSplitWouldPassTheSharedMemoryLimitRunsTheFallback) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Arch arch{gpu->device.sm()};
+    // K such that 32 rows of A's slice in 8 slices nearly fill this GPU's shared memory, and in
+    // 4 (what the workspace holds at 4 times the winner's N) need twice as much.
+    const int K = 8 * (arch_limits(arch).max_shared_per_block / (4 * 32) / 4 * 4 - 16);
+    const Family& decode = find_family("decode");
+    const ParamValues eight_slices = {32, 128, 1, 1, 1, 0, 8, 0, 0};  // MT BN KW UNROLL EF TB SPLITS RING SUM_PASS
+    ASSERT_EQ(decode.unsupported_shape_reason(eight_slices, 32, 4096, K, arch), "");
+    TempDir dir;
+    const std::string path = dir.file("tuning.db");
+    {
+        TuningStore store(path);
+        const std::string id = store.add_device(fingerprint_of(gpu->device));
+        const Binary b = to_binary(compile_kernel(decode, eight_slices, arch), kernel_ref(decode, eight_slices));
+        store.put_binary(b);
+        store.put_winner(sgemm::testing::winner(id, key_of(32, 1024, K, false, false), 0.01, &b));
+    }
+    const Dispatch dispatch(options(path));
+    ASSERT_EQ(dispatch.info().winners, 1);
+    const Case wider{"4 times the winner's N", 32, 4096, K, false, false, 0, "fallback"};
+    GemmProblem p(spec_of(wider, 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    const sgemm_dispatch_choice_t choice = dispatch.query(false, false, 32, 4096, K, nullptr, K, nullptr, 4096,
+                                                          nullptr, 4096);
+    EXPECT_EQ(choice.decision, SGEMM_DISPATCH_DECISION_FALLBACK) << explain(dispatch, p);
+    EXPECT_EQ(choice.route, SGEMM_DISPATCH_ROUTE_CUBLAS) << explain(dispatch, p);
+    p.poison_output(gpu->stream.get());
+    run(dispatch, p, gpu->stream.get());
+    const Accuracy a = p.check_output();
+    EXPECT_TRUE(a.ok()) << a.verdict();
 }
 
 TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
