@@ -17,8 +17,9 @@
 // Twice: with the cuBLAS fallback, and deterministic (atomic winners run by stand-ins) with
 // the built-in fallback.
 //
-// The draws follow a fixed seed, so a failure repeats; SGEMM_SAMPLE_SEED=<number> draws
-// another sample (the seed is in every failure's message).
+// The draws follow a fixed seed, so a failure repeats on a GPU of the same arch (the space
+// drawn from is the arch's valid configurations); SGEMM_SAMPLE_SEED=<number> draws another
+// sample (the seed is in every failure's message).
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
 
@@ -53,7 +54,8 @@ std::uint64_t sample_seed() {
     return text && *text ? std::strtoull(text, nullptr, 10) : 20261204;
 }
 
-// How many configurations of each family: its share of the space, at least 4 of each.
+// How many configurations of each family: more of the two tuned families, whose spaces are
+// large and whose configurations the tuner picks, and 4 of each ladder rung.
 int sample_size(const Family& f) {
     if (f.name == "warptile") return 64;
     if (f.name == "decode") return 32;
@@ -73,15 +75,35 @@ const T& pick(std::mt19937_64& rng, const std::vector<T>& from) {
     return from[rng() % from.size()];
 }
 
-// A row of `floats` with 0 to 4 more floats after it, or padded to whole 16 bytes (and one
-// more 16 bytes at times) where the kernel needs every row to take 16-byte accesses.
-int leading_dimension(std::mt19937_64& rng, int floats, bool aligned_rows) {
-    if (aligned_rows) return (floats + 3) / 4 * 4 + 4 * static_cast<int>(rng() % 2);
-    return floats + static_cast<int>(rng() % 5);
+// The alignment class of a call on `spec`'s operands, as GemmProblem lays them out: each
+// buffer 256-byte aligned, the operands spec.offset_floats into A's, B's and C's.
+int alignment_of(const ProblemSpec& spec) {
+    const void* start = reinterpret_cast<const void*>(std::uintptr_t{256} + 4u * spec.offset_floats);
+    return alignment_class(start, spec.lda, start, spec.ldb, start, spec.ldc);
 }
 
-// A problem `config` reads: its TA and TB (as is, for a family without them), and operands at
-// any alignment unless the binary requires 16 bytes.
+// A row of `floats` padded to a multiple of `step` floats, and at times by one step more.
+int padded_row(std::mt19937_64& rng, int floats, int step) {
+    return (floats + step - 1) / step * step + step * static_cast<int>(rng() % 2);
+}
+
+// Lays `spec`'s operands out for a call of alignment class `wanted` (16, 8 or 4): where they
+// start (0 to 3 floats past 256 bytes) and how long their rows are (padded by up to 4
+// floats), drawn until the class is the one wanted. Drawing the class first gives each
+// class its share: tight rows of random lengths are class 4 nearly always, and the kernels'
+// 16-byte paths would go untried.
+void lay_out(std::mt19937_64& rng, ProblemSpec& spec, int wanted) {
+    const int step = wanted / 4;  // floats: rows of class 16 are whole float4s, of 8 whole float2s
+    do {
+        spec.offset_floats = wanted == 16 ? 0 : wanted == 8 ? 2 * static_cast<int>(rng() % 2) : static_cast<int>(rng() % 4);
+        spec.lda = padded_row(rng, spec.trans_a ? spec.M : spec.K, step);
+        spec.ldb = padded_row(rng, spec.trans_b ? spec.K : spec.N, step);
+        spec.ldc = padded_row(rng, spec.N, step);
+    } while (alignment_of(spec) != wanted);
+}
+
+// A problem `config` reads: its TA and TB (as is, for a family without them), and operands of
+// any alignment class the binary takes.
 ProblemSpec draw_spec(std::mt19937_64& rng, const Family& f, const ParamValues& config) {
     ProblemSpec spec;
     spec.M = pick(rng, kExtents), spec.N = pick(rng, kExtents), spec.K = pick(rng, kDepths);
@@ -89,11 +111,7 @@ ProblemSpec draw_spec(std::mt19937_64& rng, const Family& f, const ParamValues& 
     for (bool ta : {false, true})
         for (bool tb : {false, true})
             if (f.reads_transposes(config, ta, tb)) spec.trans_a = ta, spec.trans_b = tb;
-    const bool aligned_rows = f.required_alignment(config) == 16;
-    spec.offset_floats = aligned_rows ? 0 : static_cast<int>(rng() % 4);
-    spec.lda = leading_dimension(rng, spec.trans_a ? spec.M : spec.K, aligned_rows);
-    spec.ldb = leading_dimension(rng, spec.trans_b ? spec.K : spec.N, aligned_rows);
-    spec.ldc = leading_dimension(rng, spec.N, aligned_rows);
+    lay_out(rng, spec, f.required_alignment(config) == 16 ? 16 : pick(rng, std::vector<int>{16, 8, 4}));
     spec.seed = rng();
     return spec;
 }
@@ -117,15 +135,18 @@ ParamValues draw_resplit(std::mt19937_64& rng, const Family& f, const ParamValue
     return {};
 }
 
-// Each family draws from a stream of its own (its place in the registry), so a family added
-// or sampled more changes no other's cases.
+// Each family draws from a stream of its own (numbered by its place in the registry), so
+// sampling one family more changes no other's cases.
 std::vector<SampledCase> draw_cases(const Family& f, std::size_t family_index, Arch arch, std::uint64_t seed) {
     std::seed_seq streams{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                           static_cast<std::uint32_t>(family_index)};
     std::mt19937_64 rng(streams);
     const std::vector<ParamValues> space = f.valid_configs(arch);
     std::vector<SampledCase> cases;
-    while (cases.size() < static_cast<std::size_t>(sample_size(f)) && !space.empty()) {
+    // A family none of whose configurations fits the shapes drawn would have the loop draw
+    // forever: the draws are bounded, and the test then says how many cases it found.
+    for (int draws = 0; cases.size() < static_cast<std::size_t>(sample_size(f)) && draws < 100 * sample_size(f);
+         ++draws) {
         const ParamValues& config = pick(rng, space);
         // A configuration too large for most shapes (shared memory growing with K) is
         // drawn again with another shape, and given up for another configuration at last.
@@ -169,8 +190,10 @@ TEST_P(SampledConfigs, MatchCublasOnRandomShapesAndRepeat) {
     const Family& f = all_families().at(family_index);
     const Arch arch{gpu->device.sm()};
     const std::uint64_t seed = sample_seed();
+    if (f.valid_configs(arch).empty()) GTEST_SKIP() << f.name << " has no configuration for " << arch.name();
     const std::vector<SampledCase> cases = draw_cases(f, family_index, arch, seed);
-    ASSERT_EQ(cases.size(), static_cast<std::size_t>(sample_size(f))) << f.name << " has too few configurations that run";
+    ASSERT_EQ(cases.size(), static_cast<std::size_t>(sample_size(f)))
+        << "the draws found too few configurations of " << f.name << " that run their shapes";
 
     // Compiling is the slow part: every CPU takes a share. Loading needs the device's context,
     // which is this thread's.
@@ -185,6 +208,7 @@ TEST_P(SampledConfigs, MatchCublasOnRandomShapesAndRepeat) {
         const LoadedKernel kernel(f, compiled[i]);
         GemmProblem problem(c.spec, gpu->cublas, gpu->stream.get());
         const int alignment = problem.call_alignment();
+        ASSERT_EQ(alignment, alignment_of(c.spec)) << "the class drawn is not the class of the call";
         const KernelLaunch launch = kernel.prepare(c.spec.M, c.spec.N, c.spec.K, alignment);
 
         std::vector<float> first, second;
@@ -214,13 +238,6 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily, SampledConfigs, ::testing::Range<std::size
                              return all_families().at(info.param).name;
                          });
 
-// The alignment class of a call on `spec`'s operands, as GemmProblem lays them out: each
-// buffer 256-byte aligned, the operands spec.offset_floats into A's, B's and C's.
-int alignment_of(const ProblemSpec& spec) {
-    const void* start = reinterpret_cast<const void*>(std::uintptr_t{256} + 4u * spec.offset_floats);
-    return alignment_class(start, spec.lda, start, spec.ldb, start, spec.ldc);
-}
-
 ShapeKey key_of(const ProblemSpec& spec) {
     ShapeKey key;
     key.M = spec.M, key.N = spec.N, key.K = spec.K, key.trans_a = spec.trans_a, key.trans_b = spec.trans_b;
@@ -235,19 +252,12 @@ ProblemSpec draw_call_near(std::mt19937_64& rng, const ProblemSpec& winner) {
         const int low = std::max(1, extent / low_divisor), high = extent * high_factor;
         return low + static_cast<int>(rng() % static_cast<std::uint64_t>(high - low + 1));
     };
-    const int wanted = alignment_of(winner);
-    for (;;) {
-        ProblemSpec call = winner;
-        call.M = scaled(winner.M, 2, 2), call.N = scaled(winner.N, 4, 4), call.K = scaled(winner.K, 4, 4);
-        std::tie(call.alpha, call.beta) = pick(rng, kScalars);
-        const bool aligned_rows = wanted == 16 || rng() % 2;
-        call.offset_floats = wanted == 16 ? 0 : winner.offset_floats;
-        call.lda = leading_dimension(rng, call.trans_a ? call.M : call.K, aligned_rows);
-        call.ldb = leading_dimension(rng, call.trans_b ? call.K : call.N, aligned_rows);
-        call.ldc = leading_dimension(rng, call.N, aligned_rows);
-        call.seed = rng();
-        if (alignment_of(call) == wanted) return call;
-    }
+    ProblemSpec call = winner;
+    call.M = scaled(winner.M, 2, 2), call.N = scaled(winner.N, 4, 4), call.K = scaled(winner.K, 4, 4);
+    std::tie(call.alpha, call.beta) = pick(rng, kScalars);
+    lay_out(rng, call, alignment_of(winner));
+    call.seed = rng();
+    return call;
 }
 
 struct SampledDatabase {
@@ -257,7 +267,7 @@ struct SampledDatabase {
 };
 
 // `count` winners: warptile and decode configurations by turns at shapes they run, every
-// sixth one cuBLAS, each at a shape key of its own.
+// fifth one cuBLAS (of either family's shape, by turns), each at a shape key of its own.
 std::unique_ptr<SampledDatabase> sampled_database(const DeviceInfo& device, int count, std::uint64_t seed) {
     const Arch arch{device.sm()};
     std::seed_seq streams{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), 1000u};
@@ -274,7 +284,7 @@ std::unique_ptr<SampledDatabase> sampled_database(const DeviceInfo& device, int 
     std::vector<Drawn> drawn;
     std::vector<ShapeKey> keys;
     while (static_cast<int>(drawn.size()) < count) {
-        const bool cublas = drawn.size() % 6 == 5;
+        const bool cublas = drawn.size() % 5 == 4;
         const Family& f = drawn.size() % 2 ? decode : warptile;
         const ParamValues& config = pick(rng, drawn.size() % 2 ? decode_space : warptile_space);
         const ProblemSpec spec = draw_spec(rng, f, config);
@@ -317,6 +327,12 @@ sgemm_dispatch_choice_t choice_for(const Dispatch& dispatch, const GemmProblem& 
     return dispatch.query(s.trans_a, s.trans_b, s.M, s.N, s.K, a.A, a.lda, a.B, a.ldb, a.C, a.ldc);
 }
 
+std::string explanation(const Dispatch& dispatch, const GemmProblem& problem) {
+    const SgemmArgs a = problem.args();
+    const ProblemSpec& s = problem.spec();
+    return dispatch.explain(s.trans_a, s.trans_b, s.M, s.N, s.K, a.A, a.lda, a.B, a.ldb, a.C, a.ldc);
+}
+
 TEST(SampledDispatch, RandomWinnersServeTheirShapesAndNearbyCallsAsCublasDoes) {
     SGEMM_REQUIRE_GPU(gpu);
     const std::uint64_t seed = sample_seed();
@@ -338,7 +354,7 @@ TEST(SampledDispatch, RandomWinnersServeTheirShapesAndNearbyCallsAsCublasDoes) {
 
     for (const sgemm_dispatch_options_t& options : {as_tuned, deterministic}) {
         const Dispatch dispatch(options);
-        int served_by_nearest_kernel = 0;
+        int served_by_nearest_kernel = 0, resplit = 0;
         for (const auto& [spec, own] : calls) {
             std::ostringstream where;
             where << (options.deterministic ? "deterministic: " : "as tuned: ") << spec.M << "x" << spec.N << "x"
@@ -347,13 +363,19 @@ TEST(SampledDispatch, RandomWinnersServeTheirShapesAndNearbyCallsAsCublasDoes) {
                   << " offset=" << spec.offset_floats << " (SGEMM_SAMPLE_SEED=" << seed << ")";
             SCOPED_TRACE(where.str());
             GemmProblem problem(spec, gpu->cublas, gpu->stream.get());
+            ASSERT_EQ(problem.call_alignment(), alignment_of(spec)) << "the class drawn is not the class of the call";
             const sgemm_dispatch_choice_t choice = choice_for(dispatch, problem);
             SCOPED_TRACE(choice.kernel);
             if (own) {
                 EXPECT_EQ(choice.decision, SGEMM_DISPATCH_DECISION_EXACT);
             }
+            if (options.deterministic) {
+                EXPECT_EQ(std::string(choice.kernel).find("SUM_PASS=2"), std::string::npos)
+                    << "a deterministic handle runs a kernel that adds into C with atomics";
+            }
             if (choice.decision == SGEMM_DISPATCH_DECISION_NEAREST && choice.route == SGEMM_DISPATCH_ROUTE_KERNEL)
                 ++served_by_nearest_kernel;
+            if (explanation(dispatch, problem).find("re-split as") != std::string::npos) ++resplit;
             problem.poison_output(gpu->stream.get());
             call_through(dispatch, problem, gpu->stream.get());
             const Accuracy a = problem.check_output();
@@ -362,9 +384,9 @@ TEST(SampledDispatch, RandomWinnersServeTheirShapesAndNearbyCallsAsCublasDoes) {
         // Most calls near a winner of this library's are its kernel's: the test is about them.
         EXPECT_GE(served_by_nearest_kernel, static_cast<int>(db->winners.size()) / 2)
             << (options.deterministic ? "deterministic" : "as tuned");
-        std::printf("%s: %d of %zu nearby calls ran a winner's kernel by the nearest rule\n",
+        std::printf("%s: %d of %zu nearby calls ran a winner's kernel by the nearest rule, %d of them re-split\n",
                     options.deterministic ? "deterministic" : "as tuned", served_by_nearest_kernel,
-                    calls.size() - db->winners.size());
+                    calls.size() - db->winners.size(), resplit);
     }
 }
 
