@@ -104,7 +104,8 @@ struct Decision {
 // so a winner whose partials at the call's shape would overflow the workspace runs with the
 // most slices of its family's list that fit (the workspace is sized for the winners' own
 // shapes, and a wider call of a partly tuned model would otherwise lose the tuned tile), as
-// long as that launches at least as many blocks as the winner does at its own shape.
+// long as that launches at least as many blocks as the winner does at its own shape and
+// can run the call's shape (fewer slices may need more shared memory).
 Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fallback_t fallback, Arch arch,
                 std::size_t workspace_bytes);
 
