@@ -6,15 +6,19 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
 
 namespace sgemm {
 
 namespace {
 
+constexpr int kInterrupts[] = {SIGINT, SIGTERM};
+
 // A handler may only touch lock-free atomics and call async-signal-safe functions (write).
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
+// The child that pass_interrupts_to passes signals on to; 0 for none.
+std::atomic<pid_t> g_child{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
 const char* g_tool = "";
 const char* g_what_stops = "";
 
@@ -46,7 +50,42 @@ void on_signal(int signal_number) {
     write_text(signal_number == SIGINT ? " (Ctrl-C again to quit at once)\n" : " (a second signal quits at once)\n");
 }
 
+// The parent's handler (pass_interrupts_to). A signal from the terminal comes with si_code
+// SI_KERNEL, which is positive; kill, sigqueue and tgkill give SI_USER, SI_QUEUE and SI_TKILL,
+// all 0 or below.
+void on_signal_for_child(int signal_number, siginfo_t* info, void*) {
+    int none = 0;
+    g_signal.compare_exchange_strong(none, signal_number);
+    const pid_t child = g_child.load();
+    if (child > 0 && info != nullptr && info->si_code <= 0) kill(child, signal_number);
+}
+
+struct sigaction g_started_with[2];
+bool g_passing = false;  // pass_interrupts_to installed its handler, saving g_started_with
+
 }  // namespace
+
+void pass_interrupts_to(pid_t child) {
+    g_child.store(child);
+    if (g_passing) return;
+    g_passing = true;
+    struct sigaction action {};
+    action.sa_sigaction = on_signal_for_child;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
+    for (int i = 0; i < 2; ++i) {
+        sigaction(kInterrupts[i], nullptr, &g_started_with[i]);
+        // One the process was started with ignored stays ignored, in the child too.
+        if (g_started_with[i].sa_handler != SIG_IGN) sigaction(kInterrupts[i], &action, nullptr);
+    }
+}
+
+void restore_interrupts_as_started() {
+    g_child.store(0);
+    if (!g_passing) return;
+    for (int i = 0; i < 2; ++i) sigaction(kInterrupts[i], &g_started_with[i], nullptr);
+    g_passing = false;
+}
 
 void stop_on_interrupt(const char* tool, const char* what_stops) {
     g_tool = tool;
@@ -55,7 +94,7 @@ void stop_on_interrupt(const char* tool, const char* what_stops) {
     action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    for (int signal_number : {SIGINT, SIGTERM}) {
+    for (int signal_number : kInterrupts) {
         // A signal the process was started with ignored (a shell's background job, nohup)
         // stays ignored, as it would without this.
         struct sigaction before {};
@@ -66,8 +105,11 @@ void stop_on_interrupt(const char* tool, const char* what_stops) {
 
 bool interrupt_requested() { return g_signal.load() != 0; }
 
-int end_by_interrupt() {
-    const int signal_number = g_signal.load();
+int interrupt_signal() { return g_signal.load(); }
+
+int end_by_interrupt() { return end_by_signal(g_signal.load()); }
+
+int end_by_signal(int signal_number) {
     if (signal_number == 0) return 0;
     std::fflush(nullptr);
     end_by(signal_number);

@@ -3,7 +3,9 @@
 #include <boost/program_options.hpp>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
 #include "src/util/text.h"
+#include "tools/cli_child_process.h"
 #include "tools/cli_interrupt.h"
 #include "tools/cli_lists.h"
 #include "tools/cli_output.h"
@@ -29,6 +32,7 @@
 #include "tuner/decode/gpu_spec.h"
 #include "tuner/kernel_cache.h"
 #include "tuner/parallel_for.h"
+#include "tuner/tune_report.h"
 #include "tuner/tuner.h"
 
 namespace po = boost::program_options;
@@ -43,12 +47,15 @@ constexpr int kSomeShapesUntried = 3;
 // Progress: a bar redrawn in place on a terminal, one line per shape otherwise.
 class ProgressPrinter {
 public:
-    explicit ProgressPrinter(int shapes) : tty_(isatty(STDERR_FILENO)), shapes_(shapes), start_(Clock::now()) {}
+    // `finished_before`: the shapes an earlier process of the run finished (a fault's new one
+    // goes on from there), which the counts go on from.
+    ProgressPrinter(int shapes, int finished_before)
+        : tty_(isatty(STDERR_FILENO)), shapes_(shapes), first_(finished_before), finished_(finished_before) {}
 
     TuneProgress callbacks() {
         TuneProgress p;
         p.shape_started = [this](const ShapeRow& row, int index, int total, int candidates) {
-            index_ = index;
+            index_ = first_ + index;
             label_ = row.key.to_string() + (row.name.empty() ? "" : " (" + row.name + ")");
             candidates_ = candidates;
             (void)total;
@@ -92,7 +99,7 @@ public:
             if (o.left_out_faulted > 0) {
                 const ShapeKey& k = o.row.key;
                 std::fprintf(stderr,
-                             "[%d/%d] %s: %s left out: they faulted the GPU in an earlier run (sgemm-db show %d %d %d "
+                             "[%d/%d] %s: %s left out: they faulted the GPU on this shape before (sgemm-db show %d %d %d "
                              "--trans %s --align %d names them; --retry-faulted tries them again)\n",
                              finished_, shapes_, k.to_string().c_str(),
                              count_of(static_cast<std::size_t>(o.left_out_faulted), "candidate", "candidates").c_str(),
@@ -128,7 +135,6 @@ public:
     }
 
 private:
-    using Clock = std::chrono::steady_clock;
     std::string eta() const {
         if (tuned_ == 0) return "--:--";
         const int left = static_cast<int>(tuned_seconds_ / tuned_ * (shapes_ - finished_));
@@ -138,10 +144,9 @@ private:
     }
 
     bool tty_;
-    int shapes_, index_ = 0, candidates_ = 0, finished_ = 0, tuned_ = 0;
+    int shapes_, first_, index_ = 0, candidates_ = 0, finished_, tuned_ = 0;
     double tuned_seconds_ = 0;
     std::string label_;
-    Clock::time_point start_;
 };
 
 void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& model, Json& json_rows) {
@@ -294,6 +299,240 @@ int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const Tune
     return 0;
 }
 
+// More faults than this in one run end it: a fault that many kernels meet is the driver's or
+// the GPU's, and a new process for each would only repeat it.
+constexpr int kMostFaultsPerRun = 10;
+
+// What the tune's processes share: the command line's choices, fixed before the first is
+// forked, and the shapes, which a tune of the misses finds in its first process.
+struct TuneRun {
+    TuneOptions options;
+    int device_ordinal = 0;
+    std::string db_path;
+    bool from_misses = false;
+    ShapesFile shapes;
+    std::string shapes_path;
+};
+
+// One process of the tune: the shapes from `first` on, its report written to `report_fd`
+// (tuner/tune_report.h). The first process (`first` 0) also does what the tune needs before
+// its shapes: it finds the device, the misses, the shapes too large, and opens the database;
+// a later one goes on after a fault, with the shape the fault cut short. Returns the process's
+// exit status: 0 once the report is written, else what stopped it, said on standard error.
+int tune_in_this_process(TuneRun run, std::size_t first, int report_fd) {
+    try {
+        // The misses' database is opened first, so that its problems are reported without a GPU too.
+        if (run.from_misses && first == 0) TuningStore(run.db_path, OpenMode::ReadOnly);
+        const DeviceInfo device = use_device(run.device_ordinal);
+        compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
+        if (run.from_misses && first == 0) {
+            const std::string device_id = fingerprint_of(device).id();
+            run.shapes_path = "the misses of device " + device_id;
+            const ShapesOfMisses misses = shapes_of_misses(TuningStore(run.db_path, OpenMode::ReadOnly).misses(device_id));
+            run.shapes.rows = misses.rows;
+            if (misses.left_out > 0)
+                std::fprintf(stderr, "sgemm-tune: note: %s of a precision other than fp32 left out: only fp32 is "
+                                     "tuned so far\n", count_of(misses.left_out, "shape key", "shape keys").c_str());
+            if (run.shapes.rows.empty()) {
+                std::fprintf(stderr, "sgemm-tune: %s holds no misses of this GPU (device %s) that it can tune\n",
+                             printable(run.db_path).c_str(), device_id.c_str());
+                return 0;
+            }
+            // Dispatch records calls whose operands fit where tuning them does not: those are
+            // named and the rest tuned.
+            for (const std::string& why : drop_shapes_too_large(run.shapes, run.shapes_path, device.global_memory_bytes,
+                                                                run.options.check_fp64))
+                std::fprintf(stderr, "sgemm-tune: note: left out: %s\n", why.c_str());
+            if (run.shapes.rows.empty()) {
+                std::fprintf(stderr, "sgemm-tune: no miss of this GPU fits its memory for tuning\n");
+                return 1;
+            }
+        }
+        if (first == 0) {
+            const std::string too_large = first_shape_too_large(run.shapes, run.shapes_path,
+                                                                device.global_memory_bytes, run.options.check_fp64);
+            if (!too_large.empty()) {
+                std::fprintf(stderr, "sgemm-tune: %s\n", too_large.c_str());
+                return 1;
+            }
+        }
+        TuningStore store(run.db_path, OpenMode::ReadWrite);
+        const std::vector<ShapeRow>& rows = run.shapes.rows;
+        if (first == 0) {
+            // The ordinal too: on a machine of several GPUs, which one is timed.
+            std::fprintf(stderr, "sgemm-tune: %s on device %d, %s (sm_%d), database %s, %s search\n",
+                         count_of(rows.size(), "shape", "shapes").c_str(), device.ordinal, device.name.c_str(),
+                         device.sm(), printable(store.path()).c_str(), to_string(run.options.search.strategy).c_str());
+            if (const std::string upgraded = upgrade_notice(store.path(), store.opened_version()); !upgraded.empty())
+                std::fprintf(stderr, "sgemm-tune: note: %s\n", printable(upgraded).c_str());
+        }
+        ProgressPrinter printer(static_cast<int>(rows.size()), static_cast<int>(first));
+        const auto start = std::chrono::steady_clock::now();
+        warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
+        stop_on_interrupt("sgemm-tune", "after the candidate being timed or the compiles in progress; the shapes finished keep their winners");
+        run.options.stop_requested = interrupt_requested;
+        run.options.first_shape_cut_short_by_fault = first > 0;
+        Tuner tuner(store, device, run.options, printer.callbacks());
+        TuneReport report;
+        report.outcomes = tuner.tune_all(std::vector<ShapeRow>(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end()));
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!report.outcomes.empty() && !report.outcomes.back().fault.empty())
+            printer.clear_line();  // the progress bar of the shape the fault cut short
+        if (!report.outcomes.empty() && report.outcomes.back().interrupted) printer.interrupted(report.outcomes.back());
+        report.device = device;
+        report.database = store.path();
+        report.shapes_source = run.shapes_path;
+        report.rows = rows;
+        const DeviceModel model = device_model(device);
+        report.peak_flops = model.fp32_flops;
+        report.bytes_per_s = model.bytes_per_s;
+        report.signal = interrupt_signal();
+        if (!write_all(report_fd, encode_tune_report(report))) {
+            std::fprintf(stderr, "sgemm-tune: could not hand the tune's results to its parent process: %s\n",
+                         std::strerror(errno));
+            return 2;
+        }
+        return 0;
+    } catch (const NoDeviceError& e) {
+        std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
+        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well (a
+        // tune of the misses writes its winners to the file it read them from).
+        try {
+            check_writable_database(run.db_path);
+        } catch (const std::exception& problem) {
+            std::fprintf(stderr, "sgemm-tune: and with a GPU the tune would stop on its database: %s\n",
+                         printable_lines(problem.what()).c_str());
+        }
+        return 2;
+    } catch (const std::exception& e) {
+        // On a terminal the progress bar may hold the line: clear it first.
+        std::fprintf(stderr, "%ssgemm-tune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", printable_lines(e.what()).c_str());
+        return 2;
+    }
+}
+
+// The tune, in child processes (tools/cli_child_process.h), since a candidate that faults the
+// GPU loses its process's CUDA context: the fault is stored, and a new process goes on from the
+// shape it cut short, without that candidate there. This process, which never touches the GPU,
+// gathers their outcomes and prints the table of the whole run.
+int tune(TuneRun& run, const std::string& json_path) {
+    std::vector<ShapeOutcome> outcomes;
+    std::vector<std::string> faults;  // every fault of the run, the one that ended it too
+    TuneReport whole;                 // the first process's device, database and shapes
+    double seconds = 0;
+    int signal = 0;
+    std::size_t first = 0;
+    for (;;) {
+        const ChildEnd end = run_in_child([&](int fd) { return tune_in_this_process(run, first, fd); });
+        // No report: the process said what stopped it (or a second signal quit it at once).
+        if (end.output.empty() || end.signal != 0) return end_as(end);
+        TuneReport report = decode_tune_report(end.output);
+        if (first == 0) {
+            run.shapes.rows = report.rows;  // a tune of the misses found them in its first process
+            run.shapes_path = report.shapes_source;
+            whole = report;
+        }
+        seconds += report.seconds;
+        signal = report.signal;
+        outcomes.insert(outcomes.end(), report.outcomes.begin(), report.outcomes.end());
+        if (outcomes.empty() || outcomes.back().fault.empty()) break;
+        faults.push_back(outcomes.back().fault);
+        if (static_cast<int>(faults.size()) >= kMostFaultsPerRun || interrupt_requested()) break;
+        first = outcomes.size() - 1;
+        std::fprintf(stderr,
+                     "sgemm-tune: %s. The CUDA context is lost, so the run goes on in a new process from shape %zu "
+                     "of %zu, leaving this candidate out of it; what the search measured is stored, with the fault.\n",
+                     printable_lines(outcomes.back().fault).c_str(), first + 1, run.shapes.rows.size());
+        outcomes.pop_back();
+    }
+    const std::vector<ShapeRow>& rows = run.shapes.rows;
+    const DeviceInfo& device = whole.device;
+
+    // A fault ends the run with the shape it cut short, whose search stored no winner.
+    std::string fault;
+    if (!outcomes.empty() && !outcomes.back().fault.empty()) {
+        fault = outcomes.back().fault;
+        outcomes.pop_back();
+    }
+    // A signal during the last candidate of the last shape leaves every search whole, yet the
+    // run still ends by it, so that a calling script stops as it asked. The signal may have
+    // come to the child alone.
+    if (signal == 0) signal = interrupt_signal();
+    const bool stopped = fault.empty() && (outcomes.size() < rows.size() ||
+                                           (!outcomes.empty() && outcomes.back().interrupted) || signal != 0);
+    if (!outcomes.empty() && outcomes.back().interrupted) outcomes.pop_back();
+
+    const std::size_t finished = outcomes.size();
+    // A shape whose budget ran out before any candidate has no winner for the table.
+    const auto untried = std::stable_partition(outcomes.begin(), outcomes.end(),
+                                               [](const ShapeOutcome& o) { return !o.untried; });
+    const long untried_count = std::distance(untried, outcomes.end());
+    outcomes.erase(untried, outcomes.end());
+
+    Json table_rows = Json::array();
+    DeviceModel model;
+    model.fp32_flops = whole.peak_flops;
+    model.bytes_per_s = whole.bytes_per_s;
+    if (!outcomes.empty()) {
+        print_table(outcomes, model, table_rows);
+        std::printf("\n%s in %.1f s\n", count_of(finished, "shape", "shapes").c_str(), seconds);
+    }
+    if (untried_count > 0)
+        std::printf("\n%ld %s no winner: --budget-s ran out before any candidate ran (a larger budget, or the "
+                    "same command again with what compiled now cached)\n",
+                    untried_count, untried_count == 1 ? "shape has" : "shapes have");
+    if (run.options.search.strategy == Strategy::Exhaustive && !outcomes.empty()) print_model_evaluation(outcomes);
+    const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
+    if (stopped)
+        std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; the winners are in %s. %s\n", finished,
+                     rows.size(), printable(whole.database).c_str(),
+                     run.options.retune ? "The shapes not re-tuned keep their earlier winners."
+                                        : "The same command goes on from there (shapes with a winner are skipped).");
+    if (!json_path.empty()) {
+        Json fault_list = Json::array();
+        for (const std::string& f : faults) fault_list.push(Json(f));
+        Json doc = Json::object();
+        doc.set("gpu", device.name)
+            .set("sm", device.sm())
+            .set("database", whole.database)
+            .set("strategy", to_string(run.options.search.strategy))
+            .set("atomics_allowed", run.options.atomics_allowed)
+            .set("seconds", seconds)
+            .set("interrupted", stopped)
+            .set("fault", fault)  // empty, or the candidate that faulted the GPU and ended the run
+            .set("faults", fault_list)  // every candidate that faulted the GPU in this run
+            .set("untried_shapes", untried_count)  // no winner: --budget-s ran out first
+            // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
+            .set("peak_tflops", model.fp32_flops / 1e12)
+            .set("bandwidth_tbs", model.bytes_per_s / 1e12)
+            .set("shapes", table_rows);
+        write_output_file(json_path, doc.dump() + "\n");
+    }
+    if (!fault.empty()) {
+        // The run goes on after a fault, but not after a stop, nor after many faults.
+        const std::string why =
+            interrupt_requested()
+                ? "The CUDA context is lost and the run was stopped, so it ended"
+                : std::to_string(faults.size()) + " candidates faulted the GPU in this run, which points to the "
+                                                  "driver or the GPU rather than to a kernel, so the run ended";
+        std::fprintf(stderr,
+                     "sgemm-tune: %s. %s after %zu of %zu shapes; what it measured is stored, with the fault. The same "
+                     "command%s %s, and leaves this candidate out of this shape.\n",
+                     printable_lines(fault).c_str(), why.c_str(), finished, rows.size(),
+                     run.options.retry_faulted ? " without --retry-faulted" : "",
+                     run.options.retune ? "tunes every shape again" : "goes on from there");
+        return 2;
+    }
+    if (!faults.empty())
+        std::fprintf(stderr,
+                     "sgemm-tune: note: %s faulted the GPU in this run (said above); each is stored and left out of "
+                     "its shape from now on (sgemm-db show names them; --retry-faulted tries them again)\n",
+                     count_of(faults.size(), "candidate", "candidates").c_str());
+    if (stopped) return end_by_signal(signal);
+    if (written != 0) return written;
+    return untried_count > 0 ? kSomeShapesUntried : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -310,12 +549,13 @@ int main(int argc, char** argv) {
         "stored as it is taken; a re-run skips shapes that already have a winner for this device.\n"
         "Ctrl-C (or SIGTERM) stops after the candidate being timed or the compiles in progress; the\n"
         "shapes finished keep their winners and the table shows them; exit status 130 (143 for\n"
-        "SIGTERM). A second signal quits at once. A candidate that faults the GPU ends the run the same\n"
-        "way, with exit status 2 (the CUDA context is lost); the fault is stored, and the next run leaves\n"
-        "that candidate out of that shape (--retry-faulted tries it again).\n\n"
+        "SIGTERM). A second signal quits at once. A candidate that faults the GPU loses the CUDA context\n"
+        "of the process the tune runs in: the fault is stored, and the run goes on in a new process from\n"
+        "that shape, which leaves the candidate out from then on (--retry-faulted tries it again). Ten\n"
+        "faults in one run end it, with exit status 2.\n\n"
         "Exit status: 0 every shape has its winner; 1 bad arguments, a bad shapes file, or a shape (with\n"
         "--from-misses: every miss) too large for the GPU's memory (nothing tuned); 2 no GPU, a database\n"
-        "or GPU problem, a fault, or standard output lost; 3 --budget-s left some shapes without a winner\n"
+        "or GPU problem, ten faults, or standard output lost; 3 --budget-s left some shapes without a winner\n"
         "(the others are stored; the same command tunes them again); 130 or 143 stopped by a signal.\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
@@ -352,7 +592,7 @@ int main(int argc, char** argv) {
         ("retry-faulted", "try again the candidates that faulted the GPU on a shape in an earlier run, which are "
          "otherwise left out of that shape (after a driver update or a hardware repair, say): such shapes are "
          "tuned again though they have winners. One that runs right counts as faulted no more; one that faults "
-         "again ends the run again")
+         "again is left out of that shape again, as the run goes on")
         ("check-fp64", "validate against an fp64 reference (cuBLAS DGEMM) instead of cuBLAS fp32")
         ("allow-atomics", "also try split-K kernels whose slices add into C with float atomics: on small grids "
          "(batch-32 decode, 1024^3) a few percent faster, but the order of the adds, and so the last bits of C, "
@@ -484,139 +724,17 @@ int main(int argc, char** argv) {
         }
     }
 
+    TuneRun run;
+    run.options = options;
+    run.device_ordinal = device_ordinal;
+    run.db_path = db_path;
+    run.from_misses = from_misses;
+    run.shapes = shapes;
+    run.shapes_path = shapes_path;
     try {
-        // The misses' database is opened first, so that its problems are reported without a GPU too.
-        if (from_misses) TuningStore(db_path, OpenMode::ReadOnly);
-        const DeviceInfo device = use_device(device_ordinal);
-        compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
-        if (from_misses) {
-            const std::string device_id = fingerprint_of(device).id();
-            shapes_path = "the misses of device " + device_id;
-            const ShapesOfMisses misses = shapes_of_misses(TuningStore(db_path, OpenMode::ReadOnly).misses(device_id));
-            shapes.rows = misses.rows;
-            if (misses.left_out > 0)
-                std::fprintf(stderr, "sgemm-tune: note: %s of a precision other than fp32 left out: only fp32 is "
-                                     "tuned so far\n", count_of(misses.left_out, "shape key", "shape keys").c_str());
-            if (shapes.rows.empty()) {
-                std::fprintf(stderr, "sgemm-tune: %s holds no misses of this GPU (device %s) that it can tune\n",
-                             printable(db_path).c_str(), device_id.c_str());
-                return 0;
-            }
-        }
-        if (from_misses) {
-            // Dispatch records calls whose operands fit where tuning them does not: those are
-            // named and the rest tuned.
-            for (const std::string& why : drop_shapes_too_large(shapes, shapes_path, device.global_memory_bytes, options.check_fp64))
-                std::fprintf(stderr, "sgemm-tune: note: left out: %s\n", why.c_str());
-            if (shapes.rows.empty()) {
-                std::fprintf(stderr, "sgemm-tune: no miss of this GPU fits its memory for tuning\n");
-                return 1;
-            }
-        }
-        const std::string too_large = first_shape_too_large(shapes, shapes_path, device.global_memory_bytes, options.check_fp64);
-        if (!too_large.empty()) {
-            std::fprintf(stderr, "sgemm-tune: %s\n", too_large.c_str());
-            return 1;
-        }
-        TuningStore store(db_path, OpenMode::ReadWrite);
-        // The ordinal too: on a machine of several GPUs, which one is timed.
-        std::fprintf(stderr, "sgemm-tune: %s on device %d, %s (sm_%d), database %s, %s search\n",
-                     count_of(shapes.rows.size(), "shape", "shapes").c_str(), device.ordinal, device.name.c_str(),
-                     device.sm(), printable(store.path()).c_str(), to_string(options.search.strategy).c_str());
-        if (const std::string upgraded = upgrade_notice(store.path(), store.opened_version()); !upgraded.empty())
-            std::fprintf(stderr, "sgemm-tune: note: %s\n", printable(upgraded).c_str());
-        ProgressPrinter printer(static_cast<int>(shapes.rows.size()));
-        const auto start = std::chrono::steady_clock::now();
-        warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
-        stop_on_interrupt("sgemm-tune", "after the candidate being timed or the compiles in progress; the shapes finished keep their winners");
-        options.stop_requested = interrupt_requested;
-        Tuner tuner(store, device, options, printer.callbacks());
-        std::vector<ShapeOutcome> outcomes = tuner.tune_all(shapes.rows);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        // A fault ends the run with the shape it cut short, whose search stored no winner.
-        std::string fault;
-        if (!outcomes.empty() && !outcomes.back().fault.empty()) {
-            printer.clear_line();  // the progress bar of the shape it cut short
-            fault = outcomes.back().fault;
-            outcomes.pop_back();
-        }
-        // A signal during the last candidate of the last shape leaves every search whole, yet the
-        // run still ends by it, so that a calling script stops as it asked.
-        const bool stopped = fault.empty() && (outcomes.size() < shapes.rows.size() ||
-                                               (!outcomes.empty() && outcomes.back().interrupted) || interrupt_requested());
-        if (!outcomes.empty() && outcomes.back().interrupted) {
-            printer.interrupted(outcomes.back());
-            outcomes.pop_back();
-        }
-
-        const std::size_t finished = outcomes.size();
-        // A shape whose budget ran out before any candidate has no winner for the table.
-        const auto untried = std::stable_partition(outcomes.begin(), outcomes.end(),
-                                                   [](const ShapeOutcome& o) { return !o.untried; });
-        const long untried_count = std::distance(untried, outcomes.end());
-        outcomes.erase(untried, outcomes.end());
-
-        Json rows = Json::array();
-        const DeviceModel model = device_model(device);
-        if (!outcomes.empty()) {
-            print_table(outcomes, model, rows);
-            std::printf("\n%s in %.1f s\n", count_of(finished, "shape", "shapes").c_str(), seconds);
-        }
-        if (untried_count > 0)
-            std::printf("\n%ld %s no winner: --budget-s ran out before any candidate ran (a larger budget, or the "
-                        "same command again with what compiled now cached)\n",
-                        untried_count, untried_count == 1 ? "shape has" : "shapes have");
-        if (options.search.strategy == Strategy::Exhaustive && !outcomes.empty()) print_model_evaluation(outcomes);
-        const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
-        if (stopped)
-            std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; the winners are in %s. %s\n",
-                         finished, shapes.rows.size(), printable(store.path()).c_str(),
-                         options.retune ? "The shapes not re-tuned keep their earlier winners."
-                                        : "The same command goes on from there (shapes with a winner are skipped).");
-        if (!json_path.empty()) {
-            Json doc = Json::object();
-            doc.set("gpu", device.name)
-                .set("sm", device.sm())
-                .set("database", store.path())
-                .set("strategy", to_string(options.search.strategy))
-                .set("atomics_allowed", options.atomics_allowed)
-                .set("seconds", seconds)
-                .set("interrupted", stopped)
-                .set("fault", fault)  // empty, or the candidate that faulted the GPU and ended the run
-                .set("untried_shapes", untried_count)  // no winner: --budget-s ran out first
-                // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
-                .set("peak_tflops", model.fp32_flops / 1e12)
-                .set("bandwidth_tbs", model.bytes_per_s / 1e12)
-                .set("shapes", rows);
-            write_output_file(json_path, doc.dump() + "\n");
-        }
-        if (!fault.empty()) {
-            std::fprintf(stderr,
-                         "sgemm-tune: %s. The CUDA context is lost, so the run ended after %zu of %zu shapes; what "
-                         "it measured is stored, with the fault. The same command%s %s, and leaves this candidate "
-                         "out of this shape.\n",
-                         printable_lines(fault).c_str(), finished, shapes.rows.size(),
-                         options.retry_faulted ? " without --retry-faulted" : "",
-                         options.retune ? "tunes every shape again" : "goes on from there");
-            return 2;
-        }
-        if (stopped) return end_by_interrupt();
-        if (written != 0) return written;
-        return untried_count > 0 ? kSomeShapesUntried : 0;
-    } catch (const NoDeviceError& e) {
+        return tune(run, json_path);
+    } catch (const std::exception& e) {  // no child process could be started, or its report read
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
-        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well (a
-        // tune of the misses writes its winners to the file it read them from).
-        try {
-            check_writable_database(db_path);
-        } catch (const std::exception& problem) {
-            std::fprintf(stderr, "sgemm-tune: and with a GPU the tune would stop on its database: %s\n",
-                         printable_lines(problem.what()).c_str());
-        }
-        return 2;
-    } catch (const std::exception& e) {
-        // On a terminal the progress bar may hold the line: clear it first.
-        std::fprintf(stderr, "%ssgemm-tune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", printable_lines(e.what()).c_str());
         return 2;
     }
 }

@@ -174,7 +174,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     if (key.precision != GemmPrecision::fp32)
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
-    if (!options_.retune) {
+    const bool cut_short_by_fault = options_.first_shape_cut_short_by_fault && index == 0;
+    if (!options_.retune && !cut_short_by_fault) {
         if (std::optional<Winner> w =
                 usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by)) {
             outcome.skipped = true;
@@ -188,7 +189,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     const Arch arch{device_.sm()};
     const std::vector<Candidate> enumerated = enumerate_candidates(key, arch, options_.families, options_.atomics_allowed);
     const std::vector<Candidate> all =
-        options_.retry_faulted ? enumerated : without_faulted(enumerated, store_.measurements(device_id_, key));
+        options_.retry_faulted && !cut_short_by_fault ? enumerated : without_faulted(enumerated, store_.measurements(device_id_, key));
     outcome.left_out_faulted = static_cast<int>(enumerated.size() - all.size());
     const std::vector<Candidate> neighbours = neighbour_winners(key, all);
     const std::vector<Candidate> chosen = choose_candidates(all, key, model_, options_.search, neighbours);

@@ -45,6 +45,12 @@ struct TuneOptions {
     // otherwise left out (without_faulted in tuner/candidate_check.h), and tune such a shape
     // again though it has a winner: after a fault that was the driver's or the hardware's, say.
     bool retry_faulted = false;
+    // The run goes on in a new process after a fault (sgemm-tune), and the first shape of
+    // tune_all is the one the fault cut short: it is tuned whatever winner it holds (the
+    // search it began stored none, and a --retune must not keep the old one), and always
+    // without the candidates that faulted on it, whatever retry_faulted says: the one that
+    // just faulted would fault again.
+    bool first_shape_cut_short_by_fault = false;
     bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
     bool atomics_allowed = false;       // may store split-K kernels that add with float atomics (candidates.h)
     double budget_seconds = 0;          // per shape, compiling and timing candidates; 0: none

@@ -578,6 +578,18 @@ void expect_the_fault_stored_and_the_candidate_left_out(const sgemm::testing::Gp
     EXPECT_GE(next.candidates, 1);
     EXPECT_TRUE(store.find_winner(device_id, shape.key).has_value());
     EXPECT_EQ(measurements_of_planted().size(), 1u) << "the faulting candidate ran again";
+
+    // sgemm-tune's new process after the fault tunes the shape it cut short whatever winner
+    // that holds, and without the candidate, even where --retry-faulted asked for it.
+    options.first_shape_cut_short_by_fault = true;
+    const ShapeOutcome again = Tuner(store, gpu.device, options, {}).tune(shape, 0, 1);
+    EXPECT_FALSE(again.skipped) << "the shape a fault cut short was skipped for the winner it holds";
+    EXPECT_EQ(again.left_out_faulted, 1);
+    options.retry_faulted = true;
+    const ShapeOutcome retried = Tuner(store, gpu.device, options, {}).tune(shape, 0, 1);
+    EXPECT_EQ(retried.fault, "");
+    EXPECT_EQ(retried.left_out_faulted, 1);
+    EXPECT_EQ(measurements_of_planted().size(), 1u) << "the candidate that faulted ran again";
 }
 
 TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) {

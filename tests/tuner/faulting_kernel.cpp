@@ -30,9 +30,11 @@ extern "C" __global__ void faults(const SgemmArgs p) {
 
 }  // namespace
 
-KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when, int checked_runs) {
+KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when, int checked_runs,
+                                     std::vector<int> values) {
     const Family& naive = find_family("naive");
-    CompiledKernel compiled = compile_kernel(naive, naive.defaults, arch);
+    if (values.empty()) values = naive.defaults;
+    CompiledKernel compiled = compile_kernel(naive, values, arch);
     const StandaloneKernel faults =
         when == FaultsOn::first_run
             ? compile_standalone("faults.cu", kTrapsAtOnce, {}, arch)
@@ -41,7 +43,7 @@ KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsO
     compiled.cubin = faults.cubin;
     compiled.ptxas = faults.ptxas;
     compiled.lowered_name = "faults";
-    const KernelRef ref = kernel_ref(naive, naive.defaults);
+    const KernelRef ref = kernel_ref(naive, values);
     TuningStore(path).put_binary(to_binary(compiled, ref));
     return ref;
 }

@@ -2,6 +2,7 @@
 // families' kernels does, so one is planted in a database's binary cache.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "db/records.h"
 #include "src/jit/arch.h"
@@ -16,10 +17,11 @@ namespace sgemm::testing {
 //                     while the candidate is timed.
 enum class FaultsOn { first_run, after_the_check };
 
-// Puts into the database at `path`, as the binary of naive's default configuration for
-// `arch`, a kernel that traps on the run `when` says; a tune takes it from the cache as that
-// candidate's build; `checked_runs` counts only after_the_check. Returns the candidate's
-// kernel.
-KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when, int checked_runs);
+// Puts into the database at `path`, as the binary of naive's configuration `values` (empty:
+// its defaults) for `arch`, a kernel that traps on the run `when` says; a tune takes it from
+// the cache as that candidate's build; `checked_runs` counts only after_the_check. Returns
+// the candidate's kernel.
+KernelRef plant_a_kernel_that_faults(const std::string& path, Arch arch, FaultsOn when, int checked_runs,
+                                     std::vector<int> values = {});
 
 }  // namespace sgemm::testing

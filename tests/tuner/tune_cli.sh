@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
-# --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, one ended by a
-# candidate that faults the GPU, and without a GPU a clear exit 2.
+# --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, a tune that goes on
+# past candidates that fault the GPU and one that ten faults end, signals to a tune, and
+# without a GPU a clear exit 2.
 set -u
 tune="$1"
 plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
@@ -448,39 +449,74 @@ PY
     grep -q "has a winner" <<<"$out" || fail "the shape the stop came in has no winner stored: $out"
   fi
 
-  # A candidate that faults the GPU ends the run with exit 2, since the CUDA context is lost:
-  # the finished shape's row and the JSON are written, and the fault is named and stored. The
-  # same command then leaves the candidate out, says so, and finishes; with --retry-faulted it
-  # tries the candidate again, which faults again. (No family reads A transposed: the first
-  # shape has no candidates, and cuBLAS wins it.)
+  # A candidate that faults the GPU loses its process's CUDA context, so the run goes on in a
+  # new process from the shape the fault cut short, without that candidate there: both shapes
+  # get their rows, the JSON lists the fault, and the fault is named and stored. With
+  # --retry-faulted the shape is tuned again with the candidate, which faults again, and the run
+  # goes on again; with --retune too, the new process leaves the shapes before alone. (No family
+  # reads A transposed: the first shape has no candidates, and cuBLAS wins it.)
   "$plant" "$dir/fault.db" || fail "could not plant a kernel that faults"
   printf 'M,N,K,transA,transB,name\n17,31,7,T,N,first\n17,31,7,N,N,second\n' > "$dir/fault.csv"
   out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
     --json "$dir/fault.json" 2>"$dir/fault.err"); rc=$?
   err=$(cat "$dir/fault.err")
-  [ $rc -eq 2 ] || fail "a candidate that faults: exit $rc, expected 2: $err"
+  [ $rc -eq 0 ] || fail "a candidate that faults: exit $rc, expected 0 (the run goes on): $err"
   grep -q "naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU while it was checked on M=17 N=31 K=7 NN .*CUDA error: " <<<"$err" &&
-    grep -q "the run ended after 1 of 2 shapes; what it measured is stored, with the fault" <<<"$err" ||
+    grep -q "the run goes on in a new process from shape 2 of 2, leaving this candidate out of it" <<<"$err" ||
     fail "the fault is not told: $err"
+  grep -q "\[2/2\] M=17 N=31 K=7 NN .*: 1 candidate left out: they faulted the GPU on this shape before" <<<"$err" ||
+    fail "the new process does not say it left the candidate out: $err"
+  grep -q "note: 1 candidate faulted the GPU in this run" <<<"$err" || fail "no word of the fault at the end: $err"
   grep -Eq "^first +17 +31 +7 TN fp32 +cuBLAS" <<<"$out" || fail "no row for the shape finished before the fault: $out"
-  grep -Eq '"fault": *"naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU' "$dir/fault.json" ||
-    fail "the JSON does not name the fault: $(cat "$dir/fault.json")"
-  out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1) ||
-    fail "the run after the fault failed: $out"
-  grep -q "M=17 N=31 K=7 NN .*: 1 candidate left out: they faulted the GPU in an earlier run" <<<"$out" ||
-    fail "the run after the fault does not say it left the candidate out: $out"
-  grep -Eq "^second +17 +31 +7 NN fp32 " <<<"$out" || fail "the shape that faulted has no row after the next run: $out"
-  # Both shapes have winners now: --retry-faulted tunes again the one where a kernel faulted.
+  grep -Eq "^second +17 +31 +7 NN fp32 +naive" <<<"$out" || fail "no row for the shape the fault cut short: $out"
+  grep -Eq '"faults": *\[ *"naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU' "$dir/fault.json" &&
+    grep -Eq '"fault": *""' "$dir/fault.json" ||
+    fail "the JSON does not list the fault: $(cat "$dir/fault.json")"
+  err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1 >/dev/null) ||
+    fail "the run after the fault failed: $err"
+  [ "$(grep -c ": has a winner (" <<<"$err")" -eq 2 ] || fail "the run after the fault tuned a shape again: $err"
+  # --retry-faulted tunes again the shape where a kernel faulted, with that kernel.
   err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
     --retry-faulted 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 2 ] && grep -q "faulted the GPU while it was checked on M=17 N=31 K=7 NN" <<<"$err" &&
-    grep -q "the run ended after 1 of 2 shapes" <<<"$err" &&
-    grep -q "The same command without --retry-faulted goes on from there, and leaves" <<<"$err" ||
+  [ $rc -eq 0 ] && grep -q "faulted the GPU while it was checked on M=17 N=31 K=7 NN" <<<"$err" &&
+    grep -q "the run goes on in a new process from shape 2 of 2" <<<"$err" &&
+    grep -q "\[2/2\] M=17 N=31 K=7 NN .*: naive .* from " <<<"$err" ||
     fail "--retry-faulted did not try the candidate that faulted again: exit $rc: $err"
   err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive \
     --retune --retry-faulted 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 2 ] && grep -q "The same command without --retry-faulted tunes every shape again, and leaves" <<<"$err" ||
-    fail "--retune --retry-faulted: exit $rc: $err"
+  [ $rc -eq 0 ] && [ "$(grep -c "^\[1/2\] " <<<"$err")" -eq 1 ] && [ "$(grep -c "^\[2/2\] .*: naive " <<<"$err")" -eq 1 ] ||
+    fail "--retune --retry-faulted: exit $rc, or a shape tuned twice: $err"
+  # Ten faults in one run point to the driver or the GPU: the run ends there, with exit 2.
+  "$plant" "$dir/faults.db" 10 || fail "could not plant ten kernels that fault"
+  out=$(SGEMM_DB="$dir/faults.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1); rc=$?
+  [ $rc -eq 2 ] && [ "$(grep -c "the run goes on in a new process from shape 2 of 2" <<<"$out")" -eq 9 ] &&
+    grep -q "10 candidates faulted the GPU in this run, which points to the driver or the GPU rather than to a kernel, so the run ended after 1 of 2 shapes" <<<"$out" &&
+    grep -q "The same command goes on from there, and leaves this candidate out of this shape" <<<"$out" ||
+    fail "ten faults: exit $rc: $out"
+  # SIGTERM (a job scheduler's stop) sent to the tune stops the process it runs in, which
+  # keeps what it measured; a second one quits it at once. Either way the run ends by the
+  # signal and leaves no process behind.
+  printf 'M,N,K\n4096,4096,4096\n' > "$dir/big.csv"
+  for signals in 1 2; do
+    SGEMM_DB="$dir/term.db" "$tune" --shapes "$dir/big.csv" --families naive --strategy exhaustive --retune \
+      >"$dir/term.out" 2>"$dir/term.err" &
+    run=$!
+    # Past the start of its process's search, whose handler is set by then.
+    for _ in $(seq 3000); do grep -q "^sgemm-tune: 1 shape on device" "$dir/term.err" && break; sleep 0.01; done
+    child=$(grep -ls "^PPid:[[:space:]]*$run\$" /proc/[0-9]*/status | head -1 | cut -d/ -f3)
+    [ -n "$child" ] || fail "the tune started no process to tune in: $(cat "$dir/term.err")"
+    sleep 3
+    kill -TERM $run
+    [ $signals -eq 2 ] && { sleep 0.2; kill -TERM $run; }
+    wait $run; rc=$?
+    [ $rc -eq 143 ] || fail "$signals SIGTERM to a tune: exit $rc, expected 143: $(cat "$dir/term.err")"
+    ! kill -0 "$child" 2>/dev/null || fail "$signals SIGTERM left the tune's process running"
+    if [ $signals -eq 1 ]; then
+      grep -q "stopped after 0 of 1 shapes" "$dir/term.err" || fail "SIGTERM: no word of the stop: $(cat "$dir/term.err")"
+    else
+      ! grep -q "stopped after" "$dir/term.err" || fail "a second SIGTERM let the run finish: $(cat "$dir/term.err")"
+    fi
+  done
   # A budget that runs out before any candidate runs leaves the shape without a winner: the
   # run did part of its work, and its exit status (3) says so.
   out=$(SGEMM_DB="$dir/budget.db" "$tune" --shapes "$dir/small.csv" --families decode --budget-s 0.001 2>&1); rc=$?
