@@ -469,9 +469,14 @@ PY
   grep -q "note: 1 candidate faulted the GPU in this run" <<<"$err" || fail "no word of the fault at the end: $err"
   grep -Eq "^first +17 +31 +7 TN fp32 +cuBLAS" <<<"$out" || fail "no row for the shape finished before the fault: $out"
   grep -Eq "^second +17 +31 +7 NN fp32 +naive" <<<"$out" || fail "no row for the shape the fault cut short: $out"
-  grep -Eq '"faults": *\[ *"naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU' "$dir/fault.json" &&
-    grep -Eq '"fault": *""' "$dir/fault.json" ||
-    fail "the JSON does not list the fault: $(cat "$dir/fault.json")"
+  python3 - "$dir/fault.json" <<'PY' || fail "the JSON does not list the fault: $(cat "$dir/fault.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["fault"] == "", doc["fault"]  # none ended the run
+assert len(doc["faults"]) == 1 and doc["faults"][0].startswith("naive BLOCK_X=32 BLOCK_Y=8 faulted the GPU"), doc["faults"]
+assert [r["name"] for r in doc["shapes"]] == ["first", "second"], doc["shapes"]
+assert doc["shapes"][1]["left_out_faulted"] == 1, doc["shapes"][1]
+PY
   err=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1 >/dev/null) ||
     fail "the run after the fault failed: $err"
   [ "$(grep -c ": has a winner (" <<<"$err")" -eq 2 ] || fail "the run after the fault tuned a shape again: $err"
