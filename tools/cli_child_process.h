@@ -15,15 +15,12 @@ struct ChildEnd {
 
 // Forks, runs `work` in the child with the write end of a pipe, and exits the child with the
 // status `work` returns; meanwhile reads the pipe to its end and waits for the child, passing
-// signals on to it (pass_interrupts_to in tools/cli_interrupt.h). The caller must not have
-// started threads or CUDA: a fork copies neither as they run. Throws Error where no pipe or
-// process can be made.
+// signals on to it (pass_interrupts_to in tools/cli_interrupt.h). The child is sent SIGTERM if
+// this process dies first. The caller must not have started threads or CUDA: a fork copies
+// neither as they run. Throws Error where no pipe or process can be made.
 ChildEnd run_in_child(const std::function<int(int output_fd)>& work);
 
 // Writes all of `bytes` to `fd`; false where it could not (the reader gone, say).
 bool write_all(int fd, const std::string& bytes);
-
-// Ends this process as `child` ended: by the same signal, or returns its exit status.
-int end_as(const ChildEnd& child);
 
 }  // namespace sgemm

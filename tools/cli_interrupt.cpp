@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 
@@ -13,14 +15,29 @@ namespace {
 
 constexpr int kInterrupts[] = {SIGINT, SIGTERM};
 
-// A handler may only touch lock-free atomics and call async-signal-safe functions (write).
+// A handler may only touch lock-free atomics and call async-signal-safe functions (write,
+// clock_gettime, kill).
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
+std::atomic<long long> g_first_signal_ns{0};  // when g_signal came, on the monotonic clock
+static_assert(std::atomic<long long>::is_always_lock_free);
 // The child that pass_interrupts_to passes signals on to; 0 for none.
 std::atomic<pid_t> g_child{0};
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 const char* g_tool = "";
 const char* g_what_stops = "";
+
+// The same signal again within this long is the same request: one that reached the process
+// twice, sent to its process group and passed on by its parent as well (a job control's
+// SIGTERM to every process of a job), or sent twice, as coreutils' timeout does (to the
+// process, then to its group). A person's second Ctrl-C comes later.
+constexpr long long kSameRequestNs = 100'000'000;
+
+long long monotonic_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
+}
 
 void write_text(const char* text) {
     const ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
@@ -33,31 +50,64 @@ void end_by(int signal_number) {
     raise(signal_number);
 }
 
-void on_signal(int signal_number) {
-    int none = 0;
-    if (!g_signal.compare_exchange_strong(none, signal_number)) {
-        // A second signal ends the process as it would have without this handler. Decided
-        // here rather than by SA_RESETHAND: NVRTC puts back the handler it found when a
-        // compile began, and without that flag.
-        end_by(signal_number);
-        return;
+enum class Arrival { first, same_request, second };
+
+// Records the first signal; tells a second apart from the first's repeat.
+Arrival arrival_of(int signal_number) {
+    const long long now = monotonic_ns();
+    int first = 0;
+    if (g_signal.compare_exchange_strong(first, signal_number)) {
+        g_first_signal_ns.store(now);
+        return Arrival::first;
     }
-    write_text("\n");
-    write_text(g_tool);
-    write_text(": stopping ");
-    write_text(g_what_stops);
-    // The same signal again quits: name the one that came (a job control's SIGTERM too).
-    write_text(signal_number == SIGINT ? " (Ctrl-C again to quit at once)\n" : " (a second signal quits at once)\n");
+    return first == signal_number && now - g_first_signal_ns.load() < kSameRequestNs ? Arrival::same_request
+                                                                                     : Arrival::second;
+}
+
+void on_signal(int signal_number) {
+    const int saved_errno = errno;  // the code the signal interrupted may be about to read it
+    switch (arrival_of(signal_number)) {
+        case Arrival::same_request:
+            break;
+        case Arrival::second:
+            // A second signal ends the process as it would have without this handler. Decided
+            // here rather than by SA_RESETHAND: NVRTC puts back the handler it found when a
+            // compile began, and without that flag.
+            end_by(signal_number);
+            break;
+        case Arrival::first:
+            write_text("\n");
+            write_text(g_tool);
+            write_text(": stopping ");
+            write_text(g_what_stops);
+            // The same signal again quits: name the one that came (a job control's SIGTERM too).
+            write_text(signal_number == SIGINT ? " (Ctrl-C again to quit at once)\n"
+                                               : " (a second signal quits at once)\n");
+            break;
+    }
+    errno = saved_errno;
 }
 
 // The parent's handler (pass_interrupts_to). A signal from the terminal comes with si_code
 // SI_KERNEL, which is positive; kill, sigqueue and tgkill give SI_USER, SI_QUEUE and SI_TKILL,
-// all 0 or below.
+// all 0 or below. With no child to stop, a second signal ends this process, as it would the
+// child.
 void on_signal_for_child(int signal_number, siginfo_t* info, void*) {
-    int none = 0;
-    g_signal.compare_exchange_strong(none, signal_number);
+    const int saved_errno = errno;
+    const Arrival arrival = arrival_of(signal_number);
     const pid_t child = g_child.load();
     if (child > 0 && info != nullptr && info->si_code <= 0) kill(child, signal_number);
+    if (child == 0 && arrival == Arrival::second) end_by(signal_number);
+    errno = saved_errno;
+}
+
+// Handlers that do not interrupt each other: a SIGTERM during a SIGINT's waits for it.
+struct sigaction handler_action() {
+    struct sigaction action {};
+    sigemptyset(&action.sa_mask);
+    for (int signal_number : kInterrupts) sigaddset(&action.sa_mask, signal_number);
+    action.sa_flags = SA_RESTART;
+    return action;
 }
 
 struct sigaction g_started_with[2];
@@ -69,10 +119,9 @@ void pass_interrupts_to(pid_t child) {
     g_child.store(child);
     if (g_passing) return;
     g_passing = true;
-    struct sigaction action {};
+    struct sigaction action = handler_action();
     action.sa_sigaction = on_signal_for_child;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART | SA_SIGINFO;
+    action.sa_flags |= SA_SIGINFO;
     for (int i = 0; i < 2; ++i) {
         sigaction(kInterrupts[i], nullptr, &g_started_with[i]);
         // One the process was started with ignored stays ignored, in the child too.
@@ -90,10 +139,8 @@ void restore_interrupts_as_started() {
 void stop_on_interrupt(const char* tool, const char* what_stops) {
     g_tool = tool;
     g_what_stops = what_stops;
-    struct sigaction action {};
+    struct sigaction action = handler_action();
     action.sa_handler = on_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
     for (int signal_number : kInterrupts) {
         // A signal the process was started with ignored (a shell's background job, nohup)
         // stays ignored, as it would without this.

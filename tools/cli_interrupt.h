@@ -1,6 +1,8 @@
 // Ctrl-C (SIGINT) and SIGTERM during a long run: the first asks the run to stop at its next
 // safe point, so that what it finished is reported and kept; a second ends the process at
-// once, as the signal would have without this.
+// once, as the signal would have without this. The same signal again within 100 ms is not a
+// second: it is the first reaching the process twice (sent to its process group and passed on
+// by a parent, or sent twice, as coreutils' timeout does).
 #pragma once
 #include <sys/types.h>
 
@@ -19,9 +21,10 @@ int interrupt_signal();
 // a signal that another process sends to this one (kill, timeout, a job control's SIGTERM)
 // is passed on to `child` (0: none now), while one from the terminal (Ctrl-C) is not, since
 // the terminal sends it to the child too, as one of its process group. Either is remembered
-// (interrupt_signal). This process does not end by them: the child stops, or quits at a
-// second signal, as stop_on_interrupt says, and this one ends as the child did. A signal
-// sent to the whole group by another process reaches the child twice, which quits it at once.
+// (interrupt_signal). While a child runs, this process does not end by them: the child stops,
+// or quits at a second signal, as stop_on_interrupt says, and this one then ends as the child
+// did. With no child, a second signal ends this process at once. The first call installs the
+// handler.
 void pass_interrupts_to(pid_t child);
 // In a child just forked from such a process: the signals' actions as the process started
 // with them, before pass_interrupts_to.

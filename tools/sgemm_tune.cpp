@@ -1,6 +1,7 @@
 // sgemm-tune: find, for every shape of a CSV, the fastest correct kernel on this GPU, and
 // store it in the tuning database for libsgemm_dispatch.
 #include <boost/program_options.hpp>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <tuple>
 
 #include "db/default_path.h"
@@ -315,17 +317,17 @@ struct TuneRun {
 };
 
 // One process of the tune: the shapes from `first` on, its report written to `report_fd`
-// (tuner/tune_report.h). The first process (`first` 0) also does what the tune needs before
-// its shapes: it finds the device, the misses, the shapes too large, and opens the database;
-// a later one goes on after a fault, with the shape the fault cut short. Returns the process's
-// exit status: 0 once the report is written, else what stopped it, said on standard error.
-int tune_in_this_process(TuneRun run, std::size_t first, int report_fd) {
+// (tuner/tune_report.h). The first process also does what the tune needs before its shapes:
+// it finds the misses and the shapes too large, and says what it tunes where. A later one goes
+// on `after_fault`, from the shape the fault cut short. Returns the process's exit status: 0
+// once the report is written, else what stopped it, said on standard error.
+int tune_in_this_process(TuneRun run, std::size_t first, bool after_fault, int report_fd) {
     try {
         // The misses' database is opened first, so that its problems are reported without a GPU too.
-        if (run.from_misses && first == 0) TuningStore(run.db_path, OpenMode::ReadOnly);
+        if (run.from_misses && !after_fault) TuningStore(run.db_path, OpenMode::ReadOnly);
         const DeviceInfo device = use_device(run.device_ordinal);
         compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
-        if (run.from_misses && first == 0) {
+        if (run.from_misses && !after_fault) {
             const std::string device_id = fingerprint_of(device).id();
             run.shapes_path = "the misses of device " + device_id;
             const ShapesOfMisses misses = shapes_of_misses(TuningStore(run.db_path, OpenMode::ReadOnly).misses(device_id));
@@ -348,7 +350,7 @@ int tune_in_this_process(TuneRun run, std::size_t first, int report_fd) {
                 return 1;
             }
         }
-        if (first == 0) {
+        if (!after_fault) {
             const std::string too_large = first_shape_too_large(run.shapes, run.shapes_path,
                                                                 device.global_memory_bytes, run.options.check_fp64);
             if (!too_large.empty()) {
@@ -358,7 +360,7 @@ int tune_in_this_process(TuneRun run, std::size_t first, int report_fd) {
         }
         TuningStore store(run.db_path, OpenMode::ReadWrite);
         const std::vector<ShapeRow>& rows = run.shapes.rows;
-        if (first == 0) {
+        if (!after_fault) {
             // The ordinal too: on a machine of several GPUs, which one is timed.
             std::fprintf(stderr, "sgemm-tune: %s on device %d, %s (sm_%d), database %s, %s search\n",
                          count_of(rows.size(), "shape", "shapes").c_str(), device.ordinal, device.name.c_str(),
@@ -371,7 +373,7 @@ int tune_in_this_process(TuneRun run, std::size_t first, int report_fd) {
         warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
         stop_on_interrupt("sgemm-tune", "after the candidate being timed or the compiles in progress; the shapes finished keep their winners");
         run.options.stop_requested = interrupt_requested;
-        run.options.first_shape_cut_short_by_fault = first > 0;
+        run.options.first_shape_cut_short_by_fault = after_fault;
         Tuner tuner(store, device, run.options, printer.callbacks());
         TuneReport report;
         report.outcomes = tuner.tune_all(std::vector<ShapeRow>(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end()));
@@ -411,33 +413,73 @@ int tune_in_this_process(TuneRun run, std::size_t first, int report_fd) {
     }
 }
 
+// How a process of the tune ended, where it handed back no report: a signal before its own
+// handler was set, a crash, or an error it said on standard error (its exit status).
+struct WithoutReport {
+    int signal = 0;  // SIGINT or SIGTERM: a stop like any other
+    int status = 0;  // the exit status the run ends with otherwise
+};
+
+WithoutReport without_report(const ChildEnd& end) {
+    if (end.signal == SIGINT || end.signal == SIGTERM) return {end.signal, 0};
+    if (end.signal != 0) {
+        std::fprintf(stderr, "sgemm-tune: the process the tune ran in was ended by signal %d (%s)\n", end.signal,
+                     strsignal(end.signal));
+        return {0, 2};
+    }
+    if (!end.output.empty() || end.exit_status == 0) {
+        std::fprintf(stderr, "sgemm-tune: the process the tune ran in handed back a report cut short (exit status "
+                             "%d)\n", end.exit_status);
+        return {0, 2};
+    }
+    return {0, end.exit_status};
+}
+
 // The tune, in child processes (tools/cli_child_process.h), since a candidate that faults the
 // GPU loses its process's CUDA context: the fault is stored, and a new process goes on from the
 // shape it cut short, without that candidate there. This process, which never touches the GPU,
-// gathers their outcomes and prints the table of the whole run.
+// gathers their outcomes and prints the table of the whole run, also where a later process
+// ended without its report.
 int tune(TuneRun& run, const std::string& json_path) {
     std::vector<ShapeOutcome> outcomes;
-    std::vector<std::string> faults;  // every fault of the run, the one that ended it too
+    std::vector<std::string> faults;  // every fault of the run
     TuneReport whole;                 // the first process's device, database and shapes
+    bool reported = false;
     double seconds = 0;
-    int signal = 0;
+    int stop_signal = 0;  // the signal that stopped the run, where one came
+    WithoutReport broken;
     std::size_t first = 0;
     for (;;) {
-        const ChildEnd end = run_in_child([&](int fd) { return tune_in_this_process(run, first, fd); });
-        // No report: the process said what stopped it (or a second signal quit it at once).
-        if (end.output.empty() || end.signal != 0) return end_as(end);
-        TuneReport report = decode_tune_report(end.output);
-        if (first == 0) {
-            run.shapes.rows = report.rows;  // a tune of the misses found them in its first process
-            run.shapes_path = report.shapes_source;
-            whole = report;
+        const bool after_fault = !faults.empty();
+        const ChildEnd end =
+            run_in_child([&](int fd) { return tune_in_this_process(run, first, after_fault, fd); });
+        std::optional<TuneReport> report;
+        if (!end.output.empty()) {
+            try {
+                report = decode_tune_report(end.output);
+            } catch (const Error&) {  // cut short: said below
+            }
         }
-        seconds += report.seconds;
-        signal = report.signal;
-        outcomes.insert(outcomes.end(), report.outcomes.begin(), report.outcomes.end());
+        if (!report) {
+            if (!reported && end.output.empty() && end.signal == 0) return end.exit_status;  // it said why
+            broken = without_report(end);
+            if (broken.signal != 0) stop_signal = broken.signal;
+            if (!reported) return stop_signal != 0 ? end_by_signal(stop_signal) : broken.status;
+            break;
+        }
+        if (end.signal == SIGINT || end.signal == SIGTERM) stop_signal = end.signal;  // a second one, as it ended
+        if (!reported) {
+            run.shapes.rows = report->rows;  // a tune of the misses found them in its first process
+            run.shapes_path = report->shapes_source;
+            whole = *report;
+            reported = true;
+        }
+        seconds += report->seconds;
+        if (report->signal != 0) stop_signal = report->signal;  // the process may have had it alone
+        outcomes.insert(outcomes.end(), report->outcomes.begin(), report->outcomes.end());
         if (outcomes.empty() || outcomes.back().fault.empty()) break;
         faults.push_back(outcomes.back().fault);
-        if (static_cast<int>(faults.size()) >= kMostFaultsPerRun || interrupt_requested()) break;
+        if (static_cast<int>(faults.size()) >= kMostFaultsPerRun || stop_signal != 0 || interrupt_requested()) break;
         first = outcomes.size() - 1;
         std::fprintf(stderr,
                      "sgemm-tune: %s. The CUDA context is lost, so the run goes on in a new process from shape %zu "
@@ -447,19 +489,20 @@ int tune(TuneRun& run, const std::string& json_path) {
     }
     const std::vector<ShapeRow>& rows = run.shapes.rows;
     const DeviceInfo& device = whole.device;
+    if (stop_signal == 0) stop_signal = interrupt_signal();
 
-    // A fault ends the run with the shape it cut short, whose search stored no winner.
-    std::string fault;
+    // The last fault, where the run did not go on after it: with a stop, or as the last of
+    // kMostFaultsPerRun, which ends the run. The shape it cut short stored no winner.
+    std::string fault_at_stop, fault_that_ended;
     if (!outcomes.empty() && !outcomes.back().fault.empty()) {
-        fault = outcomes.back().fault;
+        (stop_signal != 0 ? fault_at_stop : fault_that_ended) = outcomes.back().fault;
         outcomes.pop_back();
     }
     // A signal during the last candidate of the last shape leaves every search whole, yet the
-    // run still ends by it, so that a calling script stops as it asked. The signal may have
-    // come to the child alone.
-    if (signal == 0) signal = interrupt_signal();
-    const bool stopped = fault.empty() && (outcomes.size() < rows.size() ||
-                                           (!outcomes.empty() && outcomes.back().interrupted) || signal != 0);
+    // run still ends by it, so that a calling script stops as it asked.
+    const bool stopped = fault_that_ended.empty() && broken.status == 0 &&
+                         (stop_signal != 0 || outcomes.size() < rows.size() ||
+                          (!outcomes.empty() && outcomes.back().interrupted));
     if (!outcomes.empty() && outcomes.back().interrupted) outcomes.pop_back();
 
     const std::size_t finished = outcomes.size();
@@ -483,6 +526,9 @@ int tune(TuneRun& run, const std::string& json_path) {
                     untried_count, untried_count == 1 ? "shape has" : "shapes have");
     if (run.options.search.strategy == Strategy::Exhaustive && !outcomes.empty()) print_model_evaluation(outcomes);
     const int written = finish_standard_output_after_work("sgemm-tune", "the table to standard output");
+    if (!fault_at_stop.empty())
+        std::fprintf(stderr, "sgemm-tune: %s. The fault is stored, and the next run leaves this candidate out of this "
+                             "shape.\n", printable_lines(fault_at_stop).c_str());
     if (stopped)
         std::fprintf(stderr, "sgemm-tune: stopped after %zu of %zu shapes; the winners are in %s. %s\n", finished,
                      rows.size(), printable(whole.database).c_str(),
@@ -499,8 +545,8 @@ int tune(TuneRun& run, const std::string& json_path) {
             .set("atomics_allowed", run.options.atomics_allowed)
             .set("seconds", seconds)
             .set("interrupted", stopped)
-            .set("fault", fault)  // empty, or the candidate that faulted the GPU and ended the run
-            .set("faults", fault_list)  // every candidate that faulted the GPU in this run
+            .set("fault", fault_that_ended)  // empty, or the last of the faults that ended the run
+            .set("faults", fault_list)       // every candidate that faulted the GPU in this run
             .set("untried_shapes", untried_count)  // no winner: --budget-s ran out first
             // The ceilings of "pct_floor", so that a plot of this table uses the same ones.
             .set("peak_tflops", model.fp32_flops / 1e12)
@@ -508,17 +554,12 @@ int tune(TuneRun& run, const std::string& json_path) {
             .set("shapes", table_rows);
         write_output_file(json_path, doc.dump() + "\n");
     }
-    if (!fault.empty()) {
-        // The run goes on after a fault, but not after a stop, nor after many faults.
-        const std::string why =
-            interrupt_requested()
-                ? "The CUDA context is lost and the run was stopped, so it ended"
-                : std::to_string(faults.size()) + " candidates faulted the GPU in this run, which points to the "
-                                                  "driver or the GPU rather than to a kernel, so the run ended";
+    if (!fault_that_ended.empty()) {
         std::fprintf(stderr,
-                     "sgemm-tune: %s. %s after %zu of %zu shapes; what it measured is stored, with the fault. The same "
-                     "command%s %s, and leaves this candidate out of this shape.\n",
-                     printable_lines(fault).c_str(), why.c_str(), finished, rows.size(),
+                     "sgemm-tune: %s. %zu candidates faulted the GPU in this run, which points to the driver or the "
+                     "GPU rather than to a kernel, so the run ended after %zu of %zu shapes; what it measured is "
+                     "stored, with the faults. The same command%s %s, and leaves this candidate out of this shape.\n",
+                     printable_lines(fault_that_ended).c_str(), faults.size(), finished, rows.size(),
                      run.options.retry_faulted ? " without --retry-faulted" : "",
                      run.options.retune ? "tunes every shape again" : "goes on from there");
         return 2;
@@ -528,7 +569,8 @@ int tune(TuneRun& run, const std::string& json_path) {
                      "sgemm-tune: note: %s faulted the GPU in this run (said above); each is stored and left out of "
                      "its shape from now on (sgemm-db show names them; --retry-faulted tries them again)\n",
                      count_of(faults.size(), "candidate", "candidates").c_str());
-    if (stopped) return end_by_signal(signal);
+    if (broken.status != 0) return broken.status;
+    if (stopped) return end_by_signal(stop_signal);
     if (written != 0) return written;
     return untried_count > 0 ? kSomeShapesUntried : 0;
 }

@@ -285,9 +285,9 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     std::vector<std::pair<Candidate, double>> medians;  // every valid candidate timed, rejected ones too
     double best_ms = 0;
     int done = 0;
-    // A candidate that faulted the GPU while it was `when`: stored, so that the next run leaves
-    // it out rather than end the same way. The search ends, and the run with it: the CUDA
-    // context is lost.
+    // A candidate that faulted the GPU while it was `when`: stored, so that later searches of
+    // the shape leave it out rather than end the same way. The search ends, and this process's
+    // tune with it: the CUDA context is lost.
     auto fault = [&](const Candidate& c, const std::string& when, const std::string& what) {
         record_invalid(c, kFaultedReason + what);
         outcome.fault = c.describe() + " faulted the GPU while it was " + when + " on " + key.to_string() + " (" +

@@ -73,8 +73,9 @@ struct ShapeOutcome {
     bool interrupted = false;
     // A candidate faulted the GPU (an illegal address, a trap): what happened, in words, naming
     // the candidate. The CUDA context is lost, so the search ended there with no winner, and
-    // the run ends with this shape. The fault is stored, and the next run leaves the candidate
-    // out (without_faulted in tuner/candidate_check.h) unless TuneOptions::retry_faulted.
+    // this process's tune ends with this shape (sgemm-tune goes on in a new process). The
+    // fault is stored, and later searches of the shape leave the candidate out
+    // (without_faulted in tuner/candidate_check.h) unless TuneOptions::retry_faulted.
     std::string fault;
     // Its budget (TuneOptions::budget_seconds) ran out before any candidate ran: cuBLAS was
     // timed, but nothing was compared with it, so no winner is stored and the next run tunes

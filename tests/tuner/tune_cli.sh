@@ -284,18 +284,21 @@ for signal in INT TERM; do
 done
 # Within a shape too: an exhaustive dry run (thousands of compiles, hours on two cores) stops
 # after the compiles in progress. A second Ctrl-C quits at once: killed by the signal, with no
-# word of stopping after the compiles.
+# word of stopping after the compiles. The same signal twice at once (timeout sends its signal
+# to the process, then to its group) is one request: a stop.
 printf 'M,N,K\n8,4096,4096\n' > "$dir/one.csv"
-for signals in 1 2; do
+for signals in 1 2 twice-at-once; do
   set -m
   "$tune" --shapes "$dir/one.csv" --dry-run --strategy exhaustive --jobs 2 >/dev/null 2>"$dir/err" &
   run=$!
   sleep 2
   kill -INT $run
+  [ $signals = twice-at-once ] && kill -INT $run
   # The second once the first is seen, while the compiles it waits for still run (each takes
-  # a second or more).
-  if [ $signals -eq 2 ]; then
+  # a second or more), and past the moment in which a repeat is the same request.
+  if [ $signals = 2 ]; then
     for _ in $(seq 500); do grep -q "stopping" "$dir/err" && break; sleep 0.01; done
+    sleep 0.3
     kill -INT $run
   fi
   for _ in $(seq 300); do kill -0 $run 2>/dev/null || break; sleep 0.1; done
@@ -303,8 +306,8 @@ for signals in 1 2; do
   wait $run; rc=$?
   set +m
   [ $rc -eq 130 ] || fail "an exhaustive dry run stopped by $signals SIGINT exited $rc: $(cat "$dir/err")"
-  if [ $signals -eq 1 ]; then
-    grep -q "dry run stopped after 0 of 1 shapes" "$dir/err" || fail "SIGINT within a shape: $(cat "$dir/err")"
+  if [ $signals != 2 ]; then
+    grep -q "dry run stopped after 0 of 1 shapes" "$dir/err" || fail "$signals SIGINT within a shape: $(cat "$dir/err")"
   else
     ! grep -q "dry run stopped" "$dir/err" || fail "a second SIGINT let the run finish its compiles"
   fi
@@ -420,28 +423,30 @@ PY
 
   # Ctrl-C while the last shape's last candidate is timed leaves that search whole: the shape
   # keeps its winner, yet the run still ends by the signal (130), as a calling script asked.
-  # (script: a terminal, on which the progress line names the candidate being timed. The
-  # naive kernel at 4096^3 takes a second or more to time, so the signal lands inside that
-  # candidate or in the re-timing after it, both within the last search.
-  # It goes to sgemm-tune itself, found by name among the processes of this command.)
+  # (script: a terminal, on which the progress line names the candidate being timed, and
+  # whose Ctrl-C, typed into it through a pipe, signals both of the tune's processes at once,
+  # as a person's would: that is one stop, not a second signal. The naive kernel at 4096^3
+  # takes a second or more to time, so the signal lands inside that candidate or in the
+  # re-timing after it, both within the last search.)
   if command -v script >/dev/null; then
     printf 'M,N,K\n4096,4096,4096\n' > "$dir/last.csv"
+    mkfifo "$dir/keys"
     set -m
     SGEMM_DB="$dir/last.db" script -qfec "'$tune' --shapes '$dir/last.csv' --families naive --top-k 1 --max-candidates 1" \
-      /dev/null >"$dir/tty" 2>&1 &
+      /dev/null <"$dir/keys" >"$dir/tty" 2>&1 &
     session=$!
+    exec 7>"$dir/keys"  # held open: the terminal's input does not end
     for _ in $(seq 3000); do grep -q "timing 0/1" "$dir/tty" && break; sleep 0.01; done
-    run=""
-    for p in /proc/[0-9]*; do
-      [ "$(cat "$p/comm" 2>/dev/null)" = sgemm-tune ] && grep -qaF "$dir/last.csv" "$p/cmdline" 2>/dev/null && run=${p#/proc/}
-    done
-    [ -n "$run" ] && grep -q "timing 0/1" "$dir/tty" || fail "no tune timing its one candidate: $(cat "$dir/tty")"
+    grep -q "timing 0/1" "$dir/tty" || fail "no tune timing its one candidate: $(cat "$dir/tty")"
     sleep 0.2  # past the stop's check before the candidate
-    kill -INT "$run"
+    printf '\003' >&7
     wait $session; rc=$?
+    exec 7>&-
     set +m
     out=$(tr '\r' '\n' <"$dir/tty")
-    [ $rc -eq 130 ] || fail "SIGINT during the last candidate: exit $rc, expected 130: $out"
+    [ $rc -eq 130 ] || fail "Ctrl-C during the last candidate: exit $rc, expected 130: $out"
+    [ "$(grep -c "stopping after the candidate being timed" <<<"$out")" -eq 1 ] ||
+      fail "Ctrl-C was not told once as a stop: $out"
     grep -q "\[1/1\] M=4096 N=4096 K=4096 .*from 1 candidate, " <<<"$out" || fail "the last search was not whole: $out"
     grep -q "stopped after 1 of 1 shapes" <<<"$out" || fail "no word of the stop: $out"
     out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" --families naive --top-k 1 --max-candidates 1 2>&1) ||
@@ -491,6 +496,16 @@ PY
     --retune --retry-faulted 2>&1 >/dev/null); rc=$?
   [ $rc -eq 0 ] && [ "$(grep -c "^\[1/2\] " <<<"$err")" -eq 1 ] && [ "$(grep -c "^\[2/2\] .*: naive " <<<"$err")" -eq 1 ] ||
     fail "--retune --retry-faulted: exit $rc, or a shape tuned twice: $err"
+  # A fault on the first shape: the new process knows the shape was cut short too, and leaves
+  # the candidate out though --retry-faulted asked for it.
+  printf 'M,N,K,name\n17,31,7,only\n' > "$dir/first-fault.csv"
+  out=$(SGEMM_DB="$dir/fault.db" "$tune" --shapes "$dir/first-fault.csv" --families naive --strategy exhaustive \
+    --retry-faulted 2>&1); rc=$?
+  [ $rc -eq 0 ] && [ "$(grep -c "faulted the GPU while it was checked" <<<"$out")" -eq 1 ] &&
+    grep -q "the run goes on in a new process from shape 1 of 1" <<<"$out" &&
+    [ "$(grep -c "^sgemm-tune: 1 shape on device" <<<"$out")" -eq 1 ] &&
+    grep -Eq "^only +17 +31 +7 NN fp32 +naive" <<<"$out" ||
+    fail "a fault on the first shape with --retry-faulted: exit $rc: $out"
   # Ten faults in one run point to the driver or the GPU: the run ends there, with exit 2.
   "$plant" "$dir/faults.db" 10 || fail "could not plant ten kernels that fault"
   out=$(SGEMM_DB="$dir/faults.db" "$tune" --shapes "$dir/fault.csv" --families naive --strategy exhaustive 2>&1); rc=$?
@@ -498,28 +513,37 @@ PY
     grep -q "10 candidates faulted the GPU in this run, which points to the driver or the GPU rather than to a kernel, so the run ended after 1 of 2 shapes" <<<"$out" &&
     grep -q "The same command goes on from there, and leaves this candidate out of this shape" <<<"$out" ||
     fail "ten faults: exit $rc: $out"
-  # SIGTERM (a job scheduler's stop) sent to the tune stops the process it runs in, which
-  # keeps what it measured; a second one quits it at once. Either way the run ends by the
-  # signal and leaves no process behind.
+  # SIGTERM (a job scheduler's stop) sent to the tune is passed on to the process it runs in,
+  # which stops and keeps what it measured; a second one quits it at once. Sent to the whole
+  # process group (timeout, a job control's stop), it reaches both processes at once, which is
+  # still one stop. Either way the run ends by the signal and leaves no process behind.
   printf 'M,N,K\n4096,4096,4096\n' > "$dir/big.csv"
-  for signals in 1 2; do
+  for how in one second group; do
+    set -m  # the tune leads a process group of its own
     SGEMM_DB="$dir/term.db" "$tune" --shapes "$dir/big.csv" --families naive --strategy exhaustive --retune \
       >"$dir/term.out" 2>"$dir/term.err" &
     run=$!
-    # Past the start of its process's search, whose handler is set by then.
+    set +m
     for _ in $(seq 3000); do grep -q "^sgemm-tune: 1 shape on device" "$dir/term.err" && break; sleep 0.01; done
     child=$(grep -ls "^PPid:[[:space:]]*$run\$" /proc/[0-9]*/status | head -1 | cut -d/ -f3)
     [ -n "$child" ] || fail "the tune started no process to tune in: $(cat "$dir/term.err")"
-    sleep 3
-    kill -TERM $run
-    [ $signals -eq 2 ] && { sleep 0.2; kill -TERM $run; }
+    sleep 3  # the process's handler is set once NVRTC has warmed up, well before this
+    if [ $how = group ]; then kill -TERM -- -$run; else kill -TERM $run; fi
+    if [ $how = second ]; then
+      # Once the first is told, and past the moment in which a repeat is the same request.
+      for _ in $(seq 500); do grep -q "stopping" "$dir/term.err" && break; sleep 0.01; done
+      sleep 0.3
+      kill -TERM $run
+    fi
     wait $run; rc=$?
-    [ $rc -eq 143 ] || fail "$signals SIGTERM to a tune: exit $rc, expected 143: $(cat "$dir/term.err")"
-    ! kill -0 "$child" 2>/dev/null || fail "$signals SIGTERM left the tune's process running"
-    if [ $signals -eq 1 ]; then
-      grep -q "stopped after 0 of 1 shapes" "$dir/term.err" || fail "SIGTERM: no word of the stop: $(cat "$dir/term.err")"
-    else
+    [ $rc -eq 143 ] || fail "SIGTERM ($how) to a tune: exit $rc, expected 143: $(cat "$dir/term.err")"
+    ! kill -0 "$child" 2>/dev/null || fail "SIGTERM ($how) left the tune's process running"
+    if [ $how = second ]; then
       ! grep -q "stopped after" "$dir/term.err" || fail "a second SIGTERM let the run finish: $(cat "$dir/term.err")"
+    else
+      [ "$(grep -c "stopping after the candidate being timed" "$dir/term.err")" -eq 1 ] &&
+        grep -q "stopped after 0 of 1 shapes" "$dir/term.err" ||
+        fail "SIGTERM ($how): not one stop, told: $(cat "$dir/term.err")"
     fi
   done
   # A budget that runs out before any candidate runs leaves the shape without a winner: the
