@@ -49,10 +49,14 @@ constexpr int kSomeShapesUntried = 3;
 // Progress: a bar redrawn in place on a terminal, one line per shape otherwise.
 class ProgressPrinter {
 public:
-    // `finished_before`: the shapes an earlier process of the run finished (a fault's new one
-    // goes on from there), which the counts go on from.
-    ProgressPrinter(int shapes, int finished_before)
-        : tty_(isatty(STDERR_FILENO)), shapes_(shapes), first_(finished_before), finished_(finished_before) {}
+    // `finished_before`: the shapes earlier processes of the run finished (a fault's new one
+    // goes on from there), which the counts and the ETA go on from.
+    ProgressPrinter(int shapes, const std::vector<ShapeOutcome>& finished_before)
+        : tty_(isatty(STDERR_FILENO)), shapes_(shapes), first_(static_cast<int>(finished_before.size())),
+          finished_(first_) {
+        for (const ShapeOutcome& o : finished_before)
+            if (!o.skipped) ++tuned_, tuned_seconds_ += o.seconds;
+    }
 
     TuneProgress callbacks() {
         TuneProgress p;
@@ -314,14 +318,19 @@ struct TuneRun {
     bool from_misses = false;
     ShapesFile shapes;
     std::string shapes_path;
+    // After a fault: the shapes that earlier processes finished, from which the next goes on,
+    // and the seconds that the search the fault cut short had spent.
+    std::vector<ShapeOutcome> finished;
+    double cut_short_seconds = 0;
 };
 
-// One process of the tune: the shapes from `first` on, its report written to `report_fd`
-// (tuner/tune_report.h). The first process also does what the tune needs before its shapes:
-// it finds the misses and the shapes too large, and says what it tunes where. A later one goes
-// on `after_fault`, from the shape the fault cut short. Returns the process's exit status: 0
-// once the report is written, else what stopped it, said on standard error.
-int tune_in_this_process(TuneRun run, std::size_t first, bool after_fault, int report_fd) {
+// One process of the tune: the shapes after those of run.finished, its report written to
+// `report_fd` (tuner/tune_report.h). The first process also does what the tune needs before its
+// shapes: it finds the misses and the shapes too large, and says what it tunes where. A later
+// one goes on `after_fault`, from the shape the fault cut short. Returns the process's exit
+// status: 0 once the report is written, else what stopped it, said on standard error.
+int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
+    const std::size_t first = run.finished.size();
     try {
         // The misses' database is opened first, so that its problems are reported without a GPU too.
         if (run.from_misses && !after_fault) TuningStore(run.db_path, OpenMode::ReadOnly);
@@ -368,12 +377,13 @@ int tune_in_this_process(TuneRun run, std::size_t first, bool after_fault, int r
             if (const std::string upgraded = upgrade_notice(store.path(), store.opened_version()); !upgraded.empty())
                 std::fprintf(stderr, "sgemm-tune: note: %s\n", printable(upgraded).c_str());
         }
-        ProgressPrinter printer(static_cast<int>(rows.size()), static_cast<int>(first));
+        ProgressPrinter printer(static_cast<int>(rows.size()), run.finished);
         const auto start = std::chrono::steady_clock::now();
         warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
         stop_on_interrupt("sgemm-tune", "after the candidate being timed or the compiles in progress; the shapes finished keep their winners");
         run.options.stop_requested = interrupt_requested;
         run.options.first_shape_cut_short_by_fault = after_fault;
+        run.options.first_shape_seconds_spent = run.cut_short_seconds;
         Tuner tuner(store, device, run.options, printer.callbacks());
         TuneReport report;
         report.outcomes = tuner.tune_all(std::vector<ShapeRow>(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end()));
@@ -448,11 +458,10 @@ int tune(TuneRun& run, const std::string& json_path) {
     double seconds = 0;
     int stop_signal = 0;  // the signal that stopped the run, where one came
     WithoutReport broken;
-    std::size_t first = 0;
     for (;;) {
         const bool after_fault = !faults.empty();
-        const ChildEnd end =
-            run_in_child([&](int fd) { return tune_in_this_process(run, first, after_fault, fd); });
+        run.finished = outcomes;
+        const ChildEnd end = run_in_child([&](int fd) { return tune_in_this_process(run, after_fault, fd); });
         std::optional<TuneReport> report;
         if (!end.output.empty()) {
             try {
@@ -480,11 +489,11 @@ int tune(TuneRun& run, const std::string& json_path) {
         if (outcomes.empty() || outcomes.back().fault.empty()) break;
         faults.push_back(outcomes.back().fault);
         if (static_cast<int>(faults.size()) >= kMostFaultsPerRun || stop_signal != 0 || interrupt_requested()) break;
-        first = outcomes.size() - 1;
         std::fprintf(stderr,
                      "sgemm-tune: %s. The CUDA context is lost, so the run goes on in a new process from shape %zu "
                      "of %zu, leaving this candidate out of it; what the search measured is stored, with the fault.\n",
-                     printable_lines(outcomes.back().fault).c_str(), first + 1, run.shapes.rows.size());
+                     printable_lines(outcomes.back().fault).c_str(), outcomes.size(), run.shapes.rows.size());
+        run.cut_short_seconds = outcomes.back().seconds;
         outcomes.pop_back();
     }
     const std::vector<ShapeRow>& rows = run.shapes.rows;

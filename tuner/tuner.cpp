@@ -167,14 +167,17 @@ std::vector<Candidate> Tuner::neighbour_winners(const ShapeKey& key, const std::
 }
 
 ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
+    const bool cut_short_by_fault = options_.first_shape_cut_short_by_fault && index == 0;
     shape_start_ = Clock::now();
+    if (cut_short_by_fault)
+        shape_start_ -= std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(options_.first_shape_seconds_spent));
     ShapeOutcome outcome;
     outcome.row = input;
     const ShapeKey& key = outcome.row.key;
     if (key.precision != GemmPrecision::fp32)
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
-    const bool cut_short_by_fault = options_.first_shape_cut_short_by_fault && index == 0;
     if (!options_.retune && !cut_short_by_fault) {
         if (std::optional<Winner> w =
                 usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by)) {

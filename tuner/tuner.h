@@ -51,6 +51,9 @@ struct TuneOptions {
     // without the candidates that faulted on it, whatever retry_faulted says: the one that
     // just faulted would fault again.
     bool first_shape_cut_short_by_fault = false;
+    // With it: the seconds that the search the fault cut short had spent, which count in the
+    // shape's budget_seconds and its ShapeOutcome::seconds.
+    double first_shape_seconds_spent = 0;
     bool check_fp64 = false;            // validate against an fp64 reference, not cuBLAS
     bool atomics_allowed = false;       // may store split-K kernels that add with float atomics (candidates.h)
     double budget_seconds = 0;          // per shape, compiling and timing candidates; 0: none

@@ -590,6 +590,13 @@ void expect_the_fault_stored_and_the_candidate_left_out(const sgemm::testing::Gp
     EXPECT_EQ(retried.fault, "");
     EXPECT_EQ(retried.left_out_faulted, 1);
     EXPECT_EQ(measurements_of_planted().size(), 1u) << "the candidate that faulted ran again";
+    // What the search the fault cut short spent counts in the shape's budget: spent already,
+    // it leaves the new search no candidate.
+    options.budget_seconds = 60;
+    options.first_shape_seconds_spent = 61;
+    const ShapeOutcome over_budget = Tuner(store, gpu.device, options, {}).tune(shape, 0, 1);
+    EXPECT_TRUE(over_budget.untried);
+    EXPECT_GE(over_budget.seconds, 61.0);
 }
 
 TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) {
