@@ -1,0 +1,72 @@
+// Work in a child process (tools/cli_child_process.h), as sgemm-tune runs its tune: what the
+// child hands back, how it ended, and a signal sent to the parent passed on to it once. These
+// run on the CPU, in CI, where sgemm-tune itself stops before its child reaches a GPU.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "tools/cli_child_process.h"
+#include "tools/cli_interrupt.h"
+
+using namespace sgemm;
+
+namespace {
+
+std::atomic<int> g_terms_seen{0};
+void count_term(int) { ++g_terms_seen; }
+
+// Waits up to `seconds` for `done`.
+template <class Done>
+bool wait_for(Done done, double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST(ChildProcess, HandsBackWhatItWritesAndItsExitStatus) {
+    const ChildEnd end = run_in_child([](int fd) {
+        const std::string bytes(200000, 'x');  // more than a pipe holds at once
+        return write_all(fd, bytes + "end") ? 3 : 9;
+    });
+    EXPECT_EQ(end.signal, 0);
+    EXPECT_EQ(end.exit_status, 3);
+    EXPECT_EQ(end.output, std::string(200000, 'x') + "end");
+}
+
+TEST(ChildProcess, AChildThatASignalEndsSaysWhich) {
+    const ChildEnd end = run_in_child([](int fd) {
+        write_all(fd, "partial");
+        raise(SIGKILL);
+        return 0;
+    });
+    EXPECT_EQ(end.signal, SIGKILL);
+    EXPECT_EQ(end.output, "partial");
+}
+
+// Another process's SIGTERM to the parent (a job scheduler's stop) reaches the child once, and
+// the parent remembers it. The child sends it here, as that other process.
+TEST(ChildProcess, ASignalSentToTheParentIsPassedOnToTheChildOnce) {
+    ASSERT_EQ(interrupt_signal(), 0);
+    const ChildEnd end = run_in_child([](int fd) {
+        signal(SIGTERM, count_term);
+        kill(getppid(), SIGTERM);
+        const bool came = wait_for([] { return g_terms_seen.load() > 0; }, 10);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // room for a second, which must not come
+        write_all(fd, std::to_string(g_terms_seen.load()));
+        return came ? 0 : 1;
+    });
+    EXPECT_EQ(end.signal, 0);
+    EXPECT_EQ(end.exit_status, 0) << "the child got no SIGTERM in 10 s";
+    EXPECT_EQ(end.output, "1");
+    EXPECT_EQ(interrupt_signal(), SIGTERM);
+}
