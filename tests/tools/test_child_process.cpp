@@ -54,19 +54,57 @@ TEST(ChildProcess, AChildThatASignalEndsSaysWhich) {
 }
 
 // Another process's SIGTERM to the parent (a job scheduler's stop) reaches the child once, and
-// the parent remembers it. The child sends it here, as that other process.
+// the parent remembers it. The child sends it here, as that other process. The parent is a
+// child of the test itself, whose own state of signals stays as it was for the other tests.
 TEST(ChildProcess, ASignalSentToTheParentIsPassedOnToTheChildOnce) {
-    ASSERT_EQ(interrupt_signal(), 0);
-    const ChildEnd end = run_in_child([](int fd) {
-        signal(SIGTERM, count_term);
-        kill(getppid(), SIGTERM);
-        const bool came = wait_for([] { return g_terms_seen.load() > 0; }, 10);
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // room for a second, which must not come
-        write_all(fd, std::to_string(g_terms_seen.load()));
-        return came ? 0 : 1;
+    const ChildEnd parent = run_in_child([](int fd) {
+        const ChildEnd end = run_in_child([](int inner_fd) {
+            signal(SIGTERM, count_term);
+            kill(getppid(), SIGTERM);
+            const bool came = wait_for([] { return g_terms_seen.load() > 0; }, 10);
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));  // room for a second, which must not come
+            write_all(inner_fd, std::to_string(g_terms_seen.load()));
+            return came ? 0 : 1;
+        });
+        write_all(fd, "child " + std::to_string(end.exit_status) + " " + std::to_string(end.signal) + ", SIGTERMs " +
+                          end.output + ", parent's " + std::to_string(interrupt_signal()));
+        return 0;
     });
-    EXPECT_EQ(end.signal, 0);
-    EXPECT_EQ(end.exit_status, 0) << "the child got no SIGTERM in 10 s";
-    EXPECT_EQ(end.output, "1");
-    EXPECT_EQ(interrupt_signal(), SIGTERM);
+    EXPECT_EQ(parent.signal, 0);
+    EXPECT_EQ(parent.output, "child 0 0, SIGTERMs 1, parent's " + std::to_string(SIGTERM));
+}
+
+// The child starts with the signals' actions the process started with, not its parent's
+// handler, which would pass a signal on to a child of its own. (Nested, as above.)
+TEST(ChildProcess, TheChildStartsWithTheSignalActionsTheProcessStartedWith) {
+    const ChildEnd parent = run_in_child([](int fd) {
+        const ChildEnd end = run_in_child([](int inner_fd) {
+            struct sigaction term {}, interrupt {};
+            sigaction(SIGTERM, nullptr, &term);
+            sigaction(SIGINT, nullptr, &interrupt);
+            const bool as_started = term.sa_handler == SIG_DFL && interrupt.sa_handler == SIG_DFL;
+            write_all(inner_fd, as_started ? "default" : "the parent's");
+            return 0;
+        });
+        write_all(fd, end.output);
+        return 0;
+    });
+    EXPECT_EQ(parent.output, "default");
+}
+
+// stop_on_interrupt: the same signal twice at once (a group's signal passed on as well, or
+// timeout's two) is one request to stop; a second one later quits at once.
+TEST(Interrupts, TheSameSignalTwiceAtOnceIsOneStopAndOneLaterQuits) {
+    const ChildEnd end = run_in_child([](int fd) {
+        stop_on_interrupt("cli_tests", "as asked");
+        raise(SIGINT);
+        raise(SIGINT);
+        write_all(fd, interrupt_requested() ? "stopping;" : "running;");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        raise(SIGINT);
+        write_all(fd, "still here");
+        return 0;
+    });
+    EXPECT_EQ(end.output, "stopping;");
+    EXPECT_EQ(end.signal, SIGINT);
 }
