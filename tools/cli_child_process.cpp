@@ -20,15 +20,6 @@ namespace {
 
 std::string system_error(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
-// SIGINT and SIGTERM, which wait while they are held (sigprocmask).
-sigset_t interrupts() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    return set;
-}
-
 // The child's side: never returns. `held` is the signal mask the parent had before it held
 // the interrupts for the fork.
 [[noreturn]] void be_the_child(const std::function<int(int)>& work, int read_fd, int write_fd, pid_t parent,
@@ -61,7 +52,7 @@ ChildEnd run_in_child(const std::function<int(int)>& work) {
     // The interrupts wait while the child is forked and named: one that came before the parent
     // knew its child would not be passed on, and one before the child set its own handler
     // would run the parent's there.
-    const sigset_t held_now = interrupts();
+    const sigset_t held_now = interrupt_set();
     sigset_t held_before;
     pass_interrupts_to(0);
     sigprocmask(SIG_BLOCK, &held_now, &held_before);

@@ -104,8 +104,7 @@ void on_signal_for_child(int signal_number, siginfo_t* info, void*) {
 // Handlers that do not interrupt each other: a SIGTERM during a SIGINT's waits for it.
 struct sigaction handler_action() {
     struct sigaction action {};
-    sigemptyset(&action.sa_mask);
-    for (int signal_number : kInterrupts) sigaddset(&action.sa_mask, signal_number);
+    action.sa_mask = interrupt_set();
     action.sa_flags = SA_RESTART;
     return action;
 }
@@ -114,6 +113,13 @@ struct sigaction g_started_with[2];
 bool g_passing = false;  // pass_interrupts_to installed its handler, saving g_started_with
 
 }  // namespace
+
+sigset_t interrupt_set() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int signal_number : kInterrupts) sigaddset(&set, signal_number);
+    return set;
+}
 
 void pass_interrupts_to(pid_t child) {
     g_child.store(child);

@@ -4,6 +4,7 @@
 // second: it is the first reaching the process twice (sent to its process group and passed on
 // by a parent, or sent twice, as coreutils' timeout does).
 #pragma once
+#include <signal.h>
 #include <sys/types.h>
 
 namespace sgemm {
@@ -16,6 +17,9 @@ void stop_on_interrupt(const char* tool, const char* what_stops);
 bool interrupt_requested();
 // The first signal that came (SIGINT or SIGTERM), or 0.
 int interrupt_signal();
+
+// SIGINT and SIGTERM as a set, to hold them (sigprocmask) where a handler must not run yet.
+sigset_t interrupt_set();
 
 // For a process that runs its work in a child (tools/cli_child_process.h) and waits for it:
 // a signal that another process sends to this one (kill, timeout, a job control's SIGTERM)
