@@ -27,11 +27,16 @@ static_assert(std::atomic<pid_t>::is_always_lock_free);
 const char* g_tool = "";
 const char* g_what_stops = "";
 
-// The same signal again within this long is the same request: one that reached the process
-// twice, sent to its process group and passed on by its parent as well (a job control's
-// SIGTERM to every process of a job), or sent twice, as coreutils' timeout does (to the
-// process, then to its group). A person's second Ctrl-C comes later.
+// The same signal again within this long, sent by a process, is the same request: one that
+// reached the process twice, sent to its process group and passed on by its parent as well (a
+// job control's SIGTERM to every process of a job), or sent twice, as coreutils' timeout does
+// (to the process, then to its group). The terminal sends each Ctrl-C once to each process of
+// the foreground group, so a second from it is a second request however soon it comes.
 constexpr long long kSameRequestNs = 100'000'000;
+
+// Whether another process (kill, sigqueue, tgkill: si_code SI_USER, SI_QUEUE, SI_TKILL, all 0
+// or below) sent the signal, rather than the kernel for the terminal (SI_KERNEL, positive).
+bool sent_by_a_process(const siginfo_t* info) { return info != nullptr && info->si_code <= 0; }
 
 long long monotonic_ns() {
     timespec now{};
@@ -53,20 +58,21 @@ void end_by(int signal_number) {
 enum class Arrival { first, same_request, second };
 
 // Records the first signal; tells a second apart from the first's repeat.
-Arrival arrival_of(int signal_number) {
+Arrival arrival_of(int signal_number, const siginfo_t* info) {
     const long long now = monotonic_ns();
     int first = 0;
     if (g_signal.compare_exchange_strong(first, signal_number)) {
         g_first_signal_ns.store(now);
         return Arrival::first;
     }
-    return first == signal_number && now - g_first_signal_ns.load() < kSameRequestNs ? Arrival::same_request
-                                                                                     : Arrival::second;
+    const bool repeat = first == signal_number && sent_by_a_process(info) &&
+                        now - g_first_signal_ns.load() < kSameRequestNs;
+    return repeat ? Arrival::same_request : Arrival::second;
 }
 
-void on_signal(int signal_number) {
+void on_signal(int signal_number, siginfo_t* info, void*) {
     const int saved_errno = errno;  // the code the signal interrupted may be about to read it
-    switch (arrival_of(signal_number)) {
+    switch (arrival_of(signal_number, info)) {
         case Arrival::same_request:
             break;
         case Arrival::second:
@@ -88,24 +94,25 @@ void on_signal(int signal_number) {
     errno = saved_errno;
 }
 
-// The parent's handler (pass_interrupts_to). A signal from the terminal comes with si_code
-// SI_KERNEL, which is positive; kill, sigqueue and tgkill give SI_USER, SI_QUEUE and SI_TKILL,
-// all 0 or below. With no child to stop, a second signal ends this process, as it would the
-// child.
+// The parent's handler (pass_interrupts_to). Only a signal another process sent is passed on:
+// the terminal's reaches the child directly. With no child to stop, a second signal ends this
+// process, as it would the child.
 void on_signal_for_child(int signal_number, siginfo_t* info, void*) {
     const int saved_errno = errno;
-    const Arrival arrival = arrival_of(signal_number);
+    const Arrival arrival = arrival_of(signal_number, info);
     const pid_t child = g_child.load();
-    if (child > 0 && info != nullptr && info->si_code <= 0) kill(child, signal_number);
+    if (child > 0 && sent_by_a_process(info)) kill(child, signal_number);
     if (child == 0 && arrival == Arrival::second) end_by(signal_number);
     errno = saved_errno;
 }
 
-// Handlers that do not interrupt each other: a SIGTERM during a SIGINT's waits for it.
-struct sigaction handler_action() {
+// Handlers that do not interrupt each other (a SIGTERM during a SIGINT's waits for it), and
+// that learn who sent the signal.
+struct sigaction handler_action(void (*handler)(int, siginfo_t*, void*)) {
     struct sigaction action {};
+    action.sa_sigaction = handler;
     action.sa_mask = interrupt_set();
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     return action;
 }
 
@@ -125,9 +132,7 @@ void pass_interrupts_to(pid_t child) {
     g_child.store(child);
     if (g_passing) return;
     g_passing = true;
-    struct sigaction action = handler_action();
-    action.sa_sigaction = on_signal_for_child;
-    action.sa_flags |= SA_SIGINFO;
+    const struct sigaction action = handler_action(on_signal_for_child);
     for (int i = 0; i < 2; ++i) {
         sigaction(kInterrupts[i], nullptr, &g_started_with[i]);
         // One the process was started with ignored stays ignored, in the child too.
@@ -145,8 +150,7 @@ void restore_interrupts_as_started() {
 void stop_on_interrupt(const char* tool, const char* what_stops) {
     g_tool = tool;
     g_what_stops = what_stops;
-    struct sigaction action = handler_action();
-    action.sa_handler = on_signal;
+    const struct sigaction action = handler_action(on_signal);
     for (int signal_number : kInterrupts) {
         // A signal the process was started with ignored (a shell's background job, nohup)
         // stays ignored, as it would without this.

@@ -1,8 +1,9 @@
 // Ctrl-C (SIGINT) and SIGTERM during a long run: the first asks the run to stop at its next
 // safe point, so that what it finished is reported and kept; a second ends the process at
-// once, as the signal would have without this. The same signal again within 100 ms is not a
-// second: it is the first reaching the process twice (sent to its process group and passed on
-// by a parent, or sent twice, as coreutils' timeout does).
+// once, as the signal would have without this. The same signal again within 100 ms, sent by a
+// process, is not a second: it is the first reaching the process twice (sent to its process
+// group and passed on by a parent, or sent twice, as coreutils' timeout does). A second Ctrl-C
+// from the terminal is a second however soon it comes: the terminal sends each once.
 #pragma once
 #include <signal.h>
 #include <sys/types.h>

@@ -3,10 +3,13 @@
 // run on the CPU, in CI, where sgemm-tune itself stops before its child reaches a GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -29,6 +32,15 @@ bool wait_for(Done done, double seconds) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return true;
+}
+
+// Sends SIGINT to this process as the terminal sends a Ctrl-C, with si_code SI_KERNEL. Linux
+// lets a process queue a signal with the kernel's code to itself only.
+bool ctrl_c_from_the_terminal() {
+    siginfo_t info{};
+    info.si_signo = SIGINT;
+    info.si_code = SI_KERNEL;
+    return syscall(SYS_rt_sigqueueinfo, getpid(), SIGINT, &info) == 0;
 }
 
 }  // namespace
@@ -102,6 +114,24 @@ TEST(Interrupts, TheSameSignalTwiceAtOnceIsOneStopAndOneLaterQuits) {
         write_all(fd, interrupt_requested() ? "stopping;" : "running;");
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         raise(SIGINT);
+        write_all(fd, "still here");
+        return 0;
+    });
+    EXPECT_EQ(end.output, "stopping;");
+    EXPECT_EQ(end.signal, SIGINT);
+}
+
+// The terminal sends each Ctrl-C once, so two from it are two requests however soon the second
+// comes: a quick double Ctrl-C quits at once.
+TEST(Interrupts, TwoCtrlCsFromTheTerminalAtOnceQuit) {
+    const ChildEnd end = run_in_child([](int fd) {
+        stop_on_interrupt("cli_tests", "as asked");
+        if (!ctrl_c_from_the_terminal()) {
+            write_all(fd, std::string("rt_sigqueueinfo: ") + std::strerror(errno));
+            return 1;
+        }
+        write_all(fd, interrupt_requested() ? "stopping;" : "running;");
+        ctrl_c_from_the_terminal();
         write_all(fd, "still here");
         return 0;
     });
