@@ -288,13 +288,15 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
     for (const DeviceFingerprint& device : store.devices()) {
         if (!device_id.empty() && device.id() != device_id) continue;
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
-            if (!entry.winner.kernel.is_cublas()) {
-                const std::string problem = entry.binary ? binary_problem(*entry.binary, device)
-                                                         : "its binary " + entry.winner.binary_key + " is missing";
-                if (!problem.empty()) {
-                    left_out.push_back(entry.winner.where() + ": " + problem);
-                    continue;
-                }
+            // What an import would refuse is left out here, and said, rather than found on the
+            // machine the file goes to.
+            std::string problem = winner_time_problem(entry.winner);
+            if (problem.empty() && !entry.winner.kernel.is_cublas())
+                problem = entry.binary ? binary_problem(*entry.binary, device)
+                                       : "its binary " + entry.winner.binary_key + " is missing";
+            if (!problem.empty()) {
+                left_out.push_back(entry.winner.where() + ": " + problem);
+                continue;
             }
             const ExportRow row{device, std::move(entry)};
             std::vector<std::string> fields;

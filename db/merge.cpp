@@ -1,6 +1,5 @@
 #include "db/merge.h"
 
-#include <cmath>
 #include <filesystem>
 
 #include "db/verify.h"
@@ -10,28 +9,10 @@ namespace sgemm {
 
 namespace {
 
-// Why `ms` cannot be a measured time of an M x N x K GEMM, or empty. Under 0.1 us no launch
-// ends, and above 10 PFLOPS (150 times an H200's fp32 peak) no GPU computes: such a time,
-// edited or damaged, would win every later merge and import ("the faster winner stays").
-// Nor does any GPU take over a second at under 1 GFLOPS (a T4 computes 8,000 times as fast):
-// such a cuBLAS time would show its winner thousands of times faster than cuBLAS.
-std::string implausible_time(const ShapeKey& shape, double ms) {
-    if (!(std::isfinite(ms) && ms > 0)) return "is not a positive number";
-    constexpr double kShortestLaunchMs = 1e-4, kFastestFlopsPerSecond = 1e16;
-    constexpr double kLongestSlowLaunchMs = 1e3, kSlowestFlopsPerSecond = 1e9;
-    if (ms < kShortestLaunchMs) return "is under 0.1 us, shorter than any launch";
-    const double flops = 2.0 * shape.M * shape.N * shape.K, flops_per_second = flops / (ms * 1e-3);
-    if (flops_per_second > kFastestFlopsPerSecond) return "would be over 10 PFLOPS, faster than any GPU computes";
-    if (ms > kLongestSlowLaunchMs && flops_per_second < kSlowestFlopsPerSecond)
-        return "is over a second at under 1 GFLOPS, slower than any GPU computes";
-    return "";
-}
-
 std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& device,
                            const KernelProblem& kernel_problem) {
     const Winner& w = wb.winner;
-    if (const std::string why = implausible_time(w.shape, w.ms); !why.empty()) return "its time " + why;
-    if (const std::string why = implausible_time(w.shape, w.cublas_ms); !why.empty()) return "its cuBLAS time " + why;
+    if (std::string problem = winner_time_problem(w); !problem.empty()) return problem;
     if (!w.kernel.is_cublas()) {
         if (!wb.binary) return "its binary is missing";
         if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;

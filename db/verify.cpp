@@ -1,8 +1,38 @@
 #include "db/verify.h"
 
+#include <cmath>
+
 #include "db/cubin_elf.h"
 
 namespace sgemm {
+
+namespace {
+
+// Why `ms` cannot be a measured time of an M x N x K GEMM, or empty. Under 0.1 us no launch
+// ends, and above 10 PFLOPS (150 times an H200's fp32 peak) no GPU computes: such a time,
+// edited or damaged, would win every later merge and import ("the faster winner stays").
+// Nor does any GPU take over a second at under 1 GFLOPS (a T4 computes 8,000 times as fast):
+// such a cuBLAS time would show its winner thousands of times faster than cuBLAS.
+std::string implausible_time(const ShapeKey& shape, double ms) {
+    if (!(std::isfinite(ms) && ms > 0)) return "is not a positive number";
+    constexpr double kShortestLaunchMs = 1e-4, kFastestFlopsPerSecond = 1e16;
+    constexpr double kLongestSlowLaunchMs = 1e3, kSlowestFlopsPerSecond = 1e9;
+    if (ms < kShortestLaunchMs) return "is under 0.1 us, shorter than any launch";
+    const double flops = 2.0 * shape.M * shape.N * shape.K, flops_per_second = flops / (ms * 1e-3);
+    if (flops_per_second > kFastestFlopsPerSecond) return "would be over 10 PFLOPS, faster than any GPU computes";
+    if (ms > kLongestSlowLaunchMs && flops_per_second < kSlowestFlopsPerSecond)
+        return "is over a second at under 1 GFLOPS, slower than any GPU computes";
+    return "";
+}
+
+}  // namespace
+
+std::string winner_time_problem(const Winner& winner) {
+    if (const std::string why = implausible_time(winner.shape, winner.ms); !why.empty()) return "its time " + why;
+    if (const std::string why = implausible_time(winner.shape, winner.cublas_ms); !why.empty())
+        return "its cuBLAS time " + why;
+    return "";
+}
 
 std::string cubin_problem(const Binary& binary) {
     if (!binary.cubin_checksum.empty() && cubin_checksum(binary.cubin) != binary.cubin_checksum)
@@ -101,6 +131,10 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             ++report.winners;
             const Winner& w = wb.winner;
             const std::string where = w.where();
+            if (const std::string problem = winner_time_problem(w); !problem.empty()) {
+                report.problems.push_back(where + ": " + problem);
+                continue;
+            }
             if (w.kernel.is_cublas()) {
                 if (const std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty())
                     report.problems.push_back(where + ": " + problem);

@@ -21,6 +21,12 @@ std::string edited_device_problem(const TuningStore::EditedDeviceRow& row);
 // above the device's).
 std::string binary_problem(const Binary& binary, const DeviceFingerprint& device);
 
+// Why `winner`'s time or cuBLAS time cannot be one measured for its shape (not a positive
+// number, under 0.1 us, faster than any GPU computes, or slower), or empty. A time edited or
+// damaged in the file would win every later merge and import ("the faster winner stays"), so
+// import and merge refuse such a winner, export leaves it out and verify reports it.
+std::string winner_time_problem(const Winner& winner);
+
 // Loads a binary on this machine's GPU; returns why it failed, or empty on success.
 using TryLoad = std::function<std::string(const Binary& binary)>;
 
@@ -41,8 +47,9 @@ struct VerifyReport {
 };
 
 // Runs SQLite's integrity and foreign-key checks, checks that every cached binary no winner
-// names is sound (cubin_problem), that each device's id matches its fingerprint, and that
-// every winner that is not cuBLAS (an edited device row's too) has its binary, of its own
+// names is sound (cubin_problem), that each device's id matches its fingerprint, that every
+// winner's times could have been measured (winner_time_problem), and that every winner that
+// is not cuBLAS (an edited device row's too) has its binary, of its own
 // kernel family and template, passing binary_problem (and `kernel_problem`, when given).
 // With `try_load`, also loads every such binary whose arch is `gpu_sm` (the GPU this
 // machine has).

@@ -36,13 +36,38 @@ expect_no_gpu() {
   grep -q -- "$pattern" <<<"$no_gpu_message" || fail "no-GPU message: $no_gpu_message"
 }
 
-# expect_help_reports_a_full_disk TOOL CMD...: CMD --help into /dev/full must exit 2 naming
-# the failed write, not 0 as if the help had arrived. (Nothing to check without /dev/full.)
-expect_help_reports_a_full_disk() {
+# into_a_closed_pipe ERR CMD...: runs CMD with standard output a pipe whose reader is gone, as
+# after `| head` has read enough, and stderr into the file ERR; returns CMD's exit status (128
+# plus the signal's number if a signal ended it).
+into_a_closed_pipe() {
+  local err="$1"
+  shift
+  python3 - "$err" "$@" <<'PY'
+import os, subprocess, sys
+read_end, write_end = os.pipe()
+os.close(read_end)
+with open(sys.argv[1], "w") as err:
+    # subprocess gives the command SIGPIPE's default action back (restore_signals).
+    code = subprocess.run(sys.argv[2:], stdout=write_end, stderr=err).returncode
+sys.exit(128 - code if code < 0 else code)
+PY
+}
+
+# expect_help_reports_a_failed_write TOOL CMD...: CMD --help into /dev/full, or into a pipe
+# whose reader is gone, must exit 2 naming the failed write, not 0 as if the help had arrived,
+# nor die by SIGPIPE (141). (No full-disk check without /dev/full.)
+expect_help_reports_a_failed_write() {
   local tool="$1" err rc
   shift
-  [ -w /dev/full ] || return 0
-  err=$("$@" --help 2>&1 >/dev/full); rc=$?
-  [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: No space left on device" <<<"$err" ||
-    fail "--help into a full disk exited $rc: $err"
+  if [ -w /dev/full ]; then
+    err=$("$@" --help 2>&1 >/dev/full); rc=$?
+    [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: No space left on device" <<<"$err" ||
+      fail "--help into a full disk exited $rc: $err"
+  fi
+  local err_file
+  err_file=$(mktemp)
+  into_a_closed_pipe "$err_file" "$@" --help; rc=$?
+  err=$(cat "$err_file"); rm -f "$err_file"
+  [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: Broken pipe" <<<"$err" ||
+    fail "--help into a closed pipe exited $rc: $err"
 }

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 
 namespace sgemm {
 
@@ -17,6 +19,13 @@ bool reads_standard_input(const std::string& path) {
 
 void say_when_reading_a_terminal(const char* tool, const std::string& what) {
     if (isatty(STDIN_FILENO)) std::fprintf(stderr, "%s: reading %s from the terminal; end it with Ctrl-D\n", tool, what.c_str());
+}
+
+bool starts_as_sqlite(const std::string& path) {
+    static const char header[] = "SQLite format 3";  // and its terminating zero: 16 bytes
+    char start[sizeof header] = {};
+    std::ifstream in(path, std::ios::binary);
+    return in.read(start, sizeof start) && std::memcmp(start, header, sizeof header) == 0;
 }
 
 }  // namespace sgemm

@@ -13,4 +13,8 @@ bool reads_standard_input(const std::string& path);
 // end it with Ctrl-D", so that a tool waiting for typed text does not look hung.
 void say_when_reading_a_terminal(const char* tool, const std::string& what);
 
+// Whether the file at `path` begins with SQLite's 16-byte header string: a database, whatever
+// its name (false for a file that cannot be read).
+bool starts_as_sqlite(const std::string& path);
+
 }  // namespace sgemm

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -104,8 +105,15 @@ void check_output_file(const std::string& path, const char* option) {
     if (ec == std::errc::too_many_symbolic_link_levels) refuse(option, path, "is a loop of symbolic links");
     if (fs::is_directory(status)) refuse(option, path, "is a folder, not a file");
     if (fs::exists(status)) {
-        // A FIFO or a device (/dev/stdout) is written as it is; a file must be writable.
-        if (fs::is_regular_file(status)) require_access(option, path, path, W_OK);
+        // A FIFO or a device (/dev/stdout) is written as it is; a file must be writable, and
+        // no database: every output of these tools is text, and a database named by a slip
+        // (`sgemm-db export -o tuning.db`) would lose every winner it holds.
+        if (fs::is_regular_file(status)) {
+            if (starts_as_sqlite(path))
+                refuse(option, path, "is an SQLite database, which this output would replace; remove it first "
+                                     "or name another file");
+            require_access(option, path, path, W_OK);
+        }
         return;
     }
     // A symbolic link to no file yet is written through: the file made is where it points.
@@ -219,6 +227,8 @@ void write_output_file(const std::string& path, const std::string& text) {
         write_in_place(path, text);
     }
 }
+
+void treat_a_closed_pipe_as_a_write_error() { std::signal(SIGPIPE, SIG_IGN); }
 
 int finish_standard_output(const char* tool, const std::string& what) {
     std::cout.flush();

@@ -47,6 +47,12 @@ struct OutputError : std::runtime_error {
 // be renamed over are written in place. Throws OutputError.
 void write_output_file(const std::string& path, const std::string& text);
 
+// Called first by every tool: a write to a pipe whose reader is gone (`| head`) then fails
+// with EPIPE, which finish_standard_output reports with exit status 2, as the tools' help
+// says of output that fails, instead of ending the process by SIGPIPE (status 141, which a
+// script reads as "interrupted", though a database change the run made stays).
+void treat_a_closed_pipe_as_a_write_error();
+
 // Flushes standard output, as a C++ and as a C stream (printf), and checks that everything
 // written to it arrived. If not (a full disk, a closed pipe) it prints "TOOL: cannot write
 // WHAT: reason" and returns exit status 2, else 0. The reason is errno as the failing write

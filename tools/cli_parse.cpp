@@ -15,17 +15,18 @@ namespace po = boost::program_options;
 namespace {
 
 // What option `option_name` ("--size", or "size") takes when it takes a number, for the
-// message of a value that did not convert; empty for any other type. The range is the type's:
-// an option that takes fewer values says so itself once its value has converted.
+// message of a value that did not convert; empty for any other type. The limit is the type's,
+// given in size only: an option that takes fewer values (none below 0, say) says so itself once
+// its value has converted, and a range from the type's least value would contradict that.
 std::string what_the_option_takes(const po::options_description& options, const std::string& option_name) {
     const std::size_t start = option_name.find_first_not_of('-');
     if (start == std::string::npos) return "";
     const po::option_description* option = options.find_nothrow(option_name.substr(start), false);
     if (!option) return "";
     const po::value_semantic* semantic = option->semantic().get();
-    if (dynamic_cast<const po::typed_value<int>*>(semantic)) return "a whole number from -2147483648 to 2147483647";
+    if (dynamic_cast<const po::typed_value<int>*>(semantic)) return "a whole number no larger in size than 2147483647";
     if (dynamic_cast<const po::typed_value<long>*>(semantic) || dynamic_cast<const po::typed_value<long long>*>(semantic))
-        return "a whole number from -9223372036854775808 to 9223372036854775807";
+        return "a whole number no larger in size than 9223372036854775807";
     if (dynamic_cast<const po::typed_value<double>*>(semantic)) return "a number no larger in size than about 1.8e308";
     return "";
 }

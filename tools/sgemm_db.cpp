@@ -470,8 +470,8 @@ int cmd_export(Context& ctx) {
     const std::string path = to_file ? ctx.vm["output"].as<std::string>() : "";
     if (to_file) {
         try {
+            check_output_is_not_database(path, "output", ctx.db_path);  // first: the more telling message
             check_output_file(path, "output");
-            check_output_is_not_database(path, "output", ctx.db_path);
         } catch (const po::error& e) {
             throw UsageError(e.what());
         }
@@ -662,14 +662,6 @@ int cmd_import(Context& ctx) {
         ctx, [&](TuningStore& store, bool) { return import_winners(store, rows, path, offered_kernel_problem(store)); },
         takes_nothing, [&](const MergeSummary& s) { print_merge(ctx, s, path, std::nullopt); });
     return merge_status(summary);
-}
-
-// Whether the file at `path` begins with SQLite's 16-byte header string.
-bool starts_as_sqlite(const std::string& path) {
-    static const char header[] = "SQLite format 3";  // and its terminating zero: 16 bytes
-    char start[sizeof header] = {};
-    std::ifstream in(path, std::ios::binary);
-    return in.read(start, sizeof start) && std::memcmp(start, header, sizeof header) == 0;
 }
 
 int cmd_merge(Context& ctx) {
@@ -867,6 +859,7 @@ int report(const std::exception& e, int status, bool usage_hint = false) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    treat_a_closed_pipe_as_a_write_error();
     std::string help =
         "sgemm-db: inspect, share and maintain the tuning database.\n\n"
         "Usage: sgemm-db [--db PATH] COMMAND [ARGS] [--json]\n\nCommands:\n";

@@ -200,6 +200,7 @@ void print_report(const Report& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    treat_a_closed_pipe_as_a_write_error();
     po::options_description opts(
         "sgemm-roofline: the decode roofline of a model on a GPU. Per token step it counts the\n"
         "FLOPs and the bytes of every GEMM (weights, activations) and of attention's reads of\n"

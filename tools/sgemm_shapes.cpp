@@ -15,6 +15,7 @@ namespace po = boost::program_options;
 using namespace sgemm;
 
 int main(int argc, char** argv) {
+    treat_a_closed_pipe_as_a_write_error();
     po::options_description opts(
         "sgemm-shapes: the GEMMs of one decode step of a model, as the tuner's shapes CSV.\n\n"
         "Each row is a row-major C[M x N] = A[M x K] * B[K x N] with M = batch (one new token per\n"

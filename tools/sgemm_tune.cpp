@@ -587,6 +587,7 @@ int tune(TuneRun& run, const std::string& json_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    treat_a_closed_pipe_as_a_write_error();
     po::options_description opts(
         "sgemm-tune: find the fastest correct SGEMM kernel for every shape of a CSV on this GPU and store\n"
         "the winners in the tuning database, which libsgemm_dispatch reads.\n\n"

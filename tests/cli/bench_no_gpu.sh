@@ -8,7 +8,7 @@ bench="$1"
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
 grep -q "3 a kernel computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses"
-expect_help_reports_a_full_disk sgemm-bench "$bench"
+expect_help_reports_a_failed_write sgemm-bench "$bench"
 # The help wins over a bad value on the same line, either side of it; a value that is an option does not.
 # So does it over an unknown option and a value left out, which boost cannot parse.
 for line in "--help --size x" "--size x --help" "--help --bogus" "-h --bogus" "--help --json"; do
@@ -24,11 +24,11 @@ grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
 
 # A value past its type says what the option takes, not only that it "is invalid".
 err=$("$bench" --size 99999999999 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number from -2147483648 to 2147483647" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF "for option '--size' is invalid: it takes a whole number no larger in size than 2147483647" <<<"$err" ||
   fail "--size 99999999999: $rc $err"
 # Past the type below: the message gives the range, not only its top.
 err=$("$bench" --size -99999999999 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "it takes a whole number from -2147483648 to 2147483647" <<<"$err" ||
+[ $rc -eq 1 ] && grep -qF "it takes a whole number no larger in size than 2147483647" <<<"$err" ||
   fail "--size -99999999999: $rc $err"
 
 # White space around a number is no part of it (as around an item of --sizes): past the parse.

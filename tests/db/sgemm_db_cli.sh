@@ -18,7 +18,7 @@ run() {
 }
 has() { grep -qF -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
 
-expect_help_reports_a_full_disk sgemm-db "$db_tool"
+expect_help_reports_a_failed_write sgemm-db "$db_tool"
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$out" || fail "not JSON: $out"; }
 
 "$make_sample" "$dir/ours.db" ours || fail "make_sample_db ours"
@@ -54,7 +54,7 @@ run 1 "${ours[@]}" show 8 0 4096; has "$err" "N must be at least 1, not 0"
 # A negative size is a size, not an unknown short option.
 run 1 "${ours[@]}" explain -1 4096 4096; has "$err" "M must be at least 1, not -1"
 run 1 "${ours[@]}" show 1 -4096 4096; has "$err" "N must be at least 1, not -4096"
-run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number from -2147483648 to 2147483647"
+run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number no larger in size than 2147483647"
 run 1 "${ours[@]}" show +3000000000 8 8; has "$err" "M +3000000000 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
 run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"
@@ -340,6 +340,12 @@ run 1 "${ours[@]}" export -o -; has "$err" "--output -: names no file here"
 ln -s ours.db "$dir/ours-link.db"
 run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the tuning database, which"
 cmp -s "$dir/ours.db" "$dir/ours.keep" || fail "export -o onto the database changed it"
+# Nor another database: the order of two paths slipped, or the default database named while
+# --db names another.
+cp "$dir/theirs.db" "$dir/theirs.keep"
+run 1 "${ours[@]}" export -o "$dir/theirs.db"
+has "$err" "--output $dir/theirs.db: is an SQLite database, which this output would replace; remove it first"
+cmp -s "$dir/theirs.db" "$dir/theirs.keep" || fail "export -o onto another database changed it"
 # Nor SQLite's files beside it: a write-ahead log holds committed changes not yet in the
 # file, and a stray rollback journal makes every later reader fail.
 run 1 "${ours[@]}" export -o "$dir/ours.db-wal"; has "$err" "is the tuning database's write-ahead log"
@@ -433,6 +439,18 @@ if [ -w /dev/full ]; then
   [ $rc -eq 3 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
     fail "an import that took nothing > /dev/full exited $rc: $(cat "$dir/err")"
 fi
+# So is a pipe whose reader is gone (`| head`): exit 2, not an end by SIGPIPE, which a script
+# reads as "interrupted", and the writing command says its change stays.
+"$make_sample" "$dir/closed-pipe.db" stale || fail "make_sample_db stale"
+into_a_closed_pipe "$dir/err" "$db_tool" --db "$dir/closed-pipe.db" import "$dir/winners.csv"; rc=$?
+[ $rc -eq 2 ] && grep -qF "cannot write standard output (the import itself is done: what it wrote to $dir/closed-pipe.db stays): " "$dir/err" ||
+  fail "import into a closed pipe exited $rc: $(cat "$dir/err")"
+run 0 --db "$dir/closed-pipe.db" list --json; [ "$(json 'len(d)')" = 5 ] || fail "the import into a closed pipe: $out"
+for command in list export; do
+  into_a_closed_pipe "$dir/err" "$db_tool" "${ours[@]}" $command; rc=$?
+  [ $rc -eq 2 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
+    fail "sgemm-db $command into a closed pipe exited $rc: $(cat "$dir/err")"
+done
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
 run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
 run 1 "${ours[@]}" export --json --format csv; has "$err" "--json asks for JSON and --format for csv"

@@ -209,6 +209,25 @@ TEST(Exchange, TheWinnersOfADeviceRowEditedByHandAreNamedAsLeftOut) {
     EXPECT_TRUE(export_winners(store, other_only, ExchangeFormat::csv, other_id).empty());
 }
 
+// A time edited or damaged in the file, which an import refuses, is left out of the export and
+// named: exported, it exited 0, and the machine it went to refused it.
+TEST(Exchange, AWinnerWhoseTimeNoImportTakesIsNamedAsLeftOut) {
+    TempDir dir;
+    TuningStore store(dir.file("a.db"));
+    fill_sample(store);
+    store.connection().exec("UPDATE winners SET ms = 5e-324 WHERE m = 1");
+    std::ostringstream out;
+    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv);
+    ASSERT_EQ(left_out.size(), 1u);
+    EXPECT_NE(left_out[0].find("M=1 N=4096 K=4096"), std::string::npos) << left_out[0];
+    EXPECT_NE(left_out[0].find("its time is under 0.1 us, shorter than any launch"), std::string::npos) << left_out[0];
+    EXPECT_EQ(records(out.str()).size(), 4u) << "the header and the three other winners";
+    TuningStore other(dir.file("b.db"));
+    const MergeSummary summary = import_text(other, out.str());
+    EXPECT_EQ(summary.count(WinnerOffer::Outcome::Added), 3);
+    EXPECT_EQ(summary.count(WinnerOffer::Outcome::Refused), 0);
+}
+
 TEST(Exchange, JsonExportHasOneObjectPerWinnerWithTypedValues) {
     TempDir dir;
     TuningStore store(dir.file("a.db"));

@@ -112,6 +112,25 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     EXPECT_TRUE(edited);
 }
 
+// A time edited or damaged in the file, which import and merge refuse, is a problem for
+// verify too (it said "ok"), for the winner's time and for its cuBLAS time.
+TEST(Verify, ReportsATimeNoImportOrMergeTakes) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    fill_sample(store);
+    sqlite::Connection& db = store.connection();
+    db.exec("UPDATE winners SET ms = 5e-324 WHERE m = 1");
+    db.exec("UPDATE winners SET cublas_ms = 1e-9 WHERE m = 4096");
+    const VerifyReport r = verify_store(store);
+    EXPECT_EQ(r.winners, 4);
+    ASSERT_EQ(r.problems.size(), 2u);
+    std::string all;
+    for (const std::string& p : r.problems) all += p + "\n";
+    EXPECT_NE(all.find("M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: its time is under 0.1 us"), std::string::npos) << all;
+    EXPECT_NE(all.find("M=4096 N=4096 K=4096 NN fp32 align16 cuBLAS: its cuBLAS time is under 0.1 us"), std::string::npos)
+        << all;
+}
+
 // An edited device row's winners are found by no lookup, which verify reports; they are still
 // counted and their binaries checked, under the id the row is stored under. The summary
 // counted 0 winners for such a row, and a damaged binary of its winners went unreported.

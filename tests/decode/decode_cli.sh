@@ -19,8 +19,8 @@ expect_user_error() {
   [ -z "$out" ] || fail "$* printed to stdout on error: $out"
 }
 
-expect_help_reports_a_full_disk sgemm-shapes "$shapes"
-expect_help_reports_a_full_disk sgemm-roofline "$roofline"
+expect_help_reports_a_failed_write sgemm-shapes "$shapes"
+expect_help_reports_a_failed_write sgemm-roofline "$roofline"
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
 grep -q "By default the rows are NN" <<<"$out" || fail "sgemm-shapes --help does not say which layout its rows assume"
@@ -225,12 +225,12 @@ expect_user_error "the model is given twice (by the first argument or --model): 
 for line in "gpt2 llama-3-8b --help" "--help --bogus" "--model gpt2 --model llama-3-8b --help"; do
   shown=$("$roofline" $line 2>&1) && grep -q -- "--context" <<<"$shown" || fail "sgemm-roofline $line did not show the help: $shown"
 done
-expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 99999999999999999999
-expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 1.5
+expect_user_error "it takes a whole number no larger in size than 2147483647" "$roofline" gpt2 --context 99999999999999999999
+expect_user_error "it takes a whole number no larger in size than 2147483647" "$roofline" gpt2 --context 1.5
 # White space around a number is no part of it, as around an item of --batch; inside it is.
 out=$("$roofline" gpt2 --context ' 5 ' --batch ' 8') || fail "--context ' 5 ' was refused"
 grep -qF "context 5;" <<<"$out" || fail "--context ' 5 ' did not read as 5: $out"
-expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context '5 5'
+expect_user_error "it takes a whole number no larger in size than 2147483647" "$roofline" gpt2 --context '5 5'
 # Nor around a word chosen from a list, in any case.
 out=$("$roofline" ' Llama-3-8B' --dtype ' FP16 ' --batch 1) || fail "' Llama-3-8B' --dtype ' FP16 ' was refused"
 grep -qF "llama-3-8b on H200: fp16 weights" <<<"$out" || fail "' FP16 ' did not read as fp16: $out"
@@ -356,7 +356,7 @@ grep -qF "context 1024 and the new token pass the 1024 positions the model was m
   fail "no note of gpt2's 1024 positions at context 1024: $out"
 out=$("$roofline" gpt2 --context 1023 --batch 1) || fail "roofline gpt2 --context 1023 failed"
 ! grep -q "positions the model was made for" <<<"$out" || fail "a note at context 1023, within gpt2's 1024: $out"
-expect_user_error "it takes a whole number from -2147483648 to 2147483647" "$roofline" gpt2 --context 2147483648
+expect_user_error "it takes a whole number no larger in size than 2147483647" "$roofline" gpt2 --context 2147483648
 "$roofline" gpt2 --batch 1 --json | "$python" -c 'import json,sys; m=json.load(sys.stdin)["model"]; assert m["max_position_embeddings"] == 1024, m' ||
   fail "roofline --json lacks gpt2's max_position_embeddings"
 

@@ -24,7 +24,7 @@ if command -v taskset >/dev/null; then
   one=$(taskset -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$tune" --help) || fail "--help on one CPU exited non-zero"
   grep -qF -- "--jobs arg (=1)" <<<"$one" || fail "--jobs on one CPU does not default to 1: $(grep -- --jobs <<<"$one")"
 fi
-expect_help_reports_a_full_disk sgemm-tune "$tune"
+expect_help_reports_a_failed_write sgemm-tune "$tune"
 
 printf 'M,N,K\n8,4096,4096\n8,abc,4096\n' > "$dir/bad.csv"
 err=$("$tune" --shapes "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
