@@ -1,16 +1,40 @@
 #include "tools/cli_database_path.h"
 
+#include <cstdlib>
+
 #include "db/default_path.h"
 
 namespace sgemm {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// Names that SQLite or the tools read as no file: the database would not be where the user
+// looks for it afterwards. `given` says where the name came from ("--db", "SGEMM_DB").
+void refuse_names_of_no_file(const std::string& path, const std::string& given) {
+    if (path == "-")
+        throw po::error(given + " -: a database cannot be read from standard input or written to standard "
+                                "output; write ./- for a file named -");
+    // SQLite opens this name as a database in memory, which the tool's end loses (and a merge
+    // or import into it waited for a lock no other process holds).
+    if (path == ":memory:")
+        throw po::error(given + " :memory: is SQLite's name for a database in memory, which is lost when the "
+                                "tool ends; write ./:memory: for a file of that name");
+}
+
+}  // namespace
+
 std::string database_path(const po::variables_map& vm) {
-    if (!vm.count("db")) return default_db_path();
+    if (!vm.count("db")) {
+        const std::string path = default_db_path();
+        if (const char* env = std::getenv("SGEMM_DB"); env && path == env) refuse_names_of_no_file(path, "SGEMM_DB");
+        return path;
+    }
     const std::string path = vm["db"].as<std::string>();
     if (path.empty()) throw po::error(std::string("--db is empty (leave it out for the default database: ") +
                                       kDefaultDbPathRule + ")");
+    refuse_names_of_no_file(path, "--db");
     return path;
 }
 

@@ -49,6 +49,12 @@ run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"
 run 1 "${ours[@]}" show 8 4096; has "$err" "usage: sgemm-db show M N K"
 run 1 "${ours[@]}" show 8 x 4096; has "$err" "N 'x' is not a whole number"
 run 1 --db "" list; has "$err" "--db is empty (leave it out for the default database"
+# Names of no file the user could find afterwards: refused at once, with the way to a file.
+run 1 --db - import "$dir/nothing.csv"; has "$err" "--db -: a database cannot be read from standard input"
+run 1 --db :memory: merge "$dir/theirs.db"; has "$err" "--db :memory: is SQLite's name for a database in memory"
+out=$(SGEMM_DB=:memory: "$db_tool" list 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -qF "SGEMM_DB :memory: is SQLite's name" <<<"$out" || fail "SGEMM_DB=:memory: exited $rc: $out"
+[ ! -e ./- ] && [ ! -e ./:memory: ] || fail "a refused --db made a file"
 run 1 "${ours[@]}" show 2147483648 1 1; has "$err" "M 2147483648 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" show 8 0 4096; has "$err" "N must be at least 1, not 0"
 # A negative size is a size, not an unknown short option.
