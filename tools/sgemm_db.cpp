@@ -171,8 +171,13 @@ struct Context {
         s.M = size(0, "M");
         s.N = size(1, "N");
         s.K = size(2, "K");
-        parse_transposes(vm["trans"].as<std::string>(), s);
-        s.precision = parse_gemm_precision(vm["precision"].as<std::string>());
+        // A value that is no transpose or precision is a slip in the line, as a bad --align is.
+        try {
+            parse_transposes(vm["trans"].as<std::string>(), s);
+            s.precision = parse_gemm_precision(vm["precision"].as<std::string>());
+        } catch (const Error& e) {
+            throw UsageError(e.what());
+        }
         s.alignment = vm.count("align") ? vm["align"].as<int>() : packed_alignment(s);
         if (!valid_alignment_class(s.alignment)) throw UsageError("--align must be 16, 8 or 4");
         return s;

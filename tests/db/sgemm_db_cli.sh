@@ -63,7 +63,8 @@ run 1 "${ours[@]}" show 1 -4096 4096; has "$err" "N must be at least 1, not -409
 run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number no larger in size than 2147483647"
 run 1 "${ours[@]}" show +3000000000 8 8; has "$err" "M +3000000000 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" list --format json; has "$err" "--format does not apply to list"
-run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"
+run 1 "${ours[@]}" show 8 4096 4096 --trans XY; has "$err" "unknown transposes 'XY'"; has "$err" "Try 'sgemm-db --help'."
+run 1 "${ours[@]}" show 8 4096 4096 --precision fp64; has "$err" "Try 'sgemm-db --help'."
 run 1 "${ours[@]}" list --device feedface; has "$err" "'feedface' names no device"
 run 1 "${ours[@]}" list --device ""; has "$err" "an empty device id names no device"
 
