@@ -188,7 +188,7 @@ struct Context {
 // leaves the other devices' rows out.
 std::string where(Context& ctx, TuningStore& store) {
     const std::string device = ctx.device(store);
-    return (device.empty() ? "" : " of device " + device) + " in " + store.path();
+    return (device.empty() ? "" : " of device " + device) + " in " + printable(store.path());
 }
 
 int cmd_list(Context& ctx) {
@@ -314,8 +314,8 @@ std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context&
     const std::vector<TuningStore::DeviceRow> devices = store.device_rows();
     if (devices.size() == 1) return {devices.front().stored_id, devices.front().fields};
     if (devices.empty())
-        throw UsageError("no GPU is visible and " + store.path() + " holds no device yet: nothing has been tuned into "
-                         "it, so there is nothing to explain (sgemm-tune fills it on a GPU)");
+        throw UsageError("no GPU is visible and " + store.path() + " holds no device: nothing has been tuned into "
+                         "it, or prune removed what was, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
     for (const TuningStore::DeviceRow& row : devices) list += "\n  " + row.stored_id + "  " + row.fields.describe();
     throw UsageError("no GPU is visible and " + store.path() + " holds " + std::to_string(devices.size()) +
@@ -408,7 +408,7 @@ int cmd_stats(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    std::printf("file      %s (%s KiB, schema version %d)\n", store.path().c_str(),
+    std::printf("file      %s (%s KiB, schema version %d)\n", printable(store.path()).c_str(),
                 fixed(file_bytes / 1024.0, 0).c_str(), store.opened_version());
     std::printf("kernels   %lld\n", static_cast<long long>(s.kernels));
     std::printf("binaries  %lld (%s KiB of cubins), %lld cache hits, hit rate %s%%\n",
@@ -552,10 +552,10 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
     if (source_version && *source_version < latest_schema_version())
         std::printf("%s has schema version %d: it was read from a copy in memory brought to version %d, and the "
                     "file was left as it is\n",
-                    source.c_str(), *source_version, latest_schema_version());
+                    printable(source).c_str(), *source_version, latest_schema_version());
     std::printf("from %s: %d devices added; winners %d added, %d replaced, %d kept, %d refused; %d binaries and %d "
                 "measurements added; %d miss rows (one per recorder and shape) added or updated\n",
-                source.c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
+                printable(source).c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
     if (const int others = taken_of_other_versions(s); others > 0)
         std::printf("%d of the winners taken are of other sgemm versions than this build's %s, whose dispatch reads "
@@ -768,7 +768,7 @@ int cmd_verify(Context& ctx) {
         // A check per winner with a binary (against its device) and per cached binary: winners
         // that share a binary check it once each, so this may pass stats' count of binaries.
         std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)\n",
-                    r.ok() ? "ok" : "FAILED", store.path().c_str(), store.opened_version(), r.devices, r.winners,
+                    r.ok() ? "ok" : "FAILED", printable(store.path()).c_str(), store.opened_version(), r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
         // The tuner compiles a damaged cached binary again and replaces it (tuner/kernel_cache),
         // so a winner's problem is repaired by tuning its shape again; an edited device row
@@ -795,10 +795,10 @@ int cmd_upgrade(Context& ctx) {
         return 0;
     }
     if (ctx.wrote)
-        std::printf("%s: schema version %d (was %d)\n", store.path().c_str(), store.schema_version(),
+        std::printf("%s: schema version %d (was %d)\n", printable(store.path()).c_str(), store.schema_version(),
                     store.opened_version());
     else
-        std::printf("%s: schema version %d already, this build's: nothing to upgrade\n", store.path().c_str(),
+        std::printf("%s: schema version %d already, this build's: nothing to upgrade\n", printable(store.path()).c_str(),
                     store.schema_version());
     return 0;
 }

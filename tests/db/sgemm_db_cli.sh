@@ -189,7 +189,7 @@ run 0 "${ours[@]}" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "mis
 if ! gpu_present; then
   cp "$dir/ours.db" "$dir/emptied.db"
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [c.execute('DELETE FROM ' + t) for t in ('winners','measurements','misses','binaries','devices')]; c.commit()" "$dir/emptied.db"
-  run 1 --db "$dir/emptied.db" explain 8 8 8; has "$err" "holds no device yet: nothing has been tuned into it"
+  run 1 --db "$dir/emptied.db" explain 8 8 8; has "$err" "holds no device: nothing has been tuned into it, or prune removed what was"
 fi
 run 0 "${ours[@]}" explain 8 4096 4096 --device "${id:0:6}"
 run 0 "${ours[@]}" explain 8 4096 4096 --device "$(tr a-f A-F <<<"${id:0:6}")"  # ids are hex: any case
@@ -734,6 +734,14 @@ for command in list stats; do
 done
 run 0 --db "$dir/evil.db" stats; has "$out" 'EVIL\x1b[31mRED\x0afake line sm_90'
 run 0 --db "$dir/evil.db" list; has "$out" 'naive BLOCK_X=32 BLOCK_Y=8\x07'
+# So is the database's own path, in every line that names it: a name with a line break in it
+# would read as two lines.
+cp "$dir/ours.db" "$dir/line"$'\n'"break.db"
+for command in stats verify upgrade "show 3 3 3"; do
+  run 0 --db "$dir/line"$'\n'"break.db" $command
+  grep -qF 'line\x0abreak.db' <<<"$out$err" || fail "$command does not name the path escaped: $out $err"
+  ! grep -q '^break\.db' <<<"$out$err" || fail "$command split the path over two lines: $out $err"
+done
 # verify finds every description edited so, cuBLAS's too.
 cp "$dir/ours.db" "$dir/described.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET description = description || char(7)\"); c.commit()" "$dir/described.db"
