@@ -184,6 +184,19 @@ TEST(ShapesCsv, ANameWithAControlCharacterIsRefused) {
               std::string::npos);
 }
 
+// A line inside a quoted field is the field's text, even where it starts with #: it was taken
+// for a comment and blanked, closing quote and all ("a quoted field is never closed"). A
+// comment's own quote opens no field.
+TEST(ShapesCsv, ALineInsideAQuotedFieldIsNoComment) {
+    EXPECT_NE(error_of("M,N,K,name\n64,64,64,\"x\n# y\"\n").find("shapes.csv:2: the name 'x\\x0a# y' holds a control"),
+              std::string::npos)
+        << error_of("M,N,K,name\n64,64,64,\"x\n# y\"\n");
+    const ShapesFile f = parse("M,N,K,name\n# an \"odd quote\n8,4096,4096,\"q\"\"kv\"\n# \"\n1,2,3,o\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].name, "q\"kv");
+    EXPECT_EQ(f.rows[1].line, 5);
+}
+
 TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K\n1,2,3\n4,x,6\n").find("shapes.csv:3: N 'x' is not a whole number"), std::string::npos)
         << error_of("M,N,K\n1,2,3\n4,x,6\n");
