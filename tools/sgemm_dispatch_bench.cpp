@@ -139,9 +139,9 @@ int main(int argc, char** argv) {
             if (value < 1) throw po::error(std::string("--") + option + " must be at least 1, not " + std::to_string(value));
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
-            check_output_file(json_path, "json");
-            if (!db_path.empty())  // read when it exists, --without-database or not
+            if (!db_path.empty())  // read when it exists, --without-database or not; first, for its message
                 check_output_is_not_database(json_path, "json", db_path);
+            check_output_file(json_path, "json");
         }
     } catch (const po::error& e) {  // the command line itself: point to the options, as the other tools do
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\nTry 'sgemm-dispatch-bench --help'.\n", printable_lines(e.what()).c_str());

@@ -733,10 +733,11 @@ int main(int argc, char** argv) {
         if (!dry) db_path = database_path(vm);
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
-            check_output_file(json_path, "json");
-            // The table is written over its file at the end: never over what the run reads.
-            check_output_is_not_input(json_path, "json", shapes_path, "the shapes CSV");
+            // The table is written over its file at the end: never over what the run reads. (These
+            // first: they name the file more tellingly than check_output_file would.)
             if (!dry) check_output_is_not_database(json_path, "json", db_path);
+            check_output_is_not_input(json_path, "json", shapes_path, "the shapes CSV");
+            check_output_file(json_path, "json");
         }
         if (shapes_path == "-") {
             say_when_reading_a_terminal("sgemm-tune", "the shapes CSV");

@@ -100,14 +100,26 @@ out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive 
 grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
 err=$("$tune" --shapes - --dry-run --json "$dir/small.csv" 2>&1 >/dev/null <"$dir/small.csv"); rc=$?
 [ $rc -eq 1 ] && grep -qF "is the shapes CSV behind standard input" <<<"$err" || fail "--json naming the file behind --shapes -: $rc $err"
-# A database named - is a file of that name, not standard input: --json over it is refused.
+# --db - reads as standard input, which no database is: refused, with the way to a file of that
+# name. Named so, the file is the database: --json over it is refused.
 tune_path=$(realpath "$tune")
 cp "$dir/small.csv" "$dir/-"
-err=$(cd "$dir" && "$tune_path" --shapes small.csv --db - --json ./- 2>&1 >/dev/null); rc=$?
+err=$(cd "$dir" && "$tune_path" --shapes small.csv --db - 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--db -: a database cannot be read from standard input or written to standard output; write ./- for a file named -" <<<"$err" ||
+  fail "--db -: $rc $err"
+err=$(cd "$dir" && "$tune_path" --shapes small.csv --db ./- --json ./- 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json ./-: is the tuning database, which the output would replace" <<<"$err" ||
   fail "--json over a database named -: $rc $err"
 cmp -s "$dir/-" "$dir/small.csv" || fail "the file named - changed"
 rm "$dir/-"
+# Nor is --json written over another database (paths in the wrong order, say).
+"$make_sample" "$dir/other.db" ours || fail "make_sample_db"
+cp "$dir/other.db" "$dir/other.keep"
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/tuning.db" --json "$dir/other.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json $dir/other.db: is an SQLite database, which this output would replace" <<<"$err" ||
+  fail "--json over another database: $rc $err"
+cmp -s "$dir/other.db" "$dir/other.keep" || fail "--json over another database changed it"
+[ ! -e "$dir/tuning.db" ] || fail "a refused --json made the database"
 err=$(printf 'M,N,K\n8,x,64\n' | "$tune" --shapes - --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "standard input:2: N 'x' is not a whole number" <<<"$err" || fail "--shapes - with a bad row: $rc $err"
 
