@@ -57,8 +57,11 @@ std::ifstream open_csv_file(const std::string& path) {
 }
 
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
+    return parse_csv(read_csv_text(in, source), source);
+}
+
+std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, CsvComments comments) {
     std::vector<CsvRecord> records;
-    std::string text = read_csv_text(in, source);
     strip_byte_order_mark(text);
     int line = 1;
     std::size_t i = 0;
@@ -75,6 +78,16 @@ std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
         fail(1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n')),
              "holds a NUL byte, which no text CSV does: is it a binary file, or UTF-16 text? Save it as UTF-8");
     while (i < text.size()) {
+        if (comments == CsvComments::hash_lines) {
+            const std::size_t first = text.find_first_not_of(" \t", i);
+            if (first != std::string::npos && text[first] == '#') {  // to the end of its line
+                i = text.find_first_of("\r\n", first);
+                if (i == std::string::npos) break;
+                i += text.compare(i, 2, "\r\n") == 0 ? 2 : 1;
+                ++line;
+                continue;
+            }
+        }
         CsvRecord record{line, {}};
         std::string field;
         bool end_of_record = false;

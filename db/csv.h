@@ -40,10 +40,16 @@ struct CsvIsADatabaseError : Error {
     using Error::Error;
 };
 
-// Every record of `in` (after a byte order mark, at most kMaxCsvBytes); blank lines, and lines
-// of white space alone, are skipped. Throws Error "<source>:<line>: ..." for a quoted field
-// that never ends, text after a closing quote, or a NUL byte; CsvIsADatabaseError for a
-// database file.
+// Whether a record that starts with '#' (after white space) is a comment, skipped to the end
+// of its line. Only where a record starts: a line inside a quoted field is the field's text.
+enum class CsvComments { none, hash_lines };
+
+// Every record of `text` (after a byte order mark); blank lines, and lines of white space
+// alone, are skipped, and comments as `comments` says. Throws Error "<source>:<line>: ..."
+// for a quoted field that never ends, text after a closing quote, or a NUL byte;
+// CsvIsADatabaseError for a database file.
+std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, CsvComments comments = CsvComments::none);
+// parse_csv of all of `in` (at most kMaxCsvBytes), without comments.
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source);
 
 }  // namespace sgemm

@@ -73,33 +73,9 @@ bool parse_trans(const std::string& text, const char* column, const std::string&
 }  // namespace
 
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
-    std::string text;
-    try {
-        text = read_csv_text(in, file, kMaxShapesCsvBytes);
-    } catch (const Error& e) {
-        throw ShapesCsvError(e.what());
-    }
-    strip_byte_order_mark(text);
-    // Comment lines become blank lines, which the CSV reader skips, so line numbers hold.
-    // Lines end in \n, \r\n or \r alone, as the CSV reader takes them. A line inside a
-    // quoted field (one that spans lines) is the field's text, not a comment, whatever it
-    // starts with: blanking it would take the closing quote with it.
-    std::stringstream uncommented;
-    bool in_quotes = false;  // each quote toggles it, and a doubled one ("") twice
-    for (std::size_t start = 0; start < text.size();) {
-        std::size_t end = text.find_first_of("\r\n", start);
-        if (end == std::string::npos) end = text.size();
-        const std::string line = text.substr(start, end - start);
-        const bool comment = !in_quotes && trim(line).rfind('#', 0) == 0;
-        if (!comment) in_quotes ^= std::count(line.begin(), line.end(), '"') % 2 == 1;
-        uncommented << (comment ? "" : line) << "\n";
-        start = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
-    }
     std::vector<CsvRecord> records;
     try {
-        records = read_csv(uncommented, file);
-    } catch (const ShapesCsvError&) {
-        throw;
+        records = parse_csv(read_csv_text(in, file, kMaxShapesCsvBytes), file, CsvComments::hash_lines);
     } catch (const Error& e) {
         throw ShapesCsvError(e.what());
     }

@@ -74,6 +74,20 @@ TEST(Csv, LinesOfWhiteSpaceAreBlank) {
     EXPECT_EQ(records[1].line, 4);
 }
 
+// With comments, a record that starts with # (after white space) is skipped to the end of its
+// line, whatever line break ends it; a # anywhere else is text: inside a quoted field over
+// lines, after a field's quote, or without comments at all.
+TEST(Csv, ACommentIsSkippedOnlyWhereARecordStarts) {
+    const std::string text = "h1,h2\r\n  # one\rx,\"a\n# b\"\n# \"\ny\"#,z\n";
+    const std::vector<CsvRecord> records = parse_csv(text, "f.csv", CsvComments::hash_lines);
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[1].line, 3);
+    EXPECT_EQ(records[1].fields, (std::vector<std::string>{"x", "a\n# b"}));
+    EXPECT_EQ(records[2].line, 6);
+    EXPECT_EQ(records[2].fields, (std::vector<std::string>{"y\"#", "z"}));
+    EXPECT_EQ(parse_csv(text, "f.csv").size(), 5u) << "without comments, each # line is a record";
+}
+
 // A NUL byte (UTF-16 text, a binary file) is refused at its line: messages that quote a field
 // would otherwise end at it.
 TEST(Csv, ANulByteIsRefusedAtItsLine) {

@@ -186,7 +186,7 @@ TEST(ShapesCsv, ANameWithAControlCharacterIsRefused) {
 
 // A line inside a quoted field is the field's text, even where it starts with #: it was taken
 // for a comment and blanked, closing quote and all ("a quoted field is never closed"). A
-// comment's own quote opens no field.
+// comment's own quote opens no field, nor does one inside an unquoted field.
 TEST(ShapesCsv, ALineInsideAQuotedFieldIsNoComment) {
     EXPECT_NE(error_of("M,N,K,name\n64,64,64,\"x\n# y\"\n").find("shapes.csv:2: the name 'x\\x0a# y' holds a control"),
               std::string::npos)
@@ -195,6 +195,10 @@ TEST(ShapesCsv, ALineInsideAQuotedFieldIsNoComment) {
     ASSERT_EQ(f.rows.size(), 2u);
     EXPECT_EQ(f.rows[0].name, "q\"kv");
     EXPECT_EQ(f.rows[1].line, 5);
+    const ShapesFile g = parse("M,N,K,name\n1,4096,4096,lm\"head\n# a comment\n1,4096,11008,up\n");
+    ASSERT_EQ(g.rows.size(), 2u);
+    EXPECT_EQ(g.rows[0].name, "lm\"head");
+    EXPECT_EQ(g.rows[1].line, 4);
 }
 
 TEST(ShapesCsv, BadInputsNameTheLine) {
