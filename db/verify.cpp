@@ -131,10 +131,9 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             ++report.winners;
             const Winner& w = wb.winner;
             const std::string where = w.where();
-            if (const std::string problem = winner_time_problem(w); !problem.empty()) {
+            // A bad time leaves the winner's binary to be checked as any other's.
+            if (const std::string problem = winner_time_problem(w); !problem.empty())
                 report.problems.push_back(where + ": " + problem);
-                continue;
-            }
             if (w.kernel.is_cublas()) {
                 if (const std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty())
                     report.problems.push_back(where + ": " + problem);

@@ -53,21 +53,35 @@ sys.exit(128 - code if code < 0 else code)
 PY
 }
 
-# expect_help_reports_a_failed_write TOOL CMD...: CMD --help into /dev/full, or into a pipe
-# whose reader is gone, must exit 2 naming the failed write, not 0 as if the help had arrived,
-# nor die by SIGPIPE (141). (No full-disk check without /dev/full.)
-expect_help_reports_a_failed_write() {
+# expect_help_reports_a_full_disk TOOL CMD...: CMD --help into /dev/full must exit 2 naming
+# the failed write, not 0 as if the help had arrived. (Nothing to check without /dev/full.)
+expect_help_reports_a_full_disk() {
   local tool="$1" err rc
   shift
-  if [ -w /dev/full ]; then
-    err=$("$@" --help 2>&1 >/dev/full); rc=$?
-    [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: No space left on device" <<<"$err" ||
-      fail "--help into a full disk exited $rc: $err"
-  fi
-  local err_file
+  [ -w /dev/full ] || return 0
+  err=$("$@" --help 2>&1 >/dev/full); rc=$?
+  [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: No space left on device" <<<"$err" ||
+    fail "--help into a full disk exited $rc: $err"
+}
+
+# expect_a_closed_pipe_reported TOOL CMD...: CMD --help into a pipe whose reader is gone must
+# exit 2 naming the failed write, not end by SIGPIPE (141): the tools whose work ends at once.
+expect_a_closed_pipe_reported() {
+  local tool="$1" err_file err rc
+  shift
   err_file=$(mktemp)
   into_a_closed_pipe "$err_file" "$@" --help; rc=$?
   err=$(cat "$err_file"); rm -f "$err_file"
   [ $rc -eq 2 ] && grep -qF "$tool: cannot write the help: Broken pipe" <<<"$err" ||
     fail "--help into a closed pipe exited $rc: $err"
+}
+
+# expect_a_closed_pipe_to_end_it CMD...: the tools that work for minutes end by SIGPIPE (141)
+# at a write into a pipe whose reader is gone, as `| head` expects, rather than work on.
+expect_a_closed_pipe_to_end_it() {
+  local err_file rc
+  err_file=$(mktemp)
+  into_a_closed_pipe "$err_file" "$@" --help; rc=$?
+  rm -f "$err_file"
+  [ $rc -eq 141 ] || fail "--help into a closed pipe exited $rc, expected 141 (SIGPIPE)"
 }

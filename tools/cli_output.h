@@ -47,10 +47,14 @@ struct OutputError : std::runtime_error {
 // be renamed over are written in place. Throws OutputError.
 void write_output_file(const std::string& path, const std::string& text);
 
-// Called first by every tool: a write to a pipe whose reader is gone (`| head`) then fails
-// with EPIPE, which finish_standard_output reports with exit status 2, as the tools' help
-// says of output that fails, instead of ending the process by SIGPIPE (status 141, which a
-// script reads as "interrupted", though a database change the run made stays).
+// Called first by the tools whose work ends at once (sgemm-db, sgemm-shapes, sgemm-roofline):
+// a write to a pipe whose reader is gone (`| head`) then fails with EPIPE, which
+// finish_standard_output reports with exit status 2, as their help says of output that fails,
+// instead of ending the process by SIGPIPE (status 141, which a script reads as
+// "interrupted", though the database change the command made stays). The tools that work for
+// minutes (sgemm-tune, the benchmarks) keep SIGPIPE's default: `| head` ends them at its
+// first write after the reader is gone, rather than letting them work on with nowhere to
+// report to (the tune keeps every shape it finished).
 void treat_a_closed_pipe_as_a_write_error();
 
 // Flushes standard output, as a C++ and as a C stream (printf), and checks that everything

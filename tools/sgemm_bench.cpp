@@ -223,7 +223,6 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
 }  // namespace
 
 int main(int argc, char** argv) {
-    treat_a_closed_pipe_as_a_write_error();
     po::options_description opts(
         "sgemm-bench: run the five ladder kernels (naive, smem, blocktile, vec4, async) at their\n"
         "default configurations and cuBLAS on this GPU. Each result is checked against cuBLAS\n"

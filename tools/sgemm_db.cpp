@@ -770,13 +770,14 @@ int cmd_verify(Context& ctx) {
         std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)\n",
                     r.ok() ? "ok" : "FAILED", printable(store.path()).c_str(), store.opened_version(), r.devices, r.winners,
                     r.binaries_checked, loading.c_str());
-        // The tuner compiles a damaged cached binary again and replaces it (tuner/kernel_cache),
-        // so a winner's problem is repaired by tuning its shape again; an edited device row
-        // is not, since every lookup computes the id its fields give.
+        // The tuner measures a shape again and compiles a damaged cached binary again
+        // (tuner/kernel_cache), so a winner's problem is repaired by tuning its shape again; an
+        // edited device row is not, since every lookup computes the id its fields give.
         if (r.problems.size() > static_cast<std::size_t>(r.edited_device_rows))
-            std::printf("to repair a winner's binary, tune its shape again (sgemm-tune --retune with those shapes "
-                        "on that GPU): the tuner compiles a damaged binary again and replaces it; until then dispatch "
-                        "compiles it at each create or leaves the winner out\n");
+            std::printf("to repair a winner, tune its shape again (sgemm-tune --retune with those shapes on that "
+                        "GPU): the tuner measures its times again, and compiles a damaged binary again and replaces "
+                        "it; until then dispatch compiles a damaged binary at each create or leaves the winner out, "
+                        "and export leaves out a winner with either problem\n");
         if (r.edited_device_rows > 0)
             std::printf("a device row edited by hand is found by no lookup, and no tune repairs it: put its fields "
                         "back as they were, or remove it with its winners (sgemm-db prune --device ID)\n");
@@ -887,8 +888,9 @@ int main(int argc, char** argv) {
             "output that fails as it is written, after which a command that changed the database says the change\n"
             "stays, and an import or merge that refused winners still exits 3);\n"
             "3 import or merge: some winners were refused (each is listed), the others went in (an import\n"
-            "whose every winner is refused writes nothing); export: some winners, whose binary is damaged\n"
-            "or whose device row was edited by hand, were left out (each is listed), the others were written.\n\n"
+            "whose every winner is refused writes nothing); export: some winners, whose binary is damaged,\n"
+            "whose time no import would take, or whose device row was edited by hand, were left out (each is\n"
+            "listed), the others were written.\n\n"
             "Options";
     po::options_description opts(help);
     opts.add_options()("help,h", "show this help")

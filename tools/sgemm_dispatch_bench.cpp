@@ -84,7 +84,6 @@ constexpr int kWrongResult = 3;
 }  // namespace
 
 int main(int argc, char** argv) {
-    treat_a_closed_pipe_as_a_write_error();
     po::options_description opts(
         "sgemm-dispatch-bench: the host overhead of libsgemm_dispatch over a bare launch of the same kernel,\n"
         "back-to-back tiny GEMMs with dispatch against cuBLAS, and create's cold-start time.\n\n"

@@ -587,7 +587,6 @@ int tune(TuneRun& run, const std::string& json_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    treat_a_closed_pipe_as_a_write_error();
     po::options_description opts(
         "sgemm-tune: find the fastest correct SGEMM kernel for every shape of a CSV on this GPU and store\n"
         "the winners in the tuning database, which libsgemm_dispatch reads.\n\n"
@@ -733,11 +732,11 @@ int main(int argc, char** argv) {
         if (!dry) db_path = database_path(vm);
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
-            // The table is written over its file at the end: never over what the run reads. (These
-            // first: they name the file more tellingly than check_output_file would.)
+            // The table is written over its file at the end: never over what the run reads. The
+            // database first, which check_output_file would call just an SQLite database.
             if (!dry) check_output_is_not_database(json_path, "json", db_path);
-            check_output_is_not_input(json_path, "json", shapes_path, "the shapes CSV");
             check_output_file(json_path, "json");
+            check_output_is_not_input(json_path, "json", shapes_path, "the shapes CSV");
         }
         if (shapes_path == "-") {
             say_when_reading_a_terminal("sgemm-tune", "the shapes CSV");

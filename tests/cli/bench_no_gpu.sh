@@ -8,7 +8,8 @@ bench="$1"
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
 grep -q "3 a kernel computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses"
-expect_help_reports_a_failed_write sgemm-bench "$bench"
+expect_help_reports_a_full_disk sgemm-bench "$bench"
+expect_a_closed_pipe_to_end_it "$bench"
 # The help wins over a bad value on the same line, either side of it; a value that is an option does not.
 # So does it over an unknown option and a value left out, which boost cannot parse.
 for line in "--help --size x" "--size x --help" "--help --bogus" "-h --bogus" "--help --json"; do

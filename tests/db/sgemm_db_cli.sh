@@ -18,7 +18,8 @@ run() {
 }
 has() { grep -qF -- "$2" <<<"$1" || fail "expected '$2' in: $1"; }
 
-expect_help_reports_a_failed_write sgemm-db "$db_tool"
+expect_help_reports_a_full_disk sgemm-db "$db_tool"
+expect_a_closed_pipe_reported sgemm-db "$db_tool"
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$out" || fail "not JSON: $out"; }
 
 "$make_sample" "$dir/ours.db" ours || fail "make_sample_db ours"
@@ -717,7 +718,7 @@ run 0 "${ours[@]}" verify --json; [ "$(json 'd["ok"]')" = True ] || fail "verify
 run 0 --db "$dir/merged.db" verify
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE binaries SET cubin = x'00'\"); c.commit()" "$dir/merged.db"
 run 2 --db "$dir/merged.db" verify; has "$out" "problem:"; has "$out" "its cubin does not match the checksum stored with it"
-has "$out" "to repair a winner's binary, tune its shape again (sgemm-tune --retune"
+has "$out" "to repair a winner, tune its shape again (sgemm-tune --retune"
 
 # --- text from the database is printed with its control characters escaped ---
 cp "$dir/ours.db" "$dir/evil.db"

@@ -19,8 +19,10 @@ expect_user_error() {
   [ -z "$out" ] || fail "$* printed to stdout on error: $out"
 }
 
-expect_help_reports_a_failed_write sgemm-shapes "$shapes"
-expect_help_reports_a_failed_write sgemm-roofline "$roofline"
+expect_help_reports_a_full_disk sgemm-shapes "$shapes"
+expect_a_closed_pipe_reported sgemm-shapes "$shapes"
+expect_help_reports_a_full_disk sgemm-roofline "$roofline"
+expect_a_closed_pipe_reported sgemm-roofline "$roofline"
 out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
 grep -q "By default the rows are NN" <<<"$out" || fail "sgemm-shapes --help does not say which layout its rows assume"

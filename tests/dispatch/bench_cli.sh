@@ -13,7 +13,8 @@ out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--calls" <<<"$out" || fail "--help does not document --calls"
 grep -q "3 dispatch computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses: $out"
 grep -q -- "--device" <<<"$out" || fail "--help does not document --device"
-expect_help_reports_a_failed_write sgemm-dispatch-bench "$bench"
+expect_help_reports_a_full_disk sgemm-dispatch-bench "$bench"
+expect_a_closed_pipe_to_end_it "$bench"
 
 err=$("$bench" --db "$tmp/x.db" --m 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--m 0 exited $rc, expected 1"

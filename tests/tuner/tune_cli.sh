@@ -24,7 +24,8 @@ if command -v taskset >/dev/null; then
   one=$(taskset -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$tune" --help) || fail "--help on one CPU exited non-zero"
   grep -qF -- "--jobs arg (=1)" <<<"$one" || fail "--jobs on one CPU does not default to 1: $(grep -- --jobs <<<"$one")"
 fi
-expect_help_reports_a_failed_write sgemm-tune "$tune"
+expect_help_reports_a_full_disk sgemm-tune "$tune"
+expect_a_closed_pipe_to_end_it "$tune"
 
 printf 'M,N,K\n8,4096,4096\n8,abc,4096\n' > "$dir/bad.csv"
 err=$("$tune" --shapes "$dir/bad.csv" 2>&1 >/dev/null); rc=$?
@@ -100,6 +101,9 @@ out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive 
 grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
 err=$("$tune" --shapes - --dry-run --json "$dir/small.csv" 2>&1 >/dev/null <"$dir/small.csv"); rc=$?
 [ $rc -eq 1 ] && grep -qF "is the shapes CSV behind standard input" <<<"$err" || fail "--json naming the file behind --shapes -: $rc $err"
+# --json - is standard output, which is no file: said so, not taken for the shapes behind it.
+err=$("$tune" --shapes - --dry-run --json - 2>&1 >/dev/null <"$dir/small.csv"); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json -: names no file here" <<<"$err" || fail "--json - with --shapes -: $rc $err"
 # --db - reads as standard input, which no database is: refused, with the way to a file of that
 # name. Named so, the file is the database: --json over it is refused.
 tune_path=$(realpath "$tune")
