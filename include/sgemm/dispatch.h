@@ -63,7 +63,10 @@
  *     A captured split-K or staging kernel, or cuBLAS call (a winner or the fallback), keeps
  *     the capturing stream's workspace: launch the graph on that stream (or while nothing else
  *     uses that stream's workspace), one launch at a time.
- *     Destroy graphs that hold dispatch calls before the handle.
+ *     Destroy graphs that hold dispatch calls before the handle. create and destroy
+ *     allocate, free and synchronise the device, which CUDA refuses while another thread
+ *     captures in cudaStreamCaptureModeGlobal (and which breaks that capture): create and
+ *     destroy handles while no thread captures, or capture in thread-local or relaxed mode.
  *   - destroy waits for the whole device (cudaDeviceSynchronize: other libraries' streams
  *     too), writes pending misses and frees everything but a 24-byte shell, kept so that a
  *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
@@ -101,6 +104,9 @@
  * use the file; a row per process and shape key where the filesystem keeps no birth time
  * or the boot id cannot be read), so that `sgemm-db merge` counts them once however often a
  * file is merged.
+ * The count is made on the host as gemm is called: a call captured into a CUDA graph counts
+ * once, at capture, not at each launch of the graph. For an engine that replays graphs the
+ * counts say which shapes missed rather than how often.
  * `sgemm-tune --from-misses` then tunes them: record in production, tune later.
  *
  * Atomics: a database tuned with `sgemm-tune --allow-atomics` may hold split-K winners whose
@@ -193,7 +199,10 @@ typedef struct sgemm_dispatch_options {
     int record_misses;                    /* nonzero: count misses and write them to the database,
                                              which this process must then be able to write
                                              (with without_database, a missing one is
-                                             created by the first write) */
+                                             created by the first write; without it, one
+                                             moved or removed after create is not made
+                                             again: the counts wait until it is back, and
+                                             explain says why) */
     int without_database;                 /* nonzero: a database that cannot be read (missing,
                                              unreadable, damaged, foreign, of a newer schema, or
                                              locked past 5 s) is no error; every shape then takes

@@ -163,7 +163,8 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     timings_.kernels_ms += ms_since(t);
 
     if (options_.record_misses)
-        misses_.emplace(plans_, db_path_, catalog_.device, std::chrono::milliseconds(options_.miss_flush_ms));
+        misses_.emplace(plans_, db_path_, catalog_.device, std::chrono::milliseconds(options_.miss_flush_ms),
+                        options_.without_database ? MissingDatabase::create : MissingDatabase::refuse);
     timings_.create_ms = ms_since(start);
 }
 

@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -84,8 +85,8 @@ std::string miss_writer(const FileIdentity& file, const std::string& boot, const
 }
 
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
-                 std::chrono::milliseconds interval)
-    : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval) {
+                 std::chrono::milliseconds interval, MissingDatabase missing)
+    : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval), missing_(missing) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -127,6 +128,9 @@ std::int64_t MissLog::flush() noexcept {
             batch.push_back(Miss{device_.id(), plan->key, taken.back().second, "", "", ""});  // first and last seen: now
         }
         if (batch.empty()) return 0;
+        struct stat file {};
+        if (missing_ == MissingDatabase::refuse && stat(db_path_.c_str(), &file) != 0 && errno == ENOENT)
+            throw Error("the database is gone (moved or removed since create); the counts wait until it is back");
         TuningStore store(db_path_, OpenMode::ReadWrite);  // creates the file: writer_of reads its identity
         store.add_device(device_);
         store.record_misses_as(batch, writer_of(db_path_));

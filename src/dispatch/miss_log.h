@@ -42,10 +42,18 @@ std::string machine_boot();
 // and inode: each process counts apart, and rows grow per process start again.
 std::string miss_writer(const FileIdentity& file, const std::string& boot, const std::string& process);
 
+// What a write does where the database is not there. A handle that was created on the file
+// (every one but those with without_database) refuses: the file was moved or removed since
+// (a deployment's swap, a clean-up), and one made anew with misses alone would let the next
+// create find a database with no winners and send every shape to the fallback, with no
+// error. A handle created without a database makes the file, as its first write.
+enum class MissingDatabase { create, refuse };
+
 class MissLog {
 public:
     // A relative `db_path` is taken against the working directory now, not at each write.
-    MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device, std::chrono::milliseconds interval);
+    MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device, std::chrono::milliseconds interval,
+            MissingDatabase missing);
     ~MissLog();  // stop(), if not called yet
 
     // Stops the thread and writes what is left; returns why that write failed, or "".
@@ -69,6 +77,7 @@ private:
     const std::string db_path_;
     const DeviceFingerprint device_;
     const std::chrono::milliseconds interval_;
+    const MissingDatabase missing_;
     std::atomic<std::int64_t> written_{0};
     std::mutex flushing_;       // one flush at a time: the thread's, destroy's, an explicit one
     mutable std::mutex mutex_;  // guards stop_ and last_error_

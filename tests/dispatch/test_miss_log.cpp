@@ -48,7 +48,7 @@ TEST(MissLog, ARelativePathStaysWhereItPointedAtCreate) {
     std::unique_ptr<MissLog> log;
     {
         WorkingDirectory at_create(home.path());
-        log = std::make_unique<MissLog>(plans, "tuning.db", device, std::chrono::hours(1));
+        log = std::make_unique<MissLog>(plans, "tuning.db", device, std::chrono::hours(1), MissingDatabase::create);
     }
     WorkingDirectory later(elsewhere.path());
     added->unwritten_misses = 4;
@@ -73,7 +73,8 @@ TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
     const Plan* added = plans.insert(std::move(plan));
     const DeviceFingerprint device = h200();
     const std::string path = home.file("tuning.db");
-    MissLog first(plans, path, device, std::chrono::hours(1)), second(plans, path, device, std::chrono::hours(1));
+    MissLog first(plans, path, device, std::chrono::hours(1), MissingDatabase::create),
+        second(plans, path, device, std::chrono::hours(1), MissingDatabase::create);
     added->unwritten_misses = 2;
     EXPECT_EQ(first.flush(), 2) << first.last_error();
     added->unwritten_misses = 3;
@@ -91,6 +92,46 @@ TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].count, 4);
     EXPECT_NE(rows[0].recorder, before);
+}
+
+// A handle created on a database does not make it again once it is gone (moved or removed by
+// a deployment): a new file with misses alone would let the next create find no winners and
+// send every shape to the fallback without an error. The counts wait for the file to be back.
+// A handle created without a database makes it, as before.
+TEST(MissLog, ADatabaseGoneSinceCreateIsNotMadeAgain) {
+    TempDir home;
+    PlanTable plans;
+    auto plan = std::make_unique<Plan>();
+    plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
+    const Plan* added = plans.insert(std::move(plan));
+    const DeviceFingerprint device = h200();
+    const std::string path = home.file("models/tuning.db");
+    TuningStore(path, OpenMode::ReadWrite).add_device(device);  // the database create read
+    MissLog log(plans, path, device, std::chrono::hours(1), MissingDatabase::refuse);
+    for (const char* suffix : {"", "-wal", "-shm"})
+        if (std::filesystem::exists(path + suffix)) std::filesystem::rename(path + suffix, home.file("aside.db") + suffix);
+    std::filesystem::remove(home.file("models"));
+    added->unwritten_misses = 4;
+    EXPECT_EQ(log.flush(), 0);
+    EXPECT_NE(log.last_error().find("writing misses to " + path + ": the database is gone (moved or removed since "
+                                    "create); the counts wait until it is back"),
+              std::string::npos)
+        << log.last_error();
+    EXPECT_FALSE(std::filesystem::exists(home.file("models"))) << "the folder was made again";
+    EXPECT_EQ(log.pending(), 4);
+
+    std::filesystem::create_directory(home.file("models"));
+    for (const char* suffix : {"", "-wal", "-shm"})
+        if (std::filesystem::exists(home.file("aside.db") + suffix))
+            std::filesystem::rename(home.file("aside.db") + suffix, path + suffix);
+    EXPECT_EQ(log.flush(), 4) << log.last_error();
+    EXPECT_EQ(log.last_error(), "");
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).misses(device.id()).at(0).count, 4);
+
+    MissLog without_database(plans, home.file("new.db"), device, std::chrono::hours(1), MissingDatabase::create);
+    added->unwritten_misses = 2;
+    EXPECT_EQ(without_database.flush(), 2) << without_database.last_error();
+    EXPECT_TRUE(std::filesystem::exists(home.file("new.db")));
 }
 
 // The writer is the boot and the file: no process plays a part, and another boot (a clone of
@@ -134,7 +175,7 @@ TEST(MissLog, ProcessesShareTheFilesRecorderAndCopiesCountApart) {
             auto plan = std::make_unique<Plan>();
             plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
             plans.insert(std::move(plan))->unwritten_misses = calls;
-            MissLog log(plans, file, device, std::chrono::hours(1));
+            MissLog log(plans, file, device, std::chrono::hours(1), MissingDatabase::create);
             if (log.flush() != calls) throw Error("flush: " + log.last_error());
         });
     };
