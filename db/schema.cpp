@@ -40,9 +40,11 @@ std::vector<std::string> table_columns(sqlite::Connection& db, const std::string
 }
 
 // What a file of the latest version must hold: the objects the migrations make in an empty
-// database, built once a process.
+// database, built once a process. Never destroyed, as migrations(): a dispatch handle that is
+// not destroyed before exit leaves its miss writer running, and a write checks the schema
+// while exit runs the static destructors (src/dispatch/miss_log.cpp).
 const std::vector<SchemaObject>& latest_schema_objects() {
-    static const std::vector<SchemaObject> objects = [] {
+    static const std::vector<SchemaObject>& objects = *new std::vector<SchemaObject>([] {
         sqlite::Connection empty("the latest schema", sqlite::Access::Memory, std::chrono::milliseconds(0));
         for (const Migration& m : migrations()) empty.exec(m.sql);
         std::vector<SchemaObject> out;
@@ -53,7 +55,7 @@ const std::vector<SchemaObject>& latest_schema_objects() {
         for (SchemaObject& o : out)
             if (o.type == "table") o.columns = table_columns(empty, o.name);
         return out;
-    }();
+    }());
     return objects;
 }
 
@@ -143,7 +145,8 @@ void use_wal(sqlite::Connection& db) {
 }  // namespace
 
 const std::vector<Migration>& migrations() {
-    static const std::vector<Migration> all = [] {
+    // Never destroyed: see latest_schema_objects.
+    static const std::vector<Migration>& all = *new std::vector<Migration>([] {
         std::vector<Migration> out;
         for (const EmbeddedFile& f : embedded_migrations()) {
             const int version = std::atoi(f.name);
@@ -153,7 +156,7 @@ const std::vector<Migration>& migrations() {
             out.push_back({version, f.name, f.text});
         }
         return out;
-    }();
+    }());
     return all;
 }
 

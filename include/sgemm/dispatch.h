@@ -43,6 +43,9 @@
  *     product, which runs nothing, succeeds on any). explain,
  *     query and get_info touch no device and check none. create and destroy make the handle's
  *     device the calling thread's current device; a create that fails leaves the one it found.
+ *     The stream's own device is not checked: a call on a stream of another device fails in
+ *     the launch (CUDA_ERROR, "invalid resource handle"), and one that needed a workspace has
+ *     taken it for that stream by then, until release_stream.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
  *   - Split-K kernels need a zeroed scratch workspace, staging kernels (warptile ALIGNED=2,
  *     for misaligned operands) room for the operands they copy, and cuBLAS a handle; all are per
