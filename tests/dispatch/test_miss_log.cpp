@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <functional>
 
 #include "db/merge.h"
 #include "db/store.h"
@@ -19,6 +21,15 @@ using sgemm::testing::in_child;
 using sgemm::testing::TempDir;
 
 namespace {
+
+// Made before main, so destroyed after every static first used later; when armed (in a child),
+// its destructor runs `run` and ends the process with what it returns.
+struct AtTheEndOfExit {
+    std::function<int()> run;
+    ~AtTheEndOfExit() {
+        if (run) _exit(run());
+    }
+} g_at_the_end_of_exit;
 
 // Runs in `folder` until destroyed, then back where it was.
 class WorkingDirectory {
@@ -132,6 +143,31 @@ TEST(MissLog, ADatabaseGoneSinceCreateIsNotMadeAgain) {
     added->unwritten_misses = 2;
     EXPECT_EQ(without_database.flush(), 2) << without_database.last_error();
     EXPECT_TRUE(std::filesystem::exists(home.file("new.db")));
+}
+
+// An engine that exits without destroying its handle leaves the miss writer running while
+// exit destroys the process's statics: what a write reads must outlive them. The child makes
+// a write at the very end of exit, after the destructors of every static first used once the
+// program had started (this object was made before main, so it is destroyed after them).
+TEST(MissLog, AWriteAtTheEndOfExitReadsNothingExitFreed) {
+    TempDir home;
+    const std::string path = home.file("tuning.db");
+    TuningStore(path, OpenMode::ReadWrite).add_device(h200());
+    const int status = in_child([&] {
+        auto* plans = new PlanTable;  // the handle's, never destroyed
+        auto plan = std::make_unique<Plan>();
+        plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
+        plans->insert(std::move(plan))->unwritten_misses = 4;
+        auto* log = new MissLog(*plans, path, h200(), std::chrono::hours(1), MissingDatabase::refuse);
+        g_at_the_end_of_exit.run = [log] {
+            if (log->flush() == 4) return 0;
+            std::fprintf(stderr, "the write at exit failed: %s\n", log->last_error().c_str());
+            return 3;
+        };
+        std::exit(0);  // exit's destructors, as a return from main runs them
+    });
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).misses(h200().id()).at(0).count, 4);
 }
 
 // The writer is the boot and the file: no process plays a part, and another boot (a clone of
