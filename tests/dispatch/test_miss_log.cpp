@@ -31,6 +31,13 @@ struct AtTheEndOfExit {
     }
 } g_at_the_end_of_exit;
 
+// The plan of the shape key M=3 N=5 K=7, added to `plans`: the key the misses are counted on.
+const Plan* add_a_plan(PlanTable& plans) {
+    auto plan = std::make_unique<Plan>();
+    plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
+    return plans.insert(std::move(plan));
+}
+
 // Runs in `folder` until destroyed, then back where it was.
 class WorkingDirectory {
 public:
@@ -52,9 +59,7 @@ private:
 TEST(MissLog, ARelativePathStaysWhereItPointedAtCreate) {
     TempDir home, elsewhere;
     PlanTable plans;
-    auto plan = std::make_unique<Plan>();
-    plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
-    const Plan* added = plans.insert(std::move(plan));
+    const Plan* added = add_a_plan(plans);
     const DeviceFingerprint device = h200();
     std::unique_ptr<MissLog> log;
     {
@@ -79,9 +84,7 @@ TEST(MissLog, ARelativePathStaysWhereItPointedAtCreate) {
 TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
     TempDir home;
     PlanTable plans;
-    auto plan = std::make_unique<Plan>();
-    plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
-    const Plan* added = plans.insert(std::move(plan));
+    const Plan* added = add_a_plan(plans);
     const DeviceFingerprint device = h200();
     const std::string path = home.file("tuning.db");
     MissLog first(plans, path, device, std::chrono::hours(1), MissingDatabase::create),
@@ -112,9 +115,7 @@ TEST(MissLog, HandlesOfAProcessShareARecorderPerFile) {
 TEST(MissLog, ADatabaseGoneSinceCreateIsNotMadeAgain) {
     TempDir home;
     PlanTable plans;
-    auto plan = std::make_unique<Plan>();
-    plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
-    const Plan* added = plans.insert(std::move(plan));
+    const Plan* added = add_a_plan(plans);
     const DeviceFingerprint device = h200();
     const std::string path = home.file("models/tuning.db");
     TuningStore(path, OpenMode::ReadWrite).add_device(device);  // the database create read
@@ -155,9 +156,7 @@ TEST(MissLog, AWriteAtTheEndOfExitReadsNothingExitFreed) {
     TuningStore(path, OpenMode::ReadWrite).add_device(h200());
     const int status = in_child([&] {
         auto* plans = new PlanTable;  // the handle's, never destroyed
-        auto plan = std::make_unique<Plan>();
-        plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
-        plans->insert(std::move(plan))->unwritten_misses = 4;
+        add_a_plan(*plans)->unwritten_misses = 4;
         auto* log = new MissLog(*plans, path, h200(), std::chrono::hours(1), MissingDatabase::refuse);
         g_at_the_end_of_exit.run = [log] {
             if (log->flush() == 4) return 0;
@@ -208,9 +207,7 @@ TEST(MissLog, ProcessesShareTheFilesRecorderAndCopiesCountApart) {
     const auto run_process = [&](const std::string& file, std::int64_t calls) {
         return in_child([&] {
             PlanTable plans;
-            auto plan = std::make_unique<Plan>();
-            plan->key.M = 3, plan->key.N = 5, plan->key.K = 7;
-            plans.insert(std::move(plan))->unwritten_misses = calls;
+            add_a_plan(plans)->unwritten_misses = calls;
             MissLog log(plans, file, device, std::chrono::hours(1), MissingDatabase::create);
             if (log.flush() != calls) throw Error("flush: " + log.last_error());
         });
