@@ -835,7 +835,7 @@ const std::vector<Command>& commands() {
          {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use, then compact the file", 0,
          {"device", "stale"}, cmd_prune},
-        {"verify", "", "integrity, schema version, every winner's binary", 0, {}, cmd_verify},
+        {"verify", "", "integrity, schema version, every winner's binary and times", 0, {}, cmd_verify},
         {"upgrade", "", "bring an older file to this build's schema (the reading commands and dispatch read one through an upgraded copy in memory, and writing commands upgrade it themselves, unless they are refused or change nothing; a write that fails on the file after the upgrade leaves it upgraded)", 0, {}, cmd_upgrade},
     };
     return all;
