@@ -117,12 +117,7 @@ void check_output_file(const std::string& path, const char* option) {
         return;
     }
     // A symbolic link to no file yet is written through: the file made is where it points.
-    fs::path made = path;
-    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(made, ec)); ++hops) {
-        const fs::path to = fs::read_symlink(made, ec);
-        if (ec) break;
-        made = to.is_absolute() ? to : made.parent_path() / to;
-    }
+    const fs::path made = where_a_new_file_is_made(path);
     const std::string pointed = made == fs::path(path) ? "" : " (where the symbolic link points: " + made.string() + ")";
     const fs::path parent = made.parent_path();
     const std::string folder = parent.empty() ? "." : parent.string();
@@ -133,6 +128,17 @@ void check_output_file(const std::string& path, const char* option) {
         refuse(option, path, "its name is " + std::to_string(made.filename().string().size()) +
                                  " bytes long, and a file's name in " + folder + " may have " +
                                  std::to_string(name_max) + pointed);
+}
+
+std::filesystem::path where_a_new_file_is_made(const std::string& path) {
+    std::error_code ec;
+    fs::path made = path;
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(made, ec)); ++hops) {
+        const fs::path to = fs::read_symlink(made, ec);
+        if (ec) break;
+        made = to.is_absolute() ? to : made.parent_path() / to;
+    }
+    return made;
 }
 
 void check_output_folder(const std::string& path, const char* option) {

@@ -2,6 +2,7 @@
 // them (a tune or a benchmark can run for minutes, and a typo in --json must not surface only
 // at its end), and written so that a failure is reported and loses nothing.
 #pragma once
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +13,10 @@ namespace sgemm {
 // in a folder that exists and takes new files, under a name no longer than that folder's
 // longest (a symbolic link to no file: where it points). Nothing is opened or created.
 void check_output_file(const std::string& path, const char* option);
+
+// Where writing `path`, which names no file yet, makes the file: `path` itself, or where the
+// symbolic links it names point, link after link (a dangling link is written through).
+std::filesystem::path where_a_new_file_is_made(const std::string& path);
 
 // Throws boost::program_options::error naming `option` unless `path` is an existing folder
 // this process may create files in.

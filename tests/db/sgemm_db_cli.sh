@@ -493,6 +493,11 @@ out=$(SGEMM_DB="$dir/typo/env.db" "$db_tool" import "$dir/winners.csv" 2>&1); rc
 [ $rc -eq 1 ] && grep -qF "SGEMM_DB=$dir/typo/env.db: there is no folder $dir/typo" <<<"$out" ||
   fail "an import into a mistyped SGEMM_DB: $rc $out"
 [ ! -e "$dir/typo" ] || fail "import made the folder of a mistyped SGEMM_DB"
+# The same through a symbolic link to no file yet, which is opened through: its target's
+# folder is the one (it said "unable to open database file", exit 2).
+ln -s typo/linked.db "$dir/link-to-typo.db"
+run 1 --db "$dir/link-to-typo.db" import "$dir/winners.csv"
+has "$err" "there is no folder $dir/typo to make the database in (make it first); the symbolic link points to $dir/typo/linked.db"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
 # An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does
