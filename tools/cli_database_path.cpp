@@ -1,7 +1,5 @@
 #include "tools/cli_database_path.h"
 
-#include <cstdlib>
-
 #include "db/default_path.h"
 
 namespace sgemm {
@@ -27,8 +25,10 @@ void refuse_names_of_no_file(const std::string& path, const std::string& given) 
 
 std::string database_path(const po::variables_map& vm) {
     if (!vm.count("db")) {
+        // Of the default rule's paths only SGEMM_DB's can be such a name: the others end in
+        // /tuning.db.
         const std::string path = default_db_path();
-        if (const char* env = std::getenv("SGEMM_DB"); env && path == env) refuse_names_of_no_file(path, "SGEMM_DB");
+        refuse_names_of_no_file(path, "SGEMM_DB");
         return path;
     }
     const std::string path = vm["db"].as<std::string>();
