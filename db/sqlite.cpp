@@ -1,6 +1,8 @@
 #include "db/sqlite.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace sgemm::sqlite {
@@ -60,6 +62,24 @@ FileState file_state(const std::string& path) {
 std::string why_read_only(const std::string& path) {
     const std::string companion = unwritable_companion(path);
     return companion.empty() ? "check the permissions of the file and of its folder" : companion;
+}
+
+// What limits a write to `path`, for a write that failed: SQLite's "disk I/O error" alone
+// hides what the user can act on (a full disk, a quota, a limit on file size), and SQLite does
+// not keep the errno of a failed write.
+std::string room_to_write(const std::string& path) {
+    std::string room;
+    struct statvfs fs {};
+    if (::statvfs(path.c_str(), &fs) == 0)
+        room = "its file system has " + std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize) +
+               " bytes free for this user";
+    else
+        room = "the free space of its file system is unknown";
+    rlimit file_size{};
+    if (::getrlimit(RLIMIT_FSIZE, &file_size) == 0 && file_size.rlim_cur != RLIM_INFINITY)
+        room += ", and this process may write files of " + std::to_string(file_size.rlim_cur) +
+                " bytes at most (ulimit -f)";
+    return room;
 }
 
 }  // namespace
@@ -301,6 +321,9 @@ void Connection::fail(int rc, const std::string& sql) const {
             throw DbError(path_ + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);
         case SQLITE_CANTOPEN:
             throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
+        case SQLITE_IOERR:
+        case SQLITE_FULL:
+            throw DbError(path_ + ": " + message + where + "; " + room_to_write(path_), code, sql, message);
         default: throw DbError(path_ + ": " + message + where, code, sql, message);
     }
 }

@@ -1,5 +1,7 @@
 // Bad input gets a clear error and loses nothing: each case of issue 3 on a real file.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +108,36 @@ TEST(BadInput, ATruncatedFileIsReportedCorruptAndNotChanged) {
     });
     EXPECT_TRUE(contains(message, "corrupt") || contains(message, "damage")) << message;
     EXPECT_EQ(bytes_of(path), truncated);
+}
+
+// A write the system refuses (a full disk, a limit on file size) names what limits writes
+// there, not SQLite's "disk I/O error" alone, and leaves the file as it was.
+TEST(BadInput, AWriteTheSystemRefusesNamesWhatLimitsWrites) {
+    TempDir dir;
+    const std::string path = dir.file("limited.db");
+    TuningStore(path).add_device(h200());
+    const int status = in_child([&] {
+        TuningStore store(path);
+        // The file may grow no further, as on a full disk (the write fails with EFBIG rather
+        // than SIGXFSZ ending the process).
+        signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{8192, 8192};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) throw Error("cannot limit the file size");
+        try {
+            fill_sample(store);
+        } catch (const DbError& e) {
+            const std::string message = e.what();
+            if (!contains(message, "bytes free for this user") ||
+                !contains(message, "may write files of 8192 bytes at most (ulimit -f)"))
+                throw Error("what limits the write is not named: " + message);
+            return;
+        }
+        throw Error("a write past the file size limit succeeded");
+    });
+    EXPECT_EQ(status, 0);
+    TuningStore store(path, OpenMode::ReadOnly);
+    EXPECT_EQ(store.devices().size(), 1u);
+    EXPECT_TRUE(store.winners().empty());
 }
 
 TEST(BadInput, ACorruptPageIsFoundByVerify) {
