@@ -43,6 +43,10 @@ auto step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
         throw;
     } catch (const NoDeviceError& e) {
         throw StatusError(SGEMM_DISPATCH_NO_DEVICE, e.what());
+    } catch (const CudaError& e) {
+        // The device is there, but the runtime refused it (a context a fault ended, a GPU
+        // another process holds in exclusive mode): whatever the step, not "no device".
+        throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, std::string(what) + ": " + e.what());
     } catch (const std::exception& e) {
         throw StatusError(status, std::string(what) + ": " + e.what());
     }

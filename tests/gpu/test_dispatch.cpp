@@ -1272,6 +1272,44 @@ TEST(DispatchDeathTest, ACreateThatFailsBeforeTheDeviceStartsNoContext) {
         "status " + std::to_string(static_cast<int>(SGEMM_DISPATCH_DATABASE_ERROR)) + ", device 0's context inactive");
 }
 
+// A create in a process whose CUDA context a fault has ended says so (CUDA_ERROR, with the
+// runtime's words), not that there is no device: the device is there, its context is lost.
+// cudaSetDevice gives the fault's error, and a failure in create's device step used to be
+// NO_DEVICE whatever it was. In a process of its own, as the test below.
+TEST(DispatchDeathTest, ACreateAfterADeviceFaultSaysTheContextFailed) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto fault_then_create = [&] {
+        GemmProblem p(spec_of(case_named("tiny odd TT"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+        const SgemmArgs a = p.args();
+        // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
+        float* freed = nullptr;
+        if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
+            return std::string("cudaMalloc or cudaFree failed");
+        const float one = 1.0f, zero = 0.0f;
+        cublasSetStream(gpu->cublas.get(), gpu->stream.get());
+        cublasSgemm(gpu->cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.A, 1, a.B, 1, &zero, freed, 1);
+        if (cudaStreamSynchronize(gpu->stream.get()) == cudaSuccess) return std::string("cuBLAS did not fault");
+        TempDir dir;
+        const std::string path = dir.file("t.db");
+        TuningStore(path).add_device(fingerprint_of(gpu->device));
+        const sgemm_dispatch_options_t o = options(path);
+        sgemm_dispatch_t handle = nullptr;
+        const sgemm_dispatch_status_t status = sgemm_dispatch_create(&handle, &o);
+        return "create: " + std::string(sgemm_dispatch_status_string(status)) + ": " + sgemm_dispatch_last_error();
+    };
+    EXPECT_EXIT(
+        {
+            const std::string outcome = fault_then_create();
+            std::fprintf(stderr, "%s\n", outcome.c_str());
+            std::fflush(stderr);
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0),
+        "create: SGEMM_DISPATCH_CUDA_ERROR[^\n]*device: CUDA error: [^\n]*an illegal memory access was encountered in "
+        "cudaSetDevice");
+}
+
 // After a device fault (an illegal address, which ends the context's work for good):
 // - A call on cudaStreamPerThread that needs a per-stream workspace (a miss that falls back
 //   to cuBLAS) cannot name its stream: the runtime no longer gives the stream's id. That is
