@@ -34,24 +34,6 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Runs one step of create, turning its failure into a StatusError with `status`.
-template <typename Step>
-auto step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
-    try {
-        return run();
-    } catch (const StatusError&) {
-        throw;
-    } catch (const NoDeviceError& e) {
-        throw StatusError(SGEMM_DISPATCH_NO_DEVICE, e.what());
-    } catch (const CudaError& e) {
-        // The device is there, but the runtime refused it (a context a fault ended, a GPU
-        // another process holds in exclusive mode): whatever the step, not "no device".
-        throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, std::string(what) + ": " + e.what());
-    } catch (const std::exception& e) {
-        throw StatusError(status, std::string(what) + ": " + e.what());
-    }
-}
-
 void check_options(const sgemm_dispatch_options_t& o) {
     const auto bad = [](const std::string& what) { throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, what); };
     if (o.device < 0) bad("options.device=" + std::to_string(o.device) + ": an ordinal is at least 0");
@@ -121,7 +103,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     timings_.database_ms = ms_since(t);
 
     t = Clock::now();
-    device_ = step(SGEMM_DISPATCH_NO_DEVICE, "device", [&] { return use_device(options_.device); });
+    device_ = run_step(SGEMM_DISPATCH_NO_DEVICE, "device", [&] { return use_device(options_.device); });
     timings_.device_ms = ms_since(t);
 
     t = Clock::now();
@@ -146,7 +128,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
         throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "the built-in kernel (warptile) needs sm_" +
                                                             std::to_string(builtin_sm) + "; this GPU is sm_" +
                                                             std::to_string(device_.sm()));
-    kernels_.emplace(step(SGEMM_DISPATCH_CUDA_ERROR, "loading kernels",
+    kernels_.emplace(run_step(SGEMM_DISPATCH_CUDA_ERROR, "loading kernels",
                           [&] { return KernelSet(catalog_, builtin, store ? &*store : nullptr); }));
     timings_.kernels_ms = ms_since(t);
     timings_.compile_ms = kernels_->compile_ms();
@@ -155,7 +137,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     const bool cublas = options_.fallback == SGEMM_DISPATCH_FALLBACK_CUBLAS ||
                         std::any_of(catalog_.winners.begin(), catalog_.winners.end(),
                                     [](const Winner& w) { return w.kernel.is_cublas(); });
-    step(SGEMM_DISPATCH_CUDA_ERROR, "per-stream workspaces and cuBLAS handles", [&] {
+    run_step(SGEMM_DISPATCH_CUDA_ERROR, "per-stream workspaces and cuBLAS handles", [&] {
         slots_.emplace(options_.max_streams, workspace_bytes_needed(catalog_), cublas,
                        precision_ == GemmPrecision::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
     });

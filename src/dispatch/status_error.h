@@ -3,6 +3,9 @@
 #pragma once
 #include <sgemm/dispatch.h>
 
+#include <string>
+
+#include "src/cuda/check.h"
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -11,5 +14,24 @@ struct StatusError : Error {
     StatusError(sgemm_dispatch_status_t status, const std::string& what) : Error(what), status(status) {}
     sgemm_dispatch_status_t status;
 };
+
+// Runs one step of create, turning its failure into a StatusError: `status` names what the
+// step does, with two exceptions whatever the step. No device is NO_DEVICE; a CUDA error is
+// CUDA_ERROR, for the device is there but the runtime refused it (a GPU another process holds
+// in exclusive mode, a context a fault ended), which NO_DEVICE would hide.
+template <typename Step>
+auto run_step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
+    try {
+        return run();
+    } catch (const StatusError&) {
+        throw;
+    } catch (const NoDeviceError& e) {
+        throw StatusError(SGEMM_DISPATCH_NO_DEVICE, e.what());
+    } catch (const CudaError& e) {
+        throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, std::string(what) + ": " + e.what());
+    } catch (const std::exception& e) {
+        throw StatusError(status, std::string(what) + ": " + e.what());
+    }
+}
 
 }  // namespace sgemm

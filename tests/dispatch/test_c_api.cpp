@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "db/schema.h"
 #include "src/cuda/device.h"
 #include "src/dispatch/fork_generation.h"
+#include "src/dispatch/status_error.h"
 #include "tests/db/fixture.h"
 
 using namespace sgemm::testing;
@@ -166,6 +168,30 @@ TEST(DispatchApi, ADatabaseOfTheSchemaBeforeThisBuildsIsReadAndLeftAsItIs) {
     }
     EXPECT_EQ(user_version(path), sgemm::latest_schema_version() - 1);
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
+// The status a failed step of create returns. The device step's is NO_DEVICE, but a CUDA
+// error there (cudaSetDevice on a GPU another process holds in exclusive mode) is the
+// runtime's refusal of a device that is there: it was NO_DEVICE, "no such ordinal".
+TEST(CreateSteps, ACudaErrorIsCudaErrorAndNoDeviceIsNoDeviceWhateverTheStep) {
+    const auto status_of = [](sgemm_dispatch_status_t step_status, const std::function<void()>& failing) {
+        try {
+            sgemm::run_step(step_status, "device", failing);
+        } catch (const sgemm::StatusError& e) {
+            return std::make_pair(e.status, std::string(e.what()));
+        }
+        return std::make_pair(SGEMM_DISPATCH_SUCCESS, std::string("no StatusError"));
+    };
+    using Result = std::pair<sgemm_dispatch_status_t, std::string>;
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_NO_DEVICE, [] { throw sgemm::CudaError("CUDA error: busy"); }),
+              Result(SGEMM_DISPATCH_CUDA_ERROR, "device: CUDA error: busy"));
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_CUDA_ERROR, [] { throw sgemm::NoDeviceError("no CUDA device is visible"); }),
+              Result(SGEMM_DISPATCH_NO_DEVICE, "no CUDA device is visible"));
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_NO_DEVICE, [] { throw sgemm::Error("device 3 does not exist"); }),
+              Result(SGEMM_DISPATCH_NO_DEVICE, "device: device 3 does not exist"));
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_NO_DEVICE,
+                        [] { throw sgemm::StatusError(SGEMM_DISPATCH_INVALID_VALUE, "as it was"); }),
+              Result(SGEMM_DISPATCH_INVALID_VALUE, "as it was"));
 }
 
 TEST(DispatchApi, WithoutAGpuCreateSaysThereIsNoDevice) {
