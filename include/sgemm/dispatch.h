@@ -170,7 +170,8 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation) */
     SGEMM_DISPATCH_CUBLAS_ERROR = 13,
     SGEMM_DISPATCH_BUFFER_TOO_SMALL = 14,         /* explain: the text was cut to fit */
-    SGEMM_DISPATCH_INTERNAL_ERROR = 15
+    SGEMM_DISPATCH_INTERNAL_ERROR = 15,
+    SGEMM_DISPATCH_HOST_ERROR = 16                /* the host refused memory, or create a thread */
 } sgemm_dispatch_status_t;
 
 typedef enum sgemm_dispatch_op {
@@ -273,7 +274,7 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    current device is the one it was (the handle's device keeps the CUDA context create
    started there), and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
-   included), INTERNAL_ERROR. */
+   included), HOST_ERROR (no memory, or no thread for record_misses), INTERNAL_ERROR. */
 sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options);
 
 /* Enqueues C = alpha * op(A) * op(B) + beta * C on `stream` (NULL: the legacy default

@@ -95,7 +95,7 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
     } catch (const sgemm::StatusError& e) {
         return failed(e.status, e.what());
     } catch (const std::exception& e) {
-        return failed(SGEMM_DISPATCH_INTERNAL_ERROR, e.what());
+        return failed(sgemm::status_of(e, SGEMM_DISPATCH_INTERNAL_ERROR), e.what());
     }
 }
 
@@ -127,7 +127,7 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
         return n < text.size() ? fail(SGEMM_DISPATCH_BUFFER_TOO_SMALL, "explain needs %zu bytes", text.size() + 1)
                                : SGEMM_DISPATCH_SUCCESS;
     } catch (const std::exception& e) {
-        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+        return fail(sgemm::status_of(e, SGEMM_DISPATCH_INTERNAL_ERROR), "%s", e.what());
     }
 }
 
@@ -143,7 +143,7 @@ sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_disp
         return d->query(sgemm::GemmCall{trans_a, trans_b, M, N, K, 1.0f, 0.0f, A, lda, B, ldb, const_cast<float*>(C), ldc},
                         *choice);
     } catch (const std::exception& e) {
-        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+        return fail(sgemm::status_of(e, SGEMM_DISPATCH_INTERNAL_ERROR), "%s", e.what());
     }
 }
 
@@ -169,7 +169,7 @@ sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_d
     try {
         *info = d->info();
     } catch (const std::exception& e) {
-        return fail(SGEMM_DISPATCH_INTERNAL_ERROR, "%s", e.what());
+        return fail(sgemm::status_of(e, SGEMM_DISPATCH_INTERNAL_ERROR), "%s", e.what());
     }
     return SGEMM_DISPATCH_SUCCESS;
 }
@@ -217,6 +217,8 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_CUBLAS_ERROR: return "SGEMM_DISPATCH_CUBLAS_ERROR: cuBLAS failed";
         case SGEMM_DISPATCH_BUFFER_TOO_SMALL: return "SGEMM_DISPATCH_BUFFER_TOO_SMALL: the text was cut to fit";
         case SGEMM_DISPATCH_INTERNAL_ERROR: return "SGEMM_DISPATCH_INTERNAL_ERROR: a bug in libsgemm_dispatch";
+        case SGEMM_DISPATCH_HOST_ERROR:
+            return "SGEMM_DISPATCH_HOST_ERROR: the host refused memory, or the start of a thread";
     }
     return "unknown status";
 }

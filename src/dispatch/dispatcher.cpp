@@ -271,7 +271,8 @@ const Plan* Dispatcher::plan(const ShapeKey& key) noexcept {
         const Decision decision = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
         return plans_.insert(make_plan(key, decision));
     } catch (const std::exception& e) {
-        fail(SGEMM_DISPATCH_CUDA_ERROR, "preparing the launch for %s: %s", key.to_string().c_str(), e.what());
+        fail(status_of(e, SGEMM_DISPATCH_CUDA_ERROR), "preparing the launch for %s: %s", key.to_string().c_str(),
+             e.what());
         return nullptr;
     }
 }

@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <system_error>
 #include <fstream>
 #include <utility>
 #include <vector>
 
 #include "db/store.h"
+#include "src/dispatch/status_error.h"
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -87,7 +89,13 @@ std::string miss_writer(const FileIdentity& file, const std::string& boot, const
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
                  std::chrono::milliseconds interval, MissingDatabase missing)
     : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval), missing_(missing) {
-    thread_ = std::thread([this] { run(); });
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+        // The host's refusal (a limit on threads), which create reports as HOST_ERROR.
+        throw StatusError(SGEMM_DISPATCH_HOST_ERROR,
+                          std::string("starting the thread that writes the misses: ") + e.what());
+    }
 }
 
 MissLog::~MissLog() { stop(); }

@@ -3,6 +3,7 @@
 #pragma once
 #include <sgemm/dispatch.h>
 
+#include <new>
 #include <string>
 
 #include "src/cuda/check.h"
@@ -15,10 +16,17 @@ struct StatusError : Error {
     sgemm_dispatch_status_t status;
 };
 
+// The status of a failure `e` that carries none of its own: the host's refusal of memory is
+// HOST_ERROR (not a bug, nor the CUDA runtime's), anything else `otherwise`.
+inline sgemm_dispatch_status_t status_of(const std::exception& e, sgemm_dispatch_status_t otherwise) {
+    return dynamic_cast<const std::bad_alloc*>(&e) ? SGEMM_DISPATCH_HOST_ERROR : otherwise;
+}
+
 // Runs one step of create, turning its failure into a StatusError: `status` names what the
-// step does, with two exceptions whatever the step. No device is NO_DEVICE; a CUDA error is
+// step does, with three exceptions whatever the step. No device is NO_DEVICE; a CUDA error is
 // CUDA_ERROR, for the device is there but the runtime refused it (a GPU another process holds
-// in exclusive mode, a context a fault ended), which NO_DEVICE would hide.
+// in exclusive mode, a context a fault ended), which NO_DEVICE would hide; no host memory is
+// HOST_ERROR.
 template <typename Step>
 auto run_step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
     try {
@@ -30,7 +38,7 @@ auto run_step(sgemm_dispatch_status_t status, const char* what, Step&& run) {
     } catch (const CudaError& e) {
         throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, std::string(what) + ": " + e.what());
     } catch (const std::exception& e) {
-        throw StatusError(status, std::string(what) + ": " + e.what());
+        throw StatusError(status_of(e, status), std::string(what) + ": " + e.what());
     }
 }
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <new>
 #include <string>
 
 #include <unistd.h>
@@ -65,7 +66,7 @@ TEST(DispatchApi, OptionsStartAtTheDocumentedDefaults) {
 }
 
 TEST(DispatchApi, EveryStatusHasItsNameAndMeaning) {
-    for (int s = SGEMM_DISPATCH_SUCCESS; s <= SGEMM_DISPATCH_INTERNAL_ERROR; ++s) {
+    for (int s = SGEMM_DISPATCH_SUCCESS; s <= SGEMM_DISPATCH_HOST_ERROR; ++s) {
         const std::string text = sgemm_dispatch_status_string(static_cast<sgemm_dispatch_status_t>(s));
         EXPECT_EQ(text.rfind("SGEMM_DISPATCH_", 0), 0u) << s << ": " << text;
         EXPECT_NE(text.find(": "), std::string::npos) << text;
@@ -172,7 +173,8 @@ TEST(DispatchApi, ADatabaseOfTheSchemaBeforeThisBuildsIsReadAndLeftAsItIs) {
 
 // The status a failed step of create returns. The device step's is NO_DEVICE, but a CUDA
 // error there (cudaSetDevice on a GPU another process holds in exclusive mode) is the
-// runtime's refusal of a device that is there: it was NO_DEVICE, "no such ordinal".
+// runtime's refusal of a device that is there: it was NO_DEVICE, "no such ordinal". And the
+// host's refusal of memory is HOST_ERROR in any step.
 TEST(CreateSteps, ACudaErrorIsCudaErrorAndNoDeviceIsNoDeviceWhateverTheStep) {
     const auto status_of = [](sgemm_dispatch_status_t step_status, const std::function<void()>& failing) {
         try {
@@ -189,6 +191,9 @@ TEST(CreateSteps, ACudaErrorIsCudaErrorAndNoDeviceIsNoDeviceWhateverTheStep) {
               Result(SGEMM_DISPATCH_NO_DEVICE, "no CUDA device is visible"));
     EXPECT_EQ(status_of(SGEMM_DISPATCH_NO_DEVICE, [] { throw sgemm::Error("device 3 does not exist"); }),
               Result(SGEMM_DISPATCH_NO_DEVICE, "device: device 3 does not exist"));
+    // No host memory is no bug of the library's (it was INTERNAL_ERROR) nor the step's.
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_CUDA_ERROR, [] { throw std::bad_alloc(); }),
+              Result(SGEMM_DISPATCH_HOST_ERROR, "device: std::bad_alloc"));
     EXPECT_EQ(status_of(SGEMM_DISPATCH_NO_DEVICE,
                         [] { throw sgemm::StatusError(SGEMM_DISPATCH_INVALID_VALUE, "as it was"); }),
               Result(SGEMM_DISPATCH_INVALID_VALUE, "as it was"));

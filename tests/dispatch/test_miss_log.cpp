@@ -1,6 +1,7 @@
 // The miss log writes from a background thread long after create: it must write where create
 // was told to, whatever the process's working directory is by then.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "db/merge.h"
 #include "db/store.h"
 #include "src/dispatch/miss_log.h"
+#include "src/dispatch/status_error.h"
 #include "tests/db/fixture.h"
 
 using namespace sgemm;
@@ -53,6 +55,29 @@ private:
 };
 
 }  // namespace
+
+// A process that may start no more threads (a container's limit on tasks) gets HOST_ERROR
+// from create, the host's refusal, where it got INTERNAL_ERROR, "a bug in libsgemm_dispatch".
+// In a child, as 'nobody' (root is not held to RLIMIT_NPROC), allowed no process at all.
+TEST(MissLog, NoThreadForTheWriterIsTheHostsRefusal) {
+    TempDir dir;
+    PlanTable plans;
+    const int status = in_child([&] {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) throw Error("cannot drop root");
+        const rlimit no_process{0, 0};
+        if (setrlimit(RLIMIT_NPROC, &no_process) != 0) throw Error("cannot limit the processes");
+        try {
+            MissLog log(plans, dir.file("t.db"), h200(), std::chrono::hours(1), MissingDatabase::create);
+        } catch (const StatusError& e) {
+            const std::string what = e.what();
+            if (e.status != SGEMM_DISPATCH_HOST_ERROR || what.find("starting the thread that writes the misses: ") != 0)
+                throw Error("status " + std::to_string(e.status) + ": " + what);
+            return;
+        }
+        throw Error("the writer's thread started with no process allowed");
+    });
+    EXPECT_EQ(status, 0);
+}
 
 // An engine that gives "tuning.db" and then changes directory (a daemon moving to /) used to
 // have its misses written to a new tuning.db there, and none in its database.
