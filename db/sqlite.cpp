@@ -72,7 +72,7 @@ std::string room_to_write(const std::string& path) {
     struct statvfs fs {};
     if (::statvfs(path.c_str(), &fs) == 0)
         room = "its file system has " + std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize) +
-               " bytes free for this user";
+               " bytes free to users other than root (quotas not counted)";
     else
         room = "the free space of its file system is unknown";
     rlimit file_size{};
@@ -321,9 +321,16 @@ void Connection::fail(int rc, const std::string& sql) const {
             throw DbError(path_ + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);
         case SQLITE_CANTOPEN:
             throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
-        case SQLITE_IOERR:
         case SQLITE_FULL:
             throw DbError(path_ + ": " + message + where + "; " + room_to_write(path_), code, sql, message);
+        case SQLITE_IOERR: {
+            // A write's failure may be the room (a full disk, a limit on file size); a read's or
+            // a lock's (a failing disk, NFS) is not, and the room would mislead.
+            const bool a_write = code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_TRUNCATE ||
+                                 code == SQLITE_IOERR_SHMSIZE || code == SQLITE_IOERR_FSYNC;
+            throw DbError(path_ + ": " + message + where + (a_write ? "; " + room_to_write(path_) : ""), code, sql,
+                          message);
+        }
         default: throw DbError(path_ + ": " + message + where, code, sql, message);
     }
 }

@@ -179,8 +179,9 @@ int main(int argc, char** argv) {
         ShapeKey key;
         check(check_call(call, options.precision == SGEMM_DISPATCH_TF32 ? GemmPrecision::tf32 : GemmPrecision::fp32,
                          key));
-        const Plan* plan = dispatcher_of(dispatch.get())->plan(key);
-        if (!plan) throw Error(sgemm_dispatch_last_error());
+        const Plan* plan = nullptr;
+        if (dispatcher_of(dispatch.get())->plan(key, plan) != SGEMM_DISPATCH_SUCCESS)
+            throw Error(sgemm_dispatch_last_error());
         if (plan->route == Route::Refuse) throw Error("dispatch has no kernel for this shape (--fallback error)");
         problem.reserve_workspace(plan->launch.workspace_bytes);
         args = problem.args();

@@ -131,7 +131,9 @@
  * let C code test at compile time for a field that came in a later version.
  *
  * Errors: every function that can fail returns a status; bad arguments touch nothing. The reason of the
- * last failure in the calling thread is in sgemm_dispatch_last_error().
+ * last failure in the calling thread is in sgemm_dispatch_last_error(). A later release may add
+ * statuses (HOST_ERROR came after the others): take any status but SUCCESS as a failure, and
+ * name it with sgemm_dispatch_status_string().
  */
 #ifndef SGEMM_DISPATCH_H
 #define SGEMM_DISPATCH_H
@@ -167,11 +169,12 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_NO_KERNEL = 9,                 /* nothing found and the fallback policy is ERROR */
     SGEMM_DISPATCH_TOO_MANY_STREAMS = 10,         /* every per-stream workspace is taken */
     SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache */
-    SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation) */
+    SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation,
+                                                     a device or context it refused) */
     SGEMM_DISPATCH_CUBLAS_ERROR = 13,
     SGEMM_DISPATCH_BUFFER_TOO_SMALL = 14,         /* explain: the text was cut to fit */
     SGEMM_DISPATCH_INTERNAL_ERROR = 15,
-    SGEMM_DISPATCH_HOST_ERROR = 16                /* the host refused memory, or create a thread */
+    SGEMM_DISPATCH_HOST_ERROR = 16                /* the host refused memory or a thread */
 } sgemm_dispatch_status_t;
 
 typedef enum sgemm_dispatch_op {
@@ -274,7 +277,7 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    current device is the one it was (the handle's device keeps the CUDA context create
    started there), and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
-   included), HOST_ERROR (no memory, or no thread for record_misses), INTERNAL_ERROR. */
+   included), HOST_ERROR (no host memory, or no thread), INTERNAL_ERROR. */
 sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options);
 
 /* Enqueues C = alpha * op(A) * op(B) + beta * C on `stream` (NULL: the legacy default

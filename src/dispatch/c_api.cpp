@@ -218,7 +218,7 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_BUFFER_TOO_SMALL: return "SGEMM_DISPATCH_BUFFER_TOO_SMALL: the text was cut to fit";
         case SGEMM_DISPATCH_INTERNAL_ERROR: return "SGEMM_DISPATCH_INTERNAL_ERROR: a bug in libsgemm_dispatch";
         case SGEMM_DISPATCH_HOST_ERROR:
-            return "SGEMM_DISPATCH_HOST_ERROR: the host refused memory, or the start of a thread";
+            return "SGEMM_DISPATCH_HOST_ERROR: the host refused memory or a thread";
     }
     return "unknown status";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <new>
 
 #include "db/default_path.h"
 #include "src/dispatch/status_error.h"
@@ -110,6 +111,8 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     catalog_.device = fingerprint_of(device_);
     if (store) try {
             catalog_ = load_catalog(*store, catalog_.device, precision_, options_.deterministic != 0);
+        } catch (const std::bad_alloc&) {
+            throw;  // the host's refusal, not the file's: no reason to run on the fallback alone
         } catch (const std::exception& e) {
             // A file that opens but whose rows cannot be read is a database that cannot be
             // read too: without_database runs on the fallback alone, reading nothing more.
@@ -144,8 +147,11 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     timings_.memory_ms = ms_since(t);
 
     t = Clock::now();
-    for (const Winner& w : catalog_.winners)
-        if (!plan(w.shape)) throw StatusError(SGEMM_DISPATCH_CUDA_ERROR, last_error());
+    for (const Winner& w : catalog_.winners) {
+        const Plan* planned = nullptr;
+        if (const sgemm_dispatch_status_t status = plan(w.shape, planned); status != SGEMM_DISPATCH_SUCCESS)
+            throw StatusError(status, last_error());
+    }
     timings_.kernels_ms += ms_since(t);
 
     if (options_.record_misses)
@@ -190,9 +196,7 @@ sgemm_dispatch_status_t Dispatcher::planned(const GemmCall& call, ShapeKey& key,
         return status;
     if (empty_product(key)) return SGEMM_DISPATCH_SUCCESS;
     if (const sgemm_dispatch_status_t status = check_current_device(); status != SGEMM_DISPATCH_SUCCESS) return status;
-    p = plans_.find(key);
-    if (!p && !(p = plan(key))) return SGEMM_DISPATCH_CUDA_ERROR;
-    return SGEMM_DISPATCH_SUCCESS;
+    return plan(key, p);
 }
 
 sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stream) noexcept {
@@ -262,18 +266,21 @@ sgemm_dispatch_status_t Dispatcher::release_stream(cudaStream_t stream) noexcept
     return SGEMM_DISPATCH_SUCCESS;
 }
 
-const Plan* Dispatcher::plan(const ShapeKey& key) noexcept {
-    if (const Plan* p = plans_.find(key)) return p;
+sgemm_dispatch_status_t Dispatcher::plan(const ShapeKey& key, const Plan*& p) noexcept {
+    if ((p = plans_.find(key))) return SGEMM_DISPATCH_SUCCESS;
     try {
         std::lock_guard<std::mutex> lock(resolve_mutex_);
-        if (const Plan* p = plans_.find(key)) return p;  // another thread prepared it meanwhile
+        if ((p = plans_.find(key))) return SGEMM_DISPATCH_SUCCESS;  // another thread prepared it meanwhile
         RelaxedCapture relaxed;
         const Decision decision = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
-        return plans_.insert(make_plan(key, decision));
+        p = plans_.insert(make_plan(key, decision));
+        return SGEMM_DISPATCH_SUCCESS;
     } catch (const std::exception& e) {
-        fail(status_of(e, SGEMM_DISPATCH_CUDA_ERROR), "preparing the launch for %s: %s", key.to_string().c_str(),
-             e.what());
-        return nullptr;
+        // The key is written by fail's own formatting: a string made for it could throw again
+        // when the host has no memory left.
+        return fail(status_of(e, SGEMM_DISPATCH_CUDA_ERROR), "preparing the launch for M=%d N=%d K=%d %c%c %s align%d: %s",
+                    key.M, key.N, key.K, key.trans_a ? 'T' : 'N', key.trans_b ? 'T' : 'N',
+                    key.precision == GemmPrecision::tf32 ? "tf32" : "fp32", key.alignment, e.what());
     }
 }
 

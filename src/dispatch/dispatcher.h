@@ -53,9 +53,10 @@ public:
     sgemm_dispatch_status_t query(const GemmCall& call, sgemm_dispatch_choice_t& choice) const;
     sgemm_dispatch_info_t info() const;
 
-    // The plan for `key`, prepared now if it has none (benchmarks launch its kernel bare).
-    // Never throws: nullptr with last_error() set when preparing failed.
-    const Plan* plan(const ShapeKey& key) noexcept;
+    // Sets `p` to the plan for `key`, prepared now if it has none (benchmarks launch its
+    // kernel bare). Never throws: when preparing fails, `p` is nullptr and the status and
+    // last_error() say why.
+    sgemm_dispatch_status_t plan(const ShapeKey& key, const Plan*& p) noexcept;
 
     const DeviceInfo& device() const { return device_; }
 

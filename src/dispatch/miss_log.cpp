@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "db/store.h"
-#include "src/dispatch/status_error.h"
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -92,9 +91,8 @@ MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint 
     try {
         thread_ = std::thread([this] { run(); });
     } catch (const std::system_error& e) {
-        // The host's refusal (a limit on threads), which create reports as HOST_ERROR.
-        throw StatusError(SGEMM_DISPATCH_HOST_ERROR,
-                          std::string("starting the thread that writes the misses: ") + e.what());
+        // Named, with the code kept: create reports the host's refusal as HOST_ERROR.
+        throw std::system_error(e.code(), "starting the thread that writes the misses");
     }
 }
 

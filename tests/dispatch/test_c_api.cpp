@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <new>
+#include <system_error>
 #include <string>
 
 #include <unistd.h>
@@ -174,7 +175,7 @@ TEST(DispatchApi, ADatabaseOfTheSchemaBeforeThisBuildsIsReadAndLeftAsItIs) {
 // The status a failed step of create returns. The device step's is NO_DEVICE, but a CUDA
 // error there (cudaSetDevice on a GPU another process holds in exclusive mode) is the
 // runtime's refusal of a device that is there: it was NO_DEVICE, "no such ordinal". And the
-// host's refusal of memory is HOST_ERROR in any step.
+// host's refusal of memory or of a thread is HOST_ERROR in any step.
 TEST(CreateSteps, ACudaErrorIsCudaErrorAndNoDeviceIsNoDeviceWhateverTheStep) {
     const auto status_of = [](sgemm_dispatch_status_t step_status, const std::function<void()>& failing) {
         try {
@@ -194,6 +195,14 @@ TEST(CreateSteps, ACudaErrorIsCudaErrorAndNoDeviceIsNoDeviceWhateverTheStep) {
     // No host memory is no bug of the library's (it was INTERNAL_ERROR) nor the step's.
     EXPECT_EQ(status_of(SGEMM_DISPATCH_CUDA_ERROR, [] { throw std::bad_alloc(); }),
               Result(SGEMM_DISPATCH_HOST_ERROR, "device: std::bad_alloc"));
+    // Nor is a thread the host would not start (std::thread, std::async); other system
+    // errors (a path's) are the step's.
+    const auto refused = std::make_error_code(std::errc::resource_unavailable_try_again);
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_CUDA_ERROR, [&] { throw std::system_error(refused, "a thread"); }).first,
+              SGEMM_DISPATCH_HOST_ERROR);
+    const auto missing = std::make_error_code(std::errc::no_such_file_or_directory);
+    EXPECT_EQ(status_of(SGEMM_DISPATCH_DATABASE_ERROR, [&] { throw std::system_error(missing, "a path"); }).first,
+              SGEMM_DISPATCH_DATABASE_ERROR);
     EXPECT_EQ(status_of(SGEMM_DISPATCH_NO_DEVICE,
                         [] { throw sgemm::StatusError(SGEMM_DISPATCH_INVALID_VALUE, "as it was"); }),
               Result(SGEMM_DISPATCH_INVALID_VALUE, "as it was"));
