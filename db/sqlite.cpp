@@ -322,14 +322,14 @@ void Connection::fail(int rc, const std::string& sql) const {
         case SQLITE_CANTOPEN:
             throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
         case SQLITE_FULL:
-            throw DbError(path_ + ": " + message + where + "; " + room_to_write(path_), code, sql, message);
         case SQLITE_IOERR: {
-            // A write's failure may be the room (a full disk, a limit on file size); a read's or
-            // a lock's (a failing disk, NFS) is not, and the room would mislead.
-            const bool a_write = code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_TRUNCATE ||
-                                 code == SQLITE_IOERR_SHMSIZE || code == SQLITE_IOERR_FSYNC;
-            throw DbError(path_ + ": " + message + where + (a_write ? "; " + room_to_write(path_) : ""), code, sql,
-                          message);
+            // A full file system or a write's failure may be the room (a full disk, a limit on
+            // file size); a read's or a lock's (a failing disk, NFS) is not, and would mislead.
+            const bool room_may_be_why = code == SQLITE_FULL || code == SQLITE_IOERR_WRITE ||
+                                         code == SQLITE_IOERR_TRUNCATE || code == SQLITE_IOERR_SHMSIZE ||
+                                         code == SQLITE_IOERR_FSYNC;
+            throw DbError(path_ + ": " + message + where + (room_may_be_why ? "; " + room_to_write(path_) : ""), code,
+                          sql, message);
         }
         default: throw DbError(path_ + ": " + message + where, code, sql, message);
     }

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
-#include <system_error>
 #include <fstream>
+#include <system_error>
 #include <utility>
 #include <vector>
 

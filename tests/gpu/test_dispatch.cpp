@@ -1245,6 +1245,25 @@ std::string device_0_context() {
     return active ? "active" : "inactive";
 }
 
+namespace {
+
+// Memory allocated and freed at once: the device no longer maps it, so a kernel that writes
+// there faults. nullptr where the allocation or the free failed.
+float* freed_device_memory() {
+    float* freed = nullptr;
+    if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess) return nullptr;
+    return freed;
+}
+
+// Ends a death test's process with `outcome` on stderr, which EXPECT_EXIT's pattern reads.
+[[noreturn]] void exit_telling(const std::string& outcome) {
+    std::fprintf(stderr, "%s\n", outcome.c_str());
+    std::fflush(stderr);
+    std::_Exit(0);
+}
+
+}  // namespace
+
 // A create that fails before it uses the device (here: no database) starts no CUDA context.
 // Giving a failed create's caller back its device used to call cudaSetDevice on it
 // whatever happened, which starts that device's context: hundreds of MB of GPU memory for a
@@ -1283,10 +1302,9 @@ TEST(DispatchDeathTest, ACreateAfterADeviceFaultSaysTheContextFailed) {
     const auto fault_then_create = [&] {
         GemmProblem p(spec_of(case_named("tiny odd TT"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         const SgemmArgs a = p.args();
-        // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
-        float* freed = nullptr;
-        if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
-            return std::string("cudaMalloc or cudaFree failed");
+        // C in memory freed just now: cuBLAS's kernel faults.
+        float* const freed = freed_device_memory();
+        if (!freed) return std::string("cudaMalloc or cudaFree failed");
         const float one = 1.0f, zero = 0.0f;
         cublasSetStream(gpu->cublas.get(), gpu->stream.get());
         cublasSgemm(gpu->cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.A, 1, a.B, 1, &zero, freed, 1);
@@ -1300,12 +1318,7 @@ TEST(DispatchDeathTest, ACreateAfterADeviceFaultSaysTheContextFailed) {
         return "create: " + std::string(sgemm_dispatch_status_string(status)) + ": " + sgemm_dispatch_last_error();
     };
     EXPECT_EXIT(
-        {
-            const std::string outcome = fault_then_create();
-            std::fprintf(stderr, "%s\n", outcome.c_str());
-            std::fflush(stderr);
-            std::_Exit(0);
-        },
+        exit_telling(fault_then_create()),
         ::testing::ExitedWithCode(0),
         "create: SGEMM_DISPATCH_CUDA_ERROR[^\n]*an illegal memory access was encountered");
 }
@@ -1340,10 +1353,9 @@ TEST(DispatchDeathTest, AfterADeviceFaultACallAndDestroySayTheContextFailed) {
         };
         if (call(a.C, gpu->stream.get()) != SGEMM_DISPATCH_SUCCESS)
             return "the miss: " + std::string(sgemm_dispatch_last_error());
-        // C in memory freed just now, which the device no longer maps: cuBLAS's kernel faults.
-        float* freed = nullptr;
-        if (cudaMalloc(&freed, std::size_t{64} << 20) != cudaSuccess || cudaFree(freed) != cudaSuccess)
-            return std::string("cudaMalloc or cudaFree failed");
+        // C in memory freed just now: cuBLAS's kernel faults.
+        float* const freed = freed_device_memory();
+        if (!freed) return std::string("cudaMalloc or cudaFree failed");
         if (call(freed, gpu->stream.get()) != SGEMM_DISPATCH_SUCCESS)
             return "the faulting call: " + std::string(sgemm_dispatch_last_error());
         // Waits for the fault, whose error every later call of the context then meets.
@@ -1359,12 +1371,7 @@ TEST(DispatchDeathTest, AfterADeviceFaultACallAndDestroySayTheContextFailed) {
                " | destroy: " + sgemm_dispatch_status_string(status) + ": " + said;
     };
     EXPECT_EXIT(
-        {
-            const std::string outcome = fault_call_and_destroy();
-            std::fprintf(stderr, "%s\n", outcome.c_str());
-            std::fflush(stderr);
-            std::_Exit(0);
-        },
+        exit_telling(fault_call_and_destroy()),
         ::testing::ExitedWithCode(0),
         "the call: SGEMM_DISPATCH_CUDA_ERROR[^|]*cudaStreamGetId could not name the stream[^|]*\\| destroy: "
         "SGEMM_DISPATCH_CUDA_ERROR.*waiting for the device: an illegal memory access was encountered; and writing "
