@@ -49,6 +49,14 @@ public:
     int schema_version();
     // The version the file had when opened, before any upgrade: 0 for a new file.
     int opened_version() const { return opened_version_; }
+    // For a writer whose change failed with `error` (through first_write_or_none below): where
+    // this store made the file and no table in it holds a row (the failed write was the first,
+    // on a full disk say), removes the file with its -wal and -shm files and throws `error`
+    // saying so, so that the path is as the writer found it. Otherwise returns, and the caller
+    // rethrows. Either way the store may be closed: it is not to be used after. A failed open
+    // does the same by itself. An `error` of waiting on another process's lock leaves the
+    // file: that process may be making it.
+    void failed_first_write(const DbError& error);
 
     // --- devices ---
     // Adds the device if new; returns its id. Idempotent.
@@ -144,7 +152,20 @@ private:
 
     std::unique_ptr<sqlite::Connection> db_;
     int opened_version_ = 0;
+    bool made_file_ = false;  // the file was not there: this store's open made it
 };
+
+// Returns write(), a writer's change to `store`; where it fails as the first write to a file
+// the store made, no empty database is left there (TuningStore::failed_first_write).
+template <class Write>
+auto first_write_or_none(TuningStore& store, Write write) -> decltype(write()) {
+    try {
+        return write();
+    } catch (const DbError& e) {
+        store.failed_first_write(e);
+        throw;
+    }
+}
 
 // Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
 // no data: for a command that cannot start its work (no GPU is visible, or dispatch about to

@@ -640,7 +640,7 @@ auto change_database(Context& ctx, Change change, TakesNothing takes_nothing, Re
         }
     }
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const auto summary = change(store, false);
+    const auto summary = first_write_or_none(store, [&] { return change(store, false); });
     // Opening it made or upgraded the file, even where the change then found nothing to do
     // (another process made it first).
     ctx.wrote = store.opened_version() < latest_schema_version() || !summary.changed_nothing();

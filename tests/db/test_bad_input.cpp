@@ -47,6 +47,27 @@ int as_unprivileged(const std::function<void()>& body) {
     });
 }
 
+// Lets this process's files grow to `bytes` at most, as on a nearly full disk: a write past
+// that fails with EFBIG, rather than SIGXFSZ ending the process. For a child process.
+void limit_file_size(rlim_t bytes) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{bytes, bytes};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) throw Error("cannot limit the file size");
+}
+
+// In a child: throws unless `write` fails with a DbError whose message holds `said` (or, when
+// `said_not`, does not hold it).
+void expect_failed_write(const std::function<void()>& write, const std::string& said, bool said_not = false) {
+    try {
+        write();
+    } catch (const DbError& e) {
+        if (contains(e.what(), said) == said_not)
+            throw Error(std::string(said_not ? "said" : "did not say") + " \"" + said + "\": " + e.what());
+        return;
+    }
+    throw Error("a write past the file size limit succeeded");
+}
+
 // Lets everyone read and enter `folder`, and no one but root write it.
 void make_folder_read_only(const std::string& folder) {
     fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
@@ -118,26 +139,64 @@ TEST(BadInput, AWriteTheSystemRefusesNamesWhatLimitsWrites) {
     TuningStore(path).add_device(h200());
     const int status = in_child([&] {
         TuningStore store(path);
-        // The file may grow no further, as on a full disk (the write fails with EFBIG rather
-        // than SIGXFSZ ending the process).
-        signal(SIGXFSZ, SIG_IGN);
-        const rlimit limit{8192, 8192};
-        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) throw Error("cannot limit the file size");
-        try {
-            fill_sample(store);
-        } catch (const DbError& e) {
-            const std::string message = e.what();
-            if (!contains(message, "bytes free to users other than root (quotas not counted)") ||
-                !contains(message, "may write files of 8192 bytes at most (ulimit -f)"))
-                throw Error("what limits the write is not named: " + message);
-            return;
-        }
-        throw Error("a write past the file size limit succeeded");
+        limit_file_size(8192);  // its -wal file is larger already: the file may grow no further
+        const auto fill = [&] { fill_sample(store); };
+        expect_failed_write(fill, "bytes free to users other than root (quotas not counted)");
+        expect_failed_write(fill, "may write files of 8192 bytes at most (ulimit -f)");
     });
     EXPECT_EQ(status, 0);
     TuningStore store(path, OpenMode::ReadOnly);
     EXPECT_EQ(store.devices().size(), 1u);
     EXPECT_TRUE(store.winners().empty());
+    EXPECT_TRUE(verify_store(store).ok());
+}
+
+// A new database whose first write the system refuses is not left behind, with its -wal and
+// -shm files: tools would call it an empty database where the user was told the write failed.
+TEST(BadInput, ANewDatabaseWhoseFirstWriteIsRefusedIsNotLeft) {
+    TempDir dir;
+    // The schema's commit is refused.
+    const std::string at_open = dir.file("refused_at_open.db");
+    EXPECT_EQ(in_child([&] {
+                  limit_file_size(8192);
+                  expect_failed_write([&] { TuningStore store(at_open); }, "; so no database was left at " + at_open);
+              }),
+              0);
+    // The schema is written; the writer's first change is refused.
+    const std::string at_change = dir.file("refused_at_change.db");
+    EXPECT_EQ(in_child([&] {
+                  TuningStore store(at_change);
+                  limit_file_size(8192);  // its -wal file is larger already
+                  expect_failed_write([&] { first_write_or_none(store, [&] { fill_sample(store); }); },
+                                      "; so no database was left at " + at_change);
+              }),
+              0);
+    EXPECT_TRUE(fs::is_empty(dir.path())) << "left: " << fs::directory_iterator(dir.path())->path();
+}
+
+// A failed write keeps a file that was there before it, even an empty one, and a file that
+// holds a row.
+TEST(BadInput, AFailedWriteKeepsAFileThatWasThereOrHoldsARow) {
+    TempDir dir;
+    const std::string empty = dir.file("empty.db");
+    write_file(empty, "");
+    EXPECT_EQ(in_child([&] {
+                  limit_file_size(8192);
+                  expect_failed_write([&] { TuningStore store(empty); }, "no database was left", true);
+              }),
+              0);
+    EXPECT_TRUE(fs::exists(empty));
+    const std::string with_a_row = dir.file("with_a_row.db");
+    EXPECT_EQ(in_child([&] {
+                  TuningStore store(with_a_row);
+                  store.add_device(h200());
+                  limit_file_size(8192);
+                  expect_failed_write([&] { first_write_or_none(store, [&] { fill_sample(store); }); },
+                                      "no database was left", true);
+              }),
+              0);
+    TuningStore store(with_a_row, OpenMode::ReadOnly);
+    EXPECT_EQ(store.devices().size(), 1u);
     EXPECT_TRUE(verify_store(store).ok());
 }
 
