@@ -1377,3 +1377,36 @@ TEST(DispatchDeathTest, AfterADeviceFaultACallAndDestroySayTheContextFailed) {
         "SGEMM_DISPATCH_CUDA_ERROR.*waiting for the device: an illegal memory access was encountered; and writing "
         "misses to .*t\\.db");
 }
+
+// A plan made after a device fault fails on loading its kernels into the lost context: a
+// CUDA error that names the shape being prepared. (A plan's other failure, the host's
+// refusal of memory, is status_of's, tested on the CPU.) In a process of its own, as above.
+TEST(DispatchDeathTest, APlanAfterADeviceFaultSaysTheContextFailed) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const auto fault_then_prepare = [&] {
+        TempDir dir;
+        const std::string path = dir.file("t.db");
+        TuningStore(path).add_device(fingerprint_of(gpu->device));
+        // No winners: the shape's plan is a built-in kernel's, whose launch it loads.
+        const sgemm_dispatch_options_t o = options(path, SGEMM_DISPATCH_FALLBACK_BUILTIN);
+        sgemm_dispatch_t handle = nullptr;
+        if (sgemm_dispatch_create(&handle, &o) != SGEMM_DISPATCH_SUCCESS) return "create: " + std::string(sgemm_dispatch_last_error());
+        GemmProblem p(spec_of(case_named("warptile NN"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+        const SgemmArgs a = p.args();
+        float* const freed = freed_device_memory();
+        if (!freed) return std::string("cudaMalloc or cudaFree failed");
+        const float one = 1.0f, zero = 0.0f;
+        cublasSetStream(gpu->cublas.get(), gpu->stream.get());
+        cublasSgemm(gpu->cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.A, 1, a.B, 1, &zero, freed, 1);
+        if (cudaStreamSynchronize(gpu->stream.get()) == cudaSuccess) return std::string("cuBLAS did not fault");
+        const ProblemSpec& s = p.spec();
+        const sgemm_dispatch_status_t status =
+            sgemm_dispatch_prepare(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, a.A, a.lda, a.B,
+                                   a.ldb, a.C, a.ldc);
+        return "prepare: " + std::string(sgemm_dispatch_status_string(status)) + ": " + sgemm_dispatch_last_error();
+    };
+    EXPECT_EXIT(exit_telling(fault_then_prepare()), ::testing::ExitedWithCode(0),
+                "prepare: SGEMM_DISPATCH_CUDA_ERROR[^\n]*preparing the launch for M=200 N=384 K=256 NN fp32 "
+                "align[0-9]+: [^\n]*an illegal memory access was encountered");
+}
