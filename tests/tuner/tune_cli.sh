@@ -562,6 +562,7 @@ PY
       [ $rc -eq 143 ] || fail "SIGTERM ($how) to a tune: exit $rc, expected 143: $(cat "$dir/term.err")"
       ! kill -0 "$child" 2>/dev/null || fail "SIGTERM ($how) left the tune's process running"
       [ $second_sent = yes ] && break
+      echo "try $try: the first SIGTERM's stop ended the run before the second was sent; again"
       [ $try -lt 5 ] || fail "in 5 tries the first SIGTERM's stop ended the run before a second could be sent"
     done
     if [ $how = second ]; then
