@@ -221,16 +221,4 @@ void migrate(sqlite::Connection& db, int version) {
     transaction.commit();
 }
 
-bool holds_no_rows(sqlite::Connection& db) {
-    // Every table, not only ours: a row another program put in the file keeps it too.
-    std::vector<std::string> tables;
-    for (auto q = db.query("SELECT name FROM sqlite_master WHERE type = 'table'"); q.step();) tables.push_back(q.text(0));
-    for (const std::string& table : tables) {
-        std::string quoted;  // an identifier's quotes are doubled inside its quotes
-        for (const char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-        if (db.integer("SELECT EXISTS (SELECT 1 FROM \"" + quoted + "\")") != 0) return false;
-    }
-    return true;
-}
-
 }  // namespace sgemm

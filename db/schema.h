@@ -56,8 +56,4 @@ int prepare_schema_of_copy(sqlite::Connection& copy);
 // prepare_schema uses it with the latest version; tests use it to build older files.
 void migrate(sqlite::Connection& db, int version);
 
-// Whether no table in the file holds a row: a database made whose first write then failed
-// (the header page alone, or the empty schema), which no one has written to since.
-bool holds_no_rows(sqlite::Connection& db);
-
 }  // namespace sgemm

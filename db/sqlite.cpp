@@ -70,7 +70,10 @@ std::string why_read_only(const std::string& path) {
 std::string room_to_write(const std::string& path) {
     std::string room;
     struct statvfs fs {};
-    if (::statvfs(path.c_str(), &fs) == 0)
+    // A new database's file is not there yet (its write is made under another name): its
+    // folder is on the same file system.
+    const std::string on = ::access(path.c_str(), F_OK) == 0 ? path : folder_of(path).string();
+    if (::statvfs(on.c_str(), &fs) == 0)
         room = "its file system has " + std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize) +
                " bytes free to users other than root (quotas not counted)";
     else

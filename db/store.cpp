@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "db/publish.h"
 #include "db/schema.h"
 #include "db/verify.h"
 #include "src/util/text.h"
@@ -131,7 +132,6 @@ DeviceFingerprint read_device(const sqlite::Query& q) {
 struct OpenedFile {
     std::unique_ptr<sqlite::Connection> db;
     int version;  // before any upgrade
-    bool made = false;  // the file was not there: this open made it
 };
 
 // Whether the database file exists, refusing what is not a file and a path this user cannot
@@ -168,45 +168,26 @@ DbError read_only_file(const std::string& path) {
     return DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
 }
 
-// Closes `db`, which made the file at `path`, and removes the file with its -wal and -shm
-// files where no table in it holds a row: what a first write that failed (a full disk, a file
-// size limit) leaves. Tools would call such a file an empty database, where the user was told
-// that the write failed. The check and the removal hold the write lock, so a row that another
-// process wrote meanwhile keeps the file, and that process's later writes fail rather than
-// vanish (SQLite refuses writes to a file removed since it was opened). A file that cannot be
-// read to tell is kept too. Returns whether the file was removed.
-bool remove_if_left_without_rows(std::unique_ptr<sqlite::Connection> db, const std::string& path) {
+// Makes the folder of `path`, a database to write, where it is missing (the default path's);
+// refuses one that is no folder, or that this user may not write: SQLite keeps its -wal and
+// -shm files there.
+void make_folder_to_write(const std::string& path) {
     std::error_code ec;
-    // SQLite follows a symbolic link to the file, and names its -wal and -shm files after the
-    // link's target.
-    const fs::path file = fs::canonical(path, ec);
-    if (ec) return false;
-    try {
-        sqlite::Transaction lock(*db);
-        if (!holds_no_rows(*db) || !fs::remove(file, ec)) return false;
-    } catch (const DbError& e) {
-        // The lock of a WAL database needs its -shm file, which SQLite could not size (the
-        // disk is full): nor can another process, so no one is writing the file. Without WAL
-        // content the file alone is the database, read as it stands.
-        if ((e.code & 0xff) != SQLITE_IOERR) return false;
-        db.reset();
-        if (fs::file_size(file.string() + "-wal", ec) > 0 && !ec) return false;
-        try {
-            sqlite::Connection alone(file, sqlite::Access::Immutable, std::chrono::milliseconds(0));
-            if (!holds_no_rows(alone)) return false;
-        } catch (const DbError&) {
-            return false;
-        }
-        if (!fs::remove(file, ec)) return false;
-    }
-    db.reset();  // the last connection to close removes the -wal and -shm files, where it can
-    for (const char* companion : {"-wal", "-shm"}) fs::remove(file.string() + companion, ec);
-    return true;
+    const fs::path folder = sqlite::folder_of(path);
+    const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
+    if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
+        throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
+                      SQLITE_CANTOPEN);
+    if (!fs::is_directory(folder, ec)) throw not_a_folder(path, folder);
+    if (!folder_writable && ::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
 }
 
-// A failed write's error, saying that the file it was the first write to was removed.
-DbError nothing_left(const DbError& e, const std::string& path) {
-    return DbError(std::string(e.what()) + "; so no database was left at " + path, e.code, e.sql, e.reason);
+// An empty database in memory at the latest schema, named `path` in messages: what a new file
+// at `path` starts as.
+std::unique_ptr<sqlite::Connection> new_schema(const std::string& path) {
+    auto schema = std::make_unique<sqlite::Connection>(path, sqlite::Access::Memory, std::chrono::milliseconds(0));
+    prepare_schema_of_copy(*schema);
+    return schema;
 }
 
 // A reader's open of a file at this build's schema; OlderSchemaError for an older one.
@@ -278,15 +259,10 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
             return {std::move(copy), version};
         }
     }
-    const bool made = !database_file_exists(path);  // and its refusals: a folder, a path this user cannot reach
-    std::error_code ec;
-    const fs::path folder = sqlite::folder_of(path);
-    const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
-    if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
-        throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
-                      SQLITE_CANTOPEN);
-    if (!fs::is_directory(folder, ec)) throw not_a_folder(path, folder);
-    if (!folder_writable && ::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
+    const bool missing = !database_file_exists(path);  // and its refusals: a folder, a path this user cannot reach
+    make_folder_to_write(path);
+    // A new file is made whole, with its schema; where it cannot be, in place (db/publish.h).
+    const bool published = missing && publish_new_database(*new_schema(path), path);
     auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::ReadWrite, busy_timeout);
     // SQLite quietly opens a write-protected file read-only; say so now rather than at the
     // first write.
@@ -294,15 +270,8 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     // NORMAL is safe in WAL mode: a crashed process never corrupts the file or loses a
     // commit; only a power cut may lose the last commits. It spares an fsync per commit.
     db->exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL");
-    try {
-        const int version = prepare_schema(*db, true);
-        return {std::move(db), version, made};
-    } catch (const DbBusyError&) {
-        throw;  // another process is making the same file: it is theirs
-    } catch (const DbError& e) {
-        if (!made || !remove_if_left_without_rows(std::move(db), path)) throw;
-        throw nothing_left(e, path);
-    }
+    const int version = prepare_schema(*db, true);
+    return {std::move(db), published ? 0 : version};
 }
 
 }  // namespace
@@ -339,13 +308,11 @@ TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::mi
     OpenedFile opened = open_file(path, mode, busy_timeout);
     db_ = std::move(opened.db);
     opened_version_ = opened.version;
-    made_file_ = opened.made;
 }
 
-void TuningStore::failed_first_write(const DbError& error) {
-    if (dynamic_cast<const DbBusyError*>(&error) || !made_file_) return;
-    const std::string path = db_->path();
-    if (remove_if_left_without_rows(std::move(db_), path)) throw nothing_left(error, path);
+bool TuningStore::publish_as_new_file(const std::string& path) {
+    make_folder_to_write(path);
+    return publish_new_database(*db_, path);
 }
 
 int TuningStore::schema_version() { return static_cast<int>(db_->integer("PRAGMA user_version")); }

@@ -20,7 +20,9 @@
 namespace sgemm {
 
 enum class OpenMode {
-    ReadWrite,  // the tuner, sgemm-db's writing commands: creates the file and its folder
+    // The tuner, sgemm-db's writing commands: creates the file and its folder. A new file is
+    // made whole with its schema, or not at all (db/publish.h).
+    ReadWrite,
     // Dispatch, sgemm-db's reading commands, a merge's source: the file must exist, and is
     // never written. One of an older schema is read from a copy in memory brought to this
     // schema (opened_version() says which it had), so that a newer reader works on a file it
@@ -49,14 +51,11 @@ public:
     int schema_version();
     // The version the file had when opened, before any upgrade: 0 for a new file.
     int opened_version() const { return opened_version_; }
-    // For a writer whose change failed with `error` (through first_write_or_none below): where
-    // this store made the file and no table in it holds a row (the failed write was the first,
-    // on a full disk say), removes the file with its -wal and -shm files and throws `error`
-    // saying so, so that the path is as the writer found it. Otherwise returns, and the caller
-    // rethrows. Either way the store may be closed: it is not to be used after. A failed open
-    // does the same by itself. An `error` of waiting on another process's lock leaves the
-    // file: that process may be making it.
-    void failed_first_write(const DbError& error);
+    // For a Trial store where there is no file yet: writes it as the new file `path`, whole or
+    // not at all, and returns true; false, having written nothing, where that cannot be done
+    // (a file there by now, and the rest that db/publish.h lists): the change is then to be
+    // made to the file opened for writing. A write that fails throws, and leaves no file.
+    bool publish_as_new_file(const std::string& path);
 
     // --- devices ---
     // Adds the device if new; returns its id. Idempotent.
@@ -152,20 +151,7 @@ private:
 
     std::unique_ptr<sqlite::Connection> db_;
     int opened_version_ = 0;
-    bool made_file_ = false;  // the file was not there: this store's open made it
 };
-
-// Returns write(), a writer's change to `store`; where it fails as the first write to a file
-// the store made, no empty database is left there (TuningStore::failed_first_write).
-template <class Write>
-auto first_write_or_none(TuningStore& store, Write write) -> decltype(write()) {
-    try {
-        return write();
-    } catch (const DbError& e) {
-        store.failed_first_write(e);
-        throw;
-    }
-}
 
 // Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
 // no data: for a command that cannot start its work (no GPU is visible, or dispatch about to

@@ -620,15 +620,24 @@ int merge_status(const MergeSummary& summary) {
 // copy in memory): a change that fails leaves the file as it was (a user's pass found a prune
 // of an unknown device, and a merge of the file into itself, upgrading it before they
 // failed), and so does one that `takes_nothing(summary, version)` says changed nothing that
-// the file is to get; the trial's summary is reported then. A database the command could not
-// write is refused first, as the writer would refuse it.
+// the file is to get; the trial's summary is reported then. Where there is no file, the trial
+// that took something is the new database, written whole: a write that fails (a full disk)
+// leaves no file, where one made in place would stay with SQLite's header page alone, or an
+// empty schema. A database the command could not write is refused first, as the writer would
+// refuse it.
 template <class Change, class TakesNothing, class Report>
 auto change_database(Context& ctx, Change change, TakesNothing takes_nothing, Report report) {
     const int version = check_writable_database(ctx.db_path, ctx.busy_timeout);
     if (version < latest_schema_version()) {
         TuningStore trial(ctx.db_path, OpenMode::Trial, ctx.busy_timeout);
         const auto tried = change(trial, true);
-        if (takes_nothing(tried, version)) {
+        const bool nothing_taken = takes_nothing(tried, version);
+        if (version == 0 && !nothing_taken && trial.publish_as_new_file(ctx.db_path)) {
+            ctx.wrote = true;
+            report(tried);
+            return tried;
+        }
+        if (nothing_taken) {
             report(tried);
             if (version == 0)
                 std::fprintf(stderr, "sgemm-db: nothing changed, so no database was made at %s\n",
@@ -640,7 +649,7 @@ auto change_database(Context& ctx, Change change, TakesNothing takes_nothing, Re
         }
     }
     TuningStore store = ctx.open(OpenMode::ReadWrite);
-    const auto summary = first_write_or_none(store, [&] { return change(store, false); });
+    const auto summary = change(store, false);
     // Opening it made or upgraded the file, even where the change then found nothing to do
     // (another process made it first).
     ctx.wrote = store.opened_version() < latest_schema_version() || !summary.changed_nothing();

@@ -386,9 +386,7 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
         run.options.first_shape_seconds_spent = run.cut_short_seconds;
         Tuner tuner(store, device, run.options, printer.callbacks());
         TuneReport report;
-        report.outcomes = first_write_or_none(store, [&] {
-            return tuner.tune_all(std::vector<ShapeRow>(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end()));
-        });
+        report.outcomes = tuner.tune_all(std::vector<ShapeRow>(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end()));
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!report.outcomes.empty() && !report.outcomes.back().fault.empty())
             printer.clear_line();  // the progress bar of the shape the fault cut short

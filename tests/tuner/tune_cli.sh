@@ -580,11 +580,11 @@ PY
     fail "a budget that left shapes untried: exit $rc: $out"
   # A tune into a new database on a disk that takes no more (a file size limit of 8 KiB stands
   # in for a full one) fails at the database, says so, and leaves no file there: tools would
-  # call it an empty database.
+  # call it an empty database. (The new file is made whole, with its schema.)
   err=$(bash -c 'trap "" XFSZ; ulimit -f 8; exec "$@"' full_disk "$tune" --db "$dir/on_full.db" \
           --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] || fail "a tune into a new database on a full disk exited $rc, expected 2: $err"
-  grep -qF "so no database was left at $dir/on_full.db" <<<"$err" || fail "the tune on a full disk: $err"
+  grep -qF "so no database was made at $dir/on_full.db" <<<"$err" || fail "the tune on a full disk: $err"
   left=$(ls "$dir" | grep '^on_full')
   [ -z "$left" ] || fail "a tune refused by a full disk left $left"
 fi
