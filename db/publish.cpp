@@ -22,18 +22,16 @@ std::string incomplete_name(const std::string& path) {
     return path + ".incomplete-" + hex;
 }
 
-// Makes the empty file `path` (VACUUM INTO takes an empty file), with the permissions SQLite
-// gives a database it makes. False where it cannot be made.
-bool make_empty_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd < 0) return false;
-    ::close(fd);
-    return true;
+// The error of a step of the publishing that the system refused (`error`, an errno).
+DbError refused(const std::string& path, const std::string& step, int error) {
+    return DbError("cannot write " + path + ": " + step + " failed (" +
+                       std::error_code(error, std::generic_category()).message() + "); so no database was made there",
+                   SQLITE_IOERR);
 }
 
-// Puts the file's bytes on the disk: a link to a file whose bytes a power cut loses would be a
-// damaged database. The errno of a failure, else 0.
-int sync_file(const std::string& path) {
+// Puts `path`'s bytes (a file's, or a folder's entries) on the disk. The errno of a failure,
+// else 0.
+int sync_to_disk(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return errno;
     const int error = ::fsync(fd) == 0 ? 0 : errno;
@@ -41,32 +39,67 @@ int sync_file(const std::string& path) {
     return error;
 }
 
+// The file written under its other name, with what SQLite made beside it: removed however the
+// publishing ends (an error, an exception of any kind), and after the link, which leaves the
+// database at its path alone.
+class IncompleteFile {
+public:
+    explicit IncompleteFile(std::string path) : path_(std::move(path)) {}
+    ~IncompleteFile() { remove(); }
+    IncompleteFile(const IncompleteFile&) = delete;
+    IncompleteFile& operator=(const IncompleteFile&) = delete;
+    const std::string& path() const { return path_; }
+    void remove() {
+        std::error_code ec;
+        for (const char* suffix : {"", "-journal", "-wal", "-shm"}) fs::remove(path_ + suffix, ec);
+    }
+
+private:
+    std::string path_;
+};
+
+// Whether a link that failed with `error` leaves the file to be made in place: the path is
+// taken by now (another process made the file), or the file system has no hard links.
+bool made_in_place_after(int error) {
+    return error == EEXIST || error == EPERM || error == EOPNOTSUPP || error == ENOSYS;
+}
+
 }  // namespace
 
 bool publish_new_database(sqlite::Connection& source, const std::string& path) {
     std::error_code ec;
     if (fs::is_symlink(path, ec) || fs::exists(path, ec)) return false;
-    const std::string incomplete = incomplete_name(path);
-    if (!make_empty_file(incomplete)) return false;
-    const auto remove_incomplete = [&] {
-        fs::remove(incomplete, ec);
-        fs::remove(incomplete + "-journal", ec);
-    };
+    const std::string name = incomplete_name(path);
+    // Empty, as VACUUM INTO takes it, with the permissions SQLite gives a database it makes.
+    const int fd = ::open(name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) throw refused(path, "making " + name, errno);
+    ::close(fd);
+    IncompleteFile incomplete(name);
     try {
-        source.query("VACUUM INTO ?1").bind(1, incomplete).run();
+        source.query("VACUUM INTO ?1").bind(1, sqlite::file_uri(name)).run();
+        // In WAL mode, as a writer's open leaves a file: a later writer need not switch it,
+        // which a reader holding it open would keep that writer from.
+        sqlite::Connection file(name, sqlite::Access::ReadWrite, std::chrono::milliseconds(0));
+        auto mode = file.query("PRAGMA journal_mode = WAL");
+        if (!mode.step() || mode.text(0) != "wal")
+            throw DbError(name + ": SQLite did not switch the new database to WAL mode", SQLITE_ERROR);
     } catch (const DbError& e) {
-        remove_incomplete();
         throw DbError(std::string(e.what()) + "; so no database was made at " + path, e.code, e.sql, e.reason);
     }
-    if (const int error = sync_file(incomplete); error != 0) {
-        remove_incomplete();
-        throw DbError("cannot write " + path + ": syncing the new database to disk failed (" +
-                          std::error_code(error, std::generic_category()).message() + "); so no database was made there",
-                      SQLITE_IOERR_FSYNC);
+    if (const int error = sync_to_disk(name); error != 0) throw refused(path, "syncing the new database to disk", error);
+    if (::link(name.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        if (made_in_place_after(error)) return false;
+        throw refused(path, "linking the new database into place", error);
     }
-    const bool linked = ::link(incomplete.c_str(), path.c_str()) == 0;
-    remove_incomplete();
-    return linked;
+    incomplete.remove();
+    // The link, and the other name's removal, reach the disk with the folder's entries.
+    if (const int error = sync_to_disk(sqlite::folder_of(path).string()); error != 0)
+        throw DbError("cannot write " + path + ": syncing its folder after the new database was linked into place "
+                          "failed (" + std::error_code(error, std::generic_category()).message() +
+                          "): the database is there, but a power cut may lose it",
+                      SQLITE_IOERR_DIR_FSYNC);
+    return true;
 }
 
 }  // namespace sgemm

@@ -7,12 +7,9 @@
 
 namespace sgemm::sqlite {
 
-namespace {
-
-// A path as an SQLite URI ("file:///a/b.db", "file:a/b.db"); only the characters URIs give a
-// meaning to are escaped. An absolute path follows an empty authority ("//"): written
-// "file:" + path, a path that begins with two slashes (HOME=/ makes one) would give its first
-// component as the authority, and SQLite refuses any but "localhost".
+// An absolute path follows an empty authority ("//"): written "file:" + path, a path that
+// begins with two slashes (HOME=/ makes one) would give its first component as the authority,
+// and SQLite refuses any but "localhost".
 std::string file_uri(const std::string& path) {
     std::string uri = !path.empty() && path[0] == '/' ? "file://" : "file:";
     for (char c : path) {
@@ -27,6 +24,8 @@ std::string file_uri(const std::string& path) {
     }
     return uri;
 }
+
+namespace {
 
 // A statement fit for one line of an error message.
 std::string one_line(const std::string& sql) {

@@ -51,6 +51,10 @@ std::string unwritable_companion(const std::string& path);
 // files, not the link's own.
 std::filesystem::path folder_of(const std::string& path);
 
+// A path as an SQLite URI ("file:///a/b.db", "file:a/b.db"), for a connection that takes URIs;
+// only the characters URIs give a meaning to are escaped.
+std::string file_uri(const std::string& path);
+
 // A prepared statement, owned and cached by its Connection.
 class Statement {
 public:

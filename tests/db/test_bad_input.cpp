@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -66,11 +67,14 @@ void expect_failed_write(const std::function<void()>& write, const std::string& 
     throw Error("a write past the file size limit succeeded");
 }
 
-// The names in `folder`, one a line.
+// The names in `folder`, one a line, sorted.
 std::string listing(const std::string& folder) {
-    std::string names;
-    for (const auto& entry : fs::directory_iterator(folder)) names += entry.path().filename().string() + "\n";
-    return names;
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    std::string lines;
+    for (const std::string& name : names) lines += name + "\n";
+    return lines;
 }
 
 // Lets everyone read and enter `folder`, and no one but root write it.
@@ -179,17 +183,27 @@ TEST(BadInput, ANewDatabaseIsMadeWholeOrNotAtAll) {
               }),
               0);
     EXPECT_EQ(listing(dir.path()), "");
-    // With room, the trial is the file, and no other file is left beside it.
+    // With room, the trial is the file, in WAL mode as a writer leaves one, and no other file is
+    // left beside it.
     TuningStore trial(imported, OpenMode::Trial);
     fill_sample(trial);
     EXPECT_TRUE(trial.publish_as_new_file(imported));
     EXPECT_EQ(listing(dir.path()), "imported.db\n");
     {
+        sqlite::Connection file(imported, sqlite::Access::QueryOnly, std::chrono::milliseconds(0));
+        auto mode = file.query("PRAGMA journal_mode");
+        ASSERT_TRUE(mode.step());
+        EXPECT_EQ(mode.text(0), "wal");
         TuningStore store(imported, OpenMode::ReadOnly);
         EXPECT_EQ(store.opened_version(), latest_schema_version());
         EXPECT_EQ(store.winners().size(), trial.winners().size());
         EXPECT_TRUE(verify_store(store).ok());
     }
+    // A name that means something in an SQLite URI is written as named.
+    const std::string odd = dir.file("odd?name#1%.db");
+    EXPECT_TRUE(trial.publish_as_new_file(odd));
+    EXPECT_EQ(listing(dir.path()), "imported.db\nodd?name#1%.db\n");
+    EXPECT_EQ(TuningStore(odd, OpenMode::ReadOnly).winners().size(), trial.winners().size());
     // A file there by now is not replaced: the change goes to the file opened for writing.
     const std::string before = bytes_of(imported);
     TuningStore other(imported, OpenMode::Trial);
