@@ -1,6 +1,7 @@
 #include "tools/cli_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "src/util/text.h"
@@ -9,14 +10,18 @@ namespace sgemm {
 namespace {
 
 bool is_number(const std::string& s) {
-    return !s.empty() && (s == "-" || s.find_first_not_of("0123456789.x-") == std::string::npos);
+    return !s.empty() && (s == "-" || s.find_first_not_of("0123456789.x-e+") == std::string::npos);
 }
 
 }  // namespace
 
 std::string fixed(double v, int digits) {
+    // Past a billion the fixed form gives digits no measurement has: a time edited by hand to
+    // 1e308 ran to 309 of them, cut to a wrong number at this buffer's end. Such a value is
+    // given with a power of ten.
+    const char* format = std::isfinite(v) && std::fabs(v) >= 1e9 ? "%.*e" : "%.*f";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    std::snprintf(buf, sizeof buf, format, digits, v);
     return buf;
 }
 

@@ -22,7 +22,7 @@ private:
     std::vector<std::vector<std::string>> rows_;
 };
 
-// A table cell: `v` with `digits` decimals.
+// A table cell: `v` with `digits` decimals; from 1e9 on, in the form 1.2345e+09.
 std::string fixed(double v, int digits);
 
 }  // namespace sgemm

@@ -589,6 +589,12 @@ has "$out" "and this build cannot compile it: BLOCK_Y=9 is not one of"
 run 2 --db "$dir/edited.db" verify
 has "$out" "M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: its binary"
 run 3 --db "$dir/copy.db" merge "$dir/edited.db"; has "$out" "1 refused"
+# A time edited by hand to 1e308 is listed with its power of ten, not 309 digits cut to a wrong
+# number.
+cp "$dir/copy.db" "$dir/huge.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE winners SET ms = 1e308 WHERE m = 1"); c.commit()' \
+  "$dir/huge.db" || fail "editing the database"
+run 0 --db "$dir/huge.db" list; has "$out" " 1.0000e+308 "
 # An import file's control characters reach the terminal escaped, in errors too.
 sed '3s/,8,4096,4096,NN,/,8,4096,4096,\x1b[31mNN,/' "$dir/winners.csv" > "$dir/coloured.csv"
 run 1 --db "$dir/copy.db" import "$dir/coloured.csv"; has "$err" "unknown transposes '\x1b[31mNN'"
