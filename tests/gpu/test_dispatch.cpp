@@ -1262,6 +1262,18 @@ float* freed_device_memory() {
     std::_Exit(0);
 }
 
+// Faults the context: cuBLAS writes C (1x1, of A and B in `a`) into memory freed just now.
+// "" once the fault came, else what went otherwise.
+std::string fault_the_context(sgemm::testing::GpuContext& gpu, const SgemmArgs& a) {
+    float* const freed = freed_device_memory();
+    if (!freed) return "cudaMalloc or cudaFree failed";
+    const float one = 1.0f, zero = 0.0f;
+    cublasSetStream(gpu.cublas.get(), gpu.stream.get());
+    cublasSgemm(gpu.cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.A, 1, a.B, 1, &zero, freed, 1);
+    if (cudaStreamSynchronize(gpu.stream.get()) == cudaSuccess) return "cuBLAS did not fault";
+    return "";
+}
+
 }  // namespace
 
 // A create that fails before it uses the device (here: no database) starts no CUDA context.
@@ -1301,14 +1313,7 @@ TEST(DispatchDeathTest, ACreateAfterADeviceFaultSaysTheContextFailed) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     const auto fault_then_create = [&] {
         GemmProblem p(spec_of(case_named("tiny odd TT"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
-        const SgemmArgs a = p.args();
-        // C in memory freed just now: cuBLAS's kernel faults.
-        float* const freed = freed_device_memory();
-        if (!freed) return std::string("cudaMalloc or cudaFree failed");
-        const float one = 1.0f, zero = 0.0f;
-        cublasSetStream(gpu->cublas.get(), gpu->stream.get());
-        cublasSgemm(gpu->cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.A, 1, a.B, 1, &zero, freed, 1);
-        if (cudaStreamSynchronize(gpu->stream.get()) == cudaSuccess) return std::string("cuBLAS did not fault");
+        if (const std::string unfaulted = fault_the_context(*gpu, p.args()); !unfaulted.empty()) return unfaulted;
         TempDir dir;
         const std::string path = dir.file("t.db");
         TuningStore(path).add_device(fingerprint_of(gpu->device));
@@ -1394,12 +1399,7 @@ TEST(DispatchDeathTest, APlanAfterADeviceFaultSaysTheContextFailed) {
         if (sgemm_dispatch_create(&handle, &o) != SGEMM_DISPATCH_SUCCESS) return "create: " + std::string(sgemm_dispatch_last_error());
         GemmProblem p(spec_of(case_named("warptile NN"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         const SgemmArgs a = p.args();
-        float* const freed = freed_device_memory();
-        if (!freed) return std::string("cudaMalloc or cudaFree failed");
-        const float one = 1.0f, zero = 0.0f;
-        cublasSetStream(gpu->cublas.get(), gpu->stream.get());
-        cublasSgemm(gpu->cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a.A, 1, a.B, 1, &zero, freed, 1);
-        if (cudaStreamSynchronize(gpu->stream.get()) == cudaSuccess) return std::string("cuBLAS did not fault");
+        if (const std::string unfaulted = fault_the_context(*gpu, a); !unfaulted.empty()) return unfaulted;
         const ProblemSpec& s = p.spec();
         const sgemm_dispatch_status_t status =
             sgemm_dispatch_prepare(handle, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, a.A, a.lda, a.B,
