@@ -191,7 +191,8 @@ void check_output_is_not_database(const std::string& output, const char* option,
 
 void write_output_file(const std::string& path, const std::string& text) {
     // Replaced by a whole new file only where that changes nothing but the contents: a plain
-    // regular file of this user with one name, or a new file. Anything else (a FIFO, a device,
+    // regular file of this user with one name (the new one takes its mode and group), or a new
+    // file. Anything else (a FIFO, a device,
     // a symbolic link, a file with other names or another owner, the file behind standard
     // output) is written in place, as the tools did before, at the old risk.
     struct stat st {};
@@ -215,6 +216,13 @@ void write_output_file(const std::string& path, const std::string& text) {
     // writing in place would cut the old file short and still fail.
     if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) return write_in_place(path, text);
     if (fd < 0) cannot_write(path);
+    // The old file's group, which the new one takes from this process or the folder: where
+    // this user may not give it that group (one they are not in), in place, as before.
+    if (exists && ::fchown(fd, static_cast<uid_t>(-1), st.st_gid) != 0) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        return write_in_place(path, text);
+    }
     try {
         if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) {
             const int reason = errno;

@@ -987,6 +987,9 @@ int main(int argc, char** argv) {
             "sgemm-db", ctx.wrote ? "standard output (the " + std::string(command->name) + " itself is done: what it wrote to " +
                                         ctx.db_path + " stays)"
                                   : std::string("standard output"));
+        // Export's 3 qualifies an output that did not arrive; an import's or merge's says what
+        // the database now holds.
+        if (written != 0 && std::string(command->name) == "export") return written;
         return status != 0 ? status : written;
     } catch (const UsageError& e) {
         return report(e, 1, true);

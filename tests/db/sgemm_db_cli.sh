@@ -400,6 +400,19 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/locked/ours.db" export \
     -o "$dir/locked/mine.csv" 2>"$dir/err" || fail "an export into a locked folder's writable file: $(cat "$dir/err")"
   [ "$(wc -l <"$dir/locked/mine.csv")" -eq 5 ] || fail "the export in place wrote: $(cat "$dir/locked/mine.csv")"
+  # The file keeps its group: the new file takes it where this user may give it (root, any
+  # group); where they are not in the group, the file is written in place.
+  printf 'x\n' > "$dir/grouped.csv"; chgrp 65533 "$dir/grouped.csv"; chmod 640 "$dir/grouped.csv"
+  run 0 "${ours[@]}" export -o "$dir/grouped.csv"
+  [ "$(stat -c %g:%a "$dir/grouped.csv")" = 65533:640 ] && [ "$(wc -l <"$dir/grouped.csv")" -eq 5 ] ||
+    fail "an export over a file of group 65533 left it $(stat -c %g:%a "$dir/grouped.csv")"
+  mkdir "$dir/theirs"; chown 65534 "$dir/theirs"
+  printf 'x\n' > "$dir/theirs/grouped.csv"; chown 65534:65533 "$dir/theirs/grouped.csv"; chmod 664 "$dir/theirs/grouped.csv"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/locked/ours.db" export \
+    -o "$dir/theirs/grouped.csv" 2>"$dir/err" || fail "an export over a file of another group: $(cat "$dir/err")"
+  [ "$(stat -c %g "$dir/theirs/grouped.csv")" = 65533 ] && [ "$(wc -l <"$dir/theirs/grouped.csv")" -eq 5 ] &&
+    [ -z "$(find "$dir/theirs" -name '.*.tmp')" ] ||
+    fail "an export over a file of a group its user is not in: group $(stat -c %g "$dir/theirs/grouped.csv"), $(ls -A "$dir/theirs")"
   # Behind a folder this user may not enter, a database is not "missing", for the commands
   # that write only an existing one too.
   mkdir "$dir/private"; cp "$dir/ours.db" "$dir/private/ours.db"; chmod 700 "$dir/private"
@@ -435,6 +448,10 @@ if [ -w /dev/full ]; then
     [ $rc -eq 2 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
       fail "sgemm-db $command > /dev/full exited $rc: $(cat "$dir/err")"
   done
+  # An export that left winners out (3) and could not write the rest is an environment error.
+  "$db_tool" --db "$dir/damaged.db" export >/dev/full 2>"$dir/err"; rc=$?
+  [ $rc -eq 2 ] && grep -qF "sgemm-db: cannot write standard output: " "$dir/err" ||
+    fail "export of a damaged database > /dev/full exited $rc: $(cat "$dir/err")"
   # A writing command's report that does not arrive says the work itself was done and kept.
   "$make_sample" "$dir/report-lost.db" stale || fail "make_sample_db stale"
   "$db_tool" --db "$dir/report-lost.db" import "$dir/winners.csv" >/dev/full 2>"$dir/err"; rc=$?
