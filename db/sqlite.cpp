@@ -163,6 +163,8 @@ void Query::run() {
     }
 }
 
+const std::string& Query::database_path() const { return connection_.path(); }
+
 bool Query::is_null(int column) const { return sqlite3_column_type(statement_.get(), column) == SQLITE_NULL; }
 
 std::int64_t Query::integer(int column) const { return sqlite3_column_int64(statement_.get(), column); }

@@ -112,6 +112,9 @@ public:
     std::optional<std::int64_t> optional_integer(int column) const;
     std::optional<double> optional_real(int column) const;
 
+    // The database's path, as its connection names it in messages: for a row's bad value.
+    const std::string& database_path() const;
+
 private:
     Connection& connection_;
     Statement& statement_;

@@ -41,7 +41,7 @@ ShapeKey read_shape(const sqlite::Query& q, int first) {
     // the calls of M = 8.
     for (int i = 0; i < 3; ++i)
         if (q.integer(first + i) > std::numeric_limits<int>::max())
-            throw DbError("a row holds the size " + std::to_string(q.integer(first + i)) + ", past 2^31 - 1: "
+            throw DbError(q.database_path() + ": a row holds the size " + std::to_string(q.integer(first + i)) + ", past 2^31 - 1: "
                           "no tune writes one (was the file edited?); delete the row with sqlite3");
     ShapeKey s;
     s.M = static_cast<int>(q.integer(first));
@@ -57,7 +57,15 @@ ShapeKey read_shape(const sqlite::Query& q, int first) {
 #define SGEMM_DB_KERNEL_COLUMNS "k.family, k.params, k.description, k.template_hash"
 
 KernelRef read_kernel(const sqlite::Query& q, int first) {
-    return KernelRef{q.text(first), parse_params(q.text(first + 1)), q.text(first + 2), q.text(first + 3)};
+    // A list no tune writes is the file's fault, not the user's input: a database error, named.
+    std::vector<int> params;
+    try {
+        params = parse_params(q.text(first + 1));
+    } catch (const Error& e) {
+        throw DbError(q.database_path() + ": a kernels row of family " + q.text(first) + " holds the " + e.what() +
+                      ": no tune writes one (was the file edited?); delete the row with sqlite3");
+    }
+    return KernelRef{q.text(first), std::move(params), q.text(first + 2), q.text(first + 3)};
 }
 
 #define SGEMM_DB_BINARY_COLUMNS                                                                                     \

@@ -316,6 +316,22 @@ run 3 --db "$dir/relabelled.db" export -o "$dir/relabelled.csv"
 has "$err" "the device row ${id:0:8}"; has "$err" "does not match its id (edited by hand?): no lookup finds its 4 winners"
 run 2 --db "$dir/from-relabelled.db" merge "$dir/relabelled.db"; has "$err" "nothing was merged"
 [ ! -e "$dir/from-relabelled.db" ] || fail "a refused merge made a database"
+# A value no tune writes, edited in by hand, is the file's fault (2, where a bad list of
+# parameters was a user error, 1), and the message names the file: of a merge's two, the one
+# that holds it.
+cp "$dir/ours.db" "$dir/edited-params.db"; cp "$dir/ours.db" "$dir/edited-size.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET params = '32;8' WHERE family = 'naive'\"); c.commit()" \
+  "$dir/edited-params.db" || fail "editing a parameter list"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE winners SET m = 4294967304 WHERE m = 8'); c.commit()" \
+  "$dir/edited-size.db" || fail "editing a size"
+for command in list export verify "show 1 4096 4096"; do
+  run 2 --db "$dir/edited-params.db" $command
+  has "$err" "$dir/edited-params.db: a kernels row of family naive holds the parameter list '32;8': '32;8' is not an integer: no tune writes one (was the file edited?)"
+done
+run 2 --db "$dir/edited-size.db" list; has "$err" "$dir/edited-size.db: a row holds the size 4294967304, past 2^31 - 1"
+cp "$dir/ours.db" "$dir/merged-edited.db"
+run 2 --db "$dir/merged-edited.db" merge "$dir/edited-params.db"; has "$err" "$dir/edited-params.db: a kernels row"
+run 2 --db "$dir/merged-edited.db" merge "$dir/edited-size.db"; has "$err" "$dir/edited-size.db: a row holds the size"
 # list, show and stats find its rows under the id it is stored under (list left its GPU and
 # version blank, show found no winner, stats counted 0 winners). Relabelled as an older
 # version, prune --stale removes it, where it deleted by the id the fields give: no row.
