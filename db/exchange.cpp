@@ -262,7 +262,28 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
     return "";
 }
 
+// The fields export writes for `row`, in the order of columns().
+std::vector<std::string> row_fields(const ExportRow& row) {
+    std::vector<std::string> fields;
+    for (const Column& c : columns()) fields.push_back(c.get(row));
+    return fields;
+}
+
+// What import would say of a row of these fields, read back as it reads them (a file edited
+// by hand can hold a time in another form, a negative tolerance or an infinite one), or "".
+std::string import_problem(const std::vector<std::string>& fields) {
+    std::vector<const Column*> header;
+    for (const Column& c : columns()) header.push_back(&c);
+    ExportRow read_back;
+    const std::string problem = read_row(header, CsvRecord{0, fields}, read_back);
+    return problem.empty() ? "" : "an import would refuse its row: " + problem;
+}
+
 }  // namespace
+
+std::string exported_row_problem(const DeviceFingerprint& device, const WinnerWithBinary& entry) {
+    return import_problem(row_fields(ExportRow{device, entry}));
+}
 
 ExchangeFormat parse_exchange_format(const std::string& text) {
     const std::string name = chosen_word(text);
@@ -294,21 +315,20 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
             if (problem.empty() && !entry.winner.kernel.is_cublas())
                 problem = entry.binary ? binary_problem(*entry.binary, device)
                                        : "its binary " + entry.winner.binary_key + " is missing";
+            const ExportRow row{device, std::move(entry)};
+            const std::vector<std::string> fields = problem.empty() ? row_fields(row) : std::vector<std::string>{};
+            if (problem.empty()) problem = import_problem(fields);
             if (!problem.empty()) {
-                left_out.push_back(entry.winner.where() + ": " + problem);
+                left_out.push_back(row.entry.winner.where() + ": " + problem);
                 continue;
             }
-            const ExportRow row{device, std::move(entry)};
-            std::vector<std::string> fields;
-            Json object = Json::object();
-            for (const Column& c : columns()) {
-                fields.push_back(c.get(row));
-                object.set(c.name, json_value(c, fields.back()));
-            }
-            if (format == ExchangeFormat::csv)
+            if (format == ExchangeFormat::csv) {
                 out << csv_line(fields);
-            else
-                rows.push(std::move(object));
+                continue;
+            }
+            Json object = Json::object();
+            for (std::size_t i = 0; i < fields.size(); ++i) object.set(columns()[i].name, json_value(columns()[i], fields[i]));
+            rows.push(std::move(object));
         }
     }
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";

@@ -24,11 +24,18 @@ std::vector<std::string> exchange_columns();
 
 // Writes the winners of `device_id` (of every device when empty) and returns the winners it
 // left out, each with why: one whose binary is missing or damaged (binary_problem, which
-// verify reports too) would make import refuse the whole file, and would not run anywhere;
+// verify reports too) would make import refuse the whole file, and would not run anywhere, as
+// would one whose row import refuses (exported_row_problem);
 // the winners of a device row edited by hand (TuningStore::edited_device_rows), one entry a
 // row, would go unseen.
 std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
                                         const std::string& device_id = {});
+
+// What an import would refuse of the row export writes for `entry` of `device`, its fields
+// read back as import reads them (a value edited into the database by hand: a time of tuning
+// in another form, a negative tolerance, a number past a double's range), or "". Export leaves
+// such a winner out, and verify reports it.
+std::string exported_row_problem(const DeviceFingerprint& device, const WinnerWithBinary& entry);
 
 // A bad import file; the message names every bad line.
 struct ImportError : Error {

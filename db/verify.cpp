@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "db/cubin_elf.h"
+#include "db/exchange.h"
 
 namespace sgemm {
 
@@ -132,11 +133,23 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             const Winner& w = wb.winner;
             const std::string where = w.where();
             // A bad time leaves the winner's binary to be checked as any other's.
-            if (const std::string problem = winner_time_problem(w); !problem.empty())
-                report.problems.push_back(where + ": " + problem);
+            const std::string time_problem = winner_time_problem(w);
+            if (!time_problem.empty()) report.problems.push_back(where + ": " + time_problem);
+            // A value edited in by hand that no tune writes, which only a row's read-back finds:
+            // where nothing else is wrong (an edited device row's winners' ids are already
+            // said), as that would be said twice.
+            const auto check_row = [&] {
+                if (!time_problem.empty() || row.stored_id != device.id()) return;
+                if (const std::string problem = exported_row_problem(device, wb); !problem.empty()) {
+                    report.problems.push_back(where + ": " + problem);
+                    ++report.edited_values;
+                }
+            };
             if (w.kernel.is_cublas()) {
                 if (const std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty())
                     report.problems.push_back(where + ": " + problem);
+                else
+                    check_row();
                 continue;
             }
             if (!wb.binary) {
@@ -152,6 +165,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                 report.problems.push_back(where + ": " + problem);
                 continue;
             }
+            check_row();
             if (!try_load || wb.binary->arch != gpu_sm) continue;
             if (const std::string problem = try_load(*wb.binary); !problem.empty())
                 report.problems.push_back(where + ": loading it on the GPU failed: " + problem);

@@ -42,6 +42,7 @@ struct VerifyReport {
     int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU
     int edited_device_rows = 0;  // of the problems, device rows edited by hand (no re-tune repairs one)
+    int edited_values = 0;  // of the problems, winners with a value no tune writes (exported_row_problem)
     std::vector<std::string> problems;
     bool ok() const { return problems.empty(); }
 };
@@ -51,6 +52,8 @@ struct VerifyReport {
 // winner's times could have been measured (winner_time_problem), and that every winner that
 // is not cuBLAS (an edited device row's too) has its binary, of its own
 // kernel family and template, passing binary_problem (and `kernel_problem`, when given).
+// A winner with none of these problems is then read back as an import would read its row
+// (exported_row_problem), which finds values edited in by hand.
 // With `try_load`, also loads every such binary whose arch is `gpu_sm` (the GPU this
 // machine has).
 VerifyReport verify_store(TuningStore& store, const TryLoad& try_load = {}, int gpu_sm = 0,

@@ -774,7 +774,8 @@ int cmd_verify(Context& ctx) {
         out.set("ok", r.ok()).set("schema_version", store.opened_version()).set("devices", r.devices);
         out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json());
-        out.set("edited_device_rows", r.edited_device_rows).set("problems", problems);
+        out.set("edited_device_rows", r.edited_device_rows).set("edited_values", r.edited_values);
+        out.set("problems", problems);
         std::printf("%s\n", out.dump().c_str());
     } else {
         for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
@@ -785,12 +786,16 @@ int cmd_verify(Context& ctx) {
                     r.binaries_checked, loading.c_str());
         // The tuner measures a shape again and compiles a damaged cached binary again
         // (tuner/kernel_cache), so a winner's problem is repaired by tuning its shape again; an
-        // edited device row is not, since every lookup computes the id its fields give.
-        if (r.problems.size() > static_cast<std::size_t>(r.edited_device_rows))
+        // edited device row is not, since every lookup computes the id its fields give, nor
+        // is a value edited in by hand (the tuner keeps a cached binary's row as it finds it).
+        if (r.problems.size() > static_cast<std::size_t>(r.edited_device_rows + r.edited_values))
             std::printf("to repair a winner, tune its shape again (sgemm-tune --retune with those shapes on that "
                         "GPU): the tuner measures its times again, and compiles a damaged binary again and replaces "
                         "it; until then dispatch compiles a damaged binary at each create or leaves the winner out, "
                         "and export leaves out a winner with either problem\n");
+        if (r.edited_values > 0)
+            std::printf("a value edited by hand into a winner's or its binary's row is one no tune writes, and import "
+                        "refuses it (export leaves the winner out): put it back as the database writes it (sqlite3)\n");
         if (r.edited_device_rows > 0)
             std::printf("a device row edited by hand is found by no lookup, and no tune repairs it: put its fields "
                         "back as they were, or remove it with its winners (sgemm-db prune --device ID)\n");

@@ -348,6 +348,23 @@ has "$out" "no tune repairs it: put its fields back as they were, or remove it w
 ! grep -q "tune its shape again" <<<"$out" || fail "verify of an edited row alone advised a re-tune: $out"
 run 2 --db "$dir/relabelled.db" verify --json
 [ "$(json 'd["edited_device_rows"], d["winners"]')" = "1 4" ] || fail "verify --json of an edited row: $out"
+# A value edited in by hand that import would refuse (a time of tuning in another form, an
+# infinite tolerance): export leaves its winner out (3), where it wrote a file that import
+# refused whole or stopped with no location, and what it writes imports; verify names it (2),
+# with its own remedy, not a re-tune.
+for edit in "tuned_at = '2026-12-04 21:47:37'" "tolerance = 9e999"; do
+  cp "$dir/ours.db" "$dir/edited-value.db"; rm -f "$dir/from-edited-value.db"
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" \
+    "$dir/edited-value.db" "UPDATE winners SET $edit WHERE m = 8" || fail "editing $edit"
+  run 3 --db "$dir/edited-value.db" export -o "$dir/edited-value.csv"
+  has "$err" "export left out ${id:0:8} M=8 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: an import would refuse its row: column "
+  run 0 --db "$dir/from-edited-value.db" import "$dir/edited-value.csv"; has "$out" "winners 3 added"
+  run 3 --db "$dir/edited-value.db" export --format json; [ "$(json 'len(d)')" = 3 ] || fail "export --format json of $edit: $out"
+  run 2 --db "$dir/edited-value.db" verify; has "$out" "M=8 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: an import would refuse its row"
+  has "$out" "put it back as the database writes it"
+  ! grep -q "tune its shape again" <<<"$out" || fail "verify of an edited value advised a re-tune: $out"
+  run 2 --db "$dir/edited-value.db" verify --json; [ "$(json 'd["edited_values"]')" = 1 ] || fail "verify --json of $edit: $out"
+done
 run 0 --db "$dir/relabelled.db" stats --json
 [ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \
