@@ -421,12 +421,17 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
     for (const ExportRow& row : rows) {
-        if (!store.find_device(row.device.id())) {
-            store.add_device(row.device);
+        // A device comes in with a winner it brings: a row refused takes its new device out
+        // again (a later row of that device adds it), else it stays a device with no rows.
+        const bool new_device = !store.find_device(row.device.id());
+        if (new_device) store.add_device(row.device);
+        WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
+        if (offer.outcome == WinnerOffer::Outcome::Refused) {
+            offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
+            if (new_device) store.connection().query("DELETE FROM devices WHERE id = ?1").bind(1, row.device.id()).run();
+        } else if (new_device) {
             ++summary.devices_added;
         }
-        WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
-        if (offer.outcome == WinnerOffer::Outcome::Refused) offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
         summary.winners.push_back(std::move(offer));
     }
     // A file whose every winner is refused changes nothing: its devices would stay as rows

@@ -561,6 +561,17 @@ has "$out" "is not sgemm_naive<32, 9> for sm_90"; has "$out" "($dir/edited.csv:2
 sed '2s/,naive,"32,8",/,retired,"32,8",/' "$dir/winners.csv" > "$dir/retired.csv"
 run 3 --db "$dir/retired-import.db" import "$dir/retired.csv"
 has "$out" "dispatch would leave it out: this build has no kernel family 'retired'"
+# A device comes in with a winner: one whose only winner is refused is not added, where it
+# stayed as a device with no rows (and explain, with no GPU, asked which device to use).
+run 0 --db "$dir/theirs.db" export -o "$dir/theirs-winners.csv"
+other=$(sed -n 4p "$dir/theirs-winners.csv" | cut -d, -f1)
+[ "$other" != "$(sed -n 2p "$dir/theirs-winners.csv" | cut -d, -f1)" ] || fail "theirs' export: its last row is of its first device"
+sed '4s/,naive,"32,8",/,retired,"32,8",/' "$dir/theirs-winners.csv" > "$dir/theirs-retired.csv"
+run 3 --db "$dir/theirs-import.db" import "$dir/theirs-retired.csv"
+has "$out" "1 devices added; winners 2 added, 0 replaced, 0 kept, 1 refused"
+run 0 --db "$dir/theirs-import.db" stats --json
+[ "$(json '[x["device_id"] for x in d["devices"]]')" = "['$(sed -n 2p "$dir/theirs-winners.csv" | cut -d, -f1)']" ] ||
+  fail "an import added a device whose only winner it refused: $out"
 # A file whose every winner is refused makes no database, and changes none that is there.
 head -2 "$dir/retired.csv" > "$dir/all-refused.csv"
 run 3 --db "$dir/none-taken.db" import "$dir/all-refused.csv"
