@@ -51,6 +51,10 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
     }
     if (offer.previous && offer.previous->ms <= incoming.winner.ms) {
         offer.outcome = WinnerOffer::Outcome::Kept;
+        // The kept winner's own binary, come again: a stored copy without a checksum takes
+        // the one it brings (put_binary), and a damaged one gives way to it.
+        if (incoming.binary && incoming.winner.binary_key == offer.previous->binary_key && store.put_binary(*incoming.binary))
+            ++summary.binaries_added;
         return offer;
     }
     offer.outcome = offer.previous ? WinnerOffer::Outcome::Replaced : WinnerOffer::Outcome::Added;

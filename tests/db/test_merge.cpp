@@ -230,6 +230,34 @@ TEST(Merge, ASoundBinaryReplacesOursThatIsDamagedAndUnvouched) {
     EXPECT_EQ(stored->cubin_checksum, sound.cubin_checksum);
 }
 
+// Where our winner stays (theirs is no faster) and theirs brings the same binary, our copy
+// from before checksums takes the checksum theirs vouches for, and ours damaged from before
+// checksums gives way to their sound one. A kept offer used to bring nothing, so a database
+// merged again and again never got the checksum the README promised.
+TEST(Merge, AKeptWinnersOwnBinaryComingAgainGivesOursItsChecksum) {
+    const Binary sound = naive_binary();
+    Binary unvouched = sound, damaged = sound;
+    unvouched.cubin_checksum.clear();
+    damaged.cubin[damaged.cubin.size() / 2] ^= 0x5a;
+    damaged.cubin_checksum.clear();
+    for (const Binary& ours_binary : {unvouched, damaged}) {
+        TempDir dir;
+        TuningStore ours(dir.file("ours.db"));
+        const std::string id = ours.add_device(h200());
+        ours.put_binary(ours_binary);
+        ours.put_winner(winner(id, shape(1, 4096, 4096), 0.5, &ours_binary));
+        write_theirs(dir, sound, {winner(id, shape(1, 4096, 4096), 0.5, &sound)});
+        TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+        const MergeSummary s = merge_store(ours, theirs);
+        EXPECT_EQ(s.count(Outcome::Kept), 1);
+        const std::optional<Binary> stored = ours.find_binary(sound.cache_key);
+        ASSERT_TRUE(stored);
+        EXPECT_EQ(stored->cubin, sound.cubin);
+        EXPECT_EQ(stored->cubin_checksum, sound.cubin_checksum);
+        EXPECT_EQ(s.binaries_added, ours_binary.cubin == sound.cubin ? 0 : 1) << "a damaged binary replaced counts";
+    }
+}
+
 // A source whose device row was edited by hand (its id no longer what its fields give) is
 // refused before anything changes: its winners were found by no lookup and dropped without a
 // word, and its measurements then failed the merge on a foreign key.
