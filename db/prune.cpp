@@ -127,7 +127,9 @@ void compact_after_prune(TuningStore& store, std::int64_t bytes_before_prune, Pr
     } catch (const DbError& e) {
         summary.compact_problem = e.what();
     }
-    summary.bytes_freed = bytes_before_prune - bytes_on_disk(store);
+    // Beside a reader the -wal file grows by the rewritten pages, which a checkpoint gives back
+    // once it closes: nothing freed yet, where "freed" read as a negative count.
+    summary.bytes_freed = std::max<std::int64_t>(0, bytes_before_prune - bytes_on_disk(store));
 }
 
 }  // namespace sgemm

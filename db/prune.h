@@ -47,7 +47,8 @@ PruneSummary prune_stale(TuningStore& store, const std::vector<std::string>& sou
 // connections keep the -wal file from being emptied, the prune stays and `compact_problem`
 // says why. `bytes_freed` is the change on disk of the file and its -wal file since
 // `bytes_before_prune` (bytes_on_disk before the prune: the prune's deletions grow the -wal
-// file, and measured after them the shrink was overstated).
+// file, and measured after them the shrink was overstated), or 0 where they grew (the
+// rewritten pages waiting in the -wal file beside a reader).
 void compact_after_prune(TuningStore& store, std::int64_t bytes_before_prune, PruneSummary& summary);
 
 // The bytes of the database's file and its -wal file on disk.
