@@ -107,7 +107,8 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         if (std::filesystem::file_size(db.path() + "-wal", ec) > 0 && !ec)
             throw DbError(db.path() + " holds no tuning database yet, but its -wal file holds commits that readers "
                           "who may not write the file see once its writer checkpoints or ends (a tune still running?)");
-        throw DbError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one there");
+        throw EmptyDatabaseError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one "
+                                 "there");
     }
     if (!writable && state.version < latest)
         throw OlderSchemaError(db.path() + " has schema version " + std::to_string(state.version) + ", older than this "

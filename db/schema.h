@@ -34,6 +34,12 @@ struct NotATuningDatabaseError : DbError {
     using DbError::DbError;
 };
 
+// An empty file, or an SQLite file with nothing in it yet (a writer that died before its first
+// migration), opened by a reader: no tuning database yet.
+struct EmptyDatabaseError : DbError {
+    using DbError::DbError;
+};
+
 // A file whose schema is older than this build's, opened by a reader who may not upgrade it:
 // the store then reads an upgraded copy (OpenMode::ReadOnly).
 struct OlderSchemaError : DbError {

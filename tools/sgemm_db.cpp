@@ -691,12 +691,12 @@ int cmd_merge(Context& ctx) {
         throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
     if (std::filesystem::is_directory(ctx.args.at(0), ec))
         throw UsageError(ctx.args.at(0) + ": is a folder, not a tuning database to merge");
-    if (std::filesystem::is_regular_file(ctx.args.at(0), ec) && std::filesystem::file_size(ctx.args.at(0), ec) == 0 && !ec)
-        throw UsageError(ctx.args.at(0) + ": is empty, not a tuning database to merge");
     ctx.check_folder_for_a_new_database();
     TuningStore other = [&] {
         try {
             return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
+        } catch (const EmptyDatabaseError&) {  // an empty file, or an SQLite file with no tables yet
+            throw UsageError(ctx.args.at(0) + ": is empty, not a tuning database to merge");
         } catch (const NotATuningDatabaseError& e) {
             throw UsageError(e.what());
         } catch (const DbError& e) {

@@ -704,6 +704,10 @@ python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[16:18] 
 run 2 --db "$dir/merged.db" merge "$dir/bad-header.db"; has "$err" "$dir/bad-header.db is not an SQLite database"
 : > "$dir/empty-source.db"
 run 1 --db "$dir/merged.db" merge "$dir/empty-source.db"; has "$err" "$dir/empty-source.db: is empty, not a tuning database to merge"
+# So is an SQLite file with nothing in it yet (it exited 2, advising a merge into it).
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.execute('CREATE TABLE t (x)'); c.execute('DROP TABLE t'); c.close()" \
+  "$dir/bare-source.db" || fail "making a bare SQLite file"
+run 1 --db "$dir/merged.db" merge "$dir/bare-source.db"; has "$err" "$dir/bare-source.db: is empty, not a tuning database to merge"
 # Another program's database is the user's slip too, as the help's exit codes say (it exited 2).
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (text)'); c.commit()" \
   "$dir/foreign.db" || fail "making another program's database"
