@@ -162,6 +162,14 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"no_such_file.json", {"no_such_file.json", "cannot open"}},
         {"bad_mixture_of_experts.json", {"'num_local_experts'", "a mixture of experts (Mixtral style)"}},
         {"bad_latent_attention.json", {"'kv_lora_rank'", "multi-head latent attention"}},
+        // ERNIE's experts, and a count given as text, passed as a dense model's MLP.
+        {"bad_ernie_mixture_of_experts.json", {"'moe_num_experts'", "a mixture of experts (ERNIE style)"}},
+        {"bad_expert_count_as_text.json", {"'num_local_experts'", "must be a number or null"}},
+        // Types whose Hugging Face defaults are their own (Gemma-2's head_dim of 256, Mistral's
+        // 8 KV heads): the rule for a whole config.json gave Gemma-2-9B 224 and Mistral 32.
+        {"bad_head_dim_left_to_defaults.json", {"field 'head_dim' is missing, and a gemma2 model's default is its type's own", "does not guess"}},
+        {"bad_qwen_odd_intermediate_size.json", {"'intermediate_size' (22015) is odd", "gate's and up projection's widths added together"}},
+        {"bad_kv_heads_left_to_defaults.json", {"field 'num_key_value_heads' is missing, and a mistral model's default", "does not guess"}},
         {"bad_layer_types.json", {"'layer_types'", "'chunked_attention'"}},
         {"bad_hybrid_layer_types.json", {"'layer_types'", "holds 'conv'"}},
         {"bad_sliding_layers_without_window.json", {"'layer_types'", "there is no sliding_window"}},
@@ -224,6 +232,38 @@ TEST(ModelConfig, ATextConfigsNullWindowSaysThereIsNone) {
     EXPECT_EQ(m.sliding_window, 0);
     EXPECT_EQ(m.sliding_window_layers, 0);
     EXPECT_TRUE(m.gated_mlp);
+}
+
+// Mistral-3's text_config without a model_type of its own is Mistral's: gated, as the file's
+// type now says (it was refused as a type whose MLP the tool did not know).
+TEST(ModelConfig, AnUntypedMistral3TextConfigIsMistrals) {
+    const ModelConfig m = load_model_config(fixture("mistral3_untyped_text_config.json"));
+    EXPECT_EQ(m.name, "mistral-3-untyped-like");
+    EXPECT_EQ(m.intermediate_size, 32768);
+    EXPECT_TRUE(m.gated_mlp);
+}
+
+// Qwen (the first) writes its gate's and up projection's widths added together: Qwen-7B's
+// 22016 is two projections of 11008 (read as one, its MLP was twice its size). An odd sum is
+// no such pair.
+TEST(ModelConfig, QwensIntermediateSizeIsItsTwoProjectionsTogether) {
+    const ModelConfig m = load_model_config(fixture("qwen_7b_config.json"));
+    EXPECT_EQ(m.intermediate_size, 11008);
+    EXPECT_TRUE(m.gated_mlp);
+    EXPECT_EQ(m.num_key_value_heads, 32);
+    EXPECT_EQ(m.head_dim, 128);
+}
+
+// BLOOM's large configs name the hidden size n_embed, as Hugging Face's BloomConfig reads it
+// (refused before as missing hidden_size); the MLP is 4 x hidden, without a gate.
+TEST(ModelConfig, BloomsHiddenSizeMayBeNamedNEmbed) {
+    const ModelConfig m = load_model_config(fixture("bloom_176b_config.json"));
+    EXPECT_EQ(m.hidden_size, 14336);
+    EXPECT_EQ(m.num_hidden_layers, 70);
+    EXPECT_EQ(m.num_attention_heads, 112);
+    EXPECT_EQ(m.num_key_value_heads, 112);
+    EXPECT_EQ(m.intermediate_size, 4 * 14336);
+    EXPECT_FALSE(m.gated_mlp);
 }
 
 // A text_config without a model_type takes the file's; an unknown one is then blamed on the

@@ -53,15 +53,24 @@ long size_field(const JsonFields& json, const std::string& key, const char* gpt2
     return json.positive_integer(key);
 }
 
+// The hidden size, which GPT-2's configs name n_embd, and BLOOM's and Falcon's n_embed (their
+// Hugging Face configs take it under that name).
+bool has_hidden_size(const JsonFields& json) { return json.has("hidden_size") || json.has("n_embd") || json.has("n_embed"); }
+
+long hidden_size_field(const JsonFields& json) {
+    if (!json.has("hidden_size") && !json.has("n_embd") && json.has("n_embed")) return json.positive_integer("n_embed");
+    return size_field(json, "hidden_size", "n_embd");
+}
+
 // Whether the MLP has a gate projection beside the up projection (SwiGLU and GeGLU MLPs, as
 // Llama's) or only an up projection (up -> activation -> down, as GPT-2's) decides the width
 // of the MLP's first GEMM, and no config field says which: the model type does. A type in
 // neither list is refused rather than guessed (a guess doubled StarCoder2's up projection);
 // load_model_config's caller can say which with its `gated_mlp` argument.
-const char* const kGatedMlpTypes[] = {"llama",   "mistral", "qwen2",  "qwen3",   "gemma",  "gemma2",
-                                      "gemma3",  "gemma3_text", "phi3", "cohere", "cohere2", "olmo",
-                                      "olmo2",   "granite", "stablelm", "internlm2", "hunyuan",
-                                      "minicpm", "baichuan"};
+const char* const kGatedMlpTypes[] = {"llama",   "mistral", "mistral3", "qwen",     "qwen2",     "qwen3",
+                                      "gemma",   "gemma2",  "gemma3",   "gemma3_text", "phi3",   "cohere",
+                                      "cohere2", "olmo",    "olmo2",    "granite",  "stablelm", "internlm2",
+                                      "hunyuan", "minicpm", "baichuan"};
 const char* const kUngatedMlpTypes[] = {"gpt2",   "gpt_neox", "gpt_bigcode", "gptj",      "falcon", "phi",
                                         "starcoder2", "nemotron", "persimmon", "bloom", "codegen"};
 
@@ -85,6 +94,14 @@ void refuse_types_named_otherwise(const JsonFields& typed, const std::string& mo
             typed.fail("model_type", "'" + model_type + "' is not read by this tool: its config " + t.how +
                                          ", fields it does not read");
 }
+
+// The types whose Hugging Face configuration gives the KV heads, or the head_dim, a default
+// of its own (Mistral's 8 KV heads, Gemma's head_dim of 256), not the rule for a whole
+// config.json (as many KV heads as heads; hidden_size / heads): a config of these types
+// without the field was written by hand, and the field is asked for.
+const char* const kTypesWithTheirOwnKvHeads[] = {"mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "gemma3_text",
+                                                 "stablelm"};
+const char* const kTypesWithTheirOwnHeadDim[] = {"gemma", "gemma2", "gemma3", "gemma3_text", "qwen3"};
 
 // The types whose configuration in Hugging Face has a sliding window by default; with them
 // gemma3 and mistral3, whose text_config without a model_type of its own is gemma3_text's
@@ -157,12 +174,18 @@ void refuse_unmodelled_architectures(const JsonFields& json) {
         {"num_local_experts", 1, "a mixture of experts (Mixtral style)"},
         {"num_experts", 1, "a mixture of experts"},
         {"n_routed_experts", 1, "a mixture of experts (DeepSeek style)"},
+        {"moe_num_experts", 1, "a mixture of experts (ERNIE style)"},
         {"kv_lora_rank", 0, "multi-head latent attention (DeepSeek style)"},
         {"q_lora_rank", 0, "multi-head latent attention (DeepSeek style)"},
     };
     for (const Marker& m : markers) {
         const JsonValue* v = json.find(m.key);
-        if (!v || v->kind != JsonValue::Kind::Number || std::strtod(v->text.c_str(), nullptr) <= m.above) continue;
+        if (!v || v->kind == JsonValue::Kind::Null) continue;
+        // Not a number ("8"): it cannot be judged, and passed over it let a mixture of experts
+        // through as a dense model.
+        if (v->kind != JsonValue::Kind::Number)
+            json.fail(m.key, "must be a number or null: it says whether this is " + std::string(m.what));
+        if (std::strtod(v->text.c_str(), nullptr) <= m.above) continue;
         json.fail(m.key, "(" + v->text + ") says this is " + m.what +
                              ", whose GEMMs sgemm-shapes and sgemm-roofline do not model; only dense decoders are");
     }
@@ -230,7 +253,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     // model. Its fields are read from there alone: those it leaves to Hugging Face's defaults
     // are reported missing, not guessed.
     const JsonValue* text_config = file.find("text_config");
-    const bool nested = !file.has("hidden_size") && !file.has("n_embd") && text_config &&
+    const bool nested = !has_hidden_size(file) && text_config &&
                         text_config->kind == JsonValue::Kind::Object;
     const auto not_guessed = [](const char* where) {
         return std::string("Hugging Face fills it from the model type's defaults, which this tool does not guess; "
@@ -248,7 +271,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     const JsonFields& typed = json.has("model_type") ? json : file;
     const std::string model_type = typed.text("model_type").value_or("");
     refuse_types_named_otherwise(typed, model_type);
-    m.hidden_size = size_field(json, "hidden_size", "n_embd");
+    m.hidden_size = hidden_size_field(json);
     m.num_attention_heads = size_field(json, "num_attention_heads", "n_head");
     m.num_hidden_layers = size_field(json, "num_hidden_layers", "n_layer");
     m.vocab_size = json.positive_integer("vocab_size");
@@ -260,6 +283,15 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
         m.intermediate_size = *width;
     else  // capped so as not to overflow: a hidden size past 32 bits is refused by check_model_config
         m.intermediate_size = 4 * std::min<long>(m.hidden_size, std::numeric_limits<int>::max());
+    // Qwen (the first; model_type qwen) writes the gate's and the up projection's widths added
+    // together: each is half (read as one, its MLP came out twice its size).
+    if (model_type == "qwen") {
+        if (m.intermediate_size % 2 != 0)
+            json.fail("intermediate_size", "(" + std::to_string(m.intermediate_size) +
+                                               ") is odd, where a qwen model's is its gate's and up projection's "
+                                               "widths added together");
+        m.intermediate_size /= 2;
+    }
     // As in Hugging Face: no num_key_value_heads means multi-head attention, and multi_query
     // one KV head for all (StarCoder's gpt_bigcode and Falcon default to it). Falcon names its
     // KV heads num_kv_heads, used with new_decoder_architecture (Falcon-40B) or without
@@ -268,17 +300,24 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     // own, not the rules below for a whole config.json, which Hugging Face writes in full:
     // Gemma-3's text model has 4 KV heads and a head_dim of 256, whatever its heads and size.
     // So there the KV heads and head_dim must be given.
+    for (const auto& [field, types_with_their_own] :
+         {std::pair<const char*, bool>{"num_key_value_heads", listed(kTypesWithTheirOwnKvHeads, model_type)},
+          {"head_dim", listed(kTypesWithTheirOwnHeadDim, model_type)}})
+        if (!nested && types_with_their_own && !json.find(field))
+            json.fail(field, "is missing, and a " + model_type + " model's default is its type's own: " +
+                                 not_guessed("config"));
     const bool falcon = model_type == "falcon";
     const bool multi_query = json.optional_bool("multi_query").value_or(model_type == "gpt_bigcode" || falcon);
-    if (nested)
+    if (nested || listed(kTypesWithTheirOwnKvHeads, model_type))
         m.num_key_value_heads = json.positive_integer("num_key_value_heads");
     else if (falcon && (json.optional_bool("new_decoder_architecture").value_or(false) || !multi_query))
         m.num_key_value_heads = json.optional_positive_integer("num_kv_heads").value_or(m.num_attention_heads);
     else
         m.num_key_value_heads =
             json.optional_positive_integer("num_key_value_heads").value_or(multi_query ? 1 : m.num_attention_heads);
-    const std::optional<long> head_dim =
-        nested ? json.positive_integer("head_dim") : json.optional_positive_integer("head_dim");
+    const std::optional<long> head_dim = nested || listed(kTypesWithTheirOwnHeadDim, model_type)
+                                             ? json.positive_integer("head_dim")
+                                             : json.optional_positive_integer("head_dim");
     if (head_dim) {
         m.head_dim = *head_dim;
     } else {
