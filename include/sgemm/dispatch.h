@@ -166,7 +166,9 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign or newer
                                                      database, locked past 5 s, or one that
                                                      record_misses cannot write */
-    SGEMM_DISPATCH_NO_KERNEL = 9,                 /* nothing found and the fallback policy is ERROR */
+    SGEMM_DISPATCH_NO_KERNEL = 9,                 /* nothing found and the fallback policy is ERROR, or BUILTIN
+                                                     where the built-in kernel cannot run the shape (a size
+                                                     past 2^31 - 4096) */
     SGEMM_DISPATCH_TOO_MANY_STREAMS = 10,         /* every per-stream workspace is taken */
     SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache */
     SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation,
@@ -184,7 +186,9 @@ typedef enum sgemm_dispatch_op {
 
 typedef enum sgemm_dispatch_fallback {
     SGEMM_DISPATCH_FALLBACK_CUBLAS = 0,  /* cuBLAS (the default) */
-    SGEMM_DISPATCH_FALLBACK_BUILTIN = 1, /* the built-in default kernel (warptile at its defaults) */
+    SGEMM_DISPATCH_FALLBACK_BUILTIN = 1, /* the built-in default kernel (warptile at its defaults); for a
+                                            size past 2^31 - 4096, which no kernel here takes,
+                                            SGEMM_DISPATCH_NO_KERNEL */
     SGEMM_DISPATCH_FALLBACK_ERROR = 2    /* return SGEMM_DISPATCH_NO_KERNEL */
 } sgemm_dispatch_fallback_t;
 
@@ -254,7 +258,7 @@ typedef enum sgemm_dispatch_route {
     SGEMM_DISPATCH_ROUTE_KERNEL = 0,  /* a tuned kernel of this library */
     SGEMM_DISPATCH_ROUTE_CUBLAS = 1,  /* cuBLAS */
     SGEMM_DISPATCH_ROUTE_BUILTIN = 2, /* the built-in default kernel */
-    SGEMM_DISPATCH_ROUTE_NONE = 3     /* nothing: an empty product, or NO_KERNEL (fallback ERROR) */
+    SGEMM_DISPATCH_ROUTE_NONE = 3     /* nothing: an empty product, or NO_KERNEL */
 } sgemm_dispatch_route_t;
 
 typedef struct sgemm_dispatch_choice {

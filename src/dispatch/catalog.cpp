@@ -252,6 +252,11 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
             d.kernel = builtin_kernel(key.trans_a, key.trans_b);
             d.reason += "; fallback policy: the built-in kernel, " + d.kernel.description +
                         (tf32 ? " (fp32 math, more exact than TF32)" : "");
+            // A size within a tile of 2^31, say: refused, not launched to wrap.
+            if (const std::string why = kernel_cannot_run(d.kernel, key, arch); !why.empty()) {
+                d.route = Route::Refuse;
+                d.reason += ", which cannot run it (" + why + "), so the call returns SGEMM_DISPATCH_NO_KERNEL";
+            }
             break;
         case SGEMM_DISPATCH_FALLBACK_ERROR:
             d.route = Route::Refuse;

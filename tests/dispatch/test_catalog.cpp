@@ -139,6 +139,32 @@ TEST_F(Catalog_, NothingNearFallsBackByPolicy) {
     EXPECT_TRUE(contains(d.reason, "SGEMM_DISPATCH_NO_KERNEL")) << d.reason;
 }
 
+// A size within 4096 of 2^31 wraps in the kernels' int tile counts (a K of 2^31 - 15 ran no
+// k-tiles and returned beta x C): neither the built-in kernel nor a nearest winner's is
+// launched for it, and the call says why; cuBLAS, by policy, still serves it.
+TEST_F(Catalog_, TheBuiltInKernelIsNotLaunchedForASizeItsTileCountsWrap) {
+    const auto tt = [](int M, int N, int K) {  // no TT winner at all: the fallback decides
+        ShapeKey key = shape(M, N, K);
+        key.trans_a = key.trans_b = true;
+        return key;
+    };
+    const ShapeKey huge = tt(1, 64, INT_MAX - 14);
+    Decision d = decide_for(huge, SGEMM_DISPATCH_FALLBACK_BUILTIN);
+    EXPECT_EQ(d.route, Route::Refuse);
+    EXPECT_TRUE(contains(d.reason, "fallback policy: the built-in kernel")) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "which cannot run it (K=2147483633 is past 2^31 - 4096")) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "SGEMM_DISPATCH_NO_KERNEL")) << d.reason;
+    EXPECT_EQ(decide_for(huge, SGEMM_DISPATCH_FALLBACK_CUBLAS).route, Route::Cublas);
+    // A nearest winner's kernel is passed over for it the same way (N and K have no reach
+    // limit, so the naive kernel of M=1 N=4096 K=4096 is the nearest).
+    d = decide_for(shape(1, 4096, INT_MAX - 14));
+    EXPECT_NE(d.route, Route::Kernel);
+    EXPECT_TRUE(contains(d.reason, "passed over M=1 N=4096 K=4096")) << d.reason;
+    EXPECT_TRUE(contains(d.reason, "is past 2^31 - 4096")) << d.reason;
+    d = decide_for(tt(1, 64, kLargestKernelDimension), SGEMM_DISPATCH_FALLBACK_BUILTIN);
+    EXPECT_EQ(d.route, Route::Builtin) << d.reason;
+}
+
 TEST_F(Catalog_, AnotherAlignmentClassFallsBack) {
     ShapeKey a4 = shape(8, 4096, 4096);
     a4.alignment = 4;
