@@ -242,8 +242,17 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
             break;
     }
     count_miss();
-    return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for M=%d N=%d K=%d %s align%d, and the fallback policy is ERROR",
-                key.M, key.N, key.K, key.transposes().c_str(), key.alignment);  // 2 chars: no allocation
+    return refuse(key);
+}
+
+sgemm_dispatch_status_t Dispatcher::refuse(const ShapeKey& key) const noexcept {
+    const char* const why = options_.fallback == SGEMM_DISPATCH_FALLBACK_ERROR
+                                ? "the fallback policy is ERROR"
+                                : "the built-in kernel of the fallback policy cannot run it (sgemm_dispatch_explain "
+                                  "says why)";
+    return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for M=%d N=%d K=%d %c%c %s align%d, and %s", key.M, key.N, key.K,
+                key.trans_a ? 'T' : 'N', key.trans_b ? 'T' : 'N',
+                key.precision == GemmPrecision::tf32 ? "tf32" : "fp32", key.alignment, why);
 }
 
 sgemm_dispatch_status_t Dispatcher::prepare(const GemmCall& call) noexcept {
@@ -252,8 +261,7 @@ sgemm_dispatch_status_t Dispatcher::prepare(const GemmCall& call) noexcept {
     if (const sgemm_dispatch_status_t status = planned(with_aligned_pointers(call), key, p);
         status != SGEMM_DISPATCH_SUCCESS || !p)
         return status;
-    if (p->route == Route::Refuse)
-        return fail(SGEMM_DISPATCH_NO_KERNEL, "no winner for %s, and the fallback policy is ERROR", key.to_string().c_str());
+    if (p->route == Route::Refuse) return refuse(key);
     return SGEMM_DISPATCH_SUCCESS;
 }
 

@@ -72,6 +72,9 @@ private:
     // not empty the decision. Pointers may be NULL (only their alignment counts).
     sgemm_dispatch_status_t decide_call(const GemmCall& call, ShapeKey& key, std::optional<Decision>& decision) const;
     std::unique_ptr<Plan> make_plan(const ShapeKey& key, const Decision& decision) const;
+    // NO_KERNEL for a key whose plan refuses it, with last_error saying why by the fallback
+    // policy. Formats without allocating (it runs in noexcept calls).
+    sgemm_dispatch_status_t refuse(const ShapeKey& key) const noexcept;
 
     sgemm_dispatch_options_t options_;
     std::string db_path_;

@@ -480,6 +480,20 @@ TEST(Dispatch, PrepareMakesAShapesPlanWithoutALaunch) {
     EXPECT_EQ(sgemm_dispatch_prepare(strict.get(), SGEMM_DISPATCH_OP_T, SGEMM_DISPATCH_OP_N, 37, 61, 29, nullptr, 37,
                                      nullptr, 61, nullptr, 61),
               SGEMM_DISPATCH_NO_KERNEL);
+    const std::string refused = sgemm_dispatch_last_error();
+    EXPECT_NE(refused.find("no winner for M=37 N=61 K=29 TN fp32 align"), std::string::npos) << refused;
+    EXPECT_NE(refused.find(", and the fallback policy is ERROR"), std::string::npos) << refused;
+    // Under the BUILTIN fallback, a size whose tile counts would wrap in the built-in kernel
+    // (K within 4096 of 2^31) is NO_KERNEL too, and says so, rather than launched to wrap.
+    const Dispatch builtin(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_BUILTIN));
+    const int huge_k = INT_MAX - 14;
+    EXPECT_EQ(sgemm_dispatch_prepare(builtin.get(), SGEMM_DISPATCH_OP_T, SGEMM_DISPATCH_OP_T, 1, 64, huge_k, nullptr, 1,
+                                     nullptr, huge_k, nullptr, 64),
+              SGEMM_DISPATCH_NO_KERNEL)
+        << sgemm_dispatch_last_error();
+    EXPECT_NE(std::string(sgemm_dispatch_last_error()).find("the built-in kernel of the fallback policy cannot run it"),
+              std::string::npos)
+        << sgemm_dispatch_last_error();
 }
 
 TEST(Dispatch, QueryGivesExplainsDecisionAsFields) {
