@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "src/families/registry.h"
+#include "src/records/kernel_records.h"
 
 namespace sgemm {
 
@@ -19,6 +20,7 @@ std::vector<Candidate> enumerate_candidates(const ShapeKey& shape, Arch arch, co
     std::vector<const Family*> chosen;
     for (const std::string& name : families.empty() ? default_families() : families)
         chosen.push_back(&find_family(name));
+    if (!size_past_kernels(shape.M, shape.N, shape.K).empty()) return {};  // cuBLAS alone serves it
     // Staging (warptile's ALIGNED = 2) pays only for operands that are not 16-byte aligned or
     // an N that is no multiple of 4, and leaves the main kernel nothing to do below N = 4.
     const bool staging_may_pay = shape.N >= 4 && (shape.alignment < 16 || shape.N % 4 != 0);

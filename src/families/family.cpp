@@ -175,10 +175,6 @@ std::string Family::invalid_on_every_target(const ParamValues& values) const {
 
 std::string Family::unsupported_shape_reason(const ParamValues& values, int M, int N, int K, Arch arch) const {
     if (M < 1 || N < 1 || K < 1) return "dimensions must be at least 1";
-    for (const auto& [name, size] : {std::pair<const char*, int>{"M", M}, {"N", N}, {"K", K}})
-        if (size > kLargestKernelDimension)
-            return std::string(name) + "=" + std::to_string(size) + " is past 2^31 - 4096, the largest size the kernels' " +
-                   "32-bit tile counts take";
     // Values off the lists still run from a cached binary (a winner outside them, as an
     // edited row may hold), but a size or count below 1 is no kernel's: an edited or damaged row, which
     // geometry() would divide by.

@@ -5,7 +5,6 @@
 #pragma once
 #include <vector_types.h>
 
-#include <climits>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -58,12 +57,6 @@ struct StreamKSplit {
     unsigned main_blocks = 0;  // the main kernel's grid.x: the first tiles, in whole waves
     unsigned tail_blocks = 0;  // the tail's blocks, two per SM; 0: no tail
 };
-
-// The largest M, N or K a kernel takes: 2^31 - 4096. The kernels count whole tiles (and
-// compare a tile's end with the size) in 32-bit ints, which wrap within a tile of 2^31: a K of
-// 2^31 - 15 ran no k-tiles at all and left C as beta x C. The margin passes any tile, step or
-// slice rounding of the families.
-constexpr int kLargestKernelDimension = INT_MAX - 4095;
 
 // Tiles of `tile` covering `extent`, in 64 bits: for any int extent, where int arithmetic
 // would overflow near 2^31.

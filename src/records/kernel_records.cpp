@@ -43,10 +43,19 @@ bool built_from_these_sources(const KernelRef& kernel) {
     return family && kernel.template_hash == family_sources_hash(*family);
 }
 
+std::string size_past_kernels(int M, int N, int K) {
+    for (const auto& [name, size] : {std::pair<const char*, int>{"M", M}, {"N", N}, {"K", K}})
+        if (size > kLargestKernelDimension)
+            return std::string(name) + "=" + std::to_string(size) +
+                   " is past 2^31 - 4096, the largest size the kernels' 32-bit tile counts take";
+    return "";
+}
+
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch) {
     if (kernel.is_cublas()) return "";
     const Family* family = family_of(kernel);
     if (!family) return "this build has no kernel family '" + kernel.family + "'";
+    if (std::string why = size_past_kernels(shape.M, shape.N, shape.K); !why.empty()) return why;
     if (kernel.params.size() != family->params.size())
         return "it has " + std::to_string(kernel.params.size()) + " parameters; family " + family->name + " takes " +
                std::to_string(family->params.size());

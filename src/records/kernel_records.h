@@ -2,6 +2,7 @@
 // fingerprints of devices, references to kernels, binaries in the cache, and whether a
 // stored kernel can run a shape. The tuner, dispatch and sgemm-db all go through here.
 #pragma once
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,20 @@ bool built_from_these_sources(const KernelRef& kernel);
 // family this build does not have.
 bool kernel_sums_with_atomics(const KernelRef& kernel);
 
-// Why `kernel` cannot run `shape` on `arch` (unknown family, alignment, transposes, grid or
-// shared-memory limits), or empty when it can. cuBLAS runs everything.
+// The largest M, N or K a kernel of this build takes: 2^31 - 4096. The kernels count whole
+// tiles (and compare a tile's end with the size) in 32-bit ints, which wrap within a tile of
+// 2^31: a K of 2^31 - 15 ran no k-tiles and left C as beta x C. The margin passes any tile,
+// step or slice rounding of the families. It is checked here, not among a family's own
+// checks, which are hashed with its templates: a change there makes every stored winner
+// another build's, to be tuned again.
+constexpr int kLargestKernelDimension = INT_MAX - 4095;
+
+// Why no kernel of this build takes these sizes (one past kLargestKernelDimension), or "".
+std::string size_past_kernels(int M, int N, int K);
+
+// Why `kernel` cannot run `shape` on `arch` (unknown family, sizes past the kernels',
+// alignment, transposes, grid or shared-memory limits), or empty when it can. cuBLAS runs
+// everything.
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch);
 
 // Why this build cannot launch `w`'s kernel on `arch` at all, or empty when it can: a

@@ -139,6 +139,21 @@ TEST_F(Catalog_, NothingNearFallsBackByPolicy) {
     EXPECT_TRUE(contains(d.reason, "SGEMM_DISPATCH_NO_KERNEL")) << d.reason;
 }
 
+// The largest size is 2^31 - 4096, past which each of M, N and K is refused by name, for
+// every kernel of this build (kernel_cannot_run), not cuBLAS.
+TEST(KernelCannotRun, ASizePastTwoToThe31Minus4096) {
+    EXPECT_EQ(kLargestKernelDimension, (1ll << 31) - 4096);
+    EXPECT_EQ(size_past_kernels(kLargestKernelDimension, kLargestKernelDimension, kLargestKernelDimension), "");
+    EXPECT_EQ(size_past_kernels(kLargestKernelDimension + 1, 1, 1),
+              "M=2147479553 is past 2^31 - 4096, the largest size the kernels' 32-bit tile counts take");
+    EXPECT_TRUE(contains(size_past_kernels(1, INT_MAX, 1), "N=2147483647 is past"));
+    EXPECT_TRUE(contains(size_past_kernels(1, 1, INT_MAX - 14), "K=2147483633 is past"));
+    for (const Family& f : all_families())
+        EXPECT_TRUE(contains(kernel_cannot_run(kernel_ref(f, f.defaults), shape(1, 8, INT_MAX - 14), Arch{90}),
+                             "is past 2^31 - 4096")) << f.name;
+    EXPECT_EQ(kernel_cannot_run(KernelRef::cublas(), shape(1, 8, INT_MAX), Arch{90}), "");
+}
+
 // A size within 4096 of 2^31 wraps in the kernels' int tile counts (a K of 2^31 - 15 ran no
 // k-tiles and returned beta x C): neither the built-in kernel nor a nearest winner's is
 // launched for it, and the call says why; cuBLAS, by policy, still serves it.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "src/families/registry.h"
+#include "src/records/kernel_records.h"
 #include "src/util/error.h"
 #include "templates/sgemm_common.cuh"
 #include "tuner/cost_model.h"
@@ -89,6 +90,16 @@ TEST(Candidates, DefaultFamiliesLeaveOutTheTeachingRungs) {
     EXPECT_FALSE(has_family(cs, "naive"));
     EXPECT_FALSE(has_family(cs, "blocktile"));
     for (const Candidate& c : cs) EXPECT_EQ(c.family->invalid_reason(c.values, Arch{90}), "");
+}
+
+// Sizes within 4096 of 2^31 wrap in the kernels' int tile counts: no kernel is a candidate
+// (cuBLAS alone is timed), at the largest size that does not wrap every default family is.
+TEST(Candidates, NoKernelIsACandidateForASizeItsTileCountsWrap) {
+    for (const ShapeKey& past : {nn(1, 64, INT_MAX - 14), nn(kLargestKernelDimension + 1, 8, 8),
+                                 nn(1, kLargestKernelDimension + 1, 8)})
+        EXPECT_TRUE(enumerate_candidates(past, Arch{90}, {}).empty()) << past.to_string();
+    const std::vector<Candidate> largest = enumerate_candidates(nn(1, 64, kLargestKernelDimension), Arch{90}, {"warptile"});
+    EXPECT_FALSE(largest.empty());
 }
 
 TEST(Candidates, NamedFamiliesOnly) {
