@@ -269,14 +269,17 @@ std::vector<std::string> row_fields(const ExportRow& row) {
     return fields;
 }
 
-// What import would say of a row of these fields, read back as it reads them (a file edited
-// by hand can hold a time in another form, a negative tolerance or an infinite one), or "".
+// What import would say of a row of these fields, read back as it reads them (a database
+// edited by hand can hold a time in another form, a negative tolerance or an infinite one), or
+// "". A NUL byte, which its CSV reader refuses in the whole file, is named by its column.
 std::string import_problem(const std::vector<std::string>& fields) {
     std::vector<const Column*> header;
     for (const Column& c : columns()) header.push_back(&c);
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (fields[i].find('\0') != std::string::npos)
+            return std::string("column ") + header[i]->name + ": holds a NUL byte, which no CSV import reads";
     ExportRow read_back;
-    const std::string problem = read_row(header, CsvRecord{0, fields}, read_back);
-    return problem.empty() ? "" : "an import would refuse its row: " + problem;
+    return read_row(header, CsvRecord{0, fields}, read_back);
 }
 
 }  // namespace
@@ -317,7 +320,9 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
                                        : "its binary " + entry.winner.binary_key + " is missing";
             const ExportRow row{device, std::move(entry)};
             const std::vector<std::string> fields = problem.empty() ? row_fields(row) : std::vector<std::string>{};
-            if (problem.empty()) problem = import_problem(fields);
+            if (problem.empty())
+                if (const std::string refused = import_problem(fields); !refused.empty())
+                    problem = "an import would refuse its row: " + refused;
             if (!problem.empty()) {
                 left_out.push_back(row.entry.winner.where() + ": " + problem);
                 continue;

@@ -32,9 +32,10 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
                                         const std::string& device_id = {});
 
 // What an import would refuse of the row export writes for `entry` of `device`, its fields
-// read back as import reads them (a value edited into the database by hand: a time of tuning
-// in another form, a negative tolerance, a number past a double's range), or "". Export leaves
-// such a winner out, and verify reports it.
+// read back as import reads them (a value no tune writes, edited in by hand or brought by an
+// import of an older build: a time of tuning in another form, a negative tolerance, a number
+// past a double's range, a NUL byte), or "". Export leaves such a winner out, verify reports
+// it, and merge refuses it.
 std::string exported_row_problem(const DeviceFingerprint& device, const WinnerWithBinary& entry);
 
 // A bad import file; the message names every bad line.

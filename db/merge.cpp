@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "db/exchange.h"
 #include "db/verify.h"
 #include "src/util/utf8.h"
 
@@ -17,7 +18,19 @@ std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& 
         if (!wb.binary) return "its binary is missing";
         if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;
     }
-    return kernel_problem ? kernel_problem(w, device) : "";
+    if (std::string problem = kernel_problem ? kernel_problem(w, device) : ""; !problem.empty()) return problem;
+    // A value no tune writes (edited by hand, or brought by an import of an older build),
+    // which import refuses: merged, it would make the file's export leave the winner out.
+    if (std::string problem = exported_row_problem(device, wb); !problem.empty())
+        return "it holds a value that import refuses: " + problem;
+    return "";
+}
+
+// Stores `binary` (TuningStore::put_binary), counting what that changed.
+void put_binary(TuningStore& store, const Binary& binary, MergeSummary& summary) {
+    bool took_checksum = false;
+    if (store.put_binary(binary, &took_checksum)) ++summary.binaries_added;
+    if (took_checksum) ++summary.checksums_taken;
 }
 
 }  // namespace
@@ -34,6 +47,7 @@ bool MergeSummary::all_refused() const {
 
 bool MergeSummary::changed_nothing() const {
     return devices_added == 0 && binaries_added == 0 && measurements_added == 0 && misses_merged == 0 &&
+           checksums_taken == 0 &&
            count(WinnerOffer::Outcome::Added) == 0 && count(WinnerOffer::Outcome::Replaced) == 0;
 }
 
@@ -53,13 +67,13 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
         offer.outcome = WinnerOffer::Outcome::Kept;
         // The kept winner's own binary, come again: a stored copy without a checksum takes
         // the one it brings (put_binary), and a damaged one gives way to it.
-        if (incoming.binary && incoming.winner.binary_key == offer.previous->binary_key && store.put_binary(*incoming.binary))
-            ++summary.binaries_added;
+        if (incoming.binary && incoming.winner.binary_key == offer.previous->binary_key)
+            put_binary(store, *incoming.binary, summary);
         return offer;
     }
     offer.outcome = offer.previous ? WinnerOffer::Outcome::Replaced : WinnerOffer::Outcome::Added;
     offer.incoming.provenance += "; merged from " + as_utf8(source);  // the database's text is UTF-8
-    if (incoming.binary && store.put_binary(*incoming.binary)) ++summary.binaries_added;
+    if (incoming.binary) put_binary(store, *incoming.binary, summary);
     store.put_winner(offer.incoming);
     return offer;
 }

@@ -31,6 +31,7 @@ struct MergeSummary {
     // binaries_added: stored new, or over a damaged or unvouched row (TuningStore::put_binary).
     int devices_added = 0, binaries_added = 0, measurements_added = 0;
     int misses_merged = 0;  // miss rows (one per recorder and shape key) added or updated
+    int checksums_taken = 0;  // binaries kept without a checksum that took the one of the same bytes
     std::vector<WinnerOffer> winners;  // one per incoming winner
     int count(WinnerOffer::Outcome outcome) const;
     // Winners were offered and every one was refused.

@@ -62,8 +62,11 @@ KernelRef read_kernel(const sqlite::Query& q, int first) {
     try {
         params = parse_params(q.text(first + 1));
     } catch (const Error& e) {
+        // Deleting the row would leave the winners, binaries and measurements that refer to
+        // it dangling (the sqlite3 shell does not enforce foreign keys): put it back instead.
         throw DbError(q.database_path() + ": a kernels row of family " + q.text(first) + " holds the " + e.what() +
-                      ": no tune writes one (was the file edited?); delete the row with sqlite3");
+                      ": no tune writes one (was the file edited?); put it back as the tune wrote it, integers "
+                      "separated by commas (sqlite3)");
     }
     return KernelRef{q.text(first), std::move(params), q.text(first + 2), q.text(first + 3)};
 }
@@ -433,7 +436,8 @@ bool insert_binary(sqlite::Connection& db, std::int64_t kernel, const Binary& b,
                            "spill_load_bytes = excluded.spill_load_bytes, compile_ms = excluded.compile_ms, "     \
                            "cubin_checksum = excluded.cubin_checksum, created_at = excluded.created_at")
 
-bool TuningStore::put_binary(const Binary& b) {
+bool TuningStore::put_binary(const Binary& b, bool* took_checksum) {
+    if (took_checksum) *took_checksum = false;
     sqlite::Transaction t(*db_);
     const std::int64_t kernel = kernel_id(b.kernel);
     bool stored = insert_binary(*db_, kernel, b, SGEMM_DB_INSERT_BINARY("DO NOTHING"));
@@ -462,6 +466,7 @@ bool TuningStore::put_binary(const Binary& b) {
                        "AND cubin = ?3")
                 .bind_all(b.cache_key, b.cubin_checksum, b.cubin)
                 .run();
+            if (took_checksum) *took_checksum = db_->changes() > 0;
         }
     }
     t.commit();

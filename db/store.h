@@ -86,8 +86,9 @@ public:
     // binary.cache_key. An existing row is kept, but one damaged (db/verify.h's
     // cubin_problem), or one without a checksum and with other bytes where binary has one,
     // is replaced; one kept without a checksum takes binary's when its cubin is the same
-    // bytes. True when binary's bytes were stored (new, or over a row replaced).
-    bool put_binary(const Binary& binary);
+    // bytes. True when binary's bytes were stored (new, or over a row replaced);
+    // `took_checksum`, when given, says whether a kept row took binary's checksum.
+    bool put_binary(const Binary& binary, bool* took_checksum = nullptr);
     // Stores a fresh compile over the row of the same key whatever it holds (the kernel
     // cache's rows that cannot serve this GPU, which put_binary may keep); the winners that
     // name the key keep it.

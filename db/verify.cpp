@@ -141,7 +141,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             const auto check_row = [&] {
                 if (!time_problem.empty() || row.stored_id != device.id()) return;
                 if (const std::string problem = exported_row_problem(device, wb); !problem.empty()) {
-                    report.problems.push_back(where + ": " + problem);
+                    report.problems.push_back(where + ": an import would refuse its row: " + problem);
                     ++report.edited_values;
                 }
             };

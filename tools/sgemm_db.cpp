@@ -532,7 +532,8 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         out.set("source", source).set("devices_added", s.devices_added).set("winners_added", s.count(O::Added));
         out.set("winners_replaced", s.count(O::Replaced)).set("winners_kept", s.count(O::Kept));
         out.set("winners_refused", s.count(O::Refused)).set("binaries_added", s.binaries_added);
-        out.set("measurements_added", s.measurements_added).set("misses_merged", s.misses_merged).set("winners", changes);
+        out.set("measurements_added", s.measurements_added).set("misses_merged", s.misses_merged);
+        out.set("checksums_taken", s.checksums_taken).set("winners", changes);
         if (source_version) out.set("source_schema_version", *source_version);
         out.set("winners_taken_of_other_versions", taken_of_other_versions(s));
         std::printf("%s\n", out.dump().c_str());
@@ -561,6 +562,9 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
                 "measurements added; %d miss rows (one per recorder and shape) added or updated\n",
                 printable(source).c_str(), s.devices_added, s.count(O::Added), s.count(O::Replaced), s.count(O::Kept),
                 s.count(O::Refused), s.binaries_added, s.measurements_added, s.misses_merged);
+    if (s.checksums_taken > 0)
+        std::printf("%d binaries stored without a checksum took the one that came with the same bytes\n",
+                    s.checksums_taken);
     if (const int others = taken_of_other_versions(s); others > 0)
         std::printf("%d of the winners taken are of other sgemm versions than this build's %s, whose dispatch reads "
                     "only its own version's rows (tune with this build to use those shapes here)\n",
@@ -794,8 +798,9 @@ int cmd_verify(Context& ctx) {
                         "it; until then dispatch compiles a damaged binary at each create or leaves the winner out, "
                         "and export leaves out a winner with either problem\n");
         if (r.edited_values > 0)
-            std::printf("a value edited by hand into a winner's or its binary's row is one no tune writes, and import "
-                        "refuses it (export leaves the winner out): put it back as the database writes it (sqlite3)\n");
+            std::printf("a value that no tune writes (edited in by hand, or brought by an import of an older build) is "
+                        "one import refuses: export leaves its winner out and merge refuses it; put it back as the "
+                        "database writes it (sqlite3)\n");
         if (r.edited_device_rows > 0)
             std::printf("a device row edited by hand is found by no lookup, and no tune repairs it: put its fields "
                         "back as they were, or remove it with its winners (sgemm-db prune --device ID)\n");

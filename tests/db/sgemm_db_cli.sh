@@ -352,8 +352,8 @@ run 2 --db "$dir/relabelled.db" verify --json
 # infinite tolerance): export leaves its winner out (3), where it wrote a file that import
 # refused whole or stopped with no location, and what it writes imports; verify names it (2),
 # with its own remedy, not a re-tune.
-for edit in "tuned_at = '2026-12-04 21:47:37'" "tolerance = 9e999"; do
-  cp "$dir/ours.db" "$dir/edited-value.db"; rm -f "$dir/from-edited-value.db"
+for edit in "tuned_at = '2026-12-04 21:47:37'" "tolerance = 9e999" "provenance = 'a' || char(0) || 'b'"; do
+  cp "$dir/ours.db" "$dir/edited-value.db"; rm -f "$dir/from-edited-value.db" "$dir/merged-edited-value.db"
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" \
     "$dir/edited-value.db" "UPDATE winners SET $edit WHERE m = 8" || fail "editing $edit"
   run 3 --db "$dir/edited-value.db" export -o "$dir/edited-value.csv"
@@ -364,7 +364,13 @@ for edit in "tuned_at = '2026-12-04 21:47:37'" "tolerance = 9e999"; do
   has "$out" "put it back as the database writes it"
   ! grep -q "tune its shape again" <<<"$out" || fail "verify of an edited value advised a re-tune: $out"
   run 2 --db "$dir/edited-value.db" verify --json; [ "$(json 'd["edited_values"]')" = 1 ] || fail "verify --json of $edit: $out"
+  # A merge refuses it as import would (it took it, and the file's export then left it out).
+  run 3 --db "$dir/merged-edited-value.db" merge "$dir/edited-value.db"
+  has "$out" "refused  ${id:0:8} M=8 N=4096 K=4096 NN fp32 align16: naive BLOCK_X=32 BLOCK_Y=8 0.4000 ms: it holds a value that import refuses: column "
+  has "$out" "winners 3 added, 0 replaced, 0 kept, 1 refused"
 done
+run 3 --db "$dir/edited-value.db" export -o "$dir/edited-value.csv"  # the last: a NUL byte, which import refused whole
+has "$err" "an import would refuse its row: column provenance: holds a NUL byte, which no CSV import reads"
 run 0 --db "$dir/relabelled.db" stats --json
 [ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \

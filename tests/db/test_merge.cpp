@@ -255,6 +255,10 @@ TEST(Merge, AKeptWinnersOwnBinaryComingAgainGivesOursItsChecksum) {
         EXPECT_EQ(stored->cubin, sound.cubin);
         EXPECT_EQ(stored->cubin_checksum, sound.cubin_checksum);
         EXPECT_EQ(s.binaries_added, ours_binary.cubin == sound.cubin ? 0 : 1) << "a damaged binary replaced counts";
+        // A checksum taken is a change, reported: a file of an older schema is then written
+        // (upgraded) rather than left as it was for a merge that "changed nothing".
+        EXPECT_EQ(s.checksums_taken, ours_binary.cubin == sound.cubin ? 1 : 0);
+        EXPECT_FALSE(s.changed_nothing());
     }
 }
 
