@@ -169,6 +169,7 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         // 8 KV heads): the rule for a whole config.json gave Gemma-2-9B 224 and Mistral 32.
         {"bad_head_dim_left_to_defaults.json", {"field 'head_dim' is missing, and a gemma2 model's default is its type's own", "does not guess"}},
         {"bad_qwen_odd_intermediate_size.json", {"'intermediate_size' (22015) is odd", "gate's and up projection's widths added together"}},
+        {"bad_starcoder2_kv_heads_left_to_defaults.json", {"field 'num_key_value_heads' is missing, and a starcoder2 model's default", "does not guess"}},
         {"bad_kv_heads_left_to_defaults.json", {"field 'num_key_value_heads' is missing, and a mistral model's default", "does not guess"}},
         {"bad_layer_types.json", {"'layer_types'", "'chunked_attention'"}},
         {"bad_hybrid_layer_types.json", {"'layer_types'", "holds 'conv'"}},

@@ -99,8 +99,8 @@ void refuse_types_named_otherwise(const JsonFields& typed, const std::string& mo
 // of its own (Mistral's 8 KV heads, Gemma's head_dim of 256), not the rule for a whole
 // config.json (as many KV heads as heads; hidden_size / heads): a config of these types
 // without the field was written by hand, and the field is asked for.
-const char* const kTypesWithTheirOwnKvHeads[] = {"mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "gemma3_text",
-                                                 "stablelm"};
+const char* const kTypesWithTheirOwnKvHeads[] = {"mistral", "qwen2", "qwen3",    "gemma",     "gemma2",
+                                                 "gemma3",  "gemma3_text", "stablelm", "starcoder2"};
 const char* const kTypesWithTheirOwnHeadDim[] = {"gemma", "gemma2", "gemma3", "gemma3_text", "qwen3"};
 
 // The types whose configuration in Hugging Face has a sliding window by default; with them
