@@ -107,7 +107,10 @@ std::string MissLog::stop() noexcept {
     wake_.notify_all();
     thread_.join();
     flush();
-    return last_error();
+    // Moved out, not copied: a copy allocates, and out of memory in this noexcept call the
+    // process would end. Nothing reads the message after the log has stopped.
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(last_error_);
 }
 
 void MissLog::run() {

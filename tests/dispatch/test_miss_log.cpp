@@ -175,6 +175,23 @@ TEST(MissLog, ADatabaseGoneSinceCreateIsNotMadeAgain) {
     EXPECT_TRUE(std::filesystem::exists(home.file("new.db")));
 }
 
+// stop() writes what is left and returns why that failed (destroy reports it), once: a later
+// call does nothing and returns "".
+TEST(MissLog, StopSaysOnceWhyItsLastWriteFailed) {
+    TempDir home;
+    PlanTable plans;
+    const Plan* added = add_a_plan(plans);
+    const std::string path = home.file("tuning.db");
+    TuningStore(path, OpenMode::ReadWrite).add_device(h200());
+    MissLog log(plans, path, h200(), std::chrono::hours(1), MissingDatabase::refuse);
+    std::filesystem::remove(path);
+    added->unwritten_misses = 3;
+    const std::string why = log.stop();
+    EXPECT_NE(why.find("writing misses to " + path + ": the database is gone"), std::string::npos) << why;
+    EXPECT_EQ(log.pending(), 3);
+    EXPECT_EQ(log.stop(), "");
+}
+
 // An engine that exits without destroying its handle leaves the miss writer running while
 // exit destroys the process's statics: what a write reads must outlive them. The child makes
 // a write at the very end of exit, after the destructors of every static first used once the
