@@ -133,16 +133,20 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             fail(file, rec.line, "precision '" + field("precision") + "' is not tuned: only fp32 shapes are, so far");
         if (!field("weight").empty()) {
             const std::string w = field("weight");
-            std::size_t used = 0;
-            try {
-                row.weight = std::stod(w, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            // Decimal only: stod also reads hexadecimal ("0x10" as 16), which no one means here.
+            // strtod, not stod: stod refuses a positive weight too small for a normal double
+            // (1e-310), which is still positive. Decimal only: both also read hexadecimal
+            // ("0x10" as 16), which no one means here.
+            char* end = nullptr;
+            row.weight = std::strtod(w.c_str(), &end);
             const bool decimal = w.find_first_not_of("0123456789.eE+-") == std::string::npos;
-            if (!decimal || used != w.size() || !(row.weight > 0) || !std::isfinite(row.weight))
-                fail(file, rec.line, "weight '" + w + "' must be a positive number");
+            if (!decimal || *end != '\0' || !(row.weight > 0) || !std::isfinite(row.weight)) {
+                // A positive number that reads as 0 (1e-400) is told why.
+                const std::string mantissa = w.substr(0, w.find_first_of("eE"));
+                const bool underflowed = decimal && *end == '\0' && row.weight == 0 && w[0] != '-' &&
+                                         mantissa.find_first_of("123456789") != std::string::npos;
+                fail(file, rec.line, "weight '" + w + "' must be a positive number" +
+                                         (underflowed ? " (it is below the smallest a double holds, about 4.9e-324)" : ""));
+            }
         }
         row.name = field("name");
         if (has_control_character(row.name))

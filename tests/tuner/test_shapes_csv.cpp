@@ -228,6 +228,13 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0x10\n").find("shapes.csv:2: weight '0x10' must be a positive number"),
               std::string::npos);
     EXPECT_EQ(parse("M,N,K,weight\n1,2,3,2.5e1\n").rows.at(0).weight, 25);
+    // A positive weight below a normal double's range is positive (it was refused as not);
+    // one below every double's reads as 0 and is told so.
+    EXPECT_EQ(parse("M,N,K,weight\n1,2,3,1e-310\n").rows.at(0).weight, 1e-310);
+    EXPECT_EQ(error_of("M,N,K,weight\n1,2,3,1e-400\n"),
+              "shapes.csv:2: weight '1e-400' must be a positive number (it is below the smallest a double holds, "
+              "about 4.9e-324)");
+    EXPECT_EQ(error_of("M,N,K,weight\n1,2,3,-1e-400\n"), "shapes.csv:2: weight '-1e-400' must be a positive number");
     EXPECT_NE(error_of("M,N,K\n+99999999999999999999,2,3\n").find("shapes.csv:2: M +99999999999999999999 is more than"),
               std::string::npos);
     EXPECT_NE(error_of("M,N,K\n1,-99999999999999999999,3\n").find("shapes.csv:2: N must be at least 1"),
