@@ -115,9 +115,19 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     for (std::size_t r = 1; r < records.size(); ++r) try {
         CsvRecord rec = records[r];
         drop_trailing_comma(rec, header.fields.size());
-        if (rec.fields.size() != header.fields.size())
+        if (rec.fields.size() != header.fields.size()) {
+            // White space may stand around a field, but a quote opens one only as its first
+            // character: ` "a,b"` is split at its comma, a likely cause worth naming.
+            const bool spaced_quote = std::any_of(rec.fields.begin(), rec.fields.end(), [](const std::string& f) {
+                const std::size_t first = f.find_first_not_of(" \t");
+                return first != std::string::npos && first > 0 && f[first] == '"';
+            });
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
-                                     std::to_string(rec.fields.size()));
+                                     std::to_string(rec.fields.size()) +
+                                     (spaced_quote ? " (a quote opens a field only right after the comma: a quoted "
+                                                     "field after a space is split at the commas in it)"
+                                                   : ""));
+        }
         auto field = [&](const char* column) { return at.count(column) ? trim(rec.fields[at[column]]) : std::string(); };
         ShapeRow row;
         row.line = rec.line;

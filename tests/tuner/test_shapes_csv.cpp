@@ -210,6 +210,12 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_NE(error_of("M,N,K,batch\n1,2,3,4\n").find("shapes.csv:1: unknown column 'batch'"), std::string::npos);
     EXPECT_NE(error_of("M,N\n1,2\n").find("shapes.csv:1: the header has no column K"), std::string::npos);
     EXPECT_NE(error_of("M,N,K\n1,2\n").find("shapes.csv:2: expected 3 fields, found 2"), std::string::npos);
+    EXPECT_EQ(error_of("M,N,K\n1,2\n").find("a quote opens"), std::string::npos) << "no quote, no hint";
+    // A quoted name after a space is split at its comma: the count says why.
+    EXPECT_EQ(error_of("M,N,K,name\n8,64,64, \"a,b\"\n"),
+              "shapes.csv:2: expected 4 fields, found 5 (a quote opens a field only right after the comma: a quoted "
+              "field after a space is split at the commas in it)");
+    EXPECT_EQ(parse("M,N,K,name\n8,64,64,\"a,b\"\n").rows.at(0).name, "a,b");
     EXPECT_NE(error_of("M,N,K,transA\n1,2,3,X\n").find("shapes.csv:2: transA must be N or T"), std::string::npos);
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0\n").find("shapes.csv:2: weight '0' must be a positive number"),
               std::string::npos);
