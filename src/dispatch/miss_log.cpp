@@ -87,7 +87,12 @@ std::string miss_writer(const FileIdentity& file, const std::string& boot, const
 
 MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint device,
                  std::chrono::milliseconds interval, MissingDatabase missing)
-    : plans_(plans), db_path_(fixed_path(db_path)), device_(std::move(device)), interval_(interval), missing_(missing) {
+    : plans_(plans),
+      db_path_(fixed_path(db_path)),
+      device_(std::move(device)),
+      interval_(interval),
+      missing_(missing),
+      out_of_memory_error_("writing misses to " + db_path_ + ": out of memory") {
     try {
         thread_ = std::thread([this] { run(); });
     } catch (const std::system_error& e) {
@@ -110,7 +115,7 @@ std::string MissLog::stop() noexcept {
     // Moved out, not copied: a copy allocates, and out of memory in this noexcept call the
     // process would end. Nothing reads the message after the log has stopped.
     std::lock_guard<std::mutex> lock(mutex_);
-    return std::move(last_error_);
+    return std::move(last_write_out_of_memory_ ? out_of_memory_error_ : last_error_);
 }
 
 void MissLog::run() {
@@ -126,6 +131,7 @@ std::int64_t MissLog::flush() noexcept {
     std::lock_guard<std::mutex> flushing(flushing_);
     std::vector<std::pair<const Plan*, std::int64_t>> taken;
     std::string error;
+    bool out_of_memory = false;  // with no room left even for the message that says why
     try {
         // Counts are taken off the plans as they are read; a failure at any point (even to
         // allocate) puts back what was taken.
@@ -147,17 +153,21 @@ std::int64_t MissLog::flush() noexcept {
         try {
             error = std::string("writing misses to ") + db_path_ + ": " + e.what();
         } catch (...) {
-            error = "writing misses: out of memory";
+            // Not a message made here: that allocates, and a throw in this noexcept call would
+            // end the process. last_error() gives the one made at construction.
+            out_of_memory = true;
         }
     }
+    const bool failed = out_of_memory || !error.empty();
     std::int64_t calls = 0;
     for (const auto& [plan, n] : taken) {
-        if (!error.empty()) plan->unwritten_misses.fetch_add(n, std::memory_order_relaxed);  // next time
+        if (failed) plan->unwritten_misses.fetch_add(n, std::memory_order_relaxed);  // next time
         calls += n;
     }
     std::lock_guard<std::mutex> lock(mutex_);
     last_error_.swap(error);
-    if (!last_error_.empty()) return 0;
+    last_write_out_of_memory_ = out_of_memory;
+    if (failed) return 0;
     written_ += calls;
     return calls;
 }
@@ -170,7 +180,7 @@ std::int64_t MissLog::pending() const {
 
 std::string MissLog::last_error() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return last_error_;
+    return last_write_out_of_memory_ ? out_of_memory_error_ : last_error_;
 }
 
 }  // namespace sgemm

@@ -80,11 +80,14 @@ private:
     const MissingDatabase missing_;
     std::atomic<std::int64_t> written_{0};
     std::mutex flushing_;       // one flush at a time: the thread's, destroy's, an explicit one
-    mutable std::mutex mutex_;  // guards stop_ and last_error_
+    // Made at construction: a write that runs out of memory has no room to make it then.
+    std::string out_of_memory_error_;
+    mutable std::mutex mutex_;  // guards stop_, last_error_ and last_write_out_of_memory_
     std::condition_variable wake_;
     bool stop_ = false;
     bool stopped_ = false;  // stop() ran
     std::string last_error_;
+    bool last_write_out_of_memory_ = false;  // the last write failed so; its error is out_of_memory_error_
     std::thread thread_;
 };
 

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <memory>
 #include <functional>
+#include <new>
+#include <cstdlib>
 #include <system_error>
 
 #include "db/merge.h"
@@ -33,6 +35,29 @@ struct AtTheEndOfExit {
         if (run) _exit(run());
     }
 } g_at_the_end_of_exit;
+
+// Memory running out on this thread, for MissLog.AWriteOutOfMemorySaysSoAndKeepsTheCounts: once
+// armed, an allocation of `g_out_of_memory_from` bytes or more is refused, and every one after
+// it, as memory that has run out stays out. Global operator new is replaced in this whole test
+// program; it allocates as the default does while unarmed.
+thread_local std::size_t g_out_of_memory_from = 0;  // 0: not armed
+thread_local bool g_memory_ran_out = false;
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+    if (g_out_of_memory_from != 0 && (g_memory_ran_out || size >= g_out_of_memory_from)) {
+        g_memory_ran_out = true;
+        throw std::bad_alloc();
+    }
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+// Out of line: inlined into a caller, free() on a pointer from new makes GCC warn of a mismatch.
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
 
 // The plan of the shape key M=3 N=5 K=7, added to `plans`: the key the misses are counted on.
 const Plan* add_a_plan(PlanTable& plans) {
@@ -190,6 +215,31 @@ TEST(MissLog, StopSaysOnceWhyItsLastWriteFailed) {
     EXPECT_NE(why.find("writing misses to " + path + ": the database is gone"), std::string::npos) << why;
     EXPECT_EQ(log.pending(), 3);
     EXPECT_EQ(log.stop(), "");
+}
+
+// A write that runs out of memory fails, keeps its counts, and says why, although there is no
+// room left to make the message: it used to make one in its catch and, refused, end the process
+// (std::terminate, from a noexcept call). In a child, which that would end. The database's path
+// is long, so that copying it is the allocation refused; every one after it is refused too.
+TEST(MissLog, AWriteOutOfMemorySaysSoAndKeepsTheCounts) {
+    TempDir home;
+    const std::string path = home.file(std::string(200, 'a') + "/" + std::string(200, 'b') + "/tuning.db");
+    const int status = in_child([&] {
+        PlanTable plans;
+        add_a_plan(plans)->unwritten_misses = 4;
+        MissLog log(plans, path, h200(), std::chrono::hours(1), MissingDatabase::create);
+        g_out_of_memory_from = 400;
+        const std::int64_t written = log.flush();
+        g_out_of_memory_from = 0;
+        if (!g_memory_ran_out) throw Error("the write never ran out of memory: the test no longer tests it");
+        if (written != 0) throw Error("a write out of memory said it wrote " + std::to_string(written));
+        if (log.last_error() != "writing misses to " + path + ": out of memory")
+            throw Error("the write out of memory said: " + log.last_error());
+        if (log.pending() != 4) throw Error("the counts were lost: " + std::to_string(log.pending()) + " pending");
+        if (log.flush() != 4) throw Error("the next write failed: " + log.last_error());
+        if (!log.last_error().empty()) throw Error("a write that worked left an error: " + log.last_error());
+    });
+    EXPECT_EQ(status, 0);
 }
 
 // An engine that exits without destroying its handle leaves the miss writer running while
