@@ -42,7 +42,8 @@
  *     current device (cudaSetDevice) must be it, else SGEMM_DISPATCH_WRONG_DEVICE (an empty
  *     product, which runs nothing, succeeds on any). explain,
  *     query and get_info touch no device and check none. create and destroy make the handle's
- *     device the calling thread's current device; a create that fails leaves the one it found.
+ *     device the calling thread's current device; a create that fails leaves the thread's
+ *     current CUDA context as it found it (none, where it had none).
  *     The stream's own device is not checked: a call on a stream of another device fails in
  *     the launch (CUDA_ERROR, "invalid resource handle"), and one that needed a workspace has
  *     taken it for that stream by then, until release_stream.
@@ -278,8 +279,8 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    of options.precision with its binary (NVRTC compiles only binaries missing from the
    cache), and allocates the per-stream workspaces.
    `options` NULL means the defaults. On failure *handle is NULL, the calling thread's
-   current device is the one it was (the handle's device keeps the CUDA context create
-   started there), and the status says why:
+   current CUDA context is the one it had, or none where it had none (the handle's device
+   keeps the primary context create started there), and the status says why:
    INVALID_VALUE, DATABASE_ERROR, NO_DEVICE, COMPILE_ERROR, CUDA_ERROR (cuBLAS's handles
    included), HOST_ERROR (no host memory, or no thread), INTERNAL_ERROR. */
 sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sgemm_dispatch_options_t* options);

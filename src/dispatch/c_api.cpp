@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 
+#include "src/cuda/saved_context.h"
 #include "src/dispatch/fork_generation.h"
 #include "src/dispatch/status_error.h"
 #include "src/dispatch/last_error.h"
@@ -73,19 +74,11 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
     sgemm_dispatch_options_init(&o);
     if (options) o = *options;
     // A create that fails after making the handle's device current (a database whose rows
-    // cannot be read, say) gives the caller back its own: else its later work would go to
-    // the other GPU. Only where it changed: cudaSetDevice starts the device's context, which
-    // a create that failed before the device (bad options, no database) never did. Without
-    // a GPU or driver there is none to give back.
-    int previous_device = -1;
-    if (cudaGetDevice(&previous_device) != cudaSuccess) {
-        previous_device = -1;
-        (void)cudaGetLastError();
-    }
+    // cannot be read, say) gives the calling thread back the context it found: else its later
+    // work would go to the other GPU (src/cuda/saved_context.h says why not by cudaSetDevice).
+    const sgemm::SavedContext callers_context;
     const auto failed = [&](sgemm_dispatch_status_t status, const char* why) {
-        int now = -1;
-        if (previous_device >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_device)
-            (void)cudaSetDevice(previous_device);
+        callers_context.restore();
         return fail(status, "%s", why);
     };
     try {

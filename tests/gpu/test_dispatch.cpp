@@ -7,6 +7,7 @@
 // limit; a deterministic handle; a winner that stages its operands; rows that cannot be
 // read; calls refused for a workspace, which count no miss; a handle on each of two GPUs; a
 // re-split that would pass the shared-memory limit, not made.
+#include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
@@ -1241,22 +1242,84 @@ TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
     EXPECT_EQ(dispatch.info().streams_used, 1);
 }
 
-// Whether device 0's primary CUDA context is active, asked of the driver (libcuda, which the
-// project does not link: cudart loads it) without starting one; a sentence when it cannot say.
+// The driver's (libcuda's) function `name`, which the project does not link (cudart loads
+// it), or nullptr.
+template <class Function>
+Function driver_function(const char* name) {
+    void* const cuda = dlopen("libcuda.so.1", RTLD_NOW);
+    return cuda ? reinterpret_cast<Function>(dlsym(cuda, name)) : nullptr;
+}
+
+// Whether device 0's primary CUDA context is active, asked of the driver without starting
+// one; a sentence when it cannot say.
 std::string device_0_context() {
-    void* cuda = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!cuda) return "libcuda cannot be loaded";
-    using Init = int (*)(unsigned);
-    using DeviceGet = int (*)(int*, int);
-    using PrimaryContextState = int (*)(int, unsigned*, int*);
-    const auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
-    const auto device_get = reinterpret_cast<DeviceGet>(dlsym(cuda, "cuDeviceGet"));
-    const auto state = reinterpret_cast<PrimaryContextState>(dlsym(cuda, "cuDevicePrimaryCtxGetState"));
-    int device = -1, active = -1;
+    const auto init = driver_function<CUresult (*)(unsigned)>("cuInit");
+    const auto device_get = driver_function<CUresult (*)(CUdevice*, int)>("cuDeviceGet");
+    const auto state = driver_function<CUresult (*)(CUdevice, unsigned*, int*)>("cuDevicePrimaryCtxGetState");
+    CUdevice device = -1;
+    int active = -1;
     unsigned flags = 0;
-    if (!init || !device_get || !state || init(0) != 0 || device_get(&device, 0) != 0 || state(device, &flags, &active) != 0)
+    if (!init || !device_get || !state || init(0) != CUDA_SUCCESS || device_get(&device, 0) != CUDA_SUCCESS ||
+        state(device, &flags, &active) != CUDA_SUCCESS)
         return "the driver did not say";
     return active ? "active" : "inactive";
+}
+
+// A create that fails after making its device current gives the calling thread back the
+// context it found. It used to give back the device with cudaSetDevice, which cannot: on a
+// thread with no context, cudaGetDevice says device 0, and cudaSetDevice(0) then starts
+// device 0's context (hundreds of MB) in a process that may only use another GPU, or, here,
+// leaves the handle's device's context current on a thread that had none; and it makes the
+// primary context current in place of one the caller made with the driver API. Each case on a
+// thread of its own that has not used CUDA before.
+TEST(Dispatch, AFailedCreateGivesTheThreadBackTheContextItFound) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const auto get_current = driver_function<CUresult (*)(CUcontext*)>("cuCtxGetCurrent");
+    const auto set_current = driver_function<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
+    const auto create_context = driver_function<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2");
+    const auto destroy_context = driver_function<CUresult (*)(CUcontext)>("cuCtxDestroy_v2");
+    ASSERT_TRUE(get_current && set_current && create_context && destroy_context)
+        << "libcuda lacks cuCtxGetCurrent, cuCtxSetCurrent, cuCtxCreate_v2 or cuCtxDestroy_v2";
+    TempDir dir;
+    const std::string damaged = copy_of_test_db(test_db(gpu->device), dir);
+    TuningStore(damaged).connection().exec("UPDATE kernels SET params = 'not,a,list,' || id WHERE family = 'warptile'");
+    sgemm_dispatch_options_t o = options(damaged);
+    o.device = gpu->device.ordinal;
+    // What a failed create left current on a new thread that first made `own` current (with
+    // nullptr: nothing); "" when it was `own`, else what it was.
+    const auto left_current_after_failing = [&](CUcontext own) {
+        std::string what;
+        std::thread([&] {
+            if (own && set_current(own) != CUDA_SUCCESS) {
+                what = "cuCtxSetCurrent failed";
+                return;
+            }
+            sgemm_dispatch_t handle = nullptr;
+            const sgemm_dispatch_status_t status = sgemm_dispatch_create(&handle, &o);
+            CUcontext now = nullptr;
+            if (status != SGEMM_DISPATCH_DATABASE_ERROR)
+                what = std::string("create gave ") + sgemm_dispatch_status_string(status) + ": " +
+                       sgemm_dispatch_last_error();
+            else if (get_current(&now) != CUDA_SUCCESS)
+                what = "cuCtxGetCurrent failed";
+            else if (now != own)
+                what = now ? "a context the thread did not have" : "no context";
+            if (now) set_current(nullptr);
+        }).join();
+        return what;
+    };
+    EXPECT_EQ(left_current_after_failing(nullptr), "") << "on a thread with no context";
+
+    // cuCtxCreate makes the new context current here too: this thread's is put back after.
+    const auto device_get = driver_function<CUresult (*)(CUdevice*, int)>("cuDeviceGet");
+    CUdevice device = -1;
+    CUcontext this_threads = nullptr, own = nullptr;
+    ASSERT_TRUE(device_get && device_get(&device, gpu->device.ordinal) == CUDA_SUCCESS);
+    ASSERT_EQ(get_current(&this_threads), CUDA_SUCCESS);
+    ASSERT_EQ(create_context(&own, 0, device), CUDA_SUCCESS);
+    ASSERT_EQ(set_current(this_threads), CUDA_SUCCESS);
+    EXPECT_EQ(left_current_after_failing(own), "") << "on a thread with a context of its own";
+    EXPECT_EQ(destroy_context(own), CUDA_SUCCESS);
 }
 
 namespace {

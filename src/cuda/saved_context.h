@@ -1,0 +1,28 @@
+// The calling thread's current CUDA context, kept to be put back: a create that fails gives
+// its caller the thread back as it found it.
+//
+// The runtime API cannot say what to put back. cudaGetDevice says device 0 on a thread with
+// no context, and cudaSetDevice(0) then starts device 0's context (hundreds of MB of its
+// memory) in a process that only ever used another GPU. And cudaSetDevice makes a device's
+// primary context current, so it cannot give back a context that the caller made itself with
+// the driver API. The driver's cuCtxGetCurrent and cuCtxSetCurrent can; they are reached
+// through the runtime's entry points, since the driver library is not linked (it is missing
+// where there is no GPU, and every binary would fail to start there).
+#pragma once
+#include <cuda.h>
+
+namespace sgemm {
+
+class SavedContext {
+public:
+    // The calling thread's current context (none, too). Unknown where there is no driver.
+    SavedContext() noexcept;
+    // Makes it the calling thread's current context again, if it is known.
+    void restore() const noexcept;
+
+private:
+    bool known_ = false;
+    CUcontext context_ = nullptr;
+};
+
+}  // namespace sgemm
