@@ -22,12 +22,17 @@ Effective arithmetic intensity, estimated from the tile in the kernel's "config"
 that computes a BM x BN tile of C loads BM + BN floats from global memory per step of k and
 does BM * BN FMAs with them: 2*BM*BN FLOPs per 4*(BM+BN) bytes, so AI = BM*BN / (2*(BM+BN))
 FLOP/B. naive reads both operands for every FMA, a 1 x 1 tile (0.25 FLOP/B); "smem TILE=T" is a
-T x T tile (T/4); blocktile, vec4 and async name BM and BN. The caches can do better than this
+T x T tile (T/4); blocktile, vec4, async and warptile name BM and BN; decode's tile is MT x BN. The caches can do better than this
 estimate, and no kernel moves fewer bytes than the problem's own minimum, so the estimate is
 capped at 2MNK / (4(MK + KN + MN)); cuBLAS, whose tiles are not known, is placed at that cap.
 
+A kernel is named by its family, or, where two configurations of one family ran (a --config
+beside the defaults), by its configuration. A result that failed the check is marked: hatched in
+the ladder, a hollow point on the roofline, a cross on the sweep.
+
 Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
-be made or written into (no file is written); 2 matplotlib is not installed, or a file failed
+be made or written into, or a file name there taken by a folder or an SQLite database (no file
+is written); 2 matplotlib is not installed, or a file failed
 as it was written (an earlier file of that name is left whole, and no half-written one is left
 beside it).
 """
@@ -37,6 +42,8 @@ import sys
 import plotting
 from plotting import UserError, pyplot
 
+LADDER_PNG, ROOFLINE_PNG, SWEEP_PNG = OUTPUTS = ("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
+
 
 def tile_of(kernel, config):
     """(BM, BN) of a ladder kernel's C tile per block, or None when the config (text, or None)
@@ -44,7 +51,7 @@ def tile_of(kernel, config):
     if kernel == "naive":
         return (1, 1)
     values = {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", config or "")}
-    tile = (values["TILE"],) * 2 if "TILE" in values else (values.get("BM"), values.get("BN"))
+    tile = (values["TILE"],) * 2 if "TILE" in values else (values.get("BM", values.get("MT")), values.get("BN"))
     return tile if all(tile) else None
 
 
@@ -69,36 +76,53 @@ def pick_entry(entries, size):
     raise UserError(f"no results for --size {size}; the file has " + ", ".join(str(e.get("size")) for e in entries))
 
 
-def colors(results):
+def labeller(results):
+    """A function from a result to its label: its family's name, or its configuration where
+    `results` hold two configurations of that family (a --config beside the defaults), which
+    sgemm-bench names alike. Across the sizes of a sweep a configuration keeps its label."""
+    configs = {}
+    for r in results:
+        configs.setdefault(r["kernel"], set()).add(r.get("config"))
+    return lambda r: r["kernel"] if len(configs[r["kernel"]]) == 1 else r.get("config") or r["kernel"]
+
+
+def colors(labels):
+    """A colour per label: cuBLAS grey, the others along viridis in their order."""
     cmap = pyplot().get_cmap("viridis")
-    others = [r for r in results if r["kernel"] != "cublas"]
-    by_kernel = {r["kernel"]: cmap(0.15 + 0.7 * i / max(1, len(others) - 1)) for i, r in enumerate(others)}
-    by_kernel["cublas"] = "tab:gray"
-    return by_kernel
+    others = [label for label in labels if label != "cublas"]
+    by_label = {label: cmap(0.15 + 0.7 * i / max(1, len(others) - 1)) for i, label in enumerate(others)}
+    by_label["cublas"] = "tab:gray"
+    return by_label
+
+
+def layout(entry):
+    """The transposes, where not NN (as older sgemm-bench JSON without "trans" ran)."""
+    return "" if entry.get("trans", "NN") == "NN" else f" {entry['trans']}"
 
 
 def title(entry):
-    return f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}"
+    return f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}{layout(entry)}"
 
 
 def plot_ladder(entry, out_dir):
     results = entry["results"]
-    names = [r["kernel"] + ("" if r.get("valid", True) else " (invalid)") for r in results]
-    color = colors(results)
+    label = labeller(results)
+    names = [label(r) + ("" if r["valid"] else " (invalid)") for r in results]
+    color = colors([label(r) for r in results])
     fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.2))
-    for ax, key, label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
+    for ax, key, axis_label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
         values = [r.get(key) or 0 for r in results]  # pct_cublas is absent without a cuBLAS row
-        bars = ax.bar(names, values, color=[color[r["kernel"]] for r in results])
+        bars = ax.bar(names, values, color=[color[label(r)] for r in results])
         for bar, r in zip(bars, results):
-            if not r.get("valid", True):
+            if not r["valid"]:
                 bar.set_hatch("//")
         ax.bar_label(bars, fmt="%.1f", fontsize=8)
-        ax.set_ylabel(label)
+        ax.set_ylabel(axis_label)
         ax.tick_params(axis="x", rotation=30)
         ax.grid(True, axis="y", alpha=0.3)
     right.axhline(100, color="tab:gray", linestyle="--", linewidth=1)
     fig.suptitle(f"SGEMM ladder: {title(entry)}")
-    return plotting.save(fig, out_dir, "bench_ladder.png")
+    return plotting.save(fig, out_dir, LADDER_PNG)
 
 
 def plot_roofline(entry, ceilings, out_dir):
@@ -112,31 +136,44 @@ def plot_roofline(entry, ceilings, out_dir):
             placed.append((r, intensity))
     fig, ax = pyplot().subplots(figsize=(8, 5.5))
     plotting.draw_roofline(ax, ceilings, [ai for _, ai in placed])
-    color = colors(entry["results"])
+    label = labeller(entry["results"])
+    color = colors([label(r) for r in entry["results"]])
     for r, intensity in placed:
-        ax.scatter([intensity], [r["tflops"]], color=color[r["kernel"]], s=50, zorder=3,
-                   marker="s" if r["kernel"] == "cublas" else "o")
-        ax.annotate(f"{r['kernel']} {r['tflops']:.1f}", (intensity, r["tflops"]), textcoords="offset points",
-                    xytext=(6, -3), fontsize=8)
+        ax.scatter([intensity], [r["tflops"]], s=50, zorder=3, marker="s" if r["kernel"] == "cublas" else "o",
+                   edgecolors=color[label(r)], facecolors=color[label(r)] if r["valid"] else "none")
+        ax.annotate(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)"), (intensity, r["tflops"]),
+                    textcoords="offset points", xytext=(6, -3), fontsize=8)
     ax.set_title(f"Ladder on the fp32 roofline ({ceilings.name}): {title(entry)}\n"
                  "kernels at their tile's DRAM intensity BM*BN/(2(BM+BN)), cuBLAS at the problem's;\n"
                  "a point above the roof gets reuse from L1/L2 that the tile estimate does not count",
                  fontsize=9)
     ax.legend(loc="upper left", fontsize=8)
-    return plotting.save(fig, out_dir, "bench_roofline.png")
+    return plotting.save(fig, out_dir, ROOFLINE_PNG)
+
+
+def sweep_lines(entries):
+    """{label: [(N, TFLOPS, valid), ...] by N}: a line per kernel configuration, in the order
+    they first come."""
+    entries = sorted(entries, key=lambda e: e["n"])
+    label = labeller([r for e in entries for r in e["results"]])
+    lines = {}
+    for e in entries:
+        for r in e["results"]:
+            lines.setdefault(label(r), []).append((e["n"], r["tflops"], r["valid"]))
+    return lines
 
 
 def plot_sweep(entries, out_dir):
-    entries = sorted(entries, key=lambda e: e["n"])
-    kernels = []
-    for e in entries:
-        kernels += [r["kernel"] for r in e["results"] if r["kernel"] not in kernels]
-    color = colors([{"kernel": k} for k in kernels])
+    lines = sweep_lines(entries)
+    color = colors(list(lines))
     fig, ax = pyplot().subplots(figsize=(8, 5))
-    for kernel in kernels:
-        points = [(e["n"], r["tflops"]) for e in entries for r in e["results"] if r["kernel"] == kernel]
-        ax.plot([n for n, _ in points], [t for _, t in points], marker="o", color=color[kernel], label=kernel,
-                linestyle="--" if kernel == "cublas" else "-")
+    for name, points in lines.items():
+        ax.plot([n for n, _, _ in points], [t for _, t, _ in points], marker="o", color=color[name], label=name,
+                linestyle="--" if name == "cublas" else "-")
+    wrong = [(n, t) for points in lines.values() for n, t, valid in points if not valid]
+    if wrong:
+        ax.scatter([n for n, _ in wrong], [t for _, t in wrong], marker="x", s=80, color="tab:red", zorder=4,
+                   label="failed the check")
     square = all(e["m"] == e["n"] == e["k"] for e in entries)
     ax.set_xlabel("N" + (" (M = N = K)" if square else ""))
     ax.set_xticks([e["n"] for e in entries])
@@ -144,8 +181,8 @@ def plot_sweep(entries, out_dir):
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"SGEMM ladder against N: {entries[0]['gpu']}")
-    return plotting.save(fig, out_dir, "bench_sweep.png")
+    ax.set_title(f"SGEMM ladder against N: {entries[0]['gpu']}" + "".join(sorted({layout(e) for e in entries})))
+    return plotting.save(fig, out_dir, SWEEP_PNG)
 
 
 def main():
@@ -155,7 +192,7 @@ def main():
     entries = plotting.bench_entries(plotting.load_json(args.results), args.results)
     entry = pick_entry(entries, args.size)
     ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth)
-    plotting.prepare_out_dir(args.out_dir)
+    plotting.prepare_out_dir(args.out_dir, OUTPUTS)
     plot_ladder(entry, args.out_dir)
     plot_roofline(entry, ceilings, args.out_dir)
     plot_sweep(entries, args.out_dir)

@@ -45,17 +45,19 @@ import os
 import plotting
 from plotting import UserError, pyplot
 
+PNG_NAME, METRICS_NAME = "measured_vs_roofline.png", "metrics.json"
+
 
 def shapes_from_bench(entries):
     shapes = []
     for e in entries:
         rows = e["results"]
         cublas = next((r for r in rows if r["kernel"] == "cublas"), None)
-        candidates = [r for r in rows if r["kernel"] != "cublas" and r.get("valid", False)]
+        candidates = [r for r in rows if r["kernel"] != "cublas" and r["valid"]]
         best = min(candidates, key=lambda r: r["median_ms"], default=None)
         shapes.append({
             "name": "size " + plotting.shape_label(e["m"], e["n"], e["k"]),
-            "m": e["m"], "n": e["n"], "k": e["k"], "weight": 1,
+            "m": e["m"], "n": e["n"], "k": e["k"], "transposes": e.get("trans") or "NN", "weight": 1,
             "winner": best and {"kernel": best["kernel"], "config": best.get("config", ""),
                                 "median_ms": best["median_ms"]},
             "cublas_ms": cublas["median_ms"] if cublas else None,
@@ -75,7 +77,7 @@ def check_tuner_table(data, path):
         where = f"shapes[{i}]"
         plotting.check_fields(shape, where, path, plotting.SIZE_FIELDS,
                               [("name", *plotting.TEXT),
-                               ("transposes", lambda v: v in ("NN", "NT", "TN", "TT"), "NN, NT, TN or TT"),
+                               ("transposes", *plotting.TRANSPOSES),
                                ("weight", plotting.is_positive_number, "a positive number"),
                                ("cublas_ms", *plotting.TIME)])
         if shape.get("winner") is not None:
@@ -174,7 +176,7 @@ def plot(rows, gpu, ceilings, out_dir):
     right.legend(loc="upper left", ncol=3, fontsize=8)
     right.set_title("measured against the roofline, per shape")
     fig.suptitle(f"Tuned shapes on {gpu}")
-    return plotting.save(fig, out_dir, "measured_vs_roofline.png")
+    return plotting.save(fig, out_dir, PNG_NAME)
 
 
 def main():
@@ -187,12 +189,12 @@ def main():
                                                                args.bandwidth or named[1]))
     else:
         ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
-    plotting.prepare_out_dir(args.out_dir)
+    plotting.prepare_out_dir(args.out_dir, [PNG_NAME, METRICS_NAME])
     rows = [metrics_row(s, ceilings) for s in shapes]
     plot(rows, gpu, ceilings, args.out_dir)
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
                "input": os.path.basename(args.results), "m12_gemms": rows}
-    path = os.path.join(args.out_dir, "metrics.json")
+    path = os.path.join(args.out_dir, METRICS_NAME)
 
     def write(partial):
         with open(partial, "w") as f:

@@ -169,6 +169,7 @@ SIZE_FIELDS = tuple((key, *POSITIVE_INTEGER) for key in ("m", "n", "k"))
 GPU_FIELD = ("gpu", lambda v: isinstance(v, str) and v != "", "a GPU's name")
 TEXT = (lambda v: isinstance(v, str), "text")
 TIME = (is_positive_number, "a positive number")
+TRANSPOSES = (lambda v: v in ("NN", "NT", "TN", "TT"), "NN, NT, TN or TT")
 
 
 def bench_entries(data, path):
@@ -183,11 +184,13 @@ def bench_entries(data, path):
                             "plot_roofline.py also takes the tuner's --json table)")
         where = f"entry {i}"
         check_fields(entry, where, path, [GPU_FIELD, *SIZE_FIELDS,
-                                          ("results", lambda v: isinstance(v, list) and v, "a non-empty list")])
+                                          ("results", lambda v: isinstance(v, list) and v, "a non-empty list")],
+                     [("trans", *TRANSPOSES)])
         for j, result in enumerate(entry["results"]):
-            check_fields(result, f"{where}, results[{j}]", path, [("kernel", *TEXT), ("median_ms", *TIME),
-                                                                  ("tflops", *TIME)],
-                         [("config", *TEXT), ("pct_cublas", *TIME), ("valid", lambda v: isinstance(v, bool), "a boolean")])
+            check_fields(result, f"{where}, results[{j}]", path,
+                         [("kernel", *TEXT), ("median_ms", *TIME), ("tflops", *TIME),
+                          ("valid", lambda v: isinstance(v, bool), "a boolean")],
+                         [("config", *TEXT), ("pct_cublas", *TIME)])
     return entries
 
 
@@ -234,9 +237,14 @@ def draw_roofline(ax, ceilings, intensities):
     ax.grid(True, which="both", alpha=0.3)
 
 
-def prepare_out_dir(directory):
-    """Creates the output folder if need be, before any drawing: a path that cannot be a folder
-    is a UserError. A machine without matplotlib is told so first, with no folder made."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def prepare_out_dir(directory, names):
+    """Creates the output folder if need be, and checks the files `names` it will hold, before
+    any drawing: a path that cannot be a folder, and a name taken by a folder or by an SQLite
+    database (a slip that would lose every winner it holds), are a UserError, so that no file is
+    written then. A machine without matplotlib is told so first, with no folder made."""
     pyplot()
     if not directory:
         raise UserError("-o: the output folder is empty")
@@ -246,6 +254,18 @@ def prepare_out_dir(directory):
         raise UserError(f"-o {directory}: {e.strerror}")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise UserError(f"-o {directory}: cannot write into it")
+    for name in names:
+        path = os.path.join(directory, name)
+        if os.path.isdir(path):
+            raise UserError(f"{path} is a folder, where this writes a file")
+        try:
+            with open(path, "rb") as f:
+                taken_by_a_database = f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        except OSError:
+            continue  # no file yet, or one this cannot read: the rename over it decides
+        if taken_by_a_database:
+            raise UserError(f"{path} is an SQLite database, which this would replace; remove it first "
+                            "or name another folder")
 
 
 def output_error(path, error):
@@ -261,8 +281,10 @@ def write_replacing(path, write):
         write(partial)
         os.replace(partial, path)
     except BaseException as e:
-        if os.path.lexists(partial):
+        try:
             os.remove(partial)
+        except OSError:
+            pass  # none was made, or what has the name is not this write's (a folder)
         if isinstance(e, OSError):
             raise output_error(path, e)
         raise

@@ -145,8 +145,32 @@ class PlotBench(PlotTest):
                                    "--bandwidth", "1e300"), "it must be between 0.001 and 10000 TFLOPS")
 
     def test_an_output_the_machine_refuses_exits_2(self):
-        os.mkdir(os.path.join(self.out, "bench_ladder.png"))  # a folder where the PNG goes
-        self.assert_environment_error(run("plot_bench.py", BENCH_4096, "-o", self.out), "cannot write")
+        # A folder where the second PNG is written before its rename: the write fails as it
+        # is made, and the folder, not the script's, is left.
+        os.mkdir(os.path.join(self.out, "bench_roofline.png.partial"))
+        result = run("plot_bench.py", BENCH_4096, "-o", self.out)
+        self.assert_environment_error(result, f"cannot write {os.path.join(self.out, 'bench_roofline.png')}")
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertTrue(os.path.isdir(os.path.join(self.out, "bench_roofline.png.partial")))
+
+    def test_a_name_taken_by_a_folder_or_a_database_is_refused_before_any_file_is_written(self):
+        sqlite_bytes = b"SQLite format 3\x00" + bytes(100)
+        for script, source, names in (("plot_bench.py", BENCH_4096, plot_bench.OUTPUTS),
+                                      ("plot_roofline.py", TUNE_TABLE, ("measured_vs_roofline.png", "metrics.json"))):
+            for taken in names:
+                with tempfile.TemporaryDirectory() as out:
+                    os.mkdir(os.path.join(out, taken))
+                    self.assert_user_error(run(script, source, "-o", out),
+                                           f"{os.path.join(out, taken)} is a folder, where this writes a file")
+                    self.assertEqual(os.listdir(out), [taken], f"{script} wrote a file before it refused")
+                with tempfile.TemporaryDirectory() as out:
+                    with open(os.path.join(out, taken), "wb") as f:
+                        f.write(sqlite_bytes)
+                    self.assert_user_error(run(script, source, "-o", out),
+                                           f"{os.path.join(out, taken)} is an SQLite database, which this would replace")
+                    self.assertEqual(os.listdir(out), [taken], f"{script} wrote a file before it refused")
+                    with open(os.path.join(out, taken), "rb") as f:
+                        self.assertEqual(f.read(), sqlite_bytes)
 
     def test_a_png_cut_short_leaves_the_earlier_one_whole(self):
         # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG) stops the PNG
@@ -195,6 +219,52 @@ class PlotBench(PlotTest):
         self.assert_user_error(run("plot_roofline.py", BENCH_4096, "-o", ""), "the output folder is empty")
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "inf"), "--peak-tflops")
 
+    def test_two_configurations_of_one_family_are_two_kernels(self):
+        # sgemm-bench names a row by its family: --config beside the defaults gives two rows
+        # named alike, which the plots drew as one bar slot and one zig-zag line.
+        entries = load(BENCH_SWEEP)
+        for e in entries:
+            fast = next(r for r in e["results"] if r["kernel"] == "async")
+            e["results"].append(dict(fast, config="async BM=64 BN=64 BK=8 TM=4 TN=4", tflops=fast["tflops"] / 2,
+                                     median_ms=fast["median_ms"] * 2, valid=e is not entries[0]))
+        lines = plot_bench.sweep_lines(entries)
+        fast_config = next(r["config"] for r in entries[0]["results"] if r["kernel"] == "async")
+        self.assertIn(fast_config, lines)
+        self.assertIn("async BM=64 BN=64 BK=8 TM=4 TN=4", lines)
+        self.assertNotIn("async", lines, "two configurations kept the family's name")
+        self.assertIn("naive", lines, "a family with one configuration is named by the family")
+        by_n = sorted(entries, key=lambda e: e["n"])
+        slow = lines["async BM=64 BN=64 BK=8 TM=4 TN=4"]
+        self.assertEqual([n for n, _, _ in slow], [e["n"] for e in by_n])
+        self.assertEqual([valid for _, _, valid in slow], [e is not entries[0] for e in by_n])
+        for n, tflops, _ in lines[fast_config]:
+            entry = next(e for e in entries if e["n"] == n)
+            self.assertEqual(tflops, next(r["tflops"] for r in entry["results"] if r["config"] == fast_config))
+        path = self.write("two_async.json", entries)
+        result = run("plot_bench.py", path, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs(*plot_bench.OUTPUTS)
+
+    def test_a_result_without_its_check_is_refused(self):
+        # Without "valid" the plots cannot tell a wrong result from a right one: plot_bench.py
+        # drew it as right and plot_roofline.py dropped it.
+        data = load(BENCH_4096)
+        del data["results"][1]["valid"]
+        path = self.write("unchecked.json", data)
+        for script in ("plot_bench.py", "plot_roofline.py"):
+            self.assert_user_error(run(script, path, "-o", self.out), 'results[1]: "valid" must be a boolean, not null')
+
+    def test_the_layout_is_carried(self):
+        data = load(BENCH_4096)
+        data["trans"] = "NT"
+        result = run("plot_roofline.py", self.write("nt.json", data), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(load(os.path.join(self.out, "metrics.json"))["m12_gemms"][0]["transposes"], "NT")
+        self.assertEqual(plot_bench.title(data), "NVIDIA H200, M=4096 N=4096 K=4096 NT")
+        data["trans"] = "NX"
+        self.assert_user_error(run("plot_bench.py", self.write("nx.json", data), "-o", self.out),
+                               '"trans" must be NN, NT, TN or TT or null, not "NX"')
+
     def test_effective_intensity_by_hand(self):
         big = {"m": 4096, "n": 4096, "k": 4096}
         cases = [
@@ -202,6 +272,8 @@ class PlotBench(PlotTest):
             ("smem", "smem TILE=32", 8.0),                         # 32*32 / (2*64)
             ("blocktile", "blocktile BM=128 BN=128 BK=8 TM=8 TN=8", 32.0),  # 16384 / 512
             ("async", "async BM=128 BN=256 BK=8 TM=8 TN=16", 128 * 256 / 768),
+            # decode's rows are MT
+            ("decode", "decode MT=8 BN=128 KW=8 UNROLL=4 EF=1 TB=0 SPLITS=4 RING=0 SUM_PASS=0", 8 * 128 / 272),
             ("cublas", "default math (fp32 FFMA)", 4096 / 6),     # 2*4096^3 / (4*3*4096^2)
         ]
         for kernel, config, want in cases:
@@ -340,10 +412,14 @@ class PlotRoofline(PlotTest):
         self.assertEqual([r["transposes"] for r in metrics["m12_gemms"]], ["NN", "TN"])
 
     def test_a_metrics_file_that_cannot_be_written_exits_2_and_leaves_the_old_one(self):
-        os.mkdir(os.path.join(self.out, "metrics.json"))  # a folder where the file goes
-        self.assert_environment_error(run("plot_roofline.py", TUNE_TABLE, "-o", self.out), "cannot write")
-        self.assertEqual(os.listdir(os.path.join(self.out, "metrics.json")), [])
-        self.assertFalse(os.path.exists(os.path.join(self.out, "metrics.json.partial")))
+        metrics = os.path.join(self.out, "metrics.json")
+        with open(metrics, "w") as f:
+            f.write("the old one\n")
+        os.mkdir(metrics + ".partial")  # a folder where the new one is written before its rename
+        self.assert_environment_error(run("plot_roofline.py", TUNE_TABLE, "-o", self.out), f"cannot write {metrics}")
+        with open(metrics) as f:
+            self.assertEqual(f.read(), "the old one\n")
+        self.assertEqual(os.listdir(metrics + ".partial"), [])
 
 
 class Ceilings(unittest.TestCase):
