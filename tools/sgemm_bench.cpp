@@ -37,6 +37,10 @@ using namespace sgemm;
 
 namespace {
 
+// --iters' ceiling: every timed run holds two CUDA events until all are read back, and a count
+// near INT_MAX would ask for billions of them before the first result.
+constexpr int kMostTimedRuns = 100000;
+
 struct Shape {
     int m, n, k;
     bool square() const { return m == n && n == k; }
@@ -220,6 +224,23 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     return entry;
 }
 
+// "NAME=V1,V2,..." with the family's parameter names and its defaults: what --config takes.
+std::string config_form(const Family& family) {
+    std::string names, defaults;
+    for (std::size_t i = 0; i < family.params.size(); ++i) {
+        names += (i ? "," : "") + family.params[i].name;
+        defaults += (i ? "," : "") + std::to_string(family.defaults[i]);
+    }
+    return family.name + "=" + names + " (defaults " + defaults + ")";
+}
+
+// The families --kernels and --config name, each with its parameters in --config's order.
+std::string family_list() {
+    std::string list;
+    for (const Family& family : all_families()) list += "  " + config_form(family) + "\n";
+    return list;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,16 +252,20 @@ int main(int argc, char** argv) {
         "Usage: sgemm-bench --size 4096 [--iters 50] [--json results.json]\n"
         "       sgemm-bench --sizes 1024,2048,4096,6144,8192\n"
         "       sgemm-bench --m 8 --n 6144 --k 4096\n\n"
-        "Exit status: 0 all results valid, 1 bad arguments, 2 no GPU or another environment error,\n"
+        "Families, as --kernels names them, and their parameters in --config's order:\n" +
+        family_list() +
+        "\nExit status: 0 all results valid, 1 bad arguments, 2 no GPU or another environment error,\n"
         "3 a kernel computed a wrong result.\n\n"
         "Options");
+    const std::string iters_help =
+        "timed runs per kernel (median reported), at most " + std::to_string(kMostTimedRuns);
     opts.add_options()("help,h", "show this help")
         ("size", po::value<int>(), "one square problem M = N = K = SIZE")
         ("sizes", po::value<std::string>(), "a sweep of square sizes, comma-separated")
         ("m", po::value<int>(), "rows of A and C (with --n and --k)")
         ("n", po::value<int>(), "columns of B and C")
         ("k", po::value<int>(), "the reduction dimension")
-        ("iters", po::value<int>()->default_value(50), "timed runs per kernel (median reported)")
+        ("iters", po::value<int>()->default_value(50), iters_help.c_str())
         ("warmup", po::value<int>()->default_value(3), "untimed runs before timing")
         ("max-seconds", po::value<double>()->default_value(10.0),
          "time budget per kernel and shape; slow kernels get fewer runs (at least 3, or --iters if fewer), "
@@ -300,7 +325,9 @@ int main(int argc, char** argv) {
         plan.iters = vm["iters"].as<int>();
         plan.warmup = vm["warmup"].as<int>();
         plan.max_seconds = vm["max-seconds"].as<double>();
-        if (plan.iters < 1) throw po::error("--iters must be at least 1, not " + std::to_string(plan.iters));
+        if (plan.iters < 1 || plan.iters > kMostTimedRuns)
+            throw po::error("--iters must be from 1 to " + std::to_string(kMostTimedRuns) + ", not " +
+                            std::to_string(plan.iters));
         if (plan.warmup < 0) throw po::error("--warmup must be at least 0, not " + std::to_string(plan.warmup));
         if (!(plan.max_seconds > 0))  // inf is allowed: every kernel gets its --iters runs
             throw po::error("--max-seconds must be a positive number of seconds (inf: no limit)");
@@ -344,9 +371,13 @@ int main(int argc, char** argv) {
                     // Its messages start "--config 'TEXT'": the one word that names the option.
                     const ParamValues values =
                         parse_int_list(text.substr(eq + 1), ("config '" + text + "'").c_str(), 0);  // flags may be 0
+                    const Family& family = find_family(name);
+                    if (values.size() != family.params.size())
+                        throw Error(std::to_string(values.size()) + " values for " + std::to_string(family.params.size()) +
+                                    " parameters: " + config_form(family));
                     // Refused here, before the GPU is looked for, when no compile target takes
                     // it; the GPU's own arch is checked when the kernel is compiled for it.
-                    if (const std::string bad = find_family(name).invalid_on_every_target(values); !bad.empty())
+                    if (const std::string bad = family.invalid_on_every_target(values); !bad.empty())
                         throw Error(bad);
                     if (std::find(extra_configs.begin(), extra_configs.end(), std::make_pair(name, values)) !=
                         extra_configs.end())

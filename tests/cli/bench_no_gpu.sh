@@ -8,6 +8,10 @@ bench="$1"
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
 grep -q "3 a kernel computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses"
+# Every family --kernels may name, with its parameters in --config's order (--config's only guide).
+grep -qF "  naive=BLOCK_X,BLOCK_Y (defaults 32,8)" <<<"$out" || fail "--help does not give naive's parameters"
+grep -qE "^  warptile=BM,BN,BK,.*\(defaults " <<<"$out" || fail "--help does not give warptile's parameters"
+[ "$(grep -cE '^  [a-z0-9]+=[A-Z_,0-9]+ \(defaults [0-9,]+\)$' <<<"$out")" -eq 7 ] || fail "--help does not list the 7 families"
 expect_help_reports_a_full_disk sgemm-bench "$bench"
 expect_a_closed_pipe_to_end_it "$bench"
 # The help wins over a bad value on the same line, either side of it; a value that is an option does not.
@@ -19,6 +23,11 @@ err=$("$bench" --json --help 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json needs a value, and the word after it is the option --help" <<<"$err" ||
   fail "--json --help: $rc $err"
 
+# Every timed run holds two CUDA events until all are read: a count near INT_MAX is refused.
+for iters in 0 100001 2147483647; do
+  err=$("$bench" --size 64 --iters $iters 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 1 ] && grep -qF -- "--iters must be from 1 to 100000, not $iters" <<<"$err" || fail "--iters $iters: $rc $err"
+done
 err=$("$bench" --size 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--size 0 exited $rc, expected 1"
 grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
@@ -101,7 +110,7 @@ for list in naive,,async naive, ,naive; do
 done
 err=$("$bench" --size 64 --config naive=32 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a config of the wrong arity exited $rc, expected 1"
-grep -q "family naive takes 2 parameters, got 1" <<<"$err" || fail "config arity message: $err"
+grep -qF "1 values for 2 parameters: naive=BLOCK_X,BLOCK_Y (defaults 32,8)" <<<"$err" || fail "config arity message: $err"
 err=$("$bench" --size 64 --config naive=32,9 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a config value outside its list exited $rc, expected 1"
 grep -q "BLOCK_Y=9 is not one of" <<<"$err" || fail "config value message: $err"
