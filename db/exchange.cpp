@@ -302,7 +302,7 @@ std::vector<std::string> exchange_columns() {
 }
 
 std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
-                                        const std::string& device_id) {
+                                        const std::string& device_id, const KernelProblem& kernel_problem) {
     Json rows = Json::array();
     std::vector<std::string> left_out;
     for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
@@ -323,6 +323,9 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
             if (problem.empty())
                 if (const std::string refused = import_problem(fields); !refused.empty())
                     problem = "an import would refuse its row: " + refused;
+            if (problem.empty() && kernel_problem)
+                if (const std::string refused = kernel_problem(row.entry.winner, device); !refused.empty())
+                    problem = "an import would refuse it: " + refused;
             if (!problem.empty()) {
                 left_out.push_back(row.entry.winner.where() + ": " + problem);
                 continue;

@@ -27,9 +27,10 @@ std::vector<std::string> exchange_columns();
 // verify reports too) would make import refuse the whole file, and would not run anywhere, as
 // would one whose row import refuses (exported_row_problem);
 // the winners of a device row edited by hand (TuningStore::edited_device_rows), one entry a
-// row, would go unseen.
+// row, would go unseen. `kernel_problem`, when given, is import's judgement of a winner's
+// kernel (a parameter list of the wrong length, say): such a winner is left out too.
 std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
-                                        const std::string& device_id = {});
+                                        const std::string& device_id = {}, const KernelProblem& kernel_problem = {});
 
 // What an import would refuse of the row export writes for `entry` of `device`, its fields
 // read back as import reads them (a value no tune writes, edited in by hand or brought by an

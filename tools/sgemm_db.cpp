@@ -463,6 +463,27 @@ int cmd_misses(Context& ctx) {
     return 0;
 }
 
+// The kernel families' judgement of a stored winner whose binary is sound (db/verify.h's
+// KernelProblem), for verify, export, import and merge. A row of this build's templates that
+// dispatch would leave out,
+// whose binary is not its own instantiation, or whose description is not its parameters'
+// (list and explain would show a kernel that does not run) was damaged: edited by hand, or
+// imported from such a file. A row whose template hash is none of this build's families' is
+// another build's, not judged here, but for cuBLAS, which has no templates.
+std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
+    const Arch arch{device.sm()};
+    const auto description_problem = [&](const std::string& own) {
+        return w.kernel.description == own ? std::string()
+                                           : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
+    };
+    if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
+    const std::vector<std::string>& ours = all_family_sources_hashes();
+    if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
+    if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
+    if (const std::string why = binary_mismatch(w, arch); !why.empty()) return why;
+    return description_problem(family_of(w.kernel)->describe(w.kernel.params));
+}
+
 // An export that left out damaged winners (each listed) and wrote the rest, or an import or
 // merge that refused some: the status that says the command did part of its work.
 constexpr int kSomeWinnersLeftOut = 3;
@@ -489,11 +510,11 @@ int cmd_export(Context& ctx) {
     const std::string device = ctx.device(store);
     std::vector<std::string> left_out;
     if (!to_file) {
-        left_out = export_winners(store, std::cout, format, device);
+        left_out = export_winners(store, std::cout, format, device, kernel_problem);
     } else {
         // The whole export first: a database that fails partway leaves an earlier file as it was.
         std::ostringstream out;
-        left_out = export_winners(store, out, format, device);
+        left_out = export_winners(store, out, format, device, kernel_problem);
         write_output_file(path, out.str());
     }
     // As import and merge say what they refused: the file holds the rest.
@@ -569,26 +590,6 @@ void print_merge(const Context& ctx, const MergeSummary& s, const std::string& s
         std::printf("%d of the winners taken are of other sgemm versions than this build's %s, whose dispatch reads "
                     "only its own version's rows (tune with this build to use those shapes here)\n",
                     others, SGEMM_VERSION);
-}
-
-// The kernel families' judgement of a stored winner whose binary is sound (db/verify.h's
-// KernelProblem), for verify. A row of this build's templates that dispatch would leave out,
-// whose binary is not its own instantiation, or whose description is not its parameters'
-// (list and explain would show a kernel that does not run) was damaged: edited by hand, or
-// imported from such a file. A row whose template hash is none of this build's families' is
-// another build's, not judged here, but for cuBLAS, which has no templates.
-std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
-    const Arch arch{device.sm()};
-    const auto description_problem = [&](const std::string& own) {
-        return w.kernel.description == own ? std::string()
-                                           : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
-    };
-    if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
-    const std::vector<std::string>& ours = all_family_sources_hashes();
-    if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
-    if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
-    if (const std::string why = binary_mismatch(w, arch); !why.empty()) return why;
-    return description_problem(family_of(w.kernel)->describe(w.kernel.params));
 }
 
 // The judge of a winner offered by import or merge into `store`: kernel_problem, and a row

@@ -371,6 +371,16 @@ for edit in "tuned_at = '2026-12-04 21:47:37'" "tolerance = 9e999" "provenance =
 done
 run 3 --db "$dir/edited-value.db" export -o "$dir/edited-value.csv"  # the last: a NUL byte, which import refused whole
 has "$err" "an import would refuse its row: column provenance: holds a NUL byte, which no CSV import reads"
+# A parameter list of the wrong length parses, but import refuses its winners (dispatch
+# leaves them out): export leaves them out too (3), where it wrote them, exited 0, and the
+# file's import then refused them.
+cp "$dir/ours.db" "$dir/wrong-length.db"; rm -f "$dir/from-wrong-length.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET params = '1,2,3' WHERE family = 'naive'\"); c.commit()" \
+  "$dir/wrong-length.db" || fail "editing a parameter list's length"
+run 3 --db "$dir/wrong-length.db" export -o "$dir/wrong-length.csv"
+has "$err" "export left out ${id:0:8} M=8 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: an import would refuse it: dispatch would leave it out: it has 3 parameters"
+[ "$(grep -c "export left out" <<<"$err")" -eq 3 ] || fail "expected the 3 naive winners left out: $err"
+run 0 --db "$dir/from-wrong-length.db" import "$dir/wrong-length.csv"; has "$out" "winners 1 added"
 run 0 --db "$dir/relabelled.db" stats --json
 [ "$(json 'd["devices"][0]["device_id"][:8], d["devices"][0]["winners"]')" = "${id:0:8} 4" ] || fail "stats of an edited row: $out"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE devices SET library_version = '0.0.1'\"); c.commit()" \
