@@ -10,17 +10,19 @@
 // at batch 1, 8 and 32. The weights are random, and one set per distinct shape serves all
 // 32 layers, so GPU memory stays near 3 GB: this measures the GEMMs of a step, not a model.
 //
-// For every batch: each of the step's 129 GEMMs is checked against cuBLAS; then the step is
+// For every batch: each of the step's 129 GEMMs is checked against cuBLAS, its output first
+// filled with NaN (the layers share buffers: a call that wrote nothing would otherwise show
+// the last one's right result); then the step is
 // timed with CUDA events, with dispatch and with cuBLAS alone, alternating, and the medians
 // are printed with each GEMM's own time and what dispatch chose for it.
 //
 // usage: dispatch_decode [--db PATH] [--device N] [--steps N] [--weights in-out|out-in]
-//                        [--record-misses] [--deterministic]
+//                        [--record-misses] [--deterministic] [--help]
 //   --db PATH        the tuning database (default: $SGEMM_DB, $XDG_DATA_HOME/sgemm/tuning.db
 //                    or ~/.local/share/sgemm/tuning.db)
 //   --device N       the CUDA device ordinal (default 0): the handle's, and so the one the
 //                    weights, the stream and cuBLAS are made on (create makes it current)
-//   --steps N        timed steps per batch and way (default 10)
+//   --steps N        timed steps per batch and way (default 10, at most 10000)
 //   --weights LAYOUT in-out: W stored K x N (default); out-in: N x K, the NT GEMM (tune it
 //                    with sgemm-shapes --weights out-in rows)
 //   --record-misses  write the shapes without an exact winner to the database, for
@@ -28,8 +30,8 @@
 //   --deterministic  the dispatch option: winners tuned with --allow-atomics, whose results
 //                    vary in the last bits, give way to the fastest kernels without atomics
 // Exit status: 0 all checks passed, 1 bad arguments, 2 any other failure (no GPU, no
-// database, a dispatch or CUDA call that failed), with the reason on stderr, 3 a wrong result
-// (as sgemm-bench and sgemm-dispatch-bench give it).
+// database, a dispatch or CUDA call that failed, misses that destroy could not write), with
+// the reason on stderr, 3 a wrong result (as sgemm-bench and sgemm-dispatch-bench give it).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -196,21 +198,30 @@ int main(int argc, char** argv) {
     bool out_in = false;  // W stored N x K
     bool deterministic = false;
     int device = 0;
-    // The ordinal given (0 to 1024, beyond any machine's GPUs), or -1 where the text is no
-    // such number; create says whether the device exists.
-    const auto ordinal = [](const char* text) {
+    // The whole number `text` from `low` to `high`, or -1 where it is no such number (a
+    // device ordinal up to 1024, beyond any machine's GPUs: create says whether it exists).
+    const auto number = [](const char* text, long low, long high) {
         char* end = nullptr;
         const long value = std::strtol(text, &end, 10);
-        return *text != '\0' && *end == '\0' && value >= 0 && value <= 1024 ? static_cast<int>(value) : -1;
+        return *text != '\0' && *end == '\0' && value >= low && value <= high ? static_cast<int>(value) : -1;
     };
+    const char* const usage =
+        "usage: dispatch_decode [--db PATH] [--device N] [--steps N] [--weights in-out|out-in] "
+        "[--record-misses] [--deterministic] [--help]\n";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--db" && i + 1 < argc)
+        if (arg == "--help" || arg == "-h") {
+            std::printf("%s(the options are explained at the top of examples/dispatch_decode/dispatch_decode.cpp)\n",
+                        usage);
+            return 0;
+        }
+        // An empty --db (an unset variable in a script) is refused, not read as the default.
+        if (arg == "--db" && i + 1 < argc && *argv[i + 1] != '\0')
             db_path = argv[++i];
-        else if (arg == "--device" && i + 1 < argc && ordinal(argv[i + 1]) >= 0)
-            device = ordinal(argv[++i]);
-        else if (arg == "--steps" && i + 1 < argc && std::atoi(argv[i + 1]) > 0)
-            steps = std::atoi(argv[++i]);
+        else if (arg == "--device" && i + 1 < argc && number(argv[i + 1], 0, 1024) >= 0)
+            device = number(argv[++i], 0, 1024);
+        else if (arg == "--steps" && i + 1 < argc && number(argv[i + 1], 1, 10000) >= 0)
+            steps = number(argv[++i], 1, 10000);
         else if (arg == "--record-misses")
             record_misses = true;
         else if (arg == "--deterministic")
@@ -219,9 +230,7 @@ int main(int argc, char** argv) {
                                                          std::string(argv[i + 1]) == "out-in"))
             out_in = std::string(argv[++i]) == "out-in";
         else {
-            std::fprintf(stderr,
-                         "usage: dispatch_decode [--db PATH] [--device N] [--steps N] [--weights in-out|out-in] "
-                         "[--record-misses] [--deterministic]\n");
+            std::fputs(usage, stderr);
             return 1;
         }
     }
@@ -233,7 +242,7 @@ int main(int argc, char** argv) {
         options.deterministic = deterministic;
         options.device = device;
         // Create makes the handle's device current: what follows is made on it.
-        const sgemm::Dispatch dispatch(options);
+        sgemm::Dispatch dispatch(options);
         const sgemm_dispatch_info_t info = dispatch.info();
         std::printf("libsgemm_dispatch: %d winners for this GPU (%d skipped), %d kernels loaded, %d compiled; "
                     "create took %.1f ms (CUDA context %.1f ms)\n",
@@ -277,12 +286,13 @@ int main(int argc, char** argv) {
             int checked = 0;
             double worst = 0;
             for_each_gemm_of_step([&](const Gemm& g) {
+                const std::size_t count = static_cast<std::size_t>(M) * g.N;
+                check_cuda(cudaMemsetAsync(o.y(g), 0xFF, count * sizeof(float), stream), "cudaMemsetAsync");  // NaN
                 with_dispatch(g, M, o.y(g));
                 with_cublas(g, M, reference.get());
                 // The copies below run on the legacy default stream, which does not wait for
                 // a non-blocking stream: wait here, or they read results still being written.
                 check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-                const std::size_t count = static_cast<std::size_t>(M) * g.N;
                 const double error = relative_error(o.outputs.at(g.N)->download(count), reference.download(count));
                 worst = std::max(worst, error);
                 if (!(error <= 1e-4)) {
@@ -321,8 +331,16 @@ int main(int argc, char** argv) {
             }
         }
         cublasDestroy(cublas);
+        dispatch.release_stream(stream);  // its workspace, before the stream goes
         cudaStreamDestroy(stream);
         std::printf("\n%s\n", all_ok ? "every GEMM matched cuBLAS" : "SOME GEMMS WERE WRONG");
+        // Destroy's status, which the destructor would drop: the wait for the device, and
+        // with --record-misses the last write of the misses.
+        if (const sgemm_dispatch_status_t status = dispatch.reset(); status != SGEMM_DISPATCH_SUCCESS) {
+            std::fprintf(stderr, "dispatch_decode: destroy: %s: %s\n", sgemm_dispatch_status_string(status),
+                         sgemm_dispatch_last_error());
+            return 2;
+        }
         return all_ok ? 0 : 3;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "dispatch_decode: %s\n", e.what());
