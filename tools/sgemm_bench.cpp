@@ -291,7 +291,8 @@ int main(int argc, char** argv) {
          "count in, and sum")
         ("save-cubins", po::value<std::string>(), "write each kernel's cubin into this folder, which must exist (for cuobjdump)")
         ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
-        ("json", po::value<std::string>(), "also write the results as JSON to this file");
+        ("json", po::value<std::string>(),
+         "also write the results as JSON to this file; where a shape fails (exit 2), those finished before it");
 
     std::vector<Shape> shapes;
     ShapeKey layout;  // only its transposes
@@ -451,15 +452,34 @@ int main(int argc, char** argv) {
         CacheFlusher flusher(device);
         bool all_ok = true;
         std::vector<Json> entries;
-        for (const Shape& shape : shapes)
-            entries.push_back(
-                bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher, stream, device, all_ok));
+        // A shape that fails (out of device memory at a sweep's largest size, a kernel that
+        // faults) ends the run, but the shapes finished before it still go to --json: a sweep
+        // of many minutes is not lost to its last size.
+        std::string failure;
+        for (const Shape& shape : shapes) {
+            try {
+                entries.push_back(bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher,
+                                              stream, device, all_ok));
+            } catch (const std::exception& e) {
+                failure = "M=" + std::to_string(shape.m) + " N=" + std::to_string(shape.n) + " K=" +
+                          std::to_string(shape.k) + ": " + e.what();
+                break;
+            }
+        }
         const int written = finish_standard_output_after_work("sgemm-bench", "standard output");
-        if (!json_path.empty()) {
-            // One shape: one object. A sweep: an array with one object per size.
+        if (!json_path.empty() && !entries.empty()) {
+            // One shape: one object. A sweep: an array with one object per size it finished.
             Json sweep = Json::array();
             for (const Json& e : entries) sweep.push(e);
-            write_output_file(json_path, (entries.size() == 1 ? entries.front() : sweep).dump() + "\n");
+            write_output_file(json_path, (shapes.size() == 1 ? entries.front() : sweep).dump() + "\n");
+        }
+        if (!failure.empty()) {
+            const std::string kept = json_path.empty() || entries.empty()
+                                         ? ""
+                                         : " (the " + std::to_string(entries.size()) + " shapes before it are in " +
+                                               json_path + ")";
+            std::fprintf(stderr, "sgemm-bench: %s%s\n", printable_lines(failure).c_str(), kept.c_str());
+            return 2;
         }
         return !all_ok ? 3 : written;
     } catch (const NoDeviceError& e) {

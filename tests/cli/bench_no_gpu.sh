@@ -180,6 +180,15 @@ if gpu_present; then
   [ "$(grep -oE '^(naive|smem) ' <<<"$out" | tr -d ' ' | paste -sd,)" = naive,smem ] ||
     fail "naive's defaults not timed once, before smem: $out"
 fi
+# A sweep whose last size does not fit the GPU (200000^2 floats, 149 GiB for A alone) ends
+# with exit 2 and the reason, and the size before it is still written to --json.
+if gpu_present; then
+  err=$("$bench" --sizes 64,200000 --iters 2 --kernels naive --json "$dir/partial.json" 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -qF "sgemm-bench: M=200000 N=200000 K=200000: " <<<"$err" &&
+    grep -qF "(the 1 shapes before it are in $dir/partial.json)" <<<"$err" || fail "a sweep past the GPU's memory: $rc $err"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [e['size'] for e in d] == [64], d" \
+    "$dir/partial.json" || fail "the finished size of a failed sweep was not written"
+fi
 # On a machine of two GPUs, --device 1 runs every kernel and cuBLAS there, and checks them
 # (a wrong result exits 3).
 if [ "$(visible_gpus)" -ge 2 ]; then
