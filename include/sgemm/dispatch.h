@@ -277,7 +277,9 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    copy in memory brought to this library's, and the file is left as it is until the first
    write of misses upgrades it), loads every winner of this device and
    of options.precision with its binary (NVRTC compiles only binaries missing from the
-   cache), and allocates the per-stream workspaces.
+   cache), and allocates the per-stream workspaces. The process's first NVRTC compile holds
+   handlers of NVRTC's own for SIGINT, SIGTERM and SIGXFSZ for some tens of milliseconds (such
+   a signal then ends the process), and leaves the process's own as they were.
    `options` NULL means the defaults. On failure *handle is NULL, the calling thread's
    current CUDA context is the one it had, or none where it had none (the handle's device
    keeps the primary context create started there), and the status says why:

@@ -1,6 +1,7 @@
 #include "src/jit/compiler.h"
 
 #include <nvrtc.h>
+#include <signal.h>
 
 #include <chrono>
 #include <map>
@@ -114,6 +115,7 @@ public:
     }
     // Compiles, keeps the log, and throws CompileError naming `what` if NVRTC fails.
     void compile(const std::vector<std::string>& options, const std::string& what, const std::string& arch_name) {
+        warm_up_nvrtc();  // so that NVRTC's first compile leaves the process's signal handlers as they were
         std::vector<const char*> option_ptrs;
         for (const std::string& o : options) option_ptrs.push_back(o.c_str());
         // From 12.9 NVRTC keeps compiles in the driver's cache (~/.nv/ComputeCache) where a
@@ -208,8 +210,22 @@ StandaloneKernel compile_standalone(const std::string& file_name, const std::str
 void warm_up_nvrtc() {
     static std::once_flag once;
     std::call_once(once, [] {
-        Program program("__global__ void warm_up() {}\n", "warm_up.cu", {});
-        program.compile({}, "NVRTC's warm-up kernel", "its default target");
+        // NVRTC's first compile puts back the handlers it found without their flags: SA_SIGINFO
+        // and SA_ONSTACK dropped, SA_RESTART added. A host process's three-argument handler
+        // would then get no siginfo, Python's Ctrl-C would no longer cut a blocking read short,
+        // and Go's handlers would lose their own stack. So they are saved and put back whole.
+        const int signals[] = {SIGINT, SIGTERM, SIGXFSZ};
+        struct sigaction saved[3];
+        for (int i = 0; i < 3; ++i) sigaction(signals[i], nullptr, &saved[i]);
+        // NVRTC's own calls, not Program::compile, which comes here first. A failure is left
+        // for the compile that follows to report, with its own words.
+        nvrtcProgram program = nullptr;
+        if (nvrtcCreateProgram(&program, "__global__ void warm_up() {}\n", "warm_up.cu", 0, nullptr, nullptr) ==
+            NVRTC_SUCCESS) {
+            (void)nvrtcCompileProgram(program, 0, nullptr);
+            nvrtcDestroyProgram(&program);
+        }
+        for (int i = 0; i < 3; ++i) sigaction(signals[i], &saved[i], nullptr);
     });
 }
 

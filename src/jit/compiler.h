@@ -51,10 +51,12 @@ struct CompileError : Error {
 // "13.0": the NVRTC library this process uses.
 std::string nvrtc_version();
 
-// Runs NVRTC's one-time set-up now, once per process. The first compile in a process puts
-// SIGINT and SIGTERM handlers of NVRTC's own in place for some milliseconds, and a Ctrl-C then
-// ends the process with status 4 and no message; later compiles leave the handlers alone. A
-// tool that handles those signals itself calls this before it installs its handlers.
+// Runs NVRTC's one-time set-up now, once per process; every compile here calls it first. The
+// first compile in a process puts SIGINT, SIGTERM and SIGXFSZ handlers of NVRTC's own in place
+// for some milliseconds (a Ctrl-C then ends the process with status 4 and no message), and
+// puts the ones it found back with other flags: this saves them first and puts them back whole.
+// Later compiles leave the handlers alone. A tool that handles those signals itself calls this
+// before it installs its handlers, so that no compile runs under NVRTC's.
 void warm_up_nvrtc();
 
 // The translation unit handed to NVRTC for a family (its template is instantiated by name

@@ -279,6 +279,47 @@ TEST(Compiler, AfterTheWarmUpACompileLeavesTheInterruptHandlerInPlace) {
     EXPECT_EXIT(std::exit(warm_up_then_watch_the_interrupt_handler()), ::testing::ExitedWithCode(0), "");
 }
 
+void take_siginfo_for_the_test(int, siginfo_t*, void*) {}
+
+// Sets SIGINT's, SIGTERM's and SIGXFSZ's handlers as a host process might (three arguments, on
+// an alternate stack, no restart), compiles a kernel, and says what of them changed ("" if
+// nothing did).
+std::string compile_and_compare_the_signal_handlers() {
+    const int signals[] = {SIGINT, SIGTERM, SIGXFSZ};
+    struct sigaction set {};
+    set.sa_sigaction = take_siginfo_for_the_test;
+    set.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&set.sa_mask);
+    for (const int s : signals) sigaction(s, &set, nullptr);
+    compile_standalone("probe.cu", "extern \"C\" __global__ void probe() {}\n", {}, Arch{90});
+    std::string changed;
+    for (const int s : signals) {
+        struct sigaction now {};
+        sigaction(s, nullptr, &now);
+        if (now.sa_sigaction != take_siginfo_for_the_test) changed += " signal " + std::to_string(s) + ": its handler;";
+        if ((now.sa_flags & (SA_SIGINFO | SA_ONSTACK | SA_RESTART)) != (SA_SIGINFO | SA_ONSTACK))
+            changed += " signal " + std::to_string(s) + ": its flags;";
+        for (const int m : signals)
+            if (sigismember(&now.sa_mask, m)) changed += " signal " + std::to_string(s) + ": its mask;";
+    }
+    return changed;
+}
+
+// The first compile in a process (NVRTC's, the threadsafe death test's fresh process) leaves
+// the host process's handlers as they were, flags and mask too: NVRTC put them back without
+// SA_SIGINFO and SA_ONSTACK and with SA_RESTART, which an engine that links the dispatch
+// library, whose create may compile, would have found changed under it.
+TEST(Compiler, TheFirstCompileLeavesTheProcesssSignalHandlersAsTheyWere) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            const std::string changed = compile_and_compare_the_signal_handlers();
+            std::fprintf(stderr, "changed:%s.\n", changed.c_str());
+            std::exit(0);
+        },
+        ::testing::ExitedWithCode(0), "changed:\\.");
+}
+
 TEST(Compiler, SplitCountsShareABinaryOnEachSideOfOne) {
     const Family& f = find_family("decode");
     // The template sees only whether SPLITS exceeds 1.
@@ -574,8 +615,9 @@ TEST(FamilySources, EachFamilysDeclaringFileIsHashedWithItsTemplates) {
         for (const std::string& included : family_includes(f.text)) {
             ++includes;
             const std::string name = f.name, own_header = name.substr(0, name.rfind('.')) + ".h";
-            if (included != own_header)
+            if (included != own_header) {
                 EXPECT_NE(find_embedded(hashed, included), nullptr) << name << " includes " << included << ", which is not hashed";
+            }
         }
     EXPECT_GE(includes, 5) << "each declaring file's own header, and family.h from family.cpp and loaded_kernel.h";
     const Family& warptile = find_family("warptile");
