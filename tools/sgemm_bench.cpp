@@ -467,20 +467,22 @@ int main(int argc, char** argv) {
             }
         }
         const int written = finish_standard_output_after_work("sgemm-bench", "standard output");
+        // Said before the JSON is written, whose own failure would otherwise be all that is said.
+        if (!failure.empty()) {
+            const std::string kept = json_path.empty() ? ""
+                                     : entries.empty()
+                                         ? " (no shape finished: " + json_path + " is not written)"
+                                         : " (the " + std::to_string(entries.size()) + " shapes before it go to " +
+                                               json_path + ")";
+            std::fprintf(stderr, "sgemm-bench: %s%s\n", printable_lines(failure).c_str(), kept.c_str());
+        }
         if (!json_path.empty() && !entries.empty()) {
             // One shape: one object. A sweep: an array with one object per size it finished.
             Json sweep = Json::array();
             for (const Json& e : entries) sweep.push(e);
             write_output_file(json_path, (shapes.size() == 1 ? entries.front() : sweep).dump() + "\n");
         }
-        if (!failure.empty()) {
-            const std::string kept = json_path.empty() || entries.empty()
-                                         ? ""
-                                         : " (the " + std::to_string(entries.size()) + " shapes before it are in " +
-                                               json_path + ")";
-            std::fprintf(stderr, "sgemm-bench: %s%s\n", printable_lines(failure).c_str(), kept.c_str());
-            return 2;
-        }
+        if (!failure.empty()) return 2;  // before a wrong result's 3: the run did not finish
         return !all_ok ? 3 : written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());

@@ -43,7 +43,8 @@
  *     product, which runs nothing, succeeds on any). explain,
  *     query and get_info touch no device and check none. create and destroy make the handle's
  *     device the calling thread's current device; a create that fails leaves the thread's
- *     current CUDA context as it found it (none, where it had none).
+ *     current CUDA context as it found it (none, where it had none: the runtime may then
+ *     still take the handle's device for the thread's next call, so cudaSetDevice first).
  *     The stream's own device is not checked: a call on a stream of another device fails in
  *     the launch (CUDA_ERROR, "invalid resource handle"), and one that needed a workspace has
  *     taken it for that stream by then, until release_stream.

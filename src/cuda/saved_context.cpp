@@ -16,10 +16,11 @@ Function driver_function(const char* name) noexcept {
 #else
     const cudaError_t status = cudaGetDriverEntryPoint(name, &function, cudaEnableDefault, &found);
 #endif
-    if (status != cudaSuccess || found != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();  // not left for the caller's next runtime call to report
+    if (status != cudaSuccess) {
+        (void)cudaGetLastError();  // this query's, not left for the caller's next runtime call to report
         return nullptr;
     }
+    if (found != cudaDriverEntryPointSuccess) return nullptr;
     return reinterpret_cast<Function>(function);
 }
 

@@ -8,6 +8,11 @@
 // the driver API. The driver's cuCtxGetCurrent and cuCtxSetCurrent can; they are reached
 // through the runtime's entry points, since the driver library is not linked (it is missing
 // where there is no GPU, and every binary would fail to start there).
+//
+// What they cannot put back is the runtime's own choice of device on a thread that had no
+// context: after cudaSetDevice(N), a thread whose context is then taken away again makes
+// device N's primary context current at its next runtime call, as far as the runtime's
+// documentation goes, and no runtime call changes that choice without starting a context.
 #pragma once
 #include <cuda.h>
 

@@ -185,7 +185,7 @@ fi
 if gpu_present; then
   err=$("$bench" --sizes 64,200000 --iters 2 --kernels naive --json "$dir/partial.json" 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && grep -qF "sgemm-bench: M=200000 N=200000 K=200000: " <<<"$err" &&
-    grep -qF "(the 1 shapes before it are in $dir/partial.json)" <<<"$err" || fail "a sweep past the GPU's memory: $rc $err"
+    grep -qF "(the 1 shapes before it go to $dir/partial.json)" <<<"$err" || fail "a sweep past the GPU's memory: $rc $err"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [e['size'] for e in d] == [64], d" \
     "$dir/partial.json" || fail "the finished size of a failed sweep was not written"
 fi
