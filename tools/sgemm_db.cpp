@@ -480,7 +480,7 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
     const std::vector<std::string>& ours = all_family_sources_hashes();
     if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
     if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
-    if (const std::string why = binary_mismatch(w, arch); !why.empty()) return why;
+    if (const std::string why = binary_mismatch(w, device); !why.empty()) return why;
     return description_problem(family_of(w.kernel)->describe(w.kernel.params));
 }
 

@@ -93,16 +93,16 @@ Catalog load_catalog(TuningStore& store, const DeviceFingerprint& device, GemmPr
             }
             w.binary_key.clear();
             if (!w.kernel.is_cublas()) {
-                w.binary_key = own_binary_key(w, arch);
+                w.binary_key = own_binary_key(w, device);
                 row.binary = store.find_binary(w.binary_key);
                 why_compile = "the deterministic stand-in of an atomic winner, missing from the binary cache";
             }
             catalog.stand_ins.push_back(std::move(*stand_in));
         }
         if (!w.kernel.is_cublas()) {
-            if (std::string mismatch = binary_mismatch(w, arch); !mismatch.empty()) {
+            if (std::string mismatch = binary_mismatch(w, device); !mismatch.empty()) {
                 // Its own binary instead: from the cache, else compiled at create.
-                w.binary_key = own_binary_key(w, arch);
+                w.binary_key = own_binary_key(w, device);
                 row.binary = store.find_binary(w.binary_key);
                 why_compile = std::move(mismatch);
             }

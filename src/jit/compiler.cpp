@@ -53,15 +53,16 @@ std::string family_sources_hash(const Family& family) {
     return it->second;
 }
 
-std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
+std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch, KernelBuild build,
+                             const std::string& nvrtc) {
     // Within a process the key depends only on the source, the family's host code, the
-    // instance, the arch and the kind of build (the sources and NVRTC are fixed): each is
-    // hashed once, not again for every candidate a tuning run builds or looks up and every
-    // winner a dispatch start-up checks (some 50 KB of template text each).
+    // instance, the arch, the kind of build and the NVRTC version (the sources are fixed):
+    // each is hashed once, not again for every candidate a tuning run builds or looks up and
+    // every winner a dispatch start-up checks (some 50 KB of template text each).
     const std::string source = render_source(family),
                       instance = family.name_expression(values) + " " + family.second_name_expression(values);
     const std::string id = source + family.host_source + " " + instance + arch.name() + " build " +
-                           std::to_string(static_cast<int>(build));
+                           std::to_string(static_cast<int>(build)) + " nvrtc " + nvrtc;
     static std::mutex mutex;
     static std::map<std::string, std::string> known;
     {
@@ -71,7 +72,7 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
     Fnv1a64 h;
     h.add(source).add(instance).add(family_sources_hash(family));
     for (const std::string& o : compile_options(arch, build)) h.add(o);
-    h.add(arch.name()).add(nvrtc_version());
+    h.add(arch.name()).add(nvrtc);
     const std::lock_guard<std::mutex> lock(mutex);
     return known.emplace(id, h.hex()).first->second;
 }

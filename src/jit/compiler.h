@@ -78,9 +78,10 @@ std::string family_sources_hash(const Family& family);
 // (family_sources_hash: the templates, and the host code, since a binary row names its
 // stored kernel), the name expressions (the second kernel's too), the options, the arch and
 // the NVRTC version as nvrtcVersion gives it, major.minor: a patch release of NVRTC reuses the
-// binaries of the release before, which run as they did.
+// binaries of the release before, which run as they did. `nvrtc` is this process's unless
+// given: a stored winner's key is judged by the NVRTC of its device row, which may be another.
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,
-                             KernelBuild build = KernelBuild::product);
+                             KernelBuild build = KernelBuild::product, const std::string& nvrtc = nvrtc_version());
 
 // Compiles; throws InvalidConfigError (before NVRTC runs) or CompileError.
 CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch,

@@ -79,18 +79,19 @@ std::string winner_unusable(const Winner& w, Arch arch) {
     return kernel_cannot_run(w.kernel, w.shape, arch);
 }
 
-std::string own_binary_key(const Winner& w, Arch arch) {
+std::string own_binary_key(const Winner& w, const DeviceFingerprint& device) {
     const Family* family = family_of(w.kernel);
+    const Arch arch{device.sm()};
     if (!built_from_these_sources(w.kernel) || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
         return "";
-    return kernel_cache_key(*family, w.kernel.params, arch);
+    return kernel_cache_key(*family, w.kernel.params, arch, KernelBuild::product, device.nvrtc_version);
 }
 
-std::string binary_mismatch(const Winner& w, Arch arch) {
-    const std::string own = own_binary_key(w, arch);
+std::string binary_mismatch(const Winner& w, const DeviceFingerprint& device) {
+    const std::string own = own_binary_key(w, device);
     if (own.empty() || own == w.binary_key) return "";
     return "its binary " + w.binary_key + " is not " + family_of(w.kernel)->name_expression(w.kernel.params) +
-           " for " + arch.name() + " (that is " + own + ")";
+           " for " + Arch{device.sm()}.name() + " with NVRTC " + device.nvrtc_version + " (that is " + own + ")";
 }
 
 std::string binary_load_failure(const Binary& binary) {

@@ -57,16 +57,17 @@ std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Ar
 // leaves such winners out when it loads the database, and `sgemm-db explain` does the same.
 std::string winner_unusable(const Winner& w, Arch arch);
 
-// The cache key of `w`'s own binary for `arch`, when this build can tell: its family is
-// known and it was tuned with this build's sources of it; else empty.
-std::string own_binary_key(const Winner& w, Arch arch);
+// The cache key of `w`'s own binary on `device` (its arch, and the NVRTC of its row, which a
+// database gathered from machines of other CUDA releases may hold), when this build can
+// tell: its family is known and it was tuned with this build's sources of it; else empty.
+std::string own_binary_key(const Winner& w, const DeviceFingerprint& device);
 
-// Why the binary stored under `w.binary_key` is not `w`'s own (for `arch`), or empty when it
+// Why the binary stored under `w.binary_key` is not `w`'s own (on `device`), or empty when it
 // is or this build cannot tell. Configurations share a binary only when they instantiate the
 // template alike (split counts on the same side of 1); an edited, merged or imported
 // database may pair a winner with another instantiation's binary, which would compute
 // wrongly (a binary without split-K launched over several slices).
-std::string binary_mismatch(const Winner& w, Arch arch);
+std::string binary_mismatch(const Winner& w, const DeviceFingerprint& device);
 
 // Why `binary` does not load into the current CUDA context with every kernel it must hold
 // (its main kernel, and the second kernel of a configuration that has one), or empty when

@@ -387,6 +387,25 @@ TEST_F(Catalog_, ABinaryOfAnotherInstantiationIsNotLaunchedForAWinner) {
     EXPECT_FALSE(cached.unusable_binaries.count(own_key));
 }
 
+// A winner tuned on a machine of another CUDA release holds the binary key of that release's
+// NVRTC, which its device row names: judged by that, the binary is its own. sgemm-db's verify,
+// export, import and merge judged it by this process's NVRTC, and called every such winner
+// another instantiation's binary (a central database gathering several machines' rows).
+TEST(BinaryMismatch, IsJudgedByTheNvrtcOfTheWinnersDevice) {
+    const Family& decode = find_family("decode");
+    const ParamValues params = {8, 128, 8, 4, 1, 0, 1, 0, 0};
+    DeviceFingerprint other_release = h200();
+    other_release.nvrtc_version = nvrtc_version() == "12.8" ? "12.9" : "12.8";
+    Winner w = winner(other_release.id(), shape(8, 512, 4096), 0.01, nullptr);
+    w.kernel = kernel_ref(decode, params);
+    w.binary_key = kernel_cache_key(decode, params, Arch{90}, KernelBuild::product, other_release.nvrtc_version);
+    ASSERT_NE(w.binary_key, kernel_cache_key(decode, params, Arch{90})) << "the NVRTC version is not in the key";
+    EXPECT_EQ(own_binary_key(w, other_release), w.binary_key);
+    EXPECT_EQ(binary_mismatch(w, other_release), "");
+    const std::string here = binary_mismatch(w, h200());
+    EXPECT_TRUE(contains(here, "for sm_90 with NVRTC " + nvrtc_version() + " (that is ")) << here;
+}
+
 // Warptile at its defaults with `splits` slices summed `how` (SGEMM_SUM_BY_*).
 ParamValues warptile_split(int splits, int how) {
     const Family& f = find_family("warptile");

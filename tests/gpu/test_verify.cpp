@@ -44,7 +44,7 @@ private:
 
 // As sgemm-db verify runs on a GPU.
 VerifyReport verify_on_gpu(TuningStore& store, const DeviceInfo& device) {
-    const auto mismatch = [](const Winner& w, const DeviceFingerprint& d) { return binary_mismatch(w, Arch{d.sm()}); };
+    const auto mismatch = [](const Winner& w, const DeviceFingerprint& d) { return binary_mismatch(w, d); };
     return verify_store(store, binary_load_failure, device.sm(), mismatch);
 }
 
