@@ -33,7 +33,7 @@
 #include "tuner/cost_model.h"
 #include "tuner/decode/gpu_spec.h"
 #include "tuner/kernel_cache.h"
-#include "tuner/parallel_for.h"
+#include "src/util/parallel_for.h"
 #include "tuner/tune_report.h"
 #include "tuner/tuner.h"
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "src/util/text.h"
-#include "tuner/parallel_for.h"
+#include "src/util/parallel_for.h"
 
 namespace sgemm {
 

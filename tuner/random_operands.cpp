@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "src/cuda/stream.h"
-#include "tuner/parallel_for.h"
+#include "src/util/parallel_for.h"
 
 namespace sgemm {
 namespace {

@@ -1,13 +1,13 @@
 #include "src/dispatch/kernel_set.h"
 
 #include <chrono>
-#include <future>
 #include <optional>
 
 #include "db/verify.h"
 #include "src/dispatch/status_error.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
+#include "src/util/parallel_for.h"
 
 namespace sgemm {
 namespace {
@@ -51,24 +51,31 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
         }
     }
 
-    // Compiles run in parallel: NVRTC takes a second or more per kernel.
+    // Compiles run in parallel, one a usable CPU: NVRTC takes a second or more, and some
+    // 45 MB, per kernel, so a thread per kernel would crowd a small container.
     const auto start = std::chrono::steady_clock::now();
-    std::vector<std::pair<Wanted*, std::future<CompiledKernel>>> compiles;
+    std::vector<Wanted*> compiles;
     for (auto& [key, x] : wanted)
-        if (!x.binary)
-            compiles.emplace_back(&x, std::async(std::launch::async, [&x, arch] {
-                                      return compile_kernel(*family_of(x.kernel), x.kernel.params, arch);
-                                  }));
-    std::string compile_error;
-    for (auto& [x, result] : compiles) {
-        try {
-            x->compiled = result.get();
-            compiled_.push_back(x->kernel.description + ": " + x->why_compile);
-        } catch (const std::exception& e) {
-            compile_error = "compiling " + x->kernel.description + " (" + x->why_compile + "): " + e.what();
+        if (!x.binary) compiles.push_back(&x);
+    std::vector<std::string> failures(compiles.size());  // each compile's, so that all are said
+    parallel_for(compiles.size(), [&](std::size_t first, std::size_t end) {
+        for (std::size_t i = first; i < end; ++i) {
+            Wanted& x = *compiles[i];
+            try {
+                x.compiled = compile_kernel(*family_of(x.kernel), x.kernel.params, arch);
+            } catch (const std::exception& e) {
+                failures[i] = "compiling " + x.kernel.description + " (" + x.why_compile + "): " + e.what();
+            }
         }
-    }
+    });
     compile_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::string compile_error;
+    for (std::size_t i = 0; i < compiles.size(); ++i) {
+        if (failures[i].empty())
+            compiled_.push_back(compiles[i]->kernel.description + ": " + compiles[i]->why_compile);
+        else
+            compile_error += (compile_error.empty() ? "" : "\n") + failures[i];
+    }
     if (!compile_error.empty()) throw StatusError(SGEMM_DISPATCH_COMPILE_ERROR, compile_error);
 
     for (auto& [key, x] : wanted) {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/parallel_for.h"
+#include "src/util/parallel_for.h"
 
 using namespace sgemm;
 

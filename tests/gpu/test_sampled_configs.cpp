@@ -36,7 +36,7 @@
 #include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/gemm_problem.h"
-#include "tuner/parallel_for.h"
+#include "src/util/parallel_for.h"
 
 using namespace sgemm;
 

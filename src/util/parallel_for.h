@@ -1,5 +1,6 @@
-// Host work of the tuner spread over the CPUs it may use: the random operands it draws, and
-// the outputs it judges (its compiles take as many threads, sgemm-tune --jobs).
+// Host work spread over the CPUs the process may use: the tuner's random operands and the
+// outputs it judges (its compiles take as many threads, sgemm-tune --jobs), and the compiles
+// dispatch's create needs.
 #pragma once
 #include <cstddef>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "tuner/parallel_for.h"
+#include "src/util/parallel_for.h"
 
 #include <sched.h>
 
