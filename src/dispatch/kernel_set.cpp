@@ -6,6 +6,7 @@
 #include "db/verify.h"
 #include "src/dispatch/status_error.h"
 #include "src/families/registry.h"
+#include "src/jit/arch.h"
 #include "src/records/kernel_records.h"
 #include "src/util/parallel_for.h"
 
@@ -57,6 +58,12 @@ KernelSet::KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* sto
     std::vector<Wanted*> compiles;
     for (auto& [key, x] : wanted)
         if (!x.binary) compiles.push_back(&x);
+    // A GPU newer than this NVRTC (or older than the families): said in these words, not
+    // in NVRTC's ("invalid value for --gpu-architecture").
+    if (!compiles.empty())
+        if (const std::string why = unsupported_arch_reason(arch); !why.empty())
+            throw StatusError(SGEMM_DISPATCH_COMPILE_ERROR, "compiling " + compiles.front()->kernel.description +
+                                                                " (" + compiles.front()->why_compile + "): " + why);
     std::vector<std::string> failures(compiles.size());  // each compile's, so that all are said
     parallel_for(compiles.size(), [&](std::size_t first, std::size_t end) {
         for (std::size_t i = first; i < end; ++i) {

@@ -18,7 +18,9 @@ namespace sgemm {
 class KernelSet {
 public:
     // `store` (may be null) is searched for the built-in kernels' binaries. Throws
-    // StatusError: COMPILE_ERROR when NVRTC fails, CUDA_ERROR when a load fails.
+    // StatusError: COMPILE_ERROR when a compile is needed and the GPU is no compile target,
+    // or when NVRTC fails (each failed compile named, a line each); CUDA_ERROR when a load
+    // fails. Every compile runs before any load.
     KernelSet(const Catalog& catalog, bool with_builtin, TuningStore* store);
 
     // The loaded kernel of `kernel` (its family and parameters), else one whose binary serves
