@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "db/verify.h"
@@ -60,22 +61,32 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
     };
     std::vector<std::thread> pool;
     const int threads = std::max(1, std::min<int>(jobs_, static_cast<int>(todo.size())));
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (int t = 0; t < threads; ++t) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error&) {
+            break;  // no more threads to be had (a limit on tasks): those started take the rest
+        }
+    }
+    if (pool.empty()) worker();  // none at all: the compiles run on this thread
     for (std::thread& t : pool) t.join();
 
+    // Every kernel is kept before any is stored: a store that fails (the database locked past
+    // its timeout, a full disk) throws, and leaves the batch's compiles usable.
+    std::vector<Binary> to_store;
     for (std::size_t i = 0; i < todo.size(); ++i) {
         if (!attempted[i]) continue;
         if (built[i].kernel) {
             ++compiled_;
-            if (store_) {
-                const Binary binary = to_binary(*built[i].kernel, kernel_ref(*todo[i].second.family, todo[i].second.values));
-                if (damaged.count(todo[i].first))
-                    store_->replace_binary(binary);
-                else
-                    store_->put_binary(binary);
-            }
+            if (store_) to_store.push_back(to_binary(*built[i].kernel, kernel_ref(*todo[i].second.family, todo[i].second.values)));
         }
         by_key_[todo[i].first] = std::move(built[i]);
+    }
+    for (const Binary& binary : to_store) {
+        if (damaged.count(binary.cache_key))
+            store_->replace_binary(binary);
+        else
+            store_->put_binary(binary);
     }
 }
 

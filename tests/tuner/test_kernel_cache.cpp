@@ -3,7 +3,12 @@
 // database: hits are not compiled again, damaged rows are.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 #include "db/verify.h"
 #include "src/families/registry.h"
@@ -45,6 +50,32 @@ TEST(KernelCache, WithoutAStopEveryCandidateIsBuilt) {
     cache.build(candidates);
     EXPECT_EQ(cache.compiled(), 2);
     for (const Candidate& c : candidates) EXPECT_TRUE(cache.get(c).kernel.has_value()) << c.describe();
+}
+
+// A process that may start no more threads (a container's limit on tasks) still builds: the
+// compiles run on the calling thread. The pool's first thread failing to start threw out of
+// build, and a later one's would have ended the process with the earlier ones unjoined. In a
+// child, as 'nobody' (root is not held to RLIMIT_NPROC), allowed no process at all.
+TEST(KernelCache, WithoutThreadsTheCompilesRunOnTheCallingThread) {
+    constexpr int kCannotDropRoot = 77;
+    const std::vector<Candidate> candidates = naive_candidates(2);
+    const int status = sgemm::testing::in_child([&] {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(kCannotDropRoot);
+        const rlimit no_process{0, 0};
+        if (setrlimit(RLIMIT_NPROC, &no_process) != 0) throw Error("cannot limit the processes");
+        try {
+            std::thread([] {}).join();
+            _exit(kCannotDropRoot);  // the limit holds no thread back here: nothing to test
+        } catch (const std::system_error&) {
+        }
+        KernelCache cache(nullptr, Arch{90}, 2);
+        cache.build(candidates);
+        if (cache.compiled() != 2) throw Error("built " + std::to_string(cache.compiled()) + " of 2");
+        for (const Candidate& c : candidates)
+            if (!cache.get(c).kernel) throw Error(c.describe() + " has no kernel: " + cache.get(c).error);
+    });
+    if (status == kCannotDropRoot) GTEST_SKIP() << "this machine cannot hold 'nobody' to no thread (RLIMIT_NPROC)";
+    EXPECT_EQ(status, 0);
 }
 
 // An exception other than sgemm::Error while compiling (std::bad_alloc, std::out_of_range
