@@ -91,26 +91,49 @@ TEST(Families, SizesBelowOneAndEmptyBlocksAreReasonsNotCrashes) {
     EXPECT_EQ(w.unsupported_shape_reason(off_list, 64, 64, 64, Arch{90}), "");
 }
 
+// Blocks of `tile` along `extent`: enough to cover it, and none wholly past it.
+::testing::AssertionResult tiles_cover(unsigned blocks, int tile, int extent) {
+    if (static_cast<long long>(blocks) * tile >= extent && static_cast<long long>(blocks - 1) * tile < extent)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << blocks << " blocks of " << tile << " for " << extent;
+}
+
+// Every family's grid at its defaults covers C at odd sizes, by each family's own tiling:
+// naive and smem tile C by their blocks, the other rungs by BM x BN, decode by MT rows (grid.x)
+// and BN columns (grid.z), warptile by BM x BN tiles numbered along grid.x (of C^T with CT).
 TEST(Families, GeometryCoversEveryElementOfC) {
+    const std::vector<std::tuple<int, int, int>> sizes = {{1, 1, 1}, {7, 13, 5}, {17, 1000, 7}, {1000, 17, 33},
+                                                          {4095, 4097, 4093}};
     for (const Family& f : all_families()) {
-        for (auto [M, N, K] : std::vector<std::tuple<int, int, int>>{{1, 1, 1}, {7, 13, 5}, {4095, 4097, 4093}}) {
+        for (auto [M, N, K] : sizes) {
+            SCOPED_TRACE(f.name + " M=" + std::to_string(M) + " N=" + std::to_string(N));
             const LaunchGeometry g = f.geometry(f.defaults, M, N, K);
             const long long threads = static_cast<long long>(g.block.x) * g.block.y * g.block.z;
-            EXPECT_GE(threads, 32) << f.name;
-            EXPECT_LE(threads, 1024) << f.name;
-            EXPECT_GE(g.grid.x, 1u);
-            EXPECT_GE(g.grid.y, 1u);
-            // Each family takes these shapes at its defaults. Whether its grid covers C is the
-            // GPU tests' to show (every element is compared there); the tile arithmetic is
-            // pinned here for blocktile, below.
+            EXPECT_GE(threads, 32);
+            EXPECT_LE(threads, 1024);
             EXPECT_EQ(f.unsupported_shape_reason(f.defaults, M, N, K, Arch{90}), "");
+            const auto value = [&](const char* name) { return f.value(f.defaults, name); };
+            if (f.name == "naive") {
+                EXPECT_TRUE(tiles_cover(g.grid.x, value("BLOCK_X"), N));
+                EXPECT_TRUE(tiles_cover(g.grid.y, value("BLOCK_Y"), M));
+            } else if (f.name == "smem") {
+                EXPECT_TRUE(tiles_cover(g.grid.x, value("TILE"), N));
+                EXPECT_TRUE(tiles_cover(g.grid.y, value("TILE"), M));
+            } else if (f.name == "decode") {
+                EXPECT_TRUE(tiles_cover(g.grid.x, value("MT"), M));
+                EXPECT_TRUE(tiles_cover(g.grid.z, value("BN"), N));
+            } else if (f.name == "warptile") {
+                const long long bm = value("BM"), bn = value("BN");
+                EXPECT_EQ(g.grid.x, ((M + bm - 1) / bm) * ((N + bn - 1) / bn));
+                ParamValues transposed = f.defaults;  // CT: the tiles are C^T's
+                transposed[f.param_index("CT")] = 1;
+                EXPECT_EQ(f.geometry(transposed, M, N, K).grid.x, ((N + bm - 1) / bm) * ((M + bn - 1) / bn));
+            } else {
+                EXPECT_TRUE(tiles_cover(g.grid.x, value("BN"), N));
+                EXPECT_TRUE(tiles_cover(g.grid.y, value("BM"), M));
+            }
         }
     }
-    const Family& bt = find_family("blocktile");
-    const LaunchGeometry g = bt.geometry(bt.defaults, 129, 257, 9);
-    EXPECT_EQ(g.grid.x, 3u);  // ceil(257 / 128)
-    EXPECT_EQ(g.grid.y, 2u);  // ceil(129 / 128)
-    EXPECT_EQ(g.block.x, 256u);
 }
 
 TEST(Families, TooManyRowsOfBlocksIsRefused) {
