@@ -47,6 +47,8 @@ out=$("$shapes" gpt2 --batch "2147483647, 007,+3 ") || fail "--batch '2147483647
 grep -q "^2147483647,2304,768," <<<"$out" && grep -q "^7,2304,768," <<<"$out" && grep -q "^3,2304,768," <<<"$out" ||
   fail "--batch '2147483647, 007,+3 ': $out"
 out=$("$roofline" gpt2 --batch " 1, 8" --json) || fail "sgemm-roofline --batch ' 1, 8' was refused"
+[ "$(python3 -c "import json,sys; print([s['batch'] for s in json.load(sys.stdin)['steps']])" <<<"$out")" = "[1, 8]" ] ||
+  fail "sgemm-roofline --batch ' 1, 8' did not give the steps of batches 1 and 8: $out"
 expect_user_error "one of them" "$shapes" gpt2 --config "$fixtures/gpt2_config.json"
 expect_user_error "field 'hidden_size' is missing" "$shapes" --config "$fixtures/bad_missing_hidden_size.json"
 expect_user_error "does not divide hidden_size" "$roofline" --config "$fixtures/bad_heads_do_not_divide.json"
