@@ -1,8 +1,10 @@
 // Shared by the GPU suites: skip with the reason when no device is visible, else hand out
 // the device, a stream and a cuBLAS handle.
 #pragma once
+#include <glob.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -19,6 +21,18 @@ struct GpuContext {
     Stream stream;
     CublasHandle cublas;
 };
+
+// Why a GPU test that found no usable device must fail rather than skip, or "" where skipping
+// is right: a GPU is installed (a /dev/nvidiaN node) and nothing hides it, so CUDA failing to
+// use it (a driver older than the runtime, a GPU in exclusive use) is a fault to see, not a
+// machine without a GPU, where CI skips every GPU test.
+inline std::string installed_gpu_unused(const std::string& why) {
+    if (std::getenv("CUDA_VISIBLE_DEVICES")) return "";  // the user may have hidden every GPU
+    glob_t nodes{};
+    const bool installed = glob("/dev/nvidia[0-9]*", 0, nullptr, &nodes) == 0 && nodes.gl_pathc > 0;
+    globfree(&nodes);
+    return installed ? "a GPU is installed (/dev/nvidiaN) but CUDA cannot use it: " + why : "";
+}
 
 // The process-wide context, or nullptr with `why` set when there is no usable GPU.
 inline GpuContext* gpu_context(std::string& why) {
@@ -50,8 +64,11 @@ inline const LoadedKernel& loaded_kernel(const std::string& family_name, const P
 
 }  // namespace sgemm::testing
 
-// Skips the current test, with the reason, when no CUDA device is visible.
-#define SGEMM_REQUIRE_GPU(ctx)                                                   \
-    std::string sgemm_skip_reason_;                                              \
-    ::sgemm::testing::GpuContext* ctx = ::sgemm::testing::gpu_context(sgemm_skip_reason_); \
+// Skips the current test, with the reason, when no CUDA device is visible; fails it where a
+// GPU is installed that CUDA cannot use (installed_gpu_unused).
+#define SGEMM_REQUIRE_GPU(ctx)                                                                  \
+    std::string sgemm_skip_reason_;                                                             \
+    ::sgemm::testing::GpuContext* ctx = ::sgemm::testing::gpu_context(sgemm_skip_reason_);      \
+    if (!ctx && !::sgemm::testing::installed_gpu_unused(sgemm_skip_reason_).empty())            \
+        GTEST_FAIL() << ::sgemm::testing::installed_gpu_unused(sgemm_skip_reason_);             \
     if (!ctx) GTEST_SKIP() << "GPU test skipped: " << sgemm_skip_reason_

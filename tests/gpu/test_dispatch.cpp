@@ -1367,8 +1367,11 @@ std::string fault_the_context(sgemm::testing::GpuContext& gpu, const SgemmArgs& 
 // that a GPU is there, which starts none either.
 TEST(DispatchDeathTest, ACreateThatFailsBeforeTheDeviceStartsNoContext) {
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
-        GTEST_SKIP() << "GPU test skipped: no CUDA device is visible";
+    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
+        const std::string why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device is visible";
+        if (const std::string unused = sgemm::testing::installed_gpu_unused(why); !unused.empty()) GTEST_FAIL() << unused;
+        GTEST_SKIP() << "GPU test skipped: " << why;
+    }
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
