@@ -87,6 +87,17 @@ if [ "$(visible_gpus)" -ge 2 ]; then
   out=$("$bench" --db "$tmp/sample.db" --device 1 --rounds 1 --calls 1 2>&1) || fail "--device 1 on two GPUs: $out"
 fi
 
+# On a GPU, the bench runs on the sample database in both layouts (a wrong result exits 3),
+# and prints the overhead per call against the direct launch, and the cold start.
+if gpu_present; then
+  for layout in nn nt; do
+    out=$("$bench" --db "$tmp/sample.db" --trans $layout --rounds 1 --calls 1 2>&1) ||
+      fail "the bench on a GPU, --trans $layout: $out"
+    grep -q "^measure  *dispatch  *baseline  *difference  *target$" <<<"$out" && grep -q "at most +1 us$" <<<"$out" &&
+      grep -q "^create, CUDA context included  *[0-9.]* ms" <<<"$out" || fail "the bench's table, --trans $layout: $out"
+  done
+fi
+
 # The no-GPU checks come last: on a GPU, the first one ends the script (cli_checks.sh).
 # Without a database (missing, and no error asked for), the next thing looked for is the GPU.
 expect_no_gpu "--without-database" SGEMM_DISPATCH_NO_DEVICE "$bench" --db "$tmp/missing.db" --without-database \

@@ -289,6 +289,16 @@ TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn
     expect_invalid(*gpu, naive, "does not launch: CUDA error: ", true);
 }
 
+// A kernel whose ptxas report shows spills is invalid before it is loaded or run: the
+// tuner rejects spilling configurations (their local-memory traffic), however right they are.
+TEST(CandidateCheck, AKernelThatSpillsIsInvalidBeforeItRuns) {
+    SGEMM_REQUIRE_GPU(gpu);
+    NaiveCandidate naive(gpu->device);
+    naive.compiled.ptxas.spill_store_bytes = 8;
+    naive.compiled.ptxas.spill_load_bytes = 4;
+    expect_invalid(*gpu, naive, "spills to local memory (8 B stored, 4 B loaded)", false);
+}
+
 TEST(CandidateCheck, ACubinThatDoesNotLoadMakesTheCandidateInvalid) {
     SGEMM_REQUIRE_GPU(gpu);
     NaiveCandidate naive(gpu->device);

@@ -102,6 +102,8 @@ const Case kCases[] = {
     {"near the TN winner", 112, 176, 80, true, false, 0, "nearest"},
     {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
     {"tiny odd TT", 3, 5, 7, true, true, 0, "fallback"},
+    {"one row, odd N and K: no winner within a factor of 2 in M", 1, 1001, 519, false, false, 0, "fallback"},
+    {"4095 rows TN: no winner within a factor of 2 in M", 4095, 97, 63, true, false, 0, "fallback"},
     {"padded lda: align 4, nearest is cuBLAS", 40, 384, 256, false, false, 1, "nearest"},
     {"padded lda: align 4, every winner more than a factor of 2 away in M", 200, 384, 256, false, false, 1,
      "fallback"},
@@ -530,7 +532,9 @@ TEST(Dispatch, TheBuiltInFallbackComesFromTheCacheAndIsRight) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path, SGEMM_DISPATCH_FALLBACK_BUILTIN));
     EXPECT_EQ(dispatch.info().kernels_compiled, 0) << "the four built-in kernels are the tuned warptile binaries";
-    for (const char* name : {"odd TN, no TN winner at align 4", "tiny odd TT"}) {
+    for (const char* name : {"odd TN, no TN winner at align 4", "tiny odd TT",
+                             "one row, odd N and K: no winner within a factor of 2 in M",
+                             "4095 rows TN: no winner within a factor of 2 in M"}) {
         SCOPED_TRACE(name);
         GemmProblem p(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         p.poison_output(gpu->stream.get());
@@ -616,33 +620,38 @@ TEST(Dispatch, SixteenThreadsOnFourStreamsAtOnce) {
     std::vector<Stream> streams(4);
     const char* names[] = {"decode split-K", "warptile split-K", "cuBLAS winner", "odd sizes near the decode winner",
                            "odd TN, no TN winner at align 4", "warptile TN"};
-    // Each thread has its own outputs; beta = 0, so repeating a call repeats its result.
+    // Each thread has its own outputs, poisoned before every call of every round and checked
+    // after each round (a check synchronizes the device, so the rounds run the threads at once
+    // and are checked between them): a race that spoiled one round shows, where a check after
+    // all rounds saw only the last.
     std::vector<std::vector<std::unique_ptr<GemmProblem>>> problems(16);
     for (int t = 0; t < 16; ++t)
-        for (const char* name : names) {
+        for (const char* name : names)
             problems[t].push_back(std::make_unique<GemmProblem>(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas,
                                                                 gpu->stream.get()));
-            problems[t].back()->poison_output(gpu->stream.get());
-        }
     gpu->stream.synchronize();
 
-    std::vector<std::future<std::string>> threads;
-    for (int t = 0; t < 16; ++t)
-        threads.push_back(std::async(std::launch::async, [&, t]() -> std::string {
-            try {
-                for (int round = 0; round < 20; ++round)
-                    for (const auto& p : problems[t]) run(dispatch, *p, streams[t % 4].get());
-                return "";
-            } catch (const std::exception& e) {
-                return e.what();
+    for (int round = 0; round < 5; ++round) {
+        std::vector<std::future<std::string>> threads;
+        for (int t = 0; t < 16; ++t)
+            threads.push_back(std::async(std::launch::async, [&, t]() -> std::string {
+                try {
+                    for (const auto& p : problems[t]) {
+                        p->poison_output(streams[t % 4].get());
+                        run(dispatch, *p, streams[t % 4].get());
+                    }
+                    return "";
+                } catch (const std::exception& e) {
+                    return e.what();
+                }
+            }));
+        for (auto& t : threads) EXPECT_EQ(t.get(), "") << "round " << round;
+        for (int t = 0; t < 16; ++t)
+            for (std::size_t i = 0; i < problems[t].size(); ++i) {
+                const Accuracy a = problems[t][i]->check_output();
+                EXPECT_TRUE(a.ok()) << "round " << round << ", thread " << t << ", " << names[i] << ": " << a.verdict();
             }
-        }));
-    for (auto& t : threads) EXPECT_EQ(t.get(), "");
-    for (int t = 0; t < 16; ++t)
-        for (std::size_t i = 0; i < problems[t].size(); ++i) {
-            const Accuracy a = problems[t][i]->check_output();
-            EXPECT_TRUE(a.ok()) << "thread " << t << ", " << names[i] << ": " << a.verdict();
-        }
+    }
     EXPECT_EQ(dispatch.info().streams_used, 4);
 }
 
@@ -712,11 +721,16 @@ TEST(Dispatch, CapturedCallsReplayAsAGraph) {
     }
     gpu->stream.synchronize();
 
+    // Each output is poisoned inside the graph before its call, and every replay is checked:
+    // a replay that wrote nothing would otherwise show the one before it.
     cudaGraph_t graph = nullptr;
     ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
     std::string error;
     try {
-        for (const auto& p : problems) run(dispatch, *p, stream.get());
+        for (const auto& p : problems) {
+            p->poison_output(stream.get());
+            run(dispatch, *p, stream.get());
+        }
     } catch (const std::exception& e) {
         error = e.what();
     }
@@ -726,11 +740,14 @@ TEST(Dispatch, CapturedCallsReplayAsAGraph) {
 
     cudaGraphExec_t exec = nullptr;
     ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    for (int replay = 0; replay < 3; ++replay) ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
-    stream.synchronize();
-    for (const auto& p : problems) {
-        const Accuracy a = p->check_output();
-        EXPECT_TRUE(a.ok()) << p->spec().M << "x" << p->spec().N << "x" << p->spec().K << ": " << a.verdict();
+    for (int replay = 0; replay < 3; ++replay) {
+        ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+        stream.synchronize();
+        for (const auto& p : problems) {
+            const Accuracy a = p->check_output();
+            EXPECT_TRUE(a.ok()) << "replay " << replay << ", " << p->spec().M << "x" << p->spec().N << "x"
+                                << p->spec().K << ": " << a.verdict();
+        }
     }
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);

@@ -33,6 +33,28 @@ TEST(CacheFlusher, RunsEverySegmentOfTheEvictorOnEverySm) {
     }
 }
 
+// The tuner's adaptive timing: 2 warm-ups and 3 timed runs, then a candidate slower than
+// reject_factor times the best so far is rejected there; else batches of 5 runs, from 10 runs
+// to at most 43, until the median settles.
+TEST(TimeAdaptive, RejectsASlowCandidateAfterThreeRunsAndTimesTheOthersInBatchesOfFive) {
+    SGEMM_REQUIRE_GPU(gpu);
+    CacheFlusher flusher(gpu->device);
+    int launches = 0;
+    const auto launch = [&](cudaStream_t) { ++launches; };
+    const AdaptiveTiming slow = time_adaptive(launch, 1e-12, 1.5, flusher, gpu->stream.get());
+    EXPECT_TRUE(slow.rejected);
+    EXPECT_EQ(launches, 5);
+    EXPECT_EQ(slow.stats.runs, 3);
+
+    launches = 0;
+    const AdaptiveTiming first = time_adaptive(launch, 0.0, 1.5, flusher, gpu->stream.get());  // no best yet
+    EXPECT_FALSE(first.rejected);
+    EXPECT_GE(first.stats.runs, 13);  // 3, then at least two batches: a median to compare
+    EXPECT_LE(first.stats.runs, 43);
+    EXPECT_EQ(first.stats.runs % 5, 3);
+    EXPECT_EQ(launches, 2 + first.stats.runs);
+}
+
 // The plan's counts are kept: as many untimed runs as asked (none too), and never more timed
 // runs than asked, even when a slow first run would set a floor of 3 under --max-seconds.
 TEST(TimeRuns, MakesTheWarmUpsAndAtMostTheRunsThePlanAsksFor) {

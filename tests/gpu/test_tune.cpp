@@ -36,9 +36,21 @@ ShapeRow row(int M, int N, int K) {
 }
 
 // The stored winner's binary, loaded back from the database, computes the right answer on
-// fresh operands of the key's class, with alpha and beta.
-void expect_stored_winner_computes(TuningStore& store, const sgemm::testing::GpuContext& gpu, const Winner& w) {
-    if (w.kernel.is_cublas()) return;
+// fresh operands of the key's class, with alpha and beta. Where cuBLAS won, the fastest valid
+// kernel measured for the shape is run from its cached binary instead, so that a kernel is
+// always checked.
+void expect_stored_winner_computes(TuningStore& store, const sgemm::testing::GpuContext& gpu, Winner w) {
+    if (w.kernel.is_cublas()) {
+        std::optional<Measurement> fastest;
+        for (const Measurement& m : store.measurements(w.device_id, w.shape))
+            if (m.valid && m.median_ms && !m.kernel.is_cublas() && (!fastest || *m.median_ms < *fastest->median_ms))
+                fastest = m;
+        ASSERT_TRUE(fastest.has_value()) << "cuBLAS won " << w.shape.to_string() << " and no kernel was measured valid";
+        w.kernel = fastest->kernel;
+        const Family* measured = family_of(w.kernel);
+        ASSERT_NE(measured, nullptr) << w.kernel.description;
+        w.binary_key = kernel_cache_key(*measured, w.kernel.params, Arch{gpu.device.sm()});
+    }
     const std::optional<Binary> binary = store.find_binary(w.binary_key);
     ASSERT_TRUE(binary.has_value());
     CompiledKernel compiled = from_binary(*binary);
@@ -148,7 +160,7 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
     for (const Measurement& m : t.measurements(*gpu, o.row.key)) {
         valid += m.valid;
         if (m.error_norm) {
-            EXPECT_LT(*m.error_norm, 1e-6) << m.kernel.description;
+            EXPECT_LT(*m.error_norm, tolerance_for_k(1531)) << m.kernel.description;
         }
         // Each timed run keeps the check's scaled errors in units of u: under the bounds it
         // passed, and above zero against fp64, which no fp32 sum of 1531 products matches.
