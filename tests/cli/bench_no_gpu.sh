@@ -180,6 +180,22 @@ if gpu_present; then
   [ "$(grep -oE '^(naive|smem) ' <<<"$out" | tr -d ' ' | paste -sd,)" = naive,smem ] ||
     fail "naive's defaults not timed once, before smem: $out"
 fi
+# On a GPU: one size's JSON is one object, cuBLAS first and each kernel checked valid, and
+# --save-cubins writes each kernel's cubin (an ELF file) and its compile log.
+if gpu_present; then
+  mkdir -p "$dir/cubins"
+  "$bench" --size 65 --iters 2 --kernels naive,smem --json "$dir/one.json" --save-cubins "$dir/cubins" >/dev/null 2>&1 ||
+    fail "--size 65 --kernels naive,smem on a GPU exited $?"
+  python3 - "$dir/one.json" <<'PY' || fail "the JSON of one size: $(cat "$dir/one.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, dict) and d["m"] == d["n"] == d["k"] == 65, d
+assert [r["kernel"] for r in d["results"]] == ["cublas", "naive", "smem"], d["results"]
+assert all(r["valid"] and r["median_ms"] > 0 for r in d["results"]), d["results"]
+PY
+  [ "$(head -c 4 "$dir/cubins/naive_32_8.cubin" | od -An -c | tr -d ' ')" = '177ELF' ] &&
+    [ -s "$dir/cubins/smem_32.log" ] || fail "--save-cubins wrote: $(ls "$dir/cubins")"
+fi
 # A sweep whose last size does not fit the GPU (200000^2 floats, 149 GiB for A alone) ends
 # with exit 2 and the reason, and the size before it is still written to --json.
 if gpu_present; then
