@@ -291,9 +291,12 @@ TEST(CandidateCheck, ALaunchTheGpuRefusesMakesTheCandidateInvalidAndTheRunGoesOn
 
 // A kernel whose ptxas report shows spills is invalid before it is loaded or run: the
 // tuner rejects spilling configurations (their local-memory traffic), however right they are.
+// Its cubin is made unloadable too, so that a check that loaded it first would say so instead.
 TEST(CandidateCheck, AKernelThatSpillsIsInvalidBeforeItRuns) {
     SGEMM_REQUIRE_GPU(gpu);
     NaiveCandidate naive(gpu->device);
+    naive.compiled.cubin.assign(naive.compiled.cubin.size(), 'Z');
+    naive.compiled.cubin.push_back('\0');
     naive.compiled.ptxas.spill_store_bytes = 8;
     naive.compiled.ptxas.spill_load_bytes = 4;
     expect_invalid(*gpu, naive, "spills to local memory (8 B stored, 4 B loaded)", false);

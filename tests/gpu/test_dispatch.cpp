@@ -103,7 +103,7 @@ const Case kCases[] = {
     {"odd TN, no TN winner at align 4", 37, 61, 29, true, false, 0, "fallback"},
     {"tiny odd TT", 3, 5, 7, true, true, 0, "fallback"},
     {"one row, odd N and K: no winner within a factor of 2 in M", 1, 1001, 519, false, false, 0, "fallback"},
-    {"4095 rows TN: no winner within a factor of 2 in M", 4095, 97, 63, true, false, 0, "fallback"},
+    {"4095 rows TN: no TN winner at align 4", 4095, 97, 63, true, false, 0, "fallback"},
     {"padded lda: align 4, nearest is cuBLAS", 40, 384, 256, false, false, 1, "nearest"},
     {"padded lda: align 4, every winner more than a factor of 2 away in M", 200, 384, 256, false, false, 1,
      "fallback"},
@@ -534,7 +534,7 @@ TEST(Dispatch, TheBuiltInFallbackComesFromTheCacheAndIsRight) {
     EXPECT_EQ(dispatch.info().kernels_compiled, 0) << "the four built-in kernels are the tuned warptile binaries";
     for (const char* name : {"odd TN, no TN winner at align 4", "tiny odd TT",
                              "one row, odd N and K: no winner within a factor of 2 in M",
-                             "4095 rows TN: no winner within a factor of 2 in M"}) {
+                             "4095 rows TN: no TN winner at align 4"}) {
         SCOPED_TRACE(name);
         GemmProblem p(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
         p.poison_output(gpu->stream.get());
@@ -620,36 +620,48 @@ TEST(Dispatch, SixteenThreadsOnFourStreamsAtOnce) {
     std::vector<Stream> streams(4);
     const char* names[] = {"decode split-K", "warptile split-K", "cuBLAS winner", "odd sizes near the decode winner",
                            "odd TN, no TN winner at align 4", "warptile TN"};
-    // Each thread has its own outputs, poisoned before every call of every round and checked
-    // after each round (a check synchronizes the device, so the rounds run the threads at once
-    // and are checked between them): a race that spoiled one round shows, where a check after
-    // all rounds saw only the last.
+    // Each thread has its own outputs (each case twice), poisoned before every call of every
+    // round and checked after each round (a check synchronizes the device, so the rounds run
+    // the threads at once and are checked between them): a race that spoiled one round shows,
+    // where a check after all rounds saw only the last. A gate starts each round's threads
+    // together, so that their calls overlap (the first claims of the stream slots too).
     std::vector<std::vector<std::unique_ptr<GemmProblem>>> problems(16);
     for (int t = 0; t < 16; ++t)
-        for (const char* name : names)
-            problems[t].push_back(std::make_unique<GemmProblem>(spec_of(case_named(name), 1.0f, 0.0f), gpu->cublas,
-                                                                gpu->stream.get()));
+        for (int copy = 0; copy < 2; ++copy)
+            for (const char* name : names)
+                problems[t].push_back(std::make_unique<GemmProblem>(spec_of(case_named(name), 1.0f, 0.0f),
+                                                                    gpu->cublas, gpu->stream.get()));
     gpu->stream.synchronize();
 
     for (int round = 0; round < 5; ++round) {
+        std::promise<void> open;
+        const std::shared_future<void> gate = open.get_future().share();
         std::vector<std::future<std::string>> threads;
-        for (int t = 0; t < 16; ++t)
-            threads.push_back(std::async(std::launch::async, [&, t]() -> std::string {
-                try {
-                    for (const auto& p : problems[t]) {
-                        p->poison_output(streams[t % 4].get());
-                        run(dispatch, *p, streams[t % 4].get());
+        try {  // the gate opened however this ends: a thread left waiting would hang its future
+            for (int t = 0; t < 16; ++t)
+                threads.push_back(std::async(std::launch::async, [&, t, gate]() -> std::string {
+                    gate.wait();
+                    try {
+                        for (const auto& p : problems[t]) {
+                            p->poison_output(streams[t % 4].get());
+                            run(dispatch, *p, streams[t % 4].get());
+                        }
+                        return "";
+                    } catch (const std::exception& e) {
+                        return e.what();
                     }
-                    return "";
-                } catch (const std::exception& e) {
-                    return e.what();
-                }
-            }));
+                }));
+        } catch (...) {
+            open.set_value();
+            throw;
+        }
+        open.set_value();
         for (auto& t : threads) EXPECT_EQ(t.get(), "") << "round " << round;
         for (int t = 0; t < 16; ++t)
             for (std::size_t i = 0; i < problems[t].size(); ++i) {
                 const Accuracy a = problems[t][i]->check_output();
-                EXPECT_TRUE(a.ok()) << "round " << round << ", thread " << t << ", " << names[i] << ": " << a.verdict();
+                EXPECT_TRUE(a.ok()) << "round " << round << ", thread " << t << ", " << names[i % std::size(names)]
+                                    << ": " << a.verdict();
             }
     }
     EXPECT_EQ(dispatch.info().streams_used, 4);

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "src/cuda/check.h"
+#include "src/cuda/device_buffer.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tuner/timing.h"
 
@@ -40,7 +42,13 @@ TEST(TimeAdaptive, RejectsASlowCandidateAfterThreeRunsAndTimesTheOthersInBatches
     SGEMM_REQUIRE_GPU(gpu);
     CacheFlusher flusher(gpu->device);
     int launches = 0;
-    const auto launch = [&](cudaStream_t) { ++launches; };
+    // Some work between the events (tens of us): empty, two records may read 0 ms apart,
+    // which no best time would reject.
+    DeviceBuffer<unsigned char> work(std::size_t{64} << 20);
+    const auto launch = [&](cudaStream_t s) {
+        ++launches;
+        SGEMM_CUDA_CHECK(cudaMemsetAsync(work.data(), 0, work.size(), s));
+    };
     const AdaptiveTiming slow = time_adaptive(launch, 1e-12, 1.5, flusher, gpu->stream.get());
     EXPECT_TRUE(slow.rejected);
     EXPECT_EQ(launches, 5);

@@ -116,7 +116,7 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
         EXPECT_GT(w->cublas_ms, 0);
         EXPECT_LE(w->ms, w->cublas_ms);  // a kernel wins only by beating cuBLAS
         EXPECT_FALSE(store.measurements(device_id, o.row.key).empty());
-        expect_stored_winner_computes(store, *gpu, *w);
+        if (o.candidates > 0) expect_stored_winner_computes(store, *gpu, *w);  // the last has no kernel to check
     }
 
     // A second run skips every shape, and compiles nothing.
