@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "db/merge.h"
+#include "db/schema.h"
 #include "db/store.h"
 #include "src/dispatch/miss_log.h"
 #include "src/dispatch/status_error.h"
@@ -198,6 +199,26 @@ TEST(MissLog, ADatabaseGoneSinceCreateIsNotMadeAgain) {
     added->unwritten_misses = 2;
     EXPECT_EQ(without_database.flush(), 2) << without_database.last_error();
     EXPECT_TRUE(std::filesystem::exists(home.file("new.db")));
+}
+
+// A handle recording misses into a file an older sgemm wrote (dispatch reads such a file from
+// a copy in memory) upgrades the file at its first write of misses, as the README says, and
+// the misses are there.
+TEST(MissLog, TheFirstWriteUpgradesAFileOfAnOlderSchema) {
+    TempDir home;
+    for (int version = 1; version < latest_schema_version(); ++version) {
+        SCOPED_TRACE("schema version " + std::to_string(version));
+        PlanTable plans;
+        const Plan* added = add_a_plan(plans);
+        const std::string path = sgemm::testing::file_of_version(home, version, h200(), "v" + std::to_string(version) + ".db");
+        MissLog log(plans, path, h200(), std::chrono::hours(1), MissingDatabase::refuse);
+        added->unwritten_misses = 3;
+        EXPECT_EQ(log.flush(), 3) << log.last_error();
+        EXPECT_EQ(sgemm::testing::user_version(path), latest_schema_version());
+        const std::vector<Miss> misses = TuningStore(path, OpenMode::ReadOnly).misses(h200().id());
+        ASSERT_EQ(misses.size(), 1u);
+        EXPECT_EQ(misses[0].count, 3);
+    }
 }
 
 // stop() writes what is left and returns why that failed (destroy reports it), once: a later
