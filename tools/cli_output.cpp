@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
+#include "src/util/text.h"
 #include "tools/cli_input.h"
 
 namespace sgemm {
@@ -79,6 +81,19 @@ int standard_stream_of(const struct stat& st) {
     return -1;
 }
 
+// What `path` holds when it is an SQLite database's write-ahead log or rollback journal (by
+// their magic numbers), whatever its name, else "".
+std::string sqlite_companion_kind(const std::string& path) {
+    unsigned char start[8] = {};
+    std::ifstream in(path, std::ios::binary);
+    if (!in.read(reinterpret_cast<char*>(start), sizeof start)) return "";
+    static const unsigned char journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+    if (std::memcmp(start, journal, sizeof journal) == 0) return "an SQLite rollback journal";
+    if (start[0] == 0x37 && start[1] == 0x7f && start[2] == 0x06 && (start[3] == 0x82 || start[3] == 0x83))
+        return "an SQLite write-ahead log";
+    return "";
+}
+
 // Truncates (or creates) `path` and writes `text` into it.
 void write_in_place(const std::string& path, const std::string& text) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -112,8 +127,13 @@ void check_output_file(const std::string& path, const char* option) {
             if (starts_as_sqlite(path))
                 refuse(option, path, "is an SQLite database, which this output would replace; remove it first "
                                      "or name another file");
-            require_access(option, path, path, W_OK);
+            // Any database's log or journal: replaced, it loses the commits not yet in the file.
+            if (const std::string kind = sqlite_companion_kind(path); !kind.empty())
+                refuse(option, path, "is " + kind + ", which this output would replace, losing commits not yet "
+                                     "in its database; name another file");
         }
+        // A FIFO or a device too: a run would otherwise do all its work and then fail to write.
+        require_access(option, path, path, W_OK);
         return;
     }
     // A symbolic link to no file yet is written through: the file made is where it points.
@@ -155,9 +175,10 @@ bool same_file(const std::string& a, const std::string& b) {
     if (fs::equivalent(a, b, ec)) return true;
     if (!ec) return false;  // both exist, and are two files
     // equivalent() needs both to exist: compare the paths themselves, made absolute first (a
-    // relative path whose first part does not exist stays relative in weakly_canonical).
-    const fs::path path_a = fs::weakly_canonical(fs::absolute(a, ec_a), ec_a),
-                   path_b = fs::weakly_canonical(fs::absolute(b, ec_b), ec_b);
+    // relative path whose first part does not exist stays relative in weakly_canonical), each
+    // where a symbolic link to no file yet would make it (weakly_canonical keeps such a link).
+    const fs::path path_a = fs::weakly_canonical(fs::absolute(where_a_new_file_is_made(a), ec_a), ec_a),
+                   path_b = fs::weakly_canonical(fs::absolute(where_a_new_file_is_made(b), ec_b), ec_b);
     return !ec_a && !ec_b && path_a == path_b;
 }
 }  // namespace
@@ -181,7 +202,7 @@ void check_output_is_not_database(const std::string& output, const char* option,
     check_output_is_not(output, option, db_path, "the tuning database");
     // SQLite keeps its files beside the file itself: beside a symbolic link's target.
     std::error_code ec;
-    const fs::path resolved = fs::weakly_canonical(fs::absolute(db_path, ec), ec);
+    const fs::path resolved = fs::weakly_canonical(fs::absolute(where_a_new_file_is_made(db_path), ec), ec);
     for (const std::string& base : {db_path, resolved.string()})
         for (const auto& [suffix, what] : {std::pair<const char*, const char*>{"-wal", "write-ahead log"},
                                            {"-shm", "shared-memory file"},
@@ -248,7 +269,7 @@ int finish_standard_output(const char* tool, const std::string& what) {
     std::cout.flush();
     const bool flushed = std::fflush(stdout) == 0;  // the C stream's buffer too, whatever cout's state: sets errno
     if (static_cast<bool>(std::cout) && flushed && !std::ferror(stdout)) return 0;
-    std::fprintf(stderr, "%s: cannot write %s: %s\n", tool, what.c_str(),
+    std::fprintf(stderr, "%s: cannot write %s: %s\n", tool, printable(what).c_str(),
                  errno != 0 ? std::strerror(errno) : "the write failed (a full disk or a closed pipe?)");
     return 2;
 }

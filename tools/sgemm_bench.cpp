@@ -474,7 +474,7 @@ int main(int argc, char** argv) {
                                          ? " (no shape finished: " + json_path + " is not written)"
                                          : " (the " + std::to_string(entries.size()) + " shapes before it go to " +
                                                json_path + ")";
-            std::fprintf(stderr, "sgemm-bench: %s%s\n", printable_lines(failure).c_str(), kept.c_str());
+            std::fprintf(stderr, "sgemm-bench: %s%s\n", printable_lines(failure).c_str(), printable(kept).c_str());
         }
         if (!json_path.empty() && !entries.empty()) {
             // One shape: one object. A sweep: an array with one object per size it finished.

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     try {
         write_output_file(output, csv.str());
     } catch (const OutputError& e) {
-        std::fprintf(stderr, "sgemm-shapes: %s\n", e.what());
+        std::fprintf(stderr, "sgemm-shapes: %s\n", printable(e.what()).c_str());
         return 2;
     }
     return 0;

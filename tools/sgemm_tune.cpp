@@ -763,7 +763,7 @@ int main(int argc, char** argv) {
                          dry_ignored.c_str());
         if (!json_path.empty())
             std::fprintf(stderr, "sgemm-tune: note: a dry run times nothing, so it writes no --json table (%s was "
-                                 "only checked)\n", json_path.c_str());
+                                 "only checked)\n", printable(json_path).c_str());
         try {
             warm_up_nvrtc();  // before the handler: NVRTC's first compile would replace it for a moment
             stop_on_interrupt("sgemm-tune", "after the compiles in progress");

@@ -386,6 +386,31 @@ widths=$(awk '/^batch 100000:/ {on = 1; next} on && /^$/ {exit} on && /does not 
 [ "$(wc -l <<<"$widths")" -eq 1 ] || fail "the batch-100000 table's lines end in different columns: $widths
 $out"
 
+# An output that is an SQLite database's write-ahead log or rollback journal, by any name or
+# through a symbolic link, is refused before any work: replacing it loses the commits not yet
+# in its database (it was replaced, exit 0).
+printf '\x37\x7f\x06\x82\x00\x2d\xe2\x18 and the frames' >"$tmp/live.db-wal"
+printf '\xd9\xd5\x05\xf9\x20\xa1\x63\xd7 and the pages' >"$tmp/journal"
+ln -s live.db-wal "$tmp/notes.csv"
+expect_user_error "is an SQLite write-ahead log, which this output would replace" "$shapes" gpt2 -o "$tmp/notes.csv"
+expect_user_error "is an SQLite rollback journal, which this output would replace" "$shapes" gpt2 -o "$tmp/journal"
+[ "$(head -c 4 "$tmp/live.db-wal" | od -An -tx1 | tr -d ' ')" = 377f0682 ] || fail "the write-ahead log was written"
+# A FIFO or a device this user may not write is refused before any work (it was written at
+# the end, exit 2), as 'nobody' where this root can become that user.
+mkfifo "$tmp/fifo" && chmod 444 "$tmp/fifo" && chmod o+x "$tmp"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$shapes" 2>/dev/null; then
+  expect_user_error "cannot write it" setpriv --reuid=65534 --regid=65534 --clear-groups "$shapes" gpt2 -o "$tmp/fifo"
+else
+  echo "skip: the unwritable FIFO needs a root that can become 'nobody', and a build 'nobody' can run"
+fi
+# A path in a message is shown with its control characters escaped: a name holding an escape
+# sequence does not recolour the terminal.
+ln -s /dev/full "$tmp/"$'f\e[31mRED'
+"$shapes" gpt2 -o "$tmp/"$'f\e[31mRED' 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "No space left on device" "$tmp/err" && ! grep -q $'\e' "$tmp/err" ||
+  fail "a write to /dev/full under a name with an escape: $rc $(cat -v "$tmp/err")"
+
 # --help whose output does not arrive is an error, as any other output is.
 for tool in "$shapes" "$roofline"; do
   "$tool" --help >/dev/full 2>"$tmp/err"; rc=$?

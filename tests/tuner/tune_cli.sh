@@ -226,6 +226,16 @@ err=$("$tune" --shapes "$dir/small.csv" --db "$dir/fresh.db" --json "$dir/fresh.
   fail "--json naming a database not made yet: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --db "$dir/existing.db" --json "$dir/existing.db-wal" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "is the tuning database's write-ahead log" <<<"$err" || fail "--json naming the database's WAL: $rc $err"
+# So is one reached through a symbolic link to no file yet, on either side: the tune makes the
+# database where the link points, and the table would then be written into it.
+ln -s fresh2.db "$dir/link-to-db.json"
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/fresh2.db" --json "$dir/link-to-db.json" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "is the tuning database, which the output would replace" <<<"$err" ||
+  fail "--json a link to a database not made yet: $rc $err"
+ln -s fresh3.db "$dir/link.db"
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/link.db" --json "$dir/fresh3.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "is the tuning database, which the output would replace" <<<"$err" ||
+  fail "--json where a database link to no file yet points: $rc $err"
 # (A dry run checks --json too, and writes no table: the files show what the check did.)
 echo previous > "$dir/kept.json"
 "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --json "$dir/kept.json" >/dev/null 2>"$dir/err" ||
