@@ -238,13 +238,15 @@ def draw_roofline(ax, ceilings, intensities):
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SQLITE_JOURNAL_MAGIC = bytes([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
+SQLITE_WAL_MAGICS = (bytes([0x37, 0x7f, 0x06, 0x82]), bytes([0x37, 0x7f, 0x06, 0x83]))
 
 
 def prepare_out_dir(directory, names):
     """Creates the output folder if need be, and checks the files `names` it will hold, before
-    any drawing: a path that cannot be a folder, and a name taken by a folder or by an SQLite
-    database (a slip that would lose every winner it holds), are a UserError, so that no file is
-    written then. A machine without matplotlib is told so first, with no folder made."""
+    any drawing: a path that cannot be a folder, and a name taken by a folder, an SQLite
+    database (a slip that would lose every winner it holds) or its log or journal, are a
+    UserError, so that no file is written then. A machine without matplotlib is told so first, with no folder made."""
     pyplot()
     if not directory:
         raise UserError("-o: the output folder is empty")
@@ -260,12 +262,15 @@ def prepare_out_dir(directory, names):
             raise UserError(f"{path} is a folder, where this writes a file")
         try:
             with open(path, "rb") as f:
-                taken_by_a_database = f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+                start = f.read(len(SQLITE_MAGIC))
         except OSError:
             continue  # no file yet, or one this cannot read: the rename over it decides
-        if taken_by_a_database:
+        if start == SQLITE_MAGIC:
             raise UserError(f"{path} is an SQLite database, which this would replace; remove it first "
                             "or name another folder")
+        if start[:8] == SQLITE_JOURNAL_MAGIC or start[:4] in SQLITE_WAL_MAGICS:
+            raise UserError(f"{path} is an SQLite database's log or journal, which this would replace, losing "
+                            "commits not yet in its database; name another folder")
 
 
 def output_error(path, error):

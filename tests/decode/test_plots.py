@@ -171,6 +171,11 @@ class PlotBench(PlotTest):
                     self.assertEqual(os.listdir(out), [taken], f"{script} wrote a file before it refused")
                     with open(os.path.join(out, taken), "rb") as f:
                         self.assertEqual(f.read(), sqlite_bytes)
+                with tempfile.TemporaryDirectory() as out:
+                    with open(os.path.join(out, taken), "wb") as f:
+                        f.write(bytes([0x37, 0x7f, 0x06, 0x82]) + bytes(28))  # a write-ahead log's header
+                    self.assert_user_error(run(script, source, "-o", out), "is an SQLite database's log or journal")
+                    self.assertEqual(os.listdir(out), [taken], f"{script} wrote a file before it refused")
 
     def test_a_png_cut_short_leaves_the_earlier_one_whole(self):
         # A file-size limit (SIGXFSZ ignored, so the write fails with EFBIG) stops the PNG
