@@ -15,9 +15,13 @@
 namespace sgemm {
 
 std::string nvrtc_version() {
-    int major = 0, minor = 0;
-    SGEMM_NVRTC_CHECK(nvrtcVersion(&major, &minor));
-    return std::to_string(major) + "." + std::to_string(minor);
+    // Asked once: the library is fixed for the process, and every cache key names it.
+    static const std::string version = [] {
+        int major = 0, minor = 0;
+        SGEMM_NVRTC_CHECK(nvrtcVersion(&major, &minor));
+        return std::to_string(major) + "." + std::to_string(minor);
+    }();
+    return version;
 }
 
 std::string render_source(const Family& family) {
