@@ -54,6 +54,19 @@ void refuse_options_taken_as_values(const po::parsed_options& parsed) {
     }
 }
 
+// Boost reads `-o=x` as the short option -o with the value "=x", and the tool then wrote a
+// file named "=x". A short option joined to its value by "=" is refused, naming the two forms
+// that say what was meant; `-o =x` and `--output==x` still give a value that starts with "=".
+void refuse_short_options_joined_by_equals(const po::parsed_options& parsed) {
+    for (const po::option& o : parsed.options) {
+        if (o.position_key >= 0 || o.original_tokens.size() != 1 || o.value.empty()) continue;
+        const std::string& word = o.original_tokens[0];
+        if (word.size() > 2 && word[0] == '-' && word[1] != '-' && word[2] == '=')
+            throw po::error(word + ": a short option is not joined to its value by '=' (write " + word.substr(0, 2) +
+                            " " + word.substr(3) + " or --" + o.string_key + "=" + word.substr(3) + ")");
+    }
+}
+
 // A number's value with the white space around it removed: `--context ' 5'` is 5, as
 // `--batch ' 8'` is, whose list parse trims each item. Other values are kept as given (a
 // file name may start with a space).
@@ -99,6 +112,7 @@ void store_command_line(po::command_line_parser parser, int argc, char** argv, c
                         po::variables_map& vm) {
     const po::parsed_options parsed = parse_help_first(parser, argc, argv, options);
     refuse_options_taken_as_values(parsed);
+    refuse_short_options_joined_by_equals(parsed);
     try {
         po::store(numbers_trimmed(parsed, options), vm);
     } catch (const po::invalid_option_value& e) {

@@ -394,6 +394,11 @@ run 1 "${ours[@]}" export -o "$dir/ours.db"; has "$err" "--output $dir/ours.db: 
 run 1 "${ours[@]}" export -o --json; has "$err" "-o needs a value, and the word after it is the option --json"
 run 1 "${ours[@]}" export -o -; has "$err" "--output -: names no file here"
 [ ! -e ./--json ] || fail "export -o --json wrote a file named --json"
+db_tool=$(realpath "$db_tool")  # the folder changes for the line below
+(cd "$dir" && run 1 "${ours[@]}" export -o=winners-eq.csv &&
+  has "$err" "-o=winners-eq.csv: a short option is not joined to its value by '=' (write -o winners-eq.csv or --output=winners-eq.csv)") ||
+  exit 1
+[ ! -e "$dir/=winners-eq.csv" ] || fail "export -o=NAME wrote a file named =NAME"
 ln -s ours.db "$dir/ours-link.db"
 run 1 "${ours[@]}" export -o "$dir/ours-link.db"; has "$err" "is the tuning database, which"
 cmp -s "$dir/ours.db" "$dir/ours.keep" || fail "export -o onto the database changed it"

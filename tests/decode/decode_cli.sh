@@ -107,6 +107,13 @@ expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" 
 expect_user_error "--output -: names no file here (standard output is where the tool prints without this option)" \
   "$shapes" gpt2 -o -
 [ ! -e ./- ] || fail "-o - wrote a file named -"
+# Boost reads -o=x as -o with the value "=x": that is refused, naming both ways to write it,
+# and no file named "=x" is made. -oNAME, joined without "=", stays a value.
+shapes=$(realpath "$shapes")  # the folder changes for the line below
+(cd "$tmp" && expect_user_error "-o=x.csv: a short option is not joined to its value by '=' (write -o x.csv or --output=x.csv)" \
+  "$shapes" gpt2 -o=x.csv) || exit 1
+[ ! -e "$tmp/=x.csv" ] || fail "-o=x.csv wrote a file named =x.csv"
+"$shapes" gpt2 -o"$tmp/joined.csv" && [ -s "$tmp/joined.csv" ] || fail "-oNAME wrote no CSV to NAME"
 # An option without its value does not take the next option as one (-o --no-fuse wrote a
 # file named "--no-fuse" and ignored the flag).
 expect_user_error "-o needs a value, and the word after it is the option --no-fuse (write --output=--no-fuse" \
