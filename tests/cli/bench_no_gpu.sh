@@ -205,6 +205,39 @@ if gpu_present; then
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [e['size'] for e in d] == [64], d" \
     "$dir/partial.json" || fail "the finished size of a failed sweep was not written"
 fi
+# On a GPU, padded operands: --lda, --ldb and --ldc reach cuBLAS and every kernel (the JSON
+# names them, each result is checked valid), and warptile with ALIGNED=1 is skipped with the
+# reason, as --lda 49 is no multiple of 4, where its ALIGNED=0 defaults run.
+if gpu_present; then
+  err=$("$bench" --m 33 --n 65 --k 47 --lda 49 --ldb 70 --ldc 66 --iters 2 --kernels naive,warptile \
+    --config warptile=256,128,16,64,64,16,8,3,0,0,1,1,0,0,1,0,0 --json "$dir/ld.json" 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 0 ] && grep -q "^\[33x65x47\] skipping warptile: .*ALIGNED=1.* needs 16-byte aligned operands; these are 4-byte aligned" <<<"$err" ||
+    fail "padded operands with ALIGNED=1: exit $rc, expected 0 and warptile skipped for its alignment: $err"
+  python3 - "$dir/ld.json" <<'PY' || fail "the JSON of padded operands: $(cat "$dir/ld.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["lda"], d["ldb"], d["ldc"]) == (49, 70, 66), d
+assert [r["kernel"] for r in d["results"]] == ["cublas", "naive", "warptile"], d["results"]
+assert all(r["valid"] for r in d["results"]), d["results"]
+PY
+fi
+# On a GPU, --timeline runs the --config decode kernel (split 4 ways, its slices summed in the
+# kernel) again in a timeline build: its result is checked, and where the time went is printed
+# and written to the JSON.
+if gpu_present; then
+  out=$("$bench" --m 8 --n 256 --k 512 --iters 2 --kernels naive --config decode=8,128,8,4,1,0,4,0,0 --timeline \
+    --json "$dir/timeline.json" 2>&1); rc=$?
+  [ $rc -eq 0 ] && grep -q "^timeline of decode .*(the launch with the median event time of 5" <<<"$out" ||
+    fail "--timeline of a decode config: exit $rc: $out"
+  grep -q "WRONG RESULT" <<<"$out" && fail "--timeline: a wrong result: $out"
+  python3 - "$dir/timeline.json" <<'PY' || fail "the JSON of --timeline: $(cat "$dir/timeline.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+[t] = d["timelines"]
+assert t["valid"] and t["blocks"] > 0 and t["summing_blocks"] > 0, t
+assert 0 < t["loops_end_us"] <= t["last_end_us"], t
+PY
+fi
 # On a machine of two GPUs, --device 1 runs every kernel and cuBLAS there, and checks them
 # (a wrong result exits 3).
 if [ "$(visible_gpus)" -ge 2 ]; then

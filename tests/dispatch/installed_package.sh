@@ -2,12 +2,16 @@
 # `meson install` puts libsgemm_dispatch, its headers and sgemm_dispatch.pc in place: this
 # installs the build into a temporary DESTDIR, asks pkg-config for the flags, builds and runs
 # a C program and builds a C++ one against the installed package alone, and builds
-# examples/dispatch_decode with its own Makefile, as its users would.
-# Usage: installed_package.sh MESON BUILD_DIR SOURCE_DIR
+# examples/dispatch_decode with its own Makefile, as its users would, and runs it: on a GPU
+# through a database tuned here.
+# Usage: installed_package.sh MESON BUILD_DIR SOURCE_DIR SGEMM_TUNE SGEMM_DB MAKE_SAMPLE_DB
 set -eu
 meson=$1
 build=$2
 source=$3
+sgemm_tune=$4
+sgemm_db=$5
+make_sample_db=$6
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -92,6 +96,11 @@ example --help
 example --device 0 --db /nonexistent/tuning.db
 [ "$rc" -eq 2 ] && grep -q "dispatch_decode: .*/nonexistent/tuning.db" "$tmp/err" ||
     { echo "dispatch_decode with a missing database: exit $rc, expected 2: $(cat "$tmp/err")"; exit 1; }
+
+# Its run, without a GPU and with one (dispatch_decode_run.sh).
+LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" bash "$source/tests/dispatch/dispatch_decode_run.sh" \
+    "$tmp/dispatch_decode" "$sgemm_tune" "$sgemm_db" "$make_sample_db" || exit 1
+
 # Cleaning needs no package.
 PKG_CONFIG_PATH=/nonexistent make -s -C "$tmp" clean && [ ! -e "$tmp/dispatch_decode" ] ||
     { echo "examples/dispatch_decode: make clean needs the package"; exit 1; }
