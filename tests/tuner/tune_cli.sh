@@ -602,6 +602,16 @@ PY
   grep -qF "so no database was made at $dir/on_full.db" <<<"$err" || fail "the tune on a full disk: $err"
   left=$(ls "$dir" | grep '^on_full')
   [ -z "$left" ] || fail "a tune refused by a full disk left $left"
+  # The table goes to standard output once every shape is stored: a reader that has gone (as
+  # after `| head -1`) ends the run by SIGPIPE at that table (141), its winner already stored,
+  # which the same command then skips.
+  into_a_closed_pipe "$dir/pipe.err" env SGEMM_DB="$dir/pipe.db" "$tune" --shapes "$dir/tiny.csv" --families naive \
+    --top-k 1 --max-candidates 1; rc=$?
+  [ $rc -eq 141 ] || fail "a tune into a closed pipe exited $rc, expected 141 (SIGPIPE): $(cat "$dir/pipe.err")"
+  err=$(SGEMM_DB="$dir/pipe.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null) ||
+    fail "the tune after one ended by a closed pipe: $err"
+  grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" ||
+    fail "a tune ended by a closed pipe at its table did not keep its winner: $err"
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
