@@ -167,7 +167,17 @@ int main(int argc, char** argv) {
         ProblemSpec spec;
         spec.M = M, spec.N = N, spec.K = K;
         spec.trans_a = layout.trans_a, spec.trans_b = layout.trans_b;
-        GemmProblem problem(spec, cublas, stream.get());
+        const std::string shape =
+            std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " " + layout.transposes();
+        // A shape past the GPU's (or the host's) memory fails here, at its operands: the
+        // message names the shape, not only the allocation that failed.
+        GemmProblem problem = [&] {
+            try {
+                return GemmProblem(spec, cublas, stream.get());
+            } catch (const std::exception& e) {
+                throw Error("the operands of " + shape + ", their reference and its bound: " + e.what());
+            }
+        }();
         SgemmArgs args = problem.args();
         const std::string decision = dispatch.explain(layout.trans_a, layout.trans_b, M, N, K, args.A, args.lda, args.B,
                                                       args.ldb, args.C, args.ldc);
@@ -222,8 +232,6 @@ int main(int argc, char** argv) {
         }
         const double hb = median(host_bare), hd = median(host_dispatch);
         const double dd = median(dev_dispatch), dc = median(dev_cublas);
-        const std::string shape =
-            std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " " + layout.transposes();
         const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
 
         std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),

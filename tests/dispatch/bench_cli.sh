@@ -96,6 +96,10 @@ if gpu_present; then
     grep -q "^measure  *dispatch  *baseline  *difference  *target$" <<<"$out" && grep -q "at most +1 us$" <<<"$out" &&
       grep -q "^create, CUDA context included  *[0-9.]* ms" <<<"$out" || fail "the bench's table, --trans $layout: $out"
   done
+  # A shape past the GPU's memory (A alone is 149 GiB) exits 2, naming the shape.
+  err=$("$bench" --db "$tmp/sample.db" --m 200000 --n 200000 --k 200000 --rounds 1 --calls 1 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -q "^sgemm-dispatch-bench: the operands of 200000x200000x200000 NN, their reference and its bound: .*memory" <<<"$err" ||
+    fail "a shape past the GPU's memory: exit $rc: $err"
 fi
 
 # The no-GPU checks come last: on a GPU, the first one ends the script (cli_checks.sh).
