@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# examples/dispatch_decode run as its users run it. Without a GPU, create on a database it can
-# read says so (exit 2). With one: a tune of one of the step's shapes (qkv at batch 8), then
+# examples/dispatch_decode run as its users run it: its arguments first, then without a GPU,
+# create on a database it can read says so (exit 2). With one: a tune of one of the step's shapes (qkv at batch 8), then
 # every GEMM of the step at batch 1, 8 and 32, each checked against cuBLAS with its output NaN
 # first (exit 0), the tuned shape through its exact winner; then the weights stored out x in,
 # the NT GEMMs that no winner covers, with their misses recorded for sgemm-tune --from-misses.
@@ -13,6 +13,26 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../cli_checks.sh"
 
 run_example() { "$example" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+
+# Its arguments: a device ordinal that is no whole number of 0 or more, a step count that is
+# no whole number from 1 to 10000 (atoi read "5x" as 5 and overflowed past INT_MAX), and an
+# empty database path (an unset variable, which read as the default database) are usage
+# errors (1); --help is not (0, on standard output). A missing database fails create before
+# any GPU is looked for (2), with or without one.
+for bad in "--device -1" "--device x" "--device 1.5" "--device=" "--steps 5x" "--steps 0" "--steps 10001" \
+           "--steps 99999999999" "--db="; do
+  set -- ${bad%=}
+  [ "$bad" = "${bad%=}" ] || set -- "$@" ""  # "--x=": the option with an empty value
+  run_example "$@"
+  [ "$rc" -eq 1 ] && grep -q "usage: dispatch_decode \[--db PATH\] \[--device N\]" "$tmp/err" ||
+    fail "dispatch_decode $bad: exit $rc, expected 1 and the usage: $(cat "$tmp/err")"
+done
+run_example --help
+[ "$rc" -eq 0 ] && grep -q "usage: dispatch_decode" "$tmp/out" ||
+  fail "dispatch_decode --help: exit $rc, expected 0 and the usage on standard output: $(cat "$tmp/out" "$tmp/err")"
+run_example --device 0 --db /nonexistent/tuning.db
+[ "$rc" -eq 2 ] && grep -q "dispatch_decode: .*/nonexistent/tuning.db" "$tmp/err" ||
+  fail "dispatch_decode with a missing database: exit $rc, expected 2: $(cat "$tmp/err")"
 
 if ! gpu_present; then
   "$make_sample" "$tmp/sample.db" ours >/dev/null || fail "make_sample_db"
