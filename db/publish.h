@@ -18,7 +18,14 @@ namespace sgemm {
 // file), is a symbolic link (to no file yet), or its file system has no hard links: the caller
 // makes the file in place then. Any other failure (a full disk) throws a DbError that says no
 // database was made, and leaves nothing, but for the rare failure to sync the folder after
-// the link, which says the database is there. `path`'s folder must exist.
+// the link, which says the database is there. `path`'s folder must exist. It first removes
+// what killed publishers left beside `path` (remove_abandoned_incomplete_files).
 bool publish_new_database(sqlite::Connection& source, const std::string& path);
+
+// Removes the files that publishers killed while writing left beside `path`
+// ("PATH.incomplete-" and 16 hex digits, with SQLite's "-journal", "-wal" and "-shm" of them).
+// A living publisher holds a lock on its file, which the sweep leaves alone. Failures are
+// ignored: the files are litter, not data.
+void remove_abandoned_incomplete_files(const std::string& path);
 
 }  // namespace sgemm

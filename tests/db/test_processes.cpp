@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
+#include "db/publish.h"
 #include "db/store.h"
 #include "db/verify.h"
 #include "tests/db/fixture.h"
@@ -141,4 +143,32 @@ TEST(Processes, AProcessKilledAtAnyPointOfAWriteLeavesAValidDatabase) {
         EXPECT_TRUE(won == written || won == written - 1) << written << " measurements, " << won << " winners";
         EXPECT_EQ(store.connection().integer("SELECT count(*) FROM measurements WHERE median_ms IS NULL AND valid"), 0);
     }
+}
+
+// A writer's sweep of what killed publishers left (db/publish.h) runs again and again while
+// another process publishes a large database: the file it writes under another name is seen,
+// and left alone, and the database arrives whole.
+TEST(Processes, TheSweepLeavesTheFileOfAPublisherAtWork) {
+    TempDir dir;
+    const std::string path = dir.file("large.db");
+    constexpr std::int64_t kBytes = 64 << 20;  // so that the write lasts while the sweeps run
+    ChildProcess publisher([&] {
+        sqlite::Connection source(path, sqlite::Access::Memory, std::chrono::milliseconds(0));
+        source.exec("CREATE TABLE payload (bytes BLOB); INSERT INTO payload VALUES (randomblob(" +
+                    std::to_string(kBytes) + "))");
+        if (!publish_new_database(source, path)) throw Error("the path was taken");
+    });
+    int sweeps_while_written = 0;
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+         !std::filesystem::exists(path) && std::chrono::steady_clock::now() < until;) {
+        bool incomplete_there = false;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+            incomplete_there |= entry.path().filename().string().rfind("large.db.incomplete-", 0) == 0;
+        remove_abandoned_incomplete_files(path);
+        sweeps_while_written += incomplete_there;
+    }
+    EXPECT_EQ(publisher.wait(), 0);
+    EXPECT_GT(sweeps_while_written, 0) << "no sweep ran while the file was written: the test proves nothing";
+    sqlite::Connection published(path, sqlite::Access::QueryOnly, std::chrono::milliseconds(0));
+    EXPECT_EQ(published.integer("SELECT length(bytes) FROM payload"), kBytes);
 }
