@@ -3,6 +3,8 @@
 # on a machine without a GPU, exit 2 with one line saying no CUDA device is visible.
 set -u
 bench="$1"
+# The test build that spoils each kernel's result (tests/meson.build), for exit status 3.
+spoiling="$2"
 . "$(dirname "$0")/../cli_checks.sh"
 
 out=$("$bench" --help) || fail "--help exited non-zero"
@@ -195,6 +197,22 @@ assert all(r["valid"] and r["median_ms"] > 0 for r in d["results"]), d["results"
 PY
   [ "$(head -c 4 "$dir/cubins/naive_32_8.cubin" | od -An -c | tr -d ' ')" = '177ELF' ] &&
     [ -s "$dir/cubins/smem_32.log" ] || fail "--save-cubins wrote: $(ls "$dir/cubins")"
+fi
+# On a GPU, a wrong result: the test build spoils each kernel's first element after its run.
+# Each kernel's row says WRONG RESULT, stderr says which failed validation, the JSON marks it
+# invalid (cuBLAS valid), every kernel still runs, and the exit status is 3.
+if gpu_present; then
+  out=$("$spoiling" --size 17 --iters 2 --kernels naive,smem --json "$dir/wrong.json" 2>"$dir/wrong.err"); rc=$?
+  [ $rc -eq 3 ] || fail "a spoiled result exited $rc, expected 3: $out $(cat "$dir/wrong.err")"
+  [ "$(grep -cE '^(naive|smem) .*\[WRONG RESULT\]' <<<"$out")" -eq 2 ] && ! grep -qE '^cublas .*WRONG' <<<"$out" ||
+    fail "the table does not mark naive and smem alone as wrong: $out"
+  grep -q "naive FAILED validation" "$dir/wrong.err" && grep -q "smem FAILED validation" "$dir/wrong.err" ||
+    fail "stderr does not name the kernels that failed validation: $(cat "$dir/wrong.err")"
+  python3 - "$dir/wrong.json" <<'PY' || fail "the JSON of spoiled results: $(cat "$dir/wrong.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(r["kernel"], r["valid"]) for r in d["results"]] == [("cublas", True), ("naive", False), ("smem", False)], d
+PY
 fi
 # A sweep whose last size does not fit the GPU (200000^2 floats, 149 GiB for A alone) ends
 # with exit 2 and the reason, and the size before it is still written to --json.
