@@ -1,14 +1,15 @@
 #include "db/publish.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -29,6 +30,18 @@ std::string incomplete_name(const std::string& path) {
     return path + kIncompleteInfix + hex;
 }
 
+// Whether `entry`, a name in a folder, is a file written under another name for the database
+// named `database` there, or SQLite's "-journal", "-wal" or "-shm" of one.
+bool is_incomplete_file_of(const std::string& entry, const std::string& database) {
+    const std::string prefix = database + kIncompleteInfix;
+    const std::size_t id_end = prefix.size() + kIncompleteIdLength;
+    if (entry.compare(0, prefix.size(), prefix) != 0 || entry.size() < id_end) return false;
+    for (std::size_t i = prefix.size(); i < id_end; ++i)
+        if (!std::isxdigit(static_cast<unsigned char>(entry[i]))) return false;
+    const std::string companion = entry.substr(id_end);
+    return companion.empty() || companion == "-journal" || companion == "-wal" || companion == "-shm";
+}
+
 // The error of a step of the publishing that the system refused (`error`, an errno).
 DbError refused(const std::string& path, const std::string& step, int error) {
     return DbError("cannot write " + path + ": " + step + " failed (" +
@@ -46,78 +59,38 @@ int sync_to_disk(const std::string& path) {
     return error;
 }
 
-// Whether `fd` and the name `path` are one file: the name was not removed, or made anew.
-bool names_open_file(int fd, const std::string& path) {
-    struct stat opened {}, named {};
-    return ::fstat(fd, &opened) == 0 && ::stat(path.c_str(), &named) == 0 && opened.st_dev == named.st_dev &&
-           opened.st_ino == named.st_ino;
-}
-
-// Removes a file written under its other name and what SQLite made beside it.
-void remove_incomplete(const std::string& name) {
-    std::error_code ec;
-    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) fs::remove(name + suffix, ec);
-}
-
-// The file written under its other name, locked (flock) while it lives, so that a sweep of
-// the folder (remove_abandoned_incomplete_files) tells it from one a killed process left.
-// Removed, with what SQLite made beside it, however the publishing ends (an error, an
-// exception of any kind), and after the link, which leaves the database at its path alone.
+// The file written under its other name, with what SQLite made beside it: removed however the
+// publishing ends (an error, an exception of any kind), and after the link, which leaves the
+// database at its path alone.
 class IncompleteFile {
 public:
-    // Makes a new, empty file beside `path` (empty, as VACUUM INTO takes it, with the
-    // permissions SQLite gives a database it makes) and locks it.
-    explicit IncompleteFile(const std::string& path) {
-        // A sweep may remove the file between its open and its lock, as one nobody holds: the
-        // name is then checked, and another one made.
-        for (int attempt = 0; attempt < 3 && fd_ < 0; ++attempt) {
-            name_ = incomplete_name(path);
-            const int fd = ::open(name_.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-            if (fd < 0) throw refused(path, "making " + name_, errno);
-            // flock, not fcntl: SQLite's fcntl locks on the file are apart from it, and its
-            // close of its own descriptor of the file releases no flock.
-            if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-                const int error = errno;
-                ::close(fd);
-                throw refused(path, "locking " + name_, error);
-            }
-            if (names_open_file(fd, name_)) fd_ = fd;
-            else ::close(fd);
-        }
-        if (fd_ < 0) throw refused(path, "making " + name_ + " (removed at once, three times)", EAGAIN);
-    }
-    ~IncompleteFile() {
-        remove();
-        ::close(fd_);  // and so the lock
-    }
+    explicit IncompleteFile(std::string path) : path_(std::move(path)) {}
+    ~IncompleteFile() { remove(); }
     IncompleteFile(const IncompleteFile&) = delete;
     IncompleteFile& operator=(const IncompleteFile&) = delete;
-    const std::string& name() const { return name_; }
-    void remove() { remove_incomplete(name_); }
+    const std::string& path() const { return path_; }
+    void remove() {
+        std::error_code ec;
+        for (const char* suffix : {"", "-journal", "-wal", "-shm"}) fs::remove(path_ + suffix, ec);
+    }
 
 private:
-    std::string name_;
-    int fd_ = -1;
+    std::string path_;
 };
-
-// Whether `entry` is a file written under another name for the database `database` (its
-// name and "-journal", "-wal" or "-shm"); if so, `incomplete` is the name of that file.
-bool is_incomplete_file_of(const std::string& entry, const std::string& database, std::string& incomplete) {
-    const std::string prefix = database + kIncompleteInfix;
-    if (entry.compare(0, prefix.size(), prefix) != 0 || entry.size() < prefix.size() + kIncompleteIdLength)
-        return false;
-    for (std::size_t i = prefix.size(); i < prefix.size() + kIncompleteIdLength; ++i)
-        if (!std::isxdigit(static_cast<unsigned char>(entry[i]))) return false;
-    const std::string companion = entry.substr(prefix.size() + kIncompleteIdLength);
-    if (!companion.empty() && companion != "-journal" && companion != "-wal" && companion != "-shm") return false;
-    incomplete = entry.substr(0, prefix.size() + kIncompleteIdLength);
-    return true;
-}
 
 // Whether a link that failed with `error` leaves the file to be made in place: the path is
 // taken by now (another process made the file), or the file system has no hard links.
 bool made_in_place_after(int error) {
     return error == EEXIST || error == EPERM || error == EOPNOTSUPP || error == ENOSYS;
+}
+
+// The sweep of an existing database's folder, once per process and path: the dispatch
+// library's miss log opens its database to write every few seconds.
+bool first_sweep_of(const std::string& path) {
+    static std::mutex mutex;
+    static std::set<std::string>& swept = *new std::set<std::string>();  // never destroyed: see MissLog's writer_of
+    std::lock_guard<std::mutex> lock(mutex);
+    return swept.insert(path).second;
 }
 
 }  // namespace
@@ -126,8 +99,12 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path) {
     remove_abandoned_incomplete_files(path);
     std::error_code ec;
     if (fs::is_symlink(path, ec) || fs::exists(path, ec)) return false;
-    IncompleteFile incomplete(path);
-    const std::string& name = incomplete.name();
+    const std::string name = incomplete_name(path);
+    // Empty, as VACUUM INTO takes it, with the permissions SQLite gives a database it makes.
+    const int fd = ::open(name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) throw refused(path, "making " + name, errno);
+    ::close(fd);
+    IncompleteFile incomplete(name);
     try {
         source.query("VACUUM INTO ?1").bind(1, sqlite::file_uri(name)).run();
         // In WAL mode, as a writer's open leaves a file: a later writer need not switch it,
@@ -155,28 +132,28 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path) {
     return true;
 }
 
-void remove_abandoned_incomplete_files(const std::string& path) {
-    const fs::path folder = sqlite::folder_of(path);
+void remove_abandoned_incomplete_files(const std::string& path, std::chrono::seconds age) {
+    // Beside `path` as given, where incomplete_name puts them (not beside a link's target).
+    fs::path folder = fs::path(path).parent_path();
+    if (folder.empty()) folder = ".";
     const std::string database = fs::path(path).filename().string();
+    const std::time_t oldest_kept = std::time(nullptr) - static_cast<std::time_t>(age.count());
     std::error_code ec;
-    std::set<std::string> incomplete_names;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string incomplete;
-        if (is_incomplete_file_of(it->path().filename().string(), database, incomplete))
-            incomplete_names.insert((folder / incomplete).string());
+        if (!is_incomplete_file_of(it->path().filename().string(), database)) continue;
+        // Looked at, never opened: a FIFO of the name would block an open, and a close of a
+        // descriptor of a file (a hard link to the database, left between its publisher's link
+        // and removal) would drop this process's SQLite locks on it. Regular files alone.
+        struct stat file {};
+        if (::lstat(it->path().c_str(), &file) == 0 && S_ISREG(file.st_mode) && file.st_mtime < oldest_kept)
+            ::unlink(it->path().c_str());
     }
-    for (const std::string& name : incomplete_names) {
-        const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0) {
-            // Companions of a file removed already: its writer ended between the removals.
-            if (errno == ENOENT) remove_incomplete(name);
-            continue;
-        }
-        // Held: its writer lives. Taken: its writer ended without removing it (killed), unless
-        // the name was removed (its writer's end) or made anew meanwhile.
-        if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_open_file(fd, name)) remove_incomplete(name);
-        ::close(fd);
-    }
+}
+
+void remove_abandoned_incomplete_files_once(const std::string& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);  // "t.db" and "./t.db" are one path
+    if (first_sweep_of(ec ? path : absolute.lexically_normal().string())) remove_abandoned_incomplete_files(path);
 }
 
 }  // namespace sgemm

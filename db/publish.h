@@ -5,6 +5,7 @@
 // and in WAL mode SQLite would let that process commit to the removed file and lose the
 // commits unseen.
 #pragma once
+#include <chrono>
 #include <string>
 
 #include "db/sqlite.h"
@@ -23,9 +24,16 @@ namespace sgemm {
 bool publish_new_database(sqlite::Connection& source, const std::string& path);
 
 // Removes the files that publishers killed while writing left beside `path`
-// ("PATH.incomplete-" and 16 hex digits, with SQLite's "-journal", "-wal" and "-shm" of them).
-// A living publisher holds a lock on its file, which the sweep leaves alone. Failures are
-// ignored: the files are litter, not data.
-void remove_abandoned_incomplete_files(const std::string& path);
+// ("PATH.incomplete-" and 16 hex digits, and SQLite's "-journal", "-wal" and "-shm" of them):
+// the regular files of those names last written more than `age` ago. A living publisher links
+// its file within seconds of its last write: age, not a lock, tells the two apart,
+// which works alike on every file system (a lock on NFS or CIFS would meet SQLite's own). A
+// publisher stopped for longer than `age` (SIGSTOP) finds its file gone, and fails saying that
+// no database was made. Failures are ignored: the files are litter, not data.
+void remove_abandoned_incomplete_files(const std::string& path, std::chrono::seconds age = std::chrono::hours(1));
+
+// remove_abandoned_incomplete_files, at the first call for `path` in this process only: for a
+// writer's open of a database that is there, which a process may repeat every few seconds.
+void remove_abandoned_incomplete_files_once(const std::string& path);
 
 }  // namespace sgemm

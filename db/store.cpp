@@ -274,9 +274,9 @@ OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::millis
     make_folder_to_write(path);
     // A new file is made whole, with its schema; where it cannot be, in place (db/publish.h).
     // Publishing sweeps what killed publishers left beside the file; a writer of a file that
-    // is there sweeps it too, as the file may have appeared after such a kill.
+    // is there sweeps it too, once, as the file may have appeared after such a kill.
     const bool published = missing && publish_new_database(*new_schema(path), path);
-    if (!missing) remove_abandoned_incomplete_files(path);
+    if (!missing) remove_abandoned_incomplete_files_once(path);
     auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::ReadWrite, busy_timeout);
     // SQLite quietly opens a write-protected file read-only; say so now rather than at the
     // first write.

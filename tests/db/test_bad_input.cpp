@@ -1,8 +1,6 @@
 // Bad input gets a clear error and loses nothing: each case of issue 3 on a real file.
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -220,60 +218,53 @@ TEST(BadInput, ANewDatabaseIsMadeWholeOrNotAtAll) {
     EXPECT_EQ(TuningStore(dir.file("target.db"), OpenMode::ReadOnly).devices().size(), 1u);
 }
 
-// Makes `path` and locks it as a living publisher holds its file (db/publish.cpp); returns
-// the descriptor that holds the lock.
-int make_locked(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) throw Error("cannot make and lock " + path);
-    return fd;
+// Writes `path` as last written `hours` ago.
+void write_file_of_age(const std::string& path, int hours) {
+    write_file(path, "written");
+    fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::hours(hours));
 }
 
 // A publisher killed while writing leaves its file under the other name (and SQLite's files
-// beside it); a writer of the database sweeps them, but never the file of a publisher that
-// lives, which holds a lock on it, nor a file that only looks alike.
-TEST(BadInput, FilesThatKilledPublishersLeftAreSwept) {
+// beside it). A publish, and the first writer's open of a database that is there, remove such
+// files once an hour old, and only those: not a younger one, whose publisher may be at work,
+// nor a name that only looks alike, nor what is no regular file (a FIFO, whose open would
+// block; a link).
+TEST(BadInput, FilesThatKilledPublishersLeftAreSweptAnHourOn) {
     TempDir dir;
     const std::string db = dir.file("t.db");
     const std::string abandoned = db + ".incomplete-0123456789abcdef";
-    write_file(abandoned, "half a database");
-    write_file(abandoned + "-wal", "its log");
-    write_file(db + ".incomplete-fedcba9876543210-shm", "of a file removed already");
-    // Alike, and not such files.
+    write_file_of_age(abandoned, 2);
+    write_file_of_age(abandoned + "-wal", 2);
+    write_file_of_age(db + ".incomplete-fedcba9876543210-shm", 2);  // of a file removed already
+    const std::string young = db + ".incomplete-00000000000000aa";
+    write_file_of_age(young, 0);
     for (const std::string& name : {db + ".incomplete-0123", db + ".incomplete-0123456789abcdef.bak",
                                     db + ".incomplete-0123456789abcdeg", dir.file("u.db.incomplete-0123456789abcdef")})
-        write_file(name, "someone's");
-    // A living publisher in this process, and one in another, which is then killed.
-    const std::string living = db + ".incomplete-00000000000000aa";
-    const int living_fd = make_locked(living);
-    const std::string killed = db + ".incomplete-00000000000000bb";
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    ChildProcess publisher([&] {
-        make_locked(killed);
-        if (::write(ready[1], "x", 1) != 1) throw Error("cannot say the lock is held");
-        ::pause();
-    });
-    char byte = 0;
-    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-    ::close(ready[0]);
-    ::close(ready[1]);
+        write_file_of_age(name, 2);
+    ASSERT_EQ(::mkfifo((db + ".incomplete-00000000000000ff").c_str(), 0644), 0);
+    fs::last_write_time(db + ".incomplete-00000000000000ff", fs::file_time_type::clock::now() - std::chrono::hours(2));
+    write_file_of_age(dir.file("target"), 2);
+    fs::create_symlink(dir.file("target"), db + ".incomplete-00000000000000ee");
 
     const std::string kept =
         "t.db.incomplete-0123\n"
         "t.db.incomplete-0123456789abcdef.bak\n"
         "t.db.incomplete-0123456789abcdeg\n"
+        "target\n"
         "u.db.incomplete-0123456789abcdef\n";
-    // A new database is published: the sweep leaves the files whose publishers live.
+    // A new database is published: the files an hour old go.
     { TuningStore store(db); }
-    EXPECT_EQ(listing(dir.path()), "t.db\nt.db.incomplete-00000000000000aa\nt.db.incomplete-00000000000000bb\n" + kept);
-    // Its publishers end without removing their files (one is killed, one lets go): a writer of
-    // the database that is there now sweeps both.
-    publisher.kill(SIGKILL);
-    EXPECT_EQ(publisher.wait(), 128 + SIGKILL);
-    ::close(living_fd);
+    EXPECT_EQ(listing(dir.path()), "t.db\nt.db.incomplete-00000000000000aa\nt.db.incomplete-00000000000000ee\n"
+                                   "t.db.incomplete-00000000000000ff\n" + kept);
+    // An hour on, this process's first writer of the database that is there removes the young one.
+    fs::last_write_time(young, fs::file_time_type::clock::now() - std::chrono::hours(2));
     TuningStore(db).add_device(h200());
-    EXPECT_EQ(listing(dir.path()), "t.db\n" + kept);
-    EXPECT_EQ(TuningStore(db, OpenMode::ReadOnly).devices().size(), 1u);
+    EXPECT_EQ(listing(dir.path()), "t.db\nt.db.incomplete-00000000000000ee\nt.db.incomplete-00000000000000ff\n" + kept);
+    // Its later writers, which a miss log opens every few seconds, do not look again.
+    write_file_of_age(abandoned, 2);
+    TuningStore(db).add_device(h200(1));
+    EXPECT_TRUE(fs::exists(abandoned));
+    EXPECT_EQ(TuningStore(db, OpenMode::ReadOnly).devices().size(), 2u);
 }
 
 TEST(BadInput, ACorruptPageIsFoundByVerify) {

@@ -145,9 +145,9 @@ TEST(Processes, AProcessKilledAtAnyPointOfAWriteLeavesAValidDatabase) {
     }
 }
 
-// A writer's sweep of what killed publishers left (db/publish.h) runs again and again while
-// another process publishes a large database: the file it writes under another name is seen,
-// and left alone, and the database arrives whole.
+// The sweep of what killed publishers left (db/publish.h) runs again and again while another
+// process publishes a large database: the file it writes under another name is seen, and left
+// alone, as a file just written, and the database arrives whole.
 TEST(Processes, TheSweepLeavesTheFileOfAPublisherAtWork) {
     TempDir dir;
     const std::string path = dir.file("large.db");
