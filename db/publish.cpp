@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -108,8 +110,10 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path) {
     try {
         source.query("VACUUM INTO ?1").bind(1, sqlite::file_uri(name)).run();
         // In WAL mode, as a writer's open leaves a file: a later writer need not switch it,
-        // which a reader holding it open would keep that writer from.
-        sqlite::Connection file(name, sqlite::Access::ReadWrite, std::chrono::milliseconds(0));
+        // which a reader holding it open would keep that writer from. Never made anew: a file
+        // a sweep removed (remove_abandoned_incomplete_files, past its age) is an error here,
+        // or at the sync or link below, not an empty database published.
+        sqlite::Connection file(name, sqlite::Access::ReadWriteExisting, std::chrono::milliseconds(0));
         auto mode = file.query("PRAGMA journal_mode = WAL");
         if (!mode.step() || mode.text(0) != "wal")
             throw DbError(name + ": SQLite did not switch the new database to WAL mode", SQLITE_ERROR);
@@ -137,7 +141,10 @@ void remove_abandoned_incomplete_files(const std::string& path, std::chrono::sec
     fs::path folder = fs::path(path).parent_path();
     if (folder.empty()) folder = ".";
     const std::string database = fs::path(path).filename().string();
-    const std::time_t oldest_kept = std::time(nullptr) - static_cast<std::time_t>(age.count());
+    const std::time_t now = std::time(nullptr);
+    if (now == static_cast<std::time_t>(-1) || age.count() < 0) return;
+    // Written at or before this time: at an age of 0, every such file (the tests' sweeps).
+    const std::time_t last_removed = now - static_cast<std::time_t>(std::min<std::int64_t>(age.count(), now));
     std::error_code ec;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
         if (!is_incomplete_file_of(it->path().filename().string(), database)) continue;
@@ -145,15 +152,15 @@ void remove_abandoned_incomplete_files(const std::string& path, std::chrono::sec
         // descriptor of a file (a hard link to the database, left between its publisher's link
         // and removal) would drop this process's SQLite locks on it. Regular files alone.
         struct stat file {};
-        if (::lstat(it->path().c_str(), &file) == 0 && S_ISREG(file.st_mode) && file.st_mtime < oldest_kept)
+        if (::lstat(it->path().c_str(), &file) == 0 && S_ISREG(file.st_mode) && file.st_mtime <= last_removed)
             ::unlink(it->path().c_str());
     }
 }
 
 void remove_abandoned_incomplete_files_once(const std::string& path) {
     std::error_code ec;
-    const fs::path absolute = fs::absolute(path, ec);  // "t.db" and "./t.db" are one path
-    if (first_sweep_of(ec ? path : absolute.lexically_normal().string())) remove_abandoned_incomplete_files(path);
+    const fs::path canonical = fs::weakly_canonical(path, ec);  // "t.db" and "./t.db" are one path
+    if (first_sweep_of(ec ? path : canonical.string())) remove_abandoned_incomplete_files(path);
 }
 
 }  // namespace sgemm

@@ -25,11 +25,13 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path);
 
 // Removes the files that publishers killed while writing left beside `path`
 // ("PATH.incomplete-" and 16 hex digits, and SQLite's "-journal", "-wal" and "-shm" of them):
-// the regular files of those names last written more than `age` ago. A living publisher links
-// its file within seconds of its last write: age, not a lock, tells the two apart,
-// which works alike on every file system (a lock on NFS or CIFS would meet SQLite's own). A
-// publisher stopped for longer than `age` (SIGSTOP) finds its file gone, and fails saying that
-// no database was made. Failures are ignored: the files are litter, not data.
+// the regular files of those names last written `age` ago or earlier. A living publisher
+// links its file within seconds of its last write, so age tells the two apart without a lock
+// (one on NFS or CIFS would meet SQLite's own). The age is this machine's clock against the
+// time the file system stamped: a clock an hour off the file server's, or a publisher stopped
+// for an hour (SIGSTOP, a suspended VM), may lose a living publisher its file; the publisher
+// then fails, saying no database was made, and publishes nothing. Failures to look or to
+// remove are ignored: the files are litter, not data. A negative age removes nothing.
 void remove_abandoned_incomplete_files(const std::string& path, std::chrono::seconds age = std::chrono::hours(1));
 
 // remove_abandoned_incomplete_files, at the first call for `path` in this process only: for a

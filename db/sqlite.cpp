@@ -201,6 +201,7 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     std::string name = file_uri(path);
     switch (access) {
         case Access::ReadWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+        case Access::ReadWriteExisting: flags |= SQLITE_OPEN_READWRITE; break;
         case Access::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
         case Access::QueryOnly: flags |= SQLITE_OPEN_READWRITE; break;
         case Access::Immutable:

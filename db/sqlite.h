@@ -120,11 +120,12 @@ private:
     Statement& statement_;
 };
 
-enum class Access { ReadWrite, ReadOnly, QueryOnly, Immutable, Snapshot, Copy, Memory };
+enum class Access { ReadWrite, ReadWriteExisting, ReadOnly, QueryOnly, Immutable, Snapshot, Copy, Memory };
 
 class Connection {
 public:
-    // Opens (ReadWrite: creating) the file. QueryOnly reads a file this user may write and
+    // Opens (ReadWrite: creating) the file. ReadWriteExisting is ReadWrite that fails on a
+    // missing file rather than make an empty one. QueryOnly reads a file this user may write and
     // changes no data in it, but is read-write to SQLite: the last connection to close then
     // checkpoints and removes the -wal and -shm files, which a read-only one leaves behind
     // (and it recovers what a crashed writer left: a -wal file's commits, a hot journal).

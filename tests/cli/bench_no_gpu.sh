@@ -2,9 +2,10 @@
 # sgemm-bench's command line: --help, bad arguments (exit 1, a message, no work done) and,
 # on a machine without a GPU, exit 2 with one line saying no CUDA device is visible.
 set -u
-bench="$1"
-# The test build that spoils each kernel's result (tests/meson.build), for exit status 3.
-spoiling="$2"
+# Usage: bench_no_gpu.sh SGEMM_BENCH SGEMM_BENCH_SPOILING, the second the test build that
+# spoils each kernel's result (tests/meson.build), for exit status 3.
+bench="${1:?usage: bench_no_gpu.sh SGEMM_BENCH SGEMM_BENCH_SPOILING}"
+spoiling="${2:?usage: bench_no_gpu.sh SGEMM_BENCH SGEMM_BENCH_SPOILING}"
 . "$(dirname "$0")/../cli_checks.sh"
 
 out=$("$bench" --help) || fail "--help exited non-zero"

@@ -171,6 +171,11 @@ int ChildProcess::wait() {
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
+bool ChildProcess::running() const {
+    siginfo_t info{};
+    return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+}
+
 void ChildProcess::kill(int signal) { ::kill(pid_, signal); }
 
 int in_child(const std::function<void()>& body) { return ChildProcess(body).wait(); }

@@ -71,6 +71,8 @@ public:
 
     // Waits for the exit; returns its status, or 128 + the signal that killed it.
     int wait();
+    // Whether it has not exited yet (and is not reaped: wait() still gives its status).
+    bool running() const;
     void kill(int signal);
 
 private:

@@ -267,6 +267,20 @@ TEST(BadInput, FilesThatKilledPublishersLeftAreSweptAnHourOn) {
     EXPECT_EQ(TuningStore(db, OpenMode::ReadOnly).devices().size(), 2u);
 }
 
+// The open that switches a publisher's file to WAL mode (db/publish.cpp) fails on a file that
+// is gone (a sweep took it) rather than make an empty one there, which the link would publish.
+TEST(BadInput, AWriterOfAFileThatMustBeThereMakesNone) {
+    TempDir dir;
+    const std::string gone = dir.file("gone.db");
+    EXPECT_THROW(sqlite::Connection(gone, sqlite::Access::ReadWriteExisting, std::chrono::milliseconds(0)), DbError);
+    EXPECT_EQ(listing(dir.path()), "");
+    // A file that is there is written as by ReadWrite.
+    write_sample(dir, "there.db");
+    sqlite::Connection there(dir.file("there.db"), sqlite::Access::ReadWriteExisting, std::chrono::milliseconds(0));
+    there.exec("CREATE TABLE written (x)");
+    EXPECT_EQ(there.integer("SELECT count(*) FROM sqlite_master WHERE name = 'written'"), 1);
+}
+
 TEST(BadInput, ACorruptPageIsFoundByVerify) {
     TempDir dir;
     const std::string path = write_sample(dir, "t.db");

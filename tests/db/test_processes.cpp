@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "db/publish.h"
@@ -145,6 +146,19 @@ TEST(Processes, AProcessKilledAtAnyPointOfAWriteLeavesAValidDatabase) {
     }
 }
 
+// The size of a publisher's file under its other name beside `path` (db/publish.cpp), if one
+// is there.
+std::optional<std::uintmax_t> size_under_other_name(const std::string& path) {
+    const std::string prefix = std::filesystem::path(path).filename().string() + ".incomplete-";
+    std::error_code ec;  // the file may go while it is looked at
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
+        if (entry.path().filename().string().rfind(prefix, 0) == 0) {
+            const std::uintmax_t bytes = std::filesystem::file_size(entry.path(), ec);
+            return ec ? 0 : bytes;
+        }
+    return std::nullopt;
+}
+
 // The sweep of what killed publishers left (db/publish.h) runs again and again while another
 // process publishes a large database: the file it writes under another name is seen, and left
 // alone, as a file just written, and the database arrives whole.
@@ -160,10 +174,8 @@ TEST(Processes, TheSweepLeavesTheFileOfAPublisherAtWork) {
     });
     int sweeps_while_written = 0;
     for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-         !std::filesystem::exists(path) && std::chrono::steady_clock::now() < until;) {
-        bool incomplete_there = false;
-        for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
-            incomplete_there |= entry.path().filename().string().rfind("large.db.incomplete-", 0) == 0;
+         publisher.running() && std::chrono::steady_clock::now() < until;) {
+        const bool incomplete_there = size_under_other_name(path).has_value();
         remove_abandoned_incomplete_files(path);
         sweeps_while_written += incomplete_there;
     }
@@ -171,4 +183,51 @@ TEST(Processes, TheSweepLeavesTheFileOfAPublisherAtWork) {
     EXPECT_GT(sweeps_while_written, 0) << "no sweep ran while the file was written: the test proves nothing";
     sqlite::Connection published(path, sqlite::Access::QueryOnly, std::chrono::milliseconds(0));
     EXPECT_EQ(published.integer("SELECT length(bytes) FROM payload"), kBytes);
+}
+
+// A publisher whose file a sweep takes (one at age 0 here; a publisher stopped for an hour, or
+// a clock an hour off, in use) fails, saying no database was made, and publishes nothing.
+// Publishes race sweeps again and again; each leaves the whole database or none. The sweep
+// lands while VACUUM INTO writes, which SQLite then fails; a removal after it, before the open
+// that switches the file to WAL mode, is too brief a moment to race, and that open's refusal
+// to make a missing file is tested alone (BadInput.AWriterOfAFileThatMustBeThereMakesNone).
+TEST(Processes, APublisherWhoseFileIsSweptPublishesNothing) {
+    TempDir dir;
+    constexpr int kPublishes = 6;
+    constexpr std::int64_t kBytes = 16 << 20;
+    int failed = 0;
+    for (int p = 0; p < kPublishes; ++p) {
+        const std::string path = dir.file("swept" + std::to_string(p) + ".db");
+        ChildProcess publisher([&] {
+            sqlite::Connection source(path, sqlite::Access::Memory, std::chrono::milliseconds(0));
+            source.exec("CREATE TABLE payload (bytes BLOB); INSERT INTO payload VALUES (randomblob(" +
+                        std::to_string(kBytes) + "))");
+            try {
+                publish_new_database(source, path);
+            } catch (const DbError& e) {
+                const std::string said = e.what();
+                if (said.find("no database was made") == std::string::npos) throw;
+                _exit(3);  // the failure this test expects, apart from any other
+            }
+        });
+        // One sweep, once VACUUM INTO has written into the file (before, it would only make
+        // the file anew, whole): a sweep that went on would also take the empty file that an
+        // open which creates would make, and hide it.
+        for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+             publisher.running() && std::chrono::steady_clock::now() < until;) {
+            const bool found = size_under_other_name(path).value_or(0) > 0;
+            remove_abandoned_incomplete_files(path, std::chrono::seconds(0));
+            if (found) break;
+        }
+        const int status = publisher.wait();
+        ASSERT_TRUE(status == 0 || status == 3) << "publish " << p << " ended with " << status;
+        if (status == 3) {
+            ++failed;
+            EXPECT_FALSE(std::filesystem::exists(path)) << "a failed publish left " << path;
+            continue;
+        }
+        sqlite::Connection published(path, sqlite::Access::QueryOnly, std::chrono::milliseconds(0));
+        EXPECT_EQ(published.integer("SELECT length(bytes) FROM payload"), kBytes) << "publish " << p;
+    }
+    EXPECT_GT(failed, 0) << "no sweep took a publisher's file: the test proves nothing";
 }
