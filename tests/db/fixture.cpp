@@ -4,11 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "db/schema.h"
 #include "src/families/registry.h"
@@ -140,6 +142,16 @@ std::string bytes_of(const std::string& path) {
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+std::string listing(const std::string& folder) {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+        names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    std::string lines;
+    for (const std::string& name : names) lines += name + "\n";
+    return lines;
 }
 
 ChildProcess::ChildProcess(const std::function<void()>& body) {

@@ -60,6 +60,9 @@ std::string file_of_version(const TempDir& dir, int v, const DeviceFingerprint& 
 // The bytes of a file, to check that a failed open changed nothing.
 std::string bytes_of(const std::string& path);
 
+// The names in `folder`, one a line, sorted: to check what a write left there.
+std::string listing(const std::string& folder);
+
 // A forked child process that runs `body` and exits: 0 when body returned, 1 when it
 // threw (the message goes to stderr).
 class ChildProcess {

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -65,16 +64,6 @@ void expect_failed_write(const std::function<void()>& write, const std::string& 
         return;
     }
     throw Error("a write past the file size limit succeeded");
-}
-
-// The names in `folder`, one a line, sorted.
-std::string listing(const std::string& folder) {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    std::string lines;
-    for (const std::string& name : names) lines += name + "\n";
-    return lines;
 }
 
 // Lets everyone read and enter `folder`, and no one but root write it.
