@@ -97,7 +97,8 @@ bool first_sweep_of(const std::string& path) {
 
 }  // namespace
 
-bool publish_new_database(sqlite::Connection& source, const std::string& path) {
+bool publish_new_database(sqlite::Connection& source, const std::string& path,
+                          const std::function<void(const std::string& file)>& before_copy) {
     remove_abandoned_incomplete_files(path);
     std::error_code ec;
     if (fs::is_symlink(path, ec) || fs::exists(path, ec)) return false;
@@ -108,6 +109,7 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path) {
     ::close(fd);
     IncompleteFile incomplete(name);
     try {
+        if (before_copy) before_copy(name);
         source.query("VACUUM INTO ?1").bind(1, sqlite::file_uri(name)).run();
         // In WAL mode, as a writer's open leaves a file: a later writer need not switch it,
         // which a reader holding it open would keep that writer from. Never made anew: a file

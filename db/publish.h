@@ -6,6 +6,7 @@
 // commits unseen.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "db/sqlite.h"
@@ -21,7 +22,13 @@ namespace sgemm {
 // database was made, and leaves nothing, but for the rare failure to sync the folder after
 // the link, which says the database is there. `path`'s folder must exist. It first removes
 // what killed publishers left beside `path` (remove_abandoned_incomplete_files).
-bool publish_new_database(sqlite::Connection& source, const std::string& path);
+// `before_copy`, where given, runs once the file under the other name exists, empty, just
+// before `source` is copied into it, and is given that file's path: for a write into `source`
+// whose rows name the file they go to by its identity (device, inode, birth time), which the
+// link keeps, as a miss recorder's writer does (src/dispatch/miss_log.h). What it throws goes
+// to the caller, and nothing is made.
+bool publish_new_database(sqlite::Connection& source, const std::string& path,
+                          const std::function<void(const std::string& file)>& before_copy = {});
 
 // Removes the files that publishers killed while writing left beside `path`
 // ("PATH.incomplete-" and 16 hex digits, and SQLite's "-journal", "-wal" and "-shm" of them):

@@ -324,9 +324,10 @@ TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::mi
     opened_version_ = opened.version;
 }
 
-bool TuningStore::publish_as_new_file(const std::string& path) {
+bool TuningStore::publish_as_new_file(const std::string& path,
+                                      const std::function<void(const std::string& file)>& before_copy) {
     make_folder_to_write(path);
-    return publish_new_database(*db_, path);
+    return publish_new_database(*db_, path, before_copy);
 }
 
 int TuningStore::schema_version() { return static_cast<int>(db_->integer("PRAGMA user_version")); }

@@ -9,6 +9,7 @@
 // by applying the pending migrations of db/migrations/ in one transaction.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,7 +56,10 @@ public:
     // not at all, and returns true; false, having written nothing, where that cannot be done
     // (a file there by now, and the rest that db/publish.h lists): the change is then to be
     // made to the file opened for writing. A write that fails throws, and leaves no file.
-    bool publish_as_new_file(const std::string& path);
+    // `before_copy` is publish_new_database's (db/publish.h): a last write into this store
+    // that names the file it is about to be copied into.
+    bool publish_as_new_file(const std::string& path,
+                             const std::function<void(const std::string& file)>& before_copy = {});
 
     // --- devices ---
     // Adds the device if new; returns its id. Idempotent.

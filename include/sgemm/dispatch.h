@@ -212,7 +212,8 @@ typedef struct sgemm_dispatch_options {
     int record_misses;                    /* nonzero: count misses and write them to the database,
                                              which this process must then be able to write
                                              (with without_database, a missing one is
-                                             created by the first write; without it, one
+                                             created by the first write, whole, with its
+                                             misses, or not at all; without it, one
                                              moved or removed after create is not made
                                              again: the counts wait until it is back, and
                                              explain says why) */

@@ -41,6 +41,19 @@ std::string writer_of(const std::string& path) {
     return miss_writer(file_identity(path), boot, process + "." + std::to_string(getpid()));
 }
 
+// Makes the database at `path`, which is not there, whole with `device` and `misses`
+// (db/publish.h): a write that fails (a full disk) leaves no file, where one made in place
+// would be left an empty tuning database. False, having written nothing, where the file must
+// be written in place: another process made it meanwhile, and the rest publish_as_new_file
+// lists.
+bool write_new_database(const std::string& path, const DeviceFingerprint& device, const std::vector<Miss>& misses) {
+    TuningStore trial(path, OpenMode::Trial);  // the schema, in memory
+    trial.add_device(device);
+    // Recorded under the writer of the file they are copied into, which the link puts at
+    // `path` with its identity: the next write, in place, finds the same recorder.
+    return trial.publish_as_new_file(path, [&](const std::string& file) { trial.record_misses_as(misses, writer_of(file)); });
+}
+
 }  // namespace
 
 std::string machine_boot() {
@@ -144,11 +157,14 @@ std::int64_t MissLog::flush() noexcept {
         }
         if (batch.empty()) return 0;
         struct stat file {};
-        if (missing_ == MissingDatabase::refuse && stat(db_path_.c_str(), &file) != 0 && errno == ENOENT)
+        const bool missing = stat(db_path_.c_str(), &file) != 0 && errno == ENOENT;
+        if (missing && missing_ == MissingDatabase::refuse)
             throw Error("the database is gone (moved or removed since create); the counts wait until it is back");
-        TuningStore store(db_path_, OpenMode::ReadWrite);  // creates the file: writer_of reads its identity
-        store.add_device(device_);
-        store.record_misses_as(batch, writer_of(db_path_));
+        if (!missing || !write_new_database(db_path_, device_, batch)) {
+            TuningStore store(db_path_, OpenMode::ReadWrite);  // may make the file in place: writer_of reads its identity
+            store.add_device(device_);
+            store.record_misses_as(batch, writer_of(db_path_));
+        }
     } catch (const std::exception& e) {
         try {
             error = std::string("writing misses to ") + db_path_ + ": " + e.what();

@@ -46,7 +46,8 @@ std::string miss_writer(const FileIdentity& file, const std::string& boot, const
 // (every one but those with without_database) refuses: the file was moved or removed since
 // (a deployment's swap, a clean-up), and one made anew with misses alone would let the next
 // create find a database with no winners and send every shape to the fallback, with no
-// error. A handle created without a database makes the file, as its first write.
+// error. A handle created without a database makes the file with its first write, whole:
+// the file appears with those misses, or not at all where the write fails.
 enum class MissingDatabase { create, refuse };
 
 class MissLog {

@@ -1,14 +1,9 @@
 // A new database is made whole under another name and hard-linked into place (db/publish.h).
 // The link fails rather than replace a file, and the writer then opens the file that is
 // there, or makes its own in place where the file system has no hard links; any other
-// failure says no database was made. These tests make that link fail as the system would.
-// A race (another process makes the file between the check and the link) cannot be timed
-// from outside, so this executable defines link(2) itself: the database library, linked in
-// statically, calls this definition rather than the C library's, and a test arms it to do
-// something else once.
-#include <fcntl.h>
+// failure says no database was made. These tests make that link fail as the system would,
+// through the link(2) of tests/db/link_interposer.h.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
@@ -17,6 +12,7 @@
 #include "db/schema.h"
 #include "db/store.h"
 #include "tests/db/fixture.h"
+#include "tests/db/link_interposer.h"
 
 using namespace sgemm;
 using namespace sgemm::testing;
@@ -24,52 +20,30 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What the next link(2) does in place of linking; empty: it links.
-std::function<int(const char* from, const char* to)> next_link;
-int link_calls = 0;  // since the last arming: so that a test knows its publish reached the link
-
 // Arms the next link(2) to fail with `error`, having first run `before` (another process's
-// work at that moment), then linking as the system would.
+// work at that moment).
 void fail_next_link(int error, const std::function<void(const char* to)>& before = {}) {
-    link_calls = 0;
-    next_link = [error, before](const char*, const char* to) {
+    instead_of_next_link([error, before](const char*, const char* to) {
         if (before) before(to);
         errno = error;
         return -1;
-    };
+    });
 }
 
-// Arms the next link(2) to find `path`'s file made by another process just before: a copy of
-// `made` is put there, then the real link runs (and fails, as the path is taken).
+// Arms the next link(2) to find its path taken by a file another process made just before: a
+// copy of `made` is put there, then the system's link runs (and fails, as the path is taken).
 void race_next_link_with(const std::string& made) {
-    link_calls = 0;
-    next_link = [made](const char* from, const char* to) {
+    instead_of_next_link([made](const char* from, const char* to) {
         fs::copy_file(made, to);
-        return linkat(AT_FDCWD, from, AT_FDCWD, to, 0);
-    };
+        return system_link(from, to);
+    });
 }
-
-}  // namespace
-
-// The library's link(2): the test's plan for this call if one is armed, else the real link
-// (linkat, which the library does not call, links alike with no flags).
-extern "C" int link(const char* from, const char* to) noexcept {
-    ++link_calls;
-    if (next_link) {
-        const auto instead = std::move(next_link);
-        next_link = nullptr;
-        return instead(from, to);
-    }
-    return linkat(AT_FDCWD, from, AT_FDCWD, to, 0);
-}
-
-namespace {
 
 // Each test starts and ends with the link unarmed.
 class LinkFailures : public ::testing::Test {
 protected:
-    void SetUp() override { next_link = nullptr; }
-    void TearDown() override { next_link = nullptr; }
+    void SetUp() override { link_as_the_system_does(); }
+    void TearDown() override { link_as_the_system_does(); }
 };
 
 TEST_F(LinkFailures, AWriterOpensTheFileAnotherProcessMadeBeforeItsLink) {
@@ -81,7 +55,7 @@ TEST_F(LinkFailures, AWriterOpensTheFileAnotherProcessMadeBeforeItsLink) {
     race_next_link_with(others);
     {
         TuningStore store(path);
-        EXPECT_EQ(link_calls, 1);
+        EXPECT_EQ(link_calls(), 1);
         // Opened as the file that was there, at its version: not a new database.
         EXPECT_EQ(store.opened_version(), latest_schema_version());
         EXPECT_EQ(store.winners().size(), their_winners);
@@ -104,7 +78,7 @@ TEST_F(LinkFailures, ATrialIsNotPublishedOverTheFileAnotherProcessMadeBeforeItsL
     trial.add_device(h200(2));
     race_next_link_with(others);
     EXPECT_FALSE(trial.publish_as_new_file(path));
-    EXPECT_EQ(link_calls, 1);
+    EXPECT_EQ(link_calls(), 1);
     EXPECT_EQ(bytes_of(path), bytes_of(others));
     EXPECT_EQ(listing(dir.path()), "imported.db\nothers.db\n");
 }
@@ -119,7 +93,7 @@ TEST_F(LinkFailures, AFileSystemWithoutHardLinksGetsTheFileMadeInPlace) {
         fail_next_link(error);
         {
             TuningStore store(path);
-            EXPECT_EQ(link_calls, 1);
+            EXPECT_EQ(link_calls(), 1);
             EXPECT_EQ(store.opened_version(), 0);  // a new database
             store.add_device(h200());
         }
@@ -144,7 +118,7 @@ TEST_F(LinkFailures, AnyOtherFailureSaysNoDatabaseWasMadeAndLeavesNothing) {
             << said;
         EXPECT_NE(said.find("so no database was made there"), std::string::npos) << said;
     }
-    EXPECT_EQ(link_calls, 1);
+    EXPECT_EQ(link_calls(), 1);
     EXPECT_EQ(listing(dir.path()), "");
     // Another process that made the file meanwhile keeps it: a link that failed only after it
     // was there, for a reason of its own, removes nothing but its own file.

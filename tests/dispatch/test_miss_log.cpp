@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,10 +21,12 @@
 #include "src/dispatch/miss_log.h"
 #include "src/dispatch/status_error.h"
 #include "tests/db/fixture.h"
+#include "tests/db/link_interposer.h"
 
 using namespace sgemm;
 using sgemm::testing::h200;
 using sgemm::testing::in_child;
+using sgemm::testing::instead_of_next_link;
 using sgemm::testing::TempDir;
 
 namespace {
@@ -199,6 +202,44 @@ TEST(MissLog, ADatabaseGoneSinceCreateIsNotMadeAgain) {
     added->unwritten_misses = 2;
     EXPECT_EQ(without_database.flush(), 2) << without_database.last_error();
     EXPECT_TRUE(std::filesystem::exists(home.file("new.db")));
+}
+
+// A handle created without a database makes the file whole with its first misses: from the
+// moment the link puts it at its path (db/publish.h) it holds them. It was made with the empty
+// schema first and written in place after, so a write that failed then (a full disk) left an
+// empty tuning database. A first write that fails leaves no file and keeps the counts.
+TEST(MissLog, AFirstWriteMakesTheDatabaseWithItsMisses) {
+    TempDir home;
+    PlanTable plans;
+    const Plan* added = add_a_plan(plans);
+    const std::string path = home.file("tuning.db");
+    MissLog log(plans, path, h200(), std::chrono::hours(1), MissingDatabase::create);
+    instead_of_next_link([](const char*, const char*) {
+        errno = EIO;
+        return -1;
+    });
+    added->unwritten_misses = 3;
+    EXPECT_EQ(log.flush(), 0);
+    EXPECT_NE(log.last_error().find("so no database was made there"), std::string::npos) << log.last_error();
+    EXPECT_TRUE(std::filesystem::is_empty(home.path())) << "a failed first write left a file";
+    EXPECT_EQ(log.pending(), 3);
+
+    std::int64_t misses_at_the_link = -1;
+    instead_of_next_link([&](const char* from, const char* to) {
+        const int linked = sgemm::testing::system_link(from, to);
+        try {
+            sqlite::Connection file(to, sqlite::Access::QueryOnly, std::chrono::milliseconds(0));
+            misses_at_the_link = file.integer("SELECT coalesce(sum(count), 0) FROM misses");
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "reading the file as it appeared: " << e.what();
+        }
+        return linked;
+    });
+    EXPECT_EQ(log.flush(), 3) << log.last_error();
+    sgemm::testing::link_as_the_system_does();
+    EXPECT_EQ(sgemm::testing::link_calls(), 1);
+    EXPECT_EQ(misses_at_the_link, 3) << "the file appeared without its misses";
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).misses(h200().id()).at(0).count, 3);
 }
 
 // A handle recording misses into a file an older sgemm wrote (dispatch reads such a file from
