@@ -20,7 +20,8 @@ namespace sgemm {
 // file), is a symbolic link (to no file yet), or its file system has no hard links: the caller
 // makes the file in place then. Any other failure (a full disk) throws a DbError that says no
 // database was made, and leaves nothing, but for the rare failure to sync the folder after
-// the link, which says the database is there. `path`'s folder must exist. It first removes
+// the link, which says the database is there (code SQLITE_IOERR_DIR_FSYNC: a power cut may
+// lose the file's name). `path`'s folder must exist. It first removes
 // what killed publishers left beside `path` (remove_abandoned_incomplete_files).
 // `before_copy`, where given, runs once the file under the other name exists, empty, just
 // before `source` is copied into it, and is given that file's path: for a write into `source`

@@ -213,7 +213,8 @@ typedef struct sgemm_dispatch_options {
                                              which this process must then be able to write
                                              (with without_database, a missing one is
                                              created by the first write, whole, with its
-                                             misses, or not at all; without it, one
+                                             misses, or not at all, where its file system
+                                             takes hard links; without it, one
                                              moved or removed after create is not made
                                              again: the counts wait until it is back, and
                                              explain says why) */

@@ -1,8 +1,11 @@
 #include "tests/db/link_interposer.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <exception>
 #include <utility>
 
 namespace sgemm::testing {
@@ -26,14 +29,20 @@ int system_link(const char* from, const char* to) { return linkat(AT_FDCWD, from
 
 }  // namespace sgemm::testing
 
-// The library's link(2): the armed plan once, else the system's.
+// The library's link(2): the armed plan once, else the system's. noexcept, as the C library
+// declares it: a plan that throws fails its test and the link (EIO), rather than end the
+// whole test program.
 extern "C" int link(const char* from, const char* to) noexcept {
     using namespace sgemm::testing;
     ++calls;
-    if (next_link) {
-        const auto instead = std::move(next_link);
-        next_link = nullptr;
+    if (!next_link) return system_link(from, to);
+    const auto instead = std::move(next_link);
+    next_link = nullptr;
+    try {
         return instead(from, to);
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "the test's plan for link(2) threw: " << e.what();
     }
-    return system_link(from, to);
+    errno = EIO;
+    return -1;
 }

@@ -12,6 +12,7 @@ namespace sgemm::testing {
 
 // What the next link(2) of this process does in place of linking, given its two paths; it
 // returns what link(2) would (-1 with errno set, on a failure). Counts calls from zero again.
+// Not thread-safe: a test arms the link while no other thread of its process links.
 void instead_of_next_link(std::function<int(const char* from, const char* to)> instead);
 
 // Disarms: the next link(2) links.
