@@ -121,6 +121,8 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path,
             throw DbError(name + ": SQLite did not switch the new database to WAL mode", SQLITE_ERROR);
     } catch (const DbError& e) {
         throw DbError(std::string(e.what()) + "; so no database was made at " + path, e.code, e.sql, e.reason);
+    } catch (const Error& e) {  // before_copy's own (a file's identity it could not read)
+        throw Error(std::string(e.what()) + "; so no database was made at " + path);
     }
     if (const int error = sync_to_disk(name); error != 0) throw refused(path, "syncing the new database to disk", error);
     if (::link(name.c_str(), path.c_str()) != 0) {

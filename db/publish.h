@@ -26,8 +26,9 @@ namespace sgemm {
 // `before_copy`, where given, runs once the file under the other name exists, empty, just
 // before `source` is copied into it, and is given that file's path: for a write into `source`
 // whose rows name the file they go to by its identity (device, inode, birth time), which the
-// link keeps, as a miss recorder's writer does (src/dispatch/miss_log.h). What it throws goes
-// to the caller, and nothing is made.
+// link keeps, as a miss recorder's writer does (src/dispatch/miss_log.h). An sgemm::Error it
+// throws goes to the caller as one of the same kind that adds "; so no database was made at
+// PATH", and nothing is made.
 bool publish_new_database(sqlite::Connection& source, const std::string& path,
                           const std::function<void(const std::string& file)>& before_copy = {});
 

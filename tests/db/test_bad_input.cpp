@@ -207,6 +207,40 @@ TEST(BadInput, ANewDatabaseIsMadeWholeOrNotAtAll) {
     EXPECT_EQ(TuningStore(dir.file("target.db"), OpenMode::ReadOnly).devices().size(), 1u);
 }
 
+// A step that a publish runs before its copy (publish_new_database's before_copy) and that
+// fails leaves nothing, and says no database was made, keeping its error's kind and code.
+// One that works is given the file under the other name, beside the database, made and empty.
+TEST(BadInput, APublishWhoseStepBeforeTheCopyFailsMakesNothing) {
+    TempDir dir;
+    const std::string path = dir.file("t.db");
+    TuningStore trial(path, OpenMode::Trial);
+    for (const bool database_error : {false, true}) {
+        SCOPED_TRACE(database_error ? "DbError" : "Error");
+        try {
+            trial.publish_as_new_file(path, [&](const std::string&) {
+                if (database_error) throw DbError("the step failed", SQLITE_FULL);
+                throw Error("the step failed");
+            });
+            ADD_FAILURE() << "published";
+        } catch (const DbError& e) {
+            EXPECT_TRUE(database_error);
+            EXPECT_EQ(e.code, SQLITE_FULL);
+            EXPECT_EQ(std::string(e.what()), "the step failed; so no database was made at " + path);
+        } catch (const Error& e) {
+            EXPECT_FALSE(database_error);
+            EXPECT_EQ(std::string(e.what()), "the step failed; so no database was made at " + path);
+        }
+        EXPECT_EQ(listing(dir.path()), "");
+    }
+    std::string given;
+    EXPECT_TRUE(trial.publish_as_new_file(path, [&](const std::string& file) {
+        given = file;
+        EXPECT_EQ(fs::file_size(file), 0u);
+    }));
+    EXPECT_EQ(given.rfind(path + ".incomplete-", 0), 0u) << given;
+    EXPECT_EQ(listing(dir.path()), "t.db\n");
+}
+
 // Writes `path` as last written `hours` ago.
 void write_file_of_age(const std::string& path, int hours) {
     write_file(path, "written");
