@@ -250,10 +250,11 @@ OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::mill
 }
 
 OpenedFile open_file(const std::string& path, OpenMode mode, std::chrono::milliseconds busy_timeout) {
-    if (mode == OpenMode::Trial) {
+    if (mode == OpenMode::Trial || mode == OpenMode::New) {
         // No WAL, as for a copy: a database in memory has no journal for others to share.
-        auto db = std::make_unique<sqlite::Connection>(
-            path, database_file_exists(path) ? sqlite::Access::Copy : sqlite::Access::Memory, busy_timeout);
+        const bool copy = mode == OpenMode::Trial && database_file_exists(path);
+        auto db = std::make_unique<sqlite::Connection>(path, copy ? sqlite::Access::Copy : sqlite::Access::Memory,
+                                                       busy_timeout);
         db->exec("PRAGMA foreign_keys = ON");  // as a file opened for writing, so it refuses alike
         const int version = prepare_schema_of_copy(*db);
         return {std::move(db), version};

@@ -34,6 +34,10 @@ enum class OpenMode {
     // the file is to get, or be made for, only if the change takes (an import into no database,
     // or into one of an older schema, which the change would upgrade).
     Trial,
+    // A new, empty database in memory that never reads nor writes the file, whatever is there
+    // by now: a first write of a file found missing, made whole by publish_as_new_file (a
+    // Trial would read a file that another process made meanwhile, whole, to no use).
+    New,
 };
 
 // An id or prefix that names no device, or more than one: a user error.

@@ -41,13 +41,13 @@ std::string writer_of(const std::string& path) {
     return miss_writer(file_identity(path), boot, process + "." + std::to_string(getpid()));
 }
 
-// Makes the database at `path`, which is not there, whole with `device` and `misses`
+// Makes the database at `path`, which was not there, whole with `device` and `misses`
 // (db/publish.h): a write that fails (a full disk) leaves no file, where one made in place
 // would be left an empty tuning database. False, having written nothing, where the file must
 // be written in place: another process made it meanwhile, and the rest publish_as_new_file
 // lists.
 bool write_new_database(const std::string& path, const DeviceFingerprint& device, const std::vector<Miss>& misses) {
-    TuningStore trial(path, OpenMode::Trial);  // the schema, in memory
+    TuningStore trial(path, OpenMode::New);
     trial.add_device(device);
     // Recorded under the writer of the file they are copied into, which the link puts at
     // `path` with its identity: the next write, in place, finds the same recorder.

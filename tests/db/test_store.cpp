@@ -493,3 +493,21 @@ TEST(Store, ATrialWithoutAFileMakesNone) {
     EXPECT_FALSE(std::filesystem::exists(path));
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
 }
+
+// A new store is empty, at this build's schema, whatever is at its path by then: it neither
+// reads the file there (a Trial would copy it whole) nor writes it, and is not published
+// over it.
+TEST(Store, ANewStoreNeitherReadsNorWritesTheFileThere) {
+    TempDir dir;
+    const std::string path = write_sample(dir);
+    const std::string before = bytes_of(path);
+    TuningStore store(path, OpenMode::New);
+    EXPECT_EQ(store.schema_version(), latest_schema_version());
+    EXPECT_EQ(store.opened_version(), 0);
+    EXPECT_TRUE(store.devices().empty());
+    EXPECT_TRUE(store.winners().empty());
+    store.add_device(h200(1));
+    EXPECT_FALSE(store.publish_as_new_file(path));
+    EXPECT_EQ(bytes_of(path), before);
+    EXPECT_EQ(TuningStore(path, OpenMode::ReadOnly).devices().size(), 1u);
+}
