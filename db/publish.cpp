@@ -133,10 +133,11 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path,
     incomplete.remove();
     // The link, and the other name's removal, reach the disk with the folder's entries.
     if (const int error = sync_to_disk(sqlite::folder_of(path).string()); error != 0)
-        throw DbError("cannot write " + path + ": syncing its folder after the new database was linked into place "
-                          "failed (" + std::error_code(error, std::generic_category()).message() +
-                          "): the database is there, but a power cut may lose it",
-                      SQLITE_IOERR_DIR_FSYNC);
+        throw UnsyncedNewDatabase("cannot write " + path +
+                                      ": syncing its folder after the new database was linked into place failed (" +
+                                      std::error_code(error, std::generic_category()).message() +
+                                      "): the database is there, but a power cut may lose it",
+                                  SQLITE_IOERR_DIR_FSYNC);
     return true;
 }
 

@@ -13,6 +13,12 @@
 
 namespace sgemm {
 
+// A new database that publish_new_database put at its path, whose folder then failed to sync:
+// the file is there, with all it was given, but a power cut may lose its name.
+struct UnsyncedNewDatabase : DbError {
+    using DbError::DbError;
+};
+
 // Writes the database of `source` (one in memory: a trial's, or a new schema) to the new file
 // `path`, whole, in WAL mode: into a file of another name beside it, synced, then hard-linked
 // to `path`, which fails rather than replace a file there, and the folder synced. Returns
@@ -20,8 +26,8 @@ namespace sgemm {
 // file), is a symbolic link (to no file yet), or its file system has no hard links: the caller
 // makes the file in place then. Any other failure (a full disk) throws a DbError that says no
 // database was made, and leaves nothing, but for the rare failure to sync the folder after
-// the link, which says the database is there (code SQLITE_IOERR_DIR_FSYNC: a power cut may
-// lose the file's name). `path`'s folder must exist. It first removes
+// the link, which says the database is there (UnsyncedNewDatabase). `path`'s folder must
+// exist. It first removes
 // what killed publishers left beside `path` (remove_abandoned_incomplete_files).
 // `before_copy`, where given, runs once the file under the other name exists, empty, just
 // before `source` is copied into it, and is given that file's path: for a write into `source`

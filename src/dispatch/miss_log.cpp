@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "db/publish.h"
 #include "db/store.h"
 #include "src/util/error.h"
 
@@ -54,12 +55,11 @@ bool write_new_database(const std::string& path, const DeviceFingerprint& device
     try {
         return trial.publish_as_new_file(path,
                                          [&](const std::string& file) { trial.record_misses_as(misses, writer_of(file)); });
-    } catch (const DbError& e) {
-        // The file is at `path` with the misses; only the folder's sync after the link failed,
-        // so a power cut may lose it, as it may lose an in-place write's last commits
-        // (synchronous = NORMAL). Written: kept for the next write, they would count twice.
-        if (e.code == SQLITE_IOERR_DIR_FSYNC) return true;
-        throw;
+    } catch (const UnsyncedNewDatabase&) {
+        // The file is at `path` with the misses; a power cut may lose it, as it may lose an
+        // in-place write's last commits (synchronous = NORMAL). Written: kept for the next
+        // write, they would count twice.
+        return true;
     }
 }
 
