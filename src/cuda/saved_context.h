@@ -5,9 +5,8 @@
 // no context, and cudaSetDevice(0) then starts device 0's context (hundreds of MB of its
 // memory) in a process that only ever used another GPU. And cudaSetDevice makes a device's
 // primary context current, so it cannot give back a context that the caller made itself with
-// the driver API. The driver's cuCtxGetCurrent and cuCtxSetCurrent can; they are reached
-// through the runtime's entry points, since the driver library is not linked (it is missing
-// where there is no GPU, and every binary would fail to start there).
+// the driver API. The driver's cuCtxGetCurrent and cuCtxSetCurrent can
+// (src/cuda/driver_contexts.h).
 //
 // What they cannot put back is the runtime's own choice of device on a thread that had no
 // context: after cudaSetDevice(N), a thread whose context is then taken away again makes

@@ -214,9 +214,15 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     SgemmArgs args = call.args();
     StreamSlot* slot = nullptr;
     if (p->route == Route::Cublas || p->launch.workspace_bytes > 0) {
-        cudaError_t id_error = cudaSuccess;
-        slot = slots_->slot_for(stream, id_error);
-        if (id_error != cudaSuccess) return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(id_error));
+        const SlotClaim claim = slots_->slot_for(stream);
+        if (claim.id_error != cudaSuccess)
+            return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(claim.id_error));
+        if (claim.other_context)
+            return fail(SGEMM_DISPATCH_WRONG_DEVICE,
+                        "the stream belongs to another device or CUDA context than the handle's (device %d), whose "
+                        "per-stream workspaces this call needs: give a stream made on device %d by the runtime API",
+                        device_.ordinal, device_.ordinal);
+        slot = claim.slot;
         if (!slot)
             return fail(SGEMM_DISPATCH_TOO_MANY_STREAMS,
                         "all %d per-stream workspaces belong to other streams (options.max_streams)",

@@ -1,5 +1,7 @@
 #include "src/dispatch/stream_slots.h"
 
+#include "src/cuda/driver_contexts.h"
+
 namespace sgemm {
 namespace {
 
@@ -53,6 +55,10 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
         SGEMM_CUDA_CHECK(cudaMemset(memory_.data(), 0, memory_.bytes()));
         SGEMM_CUDA_CHECK(cudaDeviceSynchronize());
     }
+    // Slots that hold nothing of a context (no workspace, no cuBLAS handle) serve any stream,
+    // and never ask the driver about one (a stream handle it does not know is undefined
+    // behaviour there).
+    if (memory_.bytes() > 0 || with_cublas) context_ = current_context();
     for (int i = 0; i < count; ++i) {
         StreamSlot& s = slots_[i];
         unsigned char* base = memory_.data() + stride * i;
@@ -64,20 +70,31 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
     }
 }
 
-StreamSlot* StreamSlots::slot_for(cudaStream_t stream, cudaError_t& id_error) noexcept {
+SlotClaim StreamSlots::slot_for(cudaStream_t stream) noexcept {
+    SlotClaim claim;
     std::uint64_t key = 0;
-    id_error = stream_key(stream, key);
-    if (id_error != cudaSuccess) return nullptr;
-    if (StreamSlot* held = slot_held_by(key)) return held;
+    claim.id_error = stream_key(stream, key);
+    if (claim.id_error != cudaSuccess) return claim;
+    if ((claim.slot = slot_held_by(key))) return claim;
+    // Checked once, before a claim: the slot of a stream of another context would stay
+    // taken by a stream whose every call fails in the launch (or worse, where a kernel ran
+    // there and reached this memory). A stream whose context the driver cannot name is let
+    // through, as without the check: its launch says what is wrong.
+    if (context_) {
+        const std::optional<CUcontext> of_stream = context_of_stream(stream);
+        claim.other_context = of_stream && *of_stream != *context_;
+        if (claim.other_context) return claim;
+    }
     std::lock_guard<std::mutex> lock(claim_mutex_);
-    if (StreamSlot* held = slot_held_by(key)) return held;  // another thread's first call claimed it
+    if ((claim.slot = slot_held_by(key))) return claim;  // another thread's first call claimed it
     for (int i = 0; i < count_; ++i) {
         // A release may free a slot at any time, but only a claim, under the lock, takes one.
         if (slots_[i].owner_.load(std::memory_order_acquire) != 0) continue;
         slots_[i].owner_.store(key, std::memory_order_release);
-        return &slots_[i];
+        claim.slot = &slots_[i];
+        return claim;
     }
-    return nullptr;
+    return claim;
 }
 
 cudaError_t StreamSlots::release(cudaStream_t stream) noexcept {

@@ -6,6 +6,7 @@
 // handle is destroyed.
 #pragma once
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -43,20 +44,31 @@ private:
     bool cublas_bound_ = false;  // under turn_mutex_
 };
 
+// What StreamSlots::slot_for found for a stream: its slot, or why it has none.
+struct SlotClaim {
+    StreamSlot* slot = nullptr;
+    // The runtime's error where the stream's id cannot be read (cudaStreamPerThread after a
+    // device fault, say).
+    cudaError_t id_error = cudaSuccess;
+    // The stream belongs to another CUDA context than the slots' memory (a stream of another
+    // device, or of a context made with the driver API), where kernels could not use it.
+    bool other_context = false;
+    // Else, with no slot: every slot belongs to another stream.
+};
+
 class StreamSlots {
 public:
     // `count` slots of `splitk_bytes` each (counters zeroed; a multiple of 256 bytes, as
     // workspace_bytes_needed gives, so that the cuBLAS workspace after it stays aligned), with
-    // a cuBLAS handle in `math` mode and its workspace each when `with_cublas`. Synchronises
-    // the device once.
+    // a cuBLAS handle in `math` mode and its workspace each when `with_cublas`, all in the
+    // calling thread's current context, whose streams alone may then claim them.
+    // Synchronises the device once.
     StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math);
 
-    // The slot of `stream`, claimed now if it has none; nullptr when every slot belongs to
-    // another stream, or when the stream's id cannot be read (cudaStreamPerThread after a
-    // device fault, say), which sets `id_error` to the runtime's error (else cudaSuccess). A
-    // stream that holds a slot finds it by a lock-free scan of `count` atomics; only a claim
-    // takes a lock, so that a stream never holds two slots.
-    StreamSlot* slot_for(cudaStream_t stream, cudaError_t& id_error) noexcept;
+    // The slot of `stream`, claimed now if it has none (SlotClaim says why not). A stream
+    // that holds a slot finds it by a lock-free scan of `count` atomics; only a claim takes a
+    // lock, so that a stream never holds two slots.
+    SlotClaim slot_for(cudaStream_t stream) noexcept;
 
     // Frees the slot `stream` holds, if any, for another stream; its cuBLAS handle is bound
     // to the next owner's stream on that one's first cuBLAS call. The caller has no call on
@@ -80,6 +92,9 @@ private:
     // a third stream had claimed in between.
     std::mutex claim_mutex_;
     DeviceBuffer<unsigned char> memory_;  // every slot's workspaces, in one allocation
+    // The context the memory and the cuBLAS handles belong to; nothing where they are none or
+    // the driver cannot say, and then a stream's context is not checked.
+    std::optional<CUcontext> context_;
 };
 
 }  // namespace sgemm

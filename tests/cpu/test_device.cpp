@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/cuda/device.h"
+#include "src/cuda/driver_contexts.h"
 #include "src/util/error.h"
 
 using namespace sgemm;
@@ -28,4 +29,16 @@ TEST(DeviceCount, WithoutADriverSaysSo) {
     } catch (const NoDeviceError& e) {
         EXPECT_EQ(std::string(e.what()), "no CUDA device is visible (no NVIDIA driver is installed)");
     }
+}
+
+// The driver's contexts are reached through the runtime's entry points: without a driver
+// nothing is known, and nothing fails loudly.
+TEST(DriverContexts, WithoutADriverNothingIsKnown) {
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    if (driver != 0) GTEST_SKIP() << "an NVIDIA driver is installed (CUDA " << driver << "): this checks a machine without one";
+    EXPECT_EQ(driver_symbol("cuCtxGetCurrent"), nullptr);
+    EXPECT_FALSE(current_context().has_value());
+    EXPECT_FALSE(make_current(nullptr));
+    EXPECT_FALSE(context_of_stream(cudaStreamLegacy).has_value());
 }

@@ -23,10 +23,10 @@ StreamSlots slots_without_device(int count) { return StreamSlots(count, 0, false
 // The slot of `stream` in `slots`, whose id is read without the CUDA runtime (any stream but
 // cudaStreamPerThread).
 StreamSlot* slot_of(StreamSlots& slots, cudaStream_t stream) {
-    cudaError_t id_error = cudaErrorUnknown;
-    StreamSlot* slot = slots.slot_for(stream, id_error);
-    EXPECT_EQ(id_error, cudaSuccess);
-    return slot;
+    const SlotClaim claim = slots.slot_for(stream);
+    EXPECT_EQ(claim.id_error, cudaSuccess);
+    EXPECT_FALSE(claim.other_context) << "slots that hold nothing of a context serve any stream";
+    return claim.slot;
 }
 
 }  // namespace
@@ -81,10 +81,9 @@ TEST(StreamSlots, AStreamWhoseIdCannotBeReadIsAnErrorNotARefusal) {
     StreamSlots slots = slots_without_device(1);
     unsigned long long id = 0;
     const cudaError_t runtime_says = cudaStreamGetId(cudaStreamPerThread, &id);
-    cudaError_t id_error = runtime_says == cudaSuccess ? cudaErrorUnknown : cudaSuccess;  // the opposite
-    StreamSlot* slot = slots.slot_for(cudaStreamPerThread, id_error);
-    EXPECT_EQ(id_error, runtime_says);
-    EXPECT_EQ(slot != nullptr, runtime_says == cudaSuccess);
+    const SlotClaim claim = slots.slot_for(cudaStreamPerThread);
+    EXPECT_EQ(claim.id_error, runtime_says);
+    EXPECT_EQ(claim.slot != nullptr, runtime_says == cudaSuccess);
     EXPECT_EQ(slots.used(), runtime_says == cudaSuccess ? 1 : 0);
     EXPECT_EQ(slots.release(cudaStreamPerThread), runtime_says);
 }

@@ -6,7 +6,7 @@
 // inherited through fork; a call and destroy after a device fault; the per-stream workspace
 // limit; a deterministic handle; a winner that stages its operands; rows that cannot be
 // read; calls refused for a workspace, which count no miss; a handle on each of two GPUs; a
-// re-split that would pass the shared-memory limit, not made.
+// stream of another context; a re-split that would pass the shared-memory limit, not made.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -1069,7 +1069,8 @@ TEST(Dispatch, AForkedChildNeitherUsesNorFreesItsParentsHandle) {
 
 // A thread whose current device is another GPU: gemm and release_stream refuse it with
 // WRONG_DEVICE (there cudaStreamPerThread names another stream, so a release would give back
-// nothing), and the stream is released once the handle's device is current again.
+// nothing), and the stream is released once the handle's device is current again. A stream
+// of the other GPU is refused as well, where the call needs a workspace.
 TEST(Dispatch, CallsFromAnotherDeviceAreRefused) {
     SGEMM_REQUIRE_GPU(gpu);
     int devices = 0;
@@ -1100,6 +1101,17 @@ TEST(Dispatch, CallsFromAnotherDeviceAreRefused) {
     EXPECT_EQ(dispatch.info().streams_used, 1) << "a refused release gives back nothing";
     EXPECT_EQ(sgemm_dispatch_release_stream(dispatch.get(), cudaStreamPerThread), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(dispatch.info().streams_used, 0);
+
+    // A stream of the other GPU, called with the handle's device current: refused too, before
+    // it takes a workspace.
+    ASSERT_EQ(cudaSetDevice(gpu->device.ordinal == 0 ? 1 : 0), cudaSuccess);
+    const Stream there;
+    ASSERT_EQ(cudaSetDevice(gpu->device.ordinal), cudaSuccess);
+    EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, s.M, s.N, s.K, 1.0f, a.A,
+                                  a.lda, a.B, a.ldb, 0.0f, a.C, a.ldc, there.get()),
+              SGEMM_DISPATCH_WRONG_DEVICE);
+    EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "another device or CUDA context")) << sgemm_dispatch_last_error();
+    EXPECT_EQ(dispatch.info().streams_used, 0) << "a stream of the other GPU took a workspace";
 }
 
 // An engine that splits a model over GPUs keeps a handle per GPU, and the GPUs, of one model,
@@ -1355,6 +1367,62 @@ TEST(Dispatch, AFailedCreateGivesTheThreadBackTheContextItFound) {
     ASSERT_EQ(pop_current(&popped), CUDA_SUCCESS);
     ASSERT_EQ(popped, own);
     EXPECT_EQ(left_current_after_failing(own), "") << "on a thread with a context of its own";
+}
+
+// A stream of another CUDA context on the handle's own device, as a library of the engine's
+// might make with the driver API: the handle's workspaces and cuBLAS handles belong to the
+// device's primary context, out of that stream's reach. A call that needs them is refused
+// with WRONG_DEVICE and takes no workspace (it used to take one for that stream and keep it
+// until release_stream), so the handle's one workspace is still there for its own stream.
+TEST(Dispatch, AStreamOfAnotherContextTakesNoWorkspace) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const auto device_get = driver_function<CUresult (*)(CUdevice*, int)>("cuDeviceGet");
+    const auto create_context = driver_function<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2");
+    const auto pop_current = driver_function<CUresult (*)(CUcontext*)>("cuCtxPopCurrent_v2");
+    const auto destroy_context = driver_function<CUresult (*)(CUcontext)>("cuCtxDestroy_v2");
+    const auto create_stream = driver_function<CUresult (*)(CUstream*, unsigned)>("cuStreamCreate");
+    const auto destroy_stream = driver_function<CUresult (*)(CUstream)>("cuStreamDestroy_v2");
+    ASSERT_TRUE(device_get && create_context && pop_current && destroy_context && create_stream && destroy_stream)
+        << "libcuda lacks a function this test makes a context and a stream with";
+    sgemm_dispatch_options_t o = options(test_db(gpu->device).path);
+    o.max_streams = 1;
+    const Dispatch dispatch(o);
+
+    // cuCtxCreate pushes the new context: its stream is made there, and the context popped at
+    // once, so that the primary one is current again. Both are destroyed however the test
+    // ends, the stream first.
+    CUdevice device = -1;
+    CUcontext other = nullptr, popped = nullptr;
+    CUstream foreign = nullptr;
+    ASSERT_EQ(device_get(&device, gpu->device.ordinal), CUDA_SUCCESS);
+    ASSERT_EQ(create_context(&other, 0, device), CUDA_SUCCESS);
+    const std::unique_ptr<CUctx_st, CUresult (*)(CUcontext)> context_destroyed(other, destroy_context);
+    const CUresult stream_made = create_stream(&foreign, CU_STREAM_NON_BLOCKING);
+    ASSERT_EQ(pop_current(&popped), CUDA_SUCCESS);
+    ASSERT_EQ(popped, other);
+    ASSERT_EQ(stream_made, CUDA_SUCCESS);
+    const std::unique_ptr<CUstream_st, CUresult (*)(CUstream)> stream_destroyed(foreign, destroy_stream);
+
+    GemmProblem split(spec_of(case_named("decode split-K"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    GemmProblem cublas(spec_of(case_named("cuBLAS winner"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    split.poison_output(gpu->stream.get());
+    cublas.poison_output(gpu->stream.get());
+    gpu->stream.synchronize();
+    for (const GemmProblem* p : {&split, &cublas}) try {
+            run(dispatch, *p, reinterpret_cast<cudaStream_t>(foreign));
+            ADD_FAILURE() << "a call that needs a workspace ran on another context's stream";
+        } catch (const DispatchError& e) {
+            EXPECT_EQ(e.status(), SGEMM_DISPATCH_WRONG_DEVICE) << e.what();
+            EXPECT_TRUE(contains(e.what(), "another device or CUDA context")) << e.what();
+        }
+    EXPECT_EQ(dispatch.info().streams_used, 0) << "a refused stream took a workspace";
+
+    run(dispatch, split, gpu->stream.get());
+    run(dispatch, cublas, gpu->stream.get());
+    gpu->stream.synchronize();
+    EXPECT_TRUE(split.check_output().ok());
+    EXPECT_TRUE(cublas.check_output().ok());
+    EXPECT_EQ(dispatch.info().streams_used, 1);
 }
 
 namespace {
