@@ -45,10 +45,13 @@
  *     device the calling thread's current device; a create that fails leaves the thread's
  *     current CUDA context as it found it (none, where it had none: the runtime may then
  *     still take the handle's device for the thread's next call, so cudaSetDevice first).
- *     A call that needs its stream's workspace or cuBLAS handle (below) on a stream of
- *     another device, or of another CUDA context on this one (made with the driver API),
- *     returns WRONG_DEVICE and takes none, since they belong to the device's primary context.
- *     The stream of a call that needs neither is not checked: give one of the handle's device.
+ *     The workspaces and cuBLAS handles (below) belong to the context current at create,
+ *     which cudaSetDevice makes the device's primary one. A call that needs them on a stream
+ *     of another context returns WRONG_DEVICE and takes none: a stream of another device, or
+ *     one made while a context of the driver API was current, or 0 or cudaStreamPerThread
+ *     while one is current. A green context's stream is served (its memory is the primary
+ *     context's). The stream of a call that needs neither is not checked, so one stream may
+ *     serve one shape and be refused for another: give streams of the primary context.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
  *   - Split-K kernels need a zeroed scratch workspace, staging kernels (warptile ALIGNED=2,
  *     for misaligned operands) room for the operands they copy, and cuBLAS a handle; all are per
@@ -166,7 +169,8 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
     SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
     SGEMM_DISPATCH_WRONG_DEVICE = 7,              /* the calling thread's current device is another,
-                                                     or the stream's (where it needs a workspace) */
+                                                     or the stream belongs to another device or
+                                                     CUDA context (where it needs a workspace) */
     SGEMM_DISPATCH_DATABASE_ERROR = 8,            /* missing, unreadable, foreign or newer
                                                      database, locked past 5 s, or one that
                                                      record_misses cannot write */

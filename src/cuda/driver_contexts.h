@@ -10,13 +10,15 @@
 
 namespace sgemm {
 
-// The address of the driver's function `name` as CUDA 12.0 defined it, or nullptr where
-// there is no driver or no such function.
-void* driver_symbol(const char* name) noexcept;
+// The address of the driver's function `name` as CUDA `version` (12000 for 12.0) defined
+// it, or nullptr where there is no driver or no such function. A runtime older than 12.5,
+// which can only give the functions of its own version, gives nothing for a version after
+// 12.0.
+void* driver_symbol(const char* name, int version = 12000) noexcept;
 
 template <class Function>
-Function driver_function(const char* name) noexcept {
-    return reinterpret_cast<Function>(driver_symbol(name));
+Function driver_function(const char* name, int version = 12000) noexcept {
+    return reinterpret_cast<Function>(driver_symbol(name, version));
 }
 
 // The calling thread's current context (nullptr where it has none), or nothing where the
@@ -26,9 +28,10 @@ std::optional<CUcontext> current_context() noexcept;
 // Makes `context` the calling thread's current one (nullptr: none); false where it failed.
 bool make_current(CUcontext context) noexcept;
 
-// The context `stream` belongs to: the one current when it was created, or for 0,
-// cudaStreamLegacy and cudaStreamPerThread the calling thread's current one. Nothing where
-// the driver cannot say.
+// The context whose memory `stream`'s kernels reach: the one current when the stream was
+// made, or for 0, cudaStreamLegacy and cudaStreamPerThread the calling thread's current one;
+// for a green context's stream, its device's primary context, whose memory a green context
+// shares. Nothing where the driver cannot say.
 std::optional<CUcontext> context_of_stream(cudaStream_t stream) noexcept;
 
 }  // namespace sgemm

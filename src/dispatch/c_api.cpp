@@ -198,7 +198,8 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_MISALIGNED: return "SGEMM_DISPATCH_MISALIGNED: a pointer that is not float-aligned";
         case SGEMM_DISPATCH_NO_DEVICE: return "SGEMM_DISPATCH_NO_DEVICE: no CUDA device is visible, or no such ordinal";
         case SGEMM_DISPATCH_WRONG_DEVICE:
-            return "SGEMM_DISPATCH_WRONG_DEVICE: the calling thread's current device, or the stream's, is not the handle's";
+            return "SGEMM_DISPATCH_WRONG_DEVICE: the calling thread's current device is not the handle's, or the "
+                   "stream belongs to another device or CUDA context";
         case SGEMM_DISPATCH_DATABASE_ERROR:
             return "SGEMM_DISPATCH_DATABASE_ERROR: the tuning database is missing, unreadable, foreign, of a "
                    "newer schema, locked, or not writable for record_misses";

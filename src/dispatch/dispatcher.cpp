@@ -219,8 +219,9 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
             return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(claim.id_error));
         if (claim.other_context)
             return fail(SGEMM_DISPATCH_WRONG_DEVICE,
-                        "the stream belongs to another device or CUDA context than the handle's (device %d), whose "
-                        "per-stream workspaces this call needs: give a stream made on device %d by the runtime API",
+                        "the stream belongs to another device or CUDA context than the handle's (device %d's "
+                        "primary context), whose per-stream workspaces this call needs: give a stream that the "
+                        "runtime API made on device %d while no other context was current",
                         device_.ordinal, device_.ordinal);
         slot = claim.slot;
         if (!slot)

@@ -75,16 +75,14 @@ SlotClaim StreamSlots::slot_for(cudaStream_t stream) noexcept {
     std::uint64_t key = 0;
     claim.id_error = stream_key(stream, key);
     if (claim.id_error != cudaSuccess) return claim;
+    // A kernel runs in its stream's context, where this memory is not mapped, so a stream of
+    // another context is refused before it takes a slot, which it would keep. A stream belongs to one context for life and is checked once, before its claim;
+    // but the legacy default stream is one handle in every context, the calling thread's
+    // current one's, so it is checked at every call.
+    const bool legacy = stream == nullptr || stream == cudaStreamLegacy;
+    if (legacy && (claim.other_context = !serves(stream))) return claim;
     if ((claim.slot = slot_held_by(key))) return claim;
-    // Checked once, before a claim: the slot of a stream of another context would stay
-    // taken by a stream whose every call fails in the launch (or worse, where a kernel ran
-    // there and reached this memory). A stream whose context the driver cannot name is let
-    // through, as without the check: its launch says what is wrong.
-    if (context_) {
-        const std::optional<CUcontext> of_stream = context_of_stream(stream);
-        claim.other_context = of_stream && *of_stream != *context_;
-        if (claim.other_context) return claim;
-    }
+    if (!legacy && (claim.other_context = !serves(stream))) return claim;
     std::lock_guard<std::mutex> lock(claim_mutex_);
     if ((claim.slot = slot_held_by(key))) return claim;  // another thread's first call claimed it
     for (int i = 0; i < count_; ++i) {
@@ -111,6 +109,14 @@ cudaError_t StreamSlots::release(cudaStream_t stream) noexcept {
     }
     slot->owner_.store(0, std::memory_order_release);  // last: a claim sees the unbound handle
     return cudaSuccess;
+}
+
+bool StreamSlots::serves(cudaStream_t stream) const noexcept {
+    if (!context_) return true;
+    // A stream whose context the driver cannot name is let through, as without the check:
+    // its launch says what is wrong.
+    const std::optional<CUcontext> of_stream = context_of_stream(stream);
+    return !of_stream || *of_stream == *context_;
 }
 
 StreamSlot* StreamSlots::slot_held_by(std::uint64_t key) noexcept {

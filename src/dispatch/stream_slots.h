@@ -51,7 +51,8 @@ struct SlotClaim {
     // device fault, say).
     cudaError_t id_error = cudaSuccess;
     // The stream belongs to another CUDA context than the slots' memory (a stream of another
-    // device, or of a context made with the driver API), where kernels could not use it.
+    // device, or of a context made with the driver API, or the legacy default stream while
+    // such a context is current), where its kernels could not reach that memory.
     bool other_context = false;
     // Else, with no slot: every slot belongs to another stream.
 };
@@ -82,6 +83,8 @@ public:
 
 private:
     StreamSlot* slot_held_by(std::uint64_t stream_key) noexcept;
+    // Whether `stream`'s kernels run in the context of the slots' memory.
+    bool serves(cudaStream_t stream) const noexcept;
 
     int count_;
     std::size_t splitk_bytes_;

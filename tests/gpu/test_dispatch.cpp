@@ -1369,22 +1369,27 @@ TEST(Dispatch, AFailedCreateGivesTheThreadBackTheContextItFound) {
     EXPECT_EQ(left_current_after_failing(own), "") << "on a thread with a context of its own";
 }
 
-// A stream of another CUDA context on the handle's own device, as a library of the engine's
+// Streams of another CUDA context on the handle's own device, as a library of the engine's
 // might make with the driver API: the handle's workspaces and cuBLAS handles belong to the
-// device's primary context, out of that stream's reach. A call that needs them is refused
+// device's primary context, out of such a stream's reach. A call that needs them is refused
 // with WRONG_DEVICE and takes no workspace (it used to take one for that stream and keep it
-// until release_stream), so the handle's one workspace is still there for its own stream.
+// until release_stream), so the handle's one workspace is still there for the legacy default
+// stream. That stream, one handle in every context, is refused too while the other context is
+// current, though it holds the workspace by then.
 TEST(Dispatch, AStreamOfAnotherContextTakesNoWorkspace) {
     SGEMM_REQUIRE_GPU(gpu);
     const auto device_get = driver_function<CUresult (*)(CUdevice*, int)>("cuDeviceGet");
     const auto create_context = driver_function<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2");
+    const auto push_current = driver_function<CUresult (*)(CUcontext)>("cuCtxPushCurrent_v2");
     const auto pop_current = driver_function<CUresult (*)(CUcontext*)>("cuCtxPopCurrent_v2");
     const auto destroy_context = driver_function<CUresult (*)(CUcontext)>("cuCtxDestroy_v2");
     const auto create_stream = driver_function<CUresult (*)(CUstream*, unsigned)>("cuStreamCreate");
     const auto destroy_stream = driver_function<CUresult (*)(CUstream)>("cuStreamDestroy_v2");
-    ASSERT_TRUE(device_get && create_context && pop_current && destroy_context && create_stream && destroy_stream)
+    ASSERT_TRUE(device_get && create_context && push_current && pop_current && destroy_context && create_stream &&
+                destroy_stream)
         << "libcuda lacks a function this test makes a context and a stream with";
     sgemm_dispatch_options_t o = options(test_db(gpu->device).path);
+    o.device = gpu->device.ordinal;
     o.max_streams = 1;
     const Dispatch dispatch(o);
 
@@ -1408,21 +1413,34 @@ TEST(Dispatch, AStreamOfAnotherContextTakesNoWorkspace) {
     split.poison_output(gpu->stream.get());
     cublas.poison_output(gpu->stream.get());
     gpu->stream.synchronize();
-    for (const GemmProblem* p : {&split, &cublas}) try {
-            run(dispatch, *p, reinterpret_cast<cudaStream_t>(foreign));
-            ADD_FAILURE() << "a call that needs a workspace ran on another context's stream";
+    std::string why;
+    const auto status_on = [&](const GemmProblem& p, cudaStream_t stream) {
+        try {
+            run(dispatch, p, stream);
+            return SGEMM_DISPATCH_SUCCESS;
         } catch (const DispatchError& e) {
-            EXPECT_EQ(e.status(), SGEMM_DISPATCH_WRONG_DEVICE) << e.what();
-            EXPECT_TRUE(contains(e.what(), "another device or CUDA context")) << e.what();
+            why = e.what();
+            return e.status();
         }
+    };
+    for (const GemmProblem* p : {&split, &cublas}) {
+        EXPECT_EQ(status_on(*p, foreign), SGEMM_DISPATCH_WRONG_DEVICE) << why;
+        EXPECT_TRUE(contains(why, "another device or CUDA context")) << why;
+    }
     EXPECT_EQ(dispatch.info().streams_used, 0) << "a refused stream took a workspace";
 
-    run(dispatch, split, gpu->stream.get());
-    run(dispatch, cublas, gpu->stream.get());
-    gpu->stream.synchronize();
+    EXPECT_EQ(status_on(split, cudaStreamLegacy), SGEMM_DISPATCH_SUCCESS) << why;
+    EXPECT_EQ(status_on(cublas, cudaStreamLegacy), SGEMM_DISPATCH_SUCCESS) << why;
+    ASSERT_EQ(cudaStreamSynchronize(cudaStreamLegacy), cudaSuccess);
     EXPECT_TRUE(split.check_output().ok());
     EXPECT_TRUE(cublas.check_output().ok());
     EXPECT_EQ(dispatch.info().streams_used, 1);
+
+    ASSERT_EQ(push_current(other), CUDA_SUCCESS);
+    const sgemm_dispatch_status_t under_the_other = status_on(split, cudaStreamLegacy);
+    ASSERT_EQ(pop_current(&popped), CUDA_SUCCESS);
+    EXPECT_EQ(under_the_other, SGEMM_DISPATCH_WRONG_DEVICE)
+        << "the legacy stream of the other context used the workspace: " << why;
 }
 
 namespace {
