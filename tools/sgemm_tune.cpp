@@ -240,6 +240,16 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
                 within_3, shapes);
 }
 
+// Says why each row of `whys` (shapes_too_large) cannot be tuned, a line each, with `kind`
+// ("" or "note: ") before and `after` behind: the first kBadRowsShown and how many more, as
+// the parse names bad lines.
+void say_shapes_too_large(const std::vector<std::string>& whys, const char* kind, const std::string& after) {
+    for (std::size_t i = 0; i < whys.size() && i < kBadRowsShown; ++i)
+        std::fprintf(stderr, "sgemm-tune: %s%s%s\n", kind, whys[i].c_str(), after.c_str());
+    if (whys.size() > kBadRowsShown)
+        std::fprintf(stderr, "sgemm-tune: %sand %zu more rows too large\n", kind, whys.size() - kBadRowsShown);
+}
+
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
 int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const TuneOptions& options, Arch arch) {
     const DeviceModel model = planning_model(arch);
@@ -248,13 +258,14 @@ int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const Tune
     // there. A GPU that stands in for an arch the planner does not know may hold less than
     // that arch's: there it is a note.
     const auto memory_bytes = static_cast<std::size_t>(find_builtin_gpu(stand_in.name).memory_gib * 1073741824.0);
-    if (const std::string why = first_shape_too_large(shapes, shapes_path, memory_bytes, options.check_fp64); !why.empty()) {
+    if (const std::vector<std::string> whys = shapes_too_large(shapes, shapes_path, memory_bytes, options.check_fp64);
+        !whys.empty()) {
         if (stand_in.sm == arch.sm) {
-            std::fprintf(stderr, "sgemm-tune: %s (%s, the GPU this dry run plans for)\n", why.c_str(), stand_in.name);
+            say_shapes_too_large(whys, "", std::string(" (") + stand_in.name + ", the GPU this dry run plans for)");
             return 1;
         }
-        std::fprintf(stderr, "sgemm-tune: note: %s (%s, which stands in for %s here; an %s GPU may hold more)\n",
-                     why.c_str(), stand_in.name, arch.name().c_str(), arch.name().c_str());
+        say_shapes_too_large(whys, "note: ", std::string(" (") + stand_in.name + ", which stands in for " + arch.name() +
+                                                 " here; an " + arch.name() + " GPU may hold more)");
     }
     const std::string which = stand_in.sm == arch.sm ? "" : ", an sm_" + std::to_string(stand_in.sm) + " GPU: the planner knows none of " +
                                                                 arch.name() + " and takes the newest arch below";
@@ -360,10 +371,10 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
             }
         }
         if (!after_fault) {
-            const std::string too_large = first_shape_too_large(run.shapes, run.shapes_path,
-                                                                device.global_memory_bytes, run.options.check_fp64);
-            if (!too_large.empty()) {
-                std::fprintf(stderr, "sgemm-tune: %s\n", too_large.c_str());
+            const std::vector<std::string> whys = shapes_too_large(run.shapes, run.shapes_path,
+                                                                   device.global_memory_bytes, run.options.check_fp64);
+            if (!whys.empty()) {
+                say_shapes_too_large(whys, "", "");
                 return 1;
             }
         }

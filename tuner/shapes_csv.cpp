@@ -28,9 +28,6 @@ bool is_fp32(const std::string& text) {
 // Far more than any model's shapes (a row is some 30 bytes): a larger input is not a shapes
 // file, and reading it whole would cost memory for nothing.
 constexpr std::size_t kMaxShapesCsvBytes = std::size_t{64} << 20;
-// Bad rows named in the error: a file that is wholly wrong (another table) would otherwise
-// print a line for each of its rows.
-constexpr std::size_t kBadRowsShown = 20;
 
 const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "precision", "weight", "name", "align"};
 
@@ -260,11 +257,13 @@ std::string too_large(const ShapeRow& row, const std::string& file_name, std::si
 }
 }  // namespace
 
-std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
-                                  bool fp64_reference) {
+std::vector<std::string> shapes_too_large(const ShapesFile& shapes, const std::string& file_name,
+                                          std::size_t device_bytes, bool fp64_reference) {
+    std::vector<std::string> found;
     for (const ShapeRow& row : shapes.rows)
-        if (std::string why = too_large(row, file_name, device_bytes, fp64_reference); !why.empty()) return why;
-    return "";
+        if (std::string why = too_large(row, file_name, device_bytes, fp64_reference); !why.empty())
+            found.push_back(std::move(why));
+    return found;
 }
 
 std::vector<std::string> drop_shapes_too_large(ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,

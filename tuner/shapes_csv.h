@@ -21,6 +21,10 @@
 
 namespace sgemm {
 
+// Bad rows named in an error: a file that is wholly wrong (another table) would otherwise
+// print a line for each of its rows.
+constexpr std::size_t kBadRowsShown = 20;
+
 struct ShapeRow {
     // The key tuned, its alignment class included: the tuner lays out operands of that class.
     // parse_shapes_csv sets the class of tightly packed operands (packed_alignment), or the
@@ -58,16 +62,16 @@ double tuning_bytes(const ShapeKey& key, bool fp64_reference);
 // 7 floats longer (later_layouts_for, tuner/candidate_check.h) in an int leading dimension.
 constexpr int kLongestCheckedRow = std::numeric_limits<int>::max() - 7;
 
-// "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for the first
-// row that does not fit in `device_bytes` (or whose rows are longer than kLongestCheckedRow,
-// which it says instead), else empty. Rows of no line (the database's misses) are named by
-// their key and name alone.
-std::string first_shape_too_large(const ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
-                                  bool fp64_reference);
+// "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for each row
+// that does not fit in `device_bytes` (or whose rows are longer than kLongestCheckedRow, which
+// it says instead), in the file's order: every one at once, so that a user fixes them in one
+// pass. Rows of no line (the database's misses) are named by their key and name alone.
+std::vector<std::string> shapes_too_large(const ShapesFile& shapes, const std::string& file_name,
+                                          std::size_t device_bytes, bool fp64_reference);
 
 // Removes the rows that do not fit in `device_bytes` (or have rows too long) and returns why
-// each was removed, as first_shape_too_large words it: the misses dispatch recorded are not
-// the user's to edit, so those that fit are tuned and the rest named.
+// each was removed, as shapes_too_large words it: the misses dispatch recorded are not the
+// user's to edit, so those that fit are tuned and the rest named.
 std::vector<std::string> drop_shapes_too_large(ShapesFile& shapes, const std::string& file_name, std::size_t device_bytes,
                                                bool fp64_reference);
 

@@ -148,12 +148,15 @@ out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch sm_89 --families naive 
 grep -q "dry run for sm_89: the cost model ranks candidates for RTX 3090 (82 SMs.*), an sm_86 GPU: the planner knows none of sm_89 and takes the newest arch below" <<<"$out" ||
   fail "a dry run for sm_89 does not say that it plans for an sm_86 GPU: $out"
 
-# A row too large for the GPU a dry run plans for stops it, as it would stop the tune there.
-printf 'M,N,K\n8,4096,4096\n1000000,1000000,1000000\n' > "$dir/huge.csv"
+# A row too large for the GPU a dry run plans for stops it, as it would stop the tune there;
+# every such row is named at once.
+printf 'M,N,K\n8,4096,4096\n1000000,1000000,1000000\n100000,100000,100000\n' > "$dir/huge.csv"
 err=$("$tune" --shapes "$dir/huge.csv" --dry-run --families naive --top-k 1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "a dry run with a row too large exited $rc, expected 1: $err"
 grep -qF "huge.csv:3: M=1000000 N=1000000 K=1000000 NN fp32 align16 needs" <<<"$err" && grep -qF "the GPU has 140.4 GiB (H200, the GPU this dry run plans for)" <<<"$err" ||
   fail "a dry run with a row too large: $err"
+grep -qF "huge.csv:4: M=100000 N=100000 K=100000 NN fp32 align16 needs" <<<"$err" ||
+  fail "a dry run named only the first row too large: $err"
 # For an arch the planner knows no GPU of, the GPU standing in may hold less: a note only.
 err=$("$tune" --shapes "$dir/huge.csv" --dry-run --arch sm_89 --families naive --top-k 1 2>&1 >/dev/null) ||
   fail "a dry run for sm_89 with a row too large for its stand-in failed: $err"
