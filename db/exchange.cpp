@@ -14,6 +14,7 @@
 #include "db/base64.h"
 #include "db/csv.h"
 #include "db/verify.h"
+#include "db/version_numbers.h"
 #include "src/util/json.h"
 #include "src/util/text.h"
 
@@ -145,7 +146,12 @@ const std::vector<Column>& columns() {
         {"nvrtc_version", Kind::Text, [](const ExportRow& r) { return r.device.nvrtc_version; },
          [](ExportRow& r, const std::string& v) { r.device.nvrtc_version = v; }},
         {"library_version", Kind::Text, [](const ExportRow& r) { return r.device.library_version; },
-         [](ExportRow& r, const std::string& v) { r.device.library_version = v; }},
+         [](ExportRow& r, const std::string& v) {
+             // Text no build writes would make a device row that no dispatch reads and prune
+             // --stale removes as soon as it is in.
+             if (version_numbers(v).empty()) throw Error("'" + v + "' is not a version (numbers and dots, as 0.3.0)");
+             r.device.library_version = v;
+         }},
         {"m", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.M); },
          [](ExportRow& r, const std::string& v) { r.entry.winner.shape.M = parse_positive(v); }},
         {"n", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.N); },

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "db/version_numbers.h"
+
 namespace sgemm {
 
 namespace {
@@ -27,22 +29,6 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
         db.query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
         summary.devices += db.changes();
     }
-}
-
-// The numbers of a dotted version ("0.2.0" -> {0, 2, 0}), before any "-" or "+" suffix (a
-// pre-release or a build's label: "0.4.0-dev" -> {0, 4, 0}); empty when it is not one.
-std::vector<long> version_numbers(const std::string& labelled) {
-    const std::string version = labelled.substr(0, labelled.find_first_of("-+"));
-    std::vector<long> numbers;
-    std::size_t start = 0;
-    while (start <= version.size()) {
-        const std::size_t end = std::min(version.find('.', start), version.size());
-        const std::string part = version.substr(start, end - start);
-        if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) return {};
-        numbers.push_back(std::stol(part));
-        start = end + 1;
-    }
-    return numbers;
 }
 
 // Whether rows of `version` are of no build from `current` on: an older version, or text no

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -389,11 +390,16 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     for (const std::string& id : matches)
         if (id == wanted) return id;
     if (matches.size() == 1) return matches.front();
-    std::string known;
-    for (const DeviceRow& row : device_rows()) known += "\n  " + row.stored_id + "  " + row.fields.describe();
-    if (known.empty()) known = " none";
-    throw UnknownDeviceError("'" + id_or_prefix + "' " + (matches.empty() ? "names no device" : "names several devices") +
-                             " in " + path() + "; its devices:" + known);
+    // A prefix of several lists those it names, to pick from; one of none lists them all.
+    std::string listed;
+    for (const DeviceRow& row : device_rows())
+        if (matches.empty() || std::find(matches.begin(), matches.end(), row.stored_id) != matches.end())
+            listed += "\n  " + row.stored_id + "  " + row.fields.describe();
+    if (listed.empty()) listed = " none";
+    throw UnknownDeviceError("'" + id_or_prefix + "' " +
+                             (matches.empty() ? "names no device in " + path() + "; its devices:"
+                                              : "names several devices in " + path() + ":") +
+                             listed);
 }
 
 std::int64_t TuningStore::kernel_id(const KernelRef& kernel) {

@@ -77,17 +77,23 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         while (q.step())
             report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
     }
-    // Sizes past int cannot be read as shapes (the store refuses them): report them and stop.
-    const std::size_t problems_before = report.problems.size();
+    // Sizes past int cannot be read as shapes (the store refuses them): report them, values no
+    // tune writes, and stop, counting the devices and winners that were not checked.
     for (const char* table : {"winners", "measurements", "misses"}) {
         auto q = db.query(std::string("SELECT device_id, m, n, k FROM ") + table +
                           " WHERE max(m, n, k) > 2147483647");
-        while (q.step())
+        while (q.step()) {
             report.problems.push_back(std::string("a row of ") + table + " (device " + q.text(0) + ") holds M=" +
                                       q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
                                       ": sizes past 2^31 - 1 come from no tune (edited?)");
+            ++report.edited_values;
+        }
     }
-    if (report.problems.size() > problems_before) return report;
+    if (report.edited_values > 0) {
+        report.devices = static_cast<int>(db.integer("SELECT count(*) FROM devices"));
+        report.winners = static_cast<int>(db.integer("SELECT count(*) FROM winners"));
+        return report;
+    }
     {
         // Configurations that differ only in their split-K count (on the same side of 1)
         // share one binary, stored under whichever was compiled first: the binary must be of

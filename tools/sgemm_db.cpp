@@ -688,14 +688,16 @@ int cmd_import(Context& ctx) {
 }
 
 int cmd_merge(Context& ctx) {
-    // A file named on the command line that is not there, a folder, a file that is no
-    // database (a CSV export), or another program's database is the user's slip (1), as
-    // import's.
+    // A file named on the command line that is not there, a folder, a device or a pipe, a file
+    // that is no database (a CSV export), or another program's database is the user's slip
+    // (1), as import's.
     std::error_code ec;
     if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
         throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
     if (std::filesystem::is_directory(ctx.args.at(0), ec))
         throw UsageError(ctx.args.at(0) + ": is a folder, not a tuning database to merge");
+    if (std::filesystem::exists(ctx.args.at(0), ec) && !std::filesystem::is_regular_file(ctx.args.at(0), ec))
+        throw UsageError(ctx.args.at(0) + ": is not a regular file, so not a tuning database to merge");
     ctx.check_folder_for_a_new_database();
     TuningStore other = [&] {
         try {

@@ -329,6 +329,13 @@ for command in list export verify "show 1 4096 4096"; do
   has "$err" "$dir/edited-params.db: a kernels row of family naive holds the parameter list '32;8': '32;8' is not an integer: no tune writes one (was the file edited?)"
 done
 run 2 --db "$dir/edited-size.db" list; has "$err" "$dir/edited-size.db: a row holds the size 4294967304, past 2^31 - 1"
+# verify names the row, counts the devices and winners it could not check (it said 0 of each),
+# and advises as for a value edited in (it sent the user to tune the shape again).
+run 2 --db "$dir/edited-size.db" verify
+has "$out" "holds M=4294967304 N=4096 K=4096: sizes past 2^31 - 1 come from no tune"
+has "$out" "schema version $latest, 1 devices, 4 winners, 0 binary checks"
+has "$out" "put it back as the database writes it (sqlite3)"
+! grep -qF "to repair a winner, tune its shape again" <<<"$out" || fail "verify sent an edited size to a tune: $out"
 cp "$dir/ours.db" "$dir/merged-edited.db"
 run 2 --db "$dir/merged-edited.db" merge "$dir/edited-params.db"; has "$err" "$dir/edited-params.db: a kernels row"
 run 2 --db "$dir/merged-edited.db" merge "$dir/edited-size.db"; has "$err" "$dir/edited-size.db: a row holds the size"
@@ -719,6 +726,8 @@ run 1 --db "$dir/merged.db" merge "$dir/merged.db"; has "$err" "into itself"
 run 1 --db "$dir/merged.db" merge "$dir/shapes.csv"; has "$err" "is not an SQLite database (file is not a database); a CSV export (export --format csv) is brought in with import"
 mkdir -p "$dir/a-folder.db"
 run 1 --db "$dir/merged.db" merge "$dir/a-folder.db"; has "$err" "$dir/a-folder.db: is a folder, not a tuning database to merge"
+# So is a device or a pipe (it exited 2, as for a damaged database).
+run 1 --db "$dir/merged.db" merge /dev/null; has "$err" "/dev/null: is not a regular file, so not a tuning database to merge"
 # A database whose header is damaged is no user's slip: exit 2, as list gives for it.
 python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[16:18] = b'\\x00\\x03'; open(sys.argv[2], 'wb').write(d)" \
   "$dir/ours.db" "$dir/bad-header.db" || fail "damaging a header"

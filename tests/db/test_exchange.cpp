@@ -461,6 +461,17 @@ TEST_F(SampleExport, CountsSizesAndTimesOfTuningAreChecked) {
     EXPECT_EQ(fine.count(WinnerOffer::Outcome::Added), 4);
 }
 
+// A library version is numbers and dots: other text made a device row that no dispatch reads
+// and that prune --stale removed at once.
+TEST_F(SampleExport, ALibraryVersionThatIsNoVersionIsRefused) {
+    expect_each_bad_value_named(csv,
+                                {{1, "library_version", "garbage", "is not a version"},
+                                 {2, "library_version", "", "is not a version"},
+                                 {3, "library_version", "1234567890.0.0", "is not a version"},
+                                 {4, "library_version", "0..3", "is not a version"}},
+                                target);
+}
+
 TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
     EXPECT_THROW(import_text(target, ""), ImportError);
     // A header that lacks columns is one bad line that lists them all.

@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "db/merge.h"
 #include "db/prune.h"
@@ -60,6 +62,31 @@ TEST(Store, ResolvesADeviceByIdOrUniquePrefix) {
     }
     store.add_device(h200(1));
     EXPECT_THROW(store.resolve_device(""), UnknownDeviceError) << "an empty prefix names every device";
+}
+
+// A prefix of several devices lists those it names, to pick from, not every device.
+TEST(Store, APrefixOfSeveralDevicesListsThoseItNames) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    // 17 ids of 16 first digits: two share one.
+    std::map<char, std::vector<std::string>> by_first_digit;
+    for (int variant = 0; variant < 17; ++variant) {
+        const std::string id = store.add_device(h200(variant));
+        by_first_digit[id[0]].push_back(id);
+    }
+    const auto shared = std::find_if(by_first_digit.begin(), by_first_digit.end(),
+                                     [](const auto& digit) { return digit.second.size() > 1; });
+    ASSERT_NE(shared, by_first_digit.end());
+    try {
+        store.resolve_device(std::string(1, shared->first));
+        FAIL() << "a prefix of several devices named one";
+    } catch (const UnknownDeviceError& e) {
+        const std::string why = e.what();
+        EXPECT_NE(why.find("names several devices"), std::string::npos) << why;
+        for (const auto& [digit, ids] : by_first_digit)
+            for (const std::string& id : ids)
+                EXPECT_EQ(why.find(id) != std::string::npos, digit == shared->first) << id << " in: " << why;
+    }
 }
 
 TEST(Store, BinaryCacheStoresTheCubinAndCountsHits) {
