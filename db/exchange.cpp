@@ -320,7 +320,7 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
             // What an import would refuse is left out here, and said, rather than found on the
             // machine the file goes to.
-            std::string problem = winner_time_problem(entry.winner);
+            std::string problem = winner_time_problem(entry.winner, device);
             if (problem.empty() && !entry.winner.kernel.is_cublas())
                 problem = entry.binary ? binary_problem(*entry.binary, device)
                                        : "its binary " + entry.winner.binary_key + " is missing";

@@ -9,18 +9,31 @@ namespace sgemm {
 
 namespace {
 
-// Why `ms` cannot be a measured time of an M x N x K GEMM, or empty. Under 0.1 us no launch
-// ends, and above 10 PFLOPS (150 times an H200's fp32 peak) no GPU computes: such a time,
-// edited or damaged, would win every later merge and import ("the faster winner stays").
-// Nor does any GPU take over a second at under 1 GFLOPS (a T4 computes 8,000 times as fast):
-// such a cuBLAS time would show its winner thousands of times faster than cuBLAS.
-std::string implausible_time(const ShapeKey& shape, double ms) {
+// The most a GPU of `sm_count` SMs could compute in `precision`, generously: 3.5 GHz, past
+// any GPU's clock, and 128 FMA lanes an SM for fp32 (A100 has 64, later GPUs 128), or 4096
+// tensor-core FMAs an SM a cycle for tf32 (some twice Blackwell's). A time faster than that
+// was edited or damaged, not measured, and would win every later merge and import ("the
+// faster winner stays") over the device's real winners.
+double fastest_flops_per_second(int sm_count, GemmPrecision precision) {
+    constexpr double kClockHz = 3.5e9, kFp32FlopsPerSmCycle = 2 * 128, kTf32FlopsPerSmCycle = 2 * 4096;
+    return sm_count * kClockHz * (precision == GemmPrecision::tf32 ? kTf32FlopsPerSmCycle : kFp32FlopsPerSmCycle);
+}
+
+std::string in_tflops(double flops_per_second) { return std::to_string(std::lround(flops_per_second / 1e12)) + " TFLOPS"; }
+
+// Why `ms` cannot be a measured time of `shape` on `device`, or empty. Under 0.1 us no launch
+// ends, and no GPU computes faster than fastest_flops_per_second. Nor does any GPU take over a
+// second at under 1 GFLOPS (a T4 computes 8,000 times as fast): such a cuBLAS time would show
+// its winner thousands of times faster than cuBLAS.
+std::string implausible_time(const ShapeKey& shape, const DeviceFingerprint& device, double ms) {
     if (!(std::isfinite(ms) && ms > 0)) return "is not a positive number";
-    constexpr double kShortestLaunchMs = 1e-4, kFastestFlopsPerSecond = 1e16;
-    constexpr double kLongestSlowLaunchMs = 1e3, kSlowestFlopsPerSecond = 1e9;
+    constexpr double kShortestLaunchMs = 1e-4, kLongestSlowLaunchMs = 1e3, kSlowestFlopsPerSecond = 1e9;
     if (ms < kShortestLaunchMs) return "is under 0.1 us, shorter than any launch";
     const double flops = 2.0 * shape.M * shape.N * shape.K, flops_per_second = flops / (ms * 1e-3);
-    if (flops_per_second > kFastestFlopsPerSecond) return "would be over 10 PFLOPS, faster than any GPU computes";
+    const double fastest = fastest_flops_per_second(device.sm_count, shape.precision);
+    if (flops_per_second > fastest)
+        return "would be " + in_tflops(flops_per_second) + ", more than " + std::to_string(device.sm_count) +
+               " SMs could compute in " + to_string(shape.precision) + " (" + in_tflops(fastest) + " at 3.5 GHz)";
     if (ms > kLongestSlowLaunchMs && flops_per_second < kSlowestFlopsPerSecond)
         return "is over a second at under 1 GFLOPS, slower than any GPU computes";
     return "";
@@ -28,9 +41,9 @@ std::string implausible_time(const ShapeKey& shape, double ms) {
 
 }  // namespace
 
-std::string winner_time_problem(const Winner& winner) {
-    if (const std::string why = implausible_time(winner.shape, winner.ms); !why.empty()) return "its time " + why;
-    if (const std::string why = implausible_time(winner.shape, winner.cublas_ms); !why.empty())
+std::string winner_time_problem(const Winner& winner, const DeviceFingerprint& device) {
+    if (const std::string why = implausible_time(winner.shape, device, winner.ms); !why.empty()) return "its time " + why;
+    if (const std::string why = implausible_time(winner.shape, device, winner.cublas_ms); !why.empty())
         return "its cuBLAS time " + why;
     return "";
 }
@@ -139,7 +152,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             const Winner& w = wb.winner;
             const std::string where = w.where();
             // A bad time leaves the winner's binary to be checked as any other's.
-            const std::string time_problem = winner_time_problem(w);
+            const std::string time_problem = winner_time_problem(w, device);
             if (!time_problem.empty()) report.problems.push_back(where + ": " + time_problem);
             // A value edited in by hand that no tune writes, which only a row's read-back finds:
             // where nothing else is wrong (an edited device row's winners' ids are already

@@ -21,11 +21,12 @@ std::string edited_device_problem(const TuningStore::EditedDeviceRow& row);
 // above the device's).
 std::string binary_problem(const Binary& binary, const DeviceFingerprint& device);
 
-// Why `winner`'s time or cuBLAS time cannot be one measured for its shape (not a positive
-// number, under 0.1 us, faster than any GPU computes, or slower), or empty. A time edited or
-// damaged in the file would win every later merge and import ("the faster winner stays"), so
-// import and merge refuse such a winner, export leaves it out and verify reports it.
-std::string winner_time_problem(const Winner& winner);
+// Why `winner`'s time or cuBLAS time cannot be one measured for its shape on `device` (not a
+// positive number, under 0.1 us, faster than its SMs could compute, or slower than any GPU),
+// or empty. A time edited or damaged in the file would win every later merge and import ("the
+// faster winner stays"), so import and merge refuse such a winner, export leaves it out and
+// verify reports it.
+std::string winner_time_problem(const Winner& winner, const DeviceFingerprint& device);
 
 // Loads a binary on this machine's GPU; returns why it failed, or empty on success.
 using TryLoad = std::function<std::string(const Binary& binary)>;

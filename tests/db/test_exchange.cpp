@@ -352,8 +352,9 @@ protected:
 
 // A time of 0 or below would beat every real winner in a merge; a negative tolerance means
 // nothing. A time too small for a normal double is still a number, but no measured time:
-// the merge rule refuses it, as one under 0.1 us or over 10 PFLOPS, which would win every
-// later merge and import, and one over a second at under 1 GFLOPS.
+// the merge rule refuses it, as one under 0.1 us or faster than the device's SMs could
+// compute, which would win every later merge and import, and one over a second at under 1
+// GFLOPS.
 TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     expect_each_bad_value_named(csv,
                                 {{1, "ms", "0", "must be above 0"},
@@ -371,13 +372,15 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     EXPECT_EQ(tiny.count(WinnerOffer::Outcome::Added), 3);
     ASSERT_EQ(tiny.count(WinnerOffer::Outcome::Refused), 1);
     EXPECT_EQ(tiny.winners[0].reason, "its time is under 0.1 us, shorter than any launch (winners.csv:2)");
-    // 0.0002 ms: row 1 (1 x 4096 x 4096) would run at 0.17 PFLOPS, row 3 (32 x 4096 x 4096) at 5.4,
-    // and at 0.0001 ms at 10.7 PFLOPS.
-    const MergeSummary fast = import_text(target, with_field(with_field(csv, 1, "ms", "0.0002"), 3, "cublas_ms", "0.0002"));
+    // The H200's 132 SMs could compute 118 TFLOPS in fp32 at 3.5 GHz: row 1 (1 x 4096 x 4096)
+    // at 0.0003 ms runs at 112 TFLOPS, row 3 (32 x 4096 x 4096) at 0.01 ms at 107, and at
+    // 0.009 ms at 119 (such a time at 10 times the H200's peak was taken).
+    const MergeSummary fast = import_text(target, with_field(with_field(csv, 1, "ms", "0.0003"), 3, "cublas_ms", "0.01"));
     EXPECT_EQ(fast.count(WinnerOffer::Outcome::Refused), 0);
-    const MergeSummary faster = import_text(target, with_field(csv, 3, "cublas_ms", "0.0001"));
+    const MergeSummary faster = import_text(target, with_field(csv, 3, "cublas_ms", "0.009"));
     ASSERT_EQ(faster.count(WinnerOffer::Outcome::Refused), 1);
-    EXPECT_EQ(faster.winners[2].reason, "its cuBLAS time would be over 10 PFLOPS, faster than any GPU computes (winners.csv:4)");
+    EXPECT_EQ(faster.winners[2].reason, "its cuBLAS time would be 119 TFLOPS, more than 132 SMs could compute in fp32 "
+                                        "(118 TFLOPS at 3.5 GHz) (winners.csv:4)");
     // 1,000 ms: row 3 (32 x 4096 x 4096) would run at 1.07 GFLOPS; at 1,100 ms at 0.98, and
     // at 1e308 ms at nothing worth a number.
     const MergeSummary slow = import_text(target, with_field(csv, 3, "cublas_ms", "1000"));

@@ -144,7 +144,7 @@ TEST(Merge, AnotherDevicesRowsAreKeptApart) {
         other_id = theirs.add_device(h200(1));  // a newer driver: another device
         theirs.put_binary(b);
         theirs.put_winner(winner(other_id, shape(1, 4096, 4096), 0.001, &b));  // far faster
-        theirs.put_winner(winner(other_id, shape(4, 4096, 4096), 0.001, &b));
+        theirs.put_winner(winner(other_id, shape(4, 4096, 4096), 0.002, &b));
     }
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     const MergeSummary s = merge_store(ours, theirs);
@@ -169,7 +169,7 @@ TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
     wrong.arch = 80;  // the row says sm_80, the cubin is sm_90
     TuningStore ours(dir.file("ours.db"));
     const std::string id = fill_sample(ours);
-    write_theirs(dir, wrong, {winner(id, shape(1, 4096, 4096), 0.0001, &wrong)});
+    write_theirs(dir, wrong, {winner(id, shape(1, 4096, 4096), 0.001, &wrong)});
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     const MergeSummary s = merge_store(ours, theirs);
     ASSERT_EQ(s.count(Outcome::Refused), 1);
@@ -191,7 +191,7 @@ TEST(Merge, ABinarysChecksumComesWithItAndACubinThatNoLongerMatchesIsRefused) {
         TuningStore ours(dir.file("ours.db"));
         const std::string id = fill_sample(ours);
         ours.connection().exec("DELETE FROM winners; DELETE FROM binaries");
-        write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.0001, &b)});
+        write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.001, &b)});
         TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
         s = merge_store(ours, theirs);
         return ours.find_binary(b.cache_key);
@@ -293,7 +293,7 @@ TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {
     const Binary b = naive_binary();
     TuningStore ours(dir.file("ours.db"));
     const std::string id = fill_sample(ours);
-    write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.0001, &b), winner(id, shape(2, 4096, 4096), 0.0001, &b)});
+    write_theirs(dir, b, {winner(id, shape(1, 4096, 4096), 0.001, &b), winner(id, shape(2, 4096, 4096), 0.001, &b)});
     TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
     int asked = 0;
     const KernelProblem damaged_m1 = [&](const Winner& w, const DeviceFingerprint& device) -> std::string {

@@ -131,6 +131,30 @@ TEST(Verify, ReportsATimeNoImportOrMergeTakes) {
         << all;
 }
 
+// The fastest time is the device's: its SMs at 3.5 GHz, with 128 FMA lanes each in fp32 and
+// tensor cores in tf32. 4096^3 in 0.5 ms (275 TFLOPS) is a tf32 time on an H200, not an fp32
+// one; in 0.2 ms (687 TFLOPS) it is either on the H200 but fp32 on no GPU of 132 SMs, and
+// both on a GPU of 8. An import of such an fp32 time (10 times the H200's peak) was taken.
+TEST(Verify, ATimeFasterThanTheDevicesSmsCouldComputeIsNoTime) {
+    DeviceFingerprint small = h200();
+    small.sm_count = 8;
+    for (const GemmPrecision precision : {GemmPrecision::fp32, GemmPrecision::tf32}) {
+        ShapeKey key = shape(4096, 4096, 4096);
+        key.precision = precision;
+        Winner w = winner("d", key, 0.5, nullptr);
+        w.cublas_ms = 0.5;
+        const std::string at_half_a_ms = winner_time_problem(w, h200());
+        EXPECT_EQ(at_half_a_ms.empty(), precision == GemmPrecision::tf32) << at_half_a_ms;
+        w.ms = w.cublas_ms = 0.2;
+        EXPECT_EQ(winner_time_problem(w, h200()).empty(), precision == GemmPrecision::tf32);
+        EXPECT_FALSE(winner_time_problem(w, small).empty());
+    }
+    Winner fp32 = winner("d", shape(4096, 4096, 4096), 0.5, nullptr);
+    fp32.cublas_ms = 2.0;
+    EXPECT_EQ(winner_time_problem(fp32, h200()),
+              "its time would be 275 TFLOPS, more than 132 SMs could compute in fp32 (118 TFLOPS at 3.5 GHz)");
+}
+
 // An edited device row's winners are found by no lookup, which verify reports; they are still
 // counted and their binaries checked, under the id the row is stored under. The summary
 // counted 0 winners for such a row, and a damaged binary of its winners went unreported.
