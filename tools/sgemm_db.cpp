@@ -345,6 +345,7 @@ int cmd_explain(Context& ctx) {
     }
     Selection selection;
     std::string launch = "the fallback policy's choice (cuBLAS by default)";
+    std::string compiled_at_create;  // why the winner's stored binary cannot serve, if it cannot
     if (other_version) {
         selection.reason = "device " + device_id.substr(0, 8) + " was tuned by sgemm " + device->library_version +
                            "; dispatch " + SGEMM_VERSION + " reads only the rows of its own version, so every shape "
@@ -359,8 +360,17 @@ int cmd_explain(Context& ctx) {
         if (selection.winner) {
             selection.reason = decision.reason;
             launch = decision.kernel.description;
+            // A stored binary that cannot serve (damaged, missing, another build's) costs each
+            // create a compile (src/dispatch/kernel_set.h), which verify reports too.
+            if (const auto unusable = catalog.unusable_binaries.find(selection.winner->binary_key);
+                unusable != catalog.unusable_binaries.end())
+                compiled_at_create = unusable->second;
         }
         selection.reason = left_out + selection.reason;
+        if (!compiled_at_create.empty())
+            selection.reason += "; its stored binary cannot serve (" + compiled_at_create +
+                                "), so dispatch compiles the kernel at each create until a tune of the shape stores "
+                                "it again";
     } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back";
@@ -370,6 +380,7 @@ int cmd_explain(Context& ctx) {
         Json out = Json::object();
         out.set("device_id", device_id).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
         out.set("winner", selection.winner ? winner_json(*selection.winner) : Json()).set("reason", selection.reason);
+        out.set("compiled_at_create", compiled_at_create.empty() ? Json() : Json(compiled_at_create));
         // With --deterministic, "winner" may be a stand-in: the stored winner it replaces.
         Json replaces;
         for (const DeterministicStandIn& s : catalog.stand_ins)
@@ -856,7 +867,7 @@ const std::vector<Command>& commands() {
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
-        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded", 1, {}, cmd_import},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded (a file of no winners, an empty database's export, makes an empty database where there was none)", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use, then compact the file", 0,

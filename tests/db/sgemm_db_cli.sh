@@ -306,6 +306,14 @@ run 3 --db "$dir/damaged.db" export -o "$dir/damaged.csv"
 has "$err" "sgemm-db: export left out ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: "
 has "$err" "cut short"; [ "$(grep -c "export left out" <<<"$err")" -eq 3 ] || fail "expected the 3 naive winners left out: $err"
 run 0 --db "$dir/from-damaged.db" import "$dir/damaged.csv"; has "$out" "winners 1 added"
+# explain says that such a winner costs each create a compile (it said only "exact winner").
+run 0 --db "$dir/damaged.db" explain 1 4096 4096 --device "$id"
+has "$out" "decision  exact"; has "$out" "its stored binary cannot serve (its cubin is "
+has "$out" "so dispatch compiles the kernel at each create until a tune of the shape stores it again"
+run 0 --db "$dir/damaged.db" explain 1 4096 4096 --device "$id" --json
+[ "$(json 'd["compiled_at_create"].startswith("its cubin is ")')" = True ] || fail "explain --json of a damaged binary: $out"
+run 0 "${ours[@]}" explain 1 4096 4096 --device "$id" --json
+[ "$(json 'd["compiled_at_create"]')" = None ] || fail "explain --json of a sound binary: $out"
 # A device row edited by hand (relabelled so that another build reads it) keeps an id that no
 # lookup computes: export names its winners as left out (exit 3), where it wrote nothing of
 # them and exited 0, and a merge from it is refused whole (exit 2), where it dropped them.
