@@ -147,9 +147,9 @@ const std::vector<Column>& columns() {
          [](ExportRow& r, const std::string& v) { r.device.nvrtc_version = v; }},
         {"library_version", Kind::Text, [](const ExportRow& r) { return r.device.library_version; },
          [](ExportRow& r, const std::string& v) {
-             // Text no build writes would make a device row that no dispatch reads and prune
-             // --stale removes as soon as it is in.
-             if (version_numbers(v).empty()) throw Error("'" + v + "' is not a version (numbers and dots, as 0.3.0)");
+             if (!is_build_version(v))
+                 throw Error("'" + v + "' is not a version as builds write it (three numbers, as 0.3.0, and an "
+                             "optional -label or +label)");
              r.device.library_version = v;
          }},
         {"m", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.M); },
@@ -320,7 +320,7 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
             // What an import would refuse is left out here, and said, rather than found on the
             // machine the file goes to.
-            std::string problem = winner_time_problem(entry.winner, device);
+            std::string problem = winner_time_problem(entry.winner, &device);
             if (problem.empty() && !entry.winner.kernel.is_cublas())
                 problem = entry.binary ? binary_problem(*entry.binary, device)
                                        : "its binary " + entry.winner.binary_key + " is missing";

@@ -13,7 +13,7 @@ namespace {
 std::string invalid_reason(const WinnerWithBinary& wb, const DeviceFingerprint& device,
                            const KernelProblem& kernel_problem) {
     const Winner& w = wb.winner;
-    if (std::string problem = winner_time_problem(w, device); !problem.empty()) return problem;
+    if (std::string problem = winner_time_problem(w, &device); !problem.empty()) return problem;
     if (!w.kernel.is_cublas()) {
         if (!wb.binary) return "its binary is missing";
         if (std::string problem = binary_problem(*wb.binary, device); !problem.empty()) return problem;

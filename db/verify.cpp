@@ -1,6 +1,7 @@
 #include "db/verify.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "db/cubin_elf.h"
 #include "db/exchange.h"
@@ -9,31 +10,48 @@ namespace sgemm {
 
 namespace {
 
-// The most a GPU of `sm_count` SMs could compute in `precision`, generously: 3.5 GHz, past
-// any GPU's clock, and 128 FMA lanes an SM for fp32 (A100 has 64, later GPUs 128), or 4096
-// tensor-core FMAs an SM a cycle for tf32 (some twice Blackwell's). A time faster than that
-// was edited or damaged, not measured, and would win every later merge and import ("the
-// faster winner stays") over the device's real winners.
-double fastest_flops_per_second(int sm_count, GemmPrecision precision) {
-    constexpr double kClockHz = 3.5e9, kFp32FlopsPerSmCycle = 2 * 128, kTf32FlopsPerSmCycle = 2 * 4096;
-    return sm_count * kClockHz * (precision == GemmPrecision::tf32 ? kTf32FlopsPerSmCycle : kFp32FlopsPerSmCycle);
+// What a time was measured of: one of this project's kernels, which are FFMA alone in fp32,
+// or cuBLAS, which on Blackwell (compute capability 10 and later) may compute fp32 on tensor
+// cores (CUBLAS_EMULATE_SINGLE_PRECISION), several times faster than FFMA.
+enum class TimeOf { kernel, cublas };
+
+// The most `device` could compute, generously: 3.5 GHz, past any GPU's clock, and 128 FMA
+// lanes an SM for FFMA (A100 has 64, later GPUs 128), or 4096 tensor-core FMAs an SM a cycle
+// (about twice Blackwell's in tf32). A time faster than that was edited or damaged, not
+// measured, and would win every later merge and import ("the faster winner stays") over the
+// device's real winners.
+struct Fastest {
+    double flops_per_second;
+    const char* by;
+};
+Fastest fastest(const DeviceFingerprint& device, GemmPrecision precision, TimeOf of) {
+    constexpr double kClockHz = 3.5e9, kFfmaFlopsPerSmCycle = 2 * 128, kTensorFlopsPerSmCycle = 2 * 4096;
+    const bool tensor = precision == GemmPrecision::tf32 || (of == TimeOf::cublas && device.cc_major >= 10);
+    return {device.sm_count * kClockHz * (tensor ? kTensorFlopsPerSmCycle : kFfmaFlopsPerSmCycle),
+            tensor ? "tensor cores" : "FFMA"};
 }
 
-std::string in_tflops(double flops_per_second) { return std::to_string(std::lround(flops_per_second / 1e12)) + " TFLOPS"; }
+std::string in_tflops(double flops_per_second) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.3g TFLOPS", flops_per_second / 1e12);
+    return text;
+}
 
-// Why `ms` cannot be a measured time of `shape` on `device`, or empty. Under 0.1 us no launch
-// ends, and no GPU computes faster than fastest_flops_per_second. Nor does any GPU take over a
-// second at under 1 GFLOPS (a T4 computes 8,000 times as fast): such a cuBLAS time would show
-// its winner thousands of times faster than cuBLAS.
-std::string implausible_time(const ShapeKey& shape, const DeviceFingerprint& device, double ms) {
+// Why `ms` cannot be a measured time of `shape` (on `device`, where its fields are known), or
+// empty. Under 0.1 us no launch ends, and no GPU computes faster than `fastest`. Nor does any
+// GPU take over a second at under 1 GFLOPS (a T4 computes 8,000 times as fast): such a cuBLAS
+// time would show its winner thousands of times faster than cuBLAS.
+std::string implausible_time(const ShapeKey& shape, const DeviceFingerprint* device, TimeOf of, double ms) {
     if (!(std::isfinite(ms) && ms > 0)) return "is not a positive number";
     constexpr double kShortestLaunchMs = 1e-4, kLongestSlowLaunchMs = 1e3, kSlowestFlopsPerSecond = 1e9;
     if (ms < kShortestLaunchMs) return "is under 0.1 us, shorter than any launch";
     const double flops = 2.0 * shape.M * shape.N * shape.K, flops_per_second = flops / (ms * 1e-3);
-    const double fastest = fastest_flops_per_second(device.sm_count, shape.precision);
-    if (flops_per_second > fastest)
-        return "would be " + in_tflops(flops_per_second) + ", more than " + std::to_string(device.sm_count) +
-               " SMs could compute in " + to_string(shape.precision) + " (" + in_tflops(fastest) + " at 3.5 GHz)";
+    if (device) {
+        const Fastest most = fastest(*device, shape.precision, of);
+        if (flops_per_second > most.flops_per_second)
+            return "would be " + in_tflops(flops_per_second) + ", more than " + std::to_string(device->sm_count) +
+                   " SMs could compute (" + in_tflops(most.flops_per_second) + " by " + most.by + " at 3.5 GHz)";
+    }
     if (ms > kLongestSlowLaunchMs && flops_per_second < kSlowestFlopsPerSecond)
         return "is over a second at under 1 GFLOPS, slower than any GPU computes";
     return "";
@@ -41,9 +59,11 @@ std::string implausible_time(const ShapeKey& shape, const DeviceFingerprint& dev
 
 }  // namespace
 
-std::string winner_time_problem(const Winner& winner, const DeviceFingerprint& device) {
-    if (const std::string why = implausible_time(winner.shape, device, winner.ms); !why.empty()) return "its time " + why;
-    if (const std::string why = implausible_time(winner.shape, device, winner.cublas_ms); !why.empty())
+std::string winner_time_problem(const Winner& winner, const DeviceFingerprint* device) {
+    const TimeOf of = winner.kernel.is_cublas() ? TimeOf::cublas : TimeOf::kernel;
+    if (const std::string why = implausible_time(winner.shape, device, of, winner.ms); !why.empty())
+        return "its time " + why;
+    if (const std::string why = implausible_time(winner.shape, device, TimeOf::cublas, winner.cublas_ms); !why.empty())
         return "its cuBLAS time " + why;
     return "";
 }
@@ -103,6 +123,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         }
     }
     if (report.edited_values > 0) {
+        report.stopped_at_sizes = true;
         report.devices = static_cast<int>(db.integer("SELECT count(*) FROM devices"));
         report.winners = static_cast<int>(db.integer("SELECT count(*) FROM winners"));
         return report;
@@ -151,8 +172,10 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             ++report.winners;
             const Winner& w = wb.winner;
             const std::string where = w.where();
-            // A bad time leaves the winner's binary to be checked as any other's.
-            const std::string time_problem = winner_time_problem(w, device);
+            // A bad time leaves the winner's binary to be checked as any other's. An edited
+            // row's SM count is not the device's: its times are not judged by it.
+            const bool edited = row.stored_id != device.id();
+            const std::string time_problem = winner_time_problem(w, edited ? nullptr : &device);
             if (!time_problem.empty()) report.problems.push_back(where + ": " + time_problem);
             // A value edited in by hand that no tune writes, which only a row's read-back finds:
             // where nothing else is wrong (an edited device row's winners' ids are already

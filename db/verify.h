@@ -25,8 +25,9 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
 // positive number, under 0.1 us, faster than its SMs could compute, or slower than any GPU),
 // or empty. A time edited or damaged in the file would win every later merge and import ("the
 // faster winner stays"), so import and merge refuse such a winner, export leaves it out and
-// verify reports it.
-std::string winner_time_problem(const Winner& winner, const DeviceFingerprint& device);
+// verify reports it. `device` is nullptr where its fields are not the device's (a device row
+// edited by hand): the SMs' bound is then left out.
+std::string winner_time_problem(const Winner& winner, const DeviceFingerprint* device);
 
 // Loads a binary on this machine's GPU; returns why it failed, or empty on success.
 using TryLoad = std::function<std::string(const Binary& binary)>;
@@ -43,7 +44,12 @@ struct VerifyReport {
     int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU
     int edited_device_rows = 0;  // of the problems, device rows edited by hand (no re-tune repairs one)
-    int edited_values = 0;  // of the problems, winners with a value no tune writes (exported_row_problem)
+    // Of the problems, winners with a value no tune writes (exported_row_problem), and rows of
+    // any table with a size past 2^31 - 1.
+    int edited_values = 0;
+    // Rows with such sizes stop the check before any binary or winner is checked, since the
+    // store cannot read them: devices and winners are counted, not checked.
+    bool stopped_at_sizes = false;
     std::vector<std::string> problems;
     bool ok() const { return problems.empty(); }
 };

@@ -18,4 +18,12 @@ std::vector<long> version_numbers(const std::string& labelled) {
     return numbers;
 }
 
+bool is_build_version(const std::string& labelled) {
+    const std::vector<long> numbers = version_numbers(labelled);
+    const std::size_t label = labelled.find_first_of("-+");
+    if (numbers.size() != 3 || label + 1 == labelled.size()) return false;
+    return std::to_string(numbers[0]) + "." + std::to_string(numbers[1]) + "." + std::to_string(numbers[2]) ==
+           labelled.substr(0, label);
+}
+
 }  // namespace sgemm

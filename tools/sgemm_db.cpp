@@ -360,17 +360,16 @@ int cmd_explain(Context& ctx) {
         if (selection.winner) {
             selection.reason = decision.reason;
             launch = decision.kernel.description;
-            // A stored binary that cannot serve (damaged, missing, another build's) costs each
-            // create a compile (src/dispatch/kernel_set.h), which verify reports too.
+            // A stored binary that cannot serve (damaged, missing, another build's, or none
+            // for a deterministic stand-in) costs each create a compile (src/dispatch/kernel_set.h).
             if (const auto unusable = catalog.unusable_binaries.find(selection.winner->binary_key);
                 unusable != catalog.unusable_binaries.end())
                 compiled_at_create = unusable->second;
         }
         selection.reason = left_out + selection.reason;
         if (!compiled_at_create.empty())
-            selection.reason += "; its stored binary cannot serve (" + compiled_at_create +
-                                "), so dispatch compiles the kernel at each create until a tune of the shape stores "
-                                "it again";
+            selection.reason += "; no stored binary serves it (" + compiled_at_create +
+                                "), so dispatch compiles the kernel at each create";
     } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back";
@@ -793,15 +792,17 @@ int cmd_verify(Context& ctx) {
         out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json());
         out.set("edited_device_rows", r.edited_device_rows).set("edited_values", r.edited_values);
+        out.set("stopped_at_sizes", r.stopped_at_sizes);
         out.set("problems", problems);
         std::printf("%s\n", out.dump().c_str());
     } else {
         for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
         // A check per winner with a binary (against its device) and per cached binary: winners
         // that share a binary check it once each, so this may pass stats' count of binaries.
-        std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)\n",
+        std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)%s\n",
                     r.ok() ? "ok" : "FAILED", printable(store.path()).c_str(), store.opened_version(), r.devices, r.winners,
-                    r.binaries_checked, loading.c_str());
+                    r.binaries_checked, loading.c_str(),
+                    r.stopped_at_sizes ? "; nothing else checked past the sizes no shape holds" : "");
         // The tuner measures a shape again and compiles a damaged cached binary again
         // (tuner/kernel_cache), so a winner's problem is repaired by tuning its shape again; an
         // edited device row is not, since every lookup computes the id its fields give, nor

@@ -247,7 +247,7 @@ void say_shapes_too_large(const std::vector<std::string>& whys, const char* kind
     for (std::size_t i = 0; i < whys.size() && i < kBadRowsShown; ++i)
         std::fprintf(stderr, "sgemm-tune: %s%s%s\n", kind, whys[i].c_str(), after.c_str());
     if (whys.size() > kBadRowsShown)
-        std::fprintf(stderr, "sgemm-tune: %sand %zu more rows too large\n", kind, whys.size() - kBadRowsShown);
+        std::fprintf(stderr, "sgemm-tune: %sand %zu more rows it cannot tune\n", kind, whys.size() - kBadRowsShown);
 }
 
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.

@@ -7,6 +7,7 @@
 #include "db/csv.h"
 #include "db/exchange.h"
 #include "db/verify.h"
+#include "db/version_numbers.h"
 #include "tests/db/fixture.h"
 
 using namespace sgemm;
@@ -379,8 +380,8 @@ TEST_F(SampleExport, TimesMustBeAboveZeroAndTolerancesNotNegative) {
     EXPECT_EQ(fast.count(WinnerOffer::Outcome::Refused), 0);
     const MergeSummary faster = import_text(target, with_field(csv, 3, "cublas_ms", "0.009"));
     ASSERT_EQ(faster.count(WinnerOffer::Outcome::Refused), 1);
-    EXPECT_EQ(faster.winners[2].reason, "its cuBLAS time would be 119 TFLOPS, more than 132 SMs could compute in fp32 "
-                                        "(118 TFLOPS at 3.5 GHz) (winners.csv:4)");
+    EXPECT_EQ(faster.winners[2].reason, "its cuBLAS time would be 119 TFLOPS, more than 132 SMs could compute (118 "
+                                        "TFLOPS by FFMA at 3.5 GHz) (winners.csv:4)");
     // 1,000 ms: row 3 (32 x 4096 x 4096) would run at 1.07 GFLOPS; at 1,100 ms at 0.98, and
     // at 1e308 ms at nothing worth a number.
     const MergeSummary slow = import_text(target, with_field(csv, 3, "cublas_ms", "1000"));
@@ -464,15 +465,29 @@ TEST_F(SampleExport, CountsSizesAndTimesOfTuningAreChecked) {
     EXPECT_EQ(fine.count(WinnerOffer::Outcome::Added), 4);
 }
 
-// A library version is numbers and dots: other text made a device row that no dispatch reads
-// and that prune --stale removed at once.
+// A library version is one as builds write it: other text made a device row that no dispatch
+// reads, and that prune --stale removed at once ("garbage", "0.3") or kept for ever as a newer
+// build's ("00.3.0", "0.3.0.0").
 TEST_F(SampleExport, ALibraryVersionThatIsNoVersionIsRefused) {
     expect_each_bad_value_named(csv,
-                                {{1, "library_version", "garbage", "is not a version"},
-                                 {2, "library_version", "", "is not a version"},
-                                 {3, "library_version", "1234567890.0.0", "is not a version"},
-                                 {4, "library_version", "0..3", "is not a version"}},
+                                {{1, "library_version", "garbage", "is not a version as builds write it"},
+                                 {2, "library_version", "", "is not a version as builds write it"},
+                                 {3, "library_version", "1234567890.0.0", "is not a version as builds write it"},
+                                 {4, "library_version", "0..3", "is not a version as builds write it"}},
                                 target);
+    expect_each_bad_value_named(csv,
+                                {{1, "library_version", "0.3", "is not a version as builds write it"},
+                                 {2, "library_version", "00.3.0", "is not a version as builds write it"},
+                                 {3, "library_version", "0.3.0.0", "is not a version as builds write it"},
+                                 {4, "library_version", "0.3.0-", "is not a version as builds write it"}},
+                                target);
+}
+
+TEST(VersionNumbers, ABuildsVersionIsThreeNumbersAndALabel) {
+    for (const char* version : {"0.3.0", "10.20.30", "0.4.0-dev", "1.0.0+cuda13"})
+        EXPECT_TRUE(is_build_version(version)) << version;
+    for (const char* text : {"0.3", "00.3.0", "0.3.0.0", "0.3.0-", "v0.3.0", "0.3.0 ", "", "-dev"})
+        EXPECT_FALSE(is_build_version(text)) << text;
 }
 
 TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {

@@ -157,6 +157,11 @@ grep -qF "huge.csv:3: M=1000000 N=1000000 K=1000000 NN fp32 align16 needs" <<<"$
   fail "a dry run with a row too large: $err"
 grep -qF "huge.csv:4: M=100000 N=100000 K=100000 NN fp32 align16 needs" <<<"$err" ||
   fail "a dry run named only the first row too large: $err"
+# The first 20 are named, and how many more.
+{ echo M,N,K; for m in $(seq 100001 100023); do echo "$m,100000,100000"; done; } > "$dir/huger.csv"
+err=$("$tune" --shapes "$dir/huger.csv" --dry-run --families naive --top-k 1 2>&1 >/dev/null)
+[ "$(grep -c "needs .* GiB of device memory for tuning" <<<"$err")" -eq 20 ] && grep -qxF "sgemm-tune: and 3 more rows it cannot tune" <<<"$err" ||
+  fail "23 rows too large: $err"
 # For an arch the planner knows no GPU of, the GPU standing in may hold less: a note only.
 err=$("$tune" --shapes "$dir/huge.csv" --dry-run --arch sm_89 --families naive --top-k 1 2>&1 >/dev/null) ||
   fail "a dry run for sm_89 with a row too large for its stand-in failed: $err"
