@@ -1,7 +1,5 @@
 #include "src/dispatch/stream_slots.h"
 
-#include "src/cuda/driver_contexts.h"
-
 namespace sgemm {
 namespace {
 
@@ -45,7 +43,8 @@ cudaError_t StreamSlot::launch(const KernelLaunch& kernels, const SgemmArgs& arg
     return kernels.launch(args, stream);
 }
 
-StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math)
+StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math,
+                         std::optional<StreamContexts> contexts)
     : count_(count), splitk_bytes_(splitk_bytes), slots_(new StreamSlot[count]) {
     if (splitk_bytes % 256) throw Error("a stream's split-K workspace must be a multiple of 256 bytes");
     const std::size_t cublas_bytes = with_cublas ? kCublasWorkspaceBytes : 0;
@@ -58,7 +57,10 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
     // Slots that hold nothing of a context (no workspace, no cuBLAS handle) serve any stream,
     // and never ask the driver about one (a stream handle it does not know is undefined
     // behaviour there).
-    if (memory_.bytes() > 0 || with_cublas) context_ = current_context();
+    if (contexts)
+        contexts_ = *contexts;
+    else if (memory_.bytes() > 0 || with_cublas)
+        contexts_.slots = current_context();
     for (int i = 0; i < count; ++i) {
         StreamSlot& s = slots_[i];
         unsigned char* base = memory_.data() + stride * i;
@@ -112,11 +114,11 @@ cudaError_t StreamSlots::release(cudaStream_t stream) noexcept {
 }
 
 bool StreamSlots::serves(cudaStream_t stream) const noexcept {
-    if (!context_) return true;
+    if (!contexts_.slots) return true;
     // A stream whose context the driver cannot name is let through, as without the check:
     // its launch says what is wrong.
-    const std::optional<CUcontext> of_stream = context_of_stream(stream);
-    return !of_stream || *of_stream == *context_;
+    const std::optional<CUcontext> of_stream = contexts_.of_stream(stream);
+    return !of_stream || *of_stream == *contexts_.slots;
 }
 
 StreamSlot* StreamSlots::slot_held_by(std::uint64_t key) noexcept {

@@ -17,6 +17,7 @@
 
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device_buffer.h"
+#include "src/cuda/driver_contexts.h"
 #include "src/jit/loaded_kernel.h"
 
 namespace sgemm {
@@ -57,14 +58,25 @@ struct SlotClaim {
     // Else, with no slot: every slot belongs to another stream.
 };
 
+// How StreamSlots tells the streams its memory serves from those of another context.
+struct StreamContexts {
+    // The context the slots' memory and cuBLAS handles belong to; nothing where they are none
+    // or the driver cannot say, and then every stream is served.
+    std::optional<CUcontext> slots;
+    // The context a stream's kernels run in (src/cuda/driver_contexts.h); a test's stand-in.
+    std::optional<CUcontext> (*of_stream)(cudaStream_t stream) noexcept = context_of_stream;
+};
+
 class StreamSlots {
 public:
     // `count` slots of `splitk_bytes` each (counters zeroed; a multiple of 256 bytes, as
     // workspace_bytes_needed gives, so that the cuBLAS workspace after it stays aligned), with
     // a cuBLAS handle in `math` mode and its workspace each when `with_cublas`, all in the
-    // calling thread's current context, whose streams alone may then claim them.
+    // calling thread's current context, whose streams alone may then claim them (`contexts`,
+    // where given, says which streams those are instead: for tests without a GPU).
     // Synchronises the device once.
-    StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math);
+    StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math,
+                std::optional<StreamContexts> contexts = std::nullopt);
 
     // The slot of `stream`, claimed now if it has none (SlotClaim says why not). A stream
     // that holds a slot finds it by a lock-free scan of `count` atomics; only a claim takes a
@@ -95,9 +107,7 @@ private:
     // a third stream had claimed in between.
     std::mutex claim_mutex_;
     DeviceBuffer<unsigned char> memory_;  // every slot's workspaces, in one allocation
-    // The context the memory and the cuBLAS handles belong to; nothing where they are none or
-    // the driver cannot say, and then a stream's context is not checked.
-    std::optional<CUcontext> context_;
+    StreamContexts contexts_;
 };
 
 }  // namespace sgemm
