@@ -4,14 +4,10 @@
 
 namespace sgemm {
 
-SavedContext::SavedContext() noexcept {
-    const std::optional<CUcontext> current = current_context();
-    known_ = current.has_value();
-    if (known_) context_ = *current;
-}
+SavedContext::SavedContext() noexcept : context_(current_context()) {}
 
 void SavedContext::restore() const noexcept {
-    if (known_) (void)make_current(context_);
+    if (context_) (void)make_current(*context_);
 }
 
 }  // namespace sgemm

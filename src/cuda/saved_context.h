@@ -15,6 +15,8 @@
 #pragma once
 #include <cuda.h>
 
+#include <optional>
+
 namespace sgemm {
 
 class SavedContext {
@@ -25,8 +27,7 @@ public:
     void restore() const noexcept;
 
 private:
-    bool known_ = false;
-    CUcontext context_ = nullptr;
+    std::optional<CUcontext> context_;  // nothing where the driver could not say
 };
 
 }  // namespace sgemm

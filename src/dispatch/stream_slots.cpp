@@ -78,9 +78,10 @@ SlotClaim StreamSlots::slot_for(cudaStream_t stream) noexcept {
     claim.id_error = stream_key(stream, key);
     if (claim.id_error != cudaSuccess) return claim;
     // A kernel runs in its stream's context, where this memory is not mapped, so a stream of
-    // another context is refused before it takes a slot, which it would keep. A stream belongs to one context for life and is checked once, before its claim;
-    // but the legacy default stream is one handle in every context, the calling thread's
-    // current one's, so it is checked at every call.
+    // another context is refused before it takes a slot, which it would keep. A stream
+    // belongs to one context for life and is checked once, before its claim; but the legacy
+    // default stream is one handle in every context, the calling thread's current one's, so
+    // it is checked at every call.
     const bool legacy = stream == nullptr || stream == cudaStreamLegacy;
     if (legacy && (claim.other_context = !serves(stream))) return claim;
     if ((claim.slot = slot_held_by(key))) return claim;
