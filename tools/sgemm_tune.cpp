@@ -247,7 +247,7 @@ void say_shapes_too_large(const std::vector<std::string>& whys, const char* kind
     for (std::size_t i = 0; i < whys.size() && i < kBadRowsShown; ++i)
         std::fprintf(stderr, "sgemm-tune: %s%s%s\n", kind, whys[i].c_str(), after.c_str());
     if (whys.size() > kBadRowsShown)
-        std::fprintf(stderr, "sgemm-tune: %sand %zu more rows it cannot tune\n", kind, whys.size() - kBadRowsShown);
+        std::fprintf(stderr, "sgemm-tune: %sand %zu more shapes it cannot tune\n", kind, whys.size() - kBadRowsShown);
 }
 
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.
@@ -362,9 +362,9 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
             }
             // Dispatch records calls whose operands fit where tuning them does not: those are
             // named and the rest tuned.
-            for (const std::string& why : drop_shapes_too_large(run.shapes, run.shapes_path, device.global_memory_bytes,
-                                                                run.options.check_fp64))
-                std::fprintf(stderr, "sgemm-tune: note: left out: %s\n", why.c_str());
+            say_shapes_too_large(drop_shapes_too_large(run.shapes, run.shapes_path, device.global_memory_bytes,
+                                                       run.options.check_fp64),
+                                 "note: ", " (left out; the other misses are tuned)");
             if (run.shapes.rows.empty()) {
                 std::fprintf(stderr, "sgemm-tune: no miss of this GPU fits its memory for tuning\n");
                 return 1;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
 # --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, a tune that goes on
-# past candidates that fault the GPU and one that ten faults end, signals to a tune, and
-# without a GPU a clear exit 2.
+# past candidates that fault the GPU and one that ten faults end, signals to a tune, misses too
+# large to tune, and without a GPU a clear exit 2.
 set -u
 tune="$1"
 plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
 make_sample="$3"  # make_sample_db: "old" makes an empty database of schema version 1
+plant_misses="$4"  # plant_misses: this GPU's misses, many too large to tune and one that fits
 . "$(dirname "$0")/../cli_checks.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -160,7 +161,7 @@ grep -qF "huge.csv:4: M=100000 N=100000 K=100000 NN fp32 align16 needs" <<<"$err
 # The first 20 are named, and how many more.
 { echo M,N,K; for m in $(seq 100001 100023); do echo "$m,100000,100000"; done; } > "$dir/huger.csv"
 err=$("$tune" --shapes "$dir/huger.csv" --dry-run --families naive --top-k 1 2>&1 >/dev/null)
-[ "$(grep -c "needs .* GiB of device memory for tuning" <<<"$err")" -eq 20 ] && grep -qxF "sgemm-tune: and 3 more rows it cannot tune" <<<"$err" ||
+[ "$(grep -c "needs .* GiB of device memory for tuning" <<<"$err")" -eq 20 ] && grep -qxF "sgemm-tune: and 3 more shapes it cannot tune" <<<"$err" ||
   fail "23 rows too large: $err"
 # For an arch the planner knows no GPU of, the GPU standing in may hold less: a note only.
 err=$("$tune" --shapes "$dir/huge.csv" --dry-run --arch sm_89 --families naive --top-k 1 2>&1 >/dev/null) ||
@@ -620,6 +621,15 @@ PY
     fail "the tune after one ended by a closed pipe: $err"
   grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" ||
     fail "a tune ended by a closed pipe at its table did not keep its winner: $err"
+  # Misses too large to tune are named as rows of a file are, the first 20 and a count, and
+  # left out; the miss that fits is tuned.
+  "$plant_misses" "$dir/misses.db" 23 || fail "plant_misses failed"
+  err=$("$tune" --from-misses --db "$dir/misses.db" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 0 ] || fail "a tune of misses, most too large, exited $rc: $err"
+  [ "$(grep -c "^sgemm-tune: note: the misses of device .*: M=1000[0-9][0-9] N=100000 K=100000 NN fp32 align16 (.* misses) needs .* (left out; the other misses are tuned)$" <<<"$err")" -eq 20 ] &&
+    grep -qxF "sgemm-tune: note: and 3 more shapes it cannot tune" <<<"$err" || fail "23 misses too large: $err"
+  SGEMM_DB="$dir/misses.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null |
+    grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" || fail "the miss that fits was not tuned: $err"
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
