@@ -946,7 +946,8 @@ int main(int argc, char** argv) {
         ("deterministic", "explain: as a handle created with options.deterministic, which replaces a winner that adds "
                           "into C with float atomics by the fastest kernel without them measured for its shape")
         ("stale", "prune: remove devices of older library versions than this tool's (newer ones, and this one "
-                  "with a suffix such as -dev, are kept), and binaries and kernels nothing uses");
+                  "with a suffix such as -dev, are kept) or of versions no build writes (an edit such as 0.3), and "
+                  "binaries and kernels nothing uses");
     po::options_description hidden;
     hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
     po::options_description all;

@@ -424,19 +424,21 @@ TEST(Prune, StaleKeepsNewerLibraryVersions) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
     std::vector<std::string> newer, older;
-    for (const char* version : {"0.10.0", "1.0", "0.2.1", "0.3.0-dev", "0.2.0+local"}) {
+    for (const char* version : {"0.10.0", "1.0.0", "0.2.1", "0.3.0-dev", "0.2.0+local"}) {
         DeviceFingerprint d = h200();
         d.library_version = version;
         newer.push_back(store.add_device(d));
         store.put_winner(winner(newer.back(), shape(1, 4096, 4096), 0.5, nullptr));
     }
-    for (const char* version : {"0.1.9", "0.1", "next", "", "0.1.9-rc1", "-1"}) {
+    // Text no build writes, whatever its numbers: "1.0" and "0.2" would rank by their count
+    // against "0.2.0", one above it and one below.
+    for (const char* version : {"0.1.9", "0.1", "next", "", "0.1.9-rc1", "-1", "1.0", "0.2", "00.3.0"}) {
         DeviceFingerprint d = h200();
         d.library_version = version;
         older.push_back(store.add_device(d));
     }
     const PruneSummary s = prune_stale(store, {naive_binary().kernel.template_hash}, "0.2.0");
-    EXPECT_EQ(s.devices, 6);
+    EXPECT_EQ(s.devices, 9);
     EXPECT_EQ(s.newer_kept, 5);
     for (const std::string& id : newer) EXPECT_EQ(store.winners(id).size(), 1u) << id;
     for (const std::string& id : older) EXPECT_FALSE(store.find_device(id)) << id;
