@@ -30,6 +30,7 @@
 #include "db/selection.h"
 #include "db/stats.h"
 #include "db/verify.h"
+#include "src/cuda/check.h"
 #include "src/cuda/device.h"
 #include "src/dispatch/catalog.h"
 #include "src/records/kernel_records.h"
@@ -1024,6 +1025,8 @@ int main(int argc, char** argv) {
     } catch (const DbError& e) {
         return report(e, 2);
     } catch (const NoDeviceError& e) {
+        return report(e, 2);
+    } catch (const CudaError& e) {  // a GPU that is there but that CUDA fails to reach (current_gpu)
         return report(e, 2);
     } catch (const Error& e) {  // a value the user gave: an import file, a device id, a format
         return report(e, 1);

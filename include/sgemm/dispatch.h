@@ -10,7 +10,9 @@
  * with element (r, c) of a matrix X at X[r * ldx + c]. A is stored M x K (lda >= K), or
  * K x M when trans_a is SGEMM_DISPATCH_OP_T (lda >= M); B is stored K x N (ldb >= N), or
  * N x K when transposed (ldb >= K); ldc >= N; and, as in cuBLAS, each is at least 1. With
- * beta == 0, C is not read. C must not overlap A or B (the kernels read A and B while they
+ * beta == 0, C is not read. A and B are read whatever alpha is: with alpha == 0 a NaN or an
+ * infinity in them still makes C's element NaN, where BLAS would not read them (scale C
+ * alone another way). C must not overlap A or B (the kernels read A and B while they
  * write C). M or N of 0 is an empty product, as in cuBLAS: gemm checks the leading
  * dimensions, not the pointers nor the current device, and returns SUCCESS having touched
  * nothing. K of 0 with M and N above 0 (C = beta * C alone) is refused with INVALID_SIZE.
@@ -50,7 +52,8 @@
  *     of another context returns WRONG_DEVICE and takes none: a stream of another device, or
  *     one made while a context of the driver API was current, or 0 or cudaStreamPerThread
  *     while one is current. A green context's stream is served (its memory is the primary
- *     context's). The stream of a call that needs neither is not checked, so one stream may
+ *     context's) where both this build's CUDA and the driver are 12.5 or newer; before that
+ *     CUDA names no green context's primary context, and it is refused. The stream of a call that needs neither is not checked, so one stream may
  *     serve one shape and be refused for another: give streams of the primary context. A
  *     handle does not outlive its context: destroy it before cudaDeviceReset.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
@@ -64,8 +67,10 @@
  *     longer names the stream. The legacy
  *     default stream (0) is one stream; cudaStreamPerThread is one stream per thread that
  *     uses it. Synchronise a stream before destroying it: a new stream that reuses its handle
- *     value reuses its workspace. Engines that create streams per request, or threads that
- *     use cudaStreamPerThread and end, release them, or the workspaces run out.
+ *     value reuses its workspace, and is not checked again for its context, so where the
+ *     process uses other devices or driver-API contexts too, release the stream first.
+ *     Engines that create streams per request, or threads that use cudaStreamPerThread and
+ *     end, release them, or the workspaces run out.
  *   - CUDA stream capture: gemm is legal inside capture in every capture mode, so a graph
  *     replays the tuned kernels. The first call of a shape key the handle has not seen does
  *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
@@ -181,7 +186,8 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_TOO_MANY_STREAMS = 10,         /* every per-stream workspace is taken */
     SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache */
     SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation,
-                                                     a device or context it refused) */
+                                                     a device or context it refused, a driver
+                                                     that cannot reach the GPUs it has) */
     SGEMM_DISPATCH_CUBLAS_ERROR = 13,
     SGEMM_DISPATCH_BUFFER_TOO_SMALL = 14,         /* explain: the text was cut to fit */
     SGEMM_DISPATCH_INTERNAL_ERROR = 15,

@@ -7,12 +7,15 @@ std::string where(const char* call, const char* file, int line) {
 }
 }  // namespace
 
+bool means_no_device(cudaError_t status) {
+    return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || status == cudaErrorStubLibrary;
+}
+
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
     cudaGetLastError();  // clear a sticky-free error so later calls start clean
     const std::string text = std::string("CUDA error: ") + cudaGetErrorName(status) + ": " +
                              cudaGetErrorString(status) + " in " + where(call, file, line);
-    if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver)
-        throw NoDeviceError(text);
+    if (means_no_device(status)) throw NoDeviceError(text);
     throw CudaError(text);
 }
 

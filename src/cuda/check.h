@@ -17,7 +17,13 @@ struct CudaError : Error {
     using Error::Error;
 };
 
-// Throws NoDeviceError where `status` says there is no device or driver, else CudaError.
+// Whether `status` says that this machine has no GPU for CUDA: no device, no driver (the
+// runtime calls it insufficient), or the driver's stub library of a build machine. Any other
+// failure to reach a GPU (a driver that does not match its kernel module, a device node
+// missing from a container) is a fault of a GPU that is there, which "no device" would hide.
+bool means_no_device(cudaError_t status);
+
+// Throws NoDeviceError where `status` means_no_device, else CudaError.
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
 void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line);
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);

@@ -6,29 +6,39 @@
 
 namespace sgemm {
 
+namespace {
+// 12040 -> "12.4", as cudaDriverGetVersion and cudaRuntimeGetVersion count.
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+}  // namespace
+
 std::string no_device_reason(cudaError_t status, int driver_version, int runtime_version) {
-    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
     if (status == cudaSuccess) return "the driver reports 0 devices";
     // Without any driver the runtime says its driver is "insufficient", which sends a user to
     // upgrade a driver that is not there; cudaDriverGetVersion gives 0 when none is installed.
     if (status == cudaErrorInsufficientDriver && driver_version == 0) return "no NVIDIA driver is installed";
     if (status == cudaErrorInsufficientDriver)
-        return "the NVIDIA driver supports CUDA " + version(driver_version) + ", older than this build's runtime, " +
-               version(runtime_version);
+        return "the NVIDIA driver supports CUDA " + cuda_version_text(driver_version) + ", older than this build's runtime, " +
+               cuda_version_text(runtime_version);
     return cudaGetErrorString(status);
+}
+
+void throw_count_failure(cudaError_t status, int driver_version, int runtime_version) {
+    const std::string why = no_device_reason(status, driver_version, runtime_version);
+    if (status == cudaSuccess || means_no_device(status)) throw NoDeviceError("no CUDA device is visible (" + why + ")");
+    throw CudaError(std::string("CUDA could not reach the GPUs (cudaGetDeviceCount: ") + cudaGetErrorName(status) +
+                    ": " + why + "); the driver supports CUDA " + cuda_version_text(driver_version) +
+                    ", this build's runtime is " + cuda_version_text(runtime_version));
 }
 
 int device_count() {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        int driver = 0, runtime = 0;
-        cudaDriverGetVersion(&driver);  // 0 where no driver is installed
-        cudaRuntimeGetVersion(&runtime);
-        throw NoDeviceError("no CUDA device is visible (" + no_device_reason(status, driver, runtime) + ")");
-    }
-    return count;
+    if (status == cudaSuccess && count > 0) return count;
+    cudaGetLastError();
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);  // 0 where no driver is installed
+    cudaRuntimeGetVersion(&runtime);
+    throw_count_failure(status, driver, runtime);
 }
 
 DeviceInfo use_device(int ordinal) {

@@ -26,12 +26,19 @@ struct DeviceInfo {
 };
 
 // Number of usable CUDA devices. Throws NoDeviceError, whose message says plainly that no
-// CUDA device is visible, when there is none or no driver to reach one.
+// CUDA device is visible, when there is none or no driver to reach one; CudaError when CUDA
+// fails to reach GPUs that are there (throw_count_failure).
 int device_count();
 
 // Why cudaGetDeviceCount found no device, for that message: its `status`, told apart by the
 // driver's and runtime's versions (cudaDriverGetVersion and cudaRuntimeGetVersion).
 std::string no_device_reason(cudaError_t status, int driver_version, int runtime_version);
+
+// What device_count throws where cudaGetDeviceCount gave `status` (cudaSuccess: it counted
+// 0): NoDeviceError where the status means_no_device, else CudaError naming the status and
+// both versions, since a driver whose library and kernel module differ, or a container
+// without the device nodes, has GPUs that a user must be told are failing.
+[[noreturn]] void throw_count_failure(cudaError_t status, int driver_version, int runtime_version);
 
 // Properties of `ordinal`, also made current for this thread.
 DeviceInfo use_device(int ordinal = 0);

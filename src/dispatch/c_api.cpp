@@ -203,9 +203,12 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_DATABASE_ERROR:
             return "SGEMM_DISPATCH_DATABASE_ERROR: the tuning database is missing, unreadable, foreign, of a "
                    "newer schema, locked, or not writable for record_misses";
-        case SGEMM_DISPATCH_NO_KERNEL: return "SGEMM_DISPATCH_NO_KERNEL: no kernel found and the fallback policy is ERROR";
+        case SGEMM_DISPATCH_NO_KERNEL:
+            return "SGEMM_DISPATCH_NO_KERNEL: no kernel found and the fallback policy is ERROR, or BUILTIN where the "
+                   "built-in kernel cannot run the shape";
         case SGEMM_DISPATCH_TOO_MANY_STREAMS:
-            return "SGEMM_DISPATCH_TOO_MANY_STREAMS: every per-stream workspace belongs to another stream";
+            return "SGEMM_DISPATCH_TOO_MANY_STREAMS: every per-stream workspace belongs to another stream (streams "
+                   "keep theirs until sgemm_dispatch_release_stream)";
         case SGEMM_DISPATCH_COMPILE_ERROR: return "SGEMM_DISPATCH_COMPILE_ERROR: NVRTC failed on a missing binary";
         case SGEMM_DISPATCH_CUDA_ERROR: return "SGEMM_DISPATCH_CUDA_ERROR: the CUDA runtime failed";
         case SGEMM_DISPATCH_CUBLAS_ERROR: return "SGEMM_DISPATCH_CUBLAS_ERROR: cuBLAS failed";

@@ -217,6 +217,13 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
         const SlotClaim claim = slots_->slot_for(stream);
         if (claim.id_error != cudaSuccess)
             return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(claim.id_error));
+        // A default stream is no stream the user made: it is the current context's.
+        if (claim.other_context && (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread))
+            return fail(SGEMM_DISPATCH_WRONG_DEVICE,
+                        "the default stream is the calling thread's current CUDA context's, which is not the "
+                        "handle's (device %d's primary context), whose per-stream workspaces this call needs: make "
+                        "the primary context current (cudaSetDevice(%d)) or give a stream made on it",
+                        device_.ordinal, device_.ordinal);
         if (claim.other_context)
             return fail(SGEMM_DISPATCH_WRONG_DEVICE,
                         "the stream belongs to another device or CUDA context than the handle's (device %d's "
@@ -226,7 +233,10 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
         slot = claim.slot;
         if (!slot)
             return fail(SGEMM_DISPATCH_TOO_MANY_STREAMS,
-                        "all %d per-stream workspaces belong to other streams (options.max_streams)",
+                        "all %d per-stream workspaces belong to other streams (options.max_streams; "
+                        "info.streams_used counts them): a stream keeps its workspace until "
+                        "sgemm_dispatch_release_stream, also once destroyed, or once the thread whose "
+                        "cudaStreamPerThread it was has ended",
                         slots_->count());
         args.workspace = slot->splitk_workspace();
     }

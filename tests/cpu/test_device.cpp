@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "src/cuda/check.h"
 #include "src/cuda/device.h"
 #include "src/cuda/driver_contexts.h"
 #include "src/util/error.h"
@@ -41,4 +42,32 @@ TEST(DriverContexts, WithoutADriverNothingIsKnown) {
     EXPECT_FALSE(current_context().has_value());
     EXPECT_FALSE(make_current(nullptr));
     EXPECT_FALSE(context_of_stream(cudaStreamLegacy).has_value());
+}
+
+// Only a machine without a GPU for CUDA is "no device": a driver that fails to reach the GPUs
+// it has (its library and kernel module differ, a container lacks the device nodes) was
+// reported as none, which an engine takes for "run on the CPU".
+TEST(DeviceCount, OnlyNoGpuOrNoDriverIsNoDevice) {
+    for (const cudaError_t none : {cudaErrorNoDevice, cudaErrorInsufficientDriver, cudaErrorStubLibrary})
+        EXPECT_TRUE(means_no_device(none)) << cudaGetErrorName(none);
+    for (const cudaError_t failing : {cudaErrorSystemDriverMismatch, cudaErrorUnknown, cudaErrorInitializationError,
+                                      cudaErrorDevicesUnavailable, cudaErrorCompatNotSupportedOnDevice})
+        EXPECT_FALSE(means_no_device(failing)) << cudaGetErrorName(failing);
+
+    try {
+        throw_count_failure(cudaSuccess, 13000, 13000);
+    } catch (const NoDeviceError& e) {
+        EXPECT_EQ(std::string(e.what()), "no CUDA device is visible (the driver reports 0 devices)");
+    }
+    EXPECT_THROW(throw_count_failure(cudaErrorInsufficientDriver, 0, 13000), NoDeviceError);
+    try {
+        throw_count_failure(cudaErrorSystemDriverMismatch, 12040, 13000);
+    } catch (const NoDeviceError& e) {
+        FAIL() << "a driver that does not match its kernel module was taken for no device: " << e.what();
+    } catch (const CudaError& e) {
+        EXPECT_EQ(std::string(e.what()), std::string("CUDA could not reach the GPUs (cudaGetDeviceCount: "
+                                                     "cudaErrorSystemDriverMismatch: ") +
+                                             cudaGetErrorString(cudaErrorSystemDriverMismatch) +
+                                             "); the driver supports CUDA 12.4, this build's runtime is 13.0");
+    }
 }

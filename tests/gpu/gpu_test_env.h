@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "src/cuda/check.h"
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device.h"
 #include "src/cuda/stream.h"
@@ -42,6 +43,9 @@ inline GpuContext* gpu_context(std::string& why) {
             DeviceInfo device = use_device(0);
             return std::unique_ptr<GpuContext>(new GpuContext{device, Stream(), CublasHandle()});
         } catch (const NoDeviceError& e) {
+            reason = e.what();
+            return nullptr;
+        } catch (const CudaError& e) {  // a GPU that CUDA fails to reach (installed_gpu_unused fails the test)
             reason = e.what();
             return nullptr;
         }

@@ -1251,15 +1251,19 @@ TEST(Dispatch, StreamsBeyondTheWorkspacesAreRefusedOnlyWhereTheyNeedOne) {
     plain.poison_output(gpu->stream.get());
     gpu->stream.synchronize();
     run(dispatch, split, first.get());
+    std::string why;
     const auto status_on_second = [&](const GemmProblem& p) {
         try {
             run(dispatch, p, second.get());
             return SGEMM_DISPATCH_SUCCESS;
         } catch (const DispatchError& e) {
+            why = e.what();
             return e.status();
         }
     };
     EXPECT_EQ(status_on_second(split), SGEMM_DISPATCH_TOO_MANY_STREAMS);
+    // The usual cause, streams never released, is named with the way out.
+    EXPECT_TRUE(contains(why, "a stream keeps its workspace until sgemm_dispatch_release_stream")) << why;
     EXPECT_EQ(status_on_second(cublas), SGEMM_DISPATCH_TOO_MANY_STREAMS);
     EXPECT_EQ(status_on_second(plain), SGEMM_DISPATCH_SUCCESS) << "no workspace, no cuBLAS: any stream";
     EXPECT_TRUE(split.check_output().ok());
@@ -1441,6 +1445,8 @@ TEST(Dispatch, AStreamOfAnotherContextTakesNoWorkspace) {
     ASSERT_EQ(pop_current(&popped), CUDA_SUCCESS);
     EXPECT_EQ(under_the_other, SGEMM_DISPATCH_WRONG_DEVICE)
         << "the legacy stream of the other context used the workspace: " << why;
+    // No one made the default stream: the message points at the current context instead.
+    EXPECT_TRUE(contains(why, "the default stream is the calling thread's current CUDA context's")) << why;
 }
 
 namespace {
