@@ -27,8 +27,8 @@ struct PruneSummary {
 PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids);
 
 // Removes what no build of `library_version` or newer can use: the devices of older library
-// versions (their fingerprints never match again; a version that is no dotted number counts
-// as older) with their rows, then the binaries that no winner uses and whose cache keys are
+// versions (their fingerprints never match again; a version that no build writes, not three
+// numbers as is_build_version takes them, counts as older) with their rows, then the binaries that no winner uses and whose cache keys are
 // never computed again: of an NVRTC version no remaining device has, or of kernel sources
 // (their hash) neither this build's (`sources_hashes`, one per family) nor any of a
 // remaining device's winners or measurements; then the kernels nothing refers to. Versions

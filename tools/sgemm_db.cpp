@@ -84,14 +84,18 @@ Json winner_json(const Winner& w) {
         .set("tuned_at", w.tuned_at);
 }
 
-// The fingerprint of the GPU this process would dispatch on, or nullopt without one.
+// The fingerprint of the GPU this process would dispatch on, or nullopt without one. A GPU
+// that CUDA fails to reach (a driver upgraded without a reboot) is said, and the command goes
+// on with the file alone, as without a GPU: what it reads there is not the GPU's fault.
 std::optional<DeviceFingerprint> current_gpu() {
     try {
-        device_count();
+        return fingerprint_of(use_device(0));
     } catch (const NoDeviceError&) {
         return std::nullopt;
+    } catch (const CudaError& e) {
+        std::fprintf(stderr, "sgemm-db: note: %s; going on without the GPU\n", printable_lines(e.what()).c_str());
+        return std::nullopt;
     }
-    return fingerprint_of(use_device(0));
 }
 
 struct Context {
@@ -1025,8 +1029,6 @@ int main(int argc, char** argv) {
     } catch (const DbError& e) {
         return report(e, 2);
     } catch (const NoDeviceError& e) {
-        return report(e, 2);
-    } catch (const CudaError& e) {  // a GPU that is there but that CUDA fails to reach (current_gpu)
         return report(e, 2);
     } catch (const Error& e) {  // a value the user gave: an import file, a device id, a format
         return report(e, 1);

@@ -362,9 +362,9 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
             }
             // Dispatch records calls whose operands fit where tuning them does not: those are
             // named and the rest tuned.
-            say_shapes_too_large(drop_shapes_too_large(run.shapes, run.shapes_path, device.global_memory_bytes,
-                                                       run.options.check_fp64),
-                                 "note: ", " (left out; the other misses are tuned)");
+            const std::vector<std::string> dropped = drop_shapes_too_large(run.shapes, run.shapes_path,
+                                                                           device.global_memory_bytes, run.options.check_fp64);
+            say_shapes_too_large(dropped, "note: ", run.shapes.rows.empty() ? "" : " (left out; the other misses are tuned)");
             if (run.shapes.rows.empty()) {
                 std::fprintf(stderr, "sgemm-tune: no miss of this GPU fits its memory for tuning\n");
                 return 1;
