@@ -28,10 +28,11 @@ PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& d
 
 // Removes what no build of `library_version` or newer can use: the devices of older library
 // versions (their fingerprints never match again; a version that no build writes, not three
-// numbers as is_build_version takes them, counts as older) with their rows, then the binaries that no winner uses and whose cache keys are
-// never computed again: of an NVRTC version no remaining device has, or of kernel sources
-// (their hash) neither this build's (`sources_hashes`, one per family) nor any of a
-// remaining device's winners or measurements; then the kernels nothing refers to. Versions
+// numbers as is_build_version takes them, counts as older) with their rows, then the
+// binaries that no winner uses and whose cache keys are never computed again: of an NVRTC
+// version no remaining device has, or of kernel sources (their hash) neither this build's
+// (`sources_hashes`, one per family) nor any of a remaining device's winners or
+// measurements; then the kernels nothing refers to. Versions
 // compare by their dotted numbers, before any "-" or "+" suffix. Devices of newer versions
 // (or of this one with a suffix: "0.4.0-dev" or "0.3.0-dev" beside 0.3.0) belong to a
 // newer build that may share the file: they stay, counted in newer_kept, and so do the

@@ -217,19 +217,19 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
         const SlotClaim claim = slots_->slot_for(stream);
         if (claim.id_error != cudaSuccess)
             return fail(SGEMM_DISPATCH_CUDA_ERROR, kUnnamedStream, cudaGetErrorString(claim.id_error));
-        // A default stream is no stream the user made: it is the current context's.
-        if (claim.other_context && (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread))
+        if (claim.other_context) {
+            // A default stream is no stream the user made: it is the current context's.
+            const bool default_stream = stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
             return fail(SGEMM_DISPATCH_WRONG_DEVICE,
-                        "the default stream is the calling thread's current CUDA context's, which is not the "
-                        "handle's (device %d's primary context), whose per-stream workspaces this call needs: make "
-                        "the primary context current (cudaSetDevice(%d)) or give a stream made on it",
+                        default_stream
+                            ? "the default stream is the calling thread's current CUDA context's, which is not the "
+                              "handle's (device %d's primary context), whose per-stream workspaces this call needs: "
+                              "make the primary context current (cudaSetDevice(%d)) or give a stream made on it"
+                            : "the stream belongs to another device or CUDA context than the handle's (device %d's "
+                              "primary context), whose per-stream workspaces this call needs: give a stream that the "
+                              "runtime API made on device %d while no other context was current",
                         device_.ordinal, device_.ordinal);
-        if (claim.other_context)
-            return fail(SGEMM_DISPATCH_WRONG_DEVICE,
-                        "the stream belongs to another device or CUDA context than the handle's (device %d's "
-                        "primary context), whose per-stream workspaces this call needs: give a stream that the "
-                        "runtime API made on device %d while no other context was current",
-                        device_.ordinal, device_.ordinal);
+        }
         slot = claim.slot;
         if (!slot)
             return fail(SGEMM_DISPATCH_TOO_MANY_STREAMS,
