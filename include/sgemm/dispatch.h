@@ -53,9 +53,10 @@
  *     one made while a context of the driver API was current, or 0 or cudaStreamPerThread
  *     while one is current. A green context's stream is served (its memory is the primary
  *     context's) where both this build's CUDA and the driver are 12.5 or newer; before that
- *     CUDA names no green context's primary context, and it is refused. The stream of a call that needs neither is not checked, so one stream may
- *     serve one shape and be refused for another: give streams of the primary context. A
- *     handle does not outlive its context: destroy it before cudaDeviceReset.
+ *     CUDA names no green context's primary context, and it is refused. The stream of a
+ *     call that needs neither is not checked, so one stream may serve one shape and be
+ *     refused for another: give streams of the primary context. A handle does not outlive
+ *     its context: destroy it before cudaDeviceReset.
  *   - gemm only enqueues work: A, B and C must stay valid until `stream` reaches it.
  *   - Split-K kernels need a zeroed scratch workspace, staging kernels (warptile ALIGNED=2,
  *     for misaligned operands) room for the operands they copy, and cuBLAS a handle; all are per
