@@ -324,6 +324,7 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
             if (problem.empty() && !entry.winner.kernel.is_cublas())
                 problem = entry.binary ? binary_problem(*entry.binary, device)
                                        : "its binary " + entry.winner.binary_key + " is missing";
+            if (problem.empty()) problem = stored_binary_problem(store, entry.winner);
             const ExportRow row{device, std::move(entry)};
             const std::vector<std::string> fields = problem.empty() ? row_fields(row) : std::vector<std::string>{};
             if (problem.empty())

@@ -59,6 +59,7 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
     const std::optional<DeviceFingerprint> device = store.find_device(incoming.winner.device_id);
     if (device) offer.library_version = device->library_version;
     offer.reason = device ? invalid_reason(incoming, *device, kernel_problem) : "its device is not in the database";
+    if (offer.reason.empty()) offer.reason = stored_binary_problem(store, incoming.winner);
     if (!offer.reason.empty()) {
         offer.outcome = WinnerOffer::Outcome::Refused;
         return offer;

@@ -509,6 +509,14 @@ std::optional<Binary> TuningStore::find_binary(const std::string& cache_key) {
     return found;
 }
 
+std::optional<KernelRef> TuningStore::binary_kernel(const std::string& cache_key) {
+    auto q = db_->query("SELECT " SGEMM_DB_KERNEL_COLUMNS " FROM binaries b JOIN kernels k ON k.id = b.kernel_id "
+                        "WHERE b.cache_key = ?1");
+    q.bind(1, cache_key);
+    if (!q.step()) return std::nullopt;
+    return read_kernel(q, 0);
+}
+
 void TuningStore::record_measurement(const Measurement& m) {
     sqlite::Transaction t(*db_);
     const std::int64_t kernel = kernel_id(m.kernel);

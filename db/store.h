@@ -104,6 +104,9 @@ public:
     // The cached binary for `cache_key`, if any. On a writable store a found binary's hit
     // count goes up by one (the figure `sgemm-db stats` reports).
     std::optional<Binary> find_binary(const std::string& cache_key);
+    // The kernel that the binary under `cache_key` was stored for, if there is one: what
+    // put_binary keeps when another comes under the key. Counts no hit and reads no cubin.
+    std::optional<KernelRef> binary_kernel(const std::string& cache_key);
 
     // --- measurements ---
     // Appends one candidate's result. The device must have been added.

@@ -97,6 +97,15 @@ std::string binary_problem(const Binary& binary, const DeviceFingerprint& device
     return "";
 }
 
+std::string stored_binary_problem(TuningStore& store, const Winner& winner) {
+    if (winner.kernel.is_cublas()) return "";
+    const std::optional<KernelRef> stored = store.binary_kernel(winner.binary_key);
+    if (!stored || (stored->family == winner.kernel.family && stored->template_hash == winner.kernel.template_hash))
+        return "";
+    return "the binary stored under its key " + winner.binary_key + " is of another kernel family or its sources (" +
+           stored->description + ", sources " + stored->template_hash + ")";
+}
+
 VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_sm, const KernelProblem& kernel_problem) {
     VerifyReport report;
     sqlite::Connection& db = store.connection();
@@ -127,20 +136,6 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         report.devices = static_cast<int>(db.integer("SELECT count(*) FROM devices"));
         report.winners = static_cast<int>(db.integer("SELECT count(*) FROM winners"));
         return report;
-    }
-    {
-        // Configurations that differ only in their split-K count (on the same side of 1)
-        // share one binary, stored under whichever was compiled first: the binary must be of
-        // the winner's family and template, not of its exact parameter list. Whether it is
-        // the winner's own instantiation is for `kernel_problem` to say.
-        auto q = db.query("SELECT w.device_id, w.m, w.n, w.k FROM winners w "
-                          "JOIN kernels wk ON wk.id = w.kernel_id "
-                          "JOIN binaries b ON b.cache_key = w.binary_key "
-                          "JOIN kernels bk ON bk.id = b.kernel_id "
-                          "WHERE bk.family <> wk.family OR bk.template_hash <> wk.template_hash");
-        while (q.step())
-            report.problems.push_back("device " + q.text(0) + " M=" + q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
-                                      ": the winner's binary is of another kernel family or its sources");
     }
     {
         // The binaries no winner names are the tuner's cache: one damaged there used to reach
@@ -200,6 +195,11 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             }
             ++report.binaries_checked;
             if (const std::string problem = binary_problem(*wb.binary, device); !problem.empty()) {
+                report.problems.push_back(where + ": " + problem);
+                continue;
+            }
+            // Whether it is the winner's own instantiation is for `kernel_problem` to say.
+            if (const std::string problem = stored_binary_problem(store, w); !problem.empty()) {
                 report.problems.push_back(where + ": " + problem);
                 continue;
             }

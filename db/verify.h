@@ -21,6 +21,14 @@ std::string edited_device_problem(const TuningStore::EditedDeviceRow& row);
 // above the device's).
 std::string binary_problem(const Binary& binary, const DeviceFingerprint& device);
 
+// Why the binary stored under `winner`'s binary key is not of the winner's kernel family and
+// sources, or empty where it is, where none is stored, or for cuBLAS. Configurations that differ
+// only in their split count share one binary, filed under the first of them, so the parameters
+// may differ. An import or a merge whose winner names another kernel's binary would keep that
+// binary (put_binary keeps the stored one), and dispatch would launch it: they refuse such a
+// winner, export leaves it out and verify reports it.
+std::string stored_binary_problem(TuningStore& store, const Winner& winner);
+
 // Why `winner`'s time or cuBLAS time cannot be one measured for its shape on `device` (not a
 // positive number, under 0.1 us, faster than its SMs could compute, or slower than any GPU),
 // or empty. A time edited or damaged in the file would win every later merge and import ("the

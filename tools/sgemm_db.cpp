@@ -484,7 +484,8 @@ int cmd_misses(Context& ctx) {
 // whose binary is not its own instantiation, or whose description is not its parameters'
 // (list and explain would show a kernel that does not run) was damaged: edited by hand, or
 // imported from such a file. A row whose template hash is none of this build's families' is
-// another build's, not judged here, but for cuBLAS, which has no templates.
+// another build's, not judged here, but for cuBLAS, which has no templates, and but for one
+// whose binary key only this build's sources give (its hash edited: edited_sources_hash).
 std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
     const Arch arch{device.sm()};
     const auto description_problem = [&](const std::string& own) {
@@ -493,7 +494,7 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
     };
     if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
     const std::vector<std::string>& ours = all_family_sources_hashes();
-    if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return "";
+    if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return edited_sources_hash(w, device);
     if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;
     if (const std::string why = binary_mismatch(w, device); !why.empty()) return why;
     return description_problem(family_of(w.kernel)->describe(w.kernel.params));

@@ -79,12 +79,29 @@ std::string winner_unusable(const Winner& w, Arch arch) {
     return kernel_cannot_run(w.kernel, w.shape, arch);
 }
 
-std::string own_binary_key(const Winner& w, const DeviceFingerprint& device) {
+namespace {
+
+// The cache key that this build's sources give `w`'s family and parameters on `device`
+// (whatever sources its row names), or empty where its family is unknown or cannot run its shape.
+std::string key_of_these_sources(const Winner& w, const DeviceFingerprint& device) {
     const Family* family = family_of(w.kernel);
     const Arch arch{device.sm()};
-    if (!built_from_these_sources(w.kernel) || !kernel_cannot_run(w.kernel, w.shape, arch).empty())
-        return "";
+    if (!family || !kernel_cannot_run(w.kernel, w.shape, arch).empty()) return "";
     return kernel_cache_key(*family, w.kernel.params, arch, KernelBuild::product, device.nvrtc_version);
+}
+
+}  // namespace
+
+std::string own_binary_key(const Winner& w, const DeviceFingerprint& device) {
+    return built_from_these_sources(w.kernel) ? key_of_these_sources(w, device) : "";
+}
+
+std::string edited_sources_hash(const Winner& w, const DeviceFingerprint& device) {
+    if (w.kernel.is_cublas() || built_from_these_sources(w.kernel)) return "";
+    if (const std::string ours = key_of_these_sources(w, device); ours.empty() || ours != w.binary_key) return "";
+    return "its sources hash " + w.kernel.template_hash + " is not this build's, " +
+           family_sources_hash(*family_of(w.kernel)) + ", but its binary " + w.binary_key +
+           " is this build's compile of it, which only this build's sources give (edited?)";
 }
 
 std::string binary_mismatch(const Winner& w, const DeviceFingerprint& device) {

@@ -62,6 +62,13 @@ std::string winner_unusable(const Winner& w, Arch arch);
 // tell: its family is known and it was tuned with this build's sources of it; else empty.
 std::string own_binary_key(const Winner& w, const DeviceFingerprint& device);
 
+// Why `w`, whose sources hash (KernelRef::template_hash) is none of this build's, is still not
+// another build's row, or empty: its binary key is the one this build's sources give its
+// family and parameters on `device`, and the key hashes the sources, so its hash was edited.
+// Taken for another build's, it would come in unjudged, and the binary it brings would be
+// filed under that key as the edited kernel's, for the winners of this build that name it.
+std::string edited_sources_hash(const Winner& w, const DeviceFingerprint& device);
+
 // Why the binary stored under `w.binary_key` is not `w`'s own (on `device`), or empty when it
 // is or this build cannot tell. Configurations share a binary only when they instantiate the
 // template alike (split counts on the same side of 1); an edited, merged or imported

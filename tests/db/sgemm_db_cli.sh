@@ -642,14 +642,15 @@ has "$err" "note: $dir/old-refusing.db was upgraded from schema version 1 to $la
 run 3 --db "$dir/untouched.db" import "$dir/all-refused.csv"; has "$out" "0 devices added; winners 0 added"
 run 0 --db "$dir/untouched.db" stats --json
 [ "$(json 'len(d["devices"])')" = 1 ] || fail "an import that took nothing added its device: $out"
-# A faster row of this build's version tuned with other naive templates would replace a
-# winner this build runs with one its dispatch leaves out: refused, and the winner stays.
-# Where nothing this build runs is replaced (a shape without a winner), it comes in.
+# A faster row of this build's version tuned with other naive templates (so compiled under
+# another key) would replace a winner this build runs with one its dispatch leaves out:
+# refused, and the winner stays. Where nothing this build runs is replaced (a shape without a
+# winner), it comes in.
 python3 - "$dir/winners.csv" "$dir/other-templates.csv" <<'PY' || fail "editing the export"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert rows[0]["family"] == "naive" and rows[0]["m"] == "1", rows[0]["family"]
-rows[0]["template_hash"], rows[0]["ms"] = "0000000000000000", "0.01"
+rows[0]["template_hash"], rows[0]["binary_key"], rows[0]["ms"] = "0000000000000000", "1111111111111111", "0.01"
 with open(sys.argv[2], "w", newline="") as out:
     w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
     w.writeheader()
@@ -660,6 +661,39 @@ run 3 --db "$dir/other-templates.db" import "$dir/other-templates.csv"
 has "$out" "it would replace naive BLOCK_X=32 BLOCK_Y=8, which this build runs, with a winner of other naive sources than this build's (this build's version"
 run 0 --db "$dir/other-templates.db" verify
 run 0 --db "$dir/other-templates-fresh.db" import "$dir/other-templates.csv"; has "$out" "winners 1 added"
+# But a row whose sources hash alone was edited still names the binary that only this build's
+# sources give: no other build's row, it is refused by name, and the rows that share its binary
+# come in, sound. Taken for another build's, it filed the shared binary as its kernel's, and
+# verify then failed the untouched winners (export wrote them all the same).
+python3 - "$dir/winners.csv" "$dir/hash-edited.csv" <<'PY' || fail "editing the export"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert [r["binary_key"] for r in rows[:3]] == [rows[0]["binary_key"]] * 3, "three rows share one binary"
+rows[0]["template_hash"] = "0000000000000000"
+with open(sys.argv[2], "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(rows)
+PY
+run 3 --db "$dir/hash-edited.db" import "$dir/hash-edited.csv"
+has "$out" "its sources hash 0000000000000000 is not this build's"
+has "$out" "is this build's compile of it, which only this build's sources give (edited?) ($dir/hash-edited.csv:2)"
+has "$out" "winners 3 added, 0 replaced, 0 kept, 1 refused"
+run 0 --db "$dir/hash-edited.db" verify
+# Two rows of another build that share a binary key but name other sources: the second would
+# find the binary filed as the first's kernel, so it is refused.
+python3 - "$dir/other-templates.csv" "$dir/two-sources.csv" <<'PY' || fail "editing the export"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+second = dict(rows[0], m="2", template_hash="2222222222222222")
+with open(sys.argv[2], "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows([rows[0], second])
+PY
+run 3 --db "$dir/two-sources.db" import "$dir/two-sources.csv"
+has "$out" "the binary stored under its key 1111111111111111 is of another kernel family or its sources (naive BLOCK_X=32 BLOCK_Y=8, sources 0000000000000000) ($dir/two-sources.csv:3)"
+run 0 --db "$dir/two-sources.db" verify
 # So is a row whose description is not its kernel's: list and explain would name a kernel
 # that does not run.
 sed '2s/,naive BLOCK_X=32 BLOCK_Y=8,/,totally different,/' "$dir/winners.csv" > "$dir/described.csv"

@@ -243,6 +243,27 @@ TEST(Exchange, AWinnerWhoseTimeNoImportTakesIsNamedAsLeftOut) {
     EXPECT_EQ(summary.count(WinnerOffer::Outcome::Refused), 0);
 }
 
+// A winner whose binary is stored for another kernel's sources (an edited file): verify fails
+// it, and export leaves it out and says why, where it used to write it with the binary filed
+// as its own.
+TEST(Exchange, AWinnerWhoseBinaryIsOfOtherSourcesIsNamedAsLeftOut) {
+    TempDir dir;
+    TuningStore store(dir.file("a.db"));
+    const std::string id = fill_sample(store);
+    Winner edited = *store.find_winner(id, shape(8, 4096, 4096));
+    edited.kernel.template_hash = "another build's";
+    store.put_winner(edited);
+    std::ostringstream out;
+    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv);
+    ASSERT_EQ(left_out.size(), 1u);
+    EXPECT_NE(left_out[0].find("M=8 N=4096 K=4096"), std::string::npos) << left_out[0];
+    EXPECT_NE(left_out[0].find("is of another kernel family or its sources"), std::string::npos) << left_out[0];
+    EXPECT_EQ(records(out.str()).size(), 4u) << "the header and the three other winners";
+    const VerifyReport r = verify_store(store);
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("M=8 N=4096 K=4096"), std::string::npos) << r.problems[0];
+}
+
 TEST(Exchange, JsonExportHasOneObjectPerWinnerWithTypedValues) {
     TempDir dir;
     TuningStore store(dir.file("a.db"));

@@ -178,6 +178,33 @@ TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
     EXPECT_FALSE(ours.find_binary("for-sm_80"));
 }
 
+// A winner whose binary key names a binary stored here for other sources (of its family, or of
+// another family) is refused: put_binary would keep the stored binary, filed as the other
+// kernel's, and verify would fail the winner. The same key with the same sources comes in.
+TEST(Merge, AWinnerWhoseBinaryKeyIsStoredForOtherSourcesIsRefused) {
+    TempDir dir;
+    const Binary ours_binary = naive_binary();
+    TuningStore ours(dir.file("ours.db"));
+    const std::string id = fill_sample(ours);
+    Binary other_sources = ours_binary;
+    other_sources.kernel.template_hash = "another build's";
+    write_theirs(dir, other_sources,
+                 {winner(id, shape(2, 4096, 4096), 0.01, &other_sources), winner(id, shape(3, 4096, 4096), 0.01, &ours_binary)});
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    ASSERT_EQ(s.winners.size(), 2u);
+    ASSERT_EQ(s.winners[0].outcome, Outcome::Refused);
+    EXPECT_NE(s.winners[0].reason.find("the binary stored under its key " + ours_binary.cache_key +
+                                       " is of another kernel family or its sources (naive"),
+              std::string::npos)
+        << s.winners[0].reason;
+    EXPECT_EQ(s.winners[1].outcome, Outcome::Added) << s.winners[1].reason;
+    EXPECT_FALSE(ours.find_winner(id, shape(2, 4096, 4096)));
+    EXPECT_EQ(ours.binary_kernel(ours_binary.cache_key)->template_hash, ours_binary.kernel.template_hash);
+    const VerifyReport r = verify_store(ours);
+    EXPECT_TRUE(r.ok()) << (r.problems.empty() ? "" : r.problems[0]);
+}
+
 // A binary's checksum comes with it from another database: a cubin that no longer matches it
 // is refused, and one that does keeps it. One that came without (a file from before
 // checksums) stays without: a checksum of its bytes now would vouch for damage done before.
