@@ -91,9 +91,10 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
     const std::vector<DeviceFingerprint> devices = other.devices();
+    std::vector<std::string> added;  // each winner offered is judged against its device here
     for (const DeviceFingerprint& device : devices) {
         if (store.find_device(device.id())) continue;
-        store.add_device(device);
+        added.push_back(store.add_device(device));
         ++summary.devices_added;
     }
     for (const DeviceFingerprint& device : devices)
@@ -106,6 +107,14 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     }
     // Each recorder's row keeps the larger count: a file merged again adds nothing.
     summary.misses_merged = store.merge_misses(other.misses_by_recorder());
+    // A device comes in with what it brings, as in an import: one whose every winner was
+    // refused, and that brought no measurement or miss, would stay a row without any, and
+    // make explain ask which device is meant.
+    for (const std::string& id : added)
+        if (store.winners(id).empty() && store.measurements(id).empty() && store.misses(id).empty()) {
+            store.connection().query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
+            --summary.devices_added;
+        }
     transaction.commit();
     return summary;
 }

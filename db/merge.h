@@ -46,7 +46,8 @@ struct MergeSummary {
 WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
                          MergeSummary& summary, const KernelProblem& kernel_problem = {});
 
-// Merges `other` into `store`: its devices, its winners (by the rule) with their binaries,
+// Merges `other` into `store`: its devices that bring a row (a winner taken, a measurement or a
+// miss), its winners (by the rule) with their binaries,
 // its measurements not already present, and its miss counts (each recorder's row keeps the
 // larger count: TuningStore::merge_misses).
 // Throws Error for the same file, and DbError, before changing anything, where `other` has a

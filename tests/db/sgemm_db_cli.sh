@@ -387,6 +387,13 @@ for edit in "tuned_at = '2026-12-04 21:47:37'" "tolerance = 9e999" "provenance =
 done
 run 3 --db "$dir/edited-value.db" export -o "$dir/edited-value.csv"  # the last: a NUL byte, which import refused whole
 has "$err" "an import would refuse its row: column provenance: holds a NUL byte, which no CSV import reads"
+# A merge whose every winner is refused brings no device either (it made a database of
+# devices without rows, whose explain then asked which device was meant).
+"$make_sample" "$dir/cut-cubins.db" theirs || fail "make_sample_db theirs"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE binaries SET cubin = substr(cubin, 1, 100)"); c.commit()' \
+  "$dir/cut-cubins.db" || fail "editing the database"
+run 3 --db "$dir/from-cut-cubins.db" merge "$dir/cut-cubins.db"; has "$out" "0 devices added; winners 0 added"
+[ ! -e "$dir/from-cut-cubins.db" ] || fail "a merge that took nothing made a database"
 # A parameter list of the wrong length parses, but import refuses its winners (dispatch
 # leaves them out): export leaves them out too (3), where it wrote them, exited 0, and the
 # file's import then refused them.

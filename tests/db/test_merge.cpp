@@ -162,6 +162,33 @@ TEST(Merge, AnotherDevicesRowsAreKeptApart) {
     EXPECT_EQ(pick.winner->device_id, id);
 }
 
+// A device comes in with what it brings: one whose only winner is refused stays out, and one
+// that brings a measurement alone comes in.
+TEST(Merge, ADeviceWhoseEveryWinnerIsRefusedIsNotAdded) {
+    TempDir dir;
+    Binary damaged = naive_binary();
+    damaged.cubin.resize(100);  // cut short
+    damaged.cubin_checksum = cubin_checksum(damaged.cubin);
+    TuningStore ours(dir.file("ours.db"));
+    fill_sample(ours);
+    std::string refused_id, measured_id;
+    {
+        TuningStore theirs(dir.file("theirs.db"));
+        refused_id = theirs.add_device(h200(1));
+        measured_id = theirs.add_device(h200(2));
+        theirs.put_binary(damaged);
+        theirs.put_winner(winner(refused_id, shape(1, 4096, 4096), 0.05, &damaged));
+        theirs.record_measurement(measurement(measured_id, shape(1, 4096, 4096), 0.05));
+    }
+    TuningStore theirs(dir.file("theirs.db"), OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    ASSERT_EQ(s.count(Outcome::Refused), 1);
+    EXPECT_EQ(s.devices_added, 1);
+    EXPECT_FALSE(ours.find_device(refused_id));
+    EXPECT_TRUE(ours.find_device(measured_id));
+    EXPECT_EQ(ours.devices().size(), 2u);
+}
+
 TEST(Merge, AWinnerWithABinaryForAnotherArchIsRefused) {
     TempDir dir;
     Binary wrong = naive_binary();
