@@ -90,12 +90,25 @@ TEST(Schema, AnOlderFileIsReadFromAnUpgradedCopyAndLeftAsItIs) {
         const DeviceFingerprint device = h200();
         const std::string path = file_of_version(dir, v, device);
         {
+            // A row for the merge to bring, and its device with it: a miss, as that version
+            // wrote one (recorders came with version 3).
+            sqlite::Connection db(path, sqlite::Access::ReadWrite, std::chrono::milliseconds(1000));
+            db.query(std::string("INSERT INTO misses (device_id, m, n, k, trans_a, trans_b, precision, alignment, "
+                                 "count, first_seen, last_seen") +
+                     (v >= 3 ? ", recorder" : "") + ") VALUES (?1, 8, 64, 64, 0, 0, 'fp32', 16, 2, '', ''" +
+                     (v >= 3 ? ", 'older'" : "") + ")")
+                .bind(1, device.id())
+                .run();
+        }
+        {
             TuningStore source(path, OpenMode::ReadOnly);
             EXPECT_EQ(source.opened_version(), v);
             EXPECT_EQ(source.schema_version(), latest_schema_version());
             EXPECT_THROW(source.add_device(h200()), DbError) << "the copy refuses writes, as a reader's";
             TuningStore ours(dir.file("ours.db"));
-            EXPECT_EQ(merge_store(ours, source).devices_added, 1);
+            const MergeSummary merged = merge_store(ours, source);
+            EXPECT_EQ(merged.devices_added, 1);
+            EXPECT_EQ(merged.misses_merged, 1);
             EXPECT_EQ(ours.devices().at(0).id(), device.id());
         }
         EXPECT_EQ(user_version(path), v);
