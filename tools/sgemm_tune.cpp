@@ -62,7 +62,7 @@ public:
         TuneProgress p;
         p.shape_started = [this](const ShapeRow& row, int index, int total, int candidates) {
             index_ = first_ + index;
-            label_ = row.key.to_string() + (row.name.empty() ? "" : " (" + row.name + ")");
+            label_ = row.key.to_string() + (row.name.empty() ? "" : " (" + printable(row.name) + ")");
             candidates_ = candidates;
             (void)total;
         };
@@ -174,7 +174,7 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
         char batch1[16] = "-";
         if (over_batch1[i]) std::snprintf(batch1, sizeof batch1, "%.2f", *over_batch1[i]);
         const std::string layout = k.transposes() + " " + to_string(k.precision);
-        std::printf("%-10s %6d %7d %6d %-7s  %-44s %10.4f %8.2f %7.1f%% %8.2fx %13s\n", o.row.name.c_str(), k.M, k.N,
+        std::printf("%-10s %6d %7d %6d %-7s  %-44s %10.4f %8.2f %7.1f%% %8.2fx %13s\n", printable(o.row.name).c_str(), k.M, k.N,
                     k.K, layout.c_str(), winner.c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
                     o.winner.cublas_ms / o.winner.ms, batch1);
         Json row = Json::object()
@@ -245,7 +245,7 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 // the parse names bad lines.
 void say_shapes_too_large(const std::vector<std::string>& whys, const char* kind, const std::string& after) {
     for (std::size_t i = 0; i < whys.size() && i < kBadRowsShown; ++i)
-        std::fprintf(stderr, "sgemm-tune: %s%s%s\n", kind, whys[i].c_str(), after.c_str());
+        std::fprintf(stderr, "sgemm-tune: %s%s%s\n", kind, printable(whys[i]).c_str(), after.c_str());
     if (whys.size() > kBadRowsShown)
         std::fprintf(stderr, "sgemm-tune: %sand %zu more shapes it cannot tune\n", kind, whys.size() - kBadRowsShown);
 }
@@ -291,7 +291,7 @@ int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const Tune
                                   (options.search.max_candidates == 0 ||
                                    chosen.size() < static_cast<std::size_t>(options.search.max_candidates));
         std::printf("%s%s: %zu valid candidates, %zu to time%s (%s search)\n", key.to_string().c_str(),
-                    input.name.empty() ? "" : (" (" + input.name + ")").c_str(), all.size(), chosen.size(),
+                    input.name.empty() ? "" : (" (" + printable(input.name) + ")").c_str(), all.size(), chosen.size(),
                     walks_follow ? ", then the walks from the fastest" : "", to_string(options.search.strategy).c_str());
         if (all.empty())
             std::printf("  none of the families searched runs this shape on %s: a tune stores cuBLAS for it\n",

@@ -147,12 +147,16 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             row.weight = std::strtod(w.c_str(), &end);
             const bool decimal = w.find_first_not_of("0123456789.eE+-") == std::string::npos;
             if (!decimal || *end != '\0' || !(row.weight > 0) || !std::isfinite(row.weight)) {
-                // A positive number that reads as 0 (1e-400) is told why.
+                // A positive number that reads as 0 (1e-400), or past the largest double (1e400), is
+                // told why.
                 const std::string mantissa = w.substr(0, w.find_first_of("eE"));
-                const bool underflowed = decimal && *end == '\0' && row.weight == 0 && w[0] != '-' &&
-                                         mantissa.find_first_of("123456789") != std::string::npos;
-                fail(file, rec.line, "weight '" + w + "' must be a positive number" +
-                                         (underflowed ? " (it is below the smallest a double holds, about 4.9e-324)" : ""));
+                const bool positive = decimal && *end == '\0' && w[0] != '-' &&
+                                      mantissa.find_first_of("123456789") != std::string::npos;
+                const char* why = !positive           ? ""
+                                  : row.weight == 0   ? " (it is below the smallest a double holds, about 4.9e-324)"
+                                  : std::isinf(row.weight) ? " (it is above the largest a double holds, about 1.8e308)"
+                                                           : "";
+                fail(file, rec.line, "weight '" + w + "' must be a positive number" + why);
             }
         }
         row.name = field("name");

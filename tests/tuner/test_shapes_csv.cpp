@@ -241,6 +241,11 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
               "shapes.csv:2: weight '1e-400' must be a positive number (it is below the smallest a double holds, "
               "about 4.9e-324)");
     EXPECT_EQ(error_of("M,N,K,weight\n1,2,3,-1e-400\n"), "shapes.csv:2: weight '-1e-400' must be a positive number");
+    // One past every double's range is positive too, and told so (it was called not positive).
+    EXPECT_EQ(error_of("M,N,K,weight\n1,2,3,1e400\n"),
+              "shapes.csv:2: weight '1e400' must be a positive number (it is above the largest a double holds, "
+              "about 1.8e308)");
+    EXPECT_EQ(error_of("M,N,K,weight\n1,2,3,-1e400\n"), "shapes.csv:2: weight '-1e400' must be a positive number");
     EXPECT_NE(error_of("M,N,K\n+99999999999999999999,2,3\n").find("shapes.csv:2: M +99999999999999999999 is more than"),
               std::string::npos);
     EXPECT_NE(error_of("M,N,K\n1,-99999999999999999999,3\n").find("shapes.csv:2: N must be at least 1"),

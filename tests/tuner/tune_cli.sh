@@ -134,6 +134,13 @@ err=$("$tune" --shapes "$dir/red"$'\e'"[31m.csv" --dry-run 2>&1 >/dev/null); rc=
 [ $rc -eq 1 ] && grep -qF 'red\x1b[31m.csv:2:' <<<"$err" && ! grep -q $'\e' <<<"$err" ||
   fail "a control character in the shapes path: $rc $(printf '%q' "$err")"
 
+# So do a shape name's bytes that are not UTF-8 (a Latin-1 CSV's "café"), in the dry run's
+# line as in the rest of its output.
+out=$(printf 'M,N,K,name\n8,64,64,caf\xe9\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) ||
+  fail "a Latin-1 name: $out"
+grep -qF 'M=8 N=64 K=64 NN fp32 align16 (caf\xe9):' <<<"$out" && ! LC_ALL=C grep -q $'\xe9' <<<"$out" ||
+  fail "a Latin-1 name reached the terminal raw: $(printf '%q' "$out")"
+
 # Names in any case: families and the arch.
 out=$("$tune" --shapes "$dir/small.csv" --dry-run --arch SM_80 --families NAIVE --top-k 1 2>&1) ||
   fail "--arch SM_80 --families NAIVE: $out"
