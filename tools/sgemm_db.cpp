@@ -954,12 +954,17 @@ int main(int argc, char** argv) {
         ("stale", "prune: remove devices of older library versions than this tool's (newer ones, and this one "
                   "with a suffix such as -dev, are kept) or of versions no build writes (an edit such as 0.3), and "
                   "binaries and kernels nothing uses");
+    // The command and its arguments are positional words. Their options' names start with no
+    // letter, so that no abbreviation a user types can match them ("--a" was ambiguous between
+    // --align and "--args", and "--command list" ran list), as in cli_parse's stray words.
+    const char* const command_word = "~command";
+    const char* const argument_words = "~args";
     po::options_description hidden;
-    hidden.add_options()("command", po::value<std::string>())("args", po::value<std::vector<std::string>>());
+    hidden.add_options()(command_word, po::value<std::string>())(argument_words, po::value<std::vector<std::string>>());
     po::options_description all;
     all.add(opts).add(hidden);
     po::positional_options_description positional;
-    positional.add("command", 1).add("args", -1);
+    positional.add(command_word, 1).add(argument_words, -1);
 
     Context ctx;
     const Command* command = nullptr;
@@ -974,7 +979,7 @@ int main(int argc, char** argv) {
             // After a known command, that command's help: its usage and the options it takes.
             const Command* asked = nullptr;
             for (const Command& c : commands())
-                if (ctx.vm.count("command") && ctx.vm["command"].as<std::string>() == c.name) asked = &c;
+                if (ctx.vm.count(command_word) && ctx.vm[command_word].as<std::string>() == c.name) asked = &c;
             if (!asked) {
                 std::cout << opts << "\n";
             } else {
@@ -990,16 +995,16 @@ int main(int argc, char** argv) {
             }
             return finish_standard_output("sgemm-db", "the help");
         }
-        if (!ctx.vm.count("command")) throw UsageError("no command given");
-        const std::string name = ctx.vm["command"].as<std::string>();
+        if (!ctx.vm.count(command_word)) throw UsageError("no command given");
+        const std::string name = ctx.vm[command_word].as<std::string>();
         for (const Command& c : commands())
             if (name == c.name) command = &c;
         if (!command) throw UsageError("unknown command '" + name + "'");
-        if (ctx.vm.count("args")) ctx.args = ctx.vm["args"].as<std::vector<std::string>>();
+        if (ctx.vm.count(argument_words)) ctx.args = ctx.vm[argument_words].as<std::vector<std::string>>();
         if (ctx.args.size() != command->args)
             throw UsageError("usage: sgemm-db " + command->usage());
         for (const auto& [option, value] : ctx.vm) {
-            if (!value.defaulted() && !kEveryCommandsOptions.count(option) && option != "command" && option != "args" &&
+            if (!value.defaulted() && !kEveryCommandsOptions.count(option) && option != command_word && option != argument_words &&
                 !command->options.count(option))
                 throw UsageError("--" + option + " does not apply to " + name);
         }

@@ -47,6 +47,11 @@ run 0 --help --bogus; has "$out" "  show"
 run 0 prune --help; has "$out" "--stale"; grep -qF -- "--trans" <<<"$out" && fail "prune's help lists --trans: $out"
 run 1 "${ours[@]}"; has "$err" "no command given"
 run 1 "${ours[@]}" frobnicate; has "$err" "unknown command 'frobnicate'"
+# The command and its arguments are words, not options: no abbreviation reaches them, so
+# "--a" is --align alone (it was ambiguous with the arguments' hidden option).
+run 1 "${ours[@]}" --command list; has "$err" "unrecognised option '--command'"
+run 1 "${ours[@]}" list --c; has "$err" "unrecognised option '--c'"
+run 0 "${ours[@]}" show 8 4096 4096 --a 8; has "$out" "align8"
 run 1 "${ours[@]}" show 8 4096; has "$err" "usage: sgemm-db show M N K"
 run 1 "${ours[@]}" show 8 x 4096; has "$err" "N 'x' is not a whole number"
 run 1 --db "" list; has "$err" "--db is empty (leave it out for the default database"
