@@ -138,6 +138,20 @@ DeviceFingerprint read_device(const sqlite::Query& q) {
     "SELECT id, gpu_name, cc_major, cc_minor, sm_count, memory_bytes, driver_version, runtime_version, " \
     "nvrtc_version, library_version FROM devices "
 
+}  // namespace
+
+fs::path file_on_the_way(const fs::path& path) {
+    std::error_code ec;
+    for (fs::path up = path.parent_path(); !up.empty() && up != up.root_path(); up = up.parent_path()) {
+        const fs::file_status status = fs::status(up, ec);
+        if (status.type() == fs::file_type::not_found) continue;
+        return fs::is_directory(status) ? fs::path() : up;
+    }
+    return fs::path();
+}
+
+namespace {
+
 // Opens the file as `mode` asks, after the checks SQLite would otherwise answer with
 // vaguer messages: a missing file for reading, a folder where the file should be, a folder
 // that cannot hold the -wal and -shm files beside the database.
@@ -157,6 +171,11 @@ bool database_file_exists(const std::string& path) {
                           (ec == std::errc::permission_denied ? " (check the permissions of its folders)" : ""),
                       SQLITE_CANTOPEN);
     if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
+    // A path through a file ("tuning.db/", "tuning.db/x.db") is not found either, but no tune
+    // or import can make a database there, as the messages for a missing one would say.
+    if (status.type() == fs::file_type::not_found)
+        if (const fs::path file = file_on_the_way(path); !file.empty())
+            throw DbError("cannot reach " + path + ": " + file.string() + " is not a folder", SQLITE_CANTOPEN);
     // SQLite would wait for ever on a FIFO's writer.
     if (fs::exists(status) && !fs::is_regular_file(status))
         throw DbError(path + " is not a regular file, so not a database file", SQLITE_CANTOPEN);

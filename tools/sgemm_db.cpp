@@ -151,8 +151,10 @@ struct Context {
         const char* named_by_env = std::getenv("SGEMM_DB");
         const bool named = vm.count("db") || (named_by_env && *named_by_env);
         if (named && !folder.empty() && !std::filesystem::exists(db_path, ec) && !std::filesystem::is_directory(folder, ec))
-            throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + db_path + ": there is no folder " +
-                             folder.string() + " to make the database in (make it first)" +
+            throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + db_path +
+                             (!file_on_the_way(made).empty()
+                                  ? ": " + file_on_the_way(made).string() + " is not a folder"
+                                  : ": there is no folder " + folder.string() + " to make the database in (make it first)") +
                              (made == std::filesystem::path(db_path) ? ""
                                                                      : "; the symbolic link points to " + made.string()));
     }

@@ -597,6 +597,13 @@ out=$(SGEMM_DB="$dir/typo/env.db" "$db_tool" import "$dir/winners.csv" 2>&1); rc
 ln -s typo/linked.db "$dir/link-to-typo.db"
 run 1 --db "$dir/link-to-typo.db" import "$dir/winners.csv"
 has "$err" "there is no folder $dir/typo to make the database in (make it first); the symbolic link points to $dir/typo/linked.db"
+# A path through a file is no missing database or folder, which making one would mend: every
+# command says which part is a file (it advised a tune, or making the folder).
+cp "$dir/ours.db" "$dir/a-file.db"
+run 2 --db "$dir/a-file.db/" list; has "$err" "cannot reach $dir/a-file.db/: $dir/a-file.db is not a folder"
+run 2 --db "$dir/a-file.db/x/y.db" verify; has "$err" "$dir/a-file.db is not a folder"
+run 1 --db "$dir/a-file.db/x/y.db" import "$dir/winners.csv"; has "$err" "--db $dir/a-file.db/x/y.db: $dir/a-file.db is not a folder"
+cmp -s "$dir/a-file.db" "$dir/ours.db" || fail "a path through a file changed the file"
 # A bad file is refused before a new database would be created for it.
 run 1 --db "$dir/fresh.db" import "$dir/bad.csv"; [ ! -e "$dir/fresh.db" ] || fail "a failed import created the database"
 # An edited row (naive 32x9, paired with 32x8's binary), or one of a family this build does

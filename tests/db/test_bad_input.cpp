@@ -512,6 +512,9 @@ TEST(BadInput, TheWritersChecksAloneSayWhatTheWriterWouldAndChangeNothing) {
     EXPECT_FALSE(fs::exists(dir.file("fresh")));
     EXPECT_TRUE(contains(db_error_of([&] { check_writable_database(dir.file("afile/new/tune.db")); }),
                          dir.file("afile") + " is not a folder"));
+    // A reader too is told so: the path is not found, yet it is no missing database.
+    EXPECT_TRUE(contains(db_error_of([&] { TuningStore(dir.file("afile/"), OpenMode::ReadOnly); }),
+                         "cannot reach " + dir.file("afile/") + ": " + dir.file("afile") + " is not a folder"));
     // Permissions, which root ignores, as another user.
     const std::string read_only = write_sample(dir, "read-only.db");
     fs::permissions(dir.path(), fs::perms::all);
