@@ -1,6 +1,5 @@
 #include "db/csv.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -60,6 +59,16 @@ std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {
     return parse_csv(read_csv_text(in, source), source);
 }
 
+namespace {
+
+// Whether text[i] ends a line: a newline, or a carriage return not before one (a lone CR ends
+// a line, as between records, and a CRLF ends one line, at its LF).
+bool ends_a_line(const std::string& text, std::size_t i) {
+    return text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'));
+}
+
+}  // namespace
+
 std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, CsvComments comments) {
     std::vector<CsvRecord> records;
     strip_byte_order_mark(text);
@@ -74,9 +83,11 @@ std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, Cs
         throw CsvIsADatabaseError(source + ": is an SQLite database, not CSV text");
     // No text CSV holds a NUL byte (UTF-16 text and binary files do), and messages that quote
     // a field would end at it.
-    if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
-        fail(1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n')),
-             "holds a NUL byte, which no text CSV does: is it a binary file, or UTF-16 text? Save it as UTF-8");
+    if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+        int at = 1;
+        for (std::size_t j = 0; j < nul; ++j) at += ends_a_line(text, j);
+        fail(at, "holds a NUL byte, which no text CSV does: is it a binary file, or UTF-16 text? Save it as UTF-8");
+    }
     while (i < text.size()) {
         if (comments == CsvComments::hash_lines) {
             const std::size_t first = text.find_first_not_of(" \t", i);
@@ -104,7 +115,7 @@ std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, Cs
                         ++i;
                         break;
                     } else {
-                        if (text[i] == '\n') ++line;
+                        if (ends_a_line(text, i)) ++line;
                         field += text[i++];
                     }
                 }

@@ -58,6 +58,24 @@ TEST(Csv, QuotesWhatNeedsItAndReadsItBackWithLineNumbers) {
     EXPECT_EQ(records[2].line, 5) << "the quoted line break counts";
 }
 
+// A lone carriage return ends a line inside a quoted field as between records (old Mac text),
+// and a CRLF there ends one: the lines named after it are the editor's.
+TEST(Csv, ALoneCarriageReturnInAQuotedFieldEndsALine) {
+    std::istringstream in("h\r\"a\rb\"\r\"c\r\nd\"\rx\r");
+    const std::vector<CsvRecord> records = read_csv(in, "f.csv");
+    ASSERT_EQ(records.size(), 4u);
+    EXPECT_EQ(records[1].line, 2);
+    EXPECT_EQ(records[2].line, 4);
+    EXPECT_EQ(records[3].line, 6);
+    std::istringstream nul(std::string("h\r\"a\rb\"\rx\0\r", 11));
+    try {
+        read_csv(nul, "f.csv");
+        FAIL() << "a NUL byte was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("f.csv:4: holds a NUL byte"), std::string::npos) << e.what();
+    }
+}
+
 // Spreadsheet programs start a UTF-8 CSV with a byte order mark; it is not part of the
 // first column's name. Only a leading one is taken off.
 TEST(Csv, ALeadingByteOrderMarkIsNotPartOfTheFirstField) {
