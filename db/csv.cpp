@@ -1,5 +1,8 @@
 #include "db/csv.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -53,6 +56,13 @@ std::ifstream open_csv_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open it" + (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : ""));
     return in;
+}
+
+void check_standard_input_for_csv() {
+    struct stat info;
+    if (fstat(STDIN_FILENO, &info) != 0)
+        throw Error(std::string("standard input: cannot be read (") + std::strerror(errno) + ")");
+    if (S_ISDIR(info.st_mode)) throw Error("standard input: is a folder, not a CSV file");
 }
 
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source) {

@@ -34,6 +34,10 @@ std::string read_csv_text(std::istream& in, const std::string& source, std::size
 // Opens the file at `path` for reading, or throws Error naming it with the reason: it must
 // be a regular file or a pipe (not a folder or a device) that this process can read.
 std::ifstream open_csv_file(const std::string& path);
+// Refuses standard input where there is no CSV to read from it: a folder (`< /tmp`) or a
+// closed descriptor (`<&-`), whose failed reads would pass for an empty text ("no header").
+// Throws Error naming "standard input".
+void check_standard_input_for_csv();
 
 // read_csv's error for an SQLite database handed over as CSV.
 struct CsvIsADatabaseError : Error {

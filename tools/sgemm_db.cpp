@@ -692,10 +692,12 @@ int cmd_import(Context& ctx) {
     ctx.check_folder_for_a_new_database();
     const std::string path = ctx.args.at(0) == "-" ? "standard input" : ctx.args.at(0);
     std::ifstream file;
-    if (ctx.args.at(0) != "-")
+    if (ctx.args.at(0) != "-") {
         file = open_csv_file(path);
-    else
+    } else {
+        check_standard_input_for_csv();
         say_when_reading_a_terminal("sgemm-db", "the export");
+    }
     std::istream& in = ctx.args.at(0) == "-" ? std::cin : file;
     // The whole file is checked first: a bad one neither changes the database nor creates it.
     const std::vector<ExportRow> rows = read_export(in, path);

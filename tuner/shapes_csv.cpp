@@ -215,7 +215,10 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 
 ShapesFile load_shapes_csv(const std::string& path) {
     try {
-        if (path == "-") return parse_shapes_csv(std::cin, "standard input");  // sgemm-shapes ... | sgemm-tune --shapes -
+        if (path == "-") {  // sgemm-shapes ... | sgemm-tune --shapes -
+            check_standard_input_for_csv();
+            return parse_shapes_csv(std::cin, "standard input");
+        }
         std::ifstream in = open_csv_file(path);
         return parse_shapes_csv(in, path);
     } catch (const ShapesCsvError&) {

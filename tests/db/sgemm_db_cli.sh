@@ -582,6 +582,11 @@ has "$err" "$dir/winners.json: is JSON, not CSV; import reads what export --form
 tr -d '\n ' < "$dir/winners.json" > "$dir/flat.json"
 run 1 --db "$dir/copy.db" import - < "$dir/flat.json"
 has "$err" "standard input: is JSON, not CSV"
+run 1 --db "$dir/copy.db" import - < "$dir"; has "$err" "standard input: is a folder, not a CSV file"
+# Closed, with no command substitution: its pipe would take descriptor 0.
+"$db_tool" --db "$dir/copy.db" import - <&- > "$dir/out" 2> "$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -qF "standard input: cannot be read (Bad file descriptor)" "$dir/err" ||
+  fail "import - with standard input closed: $rc $(cat "$dir/err")"
 # A --db in a folder that is not there is a typo, not a wish for a new folder: import and
 # merge refuse it before reading anything, and make no folder.
 run 1 --db "$dir/typo/imported.db" import "$dir/winners.csv"

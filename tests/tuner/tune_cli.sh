@@ -127,6 +127,13 @@ cmp -s "$dir/other.db" "$dir/other.keep" || fail "--json over another database c
 [ ! -e "$dir/tuning.db" ] || fail "a refused --json made the database"
 err=$(printf 'M,N,K\n8,x,64\n' | "$tune" --shapes - --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "standard input:2: N 'x' is not a whole number" <<<"$err" || fail "--shapes - with a bad row: $rc $err"
+# A standard input with nothing to read is said to be so, not taken for a CSV without a header.
+err=$("$tune" --shapes - --dry-run 2>&1 >/dev/null < "$dir"); rc=$?
+[ $rc -eq 1 ] && grep -qF "standard input: is a folder, not a CSV file" <<<"$err" || fail "--shapes - < a folder: $rc $err"
+# Closed, with no command substitution: its pipe would take descriptor 0.
+"$tune" --shapes - --dry-run <&- > /dev/null 2> "$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -qF "standard input: cannot be read (Bad file descriptor)" "$dir/err" ||
+  fail "--shapes - <&-: $rc $(cat "$dir/err")"
 
 # A path's control characters reach the terminal escaped, as every tool prints them.
 printf 'M,N,K\n8,x,64\n' > "$dir/red"$'\e'"[31m.csv"
