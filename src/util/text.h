@@ -21,14 +21,23 @@ inline std::string count_of(std::size_t n, const char* one, const char* many) {
 // Whether byte `c` is an ASCII control character (a newline, an escape, DEL).
 inline bool is_control_byte(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
-// `text` with each control character, and each byte that is not part of well-formed UTF-8 (a
-// name in another encoding, which a terminal would show as garbage or take as a control
-// sequence), written as \xNN.
+// Whether text[i] starts a C1 control character, U+0080 to U+009F in UTF-8 (C2 80 to C2 9F):
+// U+009B is the one-character form of the escape that starts a terminal's colour and cursor
+// codes, and terminals such as xterm act on it.
+inline bool starts_c1_control(const std::string& text, std::size_t i) {
+    return i + 1 < text.size() && static_cast<unsigned char>(text[i]) == 0xC2 &&
+           static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+}
+
+// `text` with each control character (C0, DEL and C1), and each byte that is not part of
+// well-formed UTF-8 (a name in another encoding, which a terminal would show as garbage or
+// take as a control sequence), written as \xNN, a byte each.
 inline std::string printable(const std::string& text) {
     std::string out;
     for (std::size_t i = 0; i < text.size();) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
-        const std::size_t length = is_control_byte(c) ? 0 : utf8_sequence_length(text, i);
+        const std::size_t length =
+            is_control_byte(c) || starts_c1_control(text, i) ? 0 : utf8_sequence_length(text, i);
         if (length > 0) {
             out.append(text, i, length);
             i += length;
@@ -54,9 +63,11 @@ inline std::string printable_lines(const std::string& text) {
     }
 }
 
-// Whether `text` holds a control character.
+// Whether `text` holds a control character (C0, DEL or C1).
 inline bool has_control_character(const std::string& text) {
-    return std::any_of(text.begin(), text.end(), [](char c) { return is_control_byte(static_cast<unsigned char>(c)); });
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (is_control_byte(static_cast<unsigned char>(text[i])) || starts_c1_control(text, i)) return true;
+    return false;
 }
 
 // The parts of `text` between `separator`s, empty ones included: "q//v" is q, "", v.

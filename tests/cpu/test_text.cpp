@@ -14,12 +14,17 @@ TEST(Printable, EscapesControlCharactersAndBytesThatAreNotUtf8) {
     EXPECT_EQ(printable("GPU \xc3\xa9t\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x9a\x80"), "GPU \xc3\xa9t\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x9a\x80")
         << "well-formed UTF-8 stays as it is";
     EXPECT_EQ(printable_lines("one\x1b\ntwo\xff"), "one\\x1b\ntwo\\xff");
+    // C1 controls, well-formed UTF-8 as they are: U+009B starts a terminal's escape codes too.
+    EXPECT_EQ(printable("\xc2\x9b" "31mRED \xc2\x85 \xc2\xa0"), "\\xc2\\x9b31mRED \\xc2\\x85 \xc2\xa0")
+        << "U+00A0, past the C1 block, stays";
 }
 
 TEST(Printable, AControlCharacterIsNotABadByte) {
     EXPECT_TRUE(has_control_character("a\tb"));
     EXPECT_TRUE(has_control_character("a\x7f"));
     EXPECT_FALSE(has_control_character("caf\xc3\xa9"));
+    EXPECT_TRUE(has_control_character("a\xc2\x9b"));
+    EXPECT_FALSE(has_control_character("a\xc2\xa0"));
     EXPECT_FALSE(has_control_character("\xff")) << "not UTF-8, but no control character";
 }
 
