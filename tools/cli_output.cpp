@@ -21,8 +21,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The path is escaped here, where the message is made: the tools print a message's line breaks
+// (printable_lines), so a newline in a path would start a line of its own.
 [[noreturn]] void refuse(const char* option, const std::string& path, const std::string& why) {
-    throw boost::program_options::error(std::string("--") + option + " " + path + ": " + why);
+    throw boost::program_options::error(std::string("--") + option + " " + printable(path) + ": " + why);
 }
 
 // Whether this process may write `path` (W_OK), or create entries in it as a folder (W_OK | X_OK).
@@ -138,10 +140,11 @@ void check_output_file(const std::string& path, const char* option) {
     }
     // A symbolic link to no file yet is written through: the file made is where it points.
     const fs::path made = where_a_new_file_is_made(path);
-    const std::string pointed = made == fs::path(path) ? "" : " (where the symbolic link points: " + made.string() + ")";
+    const std::string pointed =
+        made == fs::path(path) ? "" : " (where the symbolic link points: " + printable(made.string()) + ")";
     const fs::path parent = made.parent_path();
     const std::string folder = parent.empty() ? "." : parent.string();
-    if (!fs::is_directory(folder, ec)) refuse(option, path, "no folder " + folder + pointed);
+    if (!fs::is_directory(folder, ec)) refuse(option, path, "no folder " + printable(folder) + pointed);
     require_access(option, path, folder, W_OK | X_OK);
     const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
     if (name_max > 0 && made.filename().string().size() > static_cast<std::size_t>(name_max))

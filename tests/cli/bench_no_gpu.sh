@@ -164,6 +164,11 @@ err=$("$bench" --size 64 --save-cubins '' 2>&1 >/dev/null); rc=$?
 ln -s loop.json "$dir/loop.json"
 err=$("$bench" --size 64 --json "$dir/loop.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json $dir/loop.json: is a loop of symbolic links" <<<"$err" || fail "--json a loop of links: $rc $err"
+# A newline in the path is escaped, not a line break that a forged line could follow.
+err=$("$bench" --size 64 --json "$dir/missing"$'\n'"sgemm-bench: ok/out.json" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json $dir/missing\x0asgemm-bench: ok/out.json: no folder $dir/missing\x0asgemm-bench: ok" <<<"$err" &&
+  [ "$(wc -l <<<"$err")" = 2 ] ||
+  fail "--json with a newline: $rc $err"
 err=$("$bench" --size 64 --json "$dir/missing/out.json" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--json into a missing folder exited $rc, expected 1"
 grep -q -- "--json $dir/missing/out.json: no folder $dir/missing" <<<"$err" || fail "--json message: $err"
