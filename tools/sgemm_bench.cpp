@@ -380,10 +380,12 @@ int main(int argc, char** argv) {
                     const auto eq = text.find('=');
                     if (eq == std::string::npos) throw Error("expected FAMILY=V1,V2,...");
                     const std::string name = chosen_word(text.substr(0, eq));  // as --kernels reads it
+                    // The family first: "=" lacks it, not values, and "naive=" is told its form.
+                    const Family& family = find_family(name);
+                    if (trim(text.substr(eq + 1)).empty()) throw Error("no values after '=': " + config_form(family));
                     // Its messages start "--config 'TEXT'": the one word that names the option.
                     const ParamValues values =
                         parse_int_list(text.substr(eq + 1), ("config '" + text + "'").c_str(), 0);  // flags may be 0
-                    const Family& family = find_family(name);
                     if (values.size() != family.params.size())
                         throw Error(std::to_string(values.size()) + " values for " + std::to_string(family.params.size()) +
                                     " parameters: " + config_form(family));

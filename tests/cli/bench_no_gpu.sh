@@ -129,6 +129,13 @@ err=$("$bench" --size 64 --config naive=32,8 --config ' NAIVE =32,8' 2>&1 >/dev/
 [ $rc -eq 1 ] && grep -qF -- "--config ' NAIVE =32,8': given twice" <<<"$err" || fail "a --config name in capitals: $rc $err"
 err=$("$bench" --size 64 --config =32,8 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--config '=32,8': unknown kernel family ''" <<<"$err" || fail "--config =: $rc $err"
+# Without values either, the family is still what is missing (it was "'=' is empty"); with a
+# family and no values, its form is given.
+err=$("$bench" --size 64 --config = 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--config '=': unknown kernel family ''" <<<"$err" || fail "--config '=': $rc $err"
+err=$("$bench" --size 64 --config 'naive= ' 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--config 'naive= ': no values after '=': naive=BLOCK_X,BLOCK_Y" <<<"$err" ||
+  fail "--config 'naive= ': $rc $err"
 err=$("$bench" --sizes 64,64 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--sizes: 64 is given twice" <<<"$err" || fail "a repeated size: $rc $err"
 err=$("$bench" --sizes "64, 64" 2>&1 >/dev/null); rc=$?
