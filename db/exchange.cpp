@@ -443,7 +443,7 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
         WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
         if (offer.outcome == WinnerOffer::Outcome::Refused) {
             offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
-            if (new_device) store.connection().query("DELETE FROM devices WHERE id = ?1").bind(1, row.device.id()).run();
+            if (new_device) store.remove_device(row.device.id());
         } else if (new_device) {
             ++summary.devices_added;
         }

@@ -112,7 +112,7 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     // make explain ask which device is meant.
     for (const std::string& id : added)
         if (store.winners(id).empty() && store.measurements(id).empty() && store.misses(id).empty()) {
-            store.connection().query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
+            store.remove_device(id);
             --summary.devices_added;
         }
     transaction.commit();

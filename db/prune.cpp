@@ -26,7 +26,7 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
         summary.measurements += count("SELECT count(*) FROM measurements WHERE device_id = ?1");
         summary.misses += count("SELECT count(*) FROM (SELECT DISTINCT m, n, k, trans_a, trans_b, precision, alignment "
                                 "FROM misses WHERE device_id = ?1)");
-        db.query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
+        store.remove_device(id);
         summary.devices += db.changes();
     }
 }

@@ -392,6 +392,10 @@ std::vector<TuningStore::EditedDeviceRow> TuningStore::edited_device_rows() {
     return out;
 }
 
+void TuningStore::remove_device(const std::string& id) {
+    db_->query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
+}
+
 std::optional<DeviceFingerprint> TuningStore::find_device(const std::string& id) {
     auto q = db_->query(SGEMM_DB_DEVICE_SELECT "WHERE id = ?1");
     q.bind(1, id);

@@ -76,6 +76,9 @@ public:
     std::string add_device(const DeviceFingerprint& device);
     std::vector<DeviceFingerprint> devices();  // by GPU name, then id
     std::optional<DeviceFingerprint> find_device(const std::string& id);
+    // Removes the device row stored under `id`, and with it (the schema cascades) its winners,
+    // measurements and misses.
+    void remove_device(const std::string& id);
     // Every device row with the id it is stored under, which its rows refer to: for a row
     // edited by hand that is not the id its fields give (DeviceFingerprint::id). By GPU
     // name, then id.

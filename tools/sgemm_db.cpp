@@ -150,13 +150,15 @@ struct Context {
         const std::filesystem::path folder = made.parent_path();
         const char* named_by_env = std::getenv("SGEMM_DB");
         const bool named = vm.count("db") || (named_by_env && *named_by_env);
-        if (named && !folder.empty() && !std::filesystem::exists(db_path, ec) && !std::filesystem::is_directory(folder, ec))
+        if (named && !folder.empty() && !std::filesystem::exists(db_path, ec) && !std::filesystem::is_directory(folder, ec)) {
+            const std::filesystem::path file = file_on_the_way(made);
             throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + db_path +
-                             (!file_on_the_way(made).empty()
-                                  ? ": " + file_on_the_way(made).string() + " is not a folder"
+                             (!file.empty()
+                                  ? ": " + file.string() + " is not a folder"
                                   : ": there is no folder " + folder.string() + " to make the database in (make it first)") +
                              (made == std::filesystem::path(db_path) ? ""
                                                                      : "; the symbolic link points to " + made.string()));
+        }
     }
 
     // The one --device, resolved in `store`; empty when not given.
