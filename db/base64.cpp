@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -37,7 +38,7 @@ std::vector<char> base64_decode(const std::string& text) {
             if (static_cast<int>(j) >= 4 - padding) continue;
             const char c = text[i + j];
             const char* at = std::char_traits<char>::find(kAlphabet, 64, c);
-            if (!at) throw Error(std::string("not base64: '") + c + "' at character " + std::to_string(i + j + 1));
+            if (!at) throw Error("not base64: " + single_quoted(std::string(1, c)) + " at character " + std::to_string(i + j + 1));
             group |= static_cast<std::uint32_t>(at - kAlphabet);
         }
         for (int j = 0; j < 3 - padding; ++j) out.push_back(static_cast<char>((group >> (16 - 8 * j)) & 0xff));

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -48,13 +49,13 @@ std::string read_csv_text(std::istream& in, const std::string& source, std::size
 std::ifstream open_csv_file(const std::string& path) {
     std::error_code ec;
     const std::filesystem::file_status status = std::filesystem::status(path, ec);
-    if (std::filesystem::is_directory(status)) throw Error(path + ": is a folder, not a CSV file");
+    if (std::filesystem::is_directory(status)) throw Error(printable(path) + ": is a folder, not a CSV file");
     if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
         !std::filesystem::is_fifo(status))
-        throw Error(path + ": is not a regular file or a pipe");
+        throw Error(printable(path) + ": is not a regular file or a pipe");
     errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open it" + (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : ""));
+    if (!in) throw Error(printable(path) + ": cannot open it" + (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : ""));
     return in;
 }
 

@@ -43,26 +43,26 @@ std::string exact(double v) {  // enough digits to read back the same double
 
 long long parse_integer(const std::string& text) {
     const std::optional<long long> v = parse_whole_number(text);
-    if (!v) throw Error("'" + text + "' is not an integer");
+    if (!v) throw Error(single_quoted(text) + " is not an integer");
     return *v;
 }
 
 int parse_int(const std::string& text) {
     const long long v = parse_integer(text);
-    if (v < INT32_MIN || v > INT32_MAX) throw Error("'" + text + "' is out of range");
+    if (v < INT32_MIN || v > INT32_MAX) throw Error(single_quoted(text) + " is out of range");
     return static_cast<int>(v);
 }
 
 int parse_positive(const std::string& text) {
     const int v = parse_int(text);
-    if (v <= 0) throw Error("'" + text + "' is not positive");
+    if (v <= 0) throw Error(single_quoted(text) + " is not positive");
     return v;
 }
 
 // A count of bytes, registers or versions: 0 or more.
 int parse_count(const std::string& text) {
     const int v = parse_int(text);
-    if (v < 0) throw Error("'" + text + "' must be 0 or more");
+    if (v < 0) throw Error(single_quoted(text) + " must be 0 or more");
     return v;
 }
 
@@ -77,7 +77,7 @@ std::string parse_timestamp(const std::string& text) {
         const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
         if (day <= days[month - 1]) return text;
     }
-    throw Error("'" + text + "' is not a time as the database writes it (2026-11-30T12:34:56.789Z, UTC), nor empty");
+    throw Error(single_quoted(text) + " is not a time as the database writes it (2026-11-30T12:34:56.789Z, UTC), nor empty");
 }
 
 // A finite number. strtod, not std::stod: stod refuses a number too small for a normal
@@ -85,22 +85,22 @@ std::string parse_timestamp(const std::string& text) {
 double parse_real(const std::string& text) {
     char* end = nullptr;
     const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(text.c_str(), &end);
-    if (!end || *end != '\0') throw Error("'" + text + "' is not a number");
-    if (std::isnan(v)) throw Error("'" + text + "' is not a number");
-    if (!std::isfinite(v)) throw Error("'" + text + "' is not a finite number (the largest is about 1.8e308)");
+    if (!end || *end != '\0') throw Error(single_quoted(text) + " is not a number");
+    if (std::isnan(v)) throw Error(single_quoted(text) + " is not a number");
+    if (!std::isfinite(v)) throw Error(single_quoted(text) + " is not a finite number (the largest is about 1.8e308)");
     return v;
 }
 
 // A time: above 0. A negative or zero one would beat every real winner in a merge.
 double parse_duration_ms(const std::string& text) {
     const double v = parse_real(text);
-    if (!(v > 0)) throw Error("'" + text + "' must be above 0");
+    if (!(v > 0)) throw Error(single_quoted(text) + " must be above 0");
     return v;
 }
 
 double parse_non_negative(const std::string& text) {
     const double v = parse_real(text);
-    if (v < 0) throw Error("'" + text + "' must be at least 0");
+    if (v < 0) throw Error(single_quoted(text) + " must be at least 0");
     return v;
 }
 
@@ -137,7 +137,7 @@ const std::vector<Column>& columns() {
         {"memory_bytes", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.memory_bytes); },
          [](ExportRow& r, const std::string& v) {
              r.device.memory_bytes = parse_integer(v);
-             if (r.device.memory_bytes <= 0) throw Error("'" + v + "' is not positive");
+             if (r.device.memory_bytes <= 0) throw Error(single_quoted(v) + " is not positive");
          }},
         {"driver_version", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.device.driver_version); },
          [](ExportRow& r, const std::string& v) { r.device.driver_version = parse_count(v); }},
@@ -148,7 +148,7 @@ const std::vector<Column>& columns() {
         {"library_version", Kind::Text, [](const ExportRow& r) { return r.device.library_version; },
          [](ExportRow& r, const std::string& v) {
              if (!is_build_version(v))
-                 throw Error("'" + v + "' is not a version as builds write it (three numbers, as 0.3.0, and an "
+                 throw Error(single_quoted(v) + " is not a version as builds write it (three numbers, as 0.3.0, and an "
                              "optional -label or +label)");
              r.device.library_version = v;
          }},
@@ -165,7 +165,7 @@ const std::vector<Column>& columns() {
         {"alignment", Kind::Integer, [](const ExportRow& r) { return std::to_string(r.entry.winner.shape.alignment); },
          [](ExportRow& r, const std::string& v) {
              r.entry.winner.shape.alignment = parse_int(v);
-             if (!valid_alignment_class(r.entry.winner.shape.alignment)) throw Error("'" + v + "' is not 4, 8 or 16");
+             if (!valid_alignment_class(r.entry.winner.shape.alignment)) throw Error(single_quoted(v) + " is not 4, 8 or 16");
          }},
         {"family", Kind::Text, [](const ExportRow& r) { return r.entry.winner.kernel.family; },
          [](ExportRow& r, const std::string& v) { r.entry.winner.kernel.family = v; }},
@@ -298,7 +298,7 @@ ExchangeFormat parse_exchange_format(const std::string& text) {
     const std::string name = chosen_word(text);
     if (name == "csv") return ExchangeFormat::csv;
     if (name == "json") return ExchangeFormat::json;
-    throw Error("unknown format '" + text + "' (expected csv or json)");
+    throw Error("unknown format " + single_quoted(text) + " (expected csv or json)");
 }
 
 std::vector<std::string> exchange_columns() {
@@ -372,7 +372,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
         for (const Column& c : columns())
             if (name == c.name) found = &c;
         if (found && std::find(header.begin(), header.end(), found) != header.end())
-            repeated += (repeated.empty() ? "'" : ", '") + name + "'";
+            repeated += (repeated.empty() ? "" : ", ") + single_quoted(name);
         header.push_back(found);
     }
     // A file whose first line names none of the columns is not an export at all (another
@@ -383,11 +383,11 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     // The header's problems are one bad line, however many columns it lacks.
     std::string unknown, missing;
     for (std::size_t i = 0; i < header.size(); ++i)
-        if (!header[i]) unknown += (unknown.empty() ? "'" : ", '") + records.front().fields[i] + "'";
+        if (!header[i]) unknown += (unknown.empty() ? "" : ", ") + single_quoted(records.front().fields[i]);
     for (const Column& c : columns()) {
         bool present = c.since_later_export;
         for (const Column* h : header) present = present || h == &c;
-        if (!present) missing += (missing.empty() ? "'" : ", '") + std::string(c.name) + "'";
+        if (!present) missing += (missing.empty() ? "" : ", ") + single_quoted(c.name);
     }
     std::vector<std::string> problems;
     if (!unknown.empty() || !missing.empty() || !repeated.empty()) {

@@ -4,6 +4,7 @@
 
 #include "db/exchange.h"
 #include "db/verify.h"
+#include "src/util/text.h"
 #include "src/util/utf8.h"
 
 namespace sgemm {
@@ -82,11 +83,11 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
 MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelProblem& kernel_problem) {
     std::error_code ec;
     if (std::filesystem::equivalent(store.path(), other.path(), ec))
-        throw Error("cannot merge " + other.path() + " into itself");
+        throw Error("cannot merge " + printable(other.path()) + " into itself");
     // Its rows would be found by no lookup here either, and its measurements and misses would
     // name a device that is not there: refused before anything changes.
     if (const std::vector<TuningStore::EditedDeviceRow> edited = other.edited_device_rows(); !edited.empty())
-        throw DbError(other.path() + ": " + edited_device_problem(edited.front()) +
+        throw DbError(printable(other.path()) + ": " + edited_device_problem(edited.front()) +
                       "; nothing was merged (sgemm-db verify names every such row)");
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());

@@ -15,6 +15,8 @@
 #include <random>
 #include <set>
 
+#include "src/util/text.h"
+
 namespace sgemm {
 
 namespace fs = std::filesystem;
@@ -46,7 +48,7 @@ bool is_incomplete_file_of(const std::string& entry, const std::string& database
 
 // The error of a step of the publishing that the system refused (`error`, an errno).
 DbError refused(const std::string& path, const std::string& step, int error) {
-    return DbError("cannot write " + path + ": " + step + " failed (" +
+    return DbError("cannot write " + printable(path) + ": " + step + " failed (" +
                        std::error_code(error, std::generic_category()).message() + "); so no database was made there",
                    SQLITE_IOERR);
 }
@@ -120,9 +122,9 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path,
         if (!mode.step() || mode.text(0) != "wal")
             throw DbError(name + ": SQLite did not switch the new database to WAL mode", SQLITE_ERROR);
     } catch (const DbError& e) {
-        throw DbError(std::string(e.what()) + "; so no database was made at " + path, e.code, e.sql, e.reason);
+        throw DbError(std::string(e.what()) + "; so no database was made at " + printable(path), e.code, e.sql, e.reason);
     } catch (const Error& e) {  // before_copy's own (a file's identity it could not read)
-        throw Error(std::string(e.what()) + "; so no database was made at " + path);
+        throw Error(std::string(e.what()) + "; so no database was made at " + printable(path));
     }
     if (const int error = sync_to_disk(name); error != 0) throw refused(path, "syncing the new database to disk", error);
     if (::link(name.c_str(), path.c_str()) != 0) {
@@ -133,7 +135,7 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path,
     incomplete.remove();
     // The link, and the other name's removal, reach the disk with the folder's entries.
     if (const int error = sync_to_disk(sqlite::folder_of(path).string()); error != 0)
-        throw UnsyncedNewDatabase("cannot write " + path +
+        throw UnsyncedNewDatabase("cannot write " + printable(path) +
                                       ": syncing its folder after the new database was linked into place failed (" +
                                       std::error_code(error, std::generic_category()).message() +
                                       "): the database is there, but a power cut may lose it",

@@ -5,6 +5,7 @@
 
 #include "src/util/error.h"
 #include "src/util/hash.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -62,7 +63,7 @@ std::vector<int> parse_params(const std::string& text) {
             used = 0;
         }
         if (item.empty() || used != item.size())
-            throw Error("parameter list '" + text + "': '" + item + "' is not an integer");
+            throw Error("parameter list " + single_quoted(text) + ": " + single_quoted(item) + " is not an integer");
         out.push_back(value);
         if (comma == std::string::npos) return out;
         start = comma + 1;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "db/embedded_migrations.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -83,20 +84,20 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
     // application_id with its first version). Taken as empty, it would be stamped and its
     // earlier migrations skipped.
     if (state.application_id == 0 && state.objects == 0 && state.version != 0)
-        throw NotATuningDatabaseError(db.path() + " is an SQLite database with user_version " + std::to_string(state.version) +
+        throw NotATuningDatabaseError(printable(db.path()) + " is an SQLite database with user_version " + std::to_string(state.version) +
                       " and nothing in it: not a tuning database; it was left untouched");
     if (state.application_id != kTuningDbApplicationId && !(state.application_id == 0 && state.objects == 0))
-        throw NotATuningDatabaseError(db.path() + " is an SQLite database, but not a tuning database (application_id " +
+        throw NotATuningDatabaseError(printable(db.path()) + " is an SQLite database, but not a tuning database (application_id " +
                       std::to_string(state.application_id) + ", " + std::to_string(state.objects) +
                       " schema objects); it was left untouched");
     // Our stamp and tables, yet no version: the migrations would make the tables again.
     if (state.application_id == kTuningDbApplicationId && state.version == 0 && state.objects > 0)
-        throw DbError(db.path() + " is a tuning database with schema version 0, though it holds " +
+        throw DbError(printable(db.path()) + " is a tuning database with schema version 0, though it holds " +
                       std::to_string(state.objects) + " schema objects: its version was reset outside sgemm or "
                       "damaged; it was left untouched");
     const int latest = latest_schema_version();
     if (state.version > latest)
-        throw DbError(db.path() + " has schema version " + std::to_string(state.version) +
+        throw DbError(printable(db.path()) + " has schema version " + std::to_string(state.version) +
                       ", newer than this build of sgemm reads (" + std::to_string(latest) +
                       "): it was written by a newer sgemm, which reads it");
     // An empty file (SQLite reads it as an empty database) is not an old tuning database.
@@ -105,20 +106,20 @@ void check(sqlite::Connection& db, const FileState& state, bool writable) {
         // new database's first commits until the writer checkpoints.
         std::error_code ec;
         if (std::filesystem::file_size(db.path() + "-wal", ec) > 0 && !ec)
-            throw DbError(db.path() + " holds no tuning database yet, but its -wal file holds commits that readers "
+            throw DbError(printable(db.path()) + " holds no tuning database yet, but its -wal file holds commits that readers "
                           "who may not write the file see once its writer checkpoints or ends (a tune still running?)");
-        throw EmptyDatabaseError(db.path() + " is empty, not a tuning database: a tune, an import or a merge writes one "
+        throw EmptyDatabaseError(printable(db.path()) + " is empty, not a tuning database: a tune, an import or a merge writes one "
                                  "there");
     }
     if (!writable && state.version < latest)
-        throw OlderSchemaError(db.path() + " has schema version " + std::to_string(state.version) + ", older than this "
+        throw OlderSchemaError(printable(db.path()) + " has schema version " + std::to_string(state.version) + ", older than this "
                                "build's " + std::to_string(latest));
     if (state.version == latest)
         if (const std::string missing = missing_from_schema(db); !missing.empty()) {
             // The objects were read after the version: a newer sgemm may have migrated the
             // file between the two, and is judged on the version it left.
             if (const FileState now = read_state(db); now.version != state.version) return check(db, now, writable);
-            throw DbError(db.path() + " has schema version " + std::to_string(latest) + ", but its " + missing +
+            throw DbError(printable(db.path()) + " has schema version " + std::to_string(latest) + ", but its " + missing +
                           ": the schema was changed outside sgemm or damaged; it was left untouched");
         }
 }
@@ -137,7 +138,7 @@ void use_wal(sqlite::Connection& db) {
             if (std::chrono::steady_clock::now() > deadline) throw;
         }
         if (std::chrono::steady_clock::now() > deadline)
-            throw DbLockTimeoutError(db.path() + ": cannot switch to WAL mode: another process keeps the file "
+            throw DbLockTimeoutError(printable(db.path()) + ": cannot switch to WAL mode: another process keeps the file "
                                                  "busy; try again when it is done");
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -208,7 +209,7 @@ void migrate(sqlite::Connection& db, int version) {
             // copied from another file). The transaction rolls back, so the file is as it
             // was. On a new file (version 0) the SQLite library is the cause: its words stand.
             if ((e.code & 0xff) != SQLITE_ERROR || current == 0) throw;
-            throw DbError(db.path() + " has schema version " + std::to_string(current) +
+            throw DbError(printable(db.path()) + " has schema version " + std::to_string(current) +
                               ", but upgrading it failed at migration " + m.name + " (" + e.reason +
                               "): its schema does not fit its version (changed outside sgemm, or damaged); it was "
                               "left untouched",

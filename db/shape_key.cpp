@@ -11,7 +11,7 @@ GemmPrecision parse_gemm_precision(const std::string& text) {
     const std::string name = chosen_word(text);  // FP32 and " fp32" as well, as --dtype takes FP16
     if (name == "fp32") return GemmPrecision::fp32;
     if (name == "tf32") return GemmPrecision::tf32;
-    throw Error("unknown precision '" + text + "' (expected fp32 or tf32)");
+    throw Error("unknown precision " + single_quoted(text) + " (expected fp32 or tf32)");
 }
 
 std::string to_string(GemmPrecision precision) { return precision == GemmPrecision::tf32 ? "tf32" : "fp32"; }
@@ -28,7 +28,7 @@ void parse_transposes(const std::string& given, ShapeKey& key) {
     const auto is = [](char c, char want) { return std::toupper(static_cast<unsigned char>(c)) == want; };
     const auto valid = [&](char c) { return is(c, 'N') || is(c, 'T'); };
     if (text.size() != 2 || !valid(text[0]) || !valid(text[1]))
-        throw Error("unknown transposes '" + text + "' (expected NN, NT, TN or TT)");
+        throw Error("unknown transposes " + single_quoted(text) + " (expected NN, NT, TN or TT)");
     key.trans_a = is(text[0], 'T');
     key.trans_b = is(text[1], 'T');
 }

@@ -5,6 +5,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "src/util/text.h"
+
 namespace sgemm::sqlite {
 
 // An absolute path follows an empty authority ("//"): written "file:" + path, a path that
@@ -220,7 +222,7 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
         const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
         sqlite3_close_v2(db_);
         db_ = nullptr;
-        throw DbError("cannot open " + path + ": " + message, rc);
+        throw DbError("cannot open " + printable(path) + ": " + message, rc);
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
@@ -268,7 +270,7 @@ void Connection::copy_unchanged_file() {
         back_up(Connection(path_, Access::Immutable, busy_timeout_));
         if (file_state(path_) == before) break;
         if (attempt == 5)
-            throw DbBusyError(path_ + " changed each time it was read: another process keeps writing it", SQLITE_BUSY);
+            throw DbBusyError(printable(path_) + " changed each time it was read: another process keeps writing it", SQLITE_BUSY);
     }
 }
 
@@ -299,7 +301,7 @@ void Connection::exec(const std::string& sql) {
 
 std::int64_t Connection::integer(const std::string& sql) {
     Query q = query(sql);
-    if (!q.step()) throw DbError(path_ + ": no row from: " + one_line(sql), SQLITE_ERROR, sql);
+    if (!q.step()) throw DbError(printable(path_) + ": no row from: " + one_line(sql), SQLITE_ERROR, sql);
     return q.integer(0);
 }
 
@@ -312,20 +314,20 @@ void Connection::fail(int rc, const std::string& sql) const {
         case SQLITE_LOCKED:
             // The other process is the problem, not the SQL: none in the message. How to wait
             // longer is the caller's to say (sgemm-db's --busy-timeout).
-            throw DbLockTimeoutError(path_ + ": the database is locked: another process held it for longer than the "
+            throw DbLockTimeoutError(printable(path_) + ": the database is locked: another process held it for longer than the "
                                              "busy timeout (" + std::to_string(busy_timeout_.count()) +
                                          " ms); try again when it is done",
                                      code, sql);
         case SQLITE_NOTADB:  // whatever ran, the file is the problem: no SQL in the message
-            throw DbError(path_ + " is not an SQLite database (" + message + ")", code, sql);
+            throw DbError(printable(path_) + " is not an SQLite database (" + message + ")", code, sql);
         case SQLITE_CORRUPT:  // as for NOTADB: the file is the problem, not the SQL
-            throw DbError(path_ + " is corrupt (" + message +
+            throw DbError(printable(path_) + " is corrupt (" + message +
                               "); nothing was changed: restore it from a copy, or move it aside",
                           code, sql);
         case SQLITE_READONLY:
-            throw DbError(path_ + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);
+            throw DbError(printable(path_) + " cannot be written (" + message + "): " + why_read_only(path_) + where, code, sql);
         case SQLITE_CANTOPEN:
-            throw DbError("cannot open " + path_ + " (" + message + ")" + where, code, sql);
+            throw DbError("cannot open " + printable(path_) + " (" + message + ")" + where, code, sql);
         case SQLITE_FULL:
         case SQLITE_IOERR: {
             // A full file system or a write's failure may be the room (a full disk, a limit on
@@ -333,10 +335,10 @@ void Connection::fail(int rc, const std::string& sql) const {
             const bool room_may_be_why = code == SQLITE_FULL || code == SQLITE_IOERR_WRITE ||
                                          code == SQLITE_IOERR_TRUNCATE || code == SQLITE_IOERR_SHMSIZE ||
                                          code == SQLITE_IOERR_FSYNC;
-            throw DbError(path_ + ": " + message + where + (room_may_be_why ? "; " + room_to_write(path_) : ""), code,
+            throw DbError(printable(path_) + ": " + message + where + (room_may_be_why ? "; " + room_to_write(path_) : ""), code,
                           sql, message);
         }
-        default: throw DbError(path_ + ": " + message + where, code, sql, message);
+        default: throw DbError(printable(path_) + ": " + message + where, code, sql, message);
     }
 }
 

@@ -42,7 +42,7 @@ ShapeKey read_shape(const sqlite::Query& q, int first) {
     // the calls of M = 8.
     for (int i = 0; i < 3; ++i)
         if (q.integer(first + i) > std::numeric_limits<int>::max())
-            throw DbError(q.database_path() + ": a row holds the size " + std::to_string(q.integer(first + i)) + ", past 2^31 - 1: "
+            throw DbError(printable(q.database_path()) + ": a row holds the size " + std::to_string(q.integer(first + i)) + ", past 2^31 - 1: "
                           "no tune writes one (was the file edited?); delete the row with sqlite3");
     ShapeKey s;
     s.M = static_cast<int>(q.integer(first));
@@ -65,7 +65,7 @@ KernelRef read_kernel(const sqlite::Query& q, int first) {
     } catch (const Error& e) {
         // Deleting the row would leave the winners, binaries and measurements that refer to
         // it dangling (the sqlite3 shell does not enforce foreign keys): put it back instead.
-        throw DbError(q.database_path() + ": a kernels row of family " + q.text(first) + " holds the " + e.what() +
+        throw DbError(printable(q.database_path()) + ": a kernels row of family " + q.text(first) + " holds the " + e.what() +
                       ": no tune writes one (was the file edited?); put it back as the tune wrote it, integers "
                       "separated by commas (sqlite3)");
     }
@@ -167,36 +167,36 @@ bool database_file_exists(const std::string& path) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (ec && status.type() != fs::file_type::not_found)
-        throw DbError("cannot reach " + path + ": " + ec.message() +
+        throw DbError("cannot reach " + printable(path) + ": " + ec.message() +
                           (ec == std::errc::permission_denied ? " (check the permissions of its folders)" : ""),
                       SQLITE_CANTOPEN);
-    if (fs::is_directory(status)) throw DbError(path + " is a folder, not a database file", SQLITE_CANTOPEN);
+    if (fs::is_directory(status)) throw DbError(printable(path) + " is a folder, not a database file", SQLITE_CANTOPEN);
     // A path through a file ("tuning.db/", "tuning.db/x.db") is not found either, but no tune
     // or import can make a database there, as the messages for a missing one would say.
     if (status.type() == fs::file_type::not_found)
         if (const fs::path file = file_on_the_way(path); !file.empty())
-            throw DbError("cannot reach " + path + ": " + file.string() + " is not a folder", SQLITE_CANTOPEN);
+            throw DbError("cannot reach " + printable(path) + ": " + printable(file.string()) + " is not a folder", SQLITE_CANTOPEN);
     // SQLite would wait for ever on a FIFO's writer.
     if (fs::exists(status) && !fs::is_regular_file(status))
-        throw DbError(path + " is not a regular file, so not a database file", SQLITE_CANTOPEN);
+        throw DbError(printable(path) + " is not a regular file, so not a database file", SQLITE_CANTOPEN);
     // SQLite would say only "unable to open database file".
     if (fs::exists(status) && ::access(path.c_str(), R_OK) != 0)
-        throw DbError("cannot read " + path + ": the file is not readable (check its permissions)", SQLITE_CANTOPEN);
+        throw DbError("cannot read " + printable(path) + ": the file is not readable (check its permissions)", SQLITE_CANTOPEN);
     return fs::exists(status);
 }
 
 DbError unwritable_folder(const std::string& path, const fs::path& folder) {
-    return DbError("cannot write " + path + ": its folder " + folder.string() +
+    return DbError("cannot write " + printable(path) + ": its folder " + printable(folder.string()) +
                        " is not writable, and SQLite keeps its -wal and -shm files beside the database",
                    SQLITE_READONLY);
 }
 
 DbError not_a_folder(const std::string& path, const fs::path& folder) {
-    return DbError("cannot write " + path + ": " + folder.string() + " is not a folder", SQLITE_CANTOPEN);
+    return DbError("cannot write " + printable(path) + ": " + printable(folder.string()) + " is not a folder", SQLITE_CANTOPEN);
 }
 
 DbError read_only_file(const std::string& path) {
-    return DbError("cannot write " + path + ": the file is read-only (check its permissions)", SQLITE_READONLY);
+    return DbError("cannot write " + printable(path) + ": the file is read-only (check its permissions)", SQLITE_READONLY);
 }
 
 // Makes the folder of `path`, a database to write, where it is missing (the default path's);
@@ -207,7 +207,7 @@ void make_folder_to_write(const std::string& path) {
     const fs::path folder = sqlite::folder_of(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (!fs::exists(folder, ec) && !fs::create_directories(folder, ec))
-        throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " + ec.message(),
+        throw DbError("cannot create the folder " + printable(folder.string()) + " for " + printable(path) + ": " + ec.message(),
                       SQLITE_CANTOPEN);
     if (!fs::is_directory(folder, ec)) throw not_a_folder(path, folder);
     if (!folder_writable && ::access(folder.c_str(), W_OK) != 0) throw unwritable_folder(path, folder);
@@ -228,7 +228,7 @@ OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::mill
     const bool exists = database_file_exists(path);
     const bool folder_writable = ::access(folder.c_str(), W_OK) == 0;
     if (!exists)
-        throw DbError("no tuning database at " + path + ": a tune, an import or a merge writes one there",
+        throw DbError("no tuning database at " + printable(path) + ": a tune, an import or a merge writes one there",
                       SQLITE_CANTOPEN);
     // A reader that may not write the file must not leave -wal and -shm files of its own
     // beside it: SQLite gives them the file's permissions but this user as owner, and they
@@ -259,7 +259,7 @@ OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::mill
         // the database, and no writer can be adding any on that disk: read it as immutable.
         if (!folder_writable || (e.code & 0xff) != SQLITE_IOERR) throw;
         if (fs::file_size(path + "-wal", ec) > 0 && !ec)
-            throw DbError("cannot read " + path + ": SQLite must create its -shm file beside it to read the "
+            throw DbError("cannot read " + printable(path) + ": SQLite must create its -shm file beside it to read the "
                               "commits in its -wal file, and writing there fails (is the disk full?): " +
                               e.what(),
                           e.code);
@@ -324,14 +324,14 @@ int check_writable_database(const std::string& path, std::chrono::milliseconds b
     if (!fs::is_directory(existing, ec)) throw not_a_folder(path, existing);
     if (::access(existing.c_str(), W_OK) != 0) {
         if (existing == absolute_folder) throw unwritable_folder(path, folder);
-        throw DbError("cannot create the folder " + folder.string() + " for " + path + ": " +
+        throw DbError("cannot create the folder " + printable(folder.string()) + " for " + printable(path) + ": " +
                           std::error_code(errno, std::generic_category()).message(),
                       SQLITE_CANTOPEN);
     }
     if (!exists) return 0;
     if (::access(path.c_str(), W_OK) != 0) throw read_only_file(path);
     const std::string companion = sqlite::unwritable_companion(path);
-    if (!companion.empty()) throw DbError("cannot write " + path + ": " + companion, SQLITE_READONLY);
+    if (!companion.empty()) throw DbError("cannot write " + printable(path) + ": " + companion, SQLITE_READONLY);
     // Read in place, as a reader who may write the file and its folder does: with the commits
     // still in its -wal file, and no copy of a file that may hold hundreds of MB of binaries.
     sqlite::Connection reader(path, sqlite::Access::QueryOnly, busy_timeout);
@@ -417,11 +417,11 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     std::string listed;
     for (const DeviceRow& row : device_rows())
         if (matches.empty() || std::find(matches.begin(), matches.end(), row.stored_id) != matches.end())
-            listed += "\n  " + row.stored_id + "  " + row.fields.describe();
+            listed += "\n  " + row.stored_id + "  " + printable(row.fields.describe());
     if (listed.empty()) listed = " none";
-    throw UnknownDeviceError("'" + id_or_prefix + "' " +
-                             (matches.empty() ? "names no device in " + path() + "; its devices:"
-                                              : "names several devices in " + path() + ":") +
+    throw UnknownDeviceError(single_quoted(id_or_prefix) + " " +
+                             (matches.empty() ? "names no device in " + printable(path()) + "; its devices:"
+                                              : "names several devices in " + printable(path()) + ":") +
                              listed);
 }
 

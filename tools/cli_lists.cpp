@@ -24,7 +24,7 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
         } catch (const std::out_of_range&) {
             // Sizes and batches are GEMM dimensions, which the tools and cuBLAS take as 32-bit.
             if (item[0] != '-')
-                throw boost::program_options::error(std::string("--") + option + ": " + item + " is past " +
+                throw boost::program_options::error(std::string("--") + option + ": " + printable(item) + " is past " +
                                                     std::to_string(std::numeric_limits<int>::max()) +
                                                     ": the tools take 32-bit integers");
             used = 0;
@@ -32,14 +32,14 @@ std::vector<int> parse_int_list(const std::string& text, const char* option, int
             used = 0;
         }
         if (used != item.size() || item.empty() || v < min_value)
-            throw boost::program_options::error(std::string("--") + option + ": '" + item + "' is not " +
+            throw boost::program_options::error(std::string("--") + option + ": " + single_quoted(item) + " is not " +
                                                 (min_value == 1 ? "a positive integer" : "an integer of at least " + std::to_string(min_value)));
         out.push_back(v);
     }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
     // getline gives no empty last item: "1024," would pass as "1024" where "1024,,2048" fails.
     if (trim(text).back() == ',')
-        throw boost::program_options::error(std::string("--") + option + ": '" + text + "' ends with a comma");
+        throw boost::program_options::error(std::string("--") + option + ": " + single_quoted(text) + " ends with a comma");
     return out;
 }
 
@@ -65,14 +65,14 @@ std::vector<std::string> parse_name_list(const std::string& text, const char* op
             continue;
         }
         if (std::find(out.begin(), out.end(), item) != out.end())
-            throw boost::program_options::error(std::string("--") + option + ": " + item + " is given twice");
+            throw boost::program_options::error(std::string("--") + option + ": " + printable(item) + " is given twice");
         out.push_back(item);
     }
     if (out.empty()) throw boost::program_options::error(std::string("--") + option + " names nothing");
     // As in the lists of numbers: a doubled or stray comma is more likely a name left out
     // than nothing.
     if (empty_item)
-        throw boost::program_options::error(std::string("--") + option + ": '" + text + "' has an empty name");
+        throw boost::program_options::error(std::string("--") + option + ": " + single_quoted(text) + " has an empty name");
     return out;
 }
 

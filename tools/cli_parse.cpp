@@ -141,8 +141,8 @@ bool parse_or_print_help(int argc, char** argv, const po::options_description& o
     }
     po::notify(vm);
     if (vm.count(stray))
-        throw po::error("unexpected argument '" + vm[stray].as<std::vector<std::string>>().front() +
-                        "': every argument is an --option or its value");
+        throw po::error("unexpected argument " + single_quoted(vm[stray].as<std::vector<std::string>>().front()) +
+                        ": every argument is an --option or its value");
     return true;
 }
 

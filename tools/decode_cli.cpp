@@ -51,7 +51,7 @@ ModelConfig model_from_options(const po::variables_map& vm, const char* tool) {
         if (vm.count("model")) throw po::error("--gated-mlp goes with --config: a built-in model knows its MLP");
         const std::string answer = chosen_word(vm["gated-mlp"].as<std::string>());
         if (answer != "yes" && answer != "no")
-            throw po::error("--gated-mlp is yes or no, not '" + vm["gated-mlp"].as<std::string>() + "'");
+            throw po::error("--gated-mlp is yes or no, not " + single_quoted(vm["gated-mlp"].as<std::string>()));
         gated_mlp = answer == "yes";
     }
     if (vm.count("model")) return find_builtin_model(vm["model"].as<std::string>());

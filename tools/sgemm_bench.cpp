@@ -40,6 +40,9 @@ namespace {
 // --iters' ceiling: every timed run holds two CUDA events until all are read back, and a count
 // near INT_MAX would ask for billions of them before the first result.
 constexpr int kMostTimedRuns = 100000;
+// --warmup's, the same: the warm-ups stop at --max-seconds, but a count of billions of fast
+// runs would be hours of launches under an infinite one.
+constexpr int kMostWarmUpRuns = 100000;
 
 struct Shape {
     int m, n, k;
@@ -270,6 +273,8 @@ int main(int argc, char** argv) {
         "Options");
     const std::string iters_help =
         "timed runs per kernel (median reported), at most " + std::to_string(kMostTimedRuns);
+    const std::string warmup_help = "untimed runs before timing, at most " + std::to_string(kMostWarmUpRuns) +
+                                    "; they stop early once they have used --max-seconds";
     opts.add_options()("help,h", "show this help")
         ("size", po::value<int>(), "one square problem M = N = K = SIZE")
         ("sizes", po::value<std::string>(), "a sweep of square sizes, comma-separated")
@@ -277,10 +282,10 @@ int main(int argc, char** argv) {
         ("n", po::value<int>(), "columns of B and C")
         ("k", po::value<int>(), "the reduction dimension")
         ("iters", po::value<int>()->default_value(50), iters_help.c_str())
-        ("warmup", po::value<int>()->default_value(3), "untimed runs before timing")
+        ("warmup", po::value<int>()->default_value(3), warmup_help.c_str())
         ("max-seconds", po::value<double>()->default_value(10.0),
-         "time budget per kernel and shape; slow kernels get fewer runs (at least 3, or --iters if fewer), "
-         "judged by the last warm-up run (none with --warmup 0)")
+         "time budget per kernel and shape, warm-up runs included; slow kernels get fewer runs (at least 3, or "
+         "--iters if fewer), judged by the last warm-up run (none with --warmup 0)")
         ("kernels", po::value<std::string>(), "comma-separated families to run at their defaults (default: the five "
          "ladder rungs; --kernels naive with --config runs little besides the configs)")
         ("trans", po::value<std::string>()->default_value("NN"),
@@ -340,7 +345,9 @@ int main(int argc, char** argv) {
         if (plan.iters < 1 || plan.iters > kMostTimedRuns)
             throw po::error("--iters must be from 1 to " + std::to_string(kMostTimedRuns) + ", not " +
                             std::to_string(plan.iters));
-        if (plan.warmup < 0) throw po::error("--warmup must be at least 0, not " + std::to_string(plan.warmup));
+        if (plan.warmup < 0 || plan.warmup > kMostWarmUpRuns)
+            throw po::error("--warmup must be from 0 to " + std::to_string(kMostWarmUpRuns) + ", not " +
+                            std::to_string(plan.warmup));
         if (!(plan.max_seconds > 0))  // inf is allowed: every kernel gets its --iters runs
             throw po::error("--max-seconds must be a positive number of seconds (inf: no limit)");
         device_ordinal = vm["device"].as<int>();
@@ -385,7 +392,7 @@ int main(int argc, char** argv) {
                     if (trim(text.substr(eq + 1)).empty()) throw Error("no values after '=': " + config_form(family));
                     // Its messages start "--config 'TEXT'": the one word that names the option.
                     const ParamValues values =
-                        parse_int_list(text.substr(eq + 1), ("config '" + text + "'").c_str(), 0);  // flags may be 0
+                        parse_int_list(text.substr(eq + 1), ("config " + single_quoted(text)).c_str(), 0);  // flags may be 0
                     if (values.size() != family.params.size())
                         throw Error(std::to_string(values.size()) + " values for " + std::to_string(family.params.size()) +
                                     " parameters: " + config_form(family));
@@ -400,7 +407,7 @@ int main(int argc, char** argv) {
                 } catch (const po::error&) {
                     throw;
                 } catch (const std::exception& e) {
-                    throw po::error("--config '" + text + "': " + e.what());
+                    throw po::error("--config " + single_quoted(text) + ": " + e.what());
                 }
             }
         timeline = vm["timeline"].as<bool>();

@@ -1005,7 +1005,7 @@ int main(int argc, char** argv) {
         const std::string name = ctx.vm[command_word].as<std::string>();
         for (const Command& c : commands())
             if (name == c.name) command = &c;
-        if (!command) throw UsageError("unknown command '" + name + "'");
+        if (!command) throw UsageError("unknown command " + single_quoted(name));
         if (ctx.vm.count(argument_words)) ctx.args = ctx.vm[argument_words].as<std::vector<std::string>>();
         if (ctx.args.size() != command->args)
             throw UsageError("usage: sgemm-db " + command->usage());

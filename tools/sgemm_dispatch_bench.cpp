@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
         }
         const std::string fallback = chosen_word(vm["fallback"].as<std::string>());
         if (fallback != "cublas" && fallback != "builtin" && fallback != "error")
-            throw po::error("--fallback is cublas, builtin or error, not '" + vm["fallback"].as<std::string>() + "'");
+            throw po::error("--fallback is cublas, builtin or error, not " + single_quoted(vm["fallback"].as<std::string>()));
         options.fallback = fallback == "cublas"    ? SGEMM_DISPATCH_FALLBACK_CUBLAS
                            : fallback == "builtin" ? SGEMM_DISPATCH_FALLBACK_BUILTIN
                                                    : SGEMM_DISPATCH_FALLBACK_ERROR;

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
         }
         const std::string weights = chosen_word(vm["weights"].as<std::string>());
         if (weights != "in-out" && weights != "out-in")
-            throw po::error("--weights is in-out or out-in, not '" + vm["weights"].as<std::string>() + "'");
+            throw po::error("--weights is in-out or out-in, not " + single_quoted(vm["weights"].as<std::string>()));
         layout = weights == "out-in" ? WeightLayout::out_in : WeightLayout::in_out;
         const std::vector<long> batches = batches_from_options(vm);
         // Checked before the config is read: a user typing it at a terminal types it once.

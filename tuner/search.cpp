@@ -17,7 +17,7 @@ Strategy parse_strategy(const std::string& text) {
     if (name == "model") return Strategy::Model;
     if (name == "exhaustive") return Strategy::Exhaustive;
     if (name == "random") return Strategy::Random;
-    throw Error("unknown search strategy '" + text + "': choose model, exhaustive or random");
+    throw Error("unknown search strategy " + single_quoted(text) + ": choose model, exhaustive or random");
 }
 
 std::string to_string(Strategy strategy) {

@@ -64,7 +64,7 @@ int parse_dimension(const std::string& text, const char* column, const std::stri
 bool parse_trans(const std::string& text, const char* column, const std::string& file, int line) {
     if (text.empty() || text == "N" || text == "n") return false;
     if (text == "T" || text == "t") return true;
-    fail(file, line, std::string(column) + " must be N or T, not '" + text + "'");
+    fail(file, line, std::string(column) + " must be N or T, not " + single_quoted(text));
 }
 
 }  // namespace
@@ -97,8 +97,8 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (name.empty())
             fail(file, header.line, "column " + std::to_string(i + 1) + " of the header has no name (a comma too many?)");
         if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end())
-            fail(file, header.line, "unknown column '" + name + "'; the columns are M,N,K,transA,transB,precision,weight,name,align");
-        if (!at.emplace(name, i).second) fail(file, header.line, "column '" + name + "' appears twice");
+            fail(file, header.line, "unknown column " + single_quoted(name) + "; the columns are M,N,K,transA,transB,precision,weight,name,align");
+        if (!at.emplace(name, i).second) fail(file, header.line, "column " + single_quoted(name) + " appears twice");
     }
     for (const char* required : {"M", "N", "K"})
         if (!at.count(required)) fail(file, header.line, std::string("the header has no column ") + required);
@@ -137,7 +137,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         // other text are refused alike, here, not when the tuner reaches the row (a run must
         // not fail halfway).
         if (!field("precision").empty() && !is_fp32(field("precision")))
-            fail(file, rec.line, "precision '" + field("precision") + "' is not tuned: only fp32 shapes are, so far");
+            fail(file, rec.line, "precision " + single_quoted(field("precision")) + " is not tuned: only fp32 shapes are, so far");
         if (!field("weight").empty()) {
             const std::string w = field("weight");
             // strtod, not stod: stod refuses a positive weight too small for a normal double
@@ -156,7 +156,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                                   : row.weight == 0   ? " (it is below the smallest a double holds, about 4.9e-324)"
                                   : std::isinf(row.weight) ? " (it is above the largest a double holds, about 1.8e308)"
                                                            : "";
-                fail(file, rec.line, "weight '" + w + "' must be a positive number" + why);
+                fail(file, rec.line, "weight " + single_quoted(w) + " must be a positive number" + why);
             }
         }
         row.name = field("name");
@@ -170,7 +170,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         row.key.alignment = packed_alignment(row.key);
         if (const std::string align = field("align"); !align.empty()) {
             if (align != "16" && align != "8" && align != "4")
-                fail(file, rec.line, "align '" + align + "' must be 16, 8 or 4 (bytes), or empty for tightly packed "
+                fail(file, rec.line, "align " + single_quoted(align) + " must be 16, 8 or 4 (bytes), or empty for tightly packed "
                                      "operands");
             row.key.alignment = std::stoi(align);
         }

@@ -67,14 +67,23 @@ AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, do
 
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       CacheFlusher& flusher, cudaStream_t stream) {
-    double first_ms = 0.0;
-    for (int i = 0; i < plan.warmup; ++i) first_ms = time_one_run(launch, flusher, stream);
+    // The warm-up runs spend the budget too, so a large warm-up count on a slow kernel cannot
+    // run for hours: they stop once they have used it, after the first (whose time judges
+    // the timed runs).
+    const double budget_ms = plan.max_seconds * 1e3;
+    double first_ms = 0.0, warm_ms = 0.0;
+    for (int i = 0; i < plan.warmup && (i == 0 || warm_ms < budget_ms); ++i) {
+        first_ms = time_one_run(launch, flusher, stream);
+        warm_ms += first_ms;
+    }
 
-    // Slow kernels (the naive rung at 8192) get fewer runs: never fewer than 3, nor more than
-    // asked for. Without a warm-up there is no time to judge them by, so all are made.
+    // Slow kernels (the naive rung at 8192) get fewer runs, as many as the budget's rest
+    // holds: never fewer than 3, nor more than asked for. Without a warm-up there is no time
+    // to judge them by, so all are made.
+    const double left_ms = std::max(0.0, budget_ms - warm_ms);
     int runs = plan.iters;
-    if (plan.warmup > 0 && first_ms * plan.iters > plan.max_seconds * 1e3)
-        runs = std::min(plan.iters, std::max(3, static_cast<int>(plan.max_seconds * 1e3 / std::max(first_ms, 1e-3))));
+    if (plan.warmup > 0 && first_ms * plan.iters > left_ms)
+        runs = std::min(plan.iters, std::max(3, static_cast<int>(left_ms / std::max(first_ms, 1e-3))));
 
     // All runs are enqueued before any is read back, so host work never gaps the device.
     std::vector<Event> starts(runs), stops(runs);

@@ -34,9 +34,11 @@ struct TimingStats {
 };
 
 struct TimingPlan {
-    int warmup = 3;             // untimed runs first; the last one's time judges max_seconds
+    int warmup = 3;             // untimed runs first, fewer once they use max_seconds; the last one's time
+                                // judges how many timed runs the rest of max_seconds holds
     int iters = 50;             // timed runs wanted
-    double max_seconds = 10.0;  // fewer runs (at least 3, at most iters) when a run is this slow
+    double max_seconds = 10.0;  // the budget, warm-ups included: fewer timed runs (at least 3, at most
+                                // iters) when they would pass it
 };
 
 // Times `launch` (which enqueues one GEMM on the stream) per the plan.

@@ -10,6 +10,7 @@
 #include "src/dispatch/last_error.h"
 #include "src/families/registry.h"
 #include "src/records/kernel_records.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 namespace {
@@ -395,7 +396,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
                       std::to_string(f.second_geometry(d.kernel.params, key.M, key.N, key.K, sms, key.alignment).grid.x) +
                       " blocks that sums the " + std::to_string(g.grid.y) + " slices";
     }
-    std::string database = db_path_ + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
+    std::string database = printable(db_path_) + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
     if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";
     for (const SkippedWinner& s : catalog_.skipped) database += "\n          skipped " + s.describe();
     for (const DeterministicStandIn& s : catalog_.stand_ins) database += "\n          " + s.describe();

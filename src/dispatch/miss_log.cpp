@@ -17,6 +17,7 @@
 #include "db/publish.h"
 #include "db/store.h"
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -88,7 +89,7 @@ FileIdentity file_identity(const std::string& path) {
         return file;
     }
     struct stat st {};
-    if (stat(path.c_str(), &st) != 0) throw Error("cannot read the identity (device, inode) of " + path);
+    if (stat(path.c_str(), &st) != 0) throw Error("cannot read the identity (device, inode) of " + printable(path));
     file.device = st.st_dev;
     file.inode = st.st_ino;
     return file;
@@ -114,7 +115,7 @@ MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint 
       device_(std::move(device)),
       interval_(interval),
       missing_(missing),
-      out_of_memory_error_("writing misses to " + db_path_ + ": out of memory") {
+      out_of_memory_error_("writing misses to " + printable(db_path_) + ": out of memory") {
     try {
         thread_ = std::thread([this] { run(); });
     } catch (const std::system_error& e) {
@@ -176,7 +177,7 @@ std::int64_t MissLog::flush() noexcept {
         }
     } catch (const std::exception& e) {
         try {
-            error = std::string("writing misses to ") + db_path_ + ": " + e.what();
+            error = "writing misses to " + printable(db_path_) + ": " + e.what();
         } catch (...) {
             // Not a message made here: that allocates, and a throw in this noexcept call would
             // end the process. last_error() gives the one made at construction.

@@ -5,6 +5,7 @@
 #include "src/families/ladder_families.h"
 #include "src/families/warptile_family.h"
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -24,7 +25,7 @@ const Family& find_family(const std::string& name) {
         if (f.name == name) return f;
         known += (known.empty() ? "" : ", ") + f.name;
     }
-    throw Error("unknown kernel family '" + name + "'; known families: " + known);
+    throw Error("unknown kernel family " + single_quoted(name) + "; known families: " + known);
 }
 
 }  // namespace sgemm

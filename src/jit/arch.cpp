@@ -20,7 +20,7 @@ Arch parse_arch(const std::string& text) {
     bool ok = digits.size() >= 2 && digits.size() <= 3;
     for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
     if (!ok)
-        throw Error("invalid architecture '" + text + "': expected sm_XY, XY or X.Y, e.g. sm_90");
+        throw Error("invalid architecture " + single_quoted(text) + ": expected sm_XY, XY or X.Y, e.g. sm_90");
     const Arch arch{std::stoi(digits)};
     if (const std::string why = unsupported_arch_reason(arch); !why.empty()) throw Error(why);
     return arch;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/util/error.h"
+#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -31,7 +32,7 @@ inline int parse_gemm_size(const std::string& text, const std::string& name) {
     if ((!v && digits && text[0] == '-') || (v && *v < 1)) throw Error(name + " must be at least 1, not " + text);
     if ((!v && digits) || (v && *v > 2147483647LL))
         throw Error(name + " " + text + " is more than 2147483647, the largest size");
-    if (!v) throw Error(name + " '" + text + "' is not a whole number");
+    if (!v) throw Error(name + " " + single_quoted(text) + " is not a whole number");
     return static_cast<int>(*v);
 }
 

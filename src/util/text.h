@@ -51,6 +51,11 @@ inline std::string printable(const std::string& text) {
     return out;
 }
 
+// `value`, a thing typed or read from a file, as a message quotes it: in single quotes and
+// printable, so a newline in it shows as \x0a and cannot start a line of its own in a message
+// that the tools print line by line (printable_lines).
+inline std::string single_quoted(const std::string& value) { return "'" + printable(value) + "'"; }
+
 // printable, line by line: a message of several lines keeps its line breaks.
 inline std::string printable_lines(const std::string& text) {
     std::string out;

@@ -31,6 +31,11 @@ for iters in 0 100001 2147483647; do
   err=$("$bench" --size 64 --iters $iters 2>&1 >/dev/null); rc=$?
   [ $rc -eq 1 ] && grep -qF -- "--iters must be from 1 to 100000, not $iters" <<<"$err" || fail "--iters $iters: $rc $err"
 done
+# So is a warm-up count of billions (hours of fast launches under --max-seconds inf).
+for warmup in -1 100001 2147483647; do
+  err=$("$bench" --size 64 --warmup $warmup 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 1 ] && grep -qF -- "--warmup must be from 0 to 100000, not $warmup" <<<"$err" || fail "--warmup $warmup: $rc $err"
+done
 err=$("$bench" --size 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--size 0 exited $rc, expected 1"
 grep -q "at least 1" <<<"$err" || fail "--size 0 message: $err"
@@ -69,6 +74,10 @@ err=$("$bench" --size 64 --m 3 2>&1 >/dev/null); rc=$?
 err=$("$bench" --size 64 --kernels naive,bogus 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "an unknown kernel exited $rc, expected 1"
 grep -q "unknown kernel family 'bogus'" <<<"$err" || fail "unknown kernel message: $err"
+# A name quoted in a message is escaped: a newline in it is \x0a, not a line of its own.
+err=$("$bench" --size 64 --kernels $'naive\nbogus' 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "unknown kernel family 'naive\x0abogus'" <<<"$err" && ! grep -q '^bogus' <<<"$err" ||
+  fail "a kernel name with a newline: $rc $err"
 
 err=$("$bench" --size 64 --trans XN 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--trans XN exited $rc, expected 1"

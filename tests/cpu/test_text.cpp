@@ -19,6 +19,14 @@ TEST(Printable, EscapesControlCharactersAndBytesThatAreNotUtf8) {
         << "U+00A0, past the C1 block, stays";
 }
 
+TEST(SingleQuoted, QuotesAValueSoItsLineBreaksCannotSplitAMessage) {
+    EXPECT_EQ(single_quoted("fp\n16"), "'fp\\x0a16'");
+    EXPECT_EQ(printable_lines("precision " + single_quoted("fp\n16") + " is not tuned").find('\n'), std::string::npos)
+        << "a message printed line by line stays one line";
+    EXPECT_EQ(single_quoted(""), "''");
+    EXPECT_EQ(single_quoted("caf\xc3\xa9"), "'caf\xc3\xa9'");
+}
+
 TEST(Printable, AControlCharacterIsNotABadByte) {
     EXPECT_TRUE(has_control_character("a\tb"));
     EXPECT_TRUE(has_control_character("a\x7f"));

@@ -918,6 +918,10 @@ for command in stats verify upgrade "show 3 3 3"; do
   grep -qF 'line\x0abreak.db' <<<"$out$err" || fail "$command does not name the path escaped: $out $err"
   ! grep -q '^break\.db' <<<"$out$err" || fail "$command split the path over two lines: $out $err"
 done
+# A missing database's path, and a command's name, are escaped in the messages that name them.
+run 2 --db "$dir/no"$'\n'"such.db" list; has "$err" 'no tuning database at '"$dir"'/no\x0asuch.db:'
+! grep -q '^such\.db' <<<"$err" || fail "the missing path split over two lines: $err"
+run 1 --db "$dir/ours.db" $'li\nst'; has "$err" "unknown command 'li\x0ast'"
 # verify finds every description edited so, cuBLAS's too.
 cp "$dir/ours.db" "$dir/described.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET description = description || char(7)\"); c.commit()" "$dir/described.db"

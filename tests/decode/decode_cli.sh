@@ -247,6 +247,7 @@ out=$("$roofline" ' Llama-3-8B' --dtype ' FP16 ' --batch 1) || fail "' Llama-3-8
 grep -qF "llama-3-8b on H200: fp16 weights" <<<"$out" || fail "' FP16 ' did not read as fp16: $out"
 out=$("$shapes" llama-3-8b --weights ' Out-In' --batch 1) || fail "--weights ' Out-In' was refused"
 grep -q "^1,.*,N,T," <<<"$out" || fail "--weights ' Out-In' did not give NT rows: $out"
+expect_user_error "--weights is in-out or out-in, not 'in\x0aout'" "$shapes" llama-3-8b --weights $'in\nout'
 expect_user_error "--batch: '1,' ends with a comma" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 

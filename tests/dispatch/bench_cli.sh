@@ -39,6 +39,9 @@ err=$("$bench" --db "$tmp/x.db" --without-database --trans ' nt' --fallback ' Bu
 err=$("$bench" --db "$tmp/x.db" --fallback maybe 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--fallback maybe exited $rc, expected 1"
 grep -q "cublas, builtin or error" <<<"$err" || fail "--fallback message: $err"
+# The value the message quotes is escaped: a newline typed into it is \x0a, not a second line.
+err=$("$bench" --db "$tmp/x.db" --fallback $'may\nbe' 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "not 'may\x0abe'" <<<"$err" && ! grep -q '^be' <<<"$err" || fail "--fallback with a newline: $rc $err"
 
 # Arguments checked before any work: a stray word, a --json file that cannot be written.
 err=$("$bench" --db "$tmp/x.db" extra 2>&1 >/dev/null); rc=$?

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "src/cuda/check.h"
@@ -75,7 +77,7 @@ TEST(TimeRuns, MakesTheWarmUpsAndAtMostTheRunsThePlanAsksFor) {
         double max_seconds;
         int launches, runs;
     };
-    for (const Case c : {Case{2, 1, 1e-9, 3, 1}, Case{0, 4, 1e-9, 4, 4}, Case{1, 5, 10.0, 6, 5}}) {
+    for (const Case c : {Case{2, 1, 10.0, 3, 1}, Case{0, 4, 1e-9, 4, 4}, Case{1, 5, 10.0, 6, 5}}) {
         launches = 0;
         TimingPlan plan;
         plan.warmup = c.warmup, plan.iters = c.iters, plan.max_seconds = c.max_seconds;
@@ -83,4 +85,25 @@ TEST(TimeRuns, MakesTheWarmUpsAndAtMostTheRunsThePlanAsksFor) {
         EXPECT_EQ(launches, c.launches) << "warmup " << c.warmup << ", iters " << c.iters;
         EXPECT_EQ(stats.runs, c.runs) << "warmup " << c.warmup << ", iters " << c.iters;
     }
+}
+
+// The warm-ups spend --max-seconds too: a warm-up count of a thousand on a 20 ms run stops once
+// the 100 ms budget is used (5 runs), and the timed runs then get their floor of 3, not 50.
+TEST(TimeRuns, WarmUpsStopOnceTheyHaveUsedTheBudget) {
+    SGEMM_REQUIRE_GPU(gpu);
+    CacheFlusher flusher(gpu->device);
+    int launches = 0;
+    // A host function holds the stream for 20 ms between the events, as a slow kernel would.
+    const auto launch = [&](cudaStream_t s) {
+        ++launches;
+        SGEMM_CUDA_CHECK(cudaLaunchHostFunc(
+            s, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }, nullptr));
+    };
+    TimingPlan plan;
+    plan.warmup = 1000, plan.iters = 50, plan.max_seconds = 0.1;
+    const TimingStats stats = time_runs(launch, plan, flusher, gpu->stream.get());
+    EXPECT_EQ(stats.runs, 3);
+    EXPECT_GE(stats.median_ms, 19.0) << "the events did not time the host function";
+    EXPECT_GE(launches - stats.runs, 1);
+    EXPECT_LE(launches - stats.runs, 5) << "warm-ups went on past the budget";
 }

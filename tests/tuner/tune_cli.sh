@@ -140,6 +140,11 @@ printf 'M,N,K\n8,x,64\n' > "$dir/red"$'\e'"[31m.csv"
 err=$("$tune" --shapes "$dir/red"$'\e'"[31m.csv" --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF 'red\x1b[31m.csv:2:' <<<"$err" && ! grep -q $'\e' <<<"$err" ||
   fail "a control character in the shapes path: $rc $(printf '%q' "$err")"
+# So does a field's newline (a quoted CSV field may hold one) in the message that quotes it.
+printf 'M,N,K,transA,transB,precision\n8,64,64,N,N,"fp\n16"\n' > "$dir/newline_field.csv"
+err=$("$tune" --shapes "$dir/newline_field.csv" --dry-run 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "newline_field.csv:2: precision 'fp\x0a16' is not tuned" <<<"$err" && ! grep -q '^16' <<<"$err" ||
+  fail "a newline in a quoted field: $rc $err"
 
 # So do a shape name's bytes that are not UTF-8 (a Latin-1 CSV's "café"), in the dry run's
 # line as in the rest of its output.

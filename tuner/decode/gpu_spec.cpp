@@ -61,7 +61,7 @@ GpuSpec find_builtin_gpu(const std::string& name) {
         if (squeeze(gpu.name) == squeeze(name)) return gpu;
         names += (names.empty() ? "" : ", ") + gpu.name;
     }
-    throw Error("unknown GPU '" + name + "': built-in GPUs are " + names + " (or give a JSON file: a .json name, or a path with a /)");
+    throw Error("unknown GPU " + single_quoted(name) + ": built-in GPUs are " + names + " (or give a JSON file: a .json name, or a path with a /)");
 }
 
 namespace {

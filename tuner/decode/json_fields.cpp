@@ -169,7 +169,7 @@ std::optional<double> JsonFields::optional_positive_number(const std::string& ke
 }
 
 void JsonFields::fail(const std::string& key, const std::string& problem) const {
-    throw Error(source_ + ": field '" + key + "' " + problem);
+    throw Error(source_ + ": field " + single_quoted(key) + " " + problem);
 }
 
 }  // namespace sgemm

@@ -91,7 +91,7 @@ const TypeNamedOtherwise kTypesNamedOtherwise[] = {
 void refuse_types_named_otherwise(const JsonFields& typed, const std::string& model_type) {
     for (const TypeNamedOtherwise& t : kTypesNamedOtherwise)
         if (model_type == t.type)
-            typed.fail("model_type", "'" + model_type + "' is not read by this tool: its config " + t.how +
+            typed.fail("model_type", single_quoted(model_type) + " is not read by this tool: its config " + t.how +
                                          ", fields it does not read");
 }
 
@@ -243,7 +243,7 @@ ModelConfig find_builtin_model(const std::string& name) {
         if (m.name == wanted) return m;
         names += (names.empty() ? "" : ", ") + m.name;
     }
-    throw Error("unknown model '" + name + "': built-in models are " + names + " (or give --config FILE)");
+    throw Error("unknown model " + single_quoted(name) + ": built-in models are " + names + " (or give --config FILE)");
 }
 
 ModelConfig load_model_config(const std::string& path, std::optional<bool> gated_mlp) {

@@ -11,7 +11,7 @@ Precision parse_precision(const std::string& text) {
     if (name == "fp16") return Precision::fp16;
     if (name == "bf16") return Precision::bf16;
     if (name == "int8") return Precision::int8;
-    throw Error("unknown dtype '" + text + "': expected fp32, fp16, bf16 or int8");
+    throw Error("unknown dtype " + single_quoted(text) + ": expected fp32, fp16, bf16 or int8");
 }
 
 std::string to_string(Precision precision) {
