@@ -38,11 +38,11 @@ std::string read_csv_text(std::istream& in, const std::string& source, std::size
     char chunk[1 << 16];
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
         if (text.size() + static_cast<std::size_t>(in.gcount()) > max_bytes)
-            throw Error(source + ": larger than " + std::to_string(max_bytes) + " bytes, more than a CSV of this "
+            throw Error(printable(source) + ": larger than " + std::to_string(max_bytes) + " bytes, more than a CSV of this "
                                  "project holds");
         text.append(chunk, static_cast<std::size_t>(in.gcount()));
     }
-    if (in.bad()) throw Error(source + ": cannot be read to its end");
+    if (in.bad()) throw Error(printable(source) + ": cannot be read to its end");
     return text;
 }
 
@@ -86,12 +86,12 @@ std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, Cs
     int line = 1;
     std::size_t i = 0;
     const auto fail = [&](int at, const std::string& what) {
-        throw Error(source + ":" + std::to_string(at) + ": " + what);
+        throw Error(printable(source) + ":" + std::to_string(at) + ": " + what);
     };
     // A tuning database handed over for a CSV (an import of what merge reads, a database as
     // --shapes) is named as such rather than as a binary file.
     if (text.rfind(std::string("SQLite format 3\0", 16), 0) == 0)
-        throw CsvIsADatabaseError(source + ": is an SQLite database, not CSV text");
+        throw CsvIsADatabaseError(printable(source) + ": is an SQLite database, not CSV text");
     // No text CSV holds a NUL byte (UTF-16 text and binary files do), and messages that quote
     // a field would end at it.
     if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {

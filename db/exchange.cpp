@@ -250,7 +250,7 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
     }
     const Winner& w = row.entry.winner;
     if (w.device_id != row.device.id())
-        return "device_id " + w.device_id + " does not match the row's fingerprint, whose id is " + row.device.id();
+        return "device_id " + printable(w.device_id) + " does not match the row's fingerprint, whose id is " + row.device.id();
     if (w.kernel.is_cublas() != !row.entry.binary)
         return w.kernel.is_cublas() ? "a cuBLAS winner with a binary" : "a winner with no binary (cubin_base64 is empty)";
     // Else a blank count would read as 0: shared_bytes 0 skips the shared-memory opt-in a
@@ -354,7 +354,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     // export --format json writes an array of objects: a likely slip, so it is named before
     // the CSV reader stumbles on it.
     if (const int first = in.peek(); first == '[' || first == '{')
-        throw ImportError(source + ": is JSON, not CSV; import reads what export --format csv writes (the default)");
+        throw ImportError(printable(source) + ": is JSON, not CSV; import reads what export --format csv writes (the default)");
     std::vector<CsvRecord> records;
     try {
         records = read_csv(in, source);
@@ -363,7 +363,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     } catch (const Error& e) {
         throw ImportError(e.what());
     }
-    if (records.empty()) throw ImportError(source + ": empty file (expected a header line)");
+    if (records.empty()) throw ImportError(printable(source) + ": empty file (expected a header line)");
 
     std::vector<const Column*> header;  // the column of each field of the first line, or null
     std::string repeated;  // columns the header names more than once: which value would count?
@@ -378,7 +378,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     // A file whose first line names none of the columns is not an export at all (another
     // CSV, a database file): one line says so, not one per missing column.
     if (std::all_of(header.begin(), header.end(), [](const Column* c) { return c == nullptr; }))
-        throw ImportError(source + ": not a CSV export of sgemm-db: its first line names none of the columns "
+        throw ImportError(printable(source) + ": not a CSV export of sgemm-db: its first line names none of the columns "
                           "export writes (device_id, gpu_name, ...)");
     // The header's problems are one bad line, however many columns it lacks.
     std::string unknown, missing;
@@ -397,7 +397,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
         if (!repeated.empty()) faults.push_back("names columns " + repeated + " more than once");
         std::string text;
         for (std::size_t i = 0; i < faults.size(); ++i) text += (i ? " and " : "") + faults[i];
-        problems.push_back(source + ":" + std::to_string(records.front().line) + ": the header " + text);
+        problems.push_back(printable(source) + ":" + std::to_string(records.front().line) + ": the header " + text);
     }
     std::vector<ExportRow> rows;
     // An export writes one row per device and shape. A second (a file edited or pasted
@@ -418,7 +418,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
                               std::to_string(first->second) + "); an export has one row per device and shape";
             }
             if (!problem.empty())
-                problems.push_back(source + ":" + std::to_string(records[i].line) + ": " + problem);
+                problems.push_back(printable(source) + ":" + std::to_string(records[i].line) + ": " + problem);
             else
                 rows.push_back(std::move(row));
         }
@@ -442,7 +442,7 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
         if (new_device) store.add_device(row.device);
         WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
         if (offer.outcome == WinnerOffer::Outcome::Refused) {
-            offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
+            offer.reason += " (" + printable(source) + ":" + std::to_string(row.line) + ")";
             if (new_device) store.remove_device(row.device.id());
         } else if (new_device) {
             ++summary.devices_added;

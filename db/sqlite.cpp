@@ -93,7 +93,7 @@ std::string unwritable_companion(const std::string& path) {
         const std::string companion = path + suffix;
         struct stat st {};
         if (::stat(companion.c_str(), &st) == 0 && ::access(companion.c_str(), W_OK) != 0)
-            return "SQLite's " + companion + " beside it is not writable by this user (it belongs to user " +
+            return "SQLite's " + printable(companion) + " beside it is not writable by this user (it belongs to user " +
                    std::to_string(st.st_uid) + "): remove it, or have its owner do so, once no process has " +
                    "the database open";
     }
@@ -306,7 +306,8 @@ std::int64_t Connection::integer(const std::string& sql) {
 }
 
 void Connection::fail(int rc, const std::string& sql) const {
-    const std::string message = sqlite3_errmsg(db_);
+    // Escaped: a trigger's RAISE or a damaged file's text can reach it, and it goes into messages.
+    const std::string message = printable(sqlite3_errmsg(db_));
     const int code = sqlite3_extended_errcode(db_) != SQLITE_OK ? sqlite3_extended_errcode(db_) : rc;
     const std::string where = sql.empty() ? "" : " (while running: " + one_line(sql) + ")";
     switch (code & 0xff) {

@@ -65,7 +65,7 @@ KernelRef read_kernel(const sqlite::Query& q, int first) {
     } catch (const Error& e) {
         // Deleting the row would leave the winners, binaries and measurements that refer to
         // it dangling (the sqlite3 shell does not enforce foreign keys): put it back instead.
-        throw DbError(printable(q.database_path()) + ": a kernels row of family " + q.text(first) + " holds the " + e.what() +
+        throw DbError(printable(q.database_path()) + ": a kernels row of family " + printable(q.text(first)) + " holds the " + e.what() +
                       ": no tune writes one (was the file edited?); put it back as the tune wrote it, integers "
                       "separated by commas (sqlite3)");
     }
@@ -417,7 +417,7 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     std::string listed;
     for (const DeviceRow& row : device_rows())
         if (matches.empty() || std::find(matches.begin(), matches.end(), row.stored_id) != matches.end())
-            listed += "\n  " + row.stored_id + "  " + printable(row.fields.describe());
+            listed += "\n  " + printable(row.stored_id) + "  " + printable(row.fields.describe());
     if (listed.empty()) listed = " none";
     throw UnknownDeviceError(single_quoted(id_or_prefix) + " " +
                              (matches.empty() ? "names no device in " + printable(path()) + "; its devices:"

@@ -33,7 +33,7 @@ void require_access(const char* option, const std::string& path, const std::stri
 }
 
 [[noreturn]] void cannot_write(const std::string& path) {
-    throw OutputError("cannot write " + path + ": " + std::strerror(errno));
+    throw OutputError("cannot write " + printable(path) + ": " + std::strerror(errno));
 }
 
 // Writes all of `text` to `fd`; 0, or errno of the failure.
@@ -149,7 +149,7 @@ void check_output_file(const std::string& path, const char* option) {
     const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
     if (name_max > 0 && made.filename().string().size() > static_cast<std::size_t>(name_max))
         refuse(option, path, "its name is " + std::to_string(made.filename().string().size()) +
-                                 " bytes long, and a file's name in " + folder + " may have " +
+                                 " bytes long, and a file's name in " + printable(folder) + " may have " +
                                  std::to_string(name_max) + pointed);
 }
 

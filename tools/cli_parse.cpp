@@ -122,6 +122,8 @@ void store_command_line(po::command_line_parser parser, int argc, char** argv, c
     }
 }
 
+std::string usage_error_text(const std::exception& e) { return printable(e.what()); }
+
 bool parse_or_print_help(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
     // The tools take no positional arguments: a stray word (a second CSV, an option's value
     // given twice) is collected here and refused by name, not silently left out. The

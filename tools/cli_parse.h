@@ -24,6 +24,12 @@ void store_command_line(boost::program_options::command_line_parser parser, int 
                         const boost::program_options::options_description& options,
                         boost::program_options::variables_map& vm);
 
+// A usage error's message as the tools print it, before "Try '... --help'": one line, each
+// control character escaped, a newline too (printable). Boost's messages and the tools' own
+// quote the words typed as they are, and none is meant to span lines, so a newline typed into
+// an option cannot print a line of its own.
+std::string usage_error_text(const std::exception& e);
+
 // parse(), with an exception it throws turned into boost::program_options::error: for an
 // option's value read by a function of the library (a strategy, a list of families, an arch),
 // so that the tool reports it as the usage error it is and points to --help.

@@ -419,7 +419,7 @@ int main(int argc, char** argv) {
             if (const std::string why = timeline ? timeline_refusal(find_family(name), values) : ""; !why.empty())
                 throw po::error("--timeline: " + why);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", printable_lines(e.what()).c_str());
+        std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", usage_error_text(e).c_str());
         return 1;
     }
 

@@ -130,8 +130,8 @@ struct Context {
     // report success.
     void check_existing() const {
         if (no_database_yet())
-            throw DbError(std::filesystem::exists(db_path) ? db_path + " is empty, not a tuning database"
-                                                           : "no tuning database at " + db_path);
+            throw DbError(std::filesystem::exists(db_path) ? printable(db_path) + " is empty, not a tuning database"
+                                                           : "no tuning database at " + printable(db_path));
     }
     // Whether opening for writing would make the database: its file is missing or empty. A
     // path that cannot be looked along is not missing: the store's open says why.
@@ -152,12 +152,13 @@ struct Context {
         const bool named = vm.count("db") || (named_by_env && *named_by_env);
         if (named && !folder.empty() && !std::filesystem::exists(db_path, ec) && !std::filesystem::is_directory(folder, ec)) {
             const std::filesystem::path file = file_on_the_way(made);
-            throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + db_path +
-                             (!file.empty()
-                                  ? ": " + file.string() + " is not a folder"
-                                  : ": there is no folder " + folder.string() + " to make the database in (make it first)") +
-                             (made == std::filesystem::path(db_path) ? ""
-                                                                     : "; the symbolic link points to " + made.string()));
+            throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + printable(db_path) +
+                             (!file.empty() ? ": " + printable(file.string()) + " is not a folder"
+                                            : ": there is no folder " + printable(folder.string()) +
+                                                  " to make the database in (make it first)") +
+                             (made == std::filesystem::path(db_path)
+                                  ? ""
+                                  : "; the symbolic link points to " + printable(made.string())));
         }
     }
 
@@ -201,7 +202,7 @@ struct Context {
 // leaves the other devices' rows out.
 std::string where(Context& ctx, TuningStore& store) {
     const std::string device = ctx.device(store);
-    return (device.empty() ? "" : " of device " + device) + " in " + printable(store.path());
+    return (device.empty() ? "" : " of device " + printable(device)) + " in " + printable(store.path());
 }
 
 int cmd_list(Context& ctx) {
@@ -282,10 +283,10 @@ int cmd_show(Context& ctx) {
     }
     std::vector<std::string> winner_lines;
     for (const Winner& w : winners)
-        winner_lines.push_back("the stored winner of device " + w.device_id.substr(0, 8) + ": " + w.kernel.description +
-                               ", " + fixed(w.ms, 4) + " ms (cuBLAS " + fixed(w.cublas_ms, 4) + " ms, " +
-                               fixed(w.speedup, 2) + "x), " + w.provenance +
-                               (w.narrowed_by.empty() ? "" : "; its search was narrowed by " + w.narrowed_by +
+        winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) + ": " +
+                               printable(w.kernel.description) + ", " + fixed(w.ms, 4) + " ms (cuBLAS " +
+                               fixed(w.cublas_ms, 4) + " ms, " + fixed(w.speedup, 2) + "x), " + printable(w.provenance) +
+                               (w.narrowed_by.empty() ? "" : "; its search was narrowed by " + printable(w.narrowed_by) +
                                                                  ", so the next sgemm-tune run that searches in full "
                                                                  "tunes the shape again"));
     if (rows.empty()) {
@@ -327,11 +328,12 @@ std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context&
     const std::vector<TuningStore::DeviceRow> devices = store.device_rows();
     if (devices.size() == 1) return {devices.front().stored_id, devices.front().fields};
     if (devices.empty())
-        throw UsageError("no GPU is visible and " + store.path() + " holds no device: nothing has been tuned into "
+        throw UsageError("no GPU is visible and " + printable(store.path()) + " holds no device: nothing has been tuned into "
                          "it, or prune removed what was, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
-    for (const TuningStore::DeviceRow& row : devices) list += "\n  " + row.stored_id + "  " + row.fields.describe();
-    throw UsageError("no GPU is visible and " + store.path() + " holds " + std::to_string(devices.size()) +
+    for (const TuningStore::DeviceRow& row : devices)
+        list += "\n  " + printable(row.stored_id) + "  " + printable(row.fields.describe());
+    throw UsageError("no GPU is visible and " + printable(store.path()) + " holds " + std::to_string(devices.size()) +
                      " devices: name one with --device" + list);
 }
 
@@ -397,7 +399,7 @@ int cmd_explain(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    std::printf("device    %s  %s\n", device_id.c_str(), device ? printable(device->describe()).c_str() : "(not in the database)");
+    std::printf("device    %s  %s\n", printable(device_id).c_str(), device ? printable(device->describe()).c_str() : "(not in the database)");
     std::printf("shape     %s\n", shape.to_string().c_str());
     std::printf("decision  %s\n", kind);
     std::printf("launch    %s\n", printable(launch).c_str());
@@ -513,7 +515,7 @@ int cmd_export(Context& ctx) {
     // --json, which every command takes for "JSON for programs", means --format json here.
     if (ctx.json) {
         if (!ctx.vm["format"].defaulted() && format != ExchangeFormat::json)
-            throw UsageError("--json asks for JSON and --format for " + ctx.vm["format"].as<std::string>());
+            throw UsageError("--json asks for JSON and --format for " + single_quoted(ctx.vm["format"].as<std::string>()));
         format = ExchangeFormat::json;
     }
     const bool to_file = ctx.vm.count("output") > 0;
@@ -715,17 +717,17 @@ int cmd_merge(Context& ctx) {
     // (1), as import's.
     std::error_code ec;
     if (!std::filesystem::exists(ctx.args.at(0), ec) && !ec)
-        throw UsageError("no tuning database at " + ctx.args.at(0) + " to merge");
+        throw UsageError("no tuning database at " + printable(ctx.args.at(0)) + " to merge");
     if (std::filesystem::is_directory(ctx.args.at(0), ec))
-        throw UsageError(ctx.args.at(0) + ": is a folder, not a tuning database to merge");
+        throw UsageError(printable(ctx.args.at(0)) + ": is a folder, not a tuning database to merge");
     if (std::filesystem::exists(ctx.args.at(0), ec) && !std::filesystem::is_regular_file(ctx.args.at(0), ec))
-        throw UsageError(ctx.args.at(0) + ": is not a regular file, so not a tuning database to merge");
+        throw UsageError(printable(ctx.args.at(0)) + ": is not a regular file, so not a tuning database to merge");
     ctx.check_folder_for_a_new_database();
     TuningStore other = [&] {
         try {
             return TuningStore(ctx.args.at(0), OpenMode::ReadOnly, ctx.busy_timeout);
         } catch (const EmptyDatabaseError&) {  // an empty file, or an SQLite file with no tables yet
-            throw UsageError(ctx.args.at(0) + ": is empty, not a tuning database to merge");
+            throw UsageError(printable(ctx.args.at(0)) + ": is empty, not a tuning database to merge");
         } catch (const NotATuningDatabaseError& e) {
             throw UsageError(e.what());
         } catch (const DbError& e) {
@@ -1019,8 +1021,9 @@ int main(int argc, char** argv) {
         if (timeout < 0) throw UsageError("--busy-timeout must not be negative");
         ctx.busy_timeout = std::chrono::milliseconds(timeout);
         ctx.db_path = database_path(ctx.vm);
-    } catch (const std::exception& e) {
-        return report(e, 1, true);
+    } catch (const std::exception& e) {  // the command line, one line (usage_error_text)
+        std::fprintf(stderr, "sgemm-db: %s\nTry 'sgemm-db --help'.\n", usage_error_text(e).c_str());
+        return 1;
     }
 
     try {

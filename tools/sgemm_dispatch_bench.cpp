@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
             check_output_file(json_path, "json");
         }
     } catch (const po::error& e) {  // the command line itself: point to the options, as the other tools do
-        std::fprintf(stderr, "sgemm-dispatch-bench: %s\nTry 'sgemm-dispatch-bench --help'.\n", printable_lines(e.what()).c_str());
+        std::fprintf(stderr, "sgemm-dispatch-bench: %s\nTry 'sgemm-dispatch-bench --help'.\n", usage_error_text(e).c_str());
         return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-dispatch-bench: %s\n", printable_lines(e.what()).c_str());

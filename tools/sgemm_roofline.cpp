@@ -12,6 +12,7 @@
 #include "src/util/text.h"
 #include "tools/cli_input.h"
 #include "tools/cli_output.h"
+#include "tools/cli_parse.h"
 #include "tools/cli_table.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/roofline.h"
@@ -266,7 +267,7 @@ int main(int argc, char** argv) {
         report = make_report(setup, batches);
     } catch (const std::exception& e) {
         // Messages quote the user's text (paths, names): control characters are escaped.
-        std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", printable_lines(e.what()).c_str());
+        std::fprintf(stderr, "sgemm-roofline: %s\nTry 'sgemm-roofline --help'.\n", usage_error_text(e).c_str());
         return 1;
     }
     errno = 0;  // from here on, the reason a write fails

@@ -8,6 +8,7 @@
 
 #include "src/util/text.h"
 #include "tools/cli_output.h"
+#include "tools/cli_parse.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
 
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
         }
     } catch (const std::exception& e) {
         // Messages quote the user's text (paths, names): control characters are escaped.
-        std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", printable_lines(e.what()).c_str());
+        std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", usage_error_text(e).c_str());
         return 1;
     }
 

@@ -79,11 +79,11 @@ public:
                 std::fprintf(stderr,
                              "[%d/%d] %s: has a winner (%s, from a search narrowed by %s), skipped; a run that "
                              "searches in full, or --retune, tunes it again\n",
-                             finished_, shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str(),
-                             o.winner.narrowed_by.c_str());
+                             finished_, shapes_, o.row.key.to_string().c_str(),
+                             printable(o.winner.kernel.description).c_str(), printable(o.winner.narrowed_by).c_str());
             else if (o.skipped)
                 std::fprintf(stderr, "[%d/%d] %s: has a winner (%s), skipped; --retune to tune again\n", finished_,
-                             shapes_, o.row.key.to_string().c_str(), o.winner.kernel.description.c_str());
+                             shapes_, o.row.key.to_string().c_str(), printable(o.winner.kernel.description).c_str());
             else if (o.untried)
                 std::fprintf(stderr,
                              "[%d/%d] %s: --budget-s ran out after %.1f s, before any of %d candidates ran (%d "
@@ -101,7 +101,7 @@ public:
             if (!o.earlier_narrowed_by.empty())
                 std::fprintf(stderr, "[%d/%d] %s: its earlier winner came from a search narrowed by %s, so this run, "
                              "searching in full, tuned it again\n",
-                             finished_, shapes_, o.row.key.to_string().c_str(), o.earlier_narrowed_by.c_str());
+                             finished_, shapes_, o.row.key.to_string().c_str(), printable(o.earlier_narrowed_by).c_str());
             if (o.left_out_faulted > 0) {
                 const ShapeKey& k = o.row.key;
                 std::fprintf(stderr,
@@ -170,7 +170,7 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                                     static_cast<double>(k.M) * k.N);
         const double floor_s = model.floor_seconds(flops, bytes);
         const double seconds = o.winner.ms * 1e-3;
-        const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description;
+        const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : printable(o.winner.kernel.description);
         char batch1[16] = "-";
         if (over_batch1[i]) std::snprintf(batch1, sizeof batch1, "%.2f", *over_batch1[i]);
         const std::string layout = k.transposes() + " " + to_string(k.precision);
@@ -757,7 +757,7 @@ int main(int argc, char** argv) {
             shapes = load_shapes_csv(shapes_path);  // the whole file is checked before anything else
         }
     } catch (const po::error& e) {  // the command line itself: point to the options, as the other tools do
-        std::fprintf(stderr, "sgemm-tune: %s\nTry 'sgemm-tune --help'.\n", printable_lines(e.what()).c_str());
+        std::fprintf(stderr, "sgemm-tune: %s\nTry 'sgemm-tune --help'.\n", usage_error_text(e).c_str());
         return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());

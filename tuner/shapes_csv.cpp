@@ -50,7 +50,7 @@ std::string rows_too_long(const ShapeKey& key) {
 }
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
-    throw ShapesCsvError(file + ":" + std::to_string(line) + ": " + what);
+    throw ShapesCsvError(printable(file) + ":" + std::to_string(line) + ": " + what);
 }
 
 int parse_dimension(const std::string& text, const char* column, const std::string& file, int line) {
@@ -84,7 +84,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                                                         [](const std::string& f) { return trim(f).empty(); });
                                  }),
                   records.end());
-    if (records.empty()) throw ShapesCsvError(file + ": no header: expected a line like M,N,K");
+    if (records.empty()) throw ShapesCsvError(printable(file) + ": no header: expected a line like M,N,K");
 
     CsvRecord header = records.front();
     drop_trailing_comma(header, 0);
@@ -161,7 +161,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         }
         row.name = field("name");
         if (has_control_character(row.name))
-            fail(file, rec.line, "the name '" + printable(row.name) + "' holds a control character; names are printed "
+            fail(file, rec.line, "the name " + single_quoted(row.name) + " holds a control character; names are printed "
                                  "in tables and progress lines");
 
         // A shape is tuned on tightly packed operands, so at their class, unless `align` names
@@ -189,7 +189,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             if (!std::isfinite(first.weight))
                 fail(file, rec.line, key + ": its weights add up past the largest number");
             if (++repeats <= kBadRowsShown)
-                out.warnings.push_back(file + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
+                out.warnings.push_back(printable(file) + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
                                        std::to_string(first.line) + "; merged (weights added)");
             continue;
         }
@@ -200,15 +200,15 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     }
     if (bad_rows.size() == 1) throw ShapesCsvError(bad_rows.front());
     if (!bad_rows.empty()) {
-        std::string message = std::to_string(bad_rows.size()) + " bad lines in " + file + ":";
+        std::string message = std::to_string(bad_rows.size()) + " bad lines in " + printable(file) + ":";
         const std::size_t shown = std::min<std::size_t>(bad_rows.size(), kBadRowsShown);
         for (std::size_t i = 0; i < shown; ++i) message += "\n  " + bad_rows[i];
         if (shown < bad_rows.size()) message += "\n  and " + std::to_string(bad_rows.size() - shown) + " more";
         throw ShapesCsvError(message);
     }
-    if (out.rows.empty()) throw ShapesCsvError(file + ": no shapes after the header");
+    if (out.rows.empty()) throw ShapesCsvError(printable(file) + ": no shapes after the header");
     if (repeats > kBadRowsShown)
-        out.warnings.push_back(file + ": and " + std::to_string(repeats - kBadRowsShown) +
+        out.warnings.push_back(printable(file) + ": and " + std::to_string(repeats - kBadRowsShown) +
                                " more lines repeat a shape above; merged (weights added)");
     return out;
 }

@@ -397,14 +397,16 @@ std::string Dispatcher::explain(const GemmCall& call) const {
                       " blocks that sums the " + std::to_string(g.grid.y) + " slices";
     }
     std::string database = printable(db_path_) + ": " + std::to_string(catalog_.winners.size()) + " winners of this device";
-    if (!db_problem_.empty()) database = "not used (" + db_problem_ + "): every shape falls back";
-    for (const SkippedWinner& s : catalog_.skipped) database += "\n          skipped " + s.describe();
-    for (const DeterministicStandIn& s : catalog_.stand_ins) database += "\n          " + s.describe();
-    for (const std::string& s : kernels_->compiled_notes()) database += "\n          compiled at create: " + s;
-    if (misses_ && !misses_->last_error().empty()) database += "\n          " + misses_->last_error();
-    return "shape     " + key.to_string() + "\ndecision  " + decision_name(d.selection.kind) + "\nlaunch    " + launch +
-           "\nwhy       " + d.reason + "\ndevice    " + catalog_.device.id() + "  " + catalog_.device.describe() +
-           "\ndatabase  " + database + "\n";
+    if (!db_problem_.empty()) database = "not used (" + printable(db_problem_) + "): every shape falls back";
+    // Each line's text escaped (printable): descriptions, times and GPU names come from the
+    // database file, and a newline in one must not make a line of its own in the explanation.
+    for (const SkippedWinner& s : catalog_.skipped) database += "\n          skipped " + printable(s.describe());
+    for (const DeterministicStandIn& s : catalog_.stand_ins) database += "\n          " + printable(s.describe());
+    for (const std::string& s : kernels_->compiled_notes()) database += "\n          compiled at create: " + printable(s);
+    if (misses_ && !misses_->last_error().empty()) database += "\n          " + printable(misses_->last_error());
+    return "shape     " + key.to_string() + "\ndecision  " + decision_name(d.selection.kind) + "\nlaunch    " +
+           printable(launch) + "\nwhy       " + printable(d.reason) + "\ndevice    " + printable(catalog_.device.id()) +
+           "  " + printable(catalog_.device.describe()) + "\ndatabase  " + database + "\n";
 }
 
 sgemm_dispatch_info_t Dispatcher::info() const {

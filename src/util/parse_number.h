@@ -29,9 +29,9 @@ inline int parse_gemm_size(const std::string& text, const std::string& name) {
     // Digits past even 64 bits: a size too large (or, with a minus, too small), not a malformed one.
     const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
     const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
-    if ((!v && digits && text[0] == '-') || (v && *v < 1)) throw Error(name + " must be at least 1, not " + text);
+    if ((!v && digits && text[0] == '-') || (v && *v < 1)) throw Error(name + " must be at least 1, not " + printable(text));
     if ((!v && digits) || (v && *v > 2147483647LL))
-        throw Error(name + " " + text + " is more than 2147483647, the largest size");
+        throw Error(name + " " + printable(text) + " is more than 2147483647, the largest size");
     if (!v) throw Error(name + " " + single_quoted(text) + " is not a whole number");
     return static_cast<int>(*v);
 }

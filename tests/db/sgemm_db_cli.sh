@@ -560,7 +560,7 @@ for command in list export; do
 done
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
 run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
-run 1 "${ours[@]}" export --json --format csv; has "$err" "--json asks for JSON and --format for csv"
+run 1 "${ours[@]}" export --json --format csv; has "$err" "--json asks for JSON and --format for 'csv'"
 run 0 --db "$dir/copy.db" import "$dir/winners.csv"; has "$out" "winners 4 added, 0 replaced, 0 kept"
 run 0 "${ours[@]}" list; before=$out
 run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "import did not rebuild the winners: $out"
@@ -922,6 +922,29 @@ done
 run 2 --db "$dir/no"$'\n'"such.db" list; has "$err" 'no tuning database at '"$dir"'/no\x0asuch.db:'
 ! grep -q '^such\.db' <<<"$err" || fail "the missing path split over two lines: $err"
 run 1 --db "$dir/ours.db" $'li\nst'; has "$err" "unknown command 'li\x0ast'"
+# Nothing typed, named or read makes a line of its own: each case below puts a newline and a
+# fake line in a value, which must come out as \x0a inside its own line.
+fake=$'\n''FAKE LINE'
+no_fake_line() { ! grep -q '^FAKE LINE' <<<"$out$err" || fail "$1 printed a line of its own: $out $err"; has "$out$err" '\x0aFAKE LINE'; }
+run 1 --db "$dir/ours.db" --busy-timeout "1$fake" list; no_fake_line "boost's message for --busy-timeout"
+run 1 --db "--x$fake" list; no_fake_line "an option taken for --db's value"
+run 2 --db "$dir/nx$fake" upgrade; no_fake_line "upgrade's missing database"
+run 1 --db "$dir/merged$fake.db" merge "$dir/nx$fake"; no_fake_line "merge's missing file"
+: > "$dir/imp$fake.csv"; run 1 --db "$dir/imported$fake.db" import "$dir/imp$fake.csv"; no_fake_line "import's empty file"
+cp "$dir/ours.db" "$dir/fake.db"
+python3 - "$dir/fake.db" <<'PY' || fail "editing the database"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE winners SET provenance = 'tuner' || char(10) || 'FAKE LINE', narrowed_by = 'x' || char(10) || 'FAKE LINE'")
+c.commit()
+PY
+run 0 --db "$dir/fake.db" show 1 4096 4096; no_fake_line "show's provenance and narrowed_by"
+cp "$dir/ours.db" "$dir/fake_family.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET params = 'x', family = 'naive' || char(10) || 'FAKE LINE'\"); c.commit()" "$dir/fake_family.db"
+run 2 --db "$dir/fake_family.db" list; no_fake_line "a damaged kernels row"
+cp "$dir/ours.db" "$dir/fake_id.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"PRAGMA foreign_keys=OFF\"); c.execute(\"UPDATE devices SET id = '1d1b' || char(10) || 'FAKE LINE'\"); c.execute(\"UPDATE winners SET device_id = '1d1b' || char(10) || 'FAKE LINE'\"); c.commit()" "$dir/fake_id.db"
+run 1 --db "$dir/fake_id.db" list --device zz; no_fake_line "an unknown device's listing"
 # verify finds every description edited so, cuBLAS's too.
 cp "$dir/ours.db" "$dir/described.db"
 python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE kernels SET description = description || char(7)\"); c.commit()" "$dir/described.db"

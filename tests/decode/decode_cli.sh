@@ -248,6 +248,10 @@ grep -qF "llama-3-8b on H200: fp16 weights" <<<"$out" || fail "' FP16 ' did not 
 out=$("$shapes" llama-3-8b --weights ' Out-In' --batch 1) || fail "--weights ' Out-In' was refused"
 grep -q "^1,.*,N,T," <<<"$out" || fail "--weights ' Out-In' did not give NT rows: $out"
 expect_user_error "--weights is in-out or out-in, not 'in\x0aout'" "$shapes" llama-3-8b --weights $'in\nout'
+# A config's path with a newline stays in its line (\x0a) in the message that names it.
+mkdir -p "$tmp/cfg"$'\n'"FAKE LINE" && echo '{}' > "$tmp/cfg"$'\n'"FAKE LINE/config.json"
+expect_user_error 'cfg\x0aFAKE LINE/config.json' "$shapes" --config "$tmp/cfg"$'\n'"FAKE LINE/config.json"
+! grep -q '^FAKE LINE' "$tmp/err" || fail "the config path split its message: $(cat "$tmp/err")"
 expect_user_error "--batch: '1,' ends with a comma" "$shapes" gpt2 --batch 1,
 expect_user_error "--batch: '' is not a positive integer" "$roofline" gpt2 --batch ,1
 

@@ -145,6 +145,11 @@ printf 'M,N,K,transA,transB,precision\n8,64,64,N,N,"fp\n16"\n' > "$dir/newline_f
 err=$("$tune" --shapes "$dir/newline_field.csv" --dry-run 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF "newline_field.csv:2: precision 'fp\x0a16' is not tuned" <<<"$err" && ! grep -q '^16' <<<"$err" ||
   fail "a newline in a quoted field: $rc $err"
+# And the file's own name: with a newline, it stays in the lines that name it.
+printf 'M,N,K\n8,x,64\n8,64,y\n' > "$dir/bad"$'\n'"FAKE LINE.csv"
+err=$("$tune" --shapes "$dir/bad"$'\n'"FAKE LINE.csv" --dry-run 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF 'bad\x0aFAKE LINE.csv:2:' <<<"$err" && ! grep -q '^FAKE LINE' <<<"$err" ||
+  fail "a newline in the shapes path: $rc $err"
 
 # So do a shape name's bytes that are not UTF-8 (a Latin-1 CSV's "café"), in the dry run's
 # line as in the rest of its output.

@@ -31,44 +31,45 @@ JsonFields JsonFields::load(const std::string& path) {
     // was given: a socket cannot be opened again by a name (/dev/stdin fails on it).
     const bool standard_input = path == "-";
     const std::string name = standard_input ? "standard input" : path;
+    const std::string shown = printable(name);  // in messages
     // A folder or a device is refused before it is opened (/dev/zero would never end); a pipe
     // is read, as from `--config <(...)`, up to the same limit as a file. Standard input may
     // also be a terminal (text typed and ended with Ctrl-D) or a socket (ssh, a subprocess).
     struct stat info;
     if ((standard_input ? fstat(STDIN_FILENO, &info) : stat(path.c_str(), &info)) != 0)
-        throw Error(name + ": cannot open the file: " + std::strerror(errno));
-    if (S_ISDIR(info.st_mode)) throw Error(name + ": is a folder, not a JSON file");
+        throw Error(shown + ": cannot open the file: " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) throw Error(shown + ": is a folder, not a JSON file");
     const bool stream_of_stdin =
         standard_input && (S_ISSOCK(info.st_mode) || (S_ISCHR(info.st_mode) && isatty(STDIN_FILENO)));
     if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode) && !stream_of_stdin)
-        throw Error(name + ": is not a regular file or a pipe");
+        throw Error(shown + ": is not a regular file or a pipe");
     std::ifstream file;
     if (!standard_input) {
         file.open(path, std::ios::binary);
-        if (!file) throw Error(name + ": cannot open the file: " + std::strerror(errno));
+        if (!file) throw Error(shown + ": cannot open the file: " + std::strerror(errno));
     }
     std::istream& in = standard_input ? std::cin : file;
     std::string text(kMaxFileBytes + 1, '\0');
     in.read(&text[0], static_cast<std::streamsize>(text.size()));
-    if (in.bad()) throw Error(name + ": cannot read the file");
+    if (in.bad()) throw Error(shown + ": cannot read the file");
     text.resize(static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes)
-        throw Error(name + ": is larger than " + std::to_string(kMaxFileBytes >> 20) +
+        throw Error(shown + ": is larger than " + std::to_string(kMaxFileBytes >> 20) +
                     " MiB, too large for a config file");
     JsonValue document;
     try {
         document = parse_json(text);
     } catch (const JsonSyntaxError& e) {
-        throw Error(name + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": not valid JSON: " +
+        throw Error(shown + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": not valid JSON: " +
                     e.what());
     }
     if (document.kind != JsonValue::Kind::Object)
-        throw Error(name + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
+        throw Error(shown + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
     // A field given twice is ambiguous to a reader (Python takes the last); nested objects
     // the tools never read may repeat keys as they like.
     std::set<std::string> seen;
     for (const std::string& key : document.keys)
-        if (!seen.insert(key).second) throw Error(name + ": field '" + printable(key) + "' is given twice");
+        if (!seen.insert(key).second) throw Error(shown + ": field '" + printable(key) + "' is given twice");
     return JsonFields(std::move(document), name);
 }
 
@@ -169,7 +170,7 @@ std::optional<double> JsonFields::optional_positive_number(const std::string& ke
 }
 
 void JsonFields::fail(const std::string& key, const std::string& problem) const {
-    throw Error(source_ + ": field " + single_quoted(key) + " " + problem);
+    throw Error(printable(source_) + ": field " + single_quoted(key) + " " + problem);
 }
 
 }  // namespace sgemm

@@ -347,7 +347,7 @@ ModelConfig load_model_config(const std::string& path, std::optional<bool> gated
     try {
         check_model_config(m);
     } catch (const Error& e) {
-        throw Error(path + ": " + e.what());
+        throw Error(printable(path) + ": " + e.what());
     }
     return m;
 }
