@@ -384,6 +384,19 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "launch    nothing: M or N is 0, an empty product")) << text;
 }
 
+// The explanation's text from the database file (a winner's time, the GPU's name) comes escaped:
+// a newline in it shows as \x0a in its own line, and makes no line of its own.
+TEST(Dispatch, ExplainEscapesTheDatabasesText) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    const std::string edited = copy_of_test_db(test_db(gpu->device), dir);
+    TuningStore(edited).connection().exec("UPDATE winners SET tuned_at = tuned_at || char(10) || 'FAKE LINE'");
+    const Dispatch dispatch(options(edited));
+    const std::string text = dispatch.explain(false, false, 8, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "\\x0aFAKE LINE")) << text;
+    EXPECT_FALSE(contains(text, "\nFAKE LINE")) << text;
+}
+
 // options.deterministic runs the atomic winner as its twin, the same tiles and 4 slices
 // summed by the second kernel, from the summed winner's binary (nothing is compiled): C is
 // right and the same bits run after run.
