@@ -418,7 +418,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
                               std::to_string(first->second) + "); an export has one row per device and shape";
             }
             if (!problem.empty())
-                problems.push_back(printable(source) + ":" + std::to_string(records[i].line) + ": " + problem);
+                problems.push_back(printable(source) + ":" + std::to_string(records[i].line) + ": " + printable(problem));
             else
                 rows.push_back(std::move(row));
         }
@@ -442,7 +442,7 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
         if (new_device) store.add_device(row.device);
         WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
         if (offer.outcome == WinnerOffer::Outcome::Refused) {
-            offer.reason += " (" + printable(source) + ":" + std::to_string(row.line) + ")";
+            offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
             if (new_device) store.remove_device(row.device.id());
         } else if (new_device) {
             ++summary.devices_added;

@@ -87,7 +87,7 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     // Its rows would be found by no lookup here either, and its measurements and misses would
     // name a device that is not there: refused before anything changes.
     if (const std::vector<TuningStore::EditedDeviceRow> edited = other.edited_device_rows(); !edited.empty())
-        throw DbError(printable(other.path()) + ": " + edited_device_problem(edited.front()) +
+        throw DbError(printable(other.path()) + ": " + printable(edited_device_problem(edited.front())) +
                       "; nothing was merged (sgemm-db verify names every such row)");
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());

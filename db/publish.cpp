@@ -107,7 +107,7 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path,
     const std::string name = incomplete_name(path);
     // Empty, as VACUUM INTO takes it, with the permissions SQLite gives a database it makes.
     const int fd = ::open(name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd < 0) throw refused(path, "making " + name, errno);
+    if (fd < 0) throw refused(path, "making " + printable(name), errno);
     ::close(fd);
     IncompleteFile incomplete(name);
     try {
@@ -120,7 +120,7 @@ bool publish_new_database(sqlite::Connection& source, const std::string& path,
         sqlite::Connection file(name, sqlite::Access::ReadWriteExisting, std::chrono::milliseconds(0));
         auto mode = file.query("PRAGMA journal_mode = WAL");
         if (!mode.step() || mode.text(0) != "wal")
-            throw DbError(name + ": SQLite did not switch the new database to WAL mode", SQLITE_ERROR);
+            throw DbError(printable(name) + ": SQLite did not switch the new database to WAL mode", SQLITE_ERROR);
     } catch (const DbError& e) {
         throw DbError(std::string(e.what()) + "; so no database was made at " + printable(path), e.code, e.sql, e.reason);
     } catch (const Error& e) {  // before_copy's own (a file's identity it could not read)

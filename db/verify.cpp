@@ -5,7 +5,6 @@
 
 #include "db/cubin_elf.h"
 #include "db/exchange.h"
-#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -85,7 +84,7 @@ std::string cubin_problem(const Binary& binary) {
 }
 
 std::string edited_device_problem(const TuningStore::EditedDeviceRow& row) {
-    return "the device row " + printable(row.stored_id.substr(0, 8)) + " (" + printable(row.fields.describe()) +
+    return "the device row " + row.stored_id.substr(0, 8) + " (" + row.fields.describe() +
            ") does not match its id (edited by hand?): no lookup finds its " + std::to_string(row.winners) +
            " winners";
 }
@@ -93,7 +92,7 @@ std::string edited_device_problem(const TuningStore::EditedDeviceRow& row) {
 std::string binary_problem(const Binary& binary, const DeviceFingerprint& device) {
     if (std::string problem = cubin_problem(binary); !problem.empty()) return problem;
     if (binary.arch / 10 != device.sm() / 10 || binary.arch > device.sm())
-        return "a cubin for sm_" + std::to_string(binary.arch) + " cannot run on " + printable(device.gpu_name) + " (sm_" +
+        return "a cubin for sm_" + std::to_string(binary.arch) + " cannot run on " + device.gpu_name + " (sm_" +
                std::to_string(device.sm()) + ")";
     return "";
 }
@@ -103,9 +102,8 @@ std::string stored_binary_problem(TuningStore& store, const Winner& winner) {
     const std::optional<KernelRef> stored = store.binary_kernel(winner.binary_key);
     if (!stored || (stored->family == winner.kernel.family && stored->template_hash == winner.kernel.template_hash))
         return "";
-    return "the binary stored under its key " + printable(winner.binary_key) +
-           " is of another kernel family or its sources (" + printable(stored->description) + ", sources " +
-           printable(stored->template_hash) + ")";
+    return "the binary stored under its key " + winner.binary_key + " is of another kernel family or its sources (" +
+           stored->description + ", sources " + stored->template_hash + ")";
 }
 
 VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_sm, const KernelProblem& kernel_problem) {

@@ -170,12 +170,12 @@ void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& m
                                     static_cast<double>(k.M) * k.N);
         const double floor_s = model.floor_seconds(flops, bytes);
         const double seconds = o.winner.ms * 1e-3;
-        const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : printable(o.winner.kernel.description);
+        const std::string winner = o.winner.kernel.is_cublas() ? "cuBLAS" : o.winner.kernel.description;
         char batch1[16] = "-";
         if (over_batch1[i]) std::snprintf(batch1, sizeof batch1, "%.2f", *over_batch1[i]);
         const std::string layout = k.transposes() + " " + to_string(k.precision);
         std::printf("%-10s %6d %7d %6d %-7s  %-44s %10.4f %8.2f %7.1f%% %8.2fx %13s\n", printable(o.row.name).c_str(), k.M, k.N,
-                    k.K, layout.c_str(), winner.c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
+                    k.K, layout.c_str(), printable(winner).c_str(), o.winner.ms, flops / seconds / 1e12, 100.0 * floor_s / seconds,
                     o.winner.cublas_ms / o.winner.ms, batch1);
         Json row = Json::object()
                            .set("name", o.row.name)

@@ -68,8 +68,8 @@ AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, do
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       CacheFlusher& flusher, cudaStream_t stream) {
     // The warm-up runs spend the budget too, so a large warm-up count on a slow kernel cannot
-    // run for hours: they stop once they have used it, after the first (whose time judges
-    // the timed runs).
+    // run for hours: they stop once they have used it (one at least, since the last one's
+    // time judges how many timed runs fit the rest).
     const double budget_ms = plan.max_seconds * 1e3;
     double first_ms = 0.0, warm_ms = 0.0;
     for (int i = 0; i < plan.warmup && (i == 0 || warm_ms < budget_ms); ++i) {

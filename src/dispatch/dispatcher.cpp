@@ -365,7 +365,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     std::optional<Decision> decision;
     if (const sgemm_dispatch_status_t status = decide_call(call, key, decision); status != SGEMM_DISPATCH_SUCCESS)
         return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
-               last_error() + "\n";
+               printable(last_error()) + "\n";
     if (!decision)
         return "shape     M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) + " K=" + std::to_string(key.K) +
                "\nlaunch    nothing: M or N is 0, an empty product; gemm returns SGEMM_DISPATCH_SUCCESS\n";

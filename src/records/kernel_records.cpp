@@ -2,7 +2,6 @@
 
 #include "src/cuda/library.h"
 #include "src/families/registry.h"
-#include "src/util/text.h"
 
 namespace sgemm {
 
@@ -55,7 +54,7 @@ std::string size_past_kernels(int M, int N, int K) {
 std::string kernel_cannot_run(const KernelRef& kernel, const ShapeKey& shape, Arch arch) {
     if (kernel.is_cublas()) return "";
     const Family* family = family_of(kernel);
-    if (!family) return "this build has no kernel family " + single_quoted(kernel.family);
+    if (!family) return "this build has no kernel family '" + kernel.family + "'";
     if (std::string why = size_past_kernels(shape.M, shape.N, shape.K); !why.empty()) return why;
     if (kernel.params.size() != family->params.size())
         return "it has " + std::to_string(kernel.params.size()) + " parameters; family " + family->name + " takes " +
@@ -75,7 +74,7 @@ bool kernel_sums_with_atomics(const KernelRef& kernel) {
 std::string winner_unusable(const Winner& w, Arch arch) {
     if (w.kernel.is_cublas()) return "";
     const Family* family = family_of(w.kernel);
-    if (!family) return "this build has no kernel family " + single_quoted(w.kernel.family);
+    if (!family) return "this build has no kernel family '" + w.kernel.family + "'";
     if (!built_from_these_sources(w.kernel)) return "tuned with other kernel sources (templates or family code) than this build's";
     return kernel_cannot_run(w.kernel, w.shape, arch);
 }

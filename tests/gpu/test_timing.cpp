@@ -65,7 +65,7 @@ TEST(TimeAdaptive, RejectsASlowCandidateAfterThreeRunsAndTimesTheOthersInBatches
     EXPECT_EQ(launches, 2 + first.stats.runs);
 }
 
-// The plan's counts are kept: as many untimed runs as asked (none too), and never more timed
+// The plan's counts are kept: as many untimed runs as asked within the budget (none too), and never more timed
 // runs than asked, even when a slow first run would set a floor of 3 under --max-seconds.
 TEST(TimeRuns, MakesTheWarmUpsAndAtMostTheRunsThePlanAsksFor) {
     SGEMM_REQUIRE_GPU(gpu);
@@ -77,7 +77,7 @@ TEST(TimeRuns, MakesTheWarmUpsAndAtMostTheRunsThePlanAsksFor) {
         double max_seconds;
         int launches, runs;
     };
-    for (const Case c : {Case{2, 1, 10.0, 3, 1}, Case{0, 4, 1e-9, 4, 4}, Case{1, 5, 10.0, 6, 5}}) {
+    for (const Case c : {Case{2, 1, 10.0, 3, 1}, Case{1, 2, 1e-9, 3, 2}, Case{0, 4, 1e-9, 4, 4}, Case{1, 5, 10.0, 6, 5}}) {
         launches = 0;
         TimingPlan plan;
         plan.warmup = c.warmup, plan.iters = c.iters, plan.max_seconds = c.max_seconds;
