@@ -417,12 +417,16 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     std::string listed;
     for (const DeviceRow& row : device_rows())
         if (matches.empty() || std::find(matches.begin(), matches.end(), row.stored_id) != matches.end())
-            listed += "\n  " + printable(row.stored_id) + "  " + printable(row.fields.describe());
+            listed += row.listing_line();
     if (listed.empty()) listed = " none";
     throw UnknownDeviceError(single_quoted(id_or_prefix) + " " +
                              (matches.empty() ? "names no device in " + printable(path()) + "; its devices:"
                                               : "names several devices in " + printable(path()) + ":") +
                              listed);
+}
+
+std::string TuningStore::DeviceRow::listing_line() const {
+    return "\n  " + printable(stored_id) + "  " + printable(fields.describe());
 }
 
 std::int64_t TuningStore::kernel_id(const KernelRef& kernel) {

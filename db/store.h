@@ -85,6 +85,8 @@ public:
     struct DeviceRow {
         std::string stored_id;
         DeviceFingerprint fields;
+        // "\n  ID  FIELDS", escaped: the row's line in a message that lists devices to pick from.
+        std::string listing_line() const;
     };
     std::vector<DeviceRow> device_rows();
     // Device rows whose id is not the one their fields give (edited by hand): every lookup

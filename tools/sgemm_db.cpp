@@ -331,8 +331,7 @@ std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context&
         throw UsageError("no GPU is visible and " + printable(store.path()) + " holds no device: nothing has been tuned into "
                          "it, or prune removed what was, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
-    for (const TuningStore::DeviceRow& row : devices)
-        list += "\n  " + printable(row.stored_id) + "  " + printable(row.fields.describe());
+    for (const TuningStore::DeviceRow& row : devices) list += row.listing_line();
     throw UsageError("no GPU is visible and " + printable(store.path()) + " holds " + std::to_string(devices.size()) +
                      " devices: name one with --device" + list);
 }
