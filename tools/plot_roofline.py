@@ -34,7 +34,8 @@ floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, els
 own, else as in plot_bench.py (the "gpu" name).
 
 Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
-be made or written into (no file is written); 2 matplotlib is not installed, or a file failed
+be made or written into, or a file name there taken by a folder or an SQLite database (no file
+is written); 2 matplotlib is not installed, or a file failed
 as it was written (an earlier file of that name is left whole, and no half-written one is left
 beside it).
 """

@@ -884,7 +884,7 @@ const std::vector<Command>& commands() {
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded (a file of no winners, an empty database's export, makes an empty database where there was none)", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
-        {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use, then compact the file", 0,
+        {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use; compact the file when a quarter of it or more is then free", 0,
          {"device", "stale"}, cmd_prune},
         {"verify", "", "integrity, schema version, every winner's binary and times", 0, {}, cmd_verify},
         {"upgrade", "", "bring an older file to this build's schema (the reading commands and dispatch read one through an upgraded copy in memory, and writing commands upgrade it themselves, unless they are refused or change nothing; a write that fails on the file after the upgrade leaves it upgraded)", 0, {}, cmd_upgrade},

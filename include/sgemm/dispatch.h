@@ -216,8 +216,9 @@ typedef enum sgemm_dispatch_precision {
 } sgemm_dispatch_precision_t;
 
 typedef struct sgemm_dispatch_options {
-    const char* db_path;                  /* NULL: $SGEMM_DB, else $XDG_DATA_HOME/sgemm/tuning.db,
-                                             else ~/.local/share/sgemm/tuning.db ("" is INVALID_VALUE);
+    const char* db_path;                  /* NULL: $SGEMM_DB if not empty, else $XDG_DATA_HOME/
+                                             sgemm/tuning.db if absolute, else ~/.local/share/
+                                             sgemm/tuning.db ("" is INVALID_VALUE);
                                              a relative path is taken against the working directory
                                              at create, misses written later included */
     int device;                           /* CUDA device ordinal */

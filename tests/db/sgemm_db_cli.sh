@@ -34,7 +34,7 @@ run 0 --help
 for c in list show explain stats misses export import merge prune verify upgrade; do has "$out" "  $c"; done
 # A usage longer than its column ends its line: the summary is not read as more arguments.
 grep -qE '^  show M N K .*\[--device ID\]$' <<<"$out" || fail "show's usage runs into its summary: $out"
-has "$out" '$SGEMM_DB if set, else $XDG_DATA_HOME/sgemm/tuning.db, else ~/.local/share/sgemm/tuning.db'
+has "$out" '$SGEMM_DB if set and not empty, else $XDG_DATA_HOME/sgemm/tuning.db where that is an absolute path, else ~/.local/share/sgemm/tuning.db'
 # A command's own help: its usage and the options it takes, no others.
 run 0 show --help
 has "$out" "sgemm-db show: every measurement of a shape"
