@@ -9,12 +9,21 @@ gpu_present() { compgen -G '/dev/nvidia[0-9]*' >/dev/null; }
 
 # How many GPUs CUDA shows a process, judged the same way: the device files, fewer where
 # CUDA_VISIBLE_DEVICES names fewer (a test run on one GPU of two must not expect a second).
+# CUDA reads its entries in order and stops at the first that names no device (empty, -1,
+# an index past the last GPU), as tests/gpu/gpu_test_env.h does too.
 visible_gpus() {
-  local files
+  local files named=0 entry entries
   files=$(compgen -G '/dev/nvidia[0-9]*' | wc -l)
   if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
-    local named
-    named=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+    IFS=',' read -ra entries <<<"$CUDA_VISIBLE_DEVICES"
+    for entry in "${entries[@]}"; do
+      entry=${entry// /}
+      if [[ $entry =~ ^[0-9]{1,4}$ && 10#$entry -lt $files || $entry == GPU-* || $entry == MIG-* ]]; then
+        named=$((named + 1))
+      else
+        break
+      fi
+    done
     [ "$named" -lt "$files" ] && files=$named
   fi
   echo "$files"
@@ -34,6 +43,8 @@ expect_no_gpu() {
   fi
   [ $rc -eq 2 ] || fail "without a GPU $what exited $rc, expected 2: $no_gpu_message"
   grep -q -- "$pattern" <<<"$no_gpu_message" || fail "no-GPU message: $no_gpu_message"
+  # Said where CUDA shows a GPU, the message is a fault (a driver CUDA cannot use), not CI's case.
+  [ "$(visible_gpus)" -eq 0 ] || fail "a GPU is visible (/dev/nvidiaN), but $what says none is: $no_gpu_message"
 }
 
 # into_a_closed_pipe ERR CMD...: runs CMD with standard output a pipe whose reader is gone, as

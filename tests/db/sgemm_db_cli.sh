@@ -761,8 +761,10 @@ run 0 --db "$dir/bom.db" import "$dir/bom.csv"; has "$out" "winners 4 added"
 
 # --- merge: the faster winner stays, another device is kept apart ---
 cp "$dir/ours.db" "$dir/merged.db"
-# - imports standard input: an export piped from another database.
-out=$("$db_tool" "${ours[@]}" export | "$db_tool" --db "$dir/piped.db" import - 2>&1) || fail "export | import -: $out"
+# - imports standard input: an export piped from another database (pipefail: the export's
+# status counts too).
+out=$(set -o pipefail; "$db_tool" "${ours[@]}" export | "$db_tool" --db "$dir/piped.db" import - 2>&1) ||
+  fail "export | import -: $out"
 has "$out" "from standard input: 1 devices added; winners 4 added"
 run 1 --db "$dir/merged.db" merge "$dir/no-such.db"; has "$err" "no tuning database at $dir/no-such.db to merge"
 run 0 --db "$dir/merged.db" merge "$dir/theirs.db"

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -382,8 +383,16 @@ TEST(MissWriter, NamesTheBootAndTheFileNotTheProcess) {
     EXPECT_NE(miss_writer(no_birth, "boot-a", "process-1"), miss_writer(no_birth, "boot-a", "process-2"));
     EXPECT_NE(miss_writer(file, "", "process-1"), miss_writer(file, "", "process-2")) << "no boot id";
 
-    EXPECT_FALSE(machine_boot().empty()) << "Linux gives every boot an id in /proc/sys/kernel/random/boot_id";
-    EXPECT_EQ(machine_boot(), machine_boot());
+    // Linux gives every boot an id, a UUID (8-4-4-4-12 hex digits): machine_boot is it as the
+    // kernel prints it, without the line's end.
+    std::ifstream kernel_file("/proc/sys/kernel/random/boot_id");
+    std::string kernel_id;
+    ASSERT_TRUE(std::getline(kernel_file, kernel_id)) << "no /proc/sys/kernel/random/boot_id";
+    bool uuid = kernel_id.size() == 36;
+    for (std::size_t i = 0; uuid && i < kernel_id.size(); ++i)
+        uuid = (i == 8 || i == 13 || i == 18 || i == 23) ? kernel_id[i] == '-' : std::isxdigit(kernel_id[i]) != 0;
+    EXPECT_TRUE(uuid) << kernel_id;
+    EXPECT_EQ(machine_boot(), kernel_id);
 }
 
 // Processes started one after another on one file (an engine run once per request) add to

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -22,16 +23,31 @@ struct GpuContext {
     CublasHandle cublas;
 };
 
+// Whether CUDA_VISIBLE_DEVICES hides all of the `installed` GPUs. CUDA reads its entries in
+// order and stops at the first that names no device, so the list shows none where its first
+// entry is neither a GPU's index nor a UUID (GPU-..., MIG-...): empty, -1, "none", an index
+// past the last GPU. Any other value shows a GPU, as a scheduler's "0" or "2,3" does.
+inline bool cuda_visible_devices_hides_every_gpu(int installed) {
+    const char* const value = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (!value) return false;
+    std::string first(value, std::strcspn(value, ","));
+    first.erase(0, first.find_first_not_of(' '));
+    first.erase(first.find_last_not_of(' ') + 1);
+    if (first.rfind("GPU-", 0) == 0 || first.rfind("MIG-", 0) == 0) return false;
+    const bool index = !first.empty() && first.size() <= 4 && first.find_first_not_of("0123456789") == std::string::npos;
+    return !index || std::stoi(first) >= installed;
+}
+
 // Why a GPU test that found no usable device must fail rather than skip, or "" where skipping
 // is right: a GPU is installed (a /dev/nvidiaN node) and nothing hides it, so CUDA failing to
 // use it (a driver older than the runtime, a GPU in exclusive use) is a fault to see, not a
 // machine without a GPU, where CI skips every GPU test.
 inline std::string installed_gpu_unused(const std::string& why) {
-    if (std::getenv("CUDA_VISIBLE_DEVICES")) return "";  // the user may have hidden every GPU
     glob_t nodes{};
-    const bool installed = glob("/dev/nvidia[0-9]*", 0, nullptr, &nodes) == 0 && nodes.gl_pathc > 0;
+    const int installed = glob("/dev/nvidia[0-9]*", 0, nullptr, &nodes) == 0 ? static_cast<int>(nodes.gl_pathc) : 0;
     globfree(&nodes);
-    return installed ? "a GPU is installed (/dev/nvidiaN) but CUDA cannot use it: " + why : "";
+    if (installed == 0 || cuda_visible_devices_hides_every_gpu(installed)) return "";
+    return "a GPU is installed (/dev/nvidiaN) but CUDA cannot use it: " + why;
 }
 
 // The process-wide context, or nullptr with `why` set when there is no usable GPU.

@@ -674,6 +674,7 @@ TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
     EXPECT_TRUE(contains(one_step_neighbours(tall, all), wide));
     // Only the pair trades: every other neighbour differs in one parameter, or steps across
     // an edge of the space.
+    ASSERT_GT(from_wide.size(), 1u) << "the wide tile has neighbours besides the tall one";
     for (const Candidate& c : from_wide) {
         if (c == tall) continue;
         EXPECT_TRUE(params_changed(c, wide) == 1 || one_single_move_leaves(wide, c, all)) << c.describe();
@@ -681,7 +682,9 @@ TEST(Search, AThreadTileTurnsOnItsSideInOneMove) {
     // A square thread tile has nothing to trade.
     const Candidate square{&f, {128, 128, 16, 32, 64, 8, 8, 3, 0, 0, 1, 1, 0, 0, 0, 0, 0}};
     ASSERT_TRUE(contains(all, square));
-    for (const Candidate& c : one_step_neighbours(square, all))
+    const std::vector<Candidate> from_square = one_step_neighbours(square, all);
+    ASSERT_FALSE(from_square.empty());
+    for (const Candidate& c : from_square)
         EXPECT_TRUE(params_changed(c, square) == 1 || one_single_move_leaves(square, c, all)) << c.describe();
 }
 

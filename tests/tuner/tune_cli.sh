@@ -77,9 +77,15 @@ grep -q "M=8 N=1000 K=517 NN fp32 align4 (odd): [0-9]* valid candidates, 2 to ti
 
 # Split-K tiles that add with float atomics are candidates only with --allow-atomics.
 printf 'M,N,K\n32,4096,4096\n' > "$dir/batch32.csv"
-valid_of() { "$tune" --shapes "$dir/batch32.csv" --dry-run --families warptile --top-k 1 --max-candidates 1 "$@" 2>&1 |
-  sed -n 's/.*: \([0-9]*\) valid candidates.*/\1/p'; }
-plain=$(valid_of) && atomic=$(valid_of --allow-atomics) || fail "--allow-atomics dry run"
+# The dry run's status is its own, not the sed's that reads its plan.
+valid_of() {
+  local plan
+  plan=$("$tune" --shapes "$dir/batch32.csv" --dry-run --families warptile --top-k 1 --max-candidates 1 "$@" 2>&1) ||
+    fail "--allow-atomics dry run ($*): $plan"
+  sed -n 's/.*: \([0-9]*\) valid candidates.*/\1/p' <<<"$plan"
+}
+plain=$(valid_of) || exit 1
+atomic=$(valid_of --allow-atomics) || exit 1
 [ -n "$plain" ] && [ -n "$atomic" ] && [ "$atomic" -gt "$plain" ] ||
   fail "--allow-atomics should add candidates: $plain without, $atomic with"
 
