@@ -17,7 +17,6 @@ visible_gpus() {
   if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
     IFS=',' read -ra entries <<<"$CUDA_VISIBLE_DEVICES"
     for entry in "${entries[@]}"; do
-      entry=${entry// /}
       if [[ $entry =~ ^[0-9]{1,4}$ && 10#$entry -lt $files || $entry == GPU-* || $entry == MIG-* ]]; then
         named=$((named + 1))
       else

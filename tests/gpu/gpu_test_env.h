@@ -30,9 +30,7 @@ struct GpuContext {
 inline bool cuda_visible_devices_hides_every_gpu(int installed) {
     const char* const value = std::getenv("CUDA_VISIBLE_DEVICES");
     if (!value) return false;
-    std::string first(value, std::strcspn(value, ","));
-    first.erase(0, first.find_first_not_of(' '));
-    first.erase(first.find_last_not_of(' ') + 1);
+    const std::string first(value, std::strcspn(value, ","));
     if (first.rfind("GPU-", 0) == 0 || first.rfind("MIG-", 0) == 0) return false;
     const bool index = !first.empty() && first.size() <= 4 && first.find_first_not_of("0123456789") == std::string::npos;
     return !index || std::stoi(first) >= installed;

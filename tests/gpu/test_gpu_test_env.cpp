@@ -39,7 +39,7 @@ TEST(GpuTestEnv, CudaVisibleDevicesHidesEveryGpuOnlyWhereItNamesNone) {
         bool hides;
     };
     const Case cases[] = {
-        {std::nullopt, false}, {"0", false},  {"1", false},        {"1,0", false},       {" 0 ", false},
+        {std::nullopt, false}, {"0", false},  {"1", false},        {"1,0", false},
         {"GPU-8f3c", false},   {"MIG-1", false}, {"", true},        {"-1", true},         {"none", true},
         {"2", true},           {"7,0", true},  {"NoDevFiles", true}, {"99999999999", true}, {",0", true},
     };
