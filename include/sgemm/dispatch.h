@@ -37,7 +37,8 @@
  * Threading and streams:
  *   - sgemm_dispatch_gemm, _prepare, _release_stream, _explain, _query and _get_info may be
  *     called from any number of threads at once, on any number of streams (and several
- *     threads on one stream: each call's kernels are enqueued back to back), except that
+ *     threads on one stream: a call whose kernels pass data through the stream's workspace,
+ *     split-K partials or staged operands, enqueues them back to back), except that
  *     _release_stream must not race with a gemm on the stream it releases. _create and
  *     _destroy must not race with any other call on the same handle.
  *   - gemm, prepare and release_stream run on the handle's device: the calling thread's
@@ -170,7 +171,11 @@ typedef struct sgemm_dispatch* sgemm_dispatch_t;
 typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_SUCCESS = 0,
     SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, destroyed, no handle, or a forked parent's */
-    SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range */
+    SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range;
+                                                     create: the BUILTIN fallback on a GPU before
+                                                     sm_80, or record_misses with db_path NULL and
+                                                     no default path (no SGEMM_DB, XDG_DATA_HOME,
+                                                     HOME nor home directory) */
     SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative, or K 0 with M and N not */
     SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length or 1 */
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
@@ -204,7 +209,8 @@ typedef enum sgemm_dispatch_fallback {
     SGEMM_DISPATCH_FALLBACK_CUBLAS = 0,  /* cuBLAS (the default) */
     SGEMM_DISPATCH_FALLBACK_BUILTIN = 1, /* the built-in default kernel (warptile at its defaults); for a
                                             size past 2^31 - 4096, which no kernel here takes,
-                                            SGEMM_DISPATCH_NO_KERNEL */
+                                            SGEMM_DISPATCH_NO_KERNEL; it needs sm_80 or newer:
+                                            on an older GPU create returns INVALID_VALUE */
     SGEMM_DISPATCH_FALLBACK_ERROR = 2    /* return SGEMM_DISPATCH_NO_KERNEL */
 } sgemm_dispatch_fallback_t;
 
@@ -257,7 +263,8 @@ typedef struct sgemm_dispatch_info {
     double kernels_ms;             /* of which: loading the kernels (NVRTC included) */
     double compile_ms;             /* of kernels_ms: NVRTC */
     double memory_ms;              /* of which: workspaces and cuBLAS handles */
-    int shapes_prepared;           /* shape keys with a launch ready in the hash map */
+    int shapes_prepared;           /* shape keys planned in the hash map: a launch ready, cuBLAS,
+                                      or NO_KERNEL */
     int streams_used;              /* streams holding a workspace */
     int max_streams;
     size_t workspace_bytes;        /* workspace per stream: split-K partials or staged operands */
@@ -315,9 +322,10 @@ sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispa
 /* Writes into `buffer` (NUL-terminated) which kernel gemm would launch for these arguments,
    and why; pointers are only read for their alignment, and NULL stands for an aligned one.
    `length`, if not NULL, receives the text's full length without the NUL. Returns
-   BUFFER_TOO_SMALL when the text was cut. For arguments gemm would refuse, the text names
+   BUFFER_TOO_SMALL when the text was cut. For arguments gemm's checks refuse, the text names
    the status gemm would return and why, and explain still returns SUCCESS (it did explain):
-   sgemm_dispatch_query returns that status. Enqueues nothing. */
+   sgemm_dispatch_query returns that status. Where nothing can run the shape (NO_KERNEL), the
+   text says so and query gives ROUTE_NONE. Enqueues nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
                                                sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
                                                int lda, const float* B, int ldb, const float* C, int ldc,
