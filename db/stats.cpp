@@ -1,7 +1,5 @@
 #include "db/stats.h"
 
-#include "db/schema.h"
-
 namespace sgemm {
 
 StoreStats store_stats(TuningStore& store) {

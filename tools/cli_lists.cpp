@@ -3,7 +3,6 @@
 #include <boost/program_options/errors.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <sstream>
 

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "src/util/error.h"
 #include "src/util/text.h"
 #include "tools/cli_input.h"
 #include "tools/cli_lists.h"

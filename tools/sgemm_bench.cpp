@@ -9,12 +9,9 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "db/shape_key.h"
 #include "src/cuda/cublas_handle.h"

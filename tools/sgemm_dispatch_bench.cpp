@@ -15,7 +15,6 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
-#include <iostream>
 
 #include <sgemm/dispatch.hpp>
 

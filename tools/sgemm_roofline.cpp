@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
-#include <limits>
 #include <optional>
 
 #include "src/util/json.h"

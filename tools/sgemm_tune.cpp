@@ -7,9 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <cstdio>
-#include <iostream>
 #include <iterator>
 #include <optional>
 #include <tuple>

@@ -5,8 +5,9 @@
 #include <limits>
 #include <map>
 
+#include "templates/sgemm_common.cuh"
 #include "templates/sgemm_staging.cuh"
-#include "templates/sgemm_warptile.cuh"
+#include "templates/sgemm_warptile_places.cuh"
 
 namespace sgemm {
 namespace {

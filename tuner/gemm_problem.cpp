@@ -1,7 +1,6 @@
 #include "tuner/gemm_problem.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -308,10 +307,5 @@ void GemmProblem::check_guards(const std::vector<float>& out, Accuracy& a) const
 }
 
 double GemmProblem::flops() const { return 2.0 * spec_.M * spec_.N * static_cast<double>(spec_.K); }
-
-double GemmProblem::min_bytes() const {
-    const double m = spec_.M, n = spec_.N, k = spec_.K;
-    return 4.0 * (m * k + k * n + m * n + (spec_.beta != 0.0f ? m * n : 0.0));
-}
 
 }  // namespace sgemm

@@ -86,7 +86,6 @@ public:
     std::vector<float> download_output() const;
 
     double flops() const;        // 2 M N K
-    double min_bytes() const;    // 4 (MK + KN + MN), plus MN more when beta != 0 (C is read)
 
 private:
     float* c() const;  // C's first element, inside the output buffer after the leading guard

@@ -26,7 +26,7 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
                 // A cubin damaged in the file (cut short, overwritten) would crash the CUDA
                 // loader, run after run: such a row is compiled again instead.
                 if (cubin_problem(*b).empty() && b->arch == arch_.sm) {
-                    by_key_[key] = BuiltKernel{from_binary(*b), "", true};
+                    by_key_[key] = BuiltKernel{from_binary(*b), ""};
                     ++cache_hits_;
                     continue;
                 }

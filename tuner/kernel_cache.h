@@ -22,7 +22,6 @@ namespace sgemm {
 struct BuiltKernel {
     std::optional<CompiledKernel> kernel;  // absent when compiling failed
     std::string error;                     // why, when it failed
-    bool from_cache = false;
 };
 
 class KernelCache {

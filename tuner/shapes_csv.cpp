@@ -1,13 +1,11 @@
 #include "tuner/shapes_csv.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "db/csv.h"
 #include "src/util/parse_number.h"

@@ -81,8 +81,7 @@ void carry(Io& io, std::vector<int>& values) {
 template <class Io>
 void carry(Io& io, DeviceInfo& d) {
     io(d.ordinal), io(d.name), io(d.cc_major), io(d.cc_minor), io(d.sm_count), io(d.global_memory_bytes),
-        io(d.l2_bytes), io(d.shared_per_block_optin), io(d.shared_per_sm), io(d.registers_per_sm),
-        io(d.max_threads_per_sm), io(d.driver_version), io(d.runtime_version);
+        io(d.l2_bytes), io(d.driver_version), io(d.runtime_version);
 }
 
 template <class Io>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 
 #include "db/selection.h"
@@ -18,6 +17,12 @@ namespace sgemm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A candidate whose first 3 runs take longer than this times the fastest so far is timed no
+// further (time_adaptive).
+constexpr double kRejectFactor = 1.5;
+// Rounds of the final re-timing of the two fastest and cuBLAS in alternation (Tuner's search).
+constexpr int kRetimeRounds = 10;
 
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -321,7 +326,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         const SgemmArgs args = problem.args();
         auto run = [&](cudaStream_t s) { kernel->launch(args, s); };
         AdaptiveTiming t;
-        const auto time_it = [&] { t = time_adaptive(run, best_ms, options_.reject_factor, flusher_, stream_.get()); };
+        const auto time_it = [&] { t = time_adaptive(run, best_ms, kRejectFactor, flusher_, stream_.get()); };
         if (faulted_while(c, "timed", time_it)) return;
         record_timed(kernel_ref(*c.family, c.values), t.stats, checked.accuracy);
         medians.emplace_back(c, t.stats.median_ms);
@@ -405,7 +410,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         std::vector<std::vector<double>> runs(contenders);
         std::vector<double> bar;
         const SgemmArgs args = problem.args();
-        for (int r = 0; r < options_.retime_rounds; ++r) {
+        for (int r = 0; r < kRetimeRounds; ++r) {
             for (std::size_t i = 0; i < contenders; ++i) {
                 const auto run = [&](cudaStream_t s) { timed[i].kernel->launch(args, s); };
                 const auto one_run = [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); };

@@ -58,8 +58,6 @@ struct TuneOptions {
     bool atomics_allowed = false;       // may store split-K kernels that add with float atomics (candidates.h)
     double budget_seconds = 0;          // per shape, compiling and timing candidates; 0: none
     int jobs = 1;                       // compile threads
-    double reject_factor = 1.5;         // early rejection after 3 runs
-    int retime_rounds = 10;             // winner against runner-up, alternating
     // Asked before each shape, each compile and each candidate; once it says yes the run
     // stops there (compiles already in progress finish). Empty: the run goes to the end.
     std::function<bool()> stop_requested;

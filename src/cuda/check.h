@@ -5,8 +5,6 @@
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
-#include <string>
-
 #include "src/util/error.h"
 
 namespace sgemm {

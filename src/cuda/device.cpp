@@ -57,10 +57,6 @@ DeviceInfo use_device(int ordinal) {
     info.sm_count = prop.multiProcessorCount;
     info.global_memory_bytes = prop.totalGlobalMem;
     info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
-    info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
-    info.shared_per_sm = prop.sharedMemPerMultiprocessor;
-    info.registers_per_sm = prop.regsPerMultiprocessor;
-    info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
     SGEMM_CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
     SGEMM_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
     return info;

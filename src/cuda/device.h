@@ -15,10 +15,6 @@ struct DeviceInfo {
     int sm_count = 0;
     std::size_t global_memory_bytes = 0;
     std::size_t l2_bytes = 0;
-    std::size_t shared_per_block_optin = 0;  // the most a block may ask for, after opt-in
-    std::size_t shared_per_sm = 0;
-    int registers_per_sm = 0;
-    int max_threads_per_sm = 0;
     int driver_version = 0;   // as cudaDriverGetVersion: 13000 = 13.0
     int runtime_version = 0;  // as cudaRuntimeGetVersion
 

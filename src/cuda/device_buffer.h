@@ -46,10 +46,6 @@ public:
         SGEMM_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
         return host;
     }
-    void copy_from_async(const DeviceBuffer& other, cudaStream_t stream) {
-        if (other.count_ != count_) throw Error("DeviceBuffer::copy_from_async: size mismatch");
-        SGEMM_CUDA_CHECK(cudaMemcpyAsync(data_, other.data_, bytes(), cudaMemcpyDeviceToDevice, stream));
-    }
 
 private:
     T* data_ = nullptr;

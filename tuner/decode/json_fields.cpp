@@ -164,11 +164,6 @@ double JsonFields::positive_number(const std::string& key) const {
     return *v;
 }
 
-std::optional<double> JsonFields::optional_positive_number(const std::string& key) const {
-    if (!has(key)) return std::nullopt;
-    return positive_number(key);
-}
-
 void JsonFields::fail(const std::string& key, const std::string& problem) const {
     throw Error(printable(source_) + ": field " + single_quoted(key) + " " + problem);
 }

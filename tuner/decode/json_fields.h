@@ -36,7 +36,6 @@ public:
     long non_negative_integer(const std::string& key) const;
     std::optional<long> optional_positive_integer(const std::string& key) const;
     double positive_number(const std::string& key) const;
-    std::optional<double> optional_positive_number(const std::string& key) const;
 
     // Fails on the first field not in `known`: in a file of a fixed set of fields (a GPU
     // spec), a misspelt one would otherwise be ignored, and what it set left at its default.
