@@ -204,7 +204,6 @@ Connection::Connection(const std::string& path, Access access, std::chrono::mill
     switch (access) {
         case Access::ReadWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
         case Access::ReadWriteExisting: flags |= SQLITE_OPEN_READWRITE; break;
-        case Access::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
         case Access::QueryOnly: flags |= SQLITE_OPEN_READWRITE; break;
         case Access::Immutable:
             flags |= SQLITE_OPEN_READONLY;

@@ -120,7 +120,7 @@ private:
     Statement& statement_;
 };
 
-enum class Access { ReadWrite, ReadWriteExisting, ReadOnly, QueryOnly, Immutable, Snapshot, Copy, Memory };
+enum class Access { ReadWrite, ReadWriteExisting, QueryOnly, Immutable, Snapshot, Copy, Memory };
 
 class Connection {
 public:

@@ -10,11 +10,6 @@
 
 namespace sgemm {
 
-std::string template_text(const std::string& name) {
-    if (const char* text = find_embedded(embedded_templates(), name)) return text;
-    throw Error("no embedded template named '" + name + "'");
-}
-
 namespace {
 
 // The names in the `#include "name"` lines of `text` (a line whose first character other

@@ -10,9 +10,6 @@ namespace sgemm {
 // Each named as in templates/, which is also the name it is #included by.
 const std::vector<EmbeddedFile>& embedded_templates();
 
-// The text of templates/<name>; throws sgemm::Error for an unknown name.
-std::string template_text(const std::string& name);
-
 // `root` and every file of `files` it includes by `#include "name"`, directly or through
 // another, each once, in name order: the sources of a kernel built from `root`, and all
 // that NVRTC is given to compile it (src/jit/compiler.cpp), so an include this scan misses,

@@ -317,7 +317,7 @@ TEST(Store, AMeasurementKeepsTheChecksScaledErrorsOrNone) {
     EXPECT_FALSE(rows[1].max_error_u);
     EXPECT_FALSE(rows[1].rms_error_u);
     // The shell's view shows them.
-    sqlite::Connection db(dir.file("t.db"), sqlite::Access::ReadOnly, std::chrono::milliseconds(0));
+    sqlite::Connection db(dir.file("t.db"), sqlite::Access::QueryOnly, std::chrono::milliseconds(0));
     auto view = db.query("SELECT max_error_u, rms_error_u FROM measurements_summary WHERE verdict = 'valid'");
     ASSERT_TRUE(view.step());
     EXPECT_DOUBLE_EQ(view.real(0), 3.25);

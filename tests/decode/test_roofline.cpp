@@ -27,9 +27,10 @@ TEST(Roofline, Fp32GemmFloorByHand) {
     EXPECT_DOUBLE_EQ(t.flops, 402653184.0);
     EXPECT_DOUBLE_EQ(t.bytes, 100990976.0);
     const GpuSpec h200 = find_builtin_gpu("H200");
-    EXPECT_NEAR(fp32_gemm_floor_seconds(8, 6144, 4096, h200), 23.541e-6, 0.001e-6);
+    const double peak = h200.peak_flops(Precision::fp32), bandwidth = h200.bytes_per_s();
+    EXPECT_NEAR(floor_seconds(t, peak, bandwidth), 23.541e-6, 0.001e-6);
     // A large square GEMM is compute-bound: 2 * 4096^3 / 66.9e12 = 2.0544 ms.
-    EXPECT_NEAR(fp32_gemm_floor_seconds(4096, 4096, 4096, h200), 2.0544e-3, 0.0001e-3);
+    EXPECT_NEAR(floor_seconds(gemm_traffic(4096, 4096, 4096, 4, 4), peak, bandwidth), 2.0544e-3, 0.0001e-3);
 }
 
 TEST(Roofline, Gpt2StepByHand) {

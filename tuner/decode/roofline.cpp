@@ -19,10 +19,6 @@ double floor_seconds(const Traffic& traffic, double peak_flops, double bytes_per
     return std::max(traffic.flops / peak_flops, traffic.bytes / bytes_per_s);
 }
 
-double fp32_gemm_floor_seconds(long m, long n, long k, const GpuSpec& gpu) {
-    return floor_seconds(gemm_traffic(m, n, k, 4, 4), gpu.peak_flops(Precision::fp32), gpu.bytes_per_s());
-}
-
 namespace {
 
 // Layers that read KV caches of one length: the sliding-window layers, and the others.

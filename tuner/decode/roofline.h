@@ -25,10 +25,6 @@ Traffic gemm_traffic(long m, long n, long k, double weight_bytes, double activat
 // The roofline floor: max(FLOPs / peak, bytes / bandwidth), in seconds.
 double floor_seconds(const Traffic& traffic, double peak_flops, double bytes_per_s);
 
-// The floor of an fp32 GEMM (all operands 4 bytes) at the GPU's FFMA peak: what the tuner's
-// "% of roofline floor" divides by.
-double fp32_gemm_floor_seconds(long m, long n, long k, const GpuSpec& gpu);
-
 struct DecodeSetup {
     ModelConfig model;
     GpuSpec gpu;
