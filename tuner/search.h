@@ -14,7 +14,7 @@
 //               the same way. The model knows the broad shape of the space; measurement
 //               finds the exact spot.
 //   exhaustive  every candidate of the pruned space.
-//   random      `budget` candidates drawn uniformly (seeded, so a run can be repeated).
+//   random      `random_budget` candidates drawn uniformly (seeded, so a run can be repeated).
 // max_candidates, when set, caps any strategy's list, and the tuner stops the model
 // strategy's walks there too (tuner.cpp).
 #pragma once
