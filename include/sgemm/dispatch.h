@@ -173,9 +173,10 @@ typedef enum sgemm_dispatch_status {
     SGEMM_DISPATCH_INVALID_HANDLE = 1,            /* NULL, destroyed, no handle, or a forked parent's */
     SGEMM_DISPATCH_INVALID_VALUE = 2,             /* a NULL pointer, or an option or op out of range;
                                                      create: the BUILTIN fallback on a GPU before
-                                                     sm_80, or record_misses with db_path NULL and
-                                                     no default path (no SGEMM_DB, XDG_DATA_HOME,
-                                                     HOME nor home directory) */
+                                                     sm_80, or record_misses and without_database
+                                                     with db_path NULL and no default path (see
+                                                     db_path: no HOME nor home directory either;
+                                                     without without_database, DATABASE_ERROR) */
     SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative, or K 0 with M and N not */
     SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length or 1 */
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */

@@ -390,7 +390,7 @@ TEST(MissWriter, NamesTheBootAndTheFileNotTheProcess) {
     ASSERT_TRUE(std::getline(kernel_file, kernel_id)) << "no /proc/sys/kernel/random/boot_id";
     bool uuid = kernel_id.size() == 36;
     for (std::size_t i = 0; uuid && i < kernel_id.size(); ++i)
-        uuid = (i == 8 || i == 13 || i == 18 || i == 23) ? kernel_id[i] == '-' : std::isxdigit(kernel_id[i]) != 0;
+        uuid = (i == 8 || i == 13 || i == 18 || i == 23) ? kernel_id[i] == '-' : std::isxdigit(static_cast<unsigned char>(kernel_id[i])) != 0;
     EXPECT_TRUE(uuid) << kernel_id;
     EXPECT_EQ(machine_boot(), kernel_id);
 }

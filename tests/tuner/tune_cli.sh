@@ -81,7 +81,7 @@ printf 'M,N,K\n32,4096,4096\n' > "$dir/batch32.csv"
 valid_of() {
   local plan
   plan=$("$tune" --shapes "$dir/batch32.csv" --dry-run --families warptile --top-k 1 --max-candidates 1 "$@" 2>&1) ||
-    fail "--allow-atomics dry run ($*): $plan"
+    fail "--allow-atomics dry run ($*): $plan" >&2  # said, not captured with the count
   sed -n 's/.*: \([0-9]*\) valid candidates.*/\1/p' <<<"$plan"
 }
 plain=$(valid_of) || exit 1
