@@ -28,32 +28,6 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The stored winner of `key` that dispatch would use. One it leaves out (tuned with other
-// kernel sources under the same library version, or an edited row: winner_unusable) is
-// no winner here either, so that the shape is tuned again rather than skipped while its calls
-// go on missing. So is one that adds with atomics when this run does not allow them: a run
-// without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted
-// the GPU in a later run (--retune), whose search stored no winner: the shape is tuned again
-// without it. And with retry_faulted (--retry-faulted) so is any winner of a shape where a
-// kernel faulted: the shape is tuned again with it. So is one from a narrowed search, when
-// this run searches in full: a quick pass (--families decode, --max-candidates 20) is not
-// final for the full run after it. Where that is the only reason, `narrowed_by` gets what
-// narrowed it.
-std::optional<Winner> usable_winner(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
-                                    const TuneOptions& options, std::string* narrowed_by = nullptr) {
-    std::optional<Winner> w = store.find_winner(device_id, key);
-    if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
-    if (!options.atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
-    const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
-    if (options.retry_faulted && !faulted.empty()) return std::nullopt;
-    if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
-    if (!w->narrowed_by.empty() && searches_in_full(options)) {
-        if (narrowed_by) *narrowed_by = w->narrowed_by;
-        return std::nullopt;
-    }
-    return w;
-}
-
 // Adds `part` to a "; "-separated list of what narrowed a search (Winner::narrowed_by).
 void add_narrowing(std::string& list, const std::string& part) { list += (list.empty() ? "" : "; ") + part; }
 
@@ -121,15 +95,31 @@ bool searches_in_full(const TuneOptions& options) {
     return narrowing_of(options).empty() && options.search.max_candidates == 0 && options.budget_seconds == 0;
 }
 
-std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, const TuneOptions& options) {
-    std::vector<ShapeRow> out;
-    const std::optional<DeviceFingerprint> device = store.find_device(device_id);
-    const Arch arch{device ? device->sm() : 0};
-    for (const ShapeRow& row : shapes)
-        if (options.retune || !device || !usable_winner(store, device_id, row.key, arch, options))
-            out.push_back(row);
-    return out;
+// The stored winner of `key` that dispatch would use, unless --retune. One dispatch leaves
+// out (tuned with other kernel sources under the same library version, or an edited row:
+// winner_unusable) is no winner here either, so that the shape is tuned again rather than skipped while its calls
+// go on missing. So is one that adds with atomics when this run does not allow them: a run
+// without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted
+// the GPU in a later run (--retune), whose search stored no winner: the shape is tuned again
+// without it. And with retry_faulted (--retry-faulted) so is any winner of a shape where a
+// kernel faulted: the shape is tuned again with it. So is one from a narrowed search, when
+// this run searches in full: a quick pass (--families decode, --max-candidates 20) is not
+// final for the full run after it. Where that is the only reason, `narrowed_by` gets what
+// narrowed it.
+std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
+                                     const TuneOptions& options, std::string* narrowed_by) {
+    if (options.retune) return std::nullopt;
+    std::optional<Winner> w = store.find_winner(device_id, key);
+    if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
+    if (!options.atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
+    const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
+    if (options.retry_faulted && !faulted.empty()) return std::nullopt;
+    if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
+    if (!w->narrowed_by.empty() && searches_in_full(options)) {
+        if (narrowed_by) *narrowed_by = w->narrowed_by;
+        return std::nullopt;
+    }
+    return w;
 }
 
 Tuner::Tuner(TuningStore& store, const DeviceInfo& device, TuneOptions options, TuneProgress progress)
@@ -183,9 +173,9 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     if (key.precision != GemmPrecision::fp32)
         throw Error(key.to_string() + ": only fp32 is tuned so far (line " + std::to_string(input.line) + ")");
 
-    if (!options_.retune && !cut_short_by_fault) {
+    if (!cut_short_by_fault) {
         if (std::optional<Winner> w =
-                usable_winner(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by)) {
+                winner_to_keep(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by)) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);

@@ -161,12 +161,13 @@ std::string narrowing_of(const TuneOptions& options);
 // a shape whose winner came from a narrowed search (Winner::narrowed_by).
 bool searches_in_full(const TuneOptions& options);
 
-// Shapes of a run with `options` that still need tuning: all with retune, else those without
-// a winner for `device_id` that dispatch would use (a killed run resumes where it stopped),
-// counting a winner that adds with atomics only when atomics are allowed, none of a shape
-// where a kernel faulted the GPU when faulted kernels are tried again, and one from a
-// narrowed search only for a run that does not search in full.
-std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
-                                     const std::vector<ShapeRow>& shapes, const TuneOptions& options);
+// The winner stored for `key` on `device_id` that a run with `options` keeps, skipping the
+// shape (a killed run resumes where it stopped): none with retune; else the one dispatch would
+// use, counting one that adds with atomics only when atomics are allowed, none of a shape where
+// a kernel faulted the GPU when faulted kernels are tried again, and one from a narrowed search
+// only for a run that does not search in full. Where that last is the only reason it keeps
+// none, `narrowed_by` gets what narrowed the stored winner's search.
+std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
+                                     const TuneOptions& options, std::string* narrowed_by = nullptr);
 
 }  // namespace sgemm

@@ -35,6 +35,18 @@ TuneOptions run_options(bool retune, bool atomics_allowed, bool retry_faulted) {
     return options;
 }
 
+// The rows of `shapes` that a run with `options` tunes: those without a winner it keeps.
+std::vector<ShapeRow> shapes_to_tune(TuningStore& store, const std::string& device_id,
+                                     const std::vector<ShapeRow>& shapes, const TuneOptions& options) {
+    const std::optional<DeviceFingerprint> device = store.find_device(device_id);
+    EXPECT_TRUE(device.has_value()) << device_id;
+    const Arch arch{device ? device->sm() : 0};
+    std::vector<ShapeRow> out;
+    for (const ShapeRow& r : shapes)
+        if (!winner_to_keep(store, device_id, r.key, arch, options)) out.push_back(r);
+    return out;
+}
+
 TEST(Resume, ShapesWithAWinnerAreSkippedUnlessRetune) {
     TempDir dir;
     // The last row is a miss of calls whose operands were padded and offset: the first shape at
