@@ -95,6 +95,18 @@ inline std::string trim(const std::string& text) {
     return text.substr(begin, end - begin);
 }
 
+// `text`'s lines, each trimmed, joined by " | " with the empty ones left out: a compiler's
+// log of several lines as one reason, which fits a row of a table or a line of a listing
+// (where printable would show each line break as \x0a).
+inline std::string on_one_line(const std::string& text) {
+    std::string out;
+    for (const std::string& line : split(text, '\n')) {
+        const std::string trimmed = trim(line);
+        if (!trimmed.empty()) out += (out.empty() ? "" : " | ") + trimmed;
+    }
+    return out;
+}
+
 // The base name of `path`, as __FILE__ gives it ("../src/families/x.cpp" is "x.cpp").
 inline std::string base_name(const std::string& path) { return path.substr(path.find_last_of("/\\") + 1); }
 

@@ -36,6 +36,20 @@ TEST(Printable, AControlCharacterIsNotABadByte) {
     EXPECT_FALSE(has_control_character("\xff")) << "not UTF-8, but no control character";
 }
 
+TEST(OnOneLine, JoinsACompilersLogIntoOneReason) {
+    const std::string log = "NVRTC failed to compile warptile (NVRTC_ERROR_COMPILATION):\n"
+                            "default_program(12): error: identifier \"TM\" is undefined\r\n"
+                            "      float acc[TM];\n"
+                            "                ^\n"
+                            "\n"
+                            "1 error detected in the compilation of \"default_program\".\n";
+    EXPECT_EQ(on_one_line(log),
+              "NVRTC failed to compile warptile (NVRTC_ERROR_COMPILATION): | default_program(12): error: identifier "
+              "\"TM\" is undefined | float acc[TM]; | ^ | 1 error detected in the compilation of \"default_program\".");
+    EXPECT_EQ(on_one_line("one line"), "one line");
+    EXPECT_EQ(on_one_line(" \n\t\n"), "");
+}
+
 TEST(ChosenWord, ReadsAWordInAnyCaseWithoutTheWhiteSpaceAroundIt) {
     EXPECT_EQ(chosen_word(" FP16\t"), "fp16");
     EXPECT_EQ(chosen_word("Out-In"), "out-in");
