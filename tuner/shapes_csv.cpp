@@ -159,8 +159,8 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         }
         row.name = field("name");
         if (has_control_character(row.name))
-            fail(file, rec.line, "the name " + single_quoted(row.name) + " holds a control character; names are printed "
-                                 "in tables and progress lines");
+            fail(file, rec.line, "the name " + single_quoted(row.name) + " holds a control or invisible character; names "
+                                 "are printed in tables and progress lines");
 
         // A shape is tuned on tightly packed operands, so at their class, unless `align` names
         // another: the class of an engine's padded or offset buffers, which the tuner then

@@ -21,32 +21,54 @@ inline std::string count_of(std::size_t n, const char* one, const char* many) {
 // Whether byte `c` is an ASCII control character (a newline, an escape, DEL).
 inline bool is_control_byte(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
-// Whether text[i] starts a C1 control character, U+0080 to U+009F in UTF-8 (C2 80 to C2 9F):
-// U+009B is the one-character form of the escape that starts a terminal's colour and cursor
-// codes, and terminals such as xterm act on it.
-inline bool starts_c1_control(const std::string& text, std::size_t i) {
-    return i + 1 < text.size() && static_cast<unsigned char>(text[i]) == 0xC2 &&
-           static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+// The code point of the well-formed UTF-8 sequence of `length` bytes at text[i].
+inline char32_t code_point_at(const std::string& text, std::size_t i, std::size_t length) {
+    const unsigned char first = static_cast<unsigned char>(text[i]);
+    char32_t cp = length == 1 ? first : first & (0x7F >> length);
+    for (std::size_t j = 1; j < length; ++j) cp = cp << 6 | (static_cast<unsigned char>(text[i + j]) & 0x3F);
+    return cp;
 }
 
-// `text` with each control character (C0, DEL and C1), and each byte that is not part of
-// well-formed UTF-8 (a name in another encoding, which a terminal would show as garbage or
-// take as a control sequence), written as \xNN, a byte each.
+// Whether code point `cp` is a control character that is not ASCII: C1 (U+0080 to U+009F;
+// U+009B is the one-character form of the escape that starts a terminal's colour and cursor
+// codes, and terminals such as xterm act on it), or an invisible format character that
+// reorders or hides text: the bidirectional marks, embeddings, overrides and isolates (U+202E
+// shows the rest of a line backwards), the zero-width characters and the byte order mark
+// (U+FEFF before a column's name makes "unknown column 'M'" of a column that reads M).
+inline bool is_unicode_control(char32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
+           cp == 0xFEFF;
+}
+
+// The length in bytes of the control character that starts at text[i]: an ASCII one
+// (is_control_byte) or a well-formed UTF-8 one (is_unicode_control); 0 where none starts.
+inline std::size_t control_character_length(const std::string& text, std::size_t i) {
+    if (is_control_byte(static_cast<unsigned char>(text[i]))) return 1;
+    const std::size_t length = utf8_sequence_length(text, i);
+    return length > 1 && is_unicode_control(code_point_at(text, i, length)) ? length : 0;
+}
+
+// `text` with each control character (control_character_length: C0, DEL, C1 and the
+// invisible format characters), and each byte that is not part of well-formed UTF-8 (a name in
+// another encoding, which a terminal would show as garbage or take as a control sequence),
+// written as \xNN, a byte each.
 inline std::string printable(const std::string& text) {
     std::string out;
     for (std::size_t i = 0; i < text.size();) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        const std::size_t length =
-            is_control_byte(c) || starts_c1_control(text, i) ? 0 : utf8_sequence_length(text, i);
-        if (length > 0) {
+        const std::size_t control = control_character_length(text, i);
+        const std::size_t length = utf8_sequence_length(text, i);
+        if (control == 0 && length > 0) {
             out.append(text, i, length);
             i += length;
             continue;
         }
-        char escape[8];
-        std::snprintf(escape, sizeof escape, "\\x%02x", c);
-        out += escape;
-        ++i;
+        // A control character, byte by byte, or one byte that is not UTF-8.
+        for (const std::size_t end = i + (control > 0 ? control : 1); i < end; ++i) {
+            char escape[8];
+            std::snprintf(escape, sizeof escape, "\\x%02x", static_cast<unsigned char>(text[i]));
+            out += escape;
+        }
     }
     return out;
 }
@@ -68,10 +90,10 @@ inline std::string printable_lines(const std::string& text) {
     }
 }
 
-// Whether `text` holds a control character (C0, DEL or C1).
+// Whether `text` holds a control character (C0, DEL, C1 or an invisible format character).
 inline bool has_control_character(const std::string& text) {
     for (std::size_t i = 0; i < text.size(); ++i)
-        if (is_control_byte(static_cast<unsigned char>(text[i])) || starts_c1_control(text, i)) return true;
+        if (control_character_length(text, i) > 0) return true;
     return false;
 }
 

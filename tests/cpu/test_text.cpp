@@ -27,6 +27,23 @@ TEST(SingleQuoted, QuotesAValueSoItsLineBreaksCannotSplitAMessage) {
     EXPECT_EQ(single_quoted("caf\xc3\xa9"), "'caf\xc3\xa9'");
 }
 
+// Invisible format characters that reorder or hide text are escaped like control characters:
+// U+202E (right-to-left override), U+2066 (an isolate), U+200B (zero-width space), U+FEFF
+// (byte order mark), U+061C (Arabic letter mark). Visible neighbours stay.
+TEST(Printable, EscapesInvisibleFormatCharacters) {
+    EXPECT_EQ(printable("a\xe2\x80\xae" "b"), "a\\xe2\\x80\\xaeb");
+    EXPECT_EQ(printable("\xe2\x81\xa6x"), "\\xe2\\x81\\xa6x");
+    EXPECT_EQ(printable("\xe2\x80\x8bM"), "\\xe2\\x80\\x8bM");
+    EXPECT_EQ(printable("\xef\xbb\xbfM"), "\\xef\\xbb\\xbfM");
+    EXPECT_EQ(printable("\xd8\x9c"), "\\xd8\\x9c");
+    EXPECT_EQ(printable("\xe2\x80\x94 \xe2\x80\xb0 \xe2\x81\xb0 \xef\xbb\xbe"),
+              "\xe2\x80\x94 \xe2\x80\xb0 \xe2\x81\xb0 \xef\xbb\xbe")
+        << "U+2014, U+2030, U+2070 and U+FEFE, next to the ranges, stay";
+    EXPECT_TRUE(has_control_character("a\xe2\x80\xae" "b"));
+    EXPECT_TRUE(has_control_character("\xef\xbb\xbf"));
+    EXPECT_FALSE(has_control_character("\xe2\x80\x94"));
+}
+
 TEST(Printable, AControlCharacterIsNotABadByte) {
     EXPECT_TRUE(has_control_character("a\tb"));
     EXPECT_TRUE(has_control_character("a\x7f"));

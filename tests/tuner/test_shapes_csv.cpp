@@ -178,9 +178,22 @@ TEST(ShapesCsv, WhiteSpaceLinesAndLoneCarriageReturnsAreLineBreaks) {
 
 TEST(ShapesCsv, ANameWithAControlCharacterIsRefused) {
     EXPECT_EQ(error_of("M,N,K,name\n8,4096,4096,\"q\x1b[31mkv\"\n"),
-              "shapes.csv:2: the name 'q\\x1b[31mkv' holds a control character; names are printed in tables and "
-              "progress lines");
+              "shapes.csv:2: the name 'q\\x1b[31mkv' holds a control or invisible character; names are printed in "
+              "tables and progress lines");
     EXPECT_NE(error_of("M,N,K,name\n8,4096,4096,\"two\nlines\"\n").find("shapes.csv:2: the name 'two\\x0alines'"),
+              std::string::npos);
+    // U+202E, which shows the rest of a line backwards.
+    EXPECT_NE(error_of("M,N,K,name\n8,4096,4096,a\xe2\x80\xae" "b\n").find("shapes.csv:2: the name 'a\\xe2\\x80\\xaeb'"),
+              std::string::npos);
+}
+
+// A column's name with an invisible character in it (a second byte order mark, a zero-width
+// space) is shown with it escaped, so that "unknown column" does not name a column that reads
+// as a known one.
+TEST(ShapesCsv, AnUnknownColumnsInvisibleCharacterIsShown) {
+    EXPECT_NE(error_of("\xef\xbb\xbf\xef\xbb\xbfM,N,K\n1,64,64\n").find("unknown column '\\xef\\xbb\\xbfM'"),
+              std::string::npos);
+    EXPECT_NE(error_of("M,N,K,\xe2\x80\x8bweight\n1,64,64,1\n").find("unknown column '\\xe2\\x80\\x8bweight'"),
               std::string::npos);
 }
 
