@@ -268,12 +268,26 @@ void write_output_file(const std::string& path, const std::string& text) {
 
 void treat_a_closed_pipe_as_a_write_error() { std::signal(SIGPIPE, SIG_IGN); }
 
+namespace {
+// The reason of the first write to standard output that failed in send_standard_output: by
+// finish_standard_output's own flush, with nothing left to write, errno no longer holds it.
+int failed_output_errno = 0;
+}  // namespace
+
+bool send_standard_output() {
+    std::cout.flush();
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+    if (failed_output_errno == 0) failed_output_errno = errno;
+    return false;
+}
+
 int finish_standard_output(const char* tool, const std::string& what) {
     std::cout.flush();
     const bool flushed = std::fflush(stdout) == 0;  // the C stream's buffer too, whatever cout's state: sets errno
     if (static_cast<bool>(std::cout) && flushed && !std::ferror(stdout)) return 0;
+    const int reason = failed_output_errno != 0 ? failed_output_errno : errno;
     std::fprintf(stderr, "%s: cannot write %s: %s\n", tool, printable(what).c_str(),
-                 errno != 0 ? std::strerror(errno) : "the write failed (a full disk or a closed pipe?)");
+                 reason != 0 ? std::strerror(reason) : "the write failed (a full disk or a closed pipe?)");
     return 2;
 }
 

@@ -62,6 +62,14 @@ void write_output_file(const std::string& path, const std::string& text);
 // report to (the tune keeps every shape it finished).
 void treat_a_closed_pipe_as_a_write_error();
 
+// Sends what the tool printed so far to standard output; false where the write failed (a full
+// disk), whose reason finish_standard_output then gives. The tools that work between the parts
+// of their output call it after each part (sgemm-tune's dry run after each shape's plan,
+// sgemm-bench after each shape's table): a pipe or file then gets each part when it is ready,
+// where the C library would hold back 4 KiB at a time, and a reader gone (`| head -1`) ends
+// the tool by SIGPIPE there rather than after all its work.
+bool send_standard_output();
+
 // Flushes standard output, as a C++ and as a C stream (printf), and checks that everything
 // written to it arrived. If not (a full disk, a closed pipe) it prints "TOOL: cannot write
 // WHAT: reason" and returns exit status 2, else 0. The reason is errno as the failing write

@@ -477,6 +477,9 @@ int main(int argc, char** argv) {
             try {
                 entries.push_back(bench_shape(shape, layout, ld, kernels, timeline_kernels, cublas, plan, flusher,
                                               stream, device, all_ok));
+                // Each shape's table goes out when it is done. A failed write is said at the end,
+                // and --json still gets every shape.
+                send_standard_output();
             } catch (const std::exception& e) {
                 failure = "M=" + std::to_string(shape.m) + " N=" + std::to_string(shape.n) + " K=" +
                           std::to_string(shape.k) + ": " + e.what();

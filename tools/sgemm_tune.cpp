@@ -277,6 +277,10 @@ int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const Tune
         return end_by_interrupt();
     };
     for (const ShapeRow& input : shapes.rows) {
+        // What was printed (the header, the plans before) goes out before this shape's
+        // compiles. Where it cannot, the run ends: the rest would have nowhere to go
+        // (finish_standard_output says why, with exit status 2).
+        if (!send_standard_output()) return 0;
         if (interrupt_requested()) return stopped();
         const ShapeKey& key = input.key;
         const std::vector<Candidate> all = enumerate_candidates(key, arch, options.families, options.atomics_allowed);

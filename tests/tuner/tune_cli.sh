@@ -326,13 +326,15 @@ err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
 
 # Ctrl-C (SIGINT) during a run stops it after the compiles in progress, says so, and exits
 # 130; the shapes not begun are left out. (Job control, so that the background run gets
-# SIGINT at all: a script's background jobs start with it ignored. stdbuf: the plan's lines
-# arrive as they are printed, so the signal comes after the first shape.)
+# SIGINT at all: a script's background jobs start with it ignored.) The signal comes once the
+# first shape's plan is in the file: a dry run sends each plan out before the next shape's
+# compiles, into a file or a pipe too, where the C library would hold them all back to the end
+# (and the run would be over before any arrived).
 # SIGTERM (a job scheduler's, a container's stop) does the same and ends with status 143.
 printf 'M,N,K\n1,4096,1024\n2,4096,1024\n4,4096,1024\n8,4096,1024\n' > "$dir/four.csv"
 for signal in INT TERM; do
   set -m
-  stdbuf -oL "$tune" --shapes "$dir/four.csv" --dry-run --families decode --top-k 8 --jobs 1 \
+  "$tune" --shapes "$dir/four.csv" --dry-run --families decode --top-k 8 --jobs 1 \
     >"$dir/plan" 2>"$dir/err" &
   run=$!
   for _ in $(seq 1200); do grep -q "to time" "$dir/plan" && break; sleep 0.1; done
