@@ -29,28 +29,25 @@ capped at 2MNK / (4(MK + KN + MN)); cuBLAS, whose tiles are not known, is placed
 A kernel is named by its family, or, where two configurations of one family ran (a --config
 beside the defaults), by its configuration. A result that failed the check is marked: hatched in
 the ladder, a hollow point on the roofline, a cross on the sweep.
-
-Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
-be made or written into, or a file name there taken by a folder or an SQLite database (no file
-is written); 2 matplotlib is not installed, or a file failed
-as it was written (an earlier file of that name is left whole, and no half-written one is left
-beside it).
 """
 import re
 import sys
 
 import plotting
-from plotting import UserError, pyplot
+import script_io
+from plotting import pyplot
+from script_io import UserError, printable
 
 LADDER_PNG, ROOFLINE_PNG, SWEEP_PNG = OUTPUTS = ("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
 
 
 def tile_of(kernel, config):
     """(BM, BN) of a ladder kernel's C tile per block, or None when the config (text, or None)
-    names none; a tile of 0 is none."""
+    names none; a tile of 0 is none, and so is one of more than 9 digits, which no GPU has (and
+    whose arithmetic would pass what a float holds)."""
     if kernel == "naive":
         return (1, 1)
-    values = {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", config or "")}
+    values = {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", config or "") if len(value) <= 9}
     tile = (values["TILE"],) * 2 if "TILE" in values else (values.get("BM", values.get("MT")), values.get("BN"))
     return tile if all(tile) else None
 
@@ -73,7 +70,8 @@ def pick_entry(entries, size):
     for entry in entries:
         if str(entry.get("size")) == str(size):
             return entry
-    raise UserError(f"no results for --size {size}; the file has " + ", ".join(str(e.get("size")) for e in entries))
+    sizes = ", ".join(str(e["size"]) for e in entries if e.get("size") is not None)
+    raise UserError(f"no results for --size {size}; " + (f"the file has {sizes}" if sizes else "the file names no sizes"))
 
 
 def labeller(results):
@@ -83,7 +81,9 @@ def labeller(results):
     configs = {}
     for r in results:
         configs.setdefault(r["kernel"], set()).add(r.get("config"))
-    return lambda r: r["kernel"] if len(configs[r["kernel"]]) == 1 else r.get("config") or r["kernel"]
+    # Escaped: a figure's text shows a control character as a missing glyph, and matplotlib warns.
+    return lambda r: printable(r["kernel"] if len(configs[r["kernel"]]) == 1
+                               else r.get("config") or r["kernel"])
 
 
 def colors(labels):
@@ -101,7 +101,7 @@ def layout(entry):
 
 
 def title(entry):
-    return f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}{layout(entry)}"
+    return printable(f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}{layout(entry)}")
 
 
 def plot_ladder(entry, out_dir):
@@ -130,7 +130,7 @@ def plot_roofline(entry, ceilings, out_dir):
     for r in entry["results"]:
         intensity = effective_intensity(r, entry)
         if intensity is None:
-            print(f"plot_bench.py: {r['kernel']}: no tile in '{r.get('config')}', left off the roofline",
+            print(printable(f"plot_bench.py: {r['kernel']}: no tile in '{r.get('config')}', left off the roofline"),
                   file=sys.stderr)
         else:
             placed.append((r, intensity))
@@ -143,7 +143,7 @@ def plot_roofline(entry, ceilings, out_dir):
                    edgecolors=color[label(r)], facecolors=color[label(r)] if r["valid"] else "none")
         ax.annotate(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)"), (intensity, r["tflops"]),
                     textcoords="offset points", xytext=(6, -3), fontsize=8)
-    ax.set_title(f"Ladder on the fp32 roofline ({ceilings.name}): {title(entry)}\n"
+    ax.set_title(f"Ladder on the fp32 roofline ({printable(ceilings.name)}): {title(entry)}\n"
                  "kernels at their tile's DRAM intensity BM*BN/(2(BM+BN)), cuBLAS at the problem's;\n"
                  "a point above the roof gets reuse from L1/L2 that the tile estimate does not count",
                  fontsize=9)
@@ -181,7 +181,8 @@ def plot_sweep(entries, out_dir):
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"SGEMM ladder against N: {entries[0]['gpu']}" + "".join(sorted({layout(e) for e in entries})))
+    ax.set_title(printable(f"SGEMM ladder against N: {entries[0]['gpu']}")
+                 + "".join(sorted({layout(e) for e in entries})))
     return plotting.save(fig, out_dir, SWEEP_PNG)
 
 
@@ -192,11 +193,12 @@ def main():
     entries = plotting.bench_entries(plotting.load_json(args.results), args.results)
     entry = pick_entry(entries, args.size)
     ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth)
-    plotting.prepare_out_dir(args.out_dir, OUTPUTS)
-    plot_ladder(entry, args.out_dir)
-    plot_roofline(entry, ceilings, args.out_dir)
-    plot_sweep(entries, args.out_dir)
+    plotting.prepare_out_dir(args.out_dir, OUTPUTS, args.results)
+    written = [plot_ladder(entry, args.out_dir), plot_roofline(entry, ceilings, args.out_dir),
+               plot_sweep(entries, args.out_dir)]
+    for path in written:  # said once all are written: a standard output that fails stops no file
+        script_io.say(path)
 
 
 if __name__ == "__main__":
-    plotting.run(main)
+    script_io.run(main)

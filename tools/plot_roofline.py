@@ -32,19 +32,15 @@ The roofline is fp32's: 2MNK FLOPs at the FFMA peak, 4(MK + KN + MN) bytes (each
 once) at the DRAM bandwidth; the floor is the larger of the two times, and "% of floor" is the
 floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, else the table's
 own, else as in plot_bench.py (the "gpu" name).
-
-Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
-be made or written into, or a file name there taken by a folder or an SQLite database (no file
-is written); 2 matplotlib is not installed, or a file failed
-as it was written (an earlier file of that name is left whole, and no half-written one is left
-beside it).
 """
 import json
 import math
 import os
 
 import plotting
-from plotting import UserError, pyplot
+import script_io
+from plotting import pyplot
+from script_io import UserError, printable
 
 PNG_NAME, METRICS_NAME = "measured_vs_roofline.png", "metrics.json"
 
@@ -107,25 +103,16 @@ def metrics_row(shape, ceilings):
     winner_ms = winner.get("median_ms")
     cublas_ms = shape.get("cublas_ms")
 
+    name = shape.get("name") or plotting.shape_label(m, n, k)
+
     def gflops(ms):
-        if not ms:
-            return None
-        rate = plotting.tflops(m, n, k, ms) * 1e3
-        if not math.isfinite(rate):  # a time too small for a float's rate: no point to plot
-            raise UserError(f"{shape.get('name') or plotting.shape_label(m, n, k)}: {ms:g} ms for "
-                            f"{m}x{n}x{k} is a rate past what a float holds")
-        return rate
+        return plotting.tflops(m, n, k, ms) * 1e3 if ms else None
 
     def pct(ms):
         return 100.0 * floor / ms if ms else None
 
-    speedup = cublas_ms / winner_ms if winner_ms and cublas_ms else None
-    if speedup is not None and not math.isfinite(speedup):  # metrics.json holds no infinity
-        raise UserError(f"{shape.get('name') or plotting.shape_label(m, n, k)}: cuBLAS's {cublas_ms:g} ms over the "
-                        f"winner's {winner_ms:g} ms is a speedup past what a float holds")
-
-    return {
-        "name": shape.get("name") or plotting.shape_label(m, n, k),
+    row = {
+        "name": name,
         "m": m, "n": n, "k": k, "transposes": shape.get("transposes") or "NN", "weight": shape.get("weight") or 1,
         "flops": plotting.gemm_flops(m, n, k),
         "bytes": plotting.gemm_min_bytes(m, n, k),
@@ -140,8 +127,15 @@ def metrics_row(shape, ceilings):
         "cublas_ms": cublas_ms,
         "cublas_gflops": gflops(cublas_ms),
         "cublas_pct_of_floor": pct(cublas_ms),
-        "speedup_vs_cublas": speedup,
+        "speedup_vs_cublas": cublas_ms / winner_ms if winner_ms and cublas_ms else None,
     }
+    # A time too small (or a ratio too large) for a float: metrics.json holds no infinity, and
+    # the plot no such point.
+    for key, value in row.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserError(f"{name}: its {key} ({m}x{n}x{k}, winner {winner_ms!r} ms, cuBLAS {cublas_ms!r} ms) "
+                            "comes to a number past what a float holds")
+    return row
 
 
 def plot(rows, gpu, ceilings, out_dir):
@@ -152,11 +146,13 @@ def plot(rows, gpu, ceilings, out_dir):
         left.scatter([x for x, _ in points], [y for _, y in points], marker=marker, color=color, s=45, zorder=3,
                      label=label)
     left.legend(loc="upper left", fontsize=8)
-    left.set_title(f"fp32 roofline, {ceilings.name}")
+    # Names escaped: a figure's text shows a control character as a missing glyph, and matplotlib warns.
+    left.set_title(printable(f"fp32 roofline, {ceilings.name}"))
 
     def label(r):
         shape = plotting.shape_label(r["m"], r["n"], r["k"])
-        text = r["name"] if r["name"].endswith(shape) else f"{r['name']}\n{shape}"
+        name = printable(r["name"])
+        text = name if r["name"].endswith(shape) else f"{name}\n{shape}"
         return text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
 
     labels = [label(r) for r in rows]
@@ -176,7 +172,7 @@ def plot(rows, gpu, ceilings, out_dir):
     right.set_ylim(0, top * 1.15)  # room for the legend above the bars
     right.legend(loc="upper left", ncol=3, fontsize=8)
     right.set_title("measured against the roofline, per shape")
-    fig.suptitle(f"Tuned shapes on {gpu}")
+    fig.suptitle(printable(f"Tuned shapes on {gpu}"))
     return plotting.save(fig, out_dir, PNG_NAME)
 
 
@@ -190,9 +186,8 @@ def main():
                                                                args.bandwidth or named[1]))
     else:
         ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
-    plotting.prepare_out_dir(args.out_dir, [PNG_NAME, METRICS_NAME])
+    plotting.prepare_out_dir(args.out_dir, [PNG_NAME, METRICS_NAME], args.results)
     rows = [metrics_row(s, ceilings) for s in shapes]
-    plot(rows, gpu, ceilings, args.out_dir)
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
                "input": os.path.basename(args.results), "m12_gemms": rows}
     path = os.path.join(args.out_dir, METRICS_NAME)
@@ -202,9 +197,13 @@ def main():
             json.dump(metrics, f, indent=2, allow_nan=False)
             f.write("\n")
 
+    # metrics.json, the smaller file, first: a file-size limit between the two sizes stops the PNG
+    # alone, one below both stops metrics.json (tests/decode/test_plots.py tries each).
     plotting.write_replacing(path, write)
-    print(path)
+    png = plot(rows, gpu, ceilings, args.out_dir)
+    for written in (path, png):  # said once both are written: a standard output that fails stops no file
+        script_io.say(written)
 
 
 if __name__ == "__main__":
-    plotting.run(main)
+    script_io.run(main)

@@ -2,24 +2,25 @@
 roofline figures, and drawing a roofline. matplotlib draws headless (the Agg backend), so the
 scripts run on machines without a display.
 """
-import argparse
 import json
 import math
 import os
-import sys
+import stat
+import tempfile
 from typing import NamedTuple
+
+from script_io import OutputFailure, UserError, parser_for
 
 def pyplot():
     """matplotlib's pyplot, imported when a figure is drawn, so that --help and the checks of
     the input work without it. Headless: the Agg backend is chosen first."""
     try:
         import matplotlib
-    except ImportError:  # the machine's setup, not the input: exit 2, as the C++ tools do
-        print(f"{os.path.basename(sys.argv[0])}: matplotlib is not installed: install python3-matplotlib "
-              "(tools/install-deps.sh does)", file=sys.stderr)
-        sys.exit(2)
-    matplotlib.use("Agg")
-    import matplotlib.pyplot
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+    except ImportError as e:  # the machine's setup, not the input: exit 2, as the C++ tools do
+        raise OutputFailure(f"matplotlib is not installed, or not whole ({e}): install python3-matplotlib "
+                            "(tools/install-deps.sh does)")
     return matplotlib.pyplot
 
 
@@ -35,15 +36,6 @@ FP32_CEILINGS = {
     "H100 SXM": (("H100 SXM", "H100 80GB HBM3", "H100 SXM5 80GB"), 67.0, 3.35),
     "H200": (("H200",), 66.9, 4.29),
 }
-
-
-class UserError(Exception):
-    """Bad input: the script prints the message and exits with 1."""
-
-
-class OutputFailure(Exception):
-    """An output the machine would not take (a full disk, say): the script prints the message
-    and exits with 2, as the C++ tools do for their environment's errors."""
 
 
 class Ceilings(NamedTuple):
@@ -96,18 +88,28 @@ def checked_ceilings(ceilings):
     return ceilings
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):
-        """Bad arguments are user errors: exit 1, as the C++ tools do (argparse would exit 2)."""
-        self.print_usage(sys.stderr)
-        self.exit(1, f"{self.prog}: error: {message}\n")
+# The end of both scripts' --help: how they write, and their exit statuses.
+WRITING_AND_EXIT_STATUS = """
+Each file is written at a new name of its own beside its name and renamed into place: a write
+that fails leaves an earlier file whole, and no file already in DIR is taken for the new one.
+A new file gets the permissions the umask leaves, a replaced one keeps its own. Names from the
+input and the command line reach the terminal (and the figures) with their control characters
+escaped as \\xNN.
+
+Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
+be made or written into, or a file name there taken by a folder, by what is not a regular file
+(a FIFO), by the input itself, or by an SQLite database or its log or journal (no file is
+written); 2 matplotlib is not installed (or its pyplot does not import), a file failed as it
+was written (an earlier file of that name is left whole, and no half-written one is left beside
+it), or standard output failed (a full disk, a reader gone after `| head`; it is written
+after the files, which are then all in place).
+"""
 
 
 def argument_parser(doc, results_help, out_help):
     """The scripts' common command line: the input JSON, -o DIR and the ceiling overrides; the
-    script's docstring is its --help."""
-    parser = _ArgumentParser(description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                             epilog="\n\n".join(doc.split("\n\n")[1:]))
+    script's docstring and WRITING_AND_EXIT_STATUS are its --help."""
+    parser = parser_for(doc + WRITING_AND_EXIT_STATUS)
     parser.add_argument("results", help=results_help)
     parser.add_argument("-o", "--out-dir", required=True, help=out_help)
     parser.add_argument("--peak-tflops", type=positive_float,
@@ -132,7 +134,7 @@ def load_json(path):
         raise UserError(f"{path}: {e.strerror}")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text, so not JSON")
-    except json.JSONDecodeError as e:
+    except ValueError as e:  # JSONDecodeError, and an integer of more digits than Python converts
         raise UserError(f"{path}: not valid JSON: {e}")
     except RecursionError:
         raise UserError(f"{path}: nested too deeply to be the tools' JSON")
@@ -147,8 +149,20 @@ def is_positive_integer(value):
 
 
 def is_positive_number(value):
-    """A time or a rate: a finite number above 0 (NaN, infinities, 0 and booleans are not)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    """A time or a rate: a finite number above 0 (NaN, infinities, 0, booleans and integers past
+    what a float holds are not)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value)) and value > 0
+    except OverflowError:
+        return False
+
+
+def shown(value):
+    """A JSON value as a message quotes it: cut at 60 characters, so a huge one stays one line."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_fields(record, where, path, required, optional=()):
@@ -158,10 +172,10 @@ def check_fields(record, where, path, required, optional=()):
         raise UserError(f"{path}: {where} must be an object")
     for key, test, what in required:
         if not test(record.get(key)):
-            raise UserError(f"{path}: {where}: \"{key}\" must be {what}, not {json.dumps(record.get(key))}")
+            raise UserError(f"{path}: {where}: \"{key}\" must be {what}, not {shown(record.get(key))}")
     for key, test, what in optional:
         if record.get(key) is not None and not test(record[key]):
-            raise UserError(f"{path}: {where}: \"{key}\" must be {what} or null, not {json.dumps(record[key])}")
+            raise UserError(f"{path}: {where}: \"{key}\" must be {what} or null, not {shown(record[key])}")
 
 
 POSITIVE_INTEGER = (is_positive_integer, "a positive integer below 2^31")
@@ -242,29 +256,41 @@ SQLITE_JOURNAL_MAGIC = bytes([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
 SQLITE_WAL_MAGICS = (bytes([0x37, 0x7f, 0x06, 0x82]), bytes([0x37, 0x7f, 0x06, 0x83]))
 
 
-def prepare_out_dir(directory, names):
+def prepare_out_dir(directory, names, input_path):
     """Creates the output folder if need be, and checks the files `names` it will hold, before
-    any drawing: a path that cannot be a folder, and a name taken by a folder, an SQLite
-    database (a slip that would lose every winner it holds) or its log or journal, are a
-    UserError, so that no file is written then. A machine without matplotlib is told so first, with no folder made."""
+    any drawing: a path that cannot be a folder or be written into, and a name taken by a
+    folder, by what is not a regular file (a FIFO, which reading would wait on), by the input
+    `input_path`, or by an SQLite database (a slip that would lose every winner it holds) or its
+    log or journal, are a UserError, so that no file is written then. A machine without
+    matplotlib is told so first, with no folder made."""
     pyplot()
     if not directory:
         raise UserError("-o: the output folder is empty")
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UserError(f"-o {directory} is not a folder")
     try:
         os.makedirs(directory, exist_ok=True)
+        # A file made and removed: os.access answers for root as though every folder took one.
+        handle, probe = tempfile.mkstemp(dir=directory, prefix=".write-check.")
+        os.close(handle)
+        os.remove(probe)
     except OSError as e:
-        raise UserError(f"-o {directory}: {e.strerror}")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UserError(f"-o {directory}: cannot write into it")
+        raise UserError(f"-o {directory}: cannot write into it: {e.strerror or e}")
     for name in names:
         path = os.path.join(directory, name)
         if os.path.isdir(path):
             raise UserError(f"{path} is a folder, where this writes a file")
+        if not os.path.exists(path):
+            continue
+        if not os.path.isfile(path):
+            raise UserError(f"{path} is not a regular file (a FIFO, a device or a socket), where this writes one")
+        if os.path.samefile(path, input_path):
+            raise UserError(f"{path} is the input, which this would replace; name another folder")
         try:
             with open(path, "rb") as f:
                 start = f.read(len(SQLITE_MAGIC))
         except OSError:
-            continue  # no file yet, or one this cannot read: the rename over it decides
+            continue  # one this cannot read: the rename over it decides
         if start == SQLITE_MAGIC:
             raise UserError(f"{path} is an SQLite database, which this would replace; remove it first "
                             "or name another folder")
@@ -277,19 +303,36 @@ def output_error(path, error):
     return OutputFailure(f"cannot write {path}: {error.strerror or error}")
 
 
+def mode_for(path):
+    """The permissions a file written at `path` gets: those of the file it replaces, else what
+    the umask leaves of rw-rw-rw- (a temporary file starts at rw-------)."""
+    if os.path.isfile(path):
+        return stat.S_IMODE(os.stat(path).st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_replacing(path, write):
-    """Calls write(partial) to write the file at a name beside `path`, then renames it over
-    `path`: a write that fails (a full disk, a file-size limit) or raises leaves an earlier file
-    at `path` whole and nothing half-written. An OSError is an OutputFailure."""
-    partial = path + ".partial"
+    """Calls write(partial) to write the file at a new name of its own beside `path` (made
+    exclusively: no file of the user's is taken for it), then renames it over `path`: a write
+    that fails (a full disk, a file-size limit) or raises leaves an earlier file at `path` whole
+    and nothing half-written. An OSError is an OutputFailure."""
+    directory, name = os.path.split(path)
     try:
+        handle, partial = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".partial")
+        os.close(handle)
+    except OSError as e:
+        raise output_error(path, e)
+    try:
+        os.chmod(partial, mode_for(path))
         write(partial)
         os.replace(partial, path)
     except BaseException as e:
         try:
             os.remove(partial)
         except OSError:
-            pass  # none was made, or what has the name is not this write's (a folder)
+            pass
         if isinstance(e, OSError):
             raise output_error(path, e)
         raise
@@ -302,15 +345,4 @@ def save(fig, directory, name):
         write_replacing(path, lambda partial: fig.savefig(partial, dpi=120, format="png"))
     finally:
         pyplot().close(fig)
-    print(path)
     return path
-
-
-def run(main):
-    """Runs a script's main(), turning a UserError into a one-line message and exit code 1, an
-    OutputFailure into one and exit code 2."""
-    try:
-        main()
-    except (UserError, OutputFailure) as e:
-        print(f"{os.path.basename(sys.argv[0])}: {e}", file=sys.stderr)
-        sys.exit(2 if isinstance(e, OutputFailure) else 1)

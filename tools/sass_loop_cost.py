@@ -28,20 +28,20 @@ for comparing builds of one kernel, not a time.
 instructions is an error (exit 1); so is a kernel without a loop, reported in its place (as
 {"kernel": ..., "error": ...} with --json) after which the other kernels are still reported.
 A kernel listed twice (two dumps of one kernel, concatenated) is reported twice, in order.
+Kernel and file names reach the terminal with their control characters escaped as \\xNN. A
+standard output that fails (a full disk, a reader gone after `| head`) is exit status 2.
 """
-import argparse
 import json
 import re
 import sys
+
+import script_io
+from script_io import UserError, say
 
 INSTRUCTION = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* (0x[0-9a-f]{16}) \*/")
 CONTROL = re.compile(r"^\s+/\* (0x[0-9a-f]{16}) \*/\s*$")
 FUNCTION = re.compile(r"Function : (\S+)")
 REGISTER_BANKS = 2
-
-
-class UserError(Exception):
-    """Bad input: the script prints the message and exits with 1."""
 
 
 def parse(text):
@@ -127,16 +127,8 @@ def loop_cost(name, instructions):
             "stall_cycles": stall, "bank_conflicts": conflicts, "cost": stall + conflicts}
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):
-        """Bad arguments are user errors: exit 1, as the project's other tools do."""
-        self.print_usage(sys.stderr)
-        self.exit(1, f"{self.prog}: error: {message}\n")
-
-
 def main():
-    parser = _ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                             epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser = script_io.parser_for(__doc__)
     parser.add_argument("sass", help="output of cuobjdump --dump-sass")
     parser.add_argument("--json", action="store_true", help="one JSON object per kernel")
     args = parser.parse_args()
@@ -155,21 +147,18 @@ def main():
             r = loop_cost(name, instructions)
         except UserError as e:  # this kernel has no loop: said in its place, the others still reported
             failed = True
-            print(json.dumps({"kernel": name, "error": str(e)}) if args.json else f"{name}\n  {e}")
-            continue
-        if args.json:
-            print(json.dumps(r))
+            lines = [json.dumps({"kernel": name, "error": str(e)})] if args.json else [name, f"  {e}"]
         else:
-            print(f"{r['kernel']}\n  hot loop: {r['instructions']} instructions, {r['ffma']} FFMA ({100 * r['ffma_share']:.1f}%), "
-                  f"{r['lds128']} LDS.128, {r['ldg128']} LDG.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL\n"
-                  f"  static cost {r['cost']} = {r['stall_cycles']} stall cycles + {r['bank_conflicts']} bank conflicts")
+            lines = [json.dumps(r)] if args.json else [
+                r["kernel"],
+                f"  hot loop: {r['instructions']} instructions, {r['ffma']} FFMA ({100 * r['ffma_share']:.1f}%), "
+                f"{r['lds128']} LDS.128, {r['ldg128']} LDG.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL",
+                f"  static cost {r['cost']} = {r['stall_cycles']} stall cycles + {r['bank_conflicts']} bank conflicts"]
+        for line in lines:
+            say(line)  # escaped: a kernel's name is the listing's text
     if failed:
         sys.exit(1)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except UserError as e:
-        print(f"sass_loop_cost.py: {e}", file=sys.stderr)
-        sys.exit(1)
+    script_io.run(main)

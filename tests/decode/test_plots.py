@@ -137,6 +137,20 @@ class PlotBench(PlotTest):
             f.write("[" * 200000 + "]" * 200000)
         for script in ("plot_bench.py", "plot_roofline.py"):
             self.assert_user_error(run(script, os.path.join(self.out, "deep.json"), "-o", self.out), "nested too deeply")
+        # A tile of more digits than any GPU's: no tile, not an overflow.
+        data["results"][3]["config"] = "blocktile BM=" + "9" * 400 + " BN=128"
+        result = run("plot_bench.py", self.write("odd.json", data), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("blocktile: no tile in", result.stderr)
+        # An integer of more digits than Python converts is no JSON it reads.
+        with open(os.path.join(self.out, "digits.json"), "w") as f:
+            f.write('{"gpu": "NVIDIA H200", "m": 1' + "0" * 5000 + "}")
+        for script in ("plot_bench.py", "plot_roofline.py"):
+            self.assert_user_error(run(script, os.path.join(self.out, "digits.json"), "-o", self.out), "not valid JSON")
+        # A time past what a float holds.
+        data["results"][3]["median_ms"] = 10**400
+        self.assert_user_error(run("plot_bench.py", self.write("odd.json", data), "-o", self.out),
+                               '"median_ms" must be a positive number, not 1' + "0" * 56 + "...")
         with open(os.path.join(self.out, "huge.json"), "w") as f:
             f.write('{"gpu": "NVIDIA H200", "m": 1' + "0" * 400 + ', "n": 8, "k": 8, "results": []}')
         self.assert_user_error(run("plot_bench.py", os.path.join(self.out, "huge.json"), "-o", self.out),
@@ -144,14 +158,77 @@ class PlotBench(PlotTest):
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "1e-300",
                                    "--bandwidth", "1e300"), "it must be between 0.001 and 10000 TFLOPS")
 
-    def test_an_output_the_machine_refuses_exits_2(self):
-        # A folder where the second PNG is written before its rename: the write fails as it
-        # is made, and the folder, not the script's, is left.
+    def test_a_file_or_folder_beside_an_output_is_not_taken_for_its_partial_write(self):
+        # A new file is written at a name of its own before its rename: whatever the folder
+        # holds beside the outputs stays as it was.
         os.mkdir(os.path.join(self.out, "bench_roofline.png.partial"))
+        with open(os.path.join(self.out, "bench_ladder.png.partial"), "w") as f:
+            f.write("notes\n")
         result = run("plot_bench.py", BENCH_4096, "-o", self.out)
-        self.assert_environment_error(result, f"cannot write {os.path.join(self.out, 'bench_roofline.png')}")
-        self.assertNotIn("Traceback", result.stderr)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs(*plot_bench.OUTPUTS)
         self.assertTrue(os.path.isdir(os.path.join(self.out, "bench_roofline.png.partial")))
+        with open(os.path.join(self.out, "bench_ladder.png.partial")) as f:
+            self.assertEqual(f.read(), "notes\n")
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         sorted([*plot_bench.OUTPUTS, "bench_roofline.png.partial", "bench_ladder.png.partial"]))
+
+    def test_a_new_file_gets_the_umasks_permissions_and_a_replaced_one_keeps_its_own(self):
+        ladder = os.path.join(self.out, "bench_ladder.png")
+        result = subprocess.run([sys.executable, os.path.join(TOOLS, "plot_bench.py"), BENCH_4096, "-o", self.out],
+                                capture_output=True, text=True, preexec_fn=lambda: os.umask(0o027))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(os.stat(ladder).st_mode & 0o777, 0o640)
+        os.chmod(ladder, 0o604)
+        self.assertEqual(run("plot_bench.py", BENCH_4096, "-o", self.out).returncode, 0)
+        self.assertEqual(os.stat(ladder).st_mode & 0o777, 0o604)
+
+    def test_an_output_name_that_is_not_a_regular_file_or_is_the_input_is_refused(self):
+        # A FIFO: reading it for an SQLite header would wait for a writer that never comes.
+        fifo = os.path.join(self.out, "bench_sweep.png")
+        os.mkfifo(fifo)
+        result = subprocess.run([sys.executable, os.path.join(TOOLS, "plot_bench.py"), BENCH_4096, "-o", self.out],
+                                capture_output=True, text=True, timeout=60)
+        self.assert_user_error(result, f"{fifo} is not a regular file")
+        self.assertEqual(os.listdir(self.out), ["bench_sweep.png"])
+        # The input where an output goes: it would be replaced by what is made from it.
+        with tempfile.TemporaryDirectory() as out:
+            table = os.path.join(out, "metrics.json")
+            with open(TUNE_TABLE) as f, open(table, "w") as copy:
+                copy.write(f.read())
+            self.assert_user_error(run("plot_roofline.py", table, "-o", out), f"{table} is the input")
+            with open(TUNE_TABLE) as f, open(table) as copy:
+                self.assertEqual(copy.read(), f.read())
+            self.assertEqual(os.listdir(out), ["metrics.json"])
+
+    def test_a_folder_no_file_can_be_made_in_is_refused_before_any_work(self):
+        # /proc takes no file, even from root, for whom os.access says that it would.
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", "/proc"), "-o /proc: cannot write into it")
+
+    def test_a_standard_output_that_fails_exits_2_with_a_message(self):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run([sys.executable, os.path.join(TOOLS, "plot_bench.py"), BENCH_4096, "-o", self.out],
+                                    stdout=full, stderr=subprocess.PIPE, text=True)
+        self.assert_environment_error(result, "plot_bench.py: cannot write standard output: No space left on device")
+        self.assertNotIn("Exception ignored", result.stderr)
+        self.assert_pngs(*plot_bench.OUTPUTS)  # the paths are said once every file is written
+
+    def test_names_from_the_input_and_the_command_line_reach_the_terminal_escaped(self):
+        out = os.path.join(self.out, "o\x1b[7mut")
+        result = run("plot_bench.py", BENCH_4096, "-o", out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(os.path.join(self.out, "o\\x1b[7mut", "bench_ladder.png"), result.stdout)
+        self.assertNotIn("\x1b", result.stdout)
+        data = load(BENCH_4096)
+        data["gpu"] = "Evil\x1b[31mRED\nGPU\u202e"
+        data["results"][3]["config"] = "blocktile\x1b[2J"
+        result = run("plot_bench.py", self.write("evil.json", data), "-o", self.out)
+        self.assert_user_error(result, "no built-in ceilings for GPU 'Evil\\x1b[31mRED\\x0aGPU\\xe2\\x80\\xae'")
+        result = run("plot_bench.py", self.write("evil.json", data), "-o", self.out, "--peak-tflops", "60",
+                     "--bandwidth", "4")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no tile in 'blocktile\\x1b[2J'", result.stderr)
+        self.assertNotIn("\x1b", result.stderr)
 
     def test_a_name_taken_by_a_folder_or_a_database_is_refused_before_any_file_is_written(self):
         sqlite_bytes = b"SQLite format 3\x00" + bytes(100)
@@ -215,11 +292,19 @@ class PlotBench(PlotTest):
             self.assertIn("usage:", helped.stdout)
             self.assert_user_error(run(script, os.path.join(self.out, "missing.json"), "-o", self.out, env=env),
                                    "missing.json")
+        # matplotlib there, but its pyplot failing to import (a numpy it needs is missing): the
+        # same answer.
+        with open(os.path.join(shadow, "matplotlib", "__init__.py"), "w") as f:
+            f.write("def use(backend):\n    pass\n")
+        with open(os.path.join(shadow, "matplotlib", "pyplot.py"), "w") as f:
+            f.write("raise ImportError('numpy missing')\n")
+        self.assert_environment_error(run("plot_bench.py", BENCH_4096, "-o", self.out, env=env),
+                                      "matplotlib is not installed, or not whole (numpy missing)")
 
     def test_an_output_folder_that_cannot_be_one_is_named(self):
         afile = os.path.join(self.out, "afile")
         open(afile, "w").close()
-        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", afile), f"-o {afile}: File exists")
+        self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", afile), f"-o {afile} is not a folder")
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", os.path.join(afile, "sub")), "Not a directory")
         self.assert_user_error(run("plot_roofline.py", BENCH_4096, "-o", ""), "the output folder is empty")
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "inf"), "--peak-tflops")
@@ -362,13 +447,23 @@ class PlotRoofline(PlotTest):
             ({"m": 8, "n": 8, "k": 8, "name": 5}, '"name" must be text or null, not 5'),
             ({"m": 8, "n": 8, "k": 8, "transposes": "XY"}, '"transposes" must be NN, NT, TN or TT or null, not "XY"'),
             ({"m": 8, "n": 8, "k": 8, "winner": {"kernel": "async", "median_ms": 1e-320}},
-             "a rate past what a float holds"),
-            ({"m": 8, "n": 8, "k": 8, "cublas_ms": 1e-320}, "a rate past what a float holds"),
+             "its winner_gflops (8x8x8, winner 1e-320 ms, cuBLAS None ms) comes to a number past what a float holds"),
+            ({"m": 8, "n": 8, "k": 8, "cublas_ms": 1e-320}, "its cublas_gflops"),
+            # An integer past what a float holds, quoted cut short.
+            ({"m": 8, "n": 8, "k": 8, "weight": 10**400},
+             '"weight" must be a positive number or null, not 1' + "0" * 56 + "..."),
         ]
         for shape, words in cases:
             with open(path, "w") as f:
                 json.dump({"gpu": "NVIDIA H200", "shapes": [shape]}, f)
             self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), words)
+        # A rate a float holds, but a % of the floor it does not (the floor of a slow memory).
+        with open(path, "w") as f:
+            json.dump({"gpu": "NVIDIA H200", "shapes": [{"m": 8, "n": 8, "k": 8,
+                                                          "winner": {"kernel": "async", "median_ms": 1e-309}}]}, f)
+        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out, "--bandwidth", "0.0001"),
+                               "its winner_pct_of_floor")
+        self.assertEqual(os.listdir(self.out), ["bad.json"], "a file was written before the refusal")
 
     def test_a_weight_the_tuner_takes_is_taken(self):
         # sgemm-tune's shapes CSV takes any positive weight, and its --json writes it as given.
@@ -400,7 +495,7 @@ class PlotRoofline(PlotTest):
         path = os.path.join(self.out, "speedup.json")
         with open(path, "w") as f:
             json.dump(table, f)
-        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), "a speedup past what a float holds")
+        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out), "its speedup_vs_cublas")
         self.assertEqual([name for name in os.listdir(self.out) if name.startswith("metrics.json")], [])
 
     def test_the_tables_own_ceilings_and_transposes(self):
@@ -417,14 +512,20 @@ class PlotRoofline(PlotTest):
         self.assertEqual([r["transposes"] for r in metrics["m12_gemms"]], ["NN", "TN"])
 
     def test_a_metrics_file_that_cannot_be_written_exits_2_and_leaves_the_old_one(self):
+        # A file-size limit below metrics.json's size (SIGXFSZ ignored: the write fails with EFBIG).
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
         metrics = os.path.join(self.out, "metrics.json")
         with open(metrics, "w") as f:
             f.write("the old one\n")
-        os.mkdir(metrics + ".partial")  # a folder where the new one is written before its rename
-        self.assert_environment_error(run("plot_roofline.py", TUNE_TABLE, "-o", self.out), f"cannot write {metrics}")
+        result = subprocess.run([sys.executable, os.path.join(TOOLS, "plot_roofline.py"), TUNE_TABLE, "-o", self.out],
+                                capture_output=True, text=True, preexec_fn=limited)
+        self.assert_environment_error(result, f"cannot write {metrics}")
         with open(metrics) as f:
             self.assertEqual(f.read(), "the old one\n")
-        self.assertEqual(os.listdir(metrics + ".partial"), [])
+        self.assertEqual(os.listdir(self.out), ["metrics.json"])
 
 
 class Ceilings(unittest.TestCase):

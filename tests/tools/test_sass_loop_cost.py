@@ -49,12 +49,18 @@ HOT = [
 ]
 
 
-def run(text, *args):
-    with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
+def run_on(path, *args, **output):
+    """The script on the file `path`; its output captured, unless `output` says where it goes."""
+    return subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), path, *args], text=True,
+                          **(output or {"capture_output": True}))
+
+
+def run(text, *args, mode="w", **output):
+    """The script on a file that holds `text`."""
+    with tempfile.NamedTemporaryFile(mode, suffix=".sass", delete=False) as f:
         f.write(text)
     try:
-        return subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), f.name, *args],
-                              capture_output=True, text=True)
+        return run_on(f.name, *args, **output)
     finally:
         os.unlink(f.name)
 
@@ -130,20 +136,32 @@ class SassLoopCost(unittest.TestCase):
         r = run(listing("straight", [(0x10, "FFMA R10, R2, R4, R10", 1), (0x20, "EXIT", 1)]))
         self.assertEqual(r.returncode, 1)
         self.assertIn("straight\n  no backward branch", r.stdout)
-        with tempfile.NamedTemporaryFile("wb", suffix=".cubin", delete=False) as f:
-            f.write(b"\x7fELF\x02\x01\x01\x00\xff\xfe")
-        try:
-            r = subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), f.name],
-                               capture_output=True, text=True)
-        finally:
-            os.unlink(f.name)
+        r = run(b"\x7fELF\x02\x01\x01\x00\xff\xfe", mode="wb")  # a cubin
         self.assertEqual(r.returncode, 1)
         self.assertIn("not text (a cubin?", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
-        r = subprocess.run([sys.executable, os.path.join(TOOLS, "sass_loop_cost.py"), "/nonexistent.sass"],
-                           capture_output=True, text=True)
+        r = run_on("/nonexistent.sass")
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot read", r.stderr)
+
+    def test_names_reach_the_terminal_escaped(self):
+        # A kernel's name and a file's name are text from elsewhere: an escape sequence in one
+        # would restyle the terminal, a newline start a line of its own.
+        r = run(listing("evil\x1b[31mRED\u202e", HOT))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("evil\\x1b[31mRED\\xe2\\x80\\xae\n", r.stdout)
+        self.assertNotIn("\x1b", r.stdout)
+        r = run_on("/nonexistent\x1b[31m\n.sass")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot read /nonexistent\\x1b[31m\\x0a.sass", r.stderr)
+
+    def test_a_standard_output_that_fails_exits_2_with_a_message(self):
+        with open("/dev/full", "w") as full:
+            r = run(listing("k", HOT), stdout=full, stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("sass_loop_cost.py: cannot write standard output: No space left on device", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertNotIn("Exception ignored", r.stderr)
 
 
 if __name__ == "__main__":

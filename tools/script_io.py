@@ -1,0 +1,83 @@
+"""What the Python tools share at their edges, so that they answer as the C++ tools do: exit
+status 1 for bad arguments or input and 2 for an output the machine would not take, one line
+of message and no traceback, and text from files and command lines printed escaped.
+"""
+import argparse
+import os
+import sys
+
+
+class UserError(Exception):
+    """Bad input: the script prints the message and exits with 1."""
+
+
+class OutputFailure(Exception):
+    """An output the machine would not take (a full disk, a reader gone after `| head`): the
+    script prints the message and exits with 2, as the C++ tools do for their environment's
+    errors."""
+
+
+def is_hidden_control(code_point):
+    """A control character outside ASCII: C1 (U+0080 to U+009F; U+009B starts a terminal's
+    escape codes), or an invisible format character that reorders or hides text: the
+    bidirectional marks, embeddings, overrides and isolates, the zero-width characters and the
+    byte order mark. The same set as src/util/text.h's is_unicode_control."""
+    return (0x80 <= code_point <= 0x9F or code_point == 0x061C or 0x200B <= code_point <= 0x200F
+            or 0x202A <= code_point <= 0x202E or 0x2060 <= code_point <= 0x2064 or 0x2066 <= code_point <= 0x2069
+            or code_point == 0xFEFF)
+
+
+def printable(text):
+    """`text` with each control character (C0, DEL, C1 and the invisible format characters)
+    written as \\xNN escapes of its UTF-8 bytes, and each byte of a file name that is not UTF-8
+    (which Python holds as a lone surrogate) as \\xNN too: the C++ tools' printable
+    (src/util/text.h). A name from a file or a command line then cannot start a line of its own,
+    restyle the terminal or show a line backwards."""
+    out = []
+    for c in str(text):
+        code_point = ord(c)
+        if 0xDC80 <= code_point <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+            out.append(f"\\x{code_point - 0xDC00:02x}")
+        elif code_point < 0x20 or code_point == 0x7F or is_hidden_control(code_point) or 0xD800 <= code_point <= 0xDFFF:
+            out.append("".join(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def say(text):
+    """Prints a line of the script's output, escaped (printable). A standard output that does
+    not take it (a full disk; a reader gone, as after `| head`) is an OutputFailure."""
+    try:
+        print(printable(text), flush=True)
+    except OSError as e:
+        raise OutputFailure(f"cannot write standard output: {e.strerror or e}")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        """Bad arguments are user errors: exit 1, as the C++ tools do (argparse would exit 2)."""
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {printable(message)}\n")
+
+
+def parser_for(doc):
+    """An ArgumentParser whose --help is the script's docstring: its first paragraph above the
+    options, the rest below them."""
+    return ArgumentParser(description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                          epilog="\n\n".join(doc.split("\n\n")[1:]))
+
+
+def run(main):
+    """Runs a script's main(), turning a UserError into a one-line message and exit status 1, an
+    OutputFailure into one and exit status 2."""
+    try:
+        main()
+    except (UserError, OutputFailure) as e:
+        print(f"{os.path.basename(sys.argv[0])}: {printable(e)}", file=sys.stderr)
+        if isinstance(e, OutputFailure):
+            # Standard output may hold what it could not write: Python would try again at its
+            # exit and add a message and status of its own (120).
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(2)
+        sys.exit(1)
