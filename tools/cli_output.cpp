@@ -275,10 +275,14 @@ int failed_output_errno = 0;
 }  // namespace
 
 bool send_standard_output() {
+    // Only these flushes' errno is the failure's (cout's flushes the C stream too, which is
+    // where the write fails): after a failed write of a full buffer (one printf's), stdio has
+    // dropped what it held, the flush succeeds, and errno is whatever the work since then left.
+    errno = 0;
     std::cout.flush();
-    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
-    if (failed_output_errno == 0) failed_output_errno = errno;
-    return false;
+    const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
+    if (!flushed && failed_output_errno == 0) failed_output_errno = errno;
+    return flushed;
 }
 
 int finish_standard_output(const char* tool, const std::string& what) {

@@ -67,9 +67,9 @@ std::vector<long> batches_from_options(const po::variables_map& vm) {
 
 namespace {
 // `arg` as a shell reads it back: as it is where it holds only characters no shell treats
-// specially, else in single quotes, each ' in it written '\''. A control character or a byte
-// outside UTF-8 (which the comment line would show as \xNN) makes it bash's $'...', where
-// \xNN stands for that byte.
+// specially, else in single quotes, each ' in it written '\''. A control character (an
+// invisible format character too: printable's set) or a byte outside UTF-8, which the comment
+// line would show as \xNN, makes it bash's $'...', where \xNN stands for that byte.
 std::string shell_quoted(const std::string& arg) {
     const bool plain = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                                               "0123456789_@%+=:,./-") == std::string::npos;

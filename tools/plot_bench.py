@@ -71,7 +71,8 @@ def pick_entry(entries, size):
         if str(entry.get("size")) == str(size):
             return entry
     sizes = ", ".join(str(e["size"]) for e in entries if e.get("size") is not None)
-    raise UserError(f"no results for --size {size}; " + (f"the file has {sizes}" if sizes else "the file names no sizes"))
+    raise UserError(f"no results for --size {size}; "
+                    + (f"the file has {sizes}" if sizes else "the file names no sizes"))
 
 
 def labeller(results):
@@ -81,9 +82,8 @@ def labeller(results):
     configs = {}
     for r in results:
         configs.setdefault(r["kernel"], set()).add(r.get("config"))
-    # Escaped: a figure's text shows a control character as a missing glyph, and matplotlib warns.
-    return lambda r: printable(r["kernel"] if len(configs[r["kernel"]]) == 1
-                               else r.get("config") or r["kernel"])
+    return lambda r: plotting.figure_text(r["kernel"] if len(configs[r["kernel"]]) == 1
+                                          else r.get("config") or r["kernel"])
 
 
 def colors(labels):
@@ -101,7 +101,7 @@ def layout(entry):
 
 
 def title(entry):
-    return printable(f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}{layout(entry)}")
+    return plotting.figure_text(f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}{layout(entry)}")
 
 
 def plot_ladder(entry, out_dir):
@@ -143,7 +143,7 @@ def plot_roofline(entry, ceilings, out_dir):
                    edgecolors=color[label(r)], facecolors=color[label(r)] if r["valid"] else "none")
         ax.annotate(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)"), (intensity, r["tflops"]),
                     textcoords="offset points", xytext=(6, -3), fontsize=8)
-    ax.set_title(f"Ladder on the fp32 roofline ({printable(ceilings.name)}): {title(entry)}\n"
+    ax.set_title(f"Ladder on the fp32 roofline ({plotting.figure_text(ceilings.name)}): {title(entry)}\n"
                  "kernels at their tile's DRAM intensity BM*BN/(2(BM+BN)), cuBLAS at the problem's;\n"
                  "a point above the roof gets reuse from L1/L2 that the tile estimate does not count",
                  fontsize=9)
@@ -181,7 +181,7 @@ def plot_sweep(entries, out_dir):
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(printable(f"SGEMM ladder against N: {entries[0]['gpu']}")
+    ax.set_title(plotting.figure_text(f"SGEMM ladder against N: {entries[0]['gpu']}")
                  + "".join(sorted({layout(e) for e in entries})))
     return plotting.save(fig, out_dir, SWEEP_PNG)
 

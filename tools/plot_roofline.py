@@ -40,7 +40,7 @@ import os
 import plotting
 import script_io
 from plotting import pyplot
-from script_io import UserError, printable
+from script_io import UserError
 
 PNG_NAME, METRICS_NAME = "measured_vs_roofline.png", "metrics.json"
 
@@ -146,12 +146,11 @@ def plot(rows, gpu, ceilings, out_dir):
         left.scatter([x for x, _ in points], [y for _, y in points], marker=marker, color=color, s=45, zorder=3,
                      label=label)
     left.legend(loc="upper left", fontsize=8)
-    # Names escaped: a figure's text shows a control character as a missing glyph, and matplotlib warns.
-    left.set_title(printable(f"fp32 roofline, {ceilings.name}"))
+    left.set_title(plotting.figure_text(f"fp32 roofline, {ceilings.name}"))
 
     def label(r):
         shape = plotting.shape_label(r["m"], r["n"], r["k"])
-        name = printable(r["name"])
+        name = plotting.figure_text(r["name"])
         text = name if r["name"].endswith(shape) else f"{name}\n{shape}"
         return text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
 
@@ -172,7 +171,7 @@ def plot(rows, gpu, ceilings, out_dir):
     right.set_ylim(0, top * 1.15)  # room for the legend above the bars
     right.legend(loc="upper left", ncol=3, fontsize=8)
     right.set_title("measured against the roofline, per shape")
-    fig.suptitle(printable(f"Tuned shapes on {gpu}"))
+    fig.suptitle(plotting.figure_text(f"Tuned shapes on {gpu}"))
     return plotting.save(fig, out_dir, PNG_NAME)
 
 

@@ -9,7 +9,7 @@ import stat
 import tempfile
 from typing import NamedTuple
 
-from script_io import OutputFailure, UserError, parser_for
+from script_io import OutputFailure, UserError, parser_for, printable
 
 def pyplot():
     """matplotlib's pyplot, imported when a figure is drawn, so that --help and the checks of
@@ -92,9 +92,10 @@ def checked_ceilings(ceilings):
 WRITING_AND_EXIT_STATUS = """
 Each file is written at a new name of its own beside its name and renamed into place: a write
 that fails leaves an earlier file whole, and no file already in DIR is taken for the new one.
-A new file gets the permissions the umask leaves, a replaced one keeps its own. Names from the
-input and the command line reach the terminal (and the figures) with their control characters
-escaped as \\xNN.
+A new file gets the permissions the umask leaves, a replaced one keeps its own (a symbolic link
+at a file's name is replaced, its target left as it was). A run stopped by Ctrl-C or SIGTERM
+removes the file it was writing. Names from the input and the command line reach the terminal
+(and the figures) with their control characters escaped as \\xNN.
 
 Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
 be made or written into, or a file name there taken by a folder, by what is not a regular file
@@ -206,6 +207,13 @@ def bench_entries(data, path):
                           ("valid", lambda v: isinstance(v, bool), "a boolean")],
                          [("config", *TEXT), ("pct_cublas", *TIME)])
     return entries
+
+
+def figure_text(text):
+    """`text` as a figure shows it: printable (a control character would be a missing glyph,
+    with matplotlib's warning), and each $ escaped, which matplotlib would read as the start
+    of a formula (a name with one made it fail)."""
+    return printable(text).replace("$", r"\$")
 
 
 def shape_label(m, n, k):
@@ -325,8 +333,9 @@ def write_replacing(path, write):
     except OSError as e:
         raise output_error(path, e)
     try:
-        os.chmod(partial, mode_for(path))
+        mode = mode_for(path)
         write(partial)
+        os.chmod(partial, mode)  # after the write: a read-only file's mode would refuse it
         os.replace(partial, path)
     except BaseException as e:
         try:

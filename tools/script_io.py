@@ -4,6 +4,7 @@ of message and no traceback, and text from files and command lines printed escap
 """
 import argparse
 import os
+import signal
 import sys
 
 
@@ -19,12 +20,14 @@ class OutputFailure(Exception):
 
 def is_hidden_control(code_point):
     """A control character outside ASCII: C1 (U+0080 to U+009F; U+009B starts a terminal's
-    escape codes), or an invisible format character that reorders or hides text: the
-    bidirectional marks, embeddings, overrides and isolates, the zero-width characters and the
-    byte order mark. The same set as src/util/text.h's is_unicode_control."""
-    return (0x80 <= code_point <= 0x9F or code_point == 0x061C or 0x200B <= code_point <= 0x200F
-            or 0x202A <= code_point <= 0x202E or 0x2060 <= code_point <= 0x2064 or 0x2066 <= code_point <= 0x2069
-            or code_point == 0xFEFF)
+    escape codes), the line and paragraph separators, or an invisible format character that
+    reorders or hides text (the bidirectional controls, the zero-width space, the soft hyphen,
+    the invisible operators, the tag characters, the byte order mark; not the zero-width joiner
+    and non-joiner, which names in Persian and emoji need). The same set as src/util/text.h's
+    is_unicode_control, which says why each is in it."""
+    return (0x80 <= code_point <= 0x9F or code_point in (0xAD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0xFEFF)
+            or 0x2028 <= code_point <= 0x202E or 0x2060 <= code_point <= 0x206F or 0xFFF9 <= code_point <= 0xFFFB
+            or 0xE0000 <= code_point <= 0xE007F)
 
 
 def printable(text):
@@ -46,10 +49,14 @@ def printable(text):
 
 
 def say(text):
-    """Prints a line of the script's output, escaped (printable). A standard output that does
-    not take it (a full disk; a reader gone, as after `| head`) is an OutputFailure."""
+    """Prints a line of the script's output, escaped (printable; a character the output's
+    encoding lacks, as \\N{...} or \\uXXXX). A standard output that does not take it (a full
+    disk; a reader gone, as after `| head`; none open) is an OutputFailure."""
+    if sys.stdout is None:
+        raise OutputFailure("cannot write standard output: it is closed")
+    encoding = sys.stdout.encoding or "utf-8"
     try:
-        print(printable(text), flush=True)
+        print(printable(text).encode(encoding, "backslashreplace").decode(encoding), flush=True)
     except OSError as e:
         raise OutputFailure(f"cannot write standard output: {e.strerror or e}")
 
@@ -70,14 +77,22 @@ def parser_for(doc):
 
 def run(main):
     """Runs a script's main(), turning a UserError into a one-line message and exit status 1, an
-    OutputFailure into one and exit status 2."""
+    OutputFailure into one and exit status 2. Ctrl-C and SIGTERM end it with 130 and 143, as
+    they end the C++ tools, once a file being written is removed (write_replacing's cleanup,
+    which SIGTERM's default would skip)."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         main()
+    except KeyboardInterrupt:
+        sys.exit(128 + signal.SIGINT)
     except (UserError, OutputFailure) as e:
         print(f"{os.path.basename(sys.argv[0])}: {printable(e)}", file=sys.stderr)
         if isinstance(e, OutputFailure):
             # Standard output may hold what it could not write: Python would try again at its
             # exit and add a message and status of its own (120).
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (AttributeError, OSError, ValueError):
+                pass  # no standard output open: nothing held
             sys.exit(2)
         sys.exit(1)

@@ -302,7 +302,7 @@ int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const Tune
             const BuiltKernel b = cache.get(c);
             const double est_us = estimate_cost(c, key, model, b.kernel ? &b.kernel->ptxas : nullptr).seconds * 1e6;
             if (!b.kernel)
-                std::printf("  %-48s does not compile: %s\n", c.describe().c_str(), printable(on_one_line(b.error).substr(0, 200)).c_str());
+                std::printf("  %-48s does not compile: %s\n", c.describe().c_str(), printable(utf8_prefix(on_one_line(b.error), 200)).c_str());
             else
                 // Shared memory per block at this shape: ptxas's static part and the launch's dynamic part.
                 std::printf("  %-48s est %8.1f us  %3d registers  %6u B smem  %s\n", c.describe().c_str(), est_us,

@@ -95,17 +95,13 @@ bool searches_in_full(const TuneOptions& options) {
     return narrowing_of(options).empty() && options.search.max_candidates == 0 && options.budget_seconds == 0;
 }
 
-// The stored winner of `key` that dispatch would use, unless --retune. One dispatch leaves
-// out (tuned with other kernel sources under the same library version, or an edited row:
-// winner_unusable) is no winner here either, so that the shape is tuned again rather than skipped while its calls
-// go on missing. So is one that adds with atomics when this run does not allow them: a run
-// without --allow-atomics leaves only kernels that repeat bit for bit. So is one that faulted
-// the GPU in a later run (--retune), whose search stored no winner: the shape is tuned again
-// without it. And with retry_faulted (--retry-faulted) so is any winner of a shape where a
-// kernel faulted: the shape is tuned again with it. So is one from a narrowed search, when
-// this run searches in full: a quick pass (--families decode, --max-candidates 20) is not
-// final for the full run after it. Where that is the only reason, `narrowed_by` gets what
-// narrowed it.
+// Why each is no winner to keep (tuner.h says which): one dispatch leaves out (tuned with
+// other kernel sources under the same library version, or an edited row: winner_unusable)
+// would be skipped while its calls go on missing; a run without --allow-atomics leaves only
+// kernels that repeat bit for bit; with --retry-faulted the shape is tuned again with the
+// kernels that faulted, and a winner that itself faulted in a later run (--retune, whose search
+// stored no winner) is tuned again without it; a quick pass (--families decode,
+// --max-candidates 20) is not final for the full run after it.
 std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
                                      const TuneOptions& options, std::string* narrowed_by) {
     if (options.retune) return std::nullopt;
@@ -306,7 +302,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     // Builds, checks, validates and times one candidate; records what happened.
     auto try_candidate = [&](const Candidate& c) {
         const BuiltKernel built = cache_.get(c);
-        if (!built.kernel) return record_invalid(c, "does not compile: " + on_one_line(built.error).substr(0, 400));
+        if (!built.kernel) return record_invalid(c, "does not compile: " + utf8_prefix(on_one_line(built.error), 400));
         CheckedCandidate checked;
         if (faulted_while(c, "checked",
                           [&] { checked = check_candidate(*c.family, *built.kernel, checked_on, stream_.get()); }))

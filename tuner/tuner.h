@@ -163,10 +163,11 @@ bool searches_in_full(const TuneOptions& options);
 
 // The winner stored for `key` on `device_id` that a run with `options` keeps, skipping the
 // shape (a killed run resumes where it stopped): none with retune; else the one dispatch would
-// use, counting one that adds with atomics only when atomics are allowed, none of a shape where
-// a kernel faulted the GPU when faulted kernels are tried again, and one from a narrowed search
-// only for a run that does not search in full. Where that last is the only reason it keeps
-// none, `narrowed_by` gets what narrowed the stored winner's search.
+// use, but none whose own kernel faulted the GPU in a later run, none that adds with atomics
+// unless atomics are allowed, none of a shape where any kernel faulted when faulted kernels
+// are tried again, and none from a narrowed search for a run that searches in full. Where that
+// last is the only reason it keeps none, `narrowed_by` gets what narrowed the stored winner's
+// search.
 std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
                                      const TuneOptions& options, std::string* narrowed_by = nullptr);
 

@@ -31,14 +31,19 @@ inline char32_t code_point_at(const std::string& text, std::size_t i, std::size_
 
 // Whether code point `cp` is a control character that is not ASCII: C1 (U+0080 to U+009F;
 // U+009B is the one-character form of the escape that starts a terminal's colour and cursor
-// codes, and terminals such as xterm act on it), or an invisible format character that
+// codes, and terminals such as xterm act on it), the line and paragraph separators (U+2028,
+// U+2029: a line break to editors and to Python), or an invisible format character that
 // reorders or hides text: the bidirectional marks, embeddings, overrides and isolates (U+202E
-// shows the rest of a line backwards), the zero-width characters and the byte order mark
-// (U+FEFF before a column's name makes "unknown column 'M'" of a column that reads M).
+// shows the rest of a line backwards), the zero-width space, the soft hyphen, the invisible
+// operators and deprecated format controls, the interlinear annotation marks, the tag
+// characters, and the byte order mark (U+FEFF before a column's name makes "unknown column
+// 'M'" of a column that reads M). The zero-width joiner and non-joiner (U+200C, U+200D) are
+// not among them: Persian and Indic names and emoji sequences need them. tools/script_io.py's
+// is_hidden_control is the same set.
 inline bool is_unicode_control(char32_t cp) {
-    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) ||
-           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069) ||
-           cp == 0xFEFF;
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0xAD || cp == 0x061C || cp == 0x180E || cp == 0x200B ||
+           cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) ||
+           cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F);
 }
 
 // The length in bytes of the control character that starts at text[i]: an ASCII one

@@ -33,6 +33,16 @@ inline std::size_t utf8_sequence_length(const std::string& text, std::size_t i) 
     return length;
 }
 
+// At most the first `max_bytes` bytes of `text`, cut before a UTF-8 character that would not fit
+// whole rather than through it (a cut sequence is no UTF-8, and a database's text must be).
+inline std::string utf8_prefix(const std::string& text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return text;
+    std::size_t end = max_bytes;
+    // Back over the continuation bytes (10xxxxxx) of the character at the cut: three at most.
+    for (int i = 0; i < 3 && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80; ++i) --end;
+    return text.substr(0, end);
+}
+
 // `text` with each byte that is not part of a well-formed sequence (a file name in another
 // encoding) replaced by U+FFFD, so that it is UTF-8 wherever it goes (JSON, a database's text).
 inline std::string as_utf8(const std::string& text) {

@@ -42,6 +42,26 @@ TEST(Printable, EscapesInvisibleFormatCharacters) {
     EXPECT_TRUE(has_control_character("a\xe2\x80\xae" "b"));
     EXPECT_TRUE(has_control_character("\xef\xbb\xbf"));
     EXPECT_FALSE(has_control_character("\xe2\x80\x94"));
+    // U+2028 (a line break to editors), U+00AD (soft hyphen), U+E0001 (a tag, four bytes).
+    EXPECT_EQ(printable("a\xe2\x80\xa8" "b\xc2\xad" "c\xf3\xa0\x80\x81" "d"),
+              "a\\xe2\\x80\\xa8" "b\\xc2\\xad" "c\\xf3\\xa0\\x80\\x81" "d");
+    // The zero-width joiner and non-joiner stay (Persian names and emoji sequences need them),
+    // and so do four-byte characters outside the tags (U+1F680, U+E0080).
+    const std::string kept = "\xd9\x85\xe2\x80\x8c\xdb\x8c \xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x9a\x80 \xf3\xa0\x82\x80";
+    EXPECT_EQ(printable(kept), kept);
+    EXPECT_FALSE(has_control_character(kept));
+}
+
+// A cut at a byte count never splits a UTF-8 character: it ends before one that would not fit.
+TEST(Utf8Prefix, CutsBeforeACharacterThatWouldNotFit) {
+    const std::string text = "ab\xc3\xa9" "c\xf0\x9f\x9a\x80";  // a b é c 🚀: 1+1+2+1+4 bytes
+    EXPECT_EQ(utf8_prefix(text, 100), text);
+    EXPECT_EQ(utf8_prefix(text, 3), "ab");
+    EXPECT_EQ(utf8_prefix(text, 4), "ab\xc3\xa9");
+    EXPECT_EQ(utf8_prefix(text, 6), "ab\xc3\xa9" "c");
+    EXPECT_EQ(utf8_prefix(text, 8), "ab\xc3\xa9" "c");
+    EXPECT_EQ(utf8_prefix(text, 9), text);
+    EXPECT_EQ(utf8_prefix(text, 0), "");
 }
 
 TEST(Printable, AControlCharacterIsNotABadByte) {

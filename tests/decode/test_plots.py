@@ -173,6 +173,45 @@ class PlotBench(PlotTest):
         self.assertEqual(sorted(os.listdir(self.out)),
                          sorted([*plot_bench.OUTPUTS, "bench_roofline.png.partial", "bench_ladder.png.partial"]))
 
+    def test_a_read_only_file_is_replaced_and_stays_read_only(self):
+        # The new file takes the old one's mode once written: taken before, a read-only mode
+        # refused the write to a user (root writes a read-only file anyway, so the mode the
+        # write meets is what is checked).
+        metrics = os.path.join(self.out, "metrics.json")
+        with open(metrics, "w") as f:
+            f.write("old\n")
+        os.chmod(metrics, 0o444)
+        modes_met = []
+
+        def write(partial):
+            modes_met.append(os.stat(partial).st_mode & 0o777)
+            with open(partial, "w") as f:
+                f.write("new\n")
+
+        plotting.write_replacing(metrics, write)
+        self.assertEqual(modes_met, [0o600], "the write met the read-only mode")
+        self.assertEqual(os.stat(metrics).st_mode & 0o777, 0o444)
+        with open(metrics) as f:
+            self.assertEqual(f.read(), "new\n")
+
+    def test_a_run_stopped_while_writing_leaves_no_partial_file(self):
+        # SIGTERM and Ctrl-C reach the write as SystemExit and KeyboardInterrupt (script_io.run).
+        for stop in (SystemExit(143), KeyboardInterrupt()):
+            def write(partial):
+                with open(partial, "w") as f:
+                    f.write("half")
+                raise stop
+            with self.assertRaises(type(stop)):
+                plotting.write_replacing(os.path.join(self.out, "metrics.json"), write)
+            self.assertEqual(os.listdir(self.out), [])
+
+    def test_a_name_with_a_dollar_is_drawn_as_it_is_not_as_a_formula(self):
+        table = {"gpu": "NVIDIA H200", "shapes": [{"name": "q$\\frac{$kv", "m": 8, "n": 64, "k": 64, "winner": None,
+                                                    "cublas_ms": 0.01}]}
+        result = run("plot_roofline.py", self.write("dollar.json", table), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(plotting.figure_text("q$\\frac{$kv\x1b"), "q\\$\\frac{\\$kv\\x1b")
+
     def test_a_new_file_gets_the_umasks_permissions_and_a_replaced_one_keeps_its_own(self):
         ladder = os.path.join(self.out, "bench_ladder.png")
         result = subprocess.run([sys.executable, os.path.join(TOOLS, "plot_bench.py"), BENCH_4096, "-o", self.out],

@@ -126,9 +126,13 @@ TEST(Tune, ThreeShapesTwoFamiliesGiveValidWinners) {
     // shape again.
     for (const ShapeOutcome& o : outcomes)
         EXPECT_EQ(store.find_winner(device_id, o.row.key)->narrowed_by, "--families decode,async; --top-k 3");
-    for (const ShapeRow& r : shapes)
-        EXPECT_FALSE(winner_to_keep(store, device_id, r.key, Arch{gpu->device.sm()}, TuneOptions{}))
+    for (const ShapeRow& r : shapes) {
+        std::string narrowed_by;
+        EXPECT_FALSE(winner_to_keep(store, device_id, r.key, Arch{gpu->device.sm()}, TuneOptions{}, &narrowed_by))
             << r.key.to_string();
+        EXPECT_EQ(narrowed_by, "--families decode,async; --top-k 3")
+            << "not kept for a reason other than its narrowed search";
+    }
 }
 
 // A database in a temporary folder, and options that time the decode family's 2 best by
@@ -231,8 +235,6 @@ TEST(Tune, AShapeOverItsBudgetTimesNoMoreCandidatesAndOneThatRanNoneHasNoWinner)
     const std::vector<Measurement> measured = t.measurements(*gpu, o.row.key);
     ASSERT_EQ(measured.size(), 1u);
     EXPECT_TRUE(measured[0].kernel.is_cublas());
-    EXPECT_FALSE(winner_to_keep(t.store, device_id, o.row.key, Arch{gpu->device.sm()}, t.options))
-        << "the next run tunes it";
     // Unlike a stop, it does not end the run: the next shape is tuned (here, left untried too).
     const std::vector<ShapeOutcome> both =
         Tuner(t.store, gpu->device, t.options, {}).tune_all({row(8, 2048, 1024), row(8, 4096, 1024)});
@@ -264,7 +266,9 @@ TEST(Tune, ABudgetSpentBetweenTwoCandidatesNarrowsTheWinnersSearch) {
     const std::optional<Winner> w = t.store.find_winner(device_id, shape.key);
     ASSERT_TRUE(w.has_value());
     EXPECT_EQ(w->narrowed_by, "--families decode; --top-k 2; --budget-s 2, spent after 1 candidate");
-    EXPECT_FALSE(winner_to_keep(t.store, device_id, shape.key, Arch{gpu->device.sm()}, TuneOptions{}));
+    std::string narrowed_by;
+    EXPECT_FALSE(winner_to_keep(t.store, device_id, shape.key, Arch{gpu->device.sm()}, TuneOptions{}, &narrowed_by));
+    EXPECT_EQ(narrowed_by, w->narrowed_by) << "not kept for a reason other than its narrowed search";
 
     t.options.budget_seconds = 600;
     Tuner(t.store, gpu->device, t.options, progress).tune(shape, 0, 1);

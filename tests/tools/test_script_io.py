@@ -1,0 +1,73 @@
+"""tools/script_io.py, what the Python tools share at their edges: text escaped as the C++
+tools escape it, a standard output that fails or is missing, and the signals that end a run.
+
+Usage: test_script_io.py TOOLS_DIR (run by meson test).
+"""
+import os
+import signal
+import subprocess
+import sys
+import unittest
+
+TOOLS = sys.argv[1]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, TOOLS)
+import script_io  # noqa: E402
+
+
+def run_script(body, **kwargs):
+    """`body`, Python run with script_io importable, its output captured."""
+    return subprocess.run([sys.executable, "-B", "-c", f"import sys; sys.path.insert(0, {TOOLS!r})\n{body}"],
+                          capture_output=True, text=True, **kwargs)
+
+
+class Printable(unittest.TestCase):
+    # The samples of tests/cpu/test_text.cpp's Printable tests: the two sets agree on them.
+    def test_controls_and_invisible_characters_are_escaped_by_their_utf8_bytes(self):
+        self.assertEqual(script_io.printable("q\x1b[31mkv\n"), "q\\x1b[31mkv\\x0a")
+        self.assertEqual(script_io.printable("\x9b31mRED \x85 \xa0"), "\\xc2\\x9b31mRED \\xc2\\x85 \xa0")
+        self.assertEqual(script_io.printable("a\u202eb"), "a\\xe2\\x80\\xaeb")
+        self.assertEqual(script_io.printable("\u2066x\u200bM\ufeffM\u061c"),
+                         "\\xe2\\x81\\xa6x\\xe2\\x80\\x8bM\\xef\\xbb\\xbfM\\xd8\\x9c")
+        self.assertEqual(script_io.printable("a\u2028b\xadc\U000e0001d"),
+                         "a\\xe2\\x80\\xa8b\\xc2\\xadc\\xf3\\xa0\\x80\\x81d")
+        kept = "\u0645\u200c\u06cc \U0001f468\u200d\U0001f680 \U000e0080 \u2014 \u2030 \u2070 \ufefe"
+        self.assertEqual(script_io.printable(kept), kept)
+
+    def test_a_file_names_bytes_that_are_not_utf8_are_escaped(self):
+        name = os.fsdecode(b"caf\xe9")  # as Python holds a Latin-1 name: a lone surrogate
+        self.assertEqual(script_io.printable(name), "caf\\xe9")
+
+
+class StandardOutput(unittest.TestCase):
+    def test_a_closed_standard_output_exits_2_with_a_message(self):
+        r = run_script("import script_io; script_io.run(lambda: script_io.say('done'))",
+                       preexec_fn=lambda: os.close(1))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot write standard output: it is closed", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_character_the_outputs_encoding_lacks_is_written_escaped(self):
+        r = run_script("import script_io; script_io.run(lambda: script_io.say('caf\\u00e9 \\u2014'))",
+                       env=dict(os.environ, PYTHONIOENCODING="ascii"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "caf\\xe9 \\u2014\n")
+
+
+class Signals(unittest.TestCase):
+    def test_sigterm_and_ctrl_c_end_a_run_with_their_statuses_after_its_cleanup(self):
+        for name, status in (("SIGTERM", 143), ("SIGINT", 130)):
+            r = run_script("import os, signal, time, script_io\n"
+                           "def main():\n"
+                           "    try:\n"
+                           f"        os.kill(os.getpid(), signal.{name}); time.sleep(30)\n"
+                           "    finally:\n"
+                           "        print('cleaned up')\n"
+                           "script_io.run(main)\n", timeout=60)
+            self.assertEqual(r.returncode, status, r.stderr)
+            self.assertEqual(r.stdout, "cleaned up\n")
+            self.assertNotIn("Traceback", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]])
