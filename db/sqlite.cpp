@@ -195,10 +195,22 @@ std::optional<double> Query::optional_real(int column) const {
     return real(column);
 }
 
+std::string sqlite_too_old(int version_number) {
+    if (version_number >= kOldestSqlite) return "";
+    const auto dotted = [](int number) {
+        return std::to_string(number / 1000000) + "." + std::to_string(number / 1000 % 1000) + "." +
+               std::to_string(number % 1000);
+    };
+    return "the SQLite this process runs, " + dotted(version_number) + ", is older than " + dotted(kOldestSqlite) +
+           ", which the tuning database needs: install a newer libsqlite3";
+}
+
 Connection::Connection(const std::string& path, Access access, std::chrono::milliseconds busy_timeout)
     : path_(path),
       busy_timeout_(busy_timeout),
       refuses_writes_(access == Access::Snapshot || access == Access::QueryOnly) {
+    if (const std::string why = sqlite_too_old(sqlite3_libversion_number()); !why.empty())
+        throw DbError("cannot open " + printable(path) + ": " + why);
     int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     std::string name = file_uri(path);
     switch (access) {

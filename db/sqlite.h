@@ -122,6 +122,16 @@ private:
 
 enum class Access { ReadWrite, ReadWriteExisting, QueryOnly, Immutable, Snapshot, Copy, Memory };
 
+// The oldest SQLite the schema runs on (generated columns, 3.31, and iif, 3.32), as
+// meson.build requires it of the build, in sqlite3_libversion_number's form.
+constexpr int kOldestSqlite = 3032000;
+
+// Why the SQLite of `version_number` (sqlite3_libversion_number's form: 3032000 is 3.32.0)
+// cannot hold the tuning database, or "" where it can. The library loaded at run time may be
+// older than the one built against (another machine's libsqlite3.so.0, or an engine's own
+// copy, whose functions the process then calls): every connection checks it first.
+std::string sqlite_too_old(int version_number);
+
 class Connection {
 public:
     // Opens (ReadWrite: creating) the file. ReadWriteExisting is ReadWrite that fails on a

@@ -316,8 +316,8 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
 /* Enqueues C = alpha * op(A) * op(B) + beta * C on `stream` (NULL: the legacy default
    stream). Asynchronous; see the contract above. */
 sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
-                                            sgemm_dispatch_op_t trans_b, int M, int N, int K, float alpha,
-                                            const float* A, int lda, const float* B, int ldb, float beta, float* C,
+                                            sgemm_dispatch_op_t trans_b, int m, int n, int k, float alpha,
+                                            const float* a, int lda, const float* b, int ldb, float beta, float* c,
                                             int ldc, struct CUstream_st* stream);
 
 /* Writes into `buffer` (NUL-terminated) which kernel gemm would launch for these arguments,
@@ -328,8 +328,8 @@ sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispa
    sgemm_dispatch_query returns that status. Where nothing can run the shape (NO_KERNEL), the
    text says so and query gives ROUTE_NONE. Enqueues nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
-                                               sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
-                                               int lda, const float* B, int ldb, const float* C, int ldc,
+                                               sgemm_dispatch_op_t trans_b, int m, int n, int k, const float* a,
+                                               int lda, const float* b, int ldb, const float* c, int ldc,
                                                char* buffer, size_t buffer_size, size_t* length);
 
 /* explain's decision as fields, for programs: fills `choice` and returns SUCCESS, or returns
@@ -338,8 +338,8 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
    Pointers are only read for their alignment, and NULL stands for an aligned one. Enqueues
    nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
-                                             sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A, int lda,
-                                             const float* B, int ldb, const float* C, int ldc,
+                                             sgemm_dispatch_op_t trans_b, int m, int n, int k, const float* a, int lda,
+                                             const float* b, int ldb, const float* c, int ldc,
                                              sgemm_dispatch_choice_t* choice);
 
 /* Does for these arguments all that gemm does before its launch, and launches nothing: the
@@ -349,8 +349,8 @@ sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_disp
    its first request. Pointers are only read for their alignment, and NULL stands for an
    aligned one. The calling thread's current device must be the handle's. */
 sgemm_dispatch_status_t sgemm_dispatch_prepare(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
-                                               sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
-                                               int lda, const float* B, int ldb, const float* C, int ldc);
+                                               sgemm_dispatch_op_t trans_b, int m, int n, int k, const float* a,
+                                               int lda, const float* b, int ldb, const float* c, int ldc);
 
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
 

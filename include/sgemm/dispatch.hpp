@@ -2,6 +2,10 @@
 // only (C++14 or later), over the C API of dispatch.h (whose comment holds the contract), so
 // no C++ symbol crosses the library boundary.
 #pragma once
+// std::exchange and the rest: said plainly rather than as an error inside the class.
+#if !defined(__cplusplus) || __cplusplus < 201402L
+#error "sgemm/dispatch.hpp needs C++14 or later; C and older C++ use sgemm/dispatch.h"
+#endif
 #include <sgemm/dispatch.h>
 
 #include <stdexcept>
@@ -47,20 +51,20 @@ public:
     }
 
     // Row-major C = alpha * op(A) * op(B) + beta * C on `stream`; asynchronous.
-    void gemm(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-              int ldb, float beta, float* C, int ldc, CUstream_st* stream) const {
-        check(sgemm_dispatch_gemm(handle_, op(trans_a), op(trans_b), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+    void gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+              int ldb, float beta, float* c, int ldc, CUstream_st* stream) const {
+        check(sgemm_dispatch_gemm(handle_, op(trans_a), op(trans_b), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                                   stream));
     }
 
     // Which kernel gemm would launch for these arguments, and why.
-    std::string explain(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda, const float* B,
-                        int ldb, const float* C, int ldc) const {
+    std::string explain(bool trans_a, bool trans_b, int m, int n, int k, const float* a, int lda, const float* b,
+                        int ldb, const float* c, int ldc) const {
         std::size_t length = 0;
         std::string text(1024, '\0');
         for (;;) {
             const sgemm_dispatch_status_t status = sgemm_dispatch_explain(
-                handle_, op(trans_a), op(trans_b), M, N, K, A, lda, B, ldb, C, ldc, &text[0], text.size(), &length);
+                handle_, op(trans_a), op(trans_b), m, n, k, a, lda, b, ldb, c, ldc, &text[0], text.size(), &length);
             if (status != SGEMM_DISPATCH_BUFFER_TOO_SMALL) {
                 check(status);
                 text.resize(length);
@@ -71,17 +75,17 @@ public:
     }
 
     // What gemm would do with these arguments, as fields (dispatch.h: sgemm_dispatch_query).
-    sgemm_dispatch_choice_t query(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda,
-                                  const float* B, int ldb, const float* C, int ldc) const {
+    sgemm_dispatch_choice_t query(bool trans_a, bool trans_b, int m, int n, int k, const float* a, int lda,
+                                  const float* b, int ldb, const float* c, int ldc) const {
         sgemm_dispatch_choice_t choice;
-        check(sgemm_dispatch_query(handle_, op(trans_a), op(trans_b), M, N, K, A, lda, B, ldb, C, ldc, &choice));
+        check(sgemm_dispatch_query(handle_, op(trans_a), op(trans_b), m, n, k, a, lda, b, ldb, c, ldc, &choice));
         return choice;
     }
 
     // Plans these arguments' shape key without a launch (dispatch.h: sgemm_dispatch_prepare).
-    void prepare(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
-                 const float* C, int ldc) const {
-        check(sgemm_dispatch_prepare(handle_, op(trans_a), op(trans_b), M, N, K, A, lda, B, ldb, C, ldc));
+    void prepare(bool trans_a, bool trans_b, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                 const float* c, int ldc) const {
+        check(sgemm_dispatch_prepare(handle_, op(trans_a), op(trans_b), m, n, k, a, lda, b, ldb, c, ldc));
     }
 
     // Gives back the workspace `stream` holds (dispatch.h: sgemm_dispatch_release_stream).

@@ -6,6 +6,7 @@
 
 #include "db/merge.h"
 #include "db/schema.h"
+#include "db/sqlite.h"
 #include "db/store.h"
 #include "tests/db/fixture.h"
 
@@ -30,6 +31,17 @@ void expect_every_open_refused(const std::string& path, const std::string& says)
 }
 
 }  // namespace
+
+// The SQLite loaded at run time may be older than the build's (another machine's, or an
+// engine's own copy): a connection names it, rather than fail on the schema's first generated
+// column.
+TEST(Schema, AnSqliteOlderThanTheSchemaNeedsIsNamed) {
+    EXPECT_EQ(sqlite::sqlite_too_old(3031001),
+              "the SQLite this process runs, 3.31.1, is older than 3.32.0, which the tuning database needs: install a "
+              "newer libsqlite3");
+    EXPECT_EQ(sqlite::sqlite_too_old(3032000), "");
+    EXPECT_EQ(sqlite::sqlite_too_old(sqlite3_libversion_number()), "") << "the build requires 3.32 at least";
+}
 
 TEST(Schema, MigrationsAreNumberedFromOneWithoutGaps) {
     ASSERT_GE(migrations().size(), 2u);

@@ -42,6 +42,17 @@ soname=$(readelf -d "$library" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 for header in dispatch.h dispatch.hpp; do
     [ -f "$(pkgconfig --variable=includedir)/sgemm/$header" ] || { echo "sgemm/$header was not installed"; exit 1; }
 done
+# It exports the C API alone, each function with the soname's version: a plugin built against
+# another version, loaded beside it, binds to its own library's functions.
+others=$(nm -D --defined-only "$library" | awk '$2 != "A" && $3 !~ /^sgemm_dispatch_/ {print $3}')
+[ -z "$others" ] || { echo "libsgemm_dispatch.so exports more than its C API: $others"; exit 1; }
+objdump -T "$library" | grep -q "SGEMM_DISPATCH_$abi[[:space:]]*sgemm_dispatch_create\$" ||
+    { echo "sgemm_dispatch_create is not versioned SGEMM_DISPATCH_$abi:"; objdump -T "$library" | grep sgemm_dispatch_create; exit 1; }
+# The CUDA it links, for an engine that must not load a second runtime: the .pc names its
+# version, whose major is the one in cudart's soname.
+cuda_version=$(pkgconfig --variable=cuda_version)
+readelf -d "$library" | grep -q "\[libcudart.so.${cuda_version%%.*}\]" ||
+    { echo "cuda_version '$cuda_version' in sgemm_dispatch.pc is not the CUDA of its cudart:"; readelf -d "$library" | grep cudart; exit 1; }
 
 # A C program: create fails on a missing database before it looks for a GPU, so this runs
 # the same with and without one.
@@ -60,12 +71,19 @@ int main(void) {
     return status == SGEMM_DISPATCH_DATABASE_ERROR && handle == NULL ? 0 : 1;
 }
 C
-cc -std=c99 -Wall -Werror "$tmp/use.c" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use"
+# With the one-letter macros GEMM code defines (a shape's M, N, K), which the header's
+# parameter names must not meet.
+cc -std=c99 -Wall -Werror -DM=64 -DN=64 -DK=64 -DA=0 -DB=0 -DC=0 "$tmp/use.c" $(pkgconfig --cflags) $(pkgconfig --libs) \
+    -o "$tmp/use"
 LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" "$tmp/use"
 
 # The C++ wrapper compiles against the installed headers alone.
 printf '#include <sgemm/dispatch.hpp>\nint main() { return sgemm::Dispatch::default_options().device; }\n' >"$tmp/use.cpp"
-c++ -std=c++17 -Wall -Werror "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use_cpp"
+c++ -std=c++17 -Wall -Werror -DM=64 -DN=64 -DK=64 "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use_cpp"
+# Before C++14 it says what it needs, not an error from inside its class.
+old_cxx=$(c++ -std=c++11 -fsyntax-only "$tmp/use.cpp" $(pkgconfig --cflags) 2>&1) &&
+    { echo "sgemm/dispatch.hpp compiled as C++11, which it does not claim"; exit 1; }
+case "$old_cxx" in *"needs C++14 or later"*) ;; *) echo "dispatch.hpp as C++11: $old_cxx"; exit 1 ;; esac
 # The example, copied out of the tree so that nothing but the installed package is near it.
 cp "$source/examples/dispatch_decode/Makefile" "$source/examples/dispatch_decode/dispatch_decode.cpp" "$tmp/"
 make -s -C "$tmp" PKG_CONFIG_FLAGS="--define-variable=prefix=$tmp/root$prefix" dispatch_decode ||
