@@ -7,7 +7,9 @@
  *
  * The GEMM, row-major as in the rest of the project:
  *     C (M x N) = alpha * op(A) (M x K) * op(B) (K x N) + beta * C
- * with element (r, c) of a matrix X at X[r * ldx + c]. A is stored M x K (lda >= K), or
+ * with element (i, j) of a matrix X at X[i * ldx + j]; M, N, K, A, B and C are the
+ * functions' parameters m, n, k, a, b and c (lower case: a program's own #define K cannot
+ * meet them). A is stored M x K (lda >= K), or
  * K x M when trans_a is SGEMM_DISPATCH_OP_T (lda >= M); B is stored K x N (ldb >= N), or
  * N x K when transposed (ldb >= K); ldc >= N; and, as in cuBLAS, each is at least 1. With
  * beta == 0, C is not read. A and B are read whatever alpha is: with alpha == 0 a NaN or an

@@ -2,10 +2,11 @@
 // only (C++14 or later), over the C API of dispatch.h (whose comment holds the contract), so
 // no C++ symbol crosses the library boundary.
 #pragma once
-// std::exchange and the rest: said plainly rather than as an error inside the class.
+// Before C++14 (std::exchange and the rest) this is said plainly, and the rest of the file
+// is left out, so that no error from inside the class follows it.
 #if !defined(__cplusplus) || __cplusplus < 201402L
 #error "sgemm/dispatch.hpp needs C++14 or later; C and older C++ use sgemm/dispatch.h"
-#endif
+#else
 #include <sgemm/dispatch.h>
 
 #include <stdexcept>
@@ -117,3 +118,5 @@ private:
 };
 
 }  // namespace sgemm
+
+#endif  // C++14 or later

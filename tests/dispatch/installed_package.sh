@@ -79,11 +79,14 @@ LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" "$tmp/use"
 
 # The C++ wrapper compiles against the installed headers alone.
 printf '#include <sgemm/dispatch.hpp>\nint main() { return sgemm::Dispatch::default_options().device; }\n' >"$tmp/use.cpp"
-c++ -std=c++17 -Wall -Werror -DM=64 -DN=64 -DK=64 "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use_cpp"
-# Before C++14 it says what it needs, not an error from inside its class.
-old_cxx=$(c++ -std=c++11 -fsyntax-only "$tmp/use.cpp" $(pkgconfig --cflags) 2>&1) &&
+c++ -std=c++17 -Wall -Werror -DM=64 -DN=64 -DK=64 -DA=0 -DB=0 -DC=0 "$tmp/use.cpp" $(pkgconfig --cflags) $(pkgconfig --libs) -o "$tmp/use_cpp"
+# Before C++14 it says what it needs, and no error from inside its class follows.
+printf '#include <sgemm/dispatch.hpp>\nint main() { return 0; }\n' >"$tmp/use11.cpp"
+old_cxx=$(c++ -std=c++11 -fsyntax-only "$tmp/use11.cpp" $(pkgconfig --cflags) 2>&1) &&
     { echo "sgemm/dispatch.hpp compiled as C++11, which it does not claim"; exit 1; }
 case "$old_cxx" in *"needs C++14 or later"*) ;; *) echo "dispatch.hpp as C++11: $old_cxx"; exit 1 ;; esac
+[ "$(printf '%s\n' "$old_cxx" | grep -c 'error:')" -eq 1 ] ||
+    { echo "dispatch.hpp as C++11 gives more than its one error: $old_cxx"; exit 1; }
 # The example, copied out of the tree so that nothing but the installed package is near it.
 cp "$source/examples/dispatch_decode/Makefile" "$source/examples/dispatch_decode/dispatch_decode.cpp" "$tmp/"
 make -s -C "$tmp" PKG_CONFIG_FLAGS="--define-variable=prefix=$tmp/root$prefix" dispatch_decode ||
