@@ -14,7 +14,8 @@ Input, either of:
     "name", "transposes" and "weight" may be left out (NN, weight 1); "winner" may be null
     when no kernel won; "cublas_ms" may be null when cuBLAS was not timed. A winner whose
     kernel is "cublas" is cuBLAS itself. The table's "peak_tflops" and "bandwidth_tbs", which
-    sgemm-tune writes, are the ceilings of its own "% floor" and are used when present.
+    sgemm-tune writes, are the ceilings of its own "% floor" and are used when present (one
+    alone, with the other of the GPU named by "gpu").
   * sgemm-bench JSON (one object, or an array for a sweep): each size is a shape, its winner
     the fastest valid kernel other than cuBLAS, and cuBLAS its "cublas" row.
 
@@ -84,16 +85,15 @@ def check_tuner_table(data, path):
 
 
 def read_input(path):
-    """(gpu name, shapes in the tuner's format, the ceilings the input names or None) from
-    either input format. The tuner's table names the ceilings of its own "% floor"."""
+    """(gpu name, shapes in the tuner's format, (peak TFLOPS, TB/s) as the input names them,
+    each None where it does not) from either input format. The tuner's table names the
+    ceilings of its own "% floor"."""
     data = plotting.load_json(path)
     if isinstance(data, dict) and "shapes" in data:
         check_tuner_table(data, path)
-        named = (data["peak_tflops"], data["bandwidth_tbs"]) if data.get("peak_tflops") and data.get("bandwidth_tbs") \
-            else None
-        return data["gpu"], data["shapes"], named
+        return data["gpu"], data["shapes"], (data.get("peak_tflops"), data.get("bandwidth_tbs"))
     entries = plotting.bench_entries(data, path)
-    return entries[0]["gpu"], shapes_from_bench(entries), None
+    return entries[0]["gpu"], shapes_from_bench(entries), (None, None)
 
 
 def metrics_row(shape, ceilings):
@@ -179,12 +179,8 @@ def main():
     parser = plotting.argument_parser(__doc__, "the tuner's --json table, or sgemm-bench --json output",
                                       "folder for the PNG and metrics.json")
     args = parser.parse_args()
-    gpu, shapes, named = read_input(args.results)
-    if named:
-        ceilings = plotting.checked_ceilings(plotting.Ceilings(gpu, args.peak_tflops or named[0],
-                                                               args.bandwidth or named[1]))
-    else:
-        ceilings = plotting.ceilings_for(gpu, args.peak_tflops, args.bandwidth)
+    gpu, shapes, (named_peak, named_bandwidth) = read_input(args.results)
+    ceilings = plotting.ceilings_for(gpu, args.peak_tflops or named_peak, args.bandwidth or named_bandwidth)
     plotting.prepare_out_dir(args.out_dir, [PNG_NAME, METRICS_NAME], args.results)
     rows = [metrics_row(s, ceilings) for s in shapes]
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,

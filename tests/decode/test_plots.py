@@ -549,6 +549,17 @@ class PlotRoofline(PlotTest):
         metrics = self.metrics(path)
         self.assertEqual((metrics["peak_tflops"], metrics["bandwidth_tbs"]), (51.0, 2.0))
         self.assertEqual([r["transposes"] for r in metrics["m12_gemms"]], ["NN", "TN"])
+        # One ceiling alone, with the other of the GPU the table names; for a GPU without
+        # built-in ceilings, one alone is not enough.
+        for key, value, want in (("peak_tflops", 60.0, (60.0, 4.29)), ("bandwidth_tbs", 4.8, (66.9, 4.8))):
+            with open(path, "w") as f:
+                json.dump(dict(table, gpu="NVIDIA H200", **{"peak_tflops": None, "bandwidth_tbs": None, key: value}), f)
+            metrics = self.metrics(path)
+            self.assertEqual((metrics["peak_tflops"], metrics["bandwidth_tbs"]), want)
+        with open(path, "w") as f:
+            json.dump(dict(table, bandwidth_tbs=None), f)
+        self.assert_user_error(run("plot_roofline.py", path, "-o", self.out),
+                               "no built-in ceilings for GPU 'NVIDIA H100 PCIe'")
 
     def test_a_metrics_file_that_cannot_be_written_exits_2_and_leaves_the_old_one(self):
         # A file-size limit below metrics.json's size (SIGXFSZ ignored: the write fails with EFBIG).
