@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plots sgemm-bench results: the speedup ladder, the kernels on the GPU's roofline, and
-TFLOPS against N for a sweep.
+TFLOPS against N (or M, or K, where only that varies) for a sweep.
 
 Usage: plot_bench.py RESULTS.json -o DIR [--size N] [--peak-tflops T] [--bandwidth B]
 
@@ -12,7 +12,8 @@ Writes three PNGs into DIR:
   bench_ladder.png    TFLOPS and % of cuBLAS per kernel at one size (--size, else the largest)
   bench_roofline.png  each kernel at its effective arithmetic intensity under the GPU's fp32
                       roofline, at the same size
-  bench_sweep.png     TFLOPS against N, one line per kernel (a single point each for one size)
+  bench_sweep.png     TFLOPS against the size the sweep varies (N, else M, else K), one line per
+                      kernel (a single point each for one size)
 
 The roofline's ceilings come from the table in plotting.py, found by the JSON's "gpu" name
 (the H200: 66.9 TFLOPS fp32 FFMA peak, 4.29 TB/s, both measured), or from --peak-tflops and
@@ -151,19 +152,27 @@ def plot_roofline(entry, ceilings, out_dir):
     return plotting.save(fig, out_dir, ROOFLINE_PNG)
 
 
+def sweep_axis(entries):
+    """The size a sweep varies, "n", "m" or "k": N where it varies (a square sweep's too), else
+    M (a batch sweep at one N and K), else K; "n" for one size."""
+    return next((key for key in ("n", "m", "k") if len({e[key] for e in entries}) > 1), "n")
+
+
 def sweep_lines(entries):
-    """{label: [(N, TFLOPS, valid), ...] by N}: a line per kernel configuration, in the order
-    they first come."""
-    entries = sorted(entries, key=lambda e: e["n"])
+    """{label: [(size, TFLOPS, valid), ...] by size}, the size the one sweep_axis names: a line
+    per kernel configuration, in the order they first come."""
+    axis = sweep_axis(entries)
+    entries = sorted(entries, key=lambda e: e[axis])
     label = labeller([r for e in entries for r in e["results"]])
     lines = {}
     for e in entries:
         for r in e["results"]:
-            lines.setdefault(label(r), []).append((e["n"], r["tflops"], r["valid"]))
+            lines.setdefault(label(r), []).append((e[axis], r["tflops"], r["valid"]))
     return lines
 
 
 def plot_sweep(entries, out_dir):
+    axis = sweep_axis(entries)
     lines = sweep_lines(entries)
     color = colors(list(lines))
     fig, ax = pyplot().subplots(figsize=(8, 5))
@@ -175,13 +184,13 @@ def plot_sweep(entries, out_dir):
         ax.scatter([n for n, _ in wrong], [t for _, t in wrong], marker="x", s=80, color="tab:red", zorder=4,
                    label="failed the check")
     square = all(e["m"] == e["n"] == e["k"] for e in entries)
-    ax.set_xlabel("N" + (" (M = N = K)" if square else ""))
-    ax.set_xticks([e["n"] for e in entries])
+    ax.set_xlabel(axis.upper() + (" (M = N = K)" if square else ""))
+    ax.set_xticks(sorted({e[axis] for e in entries}))
     ax.set_ylabel("TFLOPS")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(plotting.figure_text(f"SGEMM ladder against N: {entries[0]['gpu']}")
+    ax.set_title(plotting.figure_text(f"SGEMM ladder against {axis.upper()}: {entries[0]['gpu']}")
                  + "".join(sorted({layout(e) for e in entries})))
     return plotting.save(fig, out_dir, SWEEP_PNG)
 

@@ -348,6 +348,20 @@ class PlotBench(PlotTest):
         self.assert_user_error(run("plot_roofline.py", BENCH_4096, "-o", ""), "the output folder is empty")
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--peak-tflops", "inf"), "--peak-tflops")
 
+    def test_a_sweep_over_m_is_drawn_against_m(self):
+        # A batch sweep at one N and K: every point at one N tick, before.
+        entries = load(BENCH_SWEEP)
+        for m, e in zip((1, 8, 32, 64, 128), entries):
+            e.update(m=m, n=4096, k=4096)
+        self.assertEqual(plot_bench.sweep_axis(entries), "m")
+        for points in plot_bench.sweep_lines(entries).values():
+            self.assertEqual([size for size, _, _ in points], sorted(e["m"] for e in entries))
+        self.assertEqual(plot_bench.sweep_axis(load(BENCH_SWEEP)), "n")
+        self.assertEqual(plot_bench.sweep_axis(entries[:1]), "n", "one size")
+        result = run("plot_bench.py", self.write("batches.json", entries), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs(*plot_bench.OUTPUTS)
+
     def test_two_configurations_of_one_family_are_two_kernels(self):
         # sgemm-bench names a row by its family: --config beside the defaults gives two rows
         # named alike, which the plots drew as one bar slot and one zig-zag line.
