@@ -4,7 +4,7 @@
 //     bound_ij = |alpha| * (|A| |B|)_ij + |beta| * |C0_ij|,
 // and the scaled error |out_ij - ref_ij| / bound_ij must stay under
 //     tolerance(K) = u * (2 * log2(K) + 32),     u = 2^-24 (fp32 unit roundoff).
-// Why this form: the operands are always the tuner's own, drawn uniformly from [-1, 1]
+// Why this form: the operands are always the tuner's own, drawn uniformly from (-1, 1)
 // (GemmProblem), so the products are zero-mean and a sum's partial sums random-walk. The
 // rounding error of any summation order is then a few u times the bound, at any K: on the
 // H200 the largest scaled error of 41 correct candidates of all four tuned families, on 9

@@ -18,8 +18,9 @@ namespace sgemm {
 struct CheckedCandidate {
     std::shared_ptr<LoadedKernel> kernel;  // loaded and right; null when the candidate is invalid
     std::string invalid_reason;            // why it is invalid, for the database; empty when it is not
-    // Of a candidate that passed: its runs' figures, each the largest of the three (the runs
-    // have the same tolerances). Of one that failed: the first run's, when it was judged.
+    // Of a candidate that passed: its runs' figures, each the largest over every run (four to
+    // six: checked_runs; the runs have the same tolerances). Of one that failed: the first
+    // run's, when it was judged.
     Accuracy accuracy;
 };
 

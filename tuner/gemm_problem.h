@@ -39,7 +39,7 @@ struct LeadingDimensions {
 
 class GemmProblem {
 public:
-    // Draws A, B and C0 uniformly from [-1, 1] (never zeros: they hide unwritten outputs
+    // Draws A, B and C0 uniformly from (-1, 1) (never zeros: they hide unwritten outputs
     // and wrong indexing), uploads them, computes A B and its bound |A| |B| (the reference
     // and bound of any alpha and beta follow), and leaves the output poisoned.
     GemmProblem(const ProblemSpec& spec, const CublasHandle& cublas, cudaStream_t stream);

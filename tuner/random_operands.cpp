@@ -32,7 +32,10 @@ float random_operand(std::uint64_t seed, std::uint64_t i) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     z ^= z >> 31;
-    return static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ULL << 24) * 2.0 - 1.0);
+    // The top 24 bits k give (2k + 1) / 2^24 - 1: an odd multiple of 2^-24 in (-1, 1), exact in
+    // fp32 and never zero (a zero operand hides an output the kernel never wrote).
+    const std::uint64_t k = z >> 40;
+    return static_cast<float>(static_cast<double>(2 * k + 1) / static_cast<double>(1ULL << 24) - 1.0);
 }
 
 template <typename T>

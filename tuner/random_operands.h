@@ -1,8 +1,9 @@
 // The tuner's test operands, drawn straight into device memory.
 //
-// Element i of the matrix drawn from `seed` is splitmix64(seed, i) mapped to [-1, 1): the
-// values are counter-based, so they do not depend on how the work is split, and the same
-// seed gives the same matrix in fp32, in fp64 (widened exactly) and as absolute values.
+// Element i of the matrix drawn from `seed` is splitmix64(seed, i) mapped to an odd multiple
+// of 2^-24 in (-1, 1), so never zero. The values are counter-based, so they do not depend on
+// how the work is split, and the same seed gives the same matrix in fp32, in fp64 (widened
+// exactly) and as absolute values.
 #pragma once
 #include <cstdint>
 

@@ -6,8 +6,9 @@
 
 namespace sgemm {
 
-// MHz of the SM clock of device `ordinal` (NVML's numbering, which matches CUDA's on a
-// machine without CUDA_VISIBLE_DEVICES games), or nullopt when NVML is not there.
+// MHz of the SM clock of CUDA device `ordinal`, or nullopt when NVML is not there. NVML
+// numbers every GPU of the host in PCI order, while CUDA numbers the visible ones
+// (CUDA_VISIBLE_DEVICES) fastest first, so the GPU is found by its PCI bus id, not its index.
 std::optional<int> read_sm_clock_mhz(int ordinal);
 
 }  // namespace sgemm

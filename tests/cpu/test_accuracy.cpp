@@ -227,7 +227,7 @@ TEST(Accuracy, ToleranceGrowsWithK) {
 }
 
 // One row of A times N columns of B, on the tuner's operands (random_operand: uniform in
-// [-1, 1]), summed in double for the reference and the bound, and by `sum` for the output
+// (-1, 1)), summed in double for the reference and the bound, and by `sum` for the output
 // under judgement.
 struct LongDotProducts {
     static constexpr int N = 64;

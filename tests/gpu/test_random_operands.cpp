@@ -43,17 +43,21 @@ TEST(RandomOperands, EveryElementIsTheFormulasValueAtItsIndex) {
     expect_drawn<double>(float_chunk + 3, 13, Magnitude::signed_values);  // fp64 chunks hold half as many
 }
 
-TEST(RandomOperands, ValuesLieInMinusOneToOneAndSeedsDiffer) {
-    int zeros = 0, outside = 0, same = 0;
+TEST(RandomOperands, ValuesAreOddMultiplesOfTwoToTheMinus24InsideMinusOneToOne) {
+    // Odd multiples of 2^-24 are never zero: a zero operand would hide an unwritten output.
+    int not_odd = 0, outside = 0, same = 0;
     for (std::uint64_t i = 0; i < 100000; ++i) {
         const float v = random_operand(5, i);
-        zeros += v == 0.0f;
-        outside += !(v >= -1.0f && v < 1.0f);
+        outside += !(v > -1.0f && v < 1.0f);
+        not_odd += std::fabs(std::fmod(std::ldexp(static_cast<double>(v), 24), 2.0)) != 1.0;
         same += v == random_operand(6, i);
     }
     EXPECT_EQ(outside, 0);
-    EXPECT_LT(zeros, 5);
+    EXPECT_EQ(not_odd, 0);
     EXPECT_LT(same, 5);
+    // The draw whose top 24 bits are 2^23, the middle of the range: an earlier mapping,
+    // k / 2^23 - 1, made it exactly 0.
+    EXPECT_NE(random_operand(5, 39776688), 0.0f);
 }
 
 }  // namespace
