@@ -227,7 +227,10 @@ void warm_up_nvrtc() {
         nvrtcProgram program = nullptr;
         if (nvrtcCreateProgram(&program, "__global__ void warm_up() {}\n", "warm_up.cu", 0, nullptr, nullptr) ==
             NVRTC_SUCCESS) {
-            (void)nvrtcCompileProgram(program, 0, nullptr);
+            // Not from the driver's cache either (see Program::compile): a compile found there
+            // might skip the set-up that swaps the handlers, which the next compile would then do.
+            const char* no_cache[] = {"--no-cache"};
+            (void)nvrtcCompileProgram(program, nvrtc_caches() ? 1 : 0, no_cache);
             nvrtcDestroyProgram(&program);
         }
         for (int i = 0; i < 3; ++i) sigaction(signals[i], &saved[i], nullptr);

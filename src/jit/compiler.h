@@ -83,7 +83,9 @@ std::string family_sources_hash(const Family& family);
 std::string kernel_cache_key(const Family& family, const ParamValues& values, Arch arch,
                              KernelBuild build = KernelBuild::product, const std::string& nvrtc = nvrtc_version());
 
-// Compiles; throws InvalidConfigError (before NVRTC runs) or CompileError.
+// Compiles; throws InvalidConfigError (before NVRTC runs) or CompileError (NVRTC refused the
+// source, or ptxas gave no report), and Error where NVRTC itself fails (out of memory) or a
+// template cannot be read.
 CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch,
                               KernelBuild build = KernelBuild::product);
 
@@ -95,9 +97,9 @@ struct StandaloneKernel {
 };
 
 // Compiles `source` for `arch` with the product options and a -D for each of `defines`
-// ("NAME=VALUE"); throws CompileError. `source` may #include `template_file`, one of
-// templates/, and what that includes ("" for none), as a test's kernel that reuses the
-// families' arguments and epilogue does.
+// ("NAME=VALUE"); throws CompileError, or Error as compile_kernel does. `source` may
+// #include `template_file`, one of templates/, and what that includes ("" for none), as a
+// test's kernel that reuses the families' arguments and epilogue does.
 StandaloneKernel compile_standalone(const std::string& file_name, const std::string& source,
                                     const std::vector<std::string>& defines, Arch arch,
                                     const std::string& template_file = "");
