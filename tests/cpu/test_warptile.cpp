@@ -265,6 +265,31 @@ TEST(Warptile, SumPass) {
     }
 }
 
+// A stored row is not judged by the family's constraints (dispatch skips only what it cannot
+// run), so the second kernel's launch must be that kernel's own even for values the
+// constraints refuse: a stream-K tail with a sum pass, or with staged operands, launches the
+// tail, on the main kernel's blocks.
+TEST(Warptile, TheSecondLaunchIsTheSecondKernelsOwn) {
+    const Family& f = warptile();
+    ParamValues tail_and_pass = {32, 128, 16, 32, 64, 8, 8, 3, 0, 0, 2, 8, 0, 0, 1, 0, 1};
+    tail_and_pass[f.param_index("SK")] = 1;
+    ParamValues tail_and_staging = tail_and_pass;
+    tail_and_staging[f.param_index("SUM_PASS")] = 0;
+    tail_and_staging[f.param_index("SPLITS")] = 1;
+    tail_and_staging[f.param_index("ALIGNED")] = 2;
+    for (const ParamValues& v : {tail_and_pass, tail_and_staging}) {
+        SCOPED_TRACE(f.describe(v));
+        EXPECT_NE(f.invalid_reason(v, Arch{90}), "");
+        ASSERT_EQ(f.second_kernel(v), f.tail_kernel);
+        const LaunchGeometry main = f.geometry(v, 300, 300, 4096);
+        const LaunchGeometry second = f.second_geometry(v, 300, 300, 4096, 7, 4);
+        EXPECT_EQ(second.grid.x, f.stream_k_split(v, 300, 300, 4096, 7).tail_blocks);
+        EXPECT_EQ(second.block.x, main.block.x);
+        EXPECT_EQ(second.block.y, main.block.y);
+        EXPECT_EQ(second.dynamic_shared_bytes, main.dynamic_shared_bytes);
+    }
+}
+
 // SUM_PASS = 2: the slices add into C with atomics. No second kernel, a workspace of the
 // tile counters alone however large C is, more than 8 slices allowed, no call without
 // slices; its own binary (its protocol differs), compiled without spills for sm_80 (scalar
