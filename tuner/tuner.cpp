@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "db/selection.h"
 #include "src/jit/loaded_kernel.h"
@@ -21,7 +22,8 @@ using Clock = std::chrono::steady_clock;
 // A candidate whose first 3 runs take longer than this times the fastest so far is timed no
 // further (time_adaptive).
 constexpr double kRejectFactor = 1.5;
-// Rounds of the final re-timing of the two fastest and cuBLAS in alternation (Tuner's search).
+// Rounds of each final re-timing (Tuner's search): the two fastest in alternation to pick the
+// winner, then the winner and cuBLAS in alternation to judge it.
 constexpr int kRetimeRounds = 10;
 
 double seconds_since(Clock::time_point start) {
@@ -381,33 +383,48 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
         return outcome;
     }
 
-    // The two fastest and cuBLAS, re-timed in alternation so that drift in clocks or
-    // temperature cannot favour whichever happened to run first, and the winner is judged
-    // against cuBLAS timed the same way (single flushed runs), not against cuBLAS's adaptive
-    // median: where a kernel and cuBLAS are within a fraction of a percent (8192^3 on the
-    // H200), the two kinds of timing differ by as much.
+    // The two fastest are re-timed in alternation so that drift in clocks or temperature
+    // cannot favour whichever happened to run first, and the faster is picked. It is then
+    // judged against cuBLAS in fresh rounds, again in alternation: the rounds that picked it
+    // would flatter it, since the smaller of two noisy medians reads low. cuBLAS is timed
+    // the same way there (single flushed runs), not by its adaptive median: where a kernel
+    // and cuBLAS are within a fraction of a percent (8192^3 on the H200), the two kinds of
+    // timing differ by as much.
     // Of equal times the one still loaded goes first: the two fastest are (keep_two_fastest_loaded).
     std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
         return a.median_ms != b.median_ms ? a.median_ms < b.median_ms : a.kernel && !b.kernel;
     });
     double cublas_ms = cublas_timing.stats.median_ms;
     if (!timed.empty()) {
-        const std::size_t contenders = std::min<std::size_t>(timed.size(), 2);
-        std::vector<std::vector<double>> runs(contenders);
-        std::vector<double> bar;
         const SgemmArgs args = problem.args();
-        for (int r = 0; r < kRetimeRounds; ++r) {
-            for (std::size_t i = 0; i < contenders; ++i) {
-                const auto run = [&](cudaStream_t s) { timed[i].kernel->launch(args, s); };
-                const auto one_run = [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); };
-                if (faulted_while(timed[i].candidate, "timed", one_run))
-                    return cut_short();
+        // Medians of kRetimeRounds rounds, each one flushed run of every launch in turn;
+        // nullopt where a candidate faulted (the search is cut short).
+        const auto alternate = [&](const std::vector<std::size_t>& contenders,
+                                   bool with_cublas) -> std::optional<std::vector<double>> {
+            std::vector<std::vector<double>> runs(contenders.size() + 1);
+            for (int r = 0; r < kRetimeRounds; ++r) {
+                for (std::size_t i = 0; i < contenders.size(); ++i) {
+                    const Timed& t = timed[contenders[i]];
+                    const auto run = [&](cudaStream_t s) { t.kernel->launch(args, s); };
+                    const auto one_run = [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); };
+                    if (faulted_while(t.candidate, "timed", one_run)) return std::nullopt;
+                }
+                if (with_cublas) runs.back().push_back(time_one_run(run_cublas, flusher_, stream_.get()));
             }
-            bar.push_back(time_one_run(run_cublas, flusher_, stream_.get()));
+            if (!with_cublas) runs.pop_back();
+            std::vector<double> medians;
+            for (std::vector<double>& ms : runs) medians.push_back(median_of(ms));
+            return medians;
+        };
+        if (timed.size() >= 2) {
+            const std::optional<std::vector<double>> pick = alternate({0, 1}, false);
+            if (!pick) return cut_short();
+            if ((*pick)[1] < (*pick)[0]) std::swap(timed[0], timed[1]);
         }
-        for (std::size_t i = 0; i < contenders; ++i) timed[i].median_ms = median_of(runs[i]);
-        if (contenders == 2 && timed[1].median_ms < timed[0].median_ms) std::swap(timed[0], timed[1]);
-        cublas_ms = median_of(bar);
+        const std::optional<std::vector<double>> judged = alternate({0}, true);
+        if (!judged) return cut_short();
+        timed[0].median_ms = (*judged)[0];
+        cublas_ms = (*judged)[1];
     }
 
     if (options_.search.strategy == Strategy::Exhaustive && !timed.empty()) {

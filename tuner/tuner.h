@@ -1,7 +1,8 @@
 // The search driver: for one shape, choose candidates, build them through the binary
 // cache, validate each against the reference, time the valid ones (early rejection of slow
-// ones), time cuBLAS in the same run, re-time the winner against the runner-up in
-// alternation, and store every measurement as it is taken and the winner at the end.
+// ones), time cuBLAS in the same run, re-time the two fastest in alternation to pick the
+// winner, then the winner and cuBLAS in fresh alternating rounds to judge it, and store
+// every measurement as it is taken and the winner at the end.
 //
 // Shape keys: the tuner tunes a shape at the alignment class its key names (db/shape_key.h)
 // and lays out its own operands to give exactly that class (operands_for). A shapes file's
