@@ -5,8 +5,8 @@ TFLOPS against N (or M, or K, where only that varies) for a sweep.
 Usage: plot_bench.py RESULTS.json -o DIR [--size N] [--peak-tflops T] [--bandwidth B]
 
 Input: the JSON of `sgemm-bench --json`: for one size an object {gpu, sm, size, m, n, k, iters,
-results: [{kernel, config, median_ms, tflops, pct_cublas, valid, ...}]}, for a sweep an array of
-such objects.
+results: [{kernel, config, median_ms, tflops, pct_cublas, valid, ...}]} (no pct_cublas for a
+wrong result), for a sweep an array of such objects.
 
 Writes three PNGs into DIR:
   bench_ladder.png    TFLOPS and % of cuBLAS per kernel at one size (--size, else the largest)
@@ -112,7 +112,7 @@ def plot_ladder(entry, out_dir):
     color = colors([label(r) for r in results])
     fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.2))
     for ax, key, axis_label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
-        values = [r.get(key) or 0 for r in results]  # pct_cublas is absent without a cuBLAS row
+        values = [r.get(key) or 0 for r in results]  # pct_cublas is absent without a cuBLAS row, or for a wrong result
         bars = ax.bar(names, values, color=[color[label(r)] for r in results])
         for bar, r in zip(bars, results):
             if not r["valid"]:

@@ -67,36 +67,48 @@ AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, do
 
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       CacheFlusher& flusher, cudaStream_t stream) {
-    // The warm-up runs spend the budget too, so a large warm-up count on a slow kernel cannot
-    // run for hours: they stop once they have used it (one at least, since the last one's
-    // time judges how many timed runs fit the rest).
+    return time_in_alternation({launch}, plan, flusher, stream).front();
+}
+
+std::vector<TimingStats> time_in_alternation(const std::vector<std::function<void(cudaStream_t)>>& launches,
+                                             const TimingPlan& plan, CacheFlusher& flusher, cudaStream_t stream) {
+    // The warm-up rounds spend the budget too, so a large warm-up count on a slow kernel cannot
+    // run for hours: they stop once they have used it (one round at least, since the last
+    // round's time judges how many timed rounds fit the rest).
     const double budget_ms = plan.max_seconds * 1e3;
-    double first_ms = 0.0, warm_ms = 0.0;
+    double round_ms = 0.0, warm_ms = 0.0;
     for (int i = 0; i < plan.warmup && (i == 0 || warm_ms < budget_ms); ++i) {
-        first_ms = time_one_run(launch, flusher, stream);
-        warm_ms += first_ms;
+        round_ms = 0.0;
+        for (const auto& launch : launches) round_ms += time_one_run(launch, flusher, stream);
+        warm_ms += round_ms;
     }
 
-    // Slow kernels (the naive rung at 8192) get fewer runs, as many as the budget's rest
+    // Slow kernels (the naive rung at 8192) get fewer rounds, as many as the budget's rest
     // holds: never fewer than 3, nor more than asked for. Without a warm-up there is no time
     // to judge them by, so all are made.
     const double left_ms = std::max(0.0, budget_ms - warm_ms);
-    int runs = plan.iters;
-    if (plan.warmup > 0 && first_ms * plan.iters > left_ms)
-        runs = std::min(plan.iters, std::max(3, static_cast<int>(left_ms / std::max(first_ms, 1e-3))));
+    int rounds = plan.iters;
+    if (plan.warmup > 0 && round_ms * plan.iters > left_ms)
+        rounds = std::min(plan.iters, std::max(3, static_cast<int>(left_ms / std::max(round_ms, 1e-3))));
 
     // All runs are enqueued before any is read back, so host work never gaps the device.
-    std::vector<Event> starts(runs), stops(runs);
-    for (int i = 0; i < runs; ++i) {
-        flusher.flush(stream);
-        starts[i].record(stream);
-        launch(stream);
-        stops[i].record(stream);
-    }
+    const std::size_t n = launches.size();
+    std::vector<Event> starts(rounds * n), stops(rounds * n);
+    for (int r = 0; r < rounds; ++r)
+        for (std::size_t l = 0; l < n; ++l) {
+            flusher.flush(stream);
+            starts[r * n + l].record(stream);
+            launches[l](stream);
+            stops[r * n + l].record(stream);
+        }
     SGEMM_CUDA_CHECK(cudaGetLastError());
-    std::vector<double> ms(runs);
-    for (int i = 0; i < runs; ++i) ms[i] = stops[i].elapsed_since(starts[i]);
-    return stats_of(ms);
+    std::vector<TimingStats> stats;
+    for (std::size_t l = 0; l < n; ++l) {
+        std::vector<double> ms(rounds);
+        for (int r = 0; r < rounds; ++r) ms[r] = stops[r * n + l].elapsed_since(starts[r * n + l]);
+        stats.push_back(stats_of(ms));
+    }
+    return stats;
 }
 
 }  // namespace sgemm

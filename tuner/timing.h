@@ -34,9 +34,10 @@ struct TimingStats {
 };
 
 struct TimingPlan {
-    int warmup = 3;             // untimed runs first, fewer once they use max_seconds; the last one's time
-                                // judges how many timed runs the rest of max_seconds holds
-    int iters = 50;             // timed runs wanted
+    int warmup = 3;             // untimed runs (rounds, in alternation) first, fewer once they use
+                                // max_seconds; the last one's time judges how many timed runs the rest
+                                // of max_seconds holds
+    int iters = 50;             // timed runs (rounds) wanted
     double max_seconds = 10.0;  // the budget, warm-ups included: fewer timed runs (at least 3, at most
                                 // iters) when they would pass it
 };
@@ -44,6 +45,13 @@ struct TimingPlan {
 // Times `launch` (which enqueues one GEMM on the stream) per the plan.
 TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const TimingPlan& plan,
                       CacheFlusher& flusher, cudaStream_t stream);
+
+// Times each of `launches` per the plan, in alternation: every warm-up and timed round runs
+// each launch once, in order, so that drift in clocks or temperature during the timing reaches
+// all of them alike (a kernel and cuBLAS compared near parity). The plan's budget covers whole
+// rounds, and each launch gets the same number of runs. One TimingStats per launch, in order.
+std::vector<TimingStats> time_in_alternation(const std::vector<std::function<void(cudaStream_t)>>& launches,
+                                             const TimingPlan& plan, CacheFlusher& flusher, cudaStream_t stream);
 
 // The tuner's timing: an adaptive number of runs, with early rejection.
 //  - 2 warm-up runs, then 3 timed runs; if their median is already more than
@@ -58,7 +66,7 @@ struct AdaptiveTiming {
 AdaptiveTiming time_adaptive(const std::function<void(cudaStream_t)>& launch, double best_ms, double reject_factor,
                              CacheFlusher& flusher, cudaStream_t stream);
 
-// One flushed, timed run, in milliseconds (the re-timing of winner against runner-up).
+// One flushed, timed run, in milliseconds (the tuner's final re-timings in alternation).
 double time_one_run(const std::function<void(cudaStream_t)>& launch, CacheFlusher& flusher, cudaStream_t stream);
 
 // The median of `ms` (sorted in place).

@@ -204,7 +204,8 @@ if gpu_present; then
   [ "$(grep -oE '^(naive|smem) ' <<<"$out" | tr -d ' ' | paste -sd,)" = naive,smem ] ||
     fail "naive's defaults not timed once, before smem: $out"
 fi
-# On a GPU: one size's JSON is one object, cuBLAS first and each kernel checked valid, and
+# On a GPU: one size's JSON is one object, cuBLAS first and each kernel checked valid, each
+# row's pct_cublas its cublas_ms (cuBLAS timed alongside it) over its median, and
 # --save-cubins writes each kernel's cubin (an ELF file) and its compile log.
 if gpu_present; then
   mkdir -p "$dir/cubins"
@@ -216,13 +217,17 @@ d = json.load(open(sys.argv[1]))
 assert isinstance(d, dict) and d["m"] == d["n"] == d["k"] == 65, d
 assert [r["kernel"] for r in d["results"]] == ["cublas", "naive", "smem"], d["results"]
 assert all(r["valid"] and r["median_ms"] > 0 for r in d["results"]), d["results"]
+# Each kernel's ratio is to cuBLAS timed alongside it; cuBLAS's own row is its own bar.
+assert all(r["cublas_ms"] > 0 and abs(r["pct_cublas"] - 100 * r["cublas_ms"] / r["median_ms"]) < 1e-6 * r["pct_cublas"]
+           for r in d["results"]), d["results"]
+assert d["results"][0]["cublas_ms"] == d["results"][0]["median_ms"], d["results"][0]
 PY
   [ "$(head -c 4 "$dir/cubins/naive_32_8.cubin" | od -An -c | tr -d ' ')" = '177ELF' ] &&
     [ -s "$dir/cubins/smem_32.log" ] || fail "--save-cubins wrote: $(ls "$dir/cubins")"
 fi
 # On a GPU, a wrong result: the test build spoils each kernel's first element after its run.
 # Each kernel's row says WRONG RESULT, stderr says which failed validation, the JSON marks it
-# invalid (cuBLAS valid), every kernel still runs, and the exit status is 3.
+# invalid (cuBLAS valid) with no pct_cublas, every kernel still runs, and the exit status is 3.
 if gpu_present; then
   out=$("$spoiling" --size 17 --iters 2 --kernels naive,smem --json "$dir/wrong.json" 2>"$dir/wrong.err"); rc=$?
   [ $rc -eq 3 ] || fail "a spoiled result exited $rc, expected 3: $out $(cat "$dir/wrong.err")"
@@ -234,6 +239,8 @@ if gpu_present; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert [(r["kernel"], r["valid"]) for r in d["results"]] == [("cublas", True), ("naive", False), ("smem", False)], d
+# A wrong result names no ratio to cuBLAS.
+assert ["pct_cublas" in r for r in d["results"]] == [True, False, False], d
 PY
 fi
 # A sweep whose last size does not fit the GPU (200000^2 floats, 149 GiB for A alone) ends

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -106,4 +107,29 @@ TEST(TimeRuns, WarmUpsStopOnceTheyHaveUsedTheBudget) {
     EXPECT_GE(stats.median_ms, 19.0) << "the events did not time the host function";
     EXPECT_GE(launches - stats.runs, 1);
     EXPECT_LE(launches - stats.runs, 5) << "warm-ups went on past the budget";
+}
+
+// Launches timed in alternation run in turn, each round every one once, and each gets its own
+// median: a 20 ms launch and an empty one keep their times apart, the budget counts whole
+// rounds (a 20 ms round under a 90 ms budget gets the floor of 3 rounds), and both get as
+// many runs.
+TEST(TimeInAlternation, RunsTheLaunchesInTurnAndTimesEachApart) {
+    SGEMM_REQUIRE_GPU(gpu);
+    CacheFlusher flusher(gpu->device);
+    std::vector<char> order;
+    const auto slow = [&](cudaStream_t s) {
+        order.push_back('s');
+        SGEMM_CUDA_CHECK(cudaLaunchHostFunc(
+            s, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }, nullptr));
+    };
+    const auto fast = [&](cudaStream_t) { order.push_back('f'); };
+    TimingPlan plan;
+    plan.warmup = 1, plan.iters = 50, plan.max_seconds = 0.09;  // 70 ms left after the warm-up round
+    const std::vector<TimingStats> stats = time_in_alternation({slow, fast}, plan, flusher, gpu->stream.get());
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats[0].runs, 3);
+    EXPECT_EQ(stats[1].runs, 3);
+    EXPECT_GE(stats[0].median_ms, 19.0) << "the slow launch's events did not time it";
+    EXPECT_LT(stats[1].median_ms, 5.0) << "the fast launch was timed with the slow one's work";
+    EXPECT_EQ(std::string(order.begin(), order.end()), "sfsfsfsf") << "one warm-up round, then 3 rounds in turn";
 }
