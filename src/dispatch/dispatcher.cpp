@@ -318,10 +318,6 @@ std::unique_ptr<Plan> Dispatcher::make_plan(const ShapeKey& key, const Decision&
     if (decision.route == Route::Kernel || decision.route == Route::Builtin) {
         // Every winner's kernel and the built-in ones were loaded at create.
         plan->launch = kernels_->find(decision.kernel)->prepare(key.M, key.N, key.K, key.alignment, decision.kernel.params);
-        // Loads the kernels into the context now, not at their first launch (maybe in capture).
-        cudaFuncAttributes attributes;
-        for (cudaKernel_t k : {plan->launch.kernel, plan->launch.second})
-            if (k) SGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(k)));
     }
     return plan;
 }

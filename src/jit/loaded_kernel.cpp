@@ -5,13 +5,34 @@
 
 namespace sgemm {
 
+namespace {
+
+// Shared memory a block may use, static and dynamic together, before its kernel must opt in.
+constexpr int kSharedWithoutOptIn = 48 * 1024;
+
+// Loads `kernel` into the current context and returns what its dynamic shared memory may be
+// without an opt-in. Under lazy loading (CUDA's default on Linux since 12.2) a kernel is
+// loaded at its first launch, and a load may wait for the context to be idle: a kernel of
+// another stream that spins until later work arrives (an inference engine's all-reduce, say)
+// would then never let the GEMM start. Loaded here, the first launch, in a stream capture or a
+// decode step, carries no load, and a failed load is said at load, not at a GEMM. Querying
+// the attributes is what loads it.
+int load_into_context(cudaKernel_t kernel) {
+    cudaFuncAttributes attributes;
+    SGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)));
+    return kSharedWithoutOptIn - static_cast<int>(attributes.sharedSizeBytes);
+}
+
+}  // namespace
+
 LoadedKernel::LoadedKernel(const Family& family, const CompiledKernel& kernel)
-    : family_(&family),
-      values_(kernel.values),
-      library_(kernel.cubin),
-      shared_opt_in_(48 * 1024 - kernel.ptxas.shared_bytes) {  // static shared memory counts too
+    : family_(&family), values_(kernel.values), library_(kernel.cubin) {
     kernel_ = library_.kernel(kernel.lowered_name);
-    if (!kernel.second_lowered_name.empty()) second_ = library_.kernel(kernel.second_lowered_name);
+    shared_opt_in_ = load_into_context(kernel_);
+    if (!kernel.second_lowered_name.empty()) {
+        second_ = library_.kernel(kernel.second_lowered_name);
+        second_shared_opt_in_ = load_into_context(second_);
+    }
     int device = 0, major = 0, runtime = 0;
     SGEMM_CUDA_CHECK(cudaGetDevice(&device));
     SGEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
@@ -50,23 +71,24 @@ KernelLaunch LoadedKernel::prepare(int M, int N, int K, int alignment, const Par
         l.second_overlaps_main = family_->has_sum_pass(values) && programmatic_launch_;
         l.second_runs_first = family_->stages_operands(values);
     }
-    // Past 48 KiB of static and dynamic shared memory together a kernel must opt in to
-    // more dynamic shared memory. Families size it by shape, so the limit is raised on the
-    // first launch that needs more, and only then.
-    const int shared = static_cast<int>(l.geometry.dynamic_shared_bytes);
-    if (shared > shared_opt_in_) {
-        // Under the lock the limit only goes up: two threads that each set it unlocked could
-        // leave the smaller value set and the larger one recorded.
-        std::lock_guard<std::mutex> lock(opt_in_mutex_);
-        if (shared > shared_opt_in_) {
-            for (cudaKernel_t k : {kernel_, second_})
-                if (k)
-                    SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
-                                                          cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
-            shared_opt_in_ = shared;
-        }
-    }
+    allow_shared(kernel_, shared_opt_in_, l.geometry.dynamic_shared_bytes);
+    if (l.second) allow_shared(second_, second_shared_opt_in_, l.second_geometry.dynamic_shared_bytes);
     return l;
+}
+
+void LoadedKernel::allow_shared(cudaKernel_t kernel, std::atomic<int>& opt_in, unsigned needed) const {
+    // Past 48 KiB of static and dynamic shared memory together a kernel must opt in to more
+    // dynamic shared memory. Families size it by shape, so the limit is raised on the first
+    // launch that needs more, and only then.
+    const int shared = static_cast<int>(needed);
+    if (shared <= opt_in) return;
+    // Under the lock the limit only goes up: two threads that each set it unlocked could leave
+    // the smaller value set and the larger one recorded.
+    std::lock_guard<std::mutex> lock(opt_in_mutex_);
+    if (shared <= opt_in) return;
+    SGEMM_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+    opt_in = shared;
 }
 
 void LoadedKernel::launch(const SgemmArgs& args, cudaStream_t stream) const {

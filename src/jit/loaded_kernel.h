@@ -35,7 +35,8 @@ struct KernelLaunch {
 
 class LoadedKernel {
 public:
-    // Loads kernel.cubin, which must be for the current device's arch.
+    // Loads kernel.cubin, which must be for the current device's arch, and its kernels into
+    // the current context: now, not at their first launch, as lazy loading would.
     LoadedKernel(const Family& family, const CompiledKernel& kernel);
 
     // Launches on `stream`; asynchronous. args.workspace must hold workspace_bytes() for
@@ -66,10 +67,13 @@ private:
     cudaKernel_t second_ = nullptr;  // the second kernel, where the configuration has one
     int sms_ = 0;                    // the current device's, at load: one tail block each
     bool programmatic_launch_ = false;  // programmatic dependent launches: sm_90+, CUDA 12.3+
-    // The dynamic shared memory this kernel (and its second) may use so far: what the 48 KiB
-    // default leaves beside the larger static share, raised by opt-ins, one at a time.
-    mutable std::atomic<int> shared_opt_in_;
+    // The dynamic shared memory each kernel may use so far: what the 48 KiB default leaves
+    // beside its static share, raised by opt-ins, one at a time.
+    mutable std::atomic<int> shared_opt_in_{0};
+    mutable std::atomic<int> second_shared_opt_in_{0};
     mutable std::mutex opt_in_mutex_;
+    // Raises `kernel`'s dynamic shared-memory limit, `opt_in`, to `needed` where it is less.
+    void allow_shared(cudaKernel_t kernel, std::atomic<int>& opt_in, unsigned needed) const;
 };
 
 }  // namespace sgemm
