@@ -253,8 +253,8 @@ std::string read_row(const std::vector<const Column*>& header, const CsvRecord& 
         return "device_id " + printable(w.device_id) + " does not match the row's fingerprint, whose id is " + row.device.id();
     if (w.kernel.is_cublas() != !row.entry.binary)
         return w.kernel.is_cublas() ? "a cuBLAS winner with a binary" : "a winner with no binary (cubin_base64 is empty)";
-    // Else a blank count would read as 0: shared_bytes 0 skips the shared-memory opt-in a
-    // launch needs, and it fails.
+    // Else a blank count would read as 0, which the binary's figures would then claim: no
+    // registers, no shared memory, which the cost model would rank by.
     if (row.entry.binary && !blank_of_binary.empty()) return "column " + blank_of_binary + ": blank, in a row with a binary";
     // The key would name a binary that is not there (the database refuses that).
     if (w.kernel.is_cublas() && !w.binary_key.empty()) return "a cuBLAS winner with a binary_key";

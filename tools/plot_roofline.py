@@ -17,7 +17,8 @@ Input, either of:
     sgemm-tune writes, are the ceilings of its own "% floor" and are used when present (one
     alone, with the other of the GPU named by "gpu").
   * sgemm-bench JSON (one object, or an array for a sweep): each size is a shape, its winner
-    the fastest valid kernel other than cuBLAS, and cuBLAS its "cublas" row.
+    the fastest valid kernel other than cuBLAS, and cuBLAS as timed beside the winner (the
+    winner's "cublas_ms"; in older JSON without it, the "cublas" row).
 
 Writes into DIR:
   measured_vs_roofline.png  left, every shape's winner and cuBLAS at the shape's intensity
@@ -58,7 +59,9 @@ def shapes_from_bench(entries):
             "m": e["m"], "n": e["n"], "k": e["k"], "transposes": e.get("trans") or "NN", "weight": 1,
             "winner": best and {"kernel": best["kernel"], "config": best.get("config", ""),
                                 "median_ms": best["median_ms"]},
-            "cublas_ms": cublas["median_ms"] if cublas else None,
+            # cuBLAS as timed in alternation with the winner, where the JSON has it; older
+            # JSON has only cuBLAS's own row.
+            "cublas_ms": best["cublas_ms"] if best and "cublas_ms" in best else cublas["median_ms"] if cublas else None,
         })
     return shapes
 

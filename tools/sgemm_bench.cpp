@@ -5,7 +5,8 @@
 // CUDA events, after a warm-up, with the caches made cold before every run (tuner/timing.h);
 // the median is reported. cuBLAS is timed again in alternation with each kernel, and the
 // kernel's "% cuBLAS" is held to that median: a kernel timed minutes after cuBLAS's own row,
-// at other clocks, would otherwise meet a stale bar.
+// at other clocks, would otherwise meet a stale bar. For a decode batch, cuBLAS at M = 1 (the
+// bar of "x M=1") is timed in alternation with every row the same way.
 // With --timeline, the --config kernels of the families that mark per-block timelines also
 // run in a timeline build (tuner/timeline.h), which shows where a launch's time goes.
 #include <boost/program_options.hpp>
@@ -36,8 +37,9 @@ using namespace sgemm;
 
 namespace {
 
-// --iters' ceiling: every timed run holds two CUDA events until all are read back, and a count
-// near INT_MAX would ask for billions of them before the first result.
+// --iters' ceiling: every timed run holds two CUDA events (and a row's runs of cuBLAS beside
+// it theirs) until all are read back, and a count near INT_MAX would ask for billions of them
+// before the first result.
 constexpr int kMostTimedRuns = 100000;
 // --warmup's, the same: the warm-ups stop at --max-seconds, but a count of billions of fast
 // runs would be hours of launches under an infinite one.
@@ -60,7 +62,9 @@ struct LeadingDims {
 struct Row {
     std::string kernel, config;
     TimingStats timing;
-    double cublas_ms;  // cuBLAS's median timed in alternation with this row (its own, for cuBLAS's row)
+    double cublas_ms = 0.0;  // cuBLAS's median timed in alternation with this row (its own, for cuBLAS's row)
+    // For a decode batch (1 < M <= 64): cuBLAS's median at M = 1, timed in alternation too.
+    std::optional<double> cublas_one_row_ms;
     Accuracy accuracy;
 };
 
@@ -118,6 +122,19 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     spec.trans_a = layout.trans_a, spec.trans_b = layout.trans_b;
     spec.lda = ld.lda, spec.ldb = ld.ldb, spec.ldc = ld.ldc;
     GemmProblem problem(spec, cublas, stream.get());
+    // A decode batch reads the same weights as batch 1: cuBLAS's time for one row is the bar
+    // a skinny kernel is held to. Its operands are made first, so that every row is timed
+    // alongside it.
+    std::unique_ptr<GemmProblem> one_row;
+    std::function<void(cudaStream_t)> run_one_row;
+    if (shape.m > 1 && shape.m <= 64) {
+        ProblemSpec one = spec;
+        one.M = 1;
+        one_row = std::make_unique<GemmProblem>(one, cublas, stream.get());
+        run_one_row = [&, one_args = one_row->args()](cudaStream_t s) {
+            cublas.sgemm(one_args, s, spec.trans_a, spec.trans_b);
+        };
+    }
 
     std::vector<Row> rows;
     // cuBLAS's launch, as the kernels' rows time it alongside them; null for cuBLAS's own row.
@@ -125,7 +142,8 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     auto measure = [&](const std::string& name, const std::string& config,
                        const std::function<void(cudaStream_t)>& launch) {
         std::fprintf(stderr, "[%s] %-10s checking and timing...\n", shape.label().c_str(), name.c_str());
-        Row row{name, config, {}, 0.0, {}};
+        Row row;
+        row.kernel = name, row.config = config;
         problem.poison_output(stream.get());
         launch(stream.get());
 #ifdef SGEMM_BENCH_SPOILS_KERNEL_RESULTS
@@ -140,15 +158,13 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
         }
 #endif
         row.accuracy = problem.check_output();
-        if (cublas_alongside) {
-            const std::vector<TimingStats> both =
-                time_in_alternation({launch, cublas_alongside}, plan, flusher, stream.get());
-            row.timing = both[0];
-            row.cublas_ms = both[1].median_ms;
-        } else {
-            row.timing = time_runs(launch, plan, flusher, stream.get());
-            row.cublas_ms = row.timing.median_ms;
-        }
+        std::vector<std::function<void(cudaStream_t)>> launches = {launch};
+        if (cublas_alongside) launches.push_back(cublas_alongside);
+        if (run_one_row) launches.push_back(run_one_row);
+        const std::vector<TimingStats> stats = time_in_alternation(launches, plan, flusher, stream.get());
+        row.timing = stats.front();
+        row.cublas_ms = cublas_alongside ? stats[1].median_ms : row.timing.median_ms;
+        if (run_one_row) row.cublas_one_row_ms = stats.back().median_ms;
         if (!row.accuracy.ok()) {
             all_ok = false;
             std::fprintf(stderr, "[%s] %s FAILED validation: %s\n", shape.label().c_str(), name.c_str(),
@@ -176,24 +192,15 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
         problem.reserve_workspace(k->workspace_bytes(shape.m, shape.n, shape.k, call.alignment));
         measure(k->family().name, k->family().describe(k->values()), [&](cudaStream_t s) { k->launch(args, s); });
     }
-    // A decode batch reads the same weights as batch 1: cuBLAS's time for one row is the
-    // bar a skinny kernel is held to.
-    std::optional<TimingStats> cublas_one_row;
-    if (shape.m > 1 && shape.m <= 64) {
-        ProblemSpec one = spec;
-        one.M = 1;
-        GemmProblem row(one, cublas, stream.get());
-        const SgemmArgs row_args = row.args();
-        cublas_one_row = time_runs([&](cudaStream_t s) { cublas.sgemm(row_args, s, spec.trans_a, spec.trans_b); },
-                                   plan, flusher, stream.get());
-    }
+    const std::optional<double> cublas_one_row_ms = rows.front().cublas_one_row_ms;  // timed beside cuBLAS's row
 
     std::printf("\nM=%d N=%d K=%d %s (lda %d, ldb %d, ldc %d) on %s (sm_%d), median of up to %d runs, caches cold\n",
                 shape.m, shape.n, shape.k, layout.transposes().c_str(), args.lda, args.ldb, args.ldc,
                 device.name.c_str(), device.sm(), plan.iters);
-    if (cublas_one_row)
-        std::printf("cuBLAS at M=1 (same N, K): %.4f ms; 'x M=1' is each kernel's time over it\n",
-                    cublas_one_row->median_ms);
+    if (cublas_one_row_ms)
+        std::printf("cuBLAS at M=1 (same N, K): %.4f ms beside cuBLAS's row; 'x M=1' is each row's time over cuBLAS "
+                    "at M=1 timed beside it\n",
+                    *cublas_one_row_ms);
     // err/tol: the largest per-element scaled error over the tolerance (tuner/accuracy.h); a
     // result passes under 1, and how far under says how much margin the check leaves.
     // rms/tol: the same for the scaled errors' root mean square, which inputs rounded coarser
@@ -206,10 +213,15 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
     for (const Row& r : rows) {
         const double tflops = problem.flops() / (r.timing.median_ms * 1e-3) / 1e12;
         const double pct = 100.0 * r.cublas_ms / r.timing.median_ms;
-        char vs_one_row[16] = "-";
-        if (cublas_one_row) std::snprintf(vs_one_row, sizeof vs_one_row, "%.2fx", r.timing.median_ms / cublas_one_row->median_ms);
-        std::printf("%-10s %11.4f %11.4f %9.2f %9.1f%% %8s %11.3g %11.3g %8.3f %8.3f %5d  %s%s\n", r.kernel.c_str(),
-                    r.timing.median_ms, r.cublas_ms, tflops, pct, vs_one_row, r.accuracy.max_abs_err, r.accuracy.rel_err_norm,
+        // A wrong result is no speed-up: its row names no ratio, in the table or the JSON.
+        const bool ratios = r.accuracy.ok();
+        char pct_text[16] = "-", vs_one_row[16] = "-";
+        if (ratios) std::snprintf(pct_text, sizeof pct_text, "%.1f%%", pct);
+        if (ratios && r.cublas_one_row_ms)
+            std::snprintf(vs_one_row, sizeof vs_one_row, "%.2fx", r.timing.median_ms / *r.cublas_one_row_ms);
+        std::printf("%-10s %11.4f %11.4f %9.2f %10s %8s %11.3g %11.3g %8.3f %8.3f %5d  %s%s\n", r.kernel.c_str(),
+                    r.timing.median_ms, r.cublas_ms, tflops, pct_text, vs_one_row, r.accuracy.max_abs_err,
+                    r.accuracy.rel_err_norm,
                     r.accuracy.max_scaled_err / r.accuracy.tolerance,
                     r.accuracy.rms_scaled_err / r.accuracy.rms_tolerance, r.timing.runs, r.config.c_str(),
                     r.accuracy.ok() ? "" : "  [WRONG RESULT]");
@@ -229,9 +241,9 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
             .set("rms_scaled_err", r.accuracy.rms_scaled_err)
             .set("rms_tolerance", r.accuracy.rms_tolerance)
             .set("valid", r.accuracy.ok());
-        // A wrong result is no speed-up: its row names no ratio.
-        if (r.accuracy.ok()) result.set("pct_cublas", pct);
-        if (cublas_one_row) result.set("vs_cublas_m1", r.timing.median_ms / cublas_one_row->median_ms);
+        if (r.cublas_one_row_ms) result.set("cublas_m1_ms", *r.cublas_one_row_ms);
+        if (ratios) result.set("pct_cublas", pct);
+        if (ratios && r.cublas_one_row_ms) result.set("vs_cublas_m1", r.timing.median_ms / *r.cublas_one_row_ms);
         results.push(result);
     }
     Json entry = Json::object();
@@ -242,7 +254,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
         entry.set("size", shape.label());
     entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("trans", layout.transposes()).set("iters", plan.iters);
     entry.set("lda", args.lda).set("ldb", args.ldb).set("ldc", args.ldc);
-    if (cublas_one_row) entry.set("cublas_m1_ms", cublas_one_row->median_ms);
+    if (cublas_one_row_ms) entry.set("cublas_m1_ms", *cublas_one_row_ms);
     entry.set("results", results);
     Json timelines = Json::array();
     for (const auto& k : timeline_kernels)

@@ -398,7 +398,9 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     if (!timed.empty()) {
         const SgemmArgs args = problem.args();
         // Medians of kRetimeRounds rounds, each one flushed run of every launch in turn;
-        // nullopt where a candidate faulted (the search is cut short).
+        // nullopt where a candidate faulted (the search is cut short). Not time_in_alternation,
+        // which enqueues every run before it reads one back: a fault must be pinned on the
+        // candidate whose run raised it, so each run is read back before the next.
         const auto alternate = [&](const std::vector<std::size_t>& contenders,
                                    bool with_cublas) -> std::optional<std::vector<double>> {
             std::vector<std::vector<double>> runs(contenders.size() + 1);

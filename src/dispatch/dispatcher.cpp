@@ -50,8 +50,9 @@ void check_options(const sgemm_dispatch_options_t& o) {
     if (o.db_path && !*o.db_path) bad("options.db_path is \"\": give a path, or NULL for the default one");
 }
 
-// Lets this thread make capture-unsafe calls (cudaFuncSetAttribute, loading a kernel into
-// the context) for a moment, even while it captures a stream in global or thread-local mode.
+// Lets this thread make a capture-unsafe call (cudaFuncSetAttribute, which raises a kernel's
+// shared-memory limit) for a moment, even while it captures a stream in global or
+// thread-local mode.
 class RelaxedCapture {
 public:
     RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }

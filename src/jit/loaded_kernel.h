@@ -46,9 +46,9 @@ public:
     // For a call of alignment class `alignment` (alignment_class in db/shape_key.h).
     std::size_t workspace_bytes(int M, int N, int K, int alignment) const;
     int sms() const { return sms_; }
-    // The launch of an M x N x K problem of alignment class `alignment`, with the kernel's
-    // shared-memory limit raised if the shape needs more than it allows so far. Throws on a
-    // CUDA error.
+    // The launch of an M x N x K problem of alignment class `alignment`, with each kernel's
+    // shared-memory limit raised where the shape needs more than it allows so far. Throws on
+    // a CUDA error.
     KernelLaunch prepare(int M, int N, int K, int alignment) const;
     // The same with `values` that name this binary too (serves(values)): another split count
     // on the same side of 1. Throws an Error for values of another binary.

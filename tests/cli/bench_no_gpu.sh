@@ -273,7 +273,7 @@ PY
 fi
 # On a GPU, --timeline runs the --config decode kernel (split 4 ways, its slices summed in the
 # kernel) again in a timeline build: its result is checked, and where the time went is printed
-# and written to the JSON.
+# and written to the JSON. At M = 8 each row also carries cuBLAS's M = 1 time beside it.
 if gpu_present; then
   out=$("$bench" --m 8 --n 256 --k 512 --iters 2 --kernels naive --config decode=8,128,8,4,1,0,4,0,0 --timeline \
     --json "$dir/timeline.json" 2>&1); rc=$?
@@ -286,6 +286,12 @@ d = json.load(open(sys.argv[1]))
 [t] = d["timelines"]
 assert t["valid"] and t["blocks"] > 0 and t["summing_blocks"] > 0, t
 assert 0 < t["loops_end_us"] <= t["last_end_us"], t
+# A decode batch: every row is timed beside cuBLAS at M = 1, and its 'x M=1' is over that
+# time; the shape's own is the one beside cuBLAS's row.
+rows = d["results"]
+assert all(r["cublas_m1_ms"] > 0 and abs(r["vs_cublas_m1"] - r["median_ms"] / r["cublas_m1_ms"]) < 1e-9 * r["vs_cublas_m1"]
+           for r in rows), rows
+assert d["cublas_m1_ms"] == rows[0]["cublas_m1_ms"], d
 PY
 fi
 # On a machine of two GPUs, --device 1 runs every kernel and cuBLAS there, and checks them

@@ -540,7 +540,7 @@ TEST(Warptile, StagedOperands) {
     for (const ParamValues& config : {v, tiles_of_c_transposed(v), with_layout(v, 1, 1), kmajor})
         for (int sm : {80, 90}) sgemm::testing::expect_compiles_without_spills(f, config, Arch{sm});
     // The staging kernel's shared memory is dynamic: the binary's static share is the main
-    // kernel's (none), which the cost model and the opt-in of LoadedKernel count.
+    // kernel's (none), which the cost model counts.
     EXPECT_EQ(compile_kernel(f, v, Arch{90}).ptxas.shared_bytes, 0);
 }
 

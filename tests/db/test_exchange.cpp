@@ -465,8 +465,8 @@ TEST_F(SampleExport, WhiteSpaceAroundNumbersAndWordsIsNoPartOfThem) {
     EXPECT_TRUE(export_text(target) == export_text(plain)) << export_text(target);
 }
 
-// A kernel winner's binary needs every column: a blank count would read as 0 (shared_bytes 0
-// skips the shared-memory opt-in its launch needs). A checksum may be left out.
+// A kernel winner's binary needs every column: a blank count would read as 0, figures the
+// binary does not have (the cost model ranks by them). A checksum may be left out.
 TEST_F(SampleExport, ABlankColumnOfAKernelsBinaryIsABadLine) {
     const std::vector<std::string> names = exchange_columns();
     const std::vector<CsvRecord> rows = records(csv);

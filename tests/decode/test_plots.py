@@ -475,6 +475,20 @@ class PlotRoofline(PlotTest):
             # sgemm-bench's own TFLOPS for the same run
             self.assertAlmostEqual(row["winner_gflops"], best["tflops"] * 1e3, delta=1e-3 * best["tflops"])
 
+    def test_the_winner_is_held_to_cublas_timed_beside_it(self):
+        # sgemm-bench now times cuBLAS in alternation with each kernel (the row's cublas_ms);
+        # that time, not cuBLAS's own row's, is the winner's bar. The fixture, older, has none.
+        entries = load(BENCH_SWEEP)
+        entry = entries[0]
+        best = min((r for r in entry["results"] if r["kernel"] != "cublas" and r["valid"]), key=lambda r: r["median_ms"])
+        best["cublas_ms"] = 3 * best["median_ms"]
+        path = os.path.join(self.out, "with_cublas_beside.json")
+        with open(path, "w") as f:
+            json.dump(entries, f)
+        row = self.metrics(path)["m12_gemms"][0]
+        self.assertEqual(row["cublas_ms"], best["cublas_ms"])
+        self.assertAlmostEqual(row["speedup_vs_cublas"], 3.0)
+
     def test_an_invalid_result_is_never_the_winner(self):
         # A wrong result, however fast, is not a kernel to show.
         entries = load(BENCH_SWEEP)

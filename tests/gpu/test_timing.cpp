@@ -110,26 +110,35 @@ TEST(TimeRuns, WarmUpsStopOnceTheyHaveUsedTheBudget) {
 }
 
 // Launches timed in alternation run in turn, each round every one once, and each gets its own
-// median: a 20 ms launch and an empty one keep their times apart, the budget counts whole
-// rounds (a 20 ms round under a 90 ms budget gets the floor of 3 rounds), and both get as
-// many runs.
+// median: a 20 ms launch and an empty one keep their times apart. The budget counts whole
+// rounds: a 20 ms round leaves 70 ms of a 90 ms budget after the warm-up round, room for 3
+// rounds, in either order (counted by the first launch alone, the empty one first would get
+// all 50).
 TEST(TimeInAlternation, RunsTheLaunchesInTurnAndTimesEachApart) {
     SGEMM_REQUIRE_GPU(gpu);
     CacheFlusher flusher(gpu->device);
-    std::vector<char> order;
+    std::string order;
     const auto slow = [&](cudaStream_t s) {
-        order.push_back('s');
+        order += 's';
         SGEMM_CUDA_CHECK(cudaLaunchHostFunc(
             s, [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }, nullptr));
     };
-    const auto fast = [&](cudaStream_t) { order.push_back('f'); };
+    const auto fast = [&](cudaStream_t) { order += 'f'; };
     TimingPlan plan;
-    plan.warmup = 1, plan.iters = 50, plan.max_seconds = 0.09;  // 70 ms left after the warm-up round
-    const std::vector<TimingStats> stats = time_in_alternation({slow, fast}, plan, flusher, gpu->stream.get());
-    ASSERT_EQ(stats.size(), 2u);
-    EXPECT_EQ(stats[0].runs, 3);
-    EXPECT_EQ(stats[1].runs, 3);
-    EXPECT_GE(stats[0].median_ms, 19.0) << "the slow launch's events did not time it";
-    EXPECT_LT(stats[1].median_ms, 5.0) << "the fast launch was timed with the slow one's work";
-    EXPECT_EQ(std::string(order.begin(), order.end()), "sfsfsfsf") << "one warm-up round, then 3 rounds in turn";
+    plan.warmup = 1, plan.iters = 50, plan.max_seconds = 0.09;
+    for (const bool slow_first : {true, false}) {
+        order.clear();
+        const std::vector<TimingStats> stats = time_in_alternation(
+            slow_first ? std::vector<std::function<void(cudaStream_t)>>{slow, fast}
+                       : std::vector<std::function<void(cudaStream_t)>>{fast, slow},
+            plan, flusher, gpu->stream.get());
+        ASSERT_EQ(stats.size(), 2u);
+        const TimingStats& slow_stats = stats[slow_first ? 0 : 1];
+        const TimingStats& fast_stats = stats[slow_first ? 1 : 0];
+        EXPECT_EQ(slow_stats.runs, 3) << "slow first: " << slow_first;
+        EXPECT_EQ(fast_stats.runs, 3) << "slow first: " << slow_first;
+        EXPECT_GE(slow_stats.median_ms, 19.0) << "the slow launch's events did not time it";
+        EXPECT_LT(fast_stats.median_ms, 5.0) << "the fast launch was timed with the slow one's work";
+        EXPECT_EQ(order, slow_first ? "sfsfsfsf" : "fsfsfsfs") << "one warm-up round, then 3 rounds in turn";
+    }
 }
