@@ -397,6 +397,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     double cublas_ms = cublas_timing.stats.median_ms;
     if (!timed.empty()) {
         const SgemmArgs args = problem.args();
+        const int rounds_in_all = (timed.size() >= 2 ? 2 : 1) * kRetimeRounds;
+        int rounds_done = 0;
         // Medians of kRetimeRounds rounds, each one flushed run of every launch in turn;
         // nullopt where a candidate faulted (the search is cut short). Not time_in_alternation,
         // which enqueues every run before it reads one back: a fault must be pinned on the
@@ -405,11 +407,12 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
                                    bool with_cublas) -> std::optional<std::vector<double>> {
             std::vector<std::vector<double>> runs(contenders.size() + 1);
             for (int r = 0; r < kRetimeRounds; ++r) {
+                if (progress_.step) progress_.step("re-timing", rounds_done++, rounds_in_all);
                 for (std::size_t i = 0; i < contenders.size(); ++i) {
                     const Timed& t = timed[contenders[i]];
                     const auto run = [&](cudaStream_t s) { t.kernel->launch(args, s); };
                     const auto one_run = [&] { runs[i].push_back(time_one_run(run, flusher_, stream_.get())); };
-                    if (faulted_while(t.candidate, "timed", one_run)) return std::nullopt;
+                    if (faulted_while(t.candidate, "re-timed", one_run)) return std::nullopt;
                 }
                 if (with_cublas) runs.back().push_back(time_one_run(run_cublas, flusher_, stream_.get()));
             }

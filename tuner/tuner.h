@@ -108,6 +108,8 @@ struct ShapeOutcome {
 // What a long run reports as it goes (the CLI draws a bar or prints lines from it).
 struct TuneProgress {
     std::function<void(const ShapeRow& row, int index, int total, int candidates)> shape_started;
+    // stage: "compiling", "timing", "refining" (the model strategy's walks), then "re-timing"
+    // (the final alternating rounds, counted in rounds).
     std::function<void(const std::string& stage, int done, int total)> step;
     std::function<void(const ShapeOutcome& outcome)> shape_finished;
 };

@@ -618,6 +618,70 @@ void expect_the_fault_stored_and_the_candidate_left_out(const sgemm::testing::Gp
     EXPECT_GE(over_budget.seconds, 61.0);
 }
 
+// A fault in the final rounds, where the two fastest are re-timed in alternation, ends the
+// search as any other: stored against the candidate that raised it, named, and no winner. Both
+// candidates of a search capped at two are planted (either may be the faster); they fault once
+// the progress says the re-timing has begun. The binaries hold the address of a flag mapped in
+// the process that ran the tune, the death test's child, so no other run may take them.
+TEST(TuneDeathTest, ACandidateThatFaultsTheGpuInTheFinalRoundsIsStoredAgainstIt) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    constexpr const char* kDatabaseOfTheParent = "SGEMM_TEST_FAULT_DB";
+    std::optional<sgemm::testing::TempDir> dir;
+    std::string path;
+    if (const char* inherited = std::getenv(kDatabaseOfTheParent)) {
+        path = inherited;
+    } else {
+        dir.emplace();
+        path = dir->file("tuning.db");
+        ASSERT_EQ(setenv(kDatabaseOfTheParent, path.c_str(), 1), 0);
+    }
+    const ShapeRow shape = row(17, 31, 7);
+    TuneOptions options;
+    options.families = {"naive"};
+    options.search.strategy = Strategy::Exhaustive;
+    options.search.max_candidates = 2;
+    EXPECT_EXIT(
+        {
+            int* flag = nullptr;
+            int* device_flag = nullptr;
+            if (cudaHostAlloc(reinterpret_cast<void**>(&flag), sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
+                cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), flag, 0) != cudaSuccess)
+                std::_Exit(3);
+            *flag = 0;
+            const Family& naive = find_family("naive");
+            for (const ParamValues& values : naive.valid_configs(Arch{gpu->device.sm()}))
+                sgemm::testing::plant_a_kernel_that_faults(path, Arch{gpu->device.sm()},
+                                                           sgemm::testing::FaultsOn::once_released, 0, values,
+                                                           device_flag);
+            TuneProgress progress;
+            progress.step = [&](const std::string& stage, int, int) {
+                if (stage == "re-timing") *reinterpret_cast<volatile int*>(flag) = 1;
+            };
+            TuningStore store(path);
+            const ShapeOutcome o = Tuner(store, gpu->device, options, progress).tune(shape, 0, 1);
+            std::fprintf(stderr, "fault: %s; winner: %s\n", o.fault.c_str(),
+                         store.find_winner(fingerprint_of(gpu->device).id(), shape.key) ? "stored" : "none");
+            std::fflush(stderr);
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0),
+        "fault: naive BLOCK_X=[0-9]+ BLOCK_Y=[0-9]+ faulted the GPU while it was re-timed on M=17 N=31 K=7 .*\\(CUDA "
+        "error: .*\\); winner: none");
+    unsetenv(kDatabaseOfTheParent);
+
+    // The fault is stored against one candidate, and both were timed before it.
+    TuningStore store(path);
+    int faulted = 0, timed = 0;
+    for (const Measurement& m : store.measurements(fingerprint_of(gpu->device).id(), shape.key)) {
+        if (m.kernel.is_cublas()) continue;
+        if (!m.valid && m.invalid_reason.rfind(kFaultedReason, 0) == 0) ++faulted;
+        if (m.valid && m.median_ms) ++timed;
+    }
+    EXPECT_EQ(faulted, 1);
+    EXPECT_EQ(timed, 2);
+}
+
 TEST(TuneDeathTest, ACandidateThatFaultsTheGpuIsStoredAndTheNextRunLeavesItOut) {
     SGEMM_REQUIRE_GPU(gpu);
     expect_the_fault_stored_and_the_candidate_left_out(*gpu, sgemm::testing::FaultsOn::first_run, "checked");

@@ -24,12 +24,21 @@ TEST(FaultingKernel, EachKindIsPlantedAsTheBinaryOfNaivesDefaultConfiguration) {
     const Arch arch{90};
     const std::vector<char> naives_own = compile_kernel(naive, naive.defaults, arch).cubin;
     std::vector<std::vector<char>> planted;
-    // The kernel that faults once checked counts the check's runs, which depend on the layout.
-    for (const auto& [when, runs] : {std::pair{FaultsOn::first_run, 0}, std::pair{FaultsOn::after_the_check, 4},
-                                     std::pair{FaultsOn::after_the_check, 6}}) {
+    // The kernel that faults once checked counts the check's runs, which depend on the layout;
+    // the one that faults once released holds its flag's address (here never run).
+    const int flags[2] = {0, 0};
+    struct Kind {
+        FaultsOn when;
+        int runs;
+        const int* flag;
+    };
+    for (const Kind& kind : {Kind{FaultsOn::first_run, 0, nullptr}, Kind{FaultsOn::after_the_check, 4, nullptr},
+                             Kind{FaultsOn::after_the_check, 6, nullptr}, Kind{FaultsOn::once_released, 0, &flags[0]},
+                             Kind{FaultsOn::once_released, 0, &flags[1]}}) {
         const TempDir dir;
         const std::string path = dir.file("tuning.db");
-        EXPECT_EQ(plant_a_kernel_that_faults(path, arch, when, runs), kernel_ref(naive, naive.defaults));
+        EXPECT_EQ(plant_a_kernel_that_faults(path, arch, kind.when, kind.runs, {}, kind.flag),
+                  kernel_ref(naive, naive.defaults));
         const std::optional<Binary> binary =
             TuningStore(path).find_binary(kernel_cache_key(naive, naive.defaults, arch));
         ASSERT_TRUE(binary.has_value());
@@ -40,6 +49,11 @@ TEST(FaultingKernel, EachKindIsPlantedAsTheBinaryOfNaivesDefaultConfiguration) {
     }
     EXPECT_NE(planted[0], planted[1]);
     EXPECT_NE(planted[1], planted[2]);
+    EXPECT_NE(planted[2], planted[3]);
+    EXPECT_NE(planted[3], planted[4]) << "the flag's address is not in the binary";
+    // Without a flag there is nothing to release it by.
+    const TempDir dir;
+    EXPECT_THROW(plant_a_kernel_that_faults(dir.file("tuning.db"), arch, FaultsOn::once_released, 0), Error);
 }
 
 }  // namespace
