@@ -305,7 +305,11 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    copy in memory brought to this library's, and the file is left as it is until the first
    write of misses upgrades it), loads every winner of this device and
    of options.precision with its binary (NVRTC compiles only binaries missing from the
-   cache), and allocates the per-stream workspaces. The process's first NVRTC compile holds
+   cache), and allocates the per-stream workspaces. The winners' kernels and the built-in
+   fallback are loaded into the device's context here, not at their first launch as CUDA's
+   lazy loading would: a load may wait for the device's other work, so a first gemm beside a
+   kernel that spins on another stream (an all-reduce waiting for its peers) could wait for
+   it. cuBLAS (a cuBLAS winner, or the fallback) loads its own kernels at its first call. The process's first NVRTC compile holds
    handlers of NVRTC's own for SIGINT, SIGTERM and SIGXFSZ for some tens of milliseconds (such
    a signal then ends the process), and leaves the process's own as they were.
    `options` NULL means the defaults. On failure *handle is NULL, the calling thread's
