@@ -309,9 +309,12 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    fallback are loaded into the device's context here, not at their first launch as CUDA's
    lazy loading would: a load may wait for the device's other work, so a first gemm beside a
    kernel that spins on another stream (an all-reduce waiting for its peers) could wait for
-   it. cuBLAS (a cuBLAS winner, or the fallback) loads its own kernels at its first call. The process's first NVRTC compile holds
-   handlers of NVRTC's own for SIGINT, SIGTERM and SIGXFSZ for some tens of milliseconds (such
-   a signal then ends the process), and leaves the process's own as they were.
+   it. cuBLAS (a cuBLAS winner, or the fallback) loads its own kernels at its first call of
+   each kind: where that may meet such a kernel, make each shape's first call before it, or
+   set CUDA_MODULE_LOADING=EAGER before the process's first CUDA call. The process's first
+   NVRTC compile holds handlers of NVRTC's own for SIGINT, SIGTERM and SIGXFSZ for some tens
+   of milliseconds (such a signal then ends the process), and leaves the process's own as
+   they were.
    `options` NULL means the defaults. On failure *handle is NULL, the calling thread's
    current CUDA context is the one it had, or none where it had none (the handle's device
    keeps the primary context create started there), and the status says why:
