@@ -27,9 +27,13 @@ fi
 pc=$(find "$tmp/root" -name sgemm_dispatch.pc)
 [ -n "$pc" ] || { echo "no sgemm_dispatch.pc was installed"; exit 1; }
 export PKG_CONFIG_PATH="$(dirname "$pc")"
-# The file names the real prefix; the package sits under DESTDIR for now.
-prefix=$(pkg-config --variable=prefix sgemm_dispatch)
-pkgconfig() { pkg-config --define-variable=prefix="$tmp/root$prefix" "$@" sgemm_dispatch; }
+pkgconfig() { pkg-config "$@" sgemm_dispatch; }
+# The package sits under DESTDIR, away from its configured prefix: the .pc finds it there by
+# its own place (pkgconfig.relocatable), with no --define-variable.
+case "$(pkgconfig --variable=libdir)" in
+    "$tmp/root"/*) ;;
+    *) echo "sgemm_dispatch.pc is not relocatable: staged under $tmp/root, its libdir is $(pkgconfig --variable=libdir)"; exit 1 ;;
+esac
 echo "pkg-config --cflags --libs sgemm_dispatch: $(pkgconfig --cflags --libs)"
 case "$(pkgconfig --libs)" in *-lsgemm_dispatch*) ;; *) echo "no -lsgemm_dispatch in --libs"; exit 1 ;; esac
 # The soname names the ABI: before 1.0 each minor version is its own (0.3), from 1.0 the major.
@@ -89,7 +93,7 @@ case "$old_cxx" in *"needs C++14 or later"*) ;; *) echo "dispatch.hpp as C++11: 
     { echo "dispatch.hpp as C++11 gives more than its one error: $old_cxx"; exit 1; }
 # The example, copied out of the tree so that nothing but the installed package is near it.
 cp "$source/examples/dispatch_decode/Makefile" "$source/examples/dispatch_decode/dispatch_decode.cpp" "$tmp/"
-make -s -C "$tmp" PKG_CONFIG_FLAGS="--define-variable=prefix=$tmp/root$prefix" dispatch_decode ||
+make -s -C "$tmp" dispatch_decode ||
     { echo "examples/dispatch_decode does not build against the installed package"; exit 1; }
 # Its arguments and its run, without a GPU and with one (dispatch_decode_run.sh).
 LD_LIBRARY_PATH="$(pkgconfig --variable=libdir)" bash "$source/tests/dispatch/dispatch_decode_run.sh" \
