@@ -32,7 +32,10 @@ pkgconfig() { pkg-config "$@" sgemm_dispatch; }
 # its own place (pkgconfig.relocatable), with no --define-variable.
 case "$(pkgconfig --variable=libdir)" in
     "$tmp/root"/*) ;;
-    *) echo "sgemm_dispatch.pc is not relocatable: staged under $tmp/root, its libdir is $(pkgconfig --variable=libdir)"; exit 1 ;;
+    *) echo "sgemm_dispatch.pc is not relocatable: staged under $tmp/root, its libdir is $(pkgconfig --variable=libdir)" \
+            "(a build folder set up before the project made pkgconfig.relocatable its default keeps it off:" \
+            "meson configure $build -Dpkgconfig.relocatable=true)"
+       exit 1 ;;
 esac
 echo "pkg-config --cflags --libs sgemm_dispatch: $(pkgconfig --cflags --libs)"
 case "$(pkgconfig --libs)" in *-lsgemm_dispatch*) ;; *) echo "no -lsgemm_dispatch in --libs"; exit 1 ;; esac
