@@ -215,12 +215,13 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
         const double pct = 100.0 * r.cublas_ms / r.timing.median_ms;
         // A wrong result is no speed-up: its row names no ratio, in the table or the JSON.
         const bool valid = r.accuracy.ok();
-        char pct_text[16] = "-", vs_one_row[16] = "-";
+        const bool has_vs_one_row = valid && r.cublas_one_row_ms;
+        const double vs_one_row = has_vs_one_row ? r.timing.median_ms / *r.cublas_one_row_ms : 0.0;
+        char pct_text[16] = "-", vs_one_row_text[16] = "-";
         if (valid) std::snprintf(pct_text, sizeof pct_text, "%.1f%%", pct);
-        if (valid && r.cublas_one_row_ms)
-            std::snprintf(vs_one_row, sizeof vs_one_row, "%.2fx", r.timing.median_ms / *r.cublas_one_row_ms);
+        if (has_vs_one_row) std::snprintf(vs_one_row_text, sizeof vs_one_row_text, "%.2fx", vs_one_row);
         std::printf("%-10s %11.4f %11.4f %9.2f %10s %8s %11.3g %11.3g %8.3f %8.3f %5d  %s%s\n", r.kernel.c_str(),
-                    r.timing.median_ms, r.cublas_ms, tflops, pct_text, vs_one_row, r.accuracy.max_abs_err,
+                    r.timing.median_ms, r.cublas_ms, tflops, pct_text, vs_one_row_text, r.accuracy.max_abs_err,
                     r.accuracy.rel_err_norm,
                     r.accuracy.max_scaled_err / r.accuracy.tolerance,
                     r.accuracy.rms_scaled_err / r.accuracy.rms_tolerance, r.timing.runs, r.config.c_str(),
@@ -243,7 +244,7 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
             .set("valid", valid);
         if (r.cublas_one_row_ms) result.set("cublas_m1_ms", *r.cublas_one_row_ms);
         if (valid) result.set("pct_cublas", pct);
-        if (valid && r.cublas_one_row_ms) result.set("vs_cublas_m1", r.timing.median_ms / *r.cublas_one_row_ms);
+        if (has_vs_one_row) result.set("vs_cublas_m1", vs_one_row);
         results.push(result);
     }
     Json entry = Json::object();
