@@ -182,10 +182,11 @@ double relative_error(const std::vector<float>& y, const std::vector<float>& ref
 std::string decision_of(const sgemm::Dispatch& dispatch, const Operands& o, const Gemm& g, int M, bool out_in) {
     const sgemm_dispatch_choice_t c =
         dispatch.query(false, out_in, M, g.N, g.K, o.x(g), g.K, o.w(g), out_in ? g.K : g.N, o.y(g), g.N);
-    static const char* const decisions[] = {"exact", "nearest", "fallback", "empty"};
-    const std::string runs = c.route == SGEMM_DISPATCH_ROUTE_CUBLAS ? "cuBLAS"
-                             : c.route == SGEMM_DISPATCH_ROUTE_NONE ? "nothing"
-                                                                    : c.kernel;
+    static const char* const decisions[] = {"exact", "nearest", "fallback", "empty", "C scaled alone"};
+    const std::string runs = c.route == SGEMM_DISPATCH_ROUTE_CUBLAS    ? "cuBLAS"
+                             : c.route == SGEMM_DISPATCH_ROUTE_NONE    ? "nothing"
+                             : c.route == SGEMM_DISPATCH_ROUTE_SCALE_C ? "beta * C"
+                                                                       : c.kernel;
     return std::string(decisions[c.decision]) + ": " + runs;
 }
 

@@ -12,12 +12,15 @@
  * meet them). A is stored M x K (lda >= K), or
  * K x M when trans_a is SGEMM_DISPATCH_OP_T (lda >= M); B is stored K x N (ldb >= N), or
  * N x K when transposed (ldb >= K); ldc >= N; and, as in cuBLAS, each is at least 1. With
- * beta == 0, C is not read. A and B are read whatever alpha is: with alpha == 0 a NaN or an
- * infinity in them still makes C's element NaN, where BLAS would not read them (scale C
- * alone another way). C must not overlap A or B (the kernels read A and B while they
+ * beta == 0, C is not read. C must not overlap A or B (the kernels read A and B while they
  * write C). M or N of 0 is an empty product, as in cuBLAS: gemm checks the leading
  * dimensions, not the pointers nor the current device, and returns SUCCESS having touched
- * nothing. K of 0 with M and N above 0 (C = beta * C alone) is refused with INVALID_SIZE.
+ * nothing. Where K or alpha is 0 (M and N above 0), no product is computed, as in BLAS: C =
+ * beta * C alone, and A and B are not read (they may be NULL or misaligned, and a NaN in them
+ * does not reach C). beta == 1 then enqueues nothing, beta == 0 a memset, and any other beta
+ * a small kernel of the library's own, which NVRTC compiles at the handle's first such call
+ * (some tens of milliseconds; sgemm_dispatch_prepare with k = 0 does it before). Such calls
+ * take no workspace and count no miss: there is no product to tune.
  *
  * Choosing the kernel (sgemm-db explain prints the same decision):
  *   1. exact    the database's winner for this device and shape key (M, N, K, transposes,
@@ -149,7 +152,8 @@
  * Errors: every function that can fail returns a status; bad arguments touch nothing. The reason of the
  * last failure in the calling thread is in sgemm_dispatch_last_error(). A later release may add
  * statuses (HOST_ERROR came after the others): take any status but SUCCESS as a failure, and
- * name it with sgemm_dispatch_status_string().
+ * name it with sgemm_dispatch_status_string(). Likewise it may add decisions and routes
+ * (SCALE_C came after the others): give a value a program does not know a default case.
  */
 #ifndef SGEMM_DISPATCH_H
 #define SGEMM_DISPATCH_H
@@ -179,7 +183,7 @@ typedef enum sgemm_dispatch_status {
                                                      with db_path NULL and no default path (see
                                                      db_path: no HOME nor home directory either;
                                                      without without_database, DATABASE_ERROR) */
-    SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative, or K 0 with M and N not */
+    SGEMM_DISPATCH_INVALID_SIZE = 3,              /* M, N or K negative */
     SGEMM_DISPATCH_INVALID_LEADING_DIMENSION = 4, /* lda, ldb or ldc below the stored row length or 1 */
     SGEMM_DISPATCH_MISALIGNED = 5,                /* a pointer that is not float-aligned */
     SGEMM_DISPATCH_NO_DEVICE = 6,                 /* no CUDA device is visible, or no such ordinal */
@@ -280,14 +284,18 @@ typedef enum sgemm_dispatch_decision {
     SGEMM_DISPATCH_DECISION_EXACT = 0,    /* the database's winner for the call's shape key */
     SGEMM_DISPATCH_DECISION_NEAREST = 1,  /* the winner of the nearest tuned shape */
     SGEMM_DISPATCH_DECISION_FALLBACK = 2, /* the fallback policy */
-    SGEMM_DISPATCH_DECISION_EMPTY = 3     /* M or N is 0: nothing to do */
+    SGEMM_DISPATCH_DECISION_EMPTY = 3,    /* M or N is 0: nothing to do */
+    SGEMM_DISPATCH_DECISION_SCALE_C = 4   /* K is 0: C = beta * C alone (gemm with alpha == 0 does
+                                             the same, which query, taking no alpha, cannot say) */
 } sgemm_dispatch_decision_t;
 
 typedef enum sgemm_dispatch_route {
     SGEMM_DISPATCH_ROUTE_KERNEL = 0,  /* a tuned kernel of this library */
     SGEMM_DISPATCH_ROUTE_CUBLAS = 1,  /* cuBLAS */
     SGEMM_DISPATCH_ROUTE_BUILTIN = 2, /* the built-in default kernel */
-    SGEMM_DISPATCH_ROUTE_NONE = 3     /* nothing: an empty product, or NO_KERNEL */
+    SGEMM_DISPATCH_ROUTE_NONE = 3,    /* nothing: an empty product, or NO_KERNEL */
+    SGEMM_DISPATCH_ROUTE_SCALE_C = 4  /* C scaled by beta: nothing for 1, a memset for 0, else the
+                                         library's scaling kernel */
 } sgemm_dispatch_route_t;
 
 typedef struct sgemm_dispatch_choice {
@@ -353,7 +361,8 @@ sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_disp
 
 /* Does for these arguments all that gemm does before its launch, and launches nothing: the
    checks (gemm's status for them), the choice of kernel, and the shape key's plan with its
-   kernel made ready on the device. The first gemm of the key then does no host work beyond a
+   kernel made ready on the device (for k = 0, the kernel that scales C, which gemm would
+   compile at its first call with beta other than 0 and 1). The first gemm of the key then does no host work beyond a
    lookup, so a program can prepare its shapes at start-up, before capturing graphs or serving
    its first request. Pointers are only read for their alignment, and NULL stands for an
    aligned one. The calling thread's current device must be the handle's. */

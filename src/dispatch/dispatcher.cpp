@@ -9,6 +9,7 @@
 #include "src/dispatch/status_error.h"
 #include "src/dispatch/last_error.h"
 #include "src/families/registry.h"
+#include "src/jit/compiler.h"
 #include "src/records/kernel_records.h"
 #include "src/util/text.h"
 
@@ -198,14 +199,16 @@ sgemm_dispatch_status_t Dispatcher::planned(const GemmCall& call, ShapeKey& key,
         return status;
     if (empty_product(key)) return SGEMM_DISPATCH_SUCCESS;
     if (const sgemm_dispatch_status_t status = check_current_device(); status != SGEMM_DISPATCH_SUCCESS) return status;
+    if (scales_c_alone(call)) return SGEMM_DISPATCH_SUCCESS;
     return plan(key, p);
 }
 
 sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stream) noexcept {
     ShapeKey key;
     const Plan* p = nullptr;
-    if (const sgemm_dispatch_status_t status = planned(call, key, p); status != SGEMM_DISPATCH_SUCCESS || !p)
-        return status;
+    if (const sgemm_dispatch_status_t status = planned(call, key, p); status != SGEMM_DISPATCH_SUCCESS) return status;
+    // No miss is counted without a plan: there is no product to tune.
+    if (!p) return empty_product(key) ? SGEMM_DISPATCH_SUCCESS : scale_c(call, stream);
     // A miss counts once it is served, or refused for want of a kernel (what a tune gives): a
     // call refused for a stream's workspace or failed by the GPU, which an engine may retry,
     // does not.
@@ -264,6 +267,30 @@ sgemm_dispatch_status_t Dispatcher::gemm(const GemmCall& call, cudaStream_t stre
     return refuse(key);
 }
 
+sgemm_dispatch_status_t Dispatcher::scale_c(const GemmCall& call, cudaStream_t stream) noexcept {
+    if (ScaleC::needs_kernel(call.beta))
+        if (const sgemm_dispatch_status_t status = load_scale_c(); status != SGEMM_DISPATCH_SUCCESS) return status;
+    if (const cudaError_t e = scale_c_.launch(call.M, call.N, call.beta, call.C, call.ldc, stream); e != cudaSuccess)
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "scaling C by beta alone (K or alpha is 0): %s", cudaGetErrorString(e));
+    return SGEMM_DISPATCH_SUCCESS;
+}
+
+sgemm_dispatch_status_t Dispatcher::load_scale_c() noexcept {
+    if (scale_c_.loaded()) return SGEMM_DISPATCH_SUCCESS;
+    try {
+        // NVRTC and the load are host work, legal in a capture only in relaxed mode.
+        RelaxedCapture relaxed;
+        scale_c_.load(Arch{device_.sm()});
+        return SGEMM_DISPATCH_SUCCESS;
+    } catch (const CompileError& e) {
+        return fail(SGEMM_DISPATCH_COMPILE_ERROR, "compiling the kernel that scales C alone (K or alpha is 0): %s",
+                    e.what());
+    } catch (const std::exception& e) {
+        return fail(status_of(e, SGEMM_DISPATCH_CUDA_ERROR), "loading the kernel that scales C alone (K or alpha is 0): %s",
+                    e.what());
+    }
+}
+
 sgemm_dispatch_status_t Dispatcher::refuse(const ShapeKey& key) const noexcept {
     const char* const why = options_.fallback == SGEMM_DISPATCH_FALLBACK_ERROR
                                 ? "the fallback policy is ERROR"
@@ -278,8 +305,10 @@ sgemm_dispatch_status_t Dispatcher::prepare(const GemmCall& call) noexcept {
     ShapeKey key;
     const Plan* p = nullptr;
     if (const sgemm_dispatch_status_t status = planned(with_aligned_pointers(call), key, p);
-        status != SGEMM_DISPATCH_SUCCESS || !p)
+        status != SGEMM_DISPATCH_SUCCESS)
         return status;
+    // prepare takes no beta: a call of K = 0 may need the kernel that scales C.
+    if (!p) return empty_product(key) ? SGEMM_DISPATCH_SUCCESS : load_scale_c();
     if (p->route == Route::Refuse) return refuse(key);
     return SGEMM_DISPATCH_SUCCESS;
 }
@@ -327,7 +356,7 @@ sgemm_dispatch_status_t Dispatcher::decide_call(const GemmCall& call, ShapeKey& 
                                                 std::optional<Decision>& decision) const {
     decision.reset();
     const sgemm_dispatch_status_t status = check_call(with_aligned_pointers(call), precision_, key);
-    if (status == SGEMM_DISPATCH_SUCCESS && !empty_product(key))
+    if (status == SGEMM_DISPATCH_SUCCESS && !empty_product(key) && !scales_c_alone(call))
         decision = decide(catalog_, key, options_.fallback, Arch{device_.sm()}, slots_->splitk_bytes());
     return status;
 }
@@ -339,8 +368,9 @@ sgemm_dispatch_status_t Dispatcher::query(const GemmCall& call, sgemm_dispatch_c
         return status;
     choice = sgemm_dispatch_choice_t{};
     if (!decision) {
-        choice.decision = SGEMM_DISPATCH_DECISION_EMPTY;
-        choice.route = SGEMM_DISPATCH_ROUTE_NONE;
+        const bool empty = empty_product(key);
+        choice.decision = empty ? SGEMM_DISPATCH_DECISION_EMPTY : SGEMM_DISPATCH_DECISION_SCALE_C;
+        choice.route = empty ? SGEMM_DISPATCH_ROUTE_NONE : SGEMM_DISPATCH_ROUTE_SCALE_C;
         return SGEMM_DISPATCH_SUCCESS;
     }
     static const sgemm_dispatch_decision_t decisions[] = {
@@ -363,9 +393,13 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     if (const sgemm_dispatch_status_t status = decide_call(call, key, decision); status != SGEMM_DISPATCH_SUCCESS)
         return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
                printable(last_error()) + "\n";
-    if (!decision)
+    if (!decision && empty_product(key))
         return "shape     M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) + " K=" + std::to_string(key.K) +
                "\nlaunch    nothing: M or N is 0, an empty product; gemm returns SGEMM_DISPATCH_SUCCESS\n";
+    if (!decision)
+        return "shape     " + key.to_string() +
+               "\nlaunch    C = beta * C alone, as in BLAS: K is 0, so A and B are not read; nothing for beta = 1, a "
+               "memset for beta = 0, else the library's kernel that scales C (compiled at its first use)\n";
 
     const Decision& d = *decision;
     std::string launch;

@@ -5,7 +5,8 @@
 //            and cuBLAS handles -> a plan for every exact winner -> the miss log
 //   gemm     check the arguments -> shape key -> plan (lock-free hash lookup; the first
 //            call of a new key decides and prepares it under a mutex) -> count a miss ->
-//            launch the kernel or call cuBLAS on the caller's stream
+//            launch the kernel or call cuBLAS on the caller's stream; a call that computes
+//            no product (K or alpha 0) scales C alone (ScaleC) and has no plan
 #pragma once
 #include <sgemm/dispatch.h>
 
@@ -21,6 +22,7 @@
 #include "src/dispatch/kernel_set.h"
 #include "src/dispatch/miss_log.h"
 #include "src/dispatch/plan_table.h"
+#include "src/dispatch/scale_c.h"
 #include "src/dispatch/stream_slots.h"
 
 namespace sgemm {
@@ -66,11 +68,16 @@ private:
     sgemm_dispatch_status_t check_current_device() noexcept;
     // What gemm does before it launches: the arguments' check, the calling thread's device,
     // and the key's plan, made now if the key is new. SUCCESS with `plan` null for an empty
-    // product. Never throws.
+    // product and for a call that scales C alone (scales_c_alone). Never throws.
     sgemm_dispatch_status_t planned(const GemmCall& call, ShapeKey& key, const Plan*& plan) noexcept;
     // What explain and query report: check_call's status and key, and for a product that is
-    // not empty the decision. Pointers may be NULL (only their alignment counts).
+    // neither empty nor C scaled alone the decision. Pointers may be NULL (only their alignment
+    // counts).
     sgemm_dispatch_status_t decide_call(const GemmCall& call, ShapeKey& key, std::optional<Decision>& decision) const;
+    // gemm's C = beta * C alone (ScaleC), and what prepare readies for it: the kernel, compiled
+    // and loaded at its first use. Never throw.
+    sgemm_dispatch_status_t scale_c(const GemmCall& call, cudaStream_t stream) noexcept;
+    sgemm_dispatch_status_t load_scale_c() noexcept;
     std::unique_ptr<Plan> make_plan(const ShapeKey& key, const Decision& decision) const;
     // NO_KERNEL for a key whose plan refuses it, with last_error saying why by the fallback
     // policy. Formats without allocating (it runs in noexcept calls).
@@ -85,6 +92,7 @@ private:
     std::optional<KernelSet> kernels_;
     std::optional<StreamSlots> slots_;
     PlanTable plans_;
+    ScaleC scale_c_;
     std::mutex resolve_mutex_;
     std::optional<MissLog> misses_;
     // finish() ran: the destructor's would only repeat a failed wait's message over the one

@@ -36,15 +36,16 @@ sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, S
         key.K = c.K;
         return SGEMM_DISPATCH_SUCCESS;
     }
-    // cuBLAS scales C by beta when K is 0; no kernel here does that alone.
-    if (c.K == 0)
-        return fail(SGEMM_DISPATCH_INVALID_SIZE,
-                    "K=0 with M=%d N=%d: C = beta * C alone is not supported, scale C with a kernel of your own", c.M,
-                    c.N);
-    if (!c.A || !c.B || !c.C)
-        return fail(SGEMM_DISPATCH_INVALID_VALUE, "%s is NULL", !c.A ? "A" : !c.B ? "B" : "C");
+    // As in BLAS, a product that is not computed (scales_c_alone) reads neither A nor B: their
+    // pointers may be NULL or misaligned, and the call is aligned as C is.
+    const bool reads_a_and_b = !scales_c_alone(c);
+    if (!c.C || (reads_a_and_b && (!c.A || !c.B)))
+        return fail(SGEMM_DISPATCH_INVALID_VALUE, "%s is NULL", !c.C ? "C" : !c.A ? "A" : "B");
 
-    const int alignment = alignment_class(c.A, c.lda, c.B, c.ldb, c.C, c.ldc);
+    const int alignment = reads_a_and_b ? alignment_class(c.A, c.lda, c.B, c.ldb, c.C, c.ldc)
+                                        : alignment_class(c.C, c.ldc, c.C, c.ldc, c.C, c.ldc);
+    if (alignment == 0 && !reads_a_and_b)
+        return fail(SGEMM_DISPATCH_MISALIGNED, "C=%p must be 4-byte aligned", static_cast<const void*>(c.C));
     if (alignment == 0)
         return fail(SGEMM_DISPATCH_MISALIGNED, "A=%p, B=%p and C=%p must be 4-byte aligned", static_cast<const void*>(c.A),
                     static_cast<const void*>(c.B), static_cast<const void*>(c.C));

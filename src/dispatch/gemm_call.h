@@ -25,13 +25,18 @@ struct GemmCall {
 
 // SGEMM_DISPATCH_SUCCESS with `key` filled in (at `precision`), or the first problem found,
 // its reason in last_error(): an op other than N or T, a negative size, a leading dimension
-// below its stored row length or below 1, K = 0 with M and N above 0, a NULL pointer, or a
-// pointer that is not float-aligned (alignment class 0). An empty product (M or N is 0)
-// with good leading dimensions is SUCCESS, as in cuBLAS: there is nothing to read or write,
-// so its pointers and K are not looked at, and `key` holds only its sizes (empty_product).
+// below its stored row length or below 1, a NULL pointer, or a pointer that is not
+// float-aligned (alignment class 0). An empty product (M or N is 0) with good leading
+// dimensions is SUCCESS, as in cuBLAS: there is nothing to read or write, so its pointers and
+// K are not looked at, and `key` holds only its sizes (empty_product). A call that only scales
+// C (scales_c_alone) is checked for C alone, besides the leading dimensions.
 sgemm_dispatch_status_t check_call(const GemmCall& call, GemmPrecision precision, ShapeKey& key);
 
 // Whether check_call's key is an empty product, which launches nothing.
 inline bool empty_product(const ShapeKey& key) { return key.M == 0 || key.N == 0; }
+
+// Whether the call, if its product is not empty, is C = beta * C alone: BLAS computes no
+// product where K or alpha is 0, so A and B are not read (a NaN in them does not reach C).
+inline bool scales_c_alone(const GemmCall& call) { return call.K == 0 || call.alpha == 0.0f; }
 
 }  // namespace sgemm

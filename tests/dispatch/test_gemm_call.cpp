@@ -2,6 +2,7 @@
 // its own status and a reason, and a good call gets its shape key.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "src/dispatch/gemm_call.h"
@@ -112,11 +113,36 @@ TEST(GemmCall, AnEmptyProductsLeadingDimensionsAreStillChecked) {
     EXPECT_EQ(check(c), SGEMM_DISPATCH_SUCCESS) << last_error();
 }
 
-TEST(GemmCall, KOfZeroWithRowsAndColumnsIsRefusedWithTheReason) {
+TEST(GemmCall, ACallOfKOrAlphaZeroIsCheckedForCAlone) {
+    // As in BLAS, no product is computed: A and B are not read, so they may be NULL or
+    // misaligned, and the key's alignment class is C's.
+    for (const bool k_zero : {true, false}) {
+        SCOPED_TRACE(k_zero ? "K = 0" : "alpha = 0");
+        GemmCall c = good();
+        if (k_zero) c.K = 0, c.lda = 1;
+        else c.alpha = -0.0f;
+        EXPECT_TRUE(scales_c_alone(c));
+        c.A = nullptr, c.B = at(0x20002);
+        c.C = const_cast<float*>(at(0x30008)), c.ldc = 4098;
+        ShapeKey key;
+        ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS) << last_error();
+        EXPECT_FALSE(empty_product(key));
+        EXPECT_EQ(key.K, c.K);
+        EXPECT_EQ(key.alignment, 8);
+        c.C = nullptr;
+        EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_VALUE);
+        EXPECT_TRUE(reason_has("C is NULL")) << last_error();
+        c.C = const_cast<float*>(at(0x30002));
+        EXPECT_EQ(check(c), SGEMM_DISPATCH_MISALIGNED);
+        EXPECT_TRUE(reason_has("C=0x30002 must be 4-byte aligned")) << last_error();
+    }
+    // Any other alpha, NaN included, computes the product, which reads A and B.
     GemmCall c = good();
-    c.K = 0;
-    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_SIZE);
-    EXPECT_TRUE(reason_has("C = beta * C alone is not supported")) << last_error();
+    c.alpha = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(scales_c_alone(c));
+    c.A = nullptr;
+    EXPECT_EQ(check(c), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_TRUE(reason_has("A is NULL")) << last_error();
 }
 
 TEST(GemmCall, NullPointersAreRefusedByName) {

@@ -6,7 +6,8 @@
 // inherited through fork; a call and destroy after a device fault; the per-stream workspace
 // limit; a deterministic handle; a winner that stages its operands; rows that cannot be
 // read; calls refused for a workspace, which count no miss; a handle on each of two GPUs; a
-// stream of another context; a re-split that would pass the shared-memory limit, not made.
+// stream of another context; a re-split that would pass the shared-memory limit, not made;
+// calls of K or alpha 0, which scale C alone, as in BLAS.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <limits>
 #include <optional>
 #include <set>
 #include <thread>
@@ -573,6 +575,159 @@ TEST(Dispatch, TheErrorFallbackRefusesWhatHasNoWinner) {
     EXPECT_TRUE(tuned.check_output().ok());
 }
 
+namespace {
+
+// C's rows for the tests of C scaled alone: `rows` x `columns` values, each row padded to
+// `ldc` with kPadding, which no call may touch.
+constexpr float kPadding = 12345.0f;
+std::vector<float> c_rows(int rows, int columns, int ldc) {
+    std::vector<float> c(static_cast<std::size_t>(rows) * ldc, kPadding);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < columns; ++j) c[static_cast<std::size_t>(i) * ldc + j] = 0.25f * ((i * 7 + j) % 61) - 3.0f;
+    return c;
+}
+
+// How many elements of `after` are not `before` scaled by `beta` (0 where beta is 0, as BLAS
+// gives, whatever `before` held), padding that changed included; the first is named in `first`.
+int scaled_wrongly(const std::vector<float>& before, const std::vector<float>& after, int columns, int ldc, float beta,
+                   std::string& first) {
+    int wrong = 0;
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        const bool padding = static_cast<int>(i % ldc) >= columns;
+        const float want = padding ? kPadding : beta == 0.0f ? 0.0f : beta * before[i];
+        if (after[i] == want) continue;
+        if (wrong++ == 0)
+            first = "element " + std::to_string(i) + (padding ? " (padding)" : "") + ": " + std::to_string(after[i]) +
+                    ", not " + std::to_string(want);
+    }
+    return wrong;
+}
+
+}  // namespace
+
+// As BLAS: with K or alpha 0, C = beta * C alone, and A and B are not read (NULL, or full of
+// NaN that must not reach C). Under the ERROR fallback, which would refuse any GEMM of these
+// shapes, with no workspace taken, no plan made and no miss counted.
+TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
+    SGEMM_REQUIRE_GPU(gpu);
+    TempDir dir;
+    sgemm_dispatch_options_t o = recording_misses(copy_of_test_db(test_db(gpu->device), dir), kOnlyDestroyWrites);
+    o.fallback = SGEMM_DISPATCH_FALLBACK_ERROR;
+    const Dispatch dispatch(o);
+    const int plans = dispatch.info().shapes_prepared;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const int M = 7, N = 17, K = 29, ldc = 19;
+    DeviceBuffer<float> c(static_cast<std::size_t>(M) * ldc), operand(static_cast<std::size_t>(M) * K + K * N);
+    operand.upload(std::vector<float>(operand.size(), nan));
+    struct ScaleCase {
+        const char* what;
+        int k;
+        float alpha, beta;
+        bool null_operands, nan_in_c;
+    };
+    for (const ScaleCase& s : {ScaleCase{"K = 0, beta = 0.5, A and B NULL", 0, 1.0f, 0.5f, true, false},
+                               ScaleCase{"K = 0, beta = 1: nothing to do", 0, 1.0f, 1.0f, true, false},
+                               ScaleCase{"K = 0, beta = 0: NaN in C overwritten", 0, 1.0f, 0.0f, true, true},
+                               ScaleCase{"alpha = 0, A and B all NaN, beta = -2", K, 0.0f, -2.0f, false, false},
+                               ScaleCase{"alpha = -0, A and B NULL, beta = 0", K, -0.0f, 0.0f, true, true},
+                               ScaleCase{"K = 0 with alpha NaN, beta = 3", 0, nan, 3.0f, true, false}}) {
+        SCOPED_TRACE(s.what);
+        std::vector<float> before = c_rows(M, N, ldc);
+        if (s.nan_in_c)
+            for (std::size_t i = 0; i < before.size(); ++i)
+                if (static_cast<int>(i % ldc) < N) before[i] = nan;
+        c.upload(before);
+        const float* ab = s.null_operands ? nullptr : operand.data();
+        dispatch.gemm(false, false, M, N, s.k, s.alpha, ab, std::max(1, s.k), ab, N, s.beta, c.data(), ldc,
+                      gpu->stream.get());
+        gpu->stream.synchronize();
+        std::string first;
+        EXPECT_EQ(scaled_wrongly(before, c.download(), N, ldc, s.beta, first), 0) << first;
+    }
+    // More rows than a grid has blocks in y (65535), and TT, whose A and B are NULL.
+    const int tall = 70001, narrow = 3, tall_ldc = 5;
+    DeviceBuffer<float> tall_c(static_cast<std::size_t>(tall) * tall_ldc);
+    const std::vector<float> tall_before = c_rows(tall, narrow, tall_ldc);
+    tall_c.upload(tall_before);
+    dispatch.gemm(true, true, tall, narrow, 0, 1.0f, nullptr, tall, nullptr, 1, -1.5f, tall_c.data(), tall_ldc,
+                  gpu->stream.get());
+    gpu->stream.synchronize();
+    std::string first;
+    EXPECT_EQ(scaled_wrongly(tall_before, tall_c.download(), narrow, tall_ldc, -1.5f, first), 0) << first;
+
+    const sgemm_dispatch_info_t info = dispatch.info();
+    EXPECT_EQ(info.shapes_prepared, plans);
+    EXPECT_EQ(info.streams_used, 0);
+    EXPECT_EQ(info.misses_pending, 0) << "there is no product to tune";
+
+    // query and explain, which take no alpha, say so for K = 0; prepare readies the kernel.
+    const sgemm_dispatch_choice_t choice = dispatch.query(false, false, M, N, 0, nullptr, 1, nullptr, N, nullptr, ldc);
+    EXPECT_EQ(choice.decision, SGEMM_DISPATCH_DECISION_SCALE_C);
+    EXPECT_EQ(choice.route, SGEMM_DISPATCH_ROUTE_SCALE_C);
+    EXPECT_STREQ(choice.kernel, "");
+    const std::string text = dispatch.explain(false, false, M, N, 0, nullptr, 1, nullptr, N, nullptr, ldc);
+    EXPECT_TRUE(contains(text, "C = beta * C alone, as in BLAS: K is 0, so A and B are not read")) << text;
+    EXPECT_EQ(sgemm_dispatch_prepare(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, 0, nullptr, 1,
+                                     nullptr, N, nullptr, ldc),
+              SGEMM_DISPATCH_SUCCESS)
+        << sgemm_dispatch_last_error();
+
+    // C is still read and written, so it is checked as before.
+    EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, 0, 1.0f, nullptr, 1,
+                                  nullptr, N, 2.0f, nullptr, ldc, gpu->stream.get()),
+              SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "C is NULL")) << sgemm_dispatch_last_error();
+    EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, 0.0f, nullptr, K,
+                                  nullptr, N, 2.0f, reinterpret_cast<float*>(reinterpret_cast<char*>(c.data()) + 2), ldc,
+                                  gpu->stream.get()),
+              SGEMM_DISPATCH_MISALIGNED);
+    EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "must be 4-byte aligned")) << sgemm_dispatch_last_error();
+}
+
+// The first call that scales C by a beta other than 0 and 1 compiles and loads its kernel:
+// inside a capture in global mode too, as a key's first call does its host work. The graph
+// then replays the scaling and a memset (beta = 0) with the GEMM between them.
+TEST(Dispatch, ACapturedCallThatScalesCAloneCompilesItsKernelAndReplays) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    Stream stream;
+    const int M = 33, N = 65, ldc = 67;
+    DeviceBuffer<float> scaled(static_cast<std::size_t>(M) * ldc), zeroed(static_cast<std::size_t>(M) * ldc);
+    const std::vector<float> before = c_rows(M, N, ldc);
+    GemmProblem gemm(spec_of(case_named("decode split-K"), 1.0f, 0.0f), gpu->cublas, gpu->stream.get());
+    gpu->stream.synchronize();
+
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    std::string error;
+    try {
+        dispatch.gemm(false, false, M, N, 0, 1.0f, nullptr, 1, nullptr, N, 3.0f, scaled.data(), ldc, stream.get());
+        gemm.poison_output(stream.get());
+        run(dispatch, gemm, stream.get());
+        dispatch.gemm(false, false, M, N, 40, 0.0f, nullptr, 40, nullptr, N, 0.0f, zeroed.data(), ldc, stream.get());
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+    ASSERT_EQ(error, "");
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 2; ++replay) {
+        SCOPED_TRACE("replay " + std::to_string(replay));
+        scaled.upload(before);
+        zeroed.upload(before);
+        ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+        stream.synchronize();
+        std::string first;
+        EXPECT_EQ(scaled_wrongly(before, scaled.download(), N, ldc, 3.0f, first), 0) << first;
+        EXPECT_EQ(scaled_wrongly(before, zeroed.download(), N, ldc, 0.0f, first), 0) << first;
+        const Accuracy a = gemm.check_output();
+        EXPECT_TRUE(a.ok()) << a.verdict();
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+}
+
 TEST(Dispatch, ABinaryMissingFromTheCacheIsCompiledAndCounted) {
     SGEMM_REQUIRE_GPU(gpu);
     const TestDb& db = test_db(gpu->device);
@@ -966,15 +1121,15 @@ TEST(Dispatch, BadArgumentsTouchNothing) {
 }
 
 // cuBLAS is the fallback, so dispatch must accept the leading dimensions cuBLAS accepts and
-// refuse the rest, empty products (M or N of 0) included: each one just long enough and one
-// short, in every layout, against cublasSgemm's own status.
+// refuse the rest, empty products (M or N of 0) and K of 0 included: each one just long
+// enough and one short, in every layout, against cublasSgemm's own status.
 TEST(Dispatch, LeadingDimensionsAreJudgedAsCublasJudgesThem) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
     DeviceBuffer<float> a(64), b(64), c(64);
     ASSERT_EQ(cublasSetStream(gpu->cublas.get(), gpu->stream.get()), CUBLAS_STATUS_SUCCESS);
     int compared = 0;
-    for (const auto& [M, N, K] : {std::tuple{0, 5, 3}, std::tuple{4, 0, 3}, std::tuple{4, 5, 3}})
+    for (const auto& [M, N, K] : {std::tuple{0, 5, 3}, std::tuple{4, 0, 3}, std::tuple{4, 5, 3}, std::tuple{4, 5, 0}})
         for (const bool ta : {false, true})
             for (const bool tb : {false, true})
                 for (int which = 0; which < 3; ++which)
@@ -998,7 +1153,7 @@ TEST(Dispatch, LeadingDimensionsAreJudgedAsCublasJudgesThem) {
                         }
                         ++compared;
                     }
-    EXPECT_EQ(compared, 72);
+    EXPECT_EQ(compared, 96);
     ASSERT_EQ(cudaStreamSynchronize(gpu->stream.get()), cudaSuccess);
 }
 

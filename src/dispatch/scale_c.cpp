@@ -1,0 +1,45 @@
+#include "src/dispatch/scale_c.h"
+
+#include <algorithm>
+#include <string>
+
+#include "src/dispatch/embedded_kernels.h"
+
+namespace sgemm {
+namespace {
+constexpr const char* kSourceName = "scale_c.cu";
+constexpr const char* kKernelName = "scale_c";  // its extern "C" name there
+constexpr int kThreads = 256;
+// The grid's extents: rows beyond them are taken in turn by the kernel's strides (CUDA allows
+// 65535 blocks in y); 64 blocks of 256 columns keep a long row's loads in flight.
+constexpr int kMaxRowBlocks = 65535;
+constexpr int kMaxColumnBlocks = 64;
+}  // namespace
+
+StandaloneKernel compile_scale_c(Arch arch) {
+    const char* source = find_embedded(embedded_dispatch_kernels(), kSourceName);
+    if (!source) throw Error(std::string("the library's kernels hold no ") + kSourceName);
+    return compile_standalone(kSourceName, source, {}, arch);
+}
+
+void ScaleC::load(Arch arch) {
+    const std::lock_guard<std::mutex> lock(load_mutex_);
+    if (loaded()) return;
+    library_ = Library(compile_scale_c(arch).cubin);
+    kernel_.store(library_.kernel(kKernelName), std::memory_order_release);
+}
+
+cudaError_t ScaleC::launch(int m, int n, float beta, float* c, int ldc, cudaStream_t stream) const noexcept {
+    if (beta == 1.0f) return cudaSuccess;
+    if (beta == 0.0f)
+        return cudaMemset2DAsync(c, static_cast<std::size_t>(ldc) * sizeof(float), 0, static_cast<std::size_t>(n) * sizeof(float),
+                                 static_cast<std::size_t>(m), stream);
+    cudaKernel_t kernel = kernel_.load(std::memory_order_acquire);
+    if (!kernel) return cudaErrorInvalidResourceHandle;  // load() was not called: a bug of the caller's
+    const dim3 grid(static_cast<unsigned>(std::min((n + kThreads - 1LL) / kThreads, static_cast<long long>(kMaxColumnBlocks))),
+                    static_cast<unsigned>(std::min(m, kMaxRowBlocks)));
+    void* args[] = {&m, &n, &beta, &c, &ldc};
+    return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, dim3(kThreads), args, 0, stream);
+}
+
+}  // namespace sgemm
