@@ -82,6 +82,9 @@
  *     replays the tuned kernels. The first call of a shape key the handle has not seen does
  *     host work (the selection, and setting a kernel's shared-memory limit), in relaxed
  *     capture mode for that moment; sgemm_dispatch_prepare does it before capture instead.
+ *     So does the handle's first call that scales C alone by a beta other than 0 and 1 (K or
+ *     alpha 0: NVRTC compiles that kernel and loads it), which prepare with k = 0 does
+ *     before.
  *     A captured split-K or staging kernel, or cuBLAS call (a winner or the fallback), keeps
  *     the capturing stream's workspace: launch the graph on that stream (or while nothing else
  *     uses that stream's workspace), one launch at a time.
@@ -197,7 +200,9 @@ typedef enum sgemm_dispatch_status {
                                                      where the built-in kernel cannot run the shape (a size
                                                      past 2^31 - 4096) */
     SGEMM_DISPATCH_TOO_MANY_STREAMS = 10,         /* every per-stream workspace is taken */
-    SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache */
+    SGEMM_DISPATCH_COMPILE_ERROR = 11,            /* NVRTC failed on a binary missing from the cache
+                                                     (create), or on the kernel that scales C
+                                                     alone (gemm or prepare: K or alpha 0) */
     SGEMM_DISPATCH_CUDA_ERROR = 12,               /* the CUDA runtime failed (launch, allocation,
                                                      a device or context it refused, a driver
                                                      that cannot reach the GPUs it has) */

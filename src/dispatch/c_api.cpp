@@ -192,7 +192,7 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_INVALID_HANDLE:
             return "SGEMM_DISPATCH_INVALID_HANDLE: NULL, destroyed already, not from create, or a forked parent's";
         case SGEMM_DISPATCH_INVALID_VALUE: return "SGEMM_DISPATCH_INVALID_VALUE: a NULL pointer, or an option or op out of range";
-        case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K negative, or K 0 with M and N not";
+        case SGEMM_DISPATCH_INVALID_SIZE: return "SGEMM_DISPATCH_INVALID_SIZE: M, N or K negative";
         case SGEMM_DISPATCH_INVALID_LEADING_DIMENSION:
             return "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION: lda, ldb or ldc below the stored row length or 1";
         case SGEMM_DISPATCH_MISALIGNED: return "SGEMM_DISPATCH_MISALIGNED: a pointer that is not float-aligned";
@@ -209,7 +209,8 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status) {
         case SGEMM_DISPATCH_TOO_MANY_STREAMS:
             return "SGEMM_DISPATCH_TOO_MANY_STREAMS: every per-stream workspace belongs to another stream (streams "
                    "keep theirs until sgemm_dispatch_release_stream)";
-        case SGEMM_DISPATCH_COMPILE_ERROR: return "SGEMM_DISPATCH_COMPILE_ERROR: NVRTC failed on a missing binary";
+        case SGEMM_DISPATCH_COMPILE_ERROR:
+            return "SGEMM_DISPATCH_COMPILE_ERROR: NVRTC failed on a missing binary, or on the kernel that scales C";
         case SGEMM_DISPATCH_CUDA_ERROR: return "SGEMM_DISPATCH_CUDA_ERROR: the CUDA runtime failed";
         case SGEMM_DISPATCH_CUBLAS_ERROR: return "SGEMM_DISPATCH_CUBLAS_ERROR: cuBLAS failed";
         case SGEMM_DISPATCH_BUFFER_TOO_SMALL: return "SGEMM_DISPATCH_BUFFER_TOO_SMALL: the text was cut to fit";

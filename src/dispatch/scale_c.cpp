@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "src/cuda/check.h"
 #include "src/dispatch/embedded_kernels.h"
 
 namespace sgemm {
@@ -26,7 +27,13 @@ void ScaleC::load(Arch arch) {
     const std::lock_guard<std::mutex> lock(load_mutex_);
     if (loaded()) return;
     library_ = Library(compile_scale_c(arch).cubin);
-    kernel_.store(library_.kernel(kKernelName), std::memory_order_release);
+    const cudaKernel_t kernel = library_.kernel(kKernelName);
+    // Querying an attribute loads the kernel into the context now, as the GEMM kernels are
+    // (src/jit/loaded_kernel.cpp says why): a load at the first launch, which lazy loading
+    // would make, may wait for the context to be idle, and would fall inside a capture.
+    cudaFuncAttributes attributes;
+    SGEMM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)));
+    kernel_.store(kernel, std::memory_order_release);
 }
 
 cudaError_t ScaleC::launch(int m, int n, float beta, float* c, int ldc, cudaStream_t stream) const noexcept {

@@ -611,7 +611,8 @@ int scaled_wrongly(const std::vector<float>& before, const std::vector<float>& a
 TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
     SGEMM_REQUIRE_GPU(gpu);
     TempDir dir;
-    sgemm_dispatch_options_t o = recording_misses(copy_of_test_db(test_db(gpu->device), dir), kOnlyDestroyWrites);
+    const std::string path = copy_of_test_db(test_db(gpu->device), dir);  // outlives the options' pointer
+    sgemm_dispatch_options_t o = recording_misses(path, kOnlyDestroyWrites);
     o.fallback = SGEMM_DISPATCH_FALLBACK_ERROR;
     const Dispatch dispatch(o);
     const int plans = dispatch.info().shapes_prepared;
@@ -644,16 +645,19 @@ TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
         std::string first;
         EXPECT_EQ(scaled_wrongly(before, c.download(), N, ldc, s.beta, first), 0) << first;
     }
-    // More rows than a grid has blocks in y (65535), and TT, whose A and B are NULL.
-    const int tall = 70001, narrow = 3, tall_ldc = 5;
-    DeviceBuffer<float> tall_c(static_cast<std::size_t>(tall) * tall_ldc);
-    const std::vector<float> tall_before = c_rows(tall, narrow, tall_ldc);
-    tall_c.upload(tall_before);
-    dispatch.gemm(true, true, tall, narrow, 0, 1.0f, nullptr, tall, nullptr, 1, -1.5f, tall_c.data(), tall_ldc,
-                  gpu->stream.get());
-    gpu->stream.synchronize();
-    std::string first;
-    EXPECT_EQ(scaled_wrongly(tall_before, tall_c.download(), narrow, tall_ldc, -1.5f, first), 0) << first;
+    // More rows than a grid has blocks in y (65535), and TT, whose A and B are NULL; then rows
+    // longer than the grid's threads in x (64 blocks of 256), as lm_head's 128256 columns.
+    for (const auto& [rows, columns, row_length] : {std::tuple{70001, 3, 5}, std::tuple{3, 20001, 20003}}) {
+        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(columns));
+        DeviceBuffer<float> big_c(static_cast<std::size_t>(rows) * row_length);
+        const std::vector<float> big_before = c_rows(rows, columns, row_length);
+        big_c.upload(big_before);
+        dispatch.gemm(true, true, rows, columns, 0, 1.0f, nullptr, rows, nullptr, 1, -1.5f, big_c.data(), row_length,
+                      gpu->stream.get());
+        gpu->stream.synchronize();
+        std::string first;
+        EXPECT_EQ(scaled_wrongly(big_before, big_c.download(), columns, row_length, -1.5f, first), 0) << first;
+    }
 
     const sgemm_dispatch_info_t info = dispatch.info();
     EXPECT_EQ(info.shapes_prepared, plans);
@@ -682,6 +686,41 @@ TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
                                   gpu->stream.get()),
               SGEMM_DISPATCH_MISALIGNED);
     EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "must be 4-byte aligned")) << sgemm_dispatch_last_error();
+}
+
+// The most rows a call may have (2^31 - 1, one column: 8 GiB of C): the kernel's row index
+// must not wrap as it strides past them, which would write before C. A guard just before C,
+// and C's first and last rows, are checked; every byte of C is 0x40 (3.0039215f), which
+// beta = 0.5 halves exactly; every byte of the guard is 0x7f.
+TEST(Dispatch, ScalingTheMostRowsACallMayHaveStaysWithinC) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    const int rows = INT_MAX;
+    const std::size_t guard = 1 << 20;  // floats
+    DeviceBuffer<float> memory(guard + static_cast<std::size_t>(rows));
+    ASSERT_EQ(cudaMemset(memory.data(), 0x7f, guard * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(memory.data() + guard, 0x40, static_cast<std::size_t>(rows) * sizeof(float)), cudaSuccess);
+    float* c = memory.data() + guard;
+    dispatch.gemm(false, false, rows, 1, 0, 1.0f, nullptr, 1, nullptr, 1, 0.5f, c, 1, gpu->stream.get());
+    gpu->stream.synchronize();
+
+    float pattern = 0, sentinel = 0;
+    std::memset(&pattern, 0x40, sizeof pattern);
+    std::memset(&sentinel, 0x7f, sizeof sentinel);
+    const auto floats_at = [](const float* from, std::size_t count) {
+        std::vector<float> host(count);
+        EXPECT_EQ(cudaMemcpy(host.data(), from, count * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+        return host;
+    };
+    int wrong = 0;
+    for (const float x : floats_at(memory.data(), guard)) wrong += std::memcmp(&x, &sentinel, sizeof x) != 0;
+    EXPECT_EQ(wrong, 0) << "the guard before C was written";
+    const std::size_t ends = 1 << 20;
+    for (const float* from : {c, c + rows - ends}) {
+        wrong = 0;
+        for (const float x : floats_at(from, ends)) wrong += x != 0.5f * pattern;
+        EXPECT_EQ(wrong, 0) << (from == c ? "C's first rows" : "C's last rows");
+    }
 }
 
 // The first call that scales C by a beta other than 0 and 1 compiles and loads its kernel:
