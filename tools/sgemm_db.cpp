@@ -32,6 +32,7 @@
 #include "src/cuda/check.h"
 #include "src/cuda/device.h"
 #include "src/dispatch/catalog.h"
+#include "src/dispatch/gemm_call.h"
 #include "src/records/kernel_records.h"
 #include "src/util/json.h"
 #include "src/util/parse_number.h"
@@ -169,7 +170,8 @@ struct Context {
         return store.resolve_device(ids.front());
     }
 
-    int size(std::size_t i, const char* name) const {
+    int size(std::size_t i, const char* name, bool zero_allowed) const {
+        if (zero_allowed && parse_whole_number(args.at(i)) == 0) return 0;
         try {
             return parse_gemm_size(args.at(i), name);
         } catch (const Error& e) {
@@ -178,12 +180,13 @@ struct Context {
     }
 
     // The shape key of "M N K" and --trans, --precision, --align. Without --align, the class
-    // of tightly packed matrices: the one sgemm-tune stores the shape under.
-    ShapeKey shape() const {
+    // of tightly packed matrices: the one sgemm-tune stores the shape under. Sizes of 0 only
+    // where `zeros_allowed` (explain: dispatch takes them, and computes no product).
+    ShapeKey shape(bool zeros_allowed = false) const {
         ShapeKey s;
-        s.M = size(0, "M");
-        s.N = size(1, "N");
-        s.K = size(2, "K");
+        s.M = size(0, "M", zeros_allowed);
+        s.N = size(1, "N", zeros_allowed);
+        s.K = size(2, "K", zeros_allowed);
         // A value that is no transpose or precision is a slip in the line, as a bad --align is.
         try {
             parse_transposes(vm["trans"].as<std::string>(), s);
@@ -336,8 +339,23 @@ std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context&
 }
 
 int cmd_explain(Context& ctx) {
-    const ShapeKey shape = ctx.shape();
+    const ShapeKey shape = ctx.shape(/*zeros_allowed=*/true);
     TuningStore store = ctx.open(OpenMode::ReadOnly);
+    // A shape that computes no product is decided without the database, on every device.
+    if (const std::string launch = launch_without_product(shape); !launch.empty()) {
+        const char* kind = empty_product(shape) ? "empty" : "scale_c";
+        const std::string why = "no product is computed, so dispatch looks up no winner on any device";
+        if (ctx.json) {
+            Json out = Json::object();
+            out.set("device_id", Json()).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
+            out.set("winner", Json()).set("reason", why).set("compiled_at_create", Json()).set("stands_in_for", Json());
+            std::printf("%s\n", out.dump().c_str());
+            return 0;
+        }
+        std::printf("shape     %s\ndecision  %s\nlaunch    %s\nwhy       %s\n", shape.to_string().c_str(), kind,
+                    launch.c_str(), why.c_str());
+        return 0;
+    }
     const auto [device_id, device] = explain_device(ctx, store);
     // The winners dispatch loads for this device (src/dispatch/catalog.h): the same ones are
     // left out, for the same reasons.
@@ -932,6 +950,8 @@ int main(int argc, char** argv) {
     help += std::string("\nThe database: --db PATH, default ") + kDefaultDbPathRule +
             ".\n"
             "\"This device\" for explain: --device, else this machine's GPU, else the file's only device.\n"
+            "explain takes sizes of 0 too: M or N of 0 launches nothing, and K of 0 scales C alone (as alpha\n"
+            "of 0 does), on any device.\n"
             "Exit codes: 0 ok; 1 a user error (arguments, an -o path that cannot be written, an import file,\n"
             "a merge file that is no database, an unknown device);\n"
             "2 an environment error (a database that cannot be opened, read, written or verified; no GPU;\n"

@@ -393,13 +393,13 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     if (const sgemm_dispatch_status_t status = decide_call(call, key, decision); status != SGEMM_DISPATCH_SUCCESS)
         return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
                printable(last_error()) + "\n";
-    if (!decision && empty_product(key))
-        return "shape     M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) + " K=" + std::to_string(key.K) +
-               "\nlaunch    nothing: M or N is 0, an empty product; gemm returns SGEMM_DISPATCH_SUCCESS\n";
-    if (!decision)
-        return "shape     " + key.to_string() +
-               "\nlaunch    C = beta * C alone, as in BLAS: K is 0, so A and B are not read; nothing for beta = 1, a "
-               "memset for beta = 0, else the library's kernel that scales C (compiled at its first use)\n";
+    if (!decision) {
+        // An empty product's key holds only its sizes.
+        const std::string shape = empty_product(key) ? "M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) +
+                                                           " K=" + std::to_string(key.K)
+                                                     : key.to_string();
+        return "shape     " + shape + "\nlaunch    " + launch_without_product(key) + "\n";
+    }
 
     const Decision& d = *decision;
     std::string launch;

@@ -59,4 +59,12 @@ sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, S
     return SGEMM_DISPATCH_SUCCESS;
 }
 
+std::string launch_without_product(const ShapeKey& key) {
+    if (empty_product(key)) return "nothing: M or N is 0, an empty product; gemm returns SGEMM_DISPATCH_SUCCESS";
+    if (key.K == 0)
+        return "C = beta * C alone, as in BLAS: K is 0, so A and B are not read; nothing for beta = 1, a memset for "
+               "beta = 0, else the library's kernel that scales C (compiled at its first use)";
+    return "";
+}
+
 }  // namespace sgemm

@@ -3,6 +3,8 @@
 #pragma once
 #include <sgemm/dispatch.h>
 
+#include <string>
+
 #include "db/shape_key.h"
 #include "templates/sgemm_common.cuh"
 
@@ -38,5 +40,10 @@ inline bool empty_product(const ShapeKey& key) { return key.M == 0 || key.N == 0
 // Whether the call, if its product is not empty, is C = beta * C alone: BLAS computes no
 // product where K or alpha is 0, so A and B are not read (a NaN in them does not reach C).
 inline bool scales_c_alone(const GemmCall& call) { return call.K == 0 || call.alpha == 0.0f; }
+
+// What runs for a shape key that computes no product, as explain (and sgemm-db explain) says
+// it: nothing for an empty product, C scaled alone for K = 0; "" for any other key. (alpha
+// 0, which a key does not hold, scales C alone too.)
+std::string launch_without_product(const ShapeKey& key);
 
 }  // namespace sgemm

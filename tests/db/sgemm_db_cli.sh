@@ -196,7 +196,16 @@ if ! gpu_present; then
   cp "$dir/ours.db" "$dir/emptied.db"
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [c.execute('DELETE FROM ' + t) for t in ('winners','measurements','misses','binaries','devices')]; c.commit()" "$dir/emptied.db"
   run 1 --db "$dir/emptied.db" explain 8 8 8; has "$err" "holds no device: nothing has been tuned into it, or prune removed what was"
+  # A shape that computes no product is decided without a device, as dispatch does.
+  run 0 --db "$dir/emptied.db" explain 0 4096 7 --json
+  [ "$(json 'd["decision"]')" = empty ] || fail "explain of M = 0 --json: $out"
 fi
+# Sizes of 0, which dispatch takes: K of 0 scales C alone. Other commands still refuse them.
+run 0 "${ours[@]}" explain 8 4096 0
+has "$out" "decision  scale_c"; has "$out" "launch    C = beta * C alone, as in BLAS: K is 0"
+run 0 "${ours[@]}" explain 8 0 4096; has "$out" "decision  empty"; has "$out" "launch    nothing: M or N is 0"
+run 1 "${ours[@]}" explain 8 4096 -0x1; has "$err" "is not a whole number"
+run 1 "${ours[@]}" show 8 4096 0; has "$err" "K must be at least 1, not 0"
 run 0 "${ours[@]}" explain 8 4096 4096 --device "${id:0:6}"
 run 0 "${ours[@]}" explain 8 4096 4096 --device "$(tr a-f A-F <<<"${id:0:6}")"  # ids are hex: any case
 has "$out" "decision  exact"; has "$out" "launch    naive BLOCK_X=32 BLOCK_Y=8"

@@ -204,3 +204,18 @@ TEST(GemmCall, AlignmentClassComesFromPointersAndLeadingDimensions) {
     EXPECT_EQ(check(c), SGEMM_DISPATCH_MISALIGNED);
     EXPECT_TRUE(reason_has("4-byte aligned")) << last_error();
 }
+
+TEST(GemmCall, OnlyAKeyWithoutAProductHasALaunchWithoutOne) {
+    ShapeKey key;
+    ASSERT_EQ(check(good(), &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(launch_without_product(key), "");
+    GemmCall c = good();
+    c.N = 0;
+    ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(launch_without_product(key).rfind("nothing: M or N is 0", 0), 0u) << launch_without_product(key);
+    c = good();
+    c.K = 0, c.lda = 1;
+    ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(launch_without_product(key).rfind("C = beta * C alone, as in BLAS: K is 0", 0), 0u)
+        << launch_without_product(key);
+}
