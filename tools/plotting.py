@@ -5,8 +5,10 @@ scripts run on machines without a display.
 import json
 import math
 import os
+import re
 import stat
 import tempfile
+import time
 from typing import NamedTuple
 
 from script_io import OutputFailure, UserError, parser_for, printable
@@ -321,12 +323,42 @@ def mode_for(path):
     return 0o666 & ~umask
 
 
+# A partial file untouched this long is no run's at work: a write takes seconds.
+STALE_PARTIAL_SECONDS = 3600
+
+
+def sweep_stale_partials(directory, name):
+    """Removes the partial files of `name` that a run killed outright (SIGKILL, a power cut)
+    left in `directory`, where no handler of its own could remove them, as the C++ tools sweep
+    a killed publisher's files: only regular files of write_replacing's names (mkstemp's 8
+    characters between) last written over STALE_PARTIAL_SECONDS ago. A file that cannot be
+    looked at or removed is left; the write goes on."""
+    pattern = re.compile(r"\." + re.escape(name) + r"\.[a-z0-9_]{8}\.partial\Z")
+    try:
+        entries = os.scandir(directory or ".")
+    except OSError:
+        return
+    now = time.time()
+    with entries:
+        for entry in entries:
+            if not pattern.match(entry.name):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_PARTIAL_SECONDS:
+                    os.remove(entry.path)
+            except OSError:
+                pass
+
+
 def write_replacing(path, write):
     """Calls write(partial) to write the file at a new name of its own beside `path` (made
     exclusively: no file of the user's is taken for it), then renames it over `path`: a write
     that fails (a full disk, a file-size limit) or raises leaves an earlier file at `path` whole
-    and nothing half-written. An OSError is an OutputFailure."""
+    and nothing half-written. An OSError is an OutputFailure. Partial files of `path` that
+    killed runs left are swept first (sweep_stale_partials)."""
     directory, name = os.path.split(path)
+    sweep_stale_partials(directory, name)
     try:
         handle, partial = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".partial")
         os.close(handle)

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 TOOLS, FIXTURES, SGEMM_ROOFLINE = sys.argv[1:4]
@@ -204,6 +205,38 @@ class PlotBench(PlotTest):
             with self.assertRaises(type(stop)):
                 plotting.write_replacing(os.path.join(self.out, "metrics.json"), write)
             self.assertEqual(os.listdir(self.out), [])
+
+    def test_partial_files_a_killed_run_left_are_swept_an_hour_on(self):
+        # SIGKILL leaves the partial file no handler could remove: the next write of that
+        # output removes such files once an hour old, and nothing else.
+        def made(name, age_seconds, kind="file"):
+            path = os.path.join(self.out, name)
+            if kind == "file":
+                with open(path, "w") as f:
+                    f.write("half")
+            elif kind == "folder":
+                os.mkdir(path)
+            else:
+                os.symlink(os.path.join(self.out, "elsewhere"), path)
+            then = time.time() - age_seconds
+            os.utime(path, (then, then), follow_symlinks=False)
+            return name
+
+        old = made(".metrics.json.k3_9zq0a.partial", 2 * 3600)
+        kept = [made(".metrics.json.abcd1234.partial", 60),               # a run at work
+                made(".metrics.json.abc.partial", 2 * 3600),              # not a name of ours
+                made(".other.json.abcd1234.partial", 2 * 3600),           # another output's
+                made(".metrics.json.ABCD1234.partial", 2 * 3600),         # not mkstemp's letters
+                made(".metrics.json.folder00.partial", 2 * 3600, "folder"),
+                made(".metrics.json.link0000.partial", 2 * 3600, "link")]
+
+        def write(partial):
+            with open(partial, "w") as f:
+                f.write("new\n")
+
+        plotting.write_replacing(os.path.join(self.out, "metrics.json"), write)
+        self.assertFalse(os.path.lexists(os.path.join(self.out, old)))
+        self.assertEqual(sorted(os.listdir(self.out)), sorted(["metrics.json", *kept]))
 
     def test_a_name_with_a_dollar_is_drawn_as_it_is_not_as_a_formula(self):
         table = {"gpu": "NVIDIA H200", "shapes": [{"name": "q$\\frac{$kv", "m": 8, "n": 64, "k": 64, "winner": None,
