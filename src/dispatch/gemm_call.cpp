@@ -44,11 +44,12 @@ sgemm_dispatch_status_t check_call(const GemmCall& c, GemmPrecision precision, S
 
     const int alignment = reads_a_and_b ? alignment_class(c.A, c.lda, c.B, c.ldb, c.C, c.ldc)
                                         : alignment_class(c.C, c.ldc, c.C, c.ldc, c.C, c.ldc);
-    if (alignment == 0 && !reads_a_and_b)
-        return fail(SGEMM_DISPATCH_MISALIGNED, "C=%p must be 4-byte aligned", static_cast<const void*>(c.C));
-    if (alignment == 0)
+    if (alignment == 0) {
+        if (!reads_a_and_b)
+            return fail(SGEMM_DISPATCH_MISALIGNED, "C=%p must be 4-byte aligned", static_cast<const void*>(c.C));
         return fail(SGEMM_DISPATCH_MISALIGNED, "A=%p, B=%p and C=%p must be 4-byte aligned", static_cast<const void*>(c.A),
                     static_cast<const void*>(c.B), static_cast<const void*>(c.C));
+    }
     key.M = c.M;
     key.N = c.N;
     key.K = c.K;
