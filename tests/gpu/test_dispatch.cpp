@@ -384,6 +384,9 @@ TEST(Dispatch, ExplainNamesTheKernelItsLaunchAndTheRule) {
     EXPECT_TRUE(contains(text, "SGEMM_DISPATCH_INVALID_LEADING_DIMENSION")) << text;
     text = dispatch.explain(false, false, 0, 1000, 517, nullptr, 517, nullptr, 1000, nullptr, 1000);
     EXPECT_TRUE(contains(text, "launch    nothing: M or N is 0, an empty product")) << text;
+    text = dispatch.explain(false, false, 8, 1000, 0, nullptr, 1, nullptr, 1000, nullptr, 1000);
+    EXPECT_TRUE(contains(text, "shape     M=8 N=1000 K=0 NN fp32")) << text;
+    EXPECT_TRUE(contains(text, "launch    C = beta * C alone, as in BLAS: K is 0")) << text;
 }
 
 // The explanation's text from the database file (a winner's time, the GPU's name) comes escaped:
