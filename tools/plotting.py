@@ -332,7 +332,11 @@ def sweep_stale_partials(directory, name):
     left in `directory`, where no handler of its own could remove them, as the C++ tools sweep
     a killed publisher's files: only regular files of write_replacing's names (mkstemp's 8
     characters between) last written over STALE_PARTIAL_SECONDS ago. A file that cannot be
-    looked at or removed is left; the write goes on."""
+    looked at or removed is left; the write goes on. As there (db/publish.h), the hour assumes
+    a writer that runs: one stopped for an hour (SIGSTOP, a suspended machine), or a clock an
+    hour ahead of the file server's, may lose its partial file to another run's sweep, and its
+    write then fails (FileNotFoundError, an OutputFailure) or, where the file goes before
+    write() opens it, makes it anew."""
     pattern = re.compile(r"\." + re.escape(name) + r"\.[a-z0-9_]{8}\.partial\Z")
     try:
         entries = os.scandir(directory or ".")

@@ -216,7 +216,7 @@ class PlotBench(PlotTest):
                     f.write("half")
             elif kind == "folder":
                 os.mkdir(path)
-            else:
+            else:  # to an hour-old file: a sweep that followed links would judge it stale
                 os.symlink(os.path.join(self.out, "elsewhere"), path)
             then = time.time() - age_seconds
             os.utime(path, (then, then), follow_symlinks=False)
@@ -228,6 +228,7 @@ class PlotBench(PlotTest):
                 made(".other.json.abcd1234.partial", 2 * 3600),           # another output's
                 made(".metrics.json.ABCD1234.partial", 2 * 3600),         # not mkstemp's letters
                 made(".metrics.json.folder00.partial", 2 * 3600, "folder"),
+                made("elsewhere", 2 * 3600),
                 made(".metrics.json.link0000.partial", 2 * 3600, "link")]
 
         def write(partial):
