@@ -55,9 +55,10 @@ std::size_t ShapeKeyHash::operator()(const ShapeKey& key) const {
 }
 
 int packed_alignment(const ShapeKey& key) {
+    const void* aligned = reinterpret_cast<const void*>(256);
+    if (key.K == 0) return alignment_class(aligned, key.N, aligned, key.N, aligned, key.N);
     const int lda = key.trans_a ? key.M : key.K;
     const int ldb = key.trans_b ? key.K : key.N;
-    const void* aligned = reinterpret_cast<const void*>(256);
     return alignment_class(aligned, lda, aligned, ldb, aligned, key.N);
 }
 

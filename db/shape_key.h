@@ -61,6 +61,8 @@ inline int alignment_class(const void* A, std::int64_t lda, const void* B, std::
 // The alignment class of `key`'s call with its matrices packed tightly (lda, ldb and ldc the
 // rows' lengths) at aligned addresses: what the tuner's own buffers give a shape, so the key
 // it tunes and stores the shape under, and what `sgemm-db show M N K` looks up by default.
+// A key of K = 0 computes no product, and dispatch aligns such a call as C alone
+// (src/dispatch/gemm_call.h): so does this.
 int packed_alignment(const ShapeKey& key);
 
 // Parses "NN", "NT", "TN" or "TT" (either case, white space around it left out) into trans_a

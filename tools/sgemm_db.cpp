@@ -171,9 +171,8 @@ struct Context {
     }
 
     int size(std::size_t i, const char* name, bool zero_allowed) const {
-        if (zero_allowed && parse_whole_number(args.at(i)) == 0) return 0;
         try {
-            return parse_gemm_size(args.at(i), name);
+            return parse_gemm_size(args.at(i), name, zero_allowed ? 0 : 1);
         } catch (const Error& e) {
             throw UsageError(e.what());
         }
@@ -341,18 +340,24 @@ std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context&
 int cmd_explain(Context& ctx) {
     const ShapeKey shape = ctx.shape(/*zeros_allowed=*/true);
     TuningStore store = ctx.open(OpenMode::ReadOnly);
-    // A shape that computes no product is decided without the database, on every device.
+    // A shape that computes no product is decided without a winner, on every device; the file
+    // and a --device are still checked, as for any other shape.
     if (const std::string launch = launch_without_product(shape); !launch.empty()) {
+        ctx.device(store);
         const char* kind = empty_product(shape) ? "empty" : "scale_c";
         const std::string why = "no product is computed, so dispatch looks up no winner on any device";
         if (ctx.json) {
+            // As explain's text: an empty product's key is its sizes alone.
+            const Json shape_fields = empty_product(shape)
+                                          ? Json::object().set("m", shape.M).set("n", shape.N).set("k", shape.K)
+                                          : shape_json(shape);
             Json out = Json::object();
-            out.set("device_id", Json()).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
+            out.set("device_id", Json()).set("shape", shape_fields).set("decision", kind).set("launch", launch);
             out.set("winner", Json()).set("reason", why).set("compiled_at_create", Json()).set("stands_in_for", Json());
             std::printf("%s\n", out.dump().c_str());
             return 0;
         }
-        std::printf("shape     %s\ndecision  %s\nlaunch    %s\nwhy       %s\n", shape.to_string().c_str(), kind,
+        std::printf("shape     %s\ndecision  %s\nlaunch    %s\nwhy       %s\n", explained_shape(shape).c_str(), kind,
                     launch.c_str(), why.c_str());
         return 0;
     }

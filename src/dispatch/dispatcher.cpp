@@ -393,13 +393,7 @@ std::string Dispatcher::explain(const GemmCall& call) const {
     if (const sgemm_dispatch_status_t status = decide_call(call, key, decision); status != SGEMM_DISPATCH_SUCCESS)
         return std::string("gemm would return ") + sgemm_dispatch_status_string(status) + "\nwhy       " +
                printable(last_error()) + "\n";
-    if (!decision) {
-        // An empty product's key holds only its sizes.
-        const std::string shape = empty_product(key) ? "M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) +
-                                                           " K=" + std::to_string(key.K)
-                                                     : key.to_string();
-        return "shape     " + shape + "\nlaunch    " + launch_without_product(key) + "\n";
-    }
+    if (!decision) return "shape     " + explained_shape(key) + "\nlaunch    " + launch_without_product(key) + "\n";
 
     const Decision& d = *decision;
     std::string launch;

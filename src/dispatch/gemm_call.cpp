@@ -68,4 +68,9 @@ std::string launch_without_product(const ShapeKey& key) {
     return "";
 }
 
+std::string explained_shape(const ShapeKey& key) {
+    if (!empty_product(key)) return key.to_string();
+    return "M=" + std::to_string(key.M) + " N=" + std::to_string(key.N) + " K=" + std::to_string(key.K);
+}
+
 }  // namespace sgemm

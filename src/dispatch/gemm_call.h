@@ -46,4 +46,8 @@ inline bool scales_c_alone(const GemmCall& call) { return call.K == 0 || call.al
 // 0, which a key does not hold, scales C alone too.)
 std::string launch_without_product(const ShapeKey& key);
 
+// The key as explain (and sgemm-db explain) prints it on its "shape" line: an empty product's
+// key holds only its sizes, so only they are printed.
+std::string explained_shape(const ShapeKey& key);
+
 }  // namespace sgemm

@@ -21,15 +21,16 @@ inline std::optional<long long> parse_whole_number(const std::string& text) {
     return v;
 }
 
-// A GEMM size (M, N or K): a whole number from 1 to 2^31-1. Throws Error "NAME must be at
-// least 1, not TEXT", "NAME TEXT is more than 2147483647, the largest size" or "NAME 'TEXT'
-// is not a whole number".
-inline int parse_gemm_size(const std::string& text, const std::string& name) {
+// A GEMM size (M, N or K): a whole number from `smallest` (1, or 0 where a size of 0 is
+// taken) to 2^31-1. Throws Error "NAME must be at least SMALLEST, not TEXT", "NAME TEXT is
+// more than 2147483647, the largest size" or "NAME 'TEXT' is not a whole number".
+inline int parse_gemm_size(const std::string& text, const std::string& name, int smallest = 1) {
     const std::optional<long long> v = parse_whole_number(text);
     // Digits past even 64 bits: a size too large (or, with a minus, too small), not a malformed one.
     const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
     const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
-    if ((!v && digits && text[0] == '-') || (v && *v < 1)) throw Error(name + " must be at least 1, not " + printable(text));
+    if ((!v && digits && text[0] == '-') || (v && *v < smallest))
+        throw Error(name + " must be at least " + std::to_string(smallest) + ", not " + printable(text));
     if ((!v && digits) || (v && *v > 2147483647LL))
         throw Error(name + " " + printable(text) + " is more than 2147483647, the largest size");
     if (!v) throw Error(name + " " + single_quoted(text) + " is not a whole number");

@@ -64,7 +64,8 @@ out=$(SGEMM_DB=:memory: "$db_tool" list 2>&1); rc=$?
 run 1 "${ours[@]}" show 2147483648 1 1; has "$err" "M 2147483648 is more than 2147483647, the largest size"
 run 1 "${ours[@]}" show 8 0 4096; has "$err" "N must be at least 1, not 0"
 # A negative size is a size, not an unknown short option.
-run 1 "${ours[@]}" explain -1 4096 4096; has "$err" "M must be at least 1, not -1"
+run 1 "${ours[@]}" explain -1 4096 4096; has "$err" "M must be at least 0, not -1"  # explain takes 0
+run 1 "${ours[@]}" explain 8 4096 -99999999999999999999; has "$err" "K must be at least 0, not -99999999999999999999"
 run 1 "${ours[@]}" show 1 -4096 4096; has "$err" "N must be at least 1, not -4096"
 run 1 "${ours[@]}" --busy-timeout 99999999999 list; has "$err" "it takes a whole number no larger in size than 2147483647"
 run 1 "${ours[@]}" show +3000000000 8 8; has "$err" "M +3000000000 is more than 2147483647, the largest size"
@@ -204,6 +205,15 @@ fi
 run 0 "${ours[@]}" explain 8 4096 0
 has "$out" "decision  scale_c"; has "$out" "launch    C = beta * C alone, as in BLAS: K is 0"
 run 0 "${ours[@]}" explain 8 0 4096; has "$out" "decision  empty"; has "$out" "launch    nothing: M or N is 0"
+# The shape line is dispatch's key: an empty product's is its sizes alone, and a K of 0 is
+# aligned as C alone (A's rows of 6 floats, 24 bytes, would make it align8).
+grep -qx "shape     M=8 N=0 K=4096" <<<"$out" || fail "explain 8 0 4096's shape line: $out"
+run 0 "${ours[@]}" explain 8 0 4096 --trans TT --json
+[ "$(json 'sorted(d["shape"])')" = "['k', 'm', 'n']" ] || fail "explain 8 0 4096 --json's shape: $out"
+run 0 "${ours[@]}" explain 6 8 0 --trans TN; has "$out" "shape     M=6 N=8 K=0 TN fp32 align16"
+# A --device is checked as for any other shape.
+run 1 "${ours[@]}" explain 8 8 0 --device bogus; has "$err" "bogus"
+run 1 "${ours[@]}" explain 0 8 8 --device "$id" --device "$id"; has "$err" "give one --device here"
 run 1 "${ours[@]}" explain 8 4096 -0x1; has "$err" "is not a whole number"
 run 1 "${ours[@]}" show 8 4096 0; has "$err" "K must be at least 1, not 0"
 run 0 "${ours[@]}" explain 8 4096 4096 --device "${id:0:6}"

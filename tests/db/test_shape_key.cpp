@@ -27,6 +27,21 @@ TEST(AlignmentClass, IsTheLargestOf16_8_4ThatEveryPointerAndLeadingDimensionAllo
     EXPECT_EQ(alignment_class(at(0x1002), 64, at(0x2000), 128, at(0x3000), 4), 0);
 }
 
+// A key of K = 0 computes no product: C's rows alone set its class, as dispatch aligns such a
+// call (tests/dispatch/test_gemm_call.cpp checks the two agree).
+TEST(ShapeKey, PackedAlignmentOfKZeroIsThatOfCAlone) {
+    ShapeKey k;
+    k.M = 6, k.N = 8, k.K = 1;
+    k.trans_a = true;  // A's rows are M = 6 floats long: 24 bytes
+    EXPECT_EQ(packed_alignment(k), 8);
+    k.K = 0;
+    EXPECT_EQ(packed_alignment(k), 16);
+    k.N = 6;
+    EXPECT_EQ(packed_alignment(k), 8);
+    k.N = 7;
+    EXPECT_EQ(packed_alignment(k), 4);
+}
+
 TEST(ShapeKey, TextFormNamesEveryField) {
     ShapeKey k;
     k.M = 8, k.N = 4096, k.K = 14336;

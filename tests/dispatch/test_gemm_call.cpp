@@ -213,9 +213,25 @@ TEST(GemmCall, OnlyAKeyWithoutAProductHasALaunchWithoutOne) {
     c.N = 0;
     ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(launch_without_product(key).rfind("nothing: M or N is 0", 0), 0u) << launch_without_product(key);
+    // Its key holds only its sizes, and explain prints only them.
+    EXPECT_EQ(explained_shape(key), "M=8 N=0 K=1024");
     c = good();
     c.K = 0, c.lda = 1;
     ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
     EXPECT_EQ(launch_without_product(key).rfind("C = beta * C alone, as in BLAS: K is 0", 0), 0u)
         << launch_without_product(key);
+    EXPECT_EQ(explained_shape(key), key.to_string());
+}
+
+// sgemm-db explain M N K takes the key of tightly packed matrices (packed_alignment): for
+// K = 0 that must be the key dispatch gives such a call, aligned as C alone.
+TEST(GemmCall, APackedCallOfKZeroHasTheKeySgemmDbExplains) {
+    GemmCall c = good();
+    c.trans_a = SGEMM_DISPATCH_OP_T;
+    c.M = 6, c.N = 8, c.K = 0;
+    c.lda = 6, c.ldb = 8, c.ldc = 8;  // A is K x M when transposed: rows of M = 6 floats
+    ShapeKey key;
+    ASSERT_EQ(check(c, &key), SGEMM_DISPATCH_SUCCESS);
+    EXPECT_EQ(key.alignment, 16);  // C's rows of 32 bytes; A's of 24 would make it 8
+    EXPECT_EQ(packed_alignment(key), key.alignment);
 }
