@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -182,12 +183,16 @@ double relative_error(const std::vector<float>& y, const std::vector<float>& ref
 std::string decision_of(const sgemm::Dispatch& dispatch, const Operands& o, const Gemm& g, int M, bool out_in) {
     const sgemm_dispatch_choice_t c =
         dispatch.query(false, out_in, M, g.N, g.K, o.x(g), g.K, o.w(g), out_in ? g.K : g.N, o.y(g), g.N);
+    // A later release may add decisions (dispatch.h): one this program does not know is named by number.
     static const char* const decisions[] = {"exact", "nearest", "fallback", "empty", "C scaled alone"};
+    const int d = static_cast<int>(c.decision);
+    const std::string decision =
+        d >= 0 && d < static_cast<int>(std::size(decisions)) ? decisions[d] : "decision " + std::to_string(d);
     const std::string runs = c.route == SGEMM_DISPATCH_ROUTE_CUBLAS    ? "cuBLAS"
                              : c.route == SGEMM_DISPATCH_ROUTE_NONE    ? "nothing"
                              : c.route == SGEMM_DISPATCH_ROUTE_SCALE_C ? "beta * C"
                                                                        : c.kernel;
-    return std::string(decisions[c.decision]) + ": " + runs;
+    return decision + ": " + runs;
 }
 
 }  // namespace

@@ -267,8 +267,10 @@ typedef struct sgemm_dispatch_info {
     int winners_skipped;           /* those this build cannot use, or that add with atomics and
                                       have no stand-in (explain says why) */
     int winners_replaced;          /* of `winners`: atomic winners run by a stand-in (deterministic) */
-    int kernels_loaded;            /* distinct kernels loaded on the device */
-    int kernels_compiled;          /* of which NVRTC compiled: binaries missing from the cache */
+    int kernels_loaded;            /* distinct kernels loaded on the device (with the kernel that
+                                      scales C, once a call or prepare loaded it) */
+    int kernels_compiled;          /* of which NVRTC compiled: binaries missing from the cache,
+                                      and that kernel (its compile is not in compile_ms) */
     double create_ms;              /* the whole of create */
     double device_ms;              /* of which: CUDA context creation and device properties */
     double database_ms;            /* of which: opening the database, reading the winners and binaries */
@@ -366,10 +368,13 @@ sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_disp
 
 /* Does for these arguments all that gemm does before its launch, and launches nothing: the
    checks (gemm's status for them), the choice of kernel, and the shape key's plan with its
-   kernel made ready on the device (for k = 0, the kernel that scales C, which gemm would
-   compile at its first call with beta other than 0 and 1). The first gemm of the key then does no host work beyond a
+   kernel made ready on the device. The first gemm of the key then does no host work beyond a
    lookup, so a program can prepare its shapes at start-up, before capturing graphs or serving
-   its first request. Pointers are only read for their alignment, and NULL stands for an
+   its first request. A call with k = 0, or alpha = 0 at any k, and beta other than 0 and 1
+   runs the kernel that scales C, which the handle's first such call compiles (about 80 ms of
+   NVRTC) and loads: prepare with k = 0 does that ahead. Where NVRTC refuses that kernel
+   (COMPILE_ERROR: a GPU it cannot target), the handle keeps the answer, and later such
+   calls return it at once. Pointers are only read for their alignment, and NULL stands for an
    aligned one. The calling thread's current device must be the handle's. */
 sgemm_dispatch_status_t sgemm_dispatch_prepare(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
                                                sgemm_dispatch_op_t trans_b, int m, int n, int k, const float* a,

@@ -439,8 +439,9 @@ sgemm_dispatch_info_t Dispatcher::info() const {
     info.winners = static_cast<int>(catalog_.winners.size());
     info.winners_skipped = static_cast<int>(catalog_.skipped.size());
     info.winners_replaced = static_cast<int>(catalog_.stand_ins.size());
-    info.kernels_loaded = kernels_->loaded();
-    info.kernels_compiled = kernels_->compiled();
+    // The kernel that scales C, once a call or prepare loaded it, is always NVRTC's.
+    info.kernels_loaded = kernels_->loaded() + (scale_c_.loaded() ? 1 : 0);
+    info.kernels_compiled = kernels_->compiled() + (scale_c_.loaded() ? 1 : 0);
     info.shapes_prepared = plans_.size();
     info.streams_used = slots_->used();
     info.max_streams = slots_->count();

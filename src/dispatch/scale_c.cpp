@@ -26,7 +26,15 @@ StandaloneKernel compile_scale_c(Arch arch) {
 void ScaleC::load(Arch arch) {
     const std::lock_guard<std::mutex> lock(load_mutex_);
     if (loaded()) return;
-    library_ = Library(compile_scale_c(arch).cubin);
+    if (!compile_error_.empty()) throw CompileError(compile_error_);
+    StandaloneKernel binary;
+    try {
+        binary = compile_(arch);
+    } catch (const CompileError& e) {
+        compile_error_ = e.what();
+        throw;
+    }
+    library_ = Library(binary.cubin);
     const cudaKernel_t kernel = library_.kernel(kKernelName);
     // Querying an attribute loads the kernel into the context now, as the GEMM kernels are
     // (src/jit/loaded_kernel.cpp says why): a load at the first launch, which lazy loading

@@ -9,7 +9,9 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
+#include <string>
 
 #include "src/cuda/library.h"
 #include "src/jit/arch.h"
@@ -23,11 +25,18 @@ StandaloneKernel compile_scale_c(Arch arch);
 
 class ScaleC {
 public:
+    // `compile` makes the kernel's binary: compile_scale_c, or a test's stand-in.
+    explicit ScaleC(std::function<StandaloneKernel(Arch)> compile = compile_scale_c) : compile_(std::move(compile)) {}
+
     // Whether scaling by `beta` launches the kernel, which must then be load()ed first.
     static bool needs_kernel(float beta) { return beta != 0.0f && beta != 1.0f; }
 
     // Compiles the kernel for `arch` and loads it into the current context, unless that was
-    // done. Thread-safe. Throws CompileError, CudaError, or Error (compiler.h).
+    // done. Thread-safe. Throws CompileError, CudaError, or Error (compiler.h). A CompileError
+    // is kept and thrown again by later calls without running NVRTC: the source and the arch
+    // do not change, so neither would the answer, and each try would hold every other
+    // caller waiting for some 80 ms. A CUDA error or NVRTC's own failure (out of memory) is
+    // tried again.
     void load(Arch arch);
     bool loaded() const { return kernel_.load(std::memory_order_acquire) != nullptr; }
 
@@ -35,7 +44,9 @@ public:
     cudaError_t launch(int m, int n, float beta, float* c, int ldc, cudaStream_t stream) const noexcept;
 
 private:
+    std::function<StandaloneKernel(Arch)> compile_;
     std::mutex load_mutex_;
+    std::string compile_error_;  // the CompileError's text, once NVRTC refused the kernel
     Library library_;
     std::atomic<cudaKernel_t> kernel_{nullptr};
 };

@@ -28,6 +28,35 @@ TEST(ScaleC, OnlyABetaOtherThanZeroAndOneNeedsTheKernel) {
     EXPECT_TRUE(ScaleC::needs_kernel(std::numeric_limits<float>::quiet_NaN()));
 }
 
+// NVRTC's refusal (a GPU it cannot target) is kept: later loads throw it again without
+// compiling, where each try would hold every other caller for some 80 ms. Other failures are
+// tried again. Neither compile reaches CUDA, so no GPU is needed.
+TEST(ScaleC, ACompileErrorIsKeptAndNotTriedAgain) {
+    int compiles = 0;
+    ScaleC refused([&](Arch arch) -> StandaloneKernel {
+        ++compiles;
+        throw CompileError("sm_" + std::to_string(arch.sm) + " is no target of this NVRTC");
+    });
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        try {
+            refused.load(Arch{70});
+            ADD_FAILURE() << "a refused compile loaded";
+        } catch (const CompileError& e) {
+            EXPECT_STREQ(e.what(), "sm_70 is no target of this NVRTC");
+        }
+    }
+    EXPECT_EQ(compiles, 1);
+    EXPECT_FALSE(refused.loaded());
+
+    int tries = 0;
+    ScaleC failing([&](Arch) -> StandaloneKernel {
+        ++tries;
+        throw Error("NVRTC: out of memory");
+    });
+    for (int attempt = 0; attempt < 2; ++attempt) EXPECT_THROW(failing.load(Arch{90}), Error);
+    EXPECT_EQ(tries, 2);
+}
+
 TEST(ScaleC, BetaOfOneEnqueuesNothingAndAnUnloadedKernelIsAnErrorNotALaunch) {
     // Neither reaches CUDA, so neither needs a GPU: C is never touched (nullptr here).
     const ScaleC scale;

@@ -667,7 +667,14 @@ TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
     EXPECT_EQ(info.streams_used, 0);
     EXPECT_EQ(info.misses_pending, 0) << "there is no product to tune";
 
-    // query and explain, which take no alpha, say so for K = 0; prepare readies the kernel.
+    // A NaN alpha with K above 0 is a product (NaN * A * B): under the ERROR fallback, the
+    // GEMM's refusal shows it took that path.
+    EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, nan, operand.data(),
+                                  K, operand.data(), N, 0.5f, c.data(), ldc, gpu->stream.get()),
+              SGEMM_DISPATCH_NO_KERNEL);
+
+    // query and explain, which take no alpha, say so for K = 0; so does prepare (whose loading
+    // of the kernel PrepareOfKZeroLoadsTheKernelThatScalesC checks).
     const sgemm_dispatch_choice_t choice = dispatch.query(false, false, M, N, 0, nullptr, 1, nullptr, N, nullptr, ldc);
     EXPECT_EQ(choice.decision, SGEMM_DISPATCH_DECISION_SCALE_C);
     EXPECT_EQ(choice.route, SGEMM_DISPATCH_ROUTE_SCALE_C);
@@ -691,10 +698,50 @@ TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
     EXPECT_TRUE(contains(sgemm_dispatch_last_error(), "must be 4-byte aligned")) << sgemm_dispatch_last_error();
 }
 
+// prepare with k = 0 compiles and loads the kernel that scales C, once: the handle's first
+// call with a beta other than 0 and 1 then does no host work for it. A beta of 0 (a memset)
+// and of 1 (nothing) need no kernel, and load none.
+TEST(Dispatch, PrepareOfKZeroLoadsTheKernelThatScalesC) {
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    const sgemm_dispatch_info_t at_create = dispatch.info();
+    const int M = 5, N = 9, ldc = 11;
+    DeviceBuffer<float> c(static_cast<std::size_t>(M) * ldc);
+    const std::vector<float> before = c_rows(M, N, ldc);
+    for (const float beta : {1.0f, 0.0f}) {
+        c.upload(before);
+        dispatch.gemm(false, false, M, N, 0, 1.0f, nullptr, 1, nullptr, N, beta, c.data(), ldc, gpu->stream.get());
+        gpu->stream.synchronize();
+        std::string first;
+        EXPECT_EQ(scaled_wrongly(before, c.download(), N, ldc, beta, first), 0) << "beta " << beta << ": " << first;
+        EXPECT_EQ(dispatch.info().kernels_loaded, at_create.kernels_loaded) << "beta " << beta;
+    }
+
+    for (int again = 0; again < 2; ++again) {
+        ASSERT_EQ(sgemm_dispatch_prepare(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, 0, nullptr, 1,
+                                         nullptr, N, nullptr, ldc),
+                  SGEMM_DISPATCH_SUCCESS)
+            << sgemm_dispatch_last_error();
+        const sgemm_dispatch_info_t prepared = dispatch.info();
+        EXPECT_EQ(prepared.kernels_loaded, at_create.kernels_loaded + 1);
+        EXPECT_EQ(prepared.kernels_compiled, at_create.kernels_compiled + 1);
+        EXPECT_EQ(prepared.compile_ms, at_create.compile_ms) << "compile_ms is create's";
+        EXPECT_EQ(prepared.shapes_prepared, at_create.shapes_prepared) << "no plan for a call without a product";
+    }
+
+    c.upload(before);
+    dispatch.gemm(false, false, M, N, 0, 1.0f, nullptr, 1, nullptr, N, -0.25f, c.data(), ldc, gpu->stream.get());
+    gpu->stream.synchronize();
+    std::string first;
+    EXPECT_EQ(scaled_wrongly(before, c.download(), N, ldc, -0.25f, first), 0) << first;
+    EXPECT_EQ(dispatch.info().kernels_loaded, at_create.kernels_loaded + 1);
+}
+
 // The most rows a call may have (2^31 - 1, one column: 8 GiB of C): the kernel's row index
-// must not wrap as it strides past them, which would write before C. A guard just before C,
-// and C's first and last rows, are checked; every byte of C is 0x40 (3.0039215f), which
-// beta = 0.5 halves exactly; every byte of the guard is 0x7f.
+// must not wrap as it strides past them. A 32-bit index wraps to some 8 GiB before C: a fault,
+// which the wait reports (synchronize throws), or a write into whatever lies there. A guard
+// just before C, and C's first and last rows, are checked; every byte of C is 0x40
+// (3.0039215f), which beta = 0.5 halves exactly; every byte of the guard is 0x7f.
 TEST(Dispatch, ScalingTheMostRowsACallMayHaveStaysWithinC) {
     SGEMM_REQUIRE_GPU(gpu);
     const Dispatch dispatch(options(test_db(gpu->device).path));
