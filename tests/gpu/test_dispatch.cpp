@@ -609,8 +609,8 @@ int scaled_wrongly(const std::vector<float>& before, const std::vector<float>& a
 }  // namespace
 
 // As BLAS: with K or alpha 0, C = beta * C alone, and A and B are not read (NULL, or full of
-// NaN that must not reach C). Under the ERROR fallback, which would refuse any GEMM of these
-// shapes, with no workspace taken, no plan made and no miss counted.
+// NaN that must not reach C). Under the ERROR fallback, with no workspace taken, no plan made
+// and no miss counted.
 TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
     SGEMM_REQUIRE_GPU(gpu);
     TempDir dir;
@@ -667,11 +667,16 @@ TEST(Dispatch, ACallWithKOrAlphaZeroScalesCAloneAsBlasDoes) {
     EXPECT_EQ(info.streams_used, 0);
     EXPECT_EQ(info.misses_pending, 0) << "there is no product to tune";
 
-    // A NaN alpha with K above 0 is a product (NaN * A * B): under the ERROR fallback, the
-    // GEMM's refusal shows it took that path.
-    EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, nan, operand.data(),
-                                  K, operand.data(), N, 0.5f, c.data(), ldc, gpu->stream.get()),
-              SGEMM_DISPATCH_NO_KERNEL);
+    // A NaN alpha with K above 0 is a product, NaN * A * B: every element of C becomes NaN,
+    // where C scaled alone by beta would stay finite. (The nearest rule serves this shape.)
+    c.upload(c_rows(M, N, ldc));
+    dispatch.gemm(false, false, M, N, K, nan, operand.data(), K, operand.data(), N, 0.5f, c.data(), ldc,
+                  gpu->stream.get());
+    gpu->stream.synchronize();
+    const std::vector<float> product = c.download();
+    int finite = 0;
+    for (std::size_t i = 0; i < product.size(); ++i) finite += static_cast<int>(i % ldc) < N && !std::isnan(product[i]);
+    EXPECT_EQ(finite, 0) << "a NaN alpha scaled C alone";
 
     // query and explain, which take no alpha, say so for K = 0; so does prepare (whose loading
     // of the kernel PrepareOfKZeroLoadsTheKernelThatScalesC checks).
