@@ -178,6 +178,7 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_not_utf8.json", {":1:", "bytes that are not UTF-8"}},
         // A multimodal config whose text_config leaves sizes to Hugging Face's defaults (Gemma-3 4B's).
         {"bad_text_config_left_to_defaults.json", {"text_config: field 'num_attention_heads' is missing", "does not guess"}},
+        {"bad_text_config_duplicate_key.json", {"text_config: field 'hidden_size' is given twice", "text_config"}},
         // Its KV heads, head_dim and window too: Gemma-3's text model has 4 KV heads of 256 and a
         // window of 4096 by default, which the rules for a whole config.json would take for 8
         // heads of hidden_size / heads = 320 and no window.

@@ -65,16 +65,18 @@ JsonFields JsonFields::load(const std::string& path) {
     }
     if (document.kind != JsonValue::Kind::Object)
         throw Error(shown + ": expected a JSON object ({...}) of fields, found " + json_kind_name(document.kind));
-    // A field given twice is ambiguous to a reader (Python takes the last); nested objects
-    // the tools never read may repeat keys as they like.
-    std::set<std::string> seen;
-    for (const std::string& key : document.keys)
-        if (!seen.insert(key).second) throw Error(shown + ": field '" + printable(key) + "' is given twice");
     return JsonFields(std::move(document), name);
 }
 
 JsonFields::JsonFields(JsonValue object, std::string source, std::string missing_hint)
-    : object_(std::move(object)), source_(std::move(source)), missing_hint_(std::move(missing_hint)) {}
+    : object_(std::move(object)), source_(std::move(source)), missing_hint_(std::move(missing_hint)) {
+    // A field given twice is ambiguous to a reader (Python takes the last), in the file's
+    // object and in one read as fields (a text_config); nested objects the tools never read
+    // may repeat keys as they like.
+    std::set<std::string> seen;
+    for (const std::string& key : object_.keys)
+        if (!seen.insert(key).second) throw Error(printable(source_) + ": field '" + printable(key) + "' is given twice");
+}
 
 void JsonFields::refuse_fields_other_than(const std::vector<std::string>& known) const {
     for (const std::string& key : object_.keys) {

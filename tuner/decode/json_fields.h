@@ -17,7 +17,8 @@ public:
     // must hold one JSON object; a missing file, a folder or device, malformed JSON (a key
     // twice in one object included) or another value is an Error naming the file.
     static JsonFields load(const std::string& path);
-    // `missing_hint`, when given, ends the message of a field that is missing.
+    // `missing_hint`, when given, ends the message of a field that is missing. A key twice in
+    // `object` is an Error naming `source`.
     JsonFields(JsonValue object, std::string source, std::string missing_hint = "");
 
     const std::string& source() const { return source_; }
