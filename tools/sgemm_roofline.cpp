@@ -60,8 +60,11 @@ Json step_json(const StepRoofline& s, const GpuSpec& gpu) {
 }
 
 void print_step(const StepRoofline& s, const GpuSpec& gpu) {
-    std::printf("\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n", s.batch,
-                s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
+    // One decimal, as the ridge; below 1 token/s (a context of billions) in significant
+    // digits, where %.1f printed 0.0.
+    std::printf(s.tokens_per_s >= 1 ? "\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n"
+                                    : "\nbatch %ld: %.3f ms per step, %.3g tokens/s, %s-bound (%.2f FLOP/B over the step)\n",
+                s.batch, s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
     if (!s.fits(gpu))
         std::printf("  does not fit: the GEMMs' weights and the KV caches take %.1f GiB, more than the %s's %.4g GiB; "
                     "the step is counted as if it could run\n",
@@ -90,12 +93,16 @@ Limit limit_for(const DecodeSetup& setup) {
 
 std::string limit_text(const Limit& l, const GpuSpec& gpu) {
     const BatchLimit& limit = l.batch;
-    char text[384];
-    if (limit.batch && !l.step->fits(gpu))
-        std::snprintf(text, sizeof text, "from batch %ld, which does not fit: the GEMMs' weights and the KV caches take %.1f GiB, "
-                      "more than the %s's %.4g GiB", *limit.batch, l.step->resident_gib(),
-                      printable(gpu.name).c_str(), gpu.memory_gib);
-    else if (limit.batch)
+    // Numbers are formatted into `text`; the GPU's name, which may be of any length, is not.
+    char text[160];
+    if (limit.batch && !l.step->fits(gpu)) {
+        std::snprintf(text, sizeof text, "from batch %ld, which does not fit: the GEMMs' weights and the KV caches take %.1f GiB",
+                      *limit.batch, l.step->resident_gib());
+        char memory[48];
+        std::snprintf(memory, sizeof memory, "'s %.4g GiB", gpu.memory_gib);
+        return std::string(text) + ", more than the " + printable(gpu.name) + memory;
+    }
+    if (limit.batch)
         std::snprintf(text, sizeof text, "from batch %ld", *limit.batch);
     else
         std::snprintf(text, sizeof text,
@@ -185,9 +192,12 @@ void print_report(const Report& report) {
     // significant digits, where %.1f printed 0.0.
     char ridge[32];
     std::snprintf(ridge, sizeof ridge, report.ridge() >= 1 ? "%.1f" : "%.3g", report.ridge());
-    std::printf("%s on %s: %s weights, context %ld; ridge %s FLOP/B (%.4g TFLOPS / %.4g TB/s)\n",
+    std::printf("%s on %s: %s weights, context %ld; ridge %s FLOP/B (%s / %.4g TB/s)\n",
                 printable(setup.model.name).c_str(), printable(setup.gpu.name).c_str(), to_string(setup.weights).c_str(),
-                setup.context, ridge, setup.gpu.peak_flops(setup.weights) / 1e12, setup.gpu.bandwidth_tbs);
+                setup.context, ridge, peak_text(setup.gpu, setup.weights).c_str(), setup.gpu.bandwidth_tbs);
+    // The built-in GPUs' figures are of different kinds (the H200's bandwidth is measured, the
+    // others' are datasheet values): say which these are.
+    if (!setup.gpu.source.empty()) std::printf("GPU figures: %s\n", printable(setup.gpu.source).c_str());
     std::printf("Assumptions:\n");
     for (const std::string& a : report.assumptions) std::printf("  - %s\n", a.c_str());
     for (const StepRoofline& step : report.steps) print_step(step, setup.gpu);

@@ -64,6 +64,22 @@ printf '{"name": "x", "fp32_tflops": 2000, "bandwidth_tbs": 1.5}' > "$tmp/high_r
 grep -qF "ridge 1333.3 FLOP/B" <<<"$("$roofline" gpt2 --gpu "$tmp/high_ridge.json")" || fail "a ridge above 1000"
 printf '{"name": "x", "fp32_tflops": 0.01, "bandwidth_tbs": 50}' > "$tmp/low_ridge.json"
 grep -qF "ridge 0.0002 FLOP/B" <<<"$("$roofline" gpt2 --gpu "$tmp/low_ridge.json")" || fail "a ridge below 1"
+# int8 peaks are in TOPS, to five digits (1978.9 printed as 1979 TFLOPS); the built-in GPU's
+# figures say where they come from (the H200's bandwidth is measured, the H100's from its datasheet).
+out=$("$roofline" llama-3-8b --gpu 'H100 SXM' --dtype int8 --batch 1) || fail "--dtype int8: $out"
+grep -qF "(1978.9 TOPS / 3.35 TB/s)" <<<"$out" && grep -qF "GEMMs at the int8 peak (1978.9 TOPS)" <<<"$out" ||
+  fail "int8 peaks: $out"
+grep -qxF "GPU figures: NVIDIA H100 datasheet, SXM5" <<<"$out" || fail "the H100's figures' source: $out"
+grep -qF "GPU figures: fp32 FFMA peak (1980 MHz), device-copy bandwidth and memory measured" <<<"$("$roofline" gpt2)" ||
+  fail "the H200's figures' source"
+# Below 1 token/s in significant digits (%.1f printed 0.0).
+out=$("$roofline" llama-3-8b --context 2147483647 --batch 1) || fail "--context 2147483647: $out"
+grep -qE "ms per step, 0\.00[0-9]+ tokens/s" <<<"$out" || fail "tokens/s below 1: $out"
+# A long GPU name does not cut the compute-bound sentence short.
+printf '{"name": "%s", "fp32_tflops": 66.9, "bandwidth_tbs": 4.29, "memory_gib": 16}' "$(printf 'G%.0s' {1..400})" > "$tmp/long_name.json"
+out=$("$roofline" llama-3-8b --gpu "$tmp/long_name.json") || fail "a long GPU name: $out"
+grep -qE "^Compute-bound at context 4096: from batch [0-9]+, which does not fit: .* more than the G{400}'s 16 GiB\.$" <<<"$out" ||
+  fail "a long GPU name's compute-bound line: $(grep Compute-bound <<<"$out")"
 # An H200's fp16 peak given in GFLOPS made the ridge 1000 times too high.
 printf '{"name": "x", "fp32_tflops": 66.9, "fp16_tflops": 989000, "bandwidth_tbs": 4.8}' > "$tmp/gflops.json"
 expect_user_error "field 'fp16_tflops' must be between 0.001 and 100000 TFLOPS, got 989000" "$roofline" gpt2 --gpu "$tmp/gflops.json"

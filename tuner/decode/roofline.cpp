@@ -163,17 +163,23 @@ BatchLimit compute_bound_batch(const DecodeSetup& setup) {
     return limit;
 }
 
+std::string peak_text(const GpuSpec& gpu, Precision precision) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.5g %s", gpu.peak_flops(precision) / 1e12,
+                  precision == Precision::int8 ? "TOPS" : "TFLOPS");
+    return text;
+}
+
 std::vector<std::string> roofline_assumptions(const DecodeSetup& setup) {
     const Precision act = activation_precision(setup.weights);
-    const auto tflops = [](double flops) { return number(flops / 1e12); };
     const long group = setup.model.num_attention_heads / setup.model.num_key_value_heads;
     std::vector<std::string> out = {
         "weights in " + to_string(setup.weights) + " (" + number(bytes_per_element(setup.weights)) +
             " B each), read from DRAM once per step whatever the batch",
         "activations and the KV cache in " + to_string(act) + "; each GEMM reads its input and writes its output once",
-        "GEMMs at the " + to_string(setup.weights) + " peak (" + tflops(setup.gpu.peak_flops(setup.weights)) +
-            " TFLOPS), attention at the " + to_string(act) + " peak (" + tflops(setup.gpu.peak_flops(act)) +
-            " TFLOPS), memory at " + number(setup.gpu.bandwidth_tbs) + " TB/s",
+        "GEMMs at the " + to_string(setup.weights) + " peak (" + peak_text(setup.gpu, setup.weights) +
+            "), attention at the " + to_string(act) + " peak (" + peak_text(setup.gpu, act) + "), memory at " +
+            number(setup.gpu.bandwidth_tbs) + " TB/s",
         "attention is fused: scores stay on chip; each sequence reads its own K and V cache once per layer" +
             (group == 1 ? std::string(", each KV head for one query head")
                         : ", shared by the " + std::to_string(group) + " query heads of each KV head"),

@@ -86,4 +86,8 @@ BatchLimit compute_bound_batch(const DecodeSetup& setup);
 // The model's assumptions, in sentences, for the tools to print.
 std::vector<std::string> roofline_assumptions(const DecodeSetup& setup);
 
+// "66.9 TFLOPS", or "1978.9 TOPS" for int8: `gpu`'s peak for math in `precision`, to five
+// significant digits (four would print the H100's int8 1978.9 as 1979).
+std::string peak_text(const GpuSpec& gpu, Precision precision);
+
 }  // namespace sgemm
