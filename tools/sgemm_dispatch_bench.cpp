@@ -31,6 +31,7 @@
 #include "tools/cli_database_path.h"
 #include "tools/cli_parse.h"
 #include "tuner/gemm_problem.h"
+#include "tuner/timing.h"
 
 namespace po = boost::program_options;
 using namespace sgemm;
@@ -39,10 +40,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
+// --calls' and --rounds' ceiling, as sgemm-bench's --iters: a count near INT_MAX would run for
+// days, and a batch of millions of calls fills the launch queue, so that the host's time per
+// call becomes the device's and says nothing of dispatch's overhead.
+constexpr int kMostCalls = 100000;
+constexpr int kMostRounds = 100000;
 
 // Host microseconds per call of `call`, over `calls` calls; the stream is drained before and
 // after, outside the timing.
@@ -101,8 +103,10 @@ int main(int argc, char** argv) {
         ("trans", po::value<std::string>()->default_value("NN"),
          "how A and B are stored: NN, NT, TN or TT (A as K x M with T first, B as N x K with T second; NT is "
          "x * W^T with the weights kept out x in)")
-        ("calls", po::value<int>()->default_value(200), "calls per timed batch")
-        ("rounds", po::value<int>()->default_value(31), "timed batches; the median is reported")
+        ("calls", po::value<int>()->default_value(200), ("calls per timed batch, at most " + std::to_string(kMostCalls)).c_str())
+        ("rounds", po::value<int>()->default_value(31),
+         ("timed batches, at most " + std::to_string(kMostRounds) + "; the median is reported (of an even count, "
+          "the mean of the middle two)").c_str())
         ("without-database", "a missing database is no error: every call takes the fallback (dispatch's overhead "
          "before anything is tuned; the library's options.without_database). So is one that cannot be read "
          "(a folder, a damaged, foreign or newer file), or no default path: check --db's spelling")
@@ -135,6 +139,9 @@ int main(int argc, char** argv) {
         for (const auto& [option, value] : {std::pair<const char*, int>{"m", M}, {"n", N}, {"k", K}, {"calls", calls},
                                              {"rounds", rounds}})
             if (value < 1) throw po::error(std::string("--") + option + " must be at least 1, not " + std::to_string(value));
+        if (calls > kMostCalls) throw po::error("--calls must be at most " + std::to_string(kMostCalls) + ", not " + std::to_string(calls));
+        if (rounds > kMostRounds)
+            throw po::error("--rounds must be at most " + std::to_string(kMostRounds) + ", not " + std::to_string(rounds));
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             if (!db_path.empty())  // read when it exists, --without-database or not; first, for its message
@@ -229,8 +236,8 @@ int main(int argc, char** argv) {
             dev_dispatch.push_back(device_us_per_call(with_dispatch, calls, stream));
             dev_cublas.push_back(device_us_per_call(cublas_alone, calls, stream));
         }
-        const double hb = median(host_bare), hd = median(host_dispatch);
-        const double dd = median(dev_dispatch), dc = median(dev_cublas);
+        const double hb = median_of(host_bare), hd = median_of(host_dispatch);
+        const double dd = median_of(dev_dispatch), dc = median_of(dev_cublas);
         const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
 
         std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),

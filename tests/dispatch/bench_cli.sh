@@ -67,6 +67,11 @@ grep -q -- "with this tool, that option is --without-database" <<<"$err" || fail
 grep -q -- "--without-database" <<<"$out" || fail "--help does not document --without-database"
 err=$("$bench" --db "$tmp/x.db" --calls 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--calls must be at least 1, not 0" <<<"$err" || fail "--calls 0: $rc $err"
+# As sgemm-bench's --iters, the counts have a ceiling (a batch of millions fills the launch queue).
+err=$("$bench" --db "$tmp/x.db" --calls 100001 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--calls must be at most 100000, not 100001" <<<"$err" || fail "--calls 100001: $rc $err"
+err=$("$bench" --db "$tmp/x.db" --rounds 100001 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--rounds must be at most 100000, not 100001" <<<"$err" || fail "--rounds 100001: $rc $err"
 "$make_sample_db" "$tmp/sample.db" ours || fail "make_sample_db failed"
 
 # With --without-database, no default path either (no SGEMM_DB, XDG_DATA_HOME or HOME, and a user
@@ -99,6 +104,16 @@ if gpu_present; then
     grep -q "^measure  *dispatch  *baseline  *difference  *target$" <<<"$out" && grep -q "at most +1 us$" <<<"$out" &&
       grep -q "^create, CUDA context included  *[0-9.]* ms" <<<"$out" || fail "the bench's table, --trans $layout: $out"
   done
+  # --json, with an even count of rounds: the overhead is the two medians' difference.
+  "$bench" --db "$tmp/sample.db" --rounds 2 --calls 1 --json "$tmp/bench.json" >/dev/null 2>&1 || fail "--rounds 2 --json exited $?"
+  python3 - "$tmp/bench.json" <<'PY' || fail "the bench's JSON: $(cat "$tmp/bench.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rounds"] == 2 and d["calls_per_batch"] == 1, d
+h = d["host_us_per_call"]
+assert h["dispatch"] > 0 and h["bare"] > 0 and abs(d["overhead_us"] - (h["dispatch"] - h["bare"])) < 1e-9, d
+assert d["back_to_back_us_per_call"]["dispatch"] > 0 and d["back_to_back_us_per_call"]["cublas"] > 0, d
+PY
   # A shape past the GPU's memory (A alone is 149 GiB) exits 2, naming the shape.
   err=$("$bench" --db "$tmp/sample.db" --m 200000 --n 200000 --k 200000 --rounds 1 --calls 1 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && grep -q "^sgemm-dispatch-bench: the operands of 200000x200000x200000 NN, their reference and its bound: .*memory" <<<"$err" ||
