@@ -253,7 +253,10 @@ Json bench_shape(const Shape& shape, const ShapeKey& layout, const LeadingDims& 
         entry.set("size", shape.n);
     else
         entry.set("size", shape.label());
-    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("trans", layout.transposes()).set("iters", plan.iters);
+    entry.set("m", shape.m).set("n", shape.n).set("k", shape.k).set("trans", layout.transposes());
+    // The plan as asked for, so that a result file says how it was made: "iters" is --iters,
+    // and each result's "runs" what the budget let run.
+    entry.set("iters", plan.iters).set("warmup", plan.warmup).set("max_seconds", plan.max_seconds);
     entry.set("lda", args.lda).set("ldb", args.ldb).set("ldc", args.ldc);
     if (cublas_one_row_ms) entry.set("cublas_m1_ms", *cublas_one_row_ms);
     entry.set("results", results);

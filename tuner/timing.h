@@ -47,9 +47,11 @@ TimingStats time_runs(const std::function<void(cudaStream_t)>& launch, const Tim
                       CacheFlusher& flusher, cudaStream_t stream);
 
 // Times each of `launches` per the plan, in alternation: every warm-up and timed round runs
-// each launch once, in order, so that drift in clocks or temperature during the timing reaches
-// all of them alike (a kernel and cuBLAS compared near parity). The plan's budget covers whole
-// rounds, and each launch gets the same number of runs. One TimingStats per launch, in order.
+// each launch once, so that drift in clocks or temperature during the timing reaches all of
+// them alike (a kernel and cuBLAS compared near parity), and each round starts at the next
+// launch in turn, so that none always runs first. The plan's budget covers whole rounds,
+// their cache flushes included, and each launch gets the same number of runs. One
+// TimingStats per launch, in the order given.
 // `launches` must not be empty, nor plan.iters under 1 (the CLIs refuse such counts).
 std::vector<TimingStats> time_in_alternation(const std::vector<std::function<void(cudaStream_t)>>& launches,
                                              const TimingPlan& plan, CacheFlusher& flusher, cudaStream_t stream);

@@ -221,9 +221,23 @@ assert all(r["valid"] and r["median_ms"] > 0 for r in d["results"]), d["results"
 assert all(r["cublas_ms"] > 0 and abs(r["pct_cublas"] - 100 * r["cublas_ms"] / r["median_ms"]) < 1e-6 * r["pct_cublas"]
            for r in d["results"]), d["results"]
 assert d["results"][0]["cublas_ms"] == d["results"][0]["median_ms"], d["results"][0]
+# TFLOPS are 2 M N K over the median; the plan is recorded as asked, each row's runs as made.
+assert all(abs(r["tflops"] - 2 * 65**3 / (r["median_ms"] * 1e9)) < 1e-6 * r["tflops"] for r in d["results"]), d["results"]
+assert (d["iters"], d["warmup"], d["max_seconds"]) == (2, 3, 10), d
+assert all(r["runs"] == 2 for r in d["results"]), d["results"]
 PY
   [ "$(head -c 4 "$dir/cubins/naive_32_8.cubin" | od -An -c | tr -d ' ')" = '177ELF' ] &&
     [ -s "$dir/cubins/smem_32.log" ] || fail "--save-cubins wrote: $(ls "$dir/cubins")"
+fi
+# On a GPU, --max-seconds holds with the cache flushes counted: a row of microsecond kernels
+# whose budget counted their launches alone ran some 16 s for two rows of half a second.
+if gpu_present; then
+  start=$(date +%s.%N)
+  "$bench" --size 64 --kernels naive --iters 100000 --warmup 3 --max-seconds 0.5 --json "$dir/budget.json" >/dev/null 2>&1 ||
+    fail "--max-seconds 0.5 on a GPU exited $?"
+  seconds=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(date +%s.%N)")
+  python3 -c "import sys; sys.exit(float(sys.argv[1]) >= 8)" "$seconds" ||
+    fail "two rows of --max-seconds 0.5 took $seconds s: $(cat "$dir/budget.json")"
 fi
 # On a GPU, a wrong result: the test build spoils each kernel's first element after its run.
 # Each kernel's row says WRONG RESULT, stderr says which failed validation, the JSON marks it
