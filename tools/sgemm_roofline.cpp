@@ -94,7 +94,7 @@ Limit limit_for(const DecodeSetup& setup) {
 std::string limit_text(const Limit& l, const GpuSpec& gpu) {
     const BatchLimit& limit = l.batch;
     // Numbers are formatted into `text`; the GPU's name, which may be of any length, is not.
-    char text[160];
+    char text[384];
     if (limit.batch && !l.step->fits(gpu)) {
         std::snprintf(text, sizeof text, "from batch %ld, which does not fit: the GEMMs' weights and the KV caches take %.1f GiB",
                       *limit.batch, l.step->resident_gib());

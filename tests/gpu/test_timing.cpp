@@ -128,8 +128,7 @@ TEST(TimeRuns, TheBudgetCountsTheCacheFlushes) {
 // Launches timed in alternation run in turn, each round every one once, each round starting
 // at the next launch, and each gets its own median: a 20 ms launch and an empty one keep
 // their times apart. The budget counts whole rounds: a 20 ms round leaves 70 ms of a 90 ms
-// budget after the warm-up round, room for 3 rounds, in either order (counted by the first
-// launch alone, the empty one first would get all 50).
+// budget after the warm-up round, room for 3 rounds, in either order.
 TEST(TimeInAlternation, RunsTheLaunchesInTurnAndTimesEachApart) {
     SGEMM_REQUIRE_GPU(gpu);
     CacheFlusher flusher(gpu->device);
