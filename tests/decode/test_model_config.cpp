@@ -300,6 +300,7 @@ TEST(ModelConfig, SlidingWindowsFollowEachConfigsRule) {
         {"window_every_other_layer.json", 4096, 4},     // Gemma-2: layers 0, 2, 4, 6 of 7
         {"window_pattern_6.json", 512, 22},             // Gemma-3: every 6th of 26 layers sees all
         {"window_layer_types.json", 1024, 3},           // as listed
+        {"window_llama_without_layer_types.json", 0, 0},  // Llama uses a window only as listed
         {"window_qwen_default_off.json", 0, 0},         // Qwen2: use_sliding_window defaults to false
         {"window_qwen_default_from_28.json", 4096, 4},  // and max_window_layers to 28
         {"window_qwen_from_layer_0.json", 4096, 32},    // 0: every layer

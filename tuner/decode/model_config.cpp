@@ -215,6 +215,10 @@ std::optional<long> sliding_layers_listed(const JsonFields& json, long layers) {
 // Face transformers reads it, defaults included.
 long sliding_window_layers(const JsonFields& json, const std::string& model_type, long layers) {
     if (const auto listed = sliding_layers_listed(json, layers)) return *listed;
+    // Llama's attention has no window of its own in Hugging Face (nor in vLLM, which takes
+    // one only from layer_types): a sliding_window beside it, as some fine-tunes write, is not
+    // used.
+    if (model_type == "llama") return 0;
     // Qwen2 and Qwen3 write a window that is off unless use_sliding_window is true (their
     // default is false), and then only for layers from max_window_layers on (default 28).
     const bool qwen = model_type.rfind("qwen", 0) == 0;
