@@ -80,8 +80,14 @@ inline std::string printable(const std::string& text) {
 
 // `value`, a thing typed or read from a file, as a message quotes it: in single quotes and
 // printable, so a newline in it shows as \x0a and cannot start a line of its own in a message
-// that the tools print line by line (printable_lines).
-inline std::string single_quoted(const std::string& value) { return "'" + printable(value) + "'"; }
+// that the tools print line by line (printable_lines). A value past kQuotedBytes (a CSV field
+// of megabytes) is cut there, whole UTF-8 characters kept, and its length given: twenty bad
+// rows of such fields made sixty megabytes of messages.
+constexpr std::size_t kQuotedBytes = 200;
+inline std::string single_quoted(const std::string& value) {
+    if (value.size() <= kQuotedBytes) return "'" + printable(value) + "'";
+    return "'" + printable(utf8_prefix(value, kQuotedBytes)) + "...' (" + std::to_string(value.size()) + " bytes)";
+}
 
 // printable, line by line: a message of several lines keeps its line breaks.
 inline std::string printable_lines(const std::string& text) {

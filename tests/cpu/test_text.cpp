@@ -27,6 +27,16 @@ TEST(SingleQuoted, QuotesAValueSoItsLineBreaksCannotSplitAMessage) {
     EXPECT_EQ(single_quoted("caf\xc3\xa9"), "'caf\xc3\xa9'");
 }
 
+TEST(SingleQuoted, CutsALongValueAtAWholeCharacterAndGivesItsLength) {
+    const std::string exactly(kQuotedBytes, 'a');
+    EXPECT_EQ(single_quoted(exactly), "'" + exactly + "'");
+    EXPECT_EQ(single_quoted(std::string(5000000, 'a')), "'" + exactly + "...' (5000000 bytes)");
+    // A two-byte character across the cut is left out whole.
+    const std::string accents = std::string(kQuotedBytes - 1, 'a') + "\xc3\xa9\xc3\xa9";
+    EXPECT_EQ(single_quoted(accents), "'" + std::string(kQuotedBytes - 1, 'a') + "...' (" +
+                                          std::to_string(accents.size()) + " bytes)");
+}
+
 // Invisible format characters that reorder or hide text are escaped like control characters:
 // U+202E (right-to-left override), U+2066 (an isolate), U+200B (zero-width space), U+FEFF
 // (byte order mark), U+061C (Arabic letter mark). Visible neighbours stay.
