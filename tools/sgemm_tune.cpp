@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <iterator>
@@ -633,20 +634,20 @@ int main(int argc, char** argv) {
          "llama-3-8b | sgemm-tune --shapes -)")
         ("from-misses", "tune the shape keys libsgemm_dispatch recorded without an exact winner on this GPU "
          "(the database's misses, most frequent first) instead of a CSV; each on operands of the alignment class "
-         "its calls had (padded or offset rows), where a CSV's shapes are tuned on tightly packed operands")
+         "its calls had (padded or offset rows), as a CSV row's align column asks (tightly packed where it is empty)")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("strategy", po::value<std::string>()->default_value("model"),
          "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners, then walk "
          "downhill from the 3 fastest by one-step moves and time every split count of the 3 fastest tiles; "
          "exhaustive: every pruned candidate; random: --budget candidates")
-        ("top-k", po::value<int>()->default_value(SearchPlan{}.top_k), "candidates the model strategy times per shape")
+        ("top-k", po::value<int>()->default_value(SearchPlan{}.top_k), "candidates the model strategy times per shape (1 or more)")
         ("budget", po::value<int>()->default_value(SearchPlan{}.random_budget),
-         "candidates the random strategy times per shape")
+         "candidates the random strategy times per shape (1 or more)")
         ("seed", po::value<long long>()->default_value(1), "seed of the random strategy (0 or more)")
         ("max-candidates", po::value<int>()->default_value(0),
          "cap on the candidates timed per shape, any strategy, the model strategy's walks included (0: none)")
         ("budget-s", po::value<double>()->default_value(0), "wall-time cap per shape in seconds, compiling included; a shape that spends it "
-         "before any candidate runs gets no winner, and the next run tunes it again (0: none)")
+         "before any candidate runs gets no winner, and the next run tunes it again (0: none; else a finite number above 0)")
         ("families", po::value<std::string>(),
          "comma-separated kernel families to search (default: all but the teaching rungs naive, smem, blocktile)")
         ("retune", "tune shapes that already have a winner for this device (without it, a run that searches in "
@@ -664,12 +665,12 @@ int main(int argc, char** argv) {
          "repeats bit for bit, and a shape whose winner adds with atomics is tuned again. A dispatch handle "
          "created with options.deterministic runs the fastest kernel without atomics measured instead")
         ("jobs", po::value<int>()->default_value(static_cast<int>(usable_cpus())),
-         "compile threads (default: every CPU this process may run on)")
+         "compile threads, 1 or more (default: every CPU this process may run on)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing; stops on a row "
                     "too large for the GPU it plans for, as the tune would")
         ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch or the newest below it: "
          "sm_90 and up an H200, sm_86 to sm_89 an RTX 3090, sm_80 an A100-80GB, sm_75 a T4")
-        ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
+        ("device", po::value<int>()->default_value(0), "CUDA device ordinal (0 or more)")
         ("json", po::value<std::string>(), "also write the final table as JSON to this file");
 
     ShapesFile shapes;
@@ -710,6 +711,10 @@ int main(int argc, char** argv) {
                 throw po::error(std::string("--") + option + " must be at least " + std::to_string(least) + ", not " +
                                 given);
             }
+        // An infinite cap stops nothing, yet marks the run as not in full (which keeps narrowed
+        // winners from being tuned again): 0 is the way to say none.
+        if (!std::isfinite(options.budget_seconds))
+            throw po::error("--budget-s must be a finite number of seconds (0 for no cap), not inf");
         if (vm.count("families")) {
             options.families = option_value([&] {
                 std::vector<std::string> names = parse_name_list(lower_case(vm["families"].as<std::string>()), "families");

@@ -86,6 +86,16 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 
     CsvRecord header = records.front();
     drop_trailing_comma(header, 0);
+    if (std::all_of(header.fields.begin(), header.fields.end(),
+                    [](const std::string& f) { return parse_whole_number(trim(f)).has_value(); }))
+        fail(file, header.line, "holds numbers, not column names: the file needs a header line first, such as M,N,K");
+    // A later line the same as the header (any case, white space around its fields) is no
+    // shape: two files joined (one model's rows and another's) repeat it, and it is passed over.
+    const auto repeats_the_header = [&](const CsvRecord& rec) {
+        return rec.fields.size() == header.fields.size() &&
+               std::equal(rec.fields.begin(), rec.fields.end(), header.fields.begin(),
+                          [](const std::string& a, const std::string& b) { return lower_case(trim(a)) == lower_case(trim(b)); });
+    };
     std::map<std::string, std::size_t> at;  // column name -> field index
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         // Any case (m,n,k too), named as the columns' own spelling from here on.
@@ -110,6 +120,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     for (std::size_t r = 1; r < records.size(); ++r) try {
         CsvRecord rec = records[r];
         drop_trailing_comma(rec, header.fields.size());
+        if (repeats_the_header(rec)) continue;
         if (rec.fields.size() != header.fields.size()) {
             // White space may stand around a field, but a quote opens one only as its first
             // character: ` "a,b"` is split at its comma, a likely cause worth naming.

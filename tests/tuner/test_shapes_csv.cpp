@@ -417,3 +417,30 @@ TEST(ShapesCsv, MissesTooLargeAreLeftOutAndNamedWithoutALine) {
 }
 
 }  // namespace
+
+// Two files joined (one model's rows, then another's) repeat the header, in any case: that
+// line is no shape and is passed over, and the rows of both are read.
+TEST(ShapesCsv, AHeaderRepeatedByJoinedFilesIsPassedOver) {
+    const ShapesFile f = parse("M,N,K,name\n1,4096,4096,o\n m , n ,k,NAME\n8,4096,4096,o\n");
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].key.M, 1);
+    EXPECT_EQ(f.rows[1].key.M, 8);
+    EXPECT_EQ(f.rows[1].line, 4);
+    // Only the whole header: a row that names a column where a size belongs is still refused.
+    EXPECT_NE(error_of("M,N,K\n1,2,3\nM,N,4\n").find("shapes.csv:3: M 'M' is not a whole number"), std::string::npos);
+}
+
+// A file without its header line: its first row would be read as column names ("unknown
+// column '8'"); the message says what is missing instead.
+TEST(ShapesCsv, AFileWithoutItsHeaderSaysSo) {
+    EXPECT_NE(error_of("8,4096,4096\n32,4096,4096\n").find("shapes.csv:1: holds numbers, not column names"),
+              std::string::npos)
+        << error_of("8,4096,4096\n");
+}
+
+// A field of megabytes is quoted cut short, with its length, not whole in the message.
+TEST(ShapesCsv, AHugeBadFieldIsQuotedCutShort) {
+    const std::string message = error_of("M,N,K\n1,2," + std::string(5000000, 'a') + "\n");
+    EXPECT_LT(message.size(), 400u);
+    EXPECT_NE(message.find("(5000000 bytes) is not a whole number"), std::string::npos) << message;
+}

@@ -239,6 +239,10 @@ err=$("$tune" --shapes "$dir/small.csv" --dry-run --families ,, 2>&1 >/dev/null)
 grep -q -- "--families names nothing" <<<"$err" || fail "empty --families message: $err"
 err=$("$tune" --shapes "$dir/small.csv" --budget-s nan 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--budget-s must be at least 0, not nan" <<<"$err" || fail "--budget-s nan: $rc $err"
+# An infinite cap stops nothing but would mark the run narrowed: 0 says none.
+err=$("$tune" --shapes "$dir/small.csv" --budget-s inf 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--budget-s must be a finite number of seconds (0 for no cap), not inf" <<<"$err" ||
+  fail "--budget-s inf: $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --jobs 0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--jobs must be at least 1, not 0" <<<"$err" || fail "--jobs 0: $rc $err"
 err=$("$tune" --shapes "" 2>&1 >/dev/null); rc=$?
