@@ -74,17 +74,21 @@ std::vector<TimingStats> time_in_alternation(const std::vector<std::function<voi
                                              const TimingPlan& plan, CacheFlusher& flusher, cudaStream_t stream) {
     // The warm-up rounds spend the budget too, so a large warm-up count on a slow kernel cannot
     // run for hours: they stop once they have used it (one round at least, since the last
-    // round's time judges how many timed rounds fit the rest).
-    // A round's cost is all it puts on the stream, the flushes included: for a kernel of
-    // microseconds, the flush of twice the L2 before each run is most of it, and a budget of
-    // the launches alone let a second's budget run for tens of seconds.
+    // round's time judges how many timed rounds fit the rest). A round's cost is all it puts on
+    // the stream, the flushes included: for a kernel of microseconds the flush of twice the L2
+    // before each run is most of it, and a budget of the launches alone let a second's budget
+    // run for tens of seconds.
     const std::size_t n = launches.size();
     const double budget_ms = plan.max_seconds * 1e3;
     double round_ms = 0.0, warm_ms = 0.0;
     for (int i = 0; i < plan.warmup && (i == 0 || warm_ms < budget_ms); ++i) {
         Event round_start, round_end;
         round_start.record(stream);
-        for (std::size_t j = 0; j < n; ++j) time_one_run(launches[(i + j) % n], flusher, stream);
+        for (std::size_t j = 0; j < n; ++j) {
+            flusher.flush(stream);
+            launches[(i + j) % n](stream);
+        }
+        SGEMM_CUDA_CHECK(cudaGetLastError());
         round_end.record(stream);
         round_ms = round_end.elapsed_since(round_start);
         warm_ms += round_ms;
@@ -99,8 +103,7 @@ std::vector<TimingStats> time_in_alternation(const std::vector<std::function<voi
         rounds = std::min(plan.iters, std::max(3, static_cast<int>(left_ms / std::max(round_ms, 1e-3))));
 
     // All runs are enqueued before any is read back, so host work never gaps the device. Each
-    // round starts at the next launch, so that none always runs first. (The warm-up rounds'
-    // cost holds the host's waits between their runs too: it errs toward fewer rounds.)
+    // round starts at the next launch, so that none always runs first.
     std::vector<Event> starts(rounds * n), stops(rounds * n);
     for (int r = 0; r < rounds; ++r)
         for (std::size_t j = 0; j < n; ++j) {
