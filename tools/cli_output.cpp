@@ -295,6 +295,16 @@ int finish_standard_output(const char* tool, const std::string& what) {
     return 2;
 }
 
+int write_output_file_after_work(const char* tool, const std::string& path, const std::string& text) {
+    try {
+        write_output_file(path, text);
+        return 0;
+    } catch (const OutputError& e) {
+        std::fprintf(stderr, "%s: %s\n", tool, printable_lines(e.what()).c_str());
+        return 2;
+    }
+}
+
 int finish_standard_output_after_work(const char* tool, const std::string& what) {
     errno = 0;
     return finish_standard_output(tool, what);

@@ -52,6 +52,12 @@ struct OutputError : std::runtime_error {
 // be renamed over are written in place. Throws OutputError.
 void write_output_file(const std::string& path, const std::string& text);
 
+// write_output_file for a file written after the work (a benchmark's or a tune's --json):
+// its failure prints "TOOL: cannot write PATH: reason" and returns exit status 2, else 0, so
+// that the tool can rank it below what the work itself found (a wrong result, a signal), as it
+// ranks a failed write to standard output.
+int write_output_file_after_work(const char* tool, const std::string& path, const std::string& text);
+
 // Called first by the tools whose work ends at once (sgemm-db, sgemm-shapes, sgemm-roofline):
 // a write to a pipe whose reader is gone (`| head`) then fails with EPIPE, which
 // finish_standard_output reports with exit status 2, as their help says of output that fails,

@@ -300,7 +300,8 @@ int main(int argc, char** argv) {
         "Families, as --kernels names them, and their parameters in --config's order:\n" +
         family_list() +
         "\nExit status: 0 all results valid, 1 bad arguments, 2 no GPU or another environment error,\n"
-        "3 a kernel computed a wrong result.\n\n"
+        "3 a kernel computed a wrong result, which comes before the 2 of a lost output (standard output or\n"
+        "the --json file).\n\n"
         "Options");
     const std::string iters_help =
         "timed runs per kernel (median reported), at most " + std::to_string(kMostTimedRuns);
@@ -531,14 +532,18 @@ int main(int argc, char** argv) {
                                                json_path + ")";
             std::fprintf(stderr, "sgemm-bench: %s%s\n", printable_lines(failure).c_str(), printable(kept).c_str());
         }
+        int json_written = 0;
         if (!json_path.empty() && !entries.empty()) {
             // One shape: one object. A sweep: an array with one object per size it finished.
             Json sweep = Json::array();
             for (const Json& e : entries) sweep.push(e);
-            write_output_file(json_path, (shapes.size() == 1 ? entries.front() : sweep).dump() + "\n");
+            json_written = write_output_file_after_work("sgemm-bench", json_path,
+                                                        (shapes.size() == 1 ? entries.front() : sweep).dump() + "\n");
         }
         if (!failure.empty()) return 2;  // before a wrong result's 3: the run did not finish
-        return !all_ok ? 3 : written;
+        // A wrong result before output that did not arrive, which says nothing of the kernels.
+        if (!all_ok) return 3;
+        return written != 0 ? written : json_written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());
         return 2;

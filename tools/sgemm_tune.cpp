@@ -557,6 +557,7 @@ int tune(TuneRun& run, const std::string& json_path) {
                      rows.size(), printable(whole.database).c_str(),
                      run.options.retune ? "The shapes not re-tuned keep their earlier winners."
                                         : "The same command goes on from there (shapes with a winner are skipped).");
+    int json_written = 0;
     if (!json_path.empty()) {
         Json fault_list = Json::array();
         for (const std::string& f : faults) fault_list.push(Json(f));
@@ -575,7 +576,7 @@ int tune(TuneRun& run, const std::string& json_path) {
             .set("peak_tflops", model.fp32_flops / 1e12)
             .set("bandwidth_tbs", model.bytes_per_s / 1e12)
             .set("shapes", table_rows);
-        write_output_file(json_path, doc.dump() + "\n");
+        json_written = write_output_file_after_work("sgemm-tune", json_path, doc.dump() + "\n");
     }
     if (!fault_that_ended.empty()) {
         std::fprintf(stderr,
@@ -594,7 +595,9 @@ int tune(TuneRun& run, const std::string& json_path) {
                      count_of(faults.size(), "candidate", "candidates").c_str());
     if (broken.status != 0) return broken.status;
     if (stopped) return end_by_signal(stop_signal);
+    // Output that did not arrive ranks below what the run found: its winners are stored.
     if (written != 0) return written;
+    if (json_written != 0) return json_written;
     return untried_count > 0 ? kSomeShapesUntried : 0;
 }
 
@@ -620,8 +623,9 @@ int main(int argc, char** argv) {
         "faults in one run end it, with exit status 2.\n\n"
         "Exit status: 0 every shape has its winner; 1 bad arguments, a bad shapes file, or a shape (with\n"
         "--from-misses: every miss) too large for the GPU's memory (nothing tuned); 2 no GPU, a database\n"
-        "or GPU problem, ten faults, or standard output lost; 3 --budget-s left some shapes without a winner\n"
-        "(the others are stored; the same command tunes them again); 130 or 143 stopped by a signal.\n\n"
+        "or GPU problem, ten faults, or standard output or the --json file lost; 3 --budget-s left some\n"
+        "shapes without a winner (the others are stored; the same command tunes them again); 130 or 143\n"
+        "stopped by a signal, which comes before a lost output's 2 (the winners are stored either way).\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"

@@ -10,7 +10,8 @@ spoiling="${2:?usage: bench_no_gpu.sh SGEMM_BENCH SGEMM_BENCH_SPOILING}"
 
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
-grep -q "3 a kernel computed a wrong result" <<<"$out" || fail "--help does not give the exit statuses"
+grep -q "3 a kernel computed a wrong result, which comes before the 2 of a lost output" <<<"$out" ||
+  fail "--help does not give the exit statuses"
 # Every family --kernels may name, with its parameters in --config's order (--config's only guide).
 grep -qF "  naive=BLOCK_X,BLOCK_Y (defaults 32,8)" <<<"$out" || fail "--help does not give naive's parameters"
 grep -qE "^  warptile=BM,BN,BK,.*\(defaults " <<<"$out" || fail "--help does not give warptile's parameters"
@@ -260,6 +261,16 @@ assert [(r["kernel"], r["valid"]) for r in d["results"]] == [("cublas", True), (
 # A wrong result names no ratio to cuBLAS.
 assert ["pct_cublas" in r for r in d["results"]] == [True, False, False], d
 PY
+  # A --json file that cannot be written (a full disk: /dev/full) is said, and the wrong
+  # result's 3 still comes first; with right results the lost file's 2 is the status.
+  if [ -w /dev/full ]; then
+    "$spoiling" --size 17 --iters 2 --kernels naive --json /dev/full >/dev/null 2>"$dir/full.err"; rc=$?
+    [ $rc -eq 3 ] && grep -qF "sgemm-bench: cannot write /dev/full: No space left on device" "$dir/full.err" ||
+      fail "a wrong result with a --json that cannot be written: $rc $(cat "$dir/full.err")"
+    "$bench" --size 17 --iters 2 --kernels naive --json /dev/full >/dev/null 2>"$dir/full.err"; rc=$?
+    [ $rc -eq 2 ] && grep -qF "sgemm-bench: cannot write /dev/full: No space left on device" "$dir/full.err" ||
+      fail "a --json that cannot be written: $rc $(cat "$dir/full.err")"
+  fi
 fi
 # A sweep whose last size does not fit the GPU (200000^2 floats, 149 GiB for A alone) ends
 # with exit 2 and the reason, and the size before it is still written to --json.

@@ -20,6 +20,7 @@ done
 # The model strategy's refinement, which times most of its candidates, is described too.
 grep -q "walk" <<<"$out" || fail "--help does not say that the model strategy walks from the fastest"
 grep -q "exit status 130 (143 for" <<<"$out" || fail "--help does not give SIGTERM's exit status"
+grep -q "which comes before a lost output's 2" <<<"$out" || fail "--help does not rank a signal before a lost output"
 # --jobs defaults to the CPUs the process may run on (a container's cpuset), not the machine's.
 if command -v taskset >/dev/null; then
   one=$(taskset -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$tune" --help) || fail "--help on one CPU exited non-zero"
@@ -500,12 +501,14 @@ PY
   # whose Ctrl-C, typed into it through a pipe, signals both of the tune's processes at once,
   # as a person's would: that is one stop, not a second signal. The naive kernel at 4096^3
   # takes a second or more to time, so the signal lands inside that candidate or in the
-  # re-timing after it, both within the last search.)
+  # re-timing after it, both within the last search.) A --json file that cannot be written
+  # (a full disk: /dev/full) is said, and the signal's 130 still comes first.
   if command -v script >/dev/null; then
     printf 'M,N,K\n4096,4096,4096\n' > "$dir/last.csv"
     mkfifo "$dir/keys"
+    full_json=$([ -w /dev/full ] && echo "--json /dev/full")
     set -m
-    SGEMM_DB="$dir/last.db" script -qfec "'$tune' --shapes '$dir/last.csv' --families naive --top-k 1 --max-candidates 1" \
+    SGEMM_DB="$dir/last.db" script -qfec "'$tune' --shapes '$dir/last.csv' --families naive --top-k 1 --max-candidates 1 $full_json" \
       /dev/null <"$dir/keys" >"$dir/tty" 2>&1 &
     session=$!
     exec 7>"$dir/keys"  # held open: the terminal's input does not end
@@ -522,6 +525,8 @@ PY
       fail "Ctrl-C was not told once as a stop: $out"
     grep -q "\[1/1\] M=4096 N=4096 K=4096 .*from 1 candidate, " <<<"$out" || fail "the last search was not whole: $out"
     grep -q "stopped after 1 of 1 shapes" <<<"$out" || fail "no word of the stop: $out"
+    [ -z "$full_json" ] || grep -qF "sgemm-tune: cannot write /dev/full: No space left on device" <<<"$out" ||
+      fail "no word of the --json file that could not be written: $out"
     out=$(SGEMM_DB="$dir/last.db" "$tune" --shapes "$dir/last.csv" --families naive --top-k 1 --max-candidates 1 2>&1) ||
       fail "the tune after the stop failed: $out"
     grep -q "has a winner" <<<"$out" || fail "the shape the stop came in has no winner stored: $out"
