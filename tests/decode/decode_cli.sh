@@ -49,6 +49,11 @@ grep -q "^2147483647,2304,768," <<<"$out" && grep -q "^7,2304,768," <<<"$out" &&
 out=$("$roofline" gpt2 --batch " 1, 8" --json) || fail "sgemm-roofline --batch ' 1, 8' was refused"
 [ "$(python3 -c "import json,sys; print([s['batch'] for s in json.load(sys.stdin)['steps']])" <<<"$out")" = "[1, 8]" ] ||
   fail "sgemm-roofline --batch ' 1, 8' did not give the steps of batches 1 and 8: $out"
+# The peaks are whole FLOP/s, as the datasheet's decimals mean them: 66.9 TFLOPS printed as
+# 66900000000000.01 before.
+out=$("$roofline" gpt2 --gpu H200 --batch 1 --json) || fail "sgemm-roofline --gpu H200 --json failed"
+[ "$(grep -oE '"peak_flops": [^,}]*' <<<"$out" | sort -u)" = '"peak_flops": 66900000000000' ] ||
+  fail "the H200's fp32 peak in --json: $(grep -oE '"peak_flops": [^,}]*' <<<"$out" | sort -u)"
 expect_user_error "one of them" "$shapes" gpt2 --config "$fixtures/gpt2_config.json"
 expect_user_error "field 'hidden_size' is missing" "$shapes" --config "$fixtures/bad_missing_hidden_size.json"
 expect_user_error "does not divide hidden_size" "$roofline" --config "$fixtures/bad_heads_do_not_divide.json"

@@ -44,7 +44,7 @@ std::string squeeze(const std::string& text) {
 double GpuSpec::peak_flops(Precision precision) const {
     const auto need = [&](double tflops, const char* field) {
         if (tflops <= 0) throw Error("GPU '" + printable(name) + "' has no " + to_string(precision) + " peak (" + field + ")");
-        return tflops * 1e12;
+        return per_second(tflops);
     };
     switch (precision) {
         case Precision::fp32: return need(fp32_tflops, "fp32_tflops");

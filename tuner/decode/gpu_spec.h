@@ -2,6 +2,7 @@
 // Built-ins use dense (not sparse) datasheet peaks unless measured here; a JSON file gives
 // any other GPU.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,14 @@ struct GpuSpec {
     std::string source;
 
     // FLOP/s (or OP/s for int8) for math in `precision`; an Error naming the JSON field when
-    // the spec has no such peak (a T4 has no bf16).
+    // the spec has no such peak (a T4 has no bf16). Both figures are whole numbers per second,
+    // as the datasheet's decimals mean them: 66.9 * 1e12 is 66900000000000.01 in doubles,
+    // which --json printed as such.
     double peak_flops(Precision precision) const;
-    double bytes_per_s() const { return bandwidth_tbs * 1e12; }
+    double bytes_per_s() const { return per_second(bandwidth_tbs); }
+
+    // A figure in tera-units as a whole number per second.
+    static double per_second(double tera) { return std::round(tera * 1e12); }
 };
 
 const std::vector<GpuSpec>& builtin_gpus();
