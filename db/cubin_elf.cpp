@@ -1,5 +1,6 @@
 #include "db/cubin_elf.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,13 @@ constexpr int kClass64 = 2, kLittleEndian = 1, kMachineCuda = 190;
 // Where a section header (sh_type, sh_offset, sh_size) and a program header (p_offset,
 // p_filesz) keep the bytes they describe; a NOBITS section (.bss, .nv.shared) has none.
 constexpr std::size_t kSectionType = 4, kSectionOffset = 24, kSectionSize = 32;
+// A symbol table section names its string table in sh_link; each symbol (Elf64_Sym) holds
+// st_name (an offset into that table), st_info (its type in the low four bits) and st_shndx
+// (0 for a symbol the file only refers to).
+constexpr std::size_t kSectionLink = 40, kSectionEntrySize = 56;
+constexpr std::uint64_t kSectionSymbolTable = 2;
+constexpr std::size_t kSymbolInfo = 4, kSymbolSection = 6, kSymbolSize = 24;
+constexpr unsigned kSymbolTypeFunction = 2;
 constexpr std::size_t kSegmentOffset = 8, kSegmentFileSize = 32;
 constexpr std::uint64_t kSectionNoBits = 8;
 // The SM number is in e_flags: bits 8-15 from ELF ABI version 8 on (nvcc 13 writes sm_90 as
@@ -72,6 +80,40 @@ void require_whole(const std::vector<char>& cubin) {
 }
 
 }  // namespace
+
+bool cubin_defines_function(const std::vector<char>& cubin, const std::string& name) {
+    const std::uint64_t headers = little_endian(cubin, kSectionHeadersAt, 8),
+                        entry = little_endian(cubin, kSectionHeaderSize, 2),
+                        count = little_endian(cubin, kSectionHeaderCount, 2);
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::size_t header = headers + i * entry;
+        if (little_endian(cubin, header + kSectionType, 4) != kSectionSymbolTable) continue;
+        const std::uint64_t link = little_endian(cubin, header + kSectionLink, 4);
+        const std::uint64_t symbol_size = little_endian(cubin, header + kSectionEntrySize, 8);
+        if (link >= count || symbol_size < kSymbolSize) continue;
+        const std::size_t strings = headers + link * entry;
+        const std::uint64_t strings_at = little_endian(cubin, strings + kSectionOffset, 8),
+                            strings_size = little_endian(cubin, strings + kSectionSize, 8);
+        const std::uint64_t symbols_at = little_endian(cubin, header + kSectionOffset, 8),
+                            symbols_size = little_endian(cubin, header + kSectionSize, 8);
+        // cubin_sm checked the sections' bytes, but not that a symbol table links to one with any.
+        if (!inside(strings_at, strings_size, cubin.size()) || !inside(symbols_at, symbols_size, cubin.size())) continue;
+        const std::uint64_t symbols = symbols_size / symbol_size;
+        for (std::uint64_t s = 0; s < symbols; ++s) {
+            const std::size_t symbol = symbols_at + s * symbol_size;
+            const std::uint64_t name_at = little_endian(cubin, symbol, 4);
+            if ((static_cast<unsigned char>(cubin[symbol + kSymbolInfo]) & 0xf) != kSymbolTypeFunction ||
+                little_endian(cubin, symbol + kSymbolSection, 2) == 0 || name_at >= strings_size)
+                continue;
+            // The name and its terminating NUL, within the string table.
+            if (name.size() < strings_size - name_at &&
+                std::equal(name.begin(), name.end(), cubin.begin() + strings_at + name_at) &&
+                cubin[strings_at + name_at + name.size()] == '\0')
+                return true;
+        }
+    }
+    return false;
+}
 
 int cubin_sm(const std::vector<char>& cubin) {
     if (cubin.size() < kHeaderSize || std::string(cubin.data(), 4) != "\x7f" "ELF")

@@ -1,6 +1,7 @@
-// Reading a cubin's target architecture from its ELF header on the CPU, so that `sgemm-db
-// verify`, import and merge can check every binary without a GPU.
+// Reading a cubin's target architecture and its kernels' names from its ELF on the CPU, so
+// that `sgemm-db verify`, import and merge can check every binary without a GPU.
 #pragma once
+#include <string>
 #include <vector>
 
 namespace sgemm {
@@ -9,5 +10,11 @@ namespace sgemm {
 // the bytes are not a 64-bit little-endian CUDA ELF, or not a whole one: a header table or
 // a section that reaches past the end of the bytes (a file cut short in a transfer).
 int cubin_sm(const std::vector<char>& cubin);
+
+// Whether the cubin's symbol table defines a function named `name`: the name a load looks the
+// kernel up by, so a binary row whose name is not there fails every handle that loads it.
+// Takes bytes cubin_sm accepted (whole sections); a symbol table or name that reaches past its
+// section counts as no such function.
+bool cubin_defines_function(const std::vector<char>& cubin, const std::string& name);
 
 }  // namespace sgemm

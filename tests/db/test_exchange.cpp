@@ -562,6 +562,16 @@ TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
         EXPECT_NE(std::string(e.what()).find("winners.csv:2: the binary: its cubin is not an ELF"), std::string::npos)
             << e.what();
     }
+    // A kernel name the cubin does not define (edited, or from another binary): the checksum
+    // covers the cubin alone, so the symbol table tells.
+    try {
+        import_text(target, with_field(csv, 1, "lowered_name", "foo"));
+        FAIL() << "imported a binary whose cubin defines no kernel of its name";
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("winners.csv:2: the binary: its cubin defines no kernel named 'foo'"),
+                  std::string::npos)
+            << e.what();
+    }
     // A cubin changed in transit, its ELF whole: its checksum tells.
     std::vector<char> changed = naive_binary().cubin;
     changed[changed.size() / 2] ^= 0x5a;

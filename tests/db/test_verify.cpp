@@ -38,6 +38,15 @@ TEST(CubinElf, RefusesACubinCutShortOrWhoseTablesPointPastItsEnd) {
     }
 }
 
+TEST(CubinElf, FindsAKernelByItsWholeNameInTheSymbolTable) {
+    const Binary naive = naive_binary();
+    EXPECT_TRUE(cubin_defines_function(naive.cubin, naive.lowered_name)) << naive.lowered_name;
+    for (const std::string& other : {std::string("foo"), std::string(""), naive.lowered_name + "x",
+                                     naive.lowered_name.substr(0, naive.lowered_name.size() - 1),
+                                     naive.lowered_name.substr(1)})
+        EXPECT_FALSE(cubin_defines_function(naive.cubin, other)) << "'" << other << "'";
+}
+
 // binary_problem's rules, one at a time: a binary serves a device of its major version at
 // its minor version or above, and must name its kernel.
 TEST(Verify, ABinaryServesItsMajorVersionFromItsMinorUpAndNamesItsKernel) {
@@ -59,6 +68,11 @@ TEST(Verify, ABinaryServesItsMajorVersionFromItsMinorUpAndNamesItsKernel) {
     Binary unnamed = sm90;
     unnamed.lowered_name.clear();
     EXPECT_EQ(binary_problem(unnamed, h200()), "it has no kernel name to look up");
+    // A name its cubin does not define: loading it would fail every handle on the device.
+    Binary misnamed = sm90;
+    misnamed.lowered_name = "foo";
+    EXPECT_EQ(binary_problem(misnamed, h200()),
+              "its cubin defines no kernel named 'foo', the name the row gives to load it by");
 }
 
 TEST(Verify, PassesOnADatabaseTheTestsWrote) {
