@@ -307,10 +307,11 @@ std::vector<std::string> exchange_columns() {
     return names;
 }
 
-std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
-                                        const std::string& device_id, const KernelProblem& kernel_problem) {
+ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
+                             const std::string& device_id, const KernelProblem& kernel_problem) {
     Json rows = Json::array();
-    std::vector<std::string> left_out;
+    ExportSummary summary;
+    std::vector<std::string>& left_out = summary.left_out;
     for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
         if (row.winners > 0 && (device_id.empty() || row.fields.id() == device_id || row.stored_id == device_id))
             left_out.push_back(edited_device_problem(row) + ", left out of the export");
@@ -337,6 +338,7 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
                 left_out.push_back(row.entry.winner.where() + ": " + problem);
                 continue;
             }
+            ++summary.exported;
             if (format == ExchangeFormat::csv) {
                 out << csv_line(fields);
                 continue;
@@ -347,7 +349,7 @@ std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, E
         }
     }
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";
-    return left_out;
+    return summary;
 }
 
 std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {

@@ -22,15 +22,21 @@ ExchangeFormat parse_exchange_format(const std::string& text);
 // The column names, in the order export writes them.
 std::vector<std::string> exchange_columns();
 
-// Writes the winners of `device_id` (of every device when empty) and returns the winners it
-// left out, each with why: one whose binary is missing or damaged (binary_problem, which
+// What export_winners wrote, and the winners it left out, each with why.
+struct ExportSummary {
+    int exported = 0;
+    std::vector<std::string> left_out;
+};
+
+// Writes the winners of `device_id` (of every device when empty) and returns how many, and
+// the winners it left out, each with why: one whose binary is missing or damaged (binary_problem, which
 // verify reports too) would make import refuse the whole file, and would not run anywhere, as
 // would one whose row import refuses (exported_row_problem);
 // the winners of a device row edited by hand (TuningStore::edited_device_rows), one entry a
 // row, would go unseen. `kernel_problem`, when given, is import's judgement of a winner's
 // kernel (a parameter list of the wrong length, say): such a winner is left out too.
-std::vector<std::string> export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
-                                        const std::string& device_id = {}, const KernelProblem& kernel_problem = {});
+ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeFormat format,
+                             const std::string& device_id = {}, const KernelProblem& kernel_problem = {});
 
 // What an import would refuse of the row export writes for `entry` of `device`, its fields
 // read back as import reads them (a value no tune writes, edited in by hand or brought by an

@@ -551,20 +551,28 @@ int cmd_export(Context& ctx) {
     }
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::string device = ctx.device(store);
-    std::vector<std::string> left_out;
+    ExportSummary summary;
+    bool nothing_written = false;
     if (!to_file) {
-        left_out = export_winners(store, std::cout, format, device, kernel_problem);
+        summary = export_winners(store, std::cout, format, device, kernel_problem);
     } else {
         // The whole export first: a database that fails partway leaves an earlier file as it was.
         std::ostringstream out;
-        left_out = export_winners(store, out, format, device, kernel_problem);
-        write_output_file(path, out.str());
+        summary = export_winners(store, out, format, device, kernel_problem);
+        // Nor does an export that left out every winner replace it with an empty one: that
+        // would lose a good earlier export, and import the emptiness elsewhere without a word.
+        nothing_written = summary.exported == 0 && !summary.left_out.empty();
+        if (!nothing_written) write_output_file(path, out.str());
     }
     // As import and merge say what they refused: the file holds the rest.
-    for (const std::string& why : left_out)
+    for (const std::string& why : summary.left_out)
         std::fprintf(stderr, "sgemm-db: export left out %s (sgemm-db verify lists what is damaged)\n",
                      printable(why).c_str());
-    return left_out.empty() ? 0 : kSomeWinnersLeftOut;
+    std::error_code no_throw;
+    if (nothing_written)
+        std::fprintf(stderr, "sgemm-db: export left out every winner, so %s is not written%s\n", printable(path).c_str(),
+                     std::filesystem::exists(path, no_throw) ? " (it keeps what it held)" : "");
+    return summary.left_out.empty() ? 0 : kSomeWinnersLeftOut;
 }
 
 // The winners an import or merge took (added, or replacing one) whose device is of another

@@ -346,6 +346,13 @@ python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDA
   "$dir/relabelled.db" || fail "relabelling a device"
 run 3 --db "$dir/relabelled.db" export -o "$dir/relabelled.csv"
 has "$err" "the device row ${id:0:8}"; has "$err" "does not match its id (edited by hand?): no lookup finds its 4 winners"
+has "$err" "sgemm-db: export left out every winner, so $dir/relabelled.csv is not written"
+[ ! -e "$dir/relabelled.csv" ] || fail "an export that left out every winner wrote a file"
+# Nor does such an export replace a good earlier one with a file of no winners.
+cp "$dir/winners.csv" "$dir/earlier.csv"
+run 3 --db "$dir/relabelled.db" export -o "$dir/earlier.csv"
+has "$err" "so $dir/earlier.csv is not written (it keeps what it held)"
+cmp -s "$dir/winners.csv" "$dir/earlier.csv" || fail "an export that left out every winner replaced an earlier file"
 run 2 --db "$dir/from-relabelled.db" merge "$dir/relabelled.db"; has "$err" "nothing was merged"
 [ ! -e "$dir/from-relabelled.db" ] || fail "a refused merge made a database"
 # A value no tune writes, edited in by hand, is the file's fault (2, where a bad list of

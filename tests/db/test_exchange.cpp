@@ -231,15 +231,17 @@ TEST(Exchange, TheWinnersOfADeviceRowEditedByHandAreNamedAsLeftOut) {
     store.put_winner(winner(other_id, shape(1, 4096, 4096), 0.5, nullptr));
     store.connection().query("UPDATE devices SET library_version = '9.9.9' WHERE id = ?1").bind(1, edited_id).run();
     std::ostringstream out;
-    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv);
+    const ExportSummary summary = export_winners(store, out, ExchangeFormat::csv);
+    const std::vector<std::string>& left_out = summary.left_out;
     ASSERT_EQ(left_out.size(), 1u);
+    EXPECT_EQ(summary.exported, 1) << "the other device's winner";
     EXPECT_NE(left_out[0].find("the device row " + edited_id.substr(0, 8)), std::string::npos) << left_out[0];
     EXPECT_NE(left_out[0].find("does not match its id (edited by hand?): no lookup finds its 4 winners"),
               std::string::npos)
         << left_out[0];
     EXPECT_EQ(records(out.str()).size(), 2u) << "the header and the other device's winner";
     std::ostringstream other_only;
-    EXPECT_TRUE(export_winners(store, other_only, ExchangeFormat::csv, other_id).empty());
+    EXPECT_TRUE(export_winners(store, other_only, ExchangeFormat::csv, other_id).left_out.empty());
 }
 
 // A time edited or damaged in the file, which an import refuses, is left out of the export and
@@ -250,7 +252,7 @@ TEST(Exchange, AWinnerWhoseTimeNoImportTakesIsNamedAsLeftOut) {
     fill_sample(store);
     store.connection().exec("UPDATE winners SET ms = 5e-324 WHERE m = 1");
     std::ostringstream out;
-    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv);
+    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv).left_out;
     ASSERT_EQ(left_out.size(), 1u);
     EXPECT_NE(left_out[0].find("M=1 N=4096 K=4096"), std::string::npos) << left_out[0];
     EXPECT_NE(left_out[0].find("its time is under 0.1 us, shorter than any launch"), std::string::npos) << left_out[0];
@@ -272,8 +274,10 @@ TEST(Exchange, AWinnerWhoseBinaryIsOfOtherSourcesIsNamedAsLeftOut) {
     edited.kernel.template_hash = "another build's";
     store.put_winner(edited);
     std::ostringstream out;
-    const std::vector<std::string> left_out = export_winners(store, out, ExchangeFormat::csv);
+    const ExportSummary summary = export_winners(store, out, ExchangeFormat::csv);
+    const std::vector<std::string>& left_out = summary.left_out;
     ASSERT_EQ(left_out.size(), 1u);
+    EXPECT_EQ(summary.exported, 3);
     EXPECT_NE(left_out[0].find("M=8 N=4096 K=4096"), std::string::npos) << left_out[0];
     EXPECT_NE(left_out[0].find("is of another kernel family or its sources"), std::string::npos) << left_out[0];
     EXPECT_EQ(records(out.str()).size(), 4u) << "the header and the three other winners";
