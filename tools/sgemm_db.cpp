@@ -868,7 +868,14 @@ int cmd_verify(Context& ctx) {
 
 int cmd_upgrade(Context& ctx) {
     ctx.check_existing();
-    TuningStore store = ctx.open(OpenMode::ReadWrite, false);  // its report says what it did
+    // A file of this build's schema is read, not opened for writing: saying so needs no
+    // write access, and a deploy script's upgrade of a read-only database failed (exit 2).
+    const bool current = [&] {
+        TuningStore read(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout);
+        return read.opened_version() >= read.schema_version();
+    }();
+    TuningStore store = current ? TuningStore(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout)
+                                : ctx.open(OpenMode::ReadWrite, false);  // its report says what it did
     ctx.wrote = store.opened_version() < store.schema_version();
     if (ctx.json) {
         Json out = Json::object();

@@ -530,6 +530,20 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     [ $rc -eq 2 ] && grep -qF "cannot reach $dir/private/ours.db: Permission denied" "$dir/err" ||
       fail "$command behind a closed folder: $rc $(cat "$dir/err")"
   done
+  # A database of this build's schema that this user may only read: upgrade says there is
+  # nothing to do (it failed with exit 2, opening it for writing); one of an older schema it
+  # cannot upgrade (2), and the file stays as it was.
+  mkdir "$dir/readable"; cp "$dir/ours.db" "$dir/readable/current.db"
+  "$make_sample" "$dir/readable/old.db" old || fail "make_sample_db old"
+  chmod 755 "$dir/readable"; chmod 644 "$dir/readable/"*.db
+  out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/readable/current.db" upgrade 2>"$dir/err")
+  rc=$?
+  [ $rc -eq 0 ] && grep -qF "schema version $latest already, this build's: nothing to upgrade" <<<"$out" ||
+    fail "upgrade of a read-only database of this schema: $rc $out $(cat "$dir/err")"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/readable/old.db" upgrade >/dev/null 2>"$dir/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(schema_of "$dir/readable/old.db")" = 1 ] ||
+    fail "upgrade of a read-only database of an older schema: $rc $(cat "$dir/err")"
 fi
 # A database locked past the busy timeout: the message says how to wait longer, and shows no SQL.
 cp "$dir/ours.db" "$dir/held.db"
