@@ -9,6 +9,7 @@
 // by applying the pending migrations of db/migrations/ in one transaction.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -62,6 +63,10 @@ public:
     int schema_version();
     // The version the file had when opened, before any upgrade: 0 for a new file.
     int opened_version() const { return opened_version_; }
+    // A ReadOnly store read from a copy of the file alone (a user who may not write it or its
+    // folder): the size of the -wal file beside it, whose commits (a writer's at work, or one
+    // that stopped before its checkpoint) the copy may lack; else 0.
+    std::int64_t unread_wal_bytes() const { return unread_wal_bytes_; }
     // For a Trial store where there is no file yet: writes it as the new file `path`, whole or
     // not at all, and returns true; false, having written nothing, where that cannot be done
     // (a file there by now, and the rest that db/publish.h lists): the change is then to be
@@ -174,6 +179,7 @@ private:
 
     std::unique_ptr<sqlite::Connection> db_;
     int opened_version_ = 0;
+    std::int64_t unread_wal_bytes_ = 0;
 };
 
 // Throws the DbError that opening `path` for writing would, but creates, upgrades and changes

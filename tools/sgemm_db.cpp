@@ -98,6 +98,19 @@ std::optional<DeviceFingerprint> current_gpu() {
     }
 }
 
+// A database read without its -wal file's commits (this user may not write it) says so: a
+// writer that stopped before its checkpoint left winners there that list, export and merge
+// would otherwise pass over without a word.
+void note_unread_wal(const TuningStore& store) {
+    if (store.unread_wal_bytes() > 0)
+        std::fprintf(stderr,
+                     "sgemm-db: note: %s-wal (%lld bytes) may hold commits not yet in %s, which this user, who may "
+                     "not write the database, reads without: as of its last checkpoint (a read by a user who may "
+                     "write it brings them in)\n",
+                     printable(store.path()).c_str(), static_cast<long long>(store.unread_wal_bytes()),
+                     printable(store.path()).c_str());
+}
+
 struct Context {
     po::variables_map vm;
     std::vector<std::string> args;
@@ -114,6 +127,7 @@ struct Context {
     // report it is, passes say_upgrade false.
     TuningStore open(OpenMode mode, bool say_upgrade = true) const {
         TuningStore store(db_path, mode, busy_timeout);
+        note_unread_wal(store);
         const int was = store.opened_version(), now = latest_schema_version();
         if (mode == OpenMode::ReadOnly && was < now)
             std::fprintf(stderr,
@@ -766,6 +780,7 @@ int cmd_merge(Context& ctx) {
             throw UsageError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"));
         }
     }();
+    note_unread_wal(other);
     const MergeSummary summary = change_database(
         ctx, [&](TuningStore& store, bool) { return merge_store(store, other, offered_kernel_problem(store)); },
         takes_nothing, [&](const MergeSummary& s) { print_merge(ctx, s, other.path(), other.opened_version()); });

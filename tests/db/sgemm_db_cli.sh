@@ -544,6 +544,28 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   rc=$?
   [ $rc -eq 2 ] && [ "$(schema_of "$dir/readable/old.db")" = 1 ] ||
     fail "upgrade of a read-only database of an older schema: $rc $(cat "$dir/err")"
+  # A writer that stopped before its checkpoint leaves commits in the -wal file, which a user
+  # who may only read the database reads without (from a copy of the file alone): said, where
+  # list, export and merge showed the older winners without a word.
+  cp "$dir/ours.db" "$dir/readable/stopped.db"
+  python3 -c "
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
+c.execute('UPDATE winners SET ms = ms * 0.5'); c.commit(); os._exit(0)" "$dir/readable/stopped.db"
+  [ -s "$dir/readable/stopped.db-wal" ] || fail "the stopped writer left no -wal file"
+  chmod 644 "$dir/readable/stopped.db"*
+  for command in list "export" "verify"; do
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/readable/stopped.db" $command \
+      >/dev/null 2>"$dir/err"
+    grep -qF "sgemm-db: note: $dir/readable/stopped.db-wal (" "$dir/err" && grep -qF "may hold commits not yet in" "$dir/err" ||
+      fail "$command of a database whose -wal file it cannot read: $(cat "$dir/err")"
+  done
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/readable/merged.db" \
+    merge "$dir/readable/stopped.db" >/dev/null 2>"$dir/err"
+  grep -qF "sgemm-db: note: $dir/readable/stopped.db-wal (" "$dir/err" || fail "merge from it: $(cat "$dir/err")"
+  # Its owner reads the commits, and no note.
+  out=$("$db_tool" --db "$dir/readable/stopped.db" list 2>"$dir/err")
+  [ ! -s "$dir/err" ] || fail "the owner's list of a database with a -wal file said: $(cat "$dir/err")"
 fi
 # A database locked past the busy timeout: the message says how to wait longer, and shows no SQL.
 cp "$dir/ours.db" "$dir/held.db"
