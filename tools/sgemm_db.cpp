@@ -533,7 +533,14 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
         return w.kernel.description == own ? std::string()
                                            : "its description '" + w.kernel.description + "' is not its kernel's, '" + own + "'";
     };
-    if (w.kernel.is_cublas()) return description_problem(KernelRef::cublas().description);
+    if (w.kernel.is_cublas()) {
+        // cuBLAS has no parameters or sources of ours: a row with either would be a second
+        // cuBLAS kernel row that list and show could not tell from the real one.
+        if (!(w.kernel == KernelRef::cublas()))
+            return "a cuBLAS winner with parameters '" + params_text(w.kernel.params) + "' or sources '" +
+                   w.kernel.template_hash + "', which cuBLAS has none of";
+        return description_problem(KernelRef::cublas().description);
+    }
     const std::vector<std::string>& ours = all_family_sources_hashes();
     if (std::find(ours.begin(), ours.end(), w.kernel.template_hash) == ours.end()) return edited_sources_hash(w, device);
     if (const std::string why = winner_unusable(w, arch); !why.empty()) return "dispatch would leave it out: " + why;

@@ -318,6 +318,25 @@ run 0 --db "$dir/m16.db" show 16 4096 4096 --device "$id" --json; [ "$(json 'd["
 run 0 --db "$dir/m16.db" list
 grep -Eq "^${id:0:8} .* 16 +4096 +4096 .* narrowed +20" <<<"$out" || fail "list does not mark the narrowed winner: $out"
 [ "$(grep -c " narrowed " <<<"$out")" -eq 1 ] && [ "$(grep -c " full " <<<"$out")" -eq 4 ] || fail "list's search column: $out"
+# A cuBLAS row with parameters or sources is refused (3): cuBLAS has neither, and such a row
+# made a second cuBLAS kernel that list and show could not tell from the real one.
+for edit in "params=1" "template_hash=abc"; do
+  python3 - "$dir/winners.csv" "$dir/cublas-edited.csv" "$edit" <<'PY' || fail "editing the cuBLAS row"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+field, value = sys.argv[3].split("=")
+row = next(r for r in rows if r["family"] == "cublas")
+row[field] = value
+with open(sys.argv[2], "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(row.keys()))
+    w.writeheader()
+    w.writerow(row)
+PY
+  rm -f "$dir/cublas-edited.db"
+  run 3 --db "$dir/cublas-edited.db" import "$dir/cublas-edited.csv"
+  want=$([ "$edit" = params=1 ] && echo "parameters '1' or sources ''" || echo "parameters '' or sources 'abc'")
+  has "$out" "a cuBLAS winner with $want, which cuBLAS has none of ($dir/cublas-edited.csv:2)"
+done
 run 0 "${ours[@]}" export --format json; [ "$(json 'len(d)')" = 4 ] || fail "export --format json: $out"
 run 0 "${ours[@]}" export --format JSON; [ "$(json 'len(d)')" = 4 ] || fail "export --format JSON: $out"
 # A winner whose binary is damaged is left out of an export, and named (exit 3): import would
