@@ -17,7 +17,9 @@ Writes three PNGs into DIR:
 
 The roofline's ceilings come from the table in plotting.py, found by the JSON's "gpu" name
 (the H200: 66.9 TFLOPS fp32 FFMA peak, 4.29 TB/s, both measured), or from --peak-tflops and
---bandwidth.
+--bandwidth. For a GPU the table lacks, given neither, the roofline is left out (said on
+standard error) and the other two are drawn. A file holds one GPU and one layout (sgemm-bench
+writes them so): entries of two are refused, which would be drawn as one line under one name.
 
 Effective arithmetic intensity, estimated from the tile in the kernel's "config" string: a block
 that computes a BM x BN tile of C loads BM + BN floats from global memory per step of k and
@@ -96,13 +98,24 @@ def colors(labels):
     return by_label
 
 
+def transposes(entry):
+    """The entry's transposes: NN where it has none (older sgemm-bench JSON ran NN alone)."""
+    return entry.get("trans") or "NN"
+
+
 def layout(entry):
-    """The transposes, where not NN (as older sgemm-bench JSON without "trans" ran)."""
-    return "" if entry.get("trans", "NN") == "NN" else f" {entry['trans']}"
+    """The transposes as titles give them: nothing for NN."""
+    return "" if transposes(entry) == "NN" else f" {transposes(entry)}"
 
 
 def title(entry):
     return plotting.figure_text(f"{entry['gpu']}, M={entry['m']} N={entry['n']} K={entry['k']}{layout(entry)}")
+
+
+def bar_texts(values):
+    """The label of each bar: its value, or a dash where there is none (no % of cuBLAS for a
+    wrong result, as sgemm-bench's table prints it), which a bar of 0.0 would misstate."""
+    return [f"{v:.1f}" if v is not None else "-" for v in values]
 
 
 def plot_ladder(entry, out_dir):
@@ -112,12 +125,12 @@ def plot_ladder(entry, out_dir):
     color = colors([label(r) for r in results])
     fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.2))
     for ax, key, axis_label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
-        values = [r.get(key) or 0 for r in results]  # pct_cublas is absent without a cuBLAS row, or for a wrong result
-        bars = ax.bar(names, values, color=[color[label(r)] for r in results])
+        values = [r.get(key) for r in results]  # pct_cublas is absent without a cuBLAS row, or for a wrong result
+        bars = ax.bar(names, [v or 0 for v in values], color=[color[label(r)] for r in results])
         for bar, r in zip(bars, results):
             if not r["valid"]:
                 bar.set_hatch("//")
-        ax.bar_label(bars, fmt="%.1f", fontsize=8)
+        ax.bar_label(bars, labels=bar_texts(values), fontsize=8)
         ax.set_ylabel(axis_label)
         ax.tick_params(axis="x", rotation=30)
         ax.grid(True, axis="y", alpha=0.3)
@@ -200,11 +213,21 @@ def main():
     parser.add_argument("--size", help="which size of a sweep the ladder and roofline show (default: the largest)")
     args = parser.parse_args()
     entries = plotting.bench_entries(plotting.load_json(args.results), args.results)
+    layouts = sorted({transposes(e) for e in entries})
+    if len(layouts) > 1:
+        raise UserError(f"{args.results}: entries of more than one layout ({', '.join(layouts)}): "
+                        "plot each layout's apart")
     entry = pick_entry(entries, args.size)
-    ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth)
-    plotting.prepare_out_dir(args.out_dir, OUTPUTS, args.results)
-    written = [plot_ladder(entry, args.out_dir), plot_roofline(entry, ceilings, args.out_dir),
-               plot_sweep(entries, args.out_dir)]
+    ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth, needed=False)
+    if ceilings is None:
+        print(printable(f"plot_bench.py: no built-in ceilings for GPU '{entry['gpu']}', so {ROOFLINE_PNG} is not "
+                        "drawn (--peak-tflops and --bandwidth give them)"), file=sys.stderr)
+    plotting.prepare_out_dir(args.out_dir, [name for name in OUTPUTS if ceilings or name != ROOFLINE_PNG],
+                             args.results)
+    written = [plot_ladder(entry, args.out_dir)]
+    if ceilings:
+        written.append(plot_roofline(entry, ceilings, args.out_dir))
+    written.append(plot_sweep(entries, args.out_dir))
     for path in written:  # said once all are written: a standard output that fails stops no file
         script_io.say(path)
 

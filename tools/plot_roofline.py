@@ -11,11 +11,14 @@ Input, either of:
          "shapes": [{"name": "qkv", "m": 8, "n": 6144, "k": 4096, "weight": 32,
                      "winner": {"kernel": "async", "config": "async BM=...", "median_ms": 0.051},
                      "cublas_ms": 0.061}, ...]}
-    "name", "transposes" and "weight" may be left out (NN, weight 1); "winner" may be null
-    when no kernel won; "cublas_ms" may be null when cuBLAS was not timed. A winner whose
-    kernel is "cublas" is cuBLAS itself. The table's "peak_tflops" and "bandwidth_tbs", which
-    sgemm-tune writes, are the ceilings of its own "% floor" and are used when present (one
-    alone, with the other of the GPU named by "gpu").
+    "name", "transposes", "alignment" and "weight" may be left out (NN, tightly packed,
+    weight 1); "winner" may be null when no kernel won; "cublas_ms" may be null when cuBLAS
+    was not timed. A winner whose kernel is "cublas" is cuBLAS itself. The table's
+    "peak_tflops" and "bandwidth_tbs", which sgemm-tune writes, are the ceilings of its own
+    "% floor" and are used when present (one alone, with the other of the GPU named by "gpu").
+    A run that did not finish its shapes ("interrupted", "untried_shapes", "fault") is said
+    on standard error and carried into metrics.json, so that a partial table is not taken for
+    a whole one.
   * sgemm-bench JSON (one object, or an array for a sweep): each size is a shape, its winner
     the fastest valid kernel other than cuBLAS, and cuBLAS as timed beside the winner (the
     winner's "cublas_ms"; in older JSON without it, the "cublas" row).
@@ -24,8 +27,10 @@ Writes into DIR:
   measured_vs_roofline.png  left, every shape's winner and cuBLAS at the shape's intensity
                             under the roofline; right, per shape, the roofline's attainable
                             TFLOPS beside the winner's and cuBLAS's
-  metrics.json              {"gpu", "peak_tflops", "bandwidth_tbs", "input",
-                             "m12_gemms": [one row per shape: name, m, n, k, transposes, weight, flops, bytes,
+  metrics.json              {"gpu", "peak_tflops", "bandwidth_tbs", "input", and from a tune's
+                             table "interrupted", "untried_shapes" and "fault",
+                             "m12_gemms": [one row per shape: name, m, n, k, transposes,
+                              alignment (null where tightly packed), weight, flops, bytes,
                               intensity, floor_ms, roofline_gflops, winner_kernel, winner_config,
                               winner_ms, winner_gflops, winner_pct_of_floor, cublas_ms,
                               cublas_gflops, cublas_pct_of_floor, speedup_vs_cublas]}
@@ -38,6 +43,7 @@ own, else as in plot_bench.py (the "gpu" name).
 import json
 import math
 import os
+import sys
 
 import plotting
 import script_io
@@ -72,13 +78,18 @@ def check_tuner_table(data, path):
     if not isinstance(data.get("shapes"), list) or not data["shapes"]:
         raise UserError(f"{path}: the tuner's table needs a non-empty \"shapes\" list")
     plotting.check_fields(data, "the table", path, [plotting.GPU_FIELD],
-                          [(key, plotting.is_positive_number, "a positive number")
-                           for key in ("peak_tflops", "bandwidth_tbs")])
+                          [*((key, plotting.is_positive_number, "a positive number")
+                             for key in ("peak_tflops", "bandwidth_tbs")),
+                           ("interrupted", lambda v: isinstance(v, bool), "a boolean"),
+                           ("untried_shapes", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+                            "a whole number, 0 or more"),
+                           ("fault", *plotting.TEXT)])
     for i, shape in enumerate(data["shapes"]):
         where = f"shapes[{i}]"
         plotting.check_fields(shape, where, path, plotting.SIZE_FIELDS,
                               [("name", *plotting.TEXT),
                                ("transposes", *plotting.TRANSPOSES),
+                               ("alignment", *plotting.ALIGNMENT),
                                ("weight", plotting.is_positive_number, "a positive number"),
                                ("cublas_ms", *plotting.TIME)])
         if shape.get("winner") is not None:
@@ -87,16 +98,25 @@ def check_tuner_table(data, path):
                                   [("config", *plotting.TEXT)])
 
 
+# What a tune's table says of a run that did not finish its shapes, and how it is said.
+RUN_STATUS = {
+    "interrupted": lambda v: v and "the tune was stopped before its last shape: the table holds the shapes it finished",
+    "untried_shapes": lambda v: v and f"{v} shape(s) got no winner (--budget-s ran out) and are not in the table",
+    "fault": lambda v: v and f"the tune ended on a GPU fault ({v}): the table holds the shapes before it",
+}
+
+
 def read_input(path):
     """(gpu name, shapes in the tuner's format, (peak TFLOPS, TB/s) as the input names them,
-    each None where it does not) from either input format. The tuner's table names the
-    ceilings of its own "% floor"."""
+    each None where it does not, the run's status: RUN_STATUS's fields the table holds) from
+    either input format. The tuner's table names the ceilings of its own "% floor"."""
     data = plotting.load_json(path)
     if isinstance(data, dict) and "shapes" in data:
         check_tuner_table(data, path)
-        return data["gpu"], data["shapes"], (data.get("peak_tflops"), data.get("bandwidth_tbs"))
+        status = {key: data[key] for key in RUN_STATUS if data.get(key) is not None}
+        return data["gpu"], data["shapes"], (data.get("peak_tflops"), data.get("bandwidth_tbs")), status
     entries = plotting.bench_entries(data, path)
-    return entries[0]["gpu"], shapes_from_bench(entries), (None, None)
+    return entries[0]["gpu"], shapes_from_bench(entries), (None, None), {}
 
 
 def metrics_row(shape, ceilings):
@@ -116,7 +136,8 @@ def metrics_row(shape, ceilings):
 
     row = {
         "name": name,
-        "m": m, "n": n, "k": k, "transposes": shape.get("transposes") or "NN", "weight": shape.get("weight") or 1,
+        "m": m, "n": n, "k": k, "transposes": shape.get("transposes") or "NN", "alignment": shape.get("alignment"),
+        "weight": shape.get("weight") or 1,
         "flops": plotting.gemm_flops(m, n, k),
         "bytes": plotting.gemm_min_bytes(m, n, k),
         "intensity": plotting.gemm_intensity(m, n, k),
@@ -155,7 +176,9 @@ def plot(rows, gpu, ceilings, out_dir):
         shape = plotting.shape_label(r["m"], r["n"], r["k"])
         name = plotting.figure_text(r["name"])
         text = name if r["name"].endswith(shape) else f"{name}\n{shape}"
-        return text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
+        text = text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
+        # Padded or offset operands (an alignment under 16 bytes) are another row of the shape.
+        return text if r["alignment"] in (None, 16) else f"{text} align{r['alignment']}"
 
     labels = [label(r) for r in rows]
     xs = range(len(rows))
@@ -182,12 +205,15 @@ def main():
     parser = plotting.argument_parser(__doc__, "the tuner's --json table, or sgemm-bench --json output",
                                       "folder for the PNG and metrics.json")
     args = parser.parse_args()
-    gpu, shapes, (named_peak, named_bandwidth) = read_input(args.results)
+    gpu, shapes, (named_peak, named_bandwidth), status = read_input(args.results)
     ceilings = plotting.ceilings_for(gpu, args.peak_tflops or named_peak, args.bandwidth or named_bandwidth)
     plotting.prepare_out_dir(args.out_dir, [PNG_NAME, METRICS_NAME], args.results)
     rows = [metrics_row(s, ceilings) for s in shapes]
     metrics = {"gpu": gpu, "peak_tflops": ceilings.peak_tflops, "bandwidth_tbs": ceilings.bandwidth_tbs,
-               "input": os.path.basename(args.results), "m12_gemms": rows}
+               "input": os.path.basename(args.results), **status, "m12_gemms": rows}
+    for key, value in status.items():
+        if RUN_STATUS[key](value):
+            print(script_io.printable(f"plot_roofline.py: note: {RUN_STATUS[key](value)}"), file=sys.stderr)
     path = os.path.join(args.out_dir, METRICS_NAME)
 
     def write(partial):

@@ -60,12 +60,15 @@ def _squeeze(name):
     return "".join(c for c in name.lower() if c.isalnum())
 
 
-def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None):
+def ceilings_for(gpu_name, peak_tflops=None, bandwidth_tbs=None, needed=True):
     """The fp32 ceilings of the GPU named by a CUDA device name, each replaced by the override
-    when one is given. A GPU not in the table needs both overrides."""
+    when one is given. A GPU not in the table needs both overrides; without either, and not
+    `needed`, None (the plots that need no ceilings are drawn all the same)."""
     for key, (names, peak, bandwidth) in FP32_CEILINGS.items():
         if _squeeze(gpu_name) in (_squeeze(name) for name in names):
             return checked_ceilings(Ceilings(key, peak_tflops or peak, bandwidth_tbs or bandwidth))
+    if not needed and peak_tflops is None and bandwidth_tbs is None:
+        return None
     if peak_tflops is None or bandwidth_tbs is None:
         known = ", ".join(FP32_CEILINGS)
         raise UserError(f"no built-in ceilings for GPU '{gpu_name}' (known: {known}): "
@@ -187,6 +190,7 @@ GPU_FIELD = ("gpu", lambda v: isinstance(v, str) and v != "", "a GPU's name")
 TEXT = (lambda v: isinstance(v, str), "text")
 TIME = (is_positive_number, "a positive number")
 TRANSPOSES = (lambda v: v in ("NN", "NT", "TN", "TT"), "NN, NT, TN or TT")
+ALIGNMENT = (lambda v: v in (4, 8, 16) and not isinstance(v, bool), "4, 8 or 16")
 
 
 def bench_entries(data, path):
@@ -207,7 +211,12 @@ def bench_entries(data, path):
             check_fields(result, f"{where}, results[{j}]", path,
                          [("kernel", *TEXT), ("median_ms", *TIME), ("tflops", *TIME),
                           ("valid", lambda v: isinstance(v, bool), "a boolean")],
-                         [("config", *TEXT), ("pct_cublas", *TIME)])
+                         [("config", *TEXT), ("pct_cublas", *TIME), ("cublas_ms", *TIME)])
+    # The plots draw one GPU's ceilings and name one GPU: entries of two would be drawn
+    # under the first one's name.
+    gpus = sorted({printable(e["gpu"]) for e in entries})
+    if len(gpus) > 1:
+        raise UserError(f"{path}: entries of more than one GPU ({', '.join(gpus)}): plot each GPU's apart")
     return entries
 
 

@@ -28,6 +28,9 @@ for comparing builds of one kernel, not a time.
 instructions is an error (exit 1); so is a kernel without a loop, reported in its place (as
 {"kernel": ..., "error": ...} with --json) after which the other kernels are still reported.
 A kernel listed twice (two dumps of one kernel, concatenated) is reported twice, in order.
+Each report names the architecture its code is for (the dump's "code for sm_XX" line above
+it; "arch" in the JSON, null where the listing names none), so that the dumps of a fatbin of
+several architectures are told apart.
 Kernel and file names reach the terminal with their control characters escaped as \\xNN. A
 standard output that fails (a full disk, a reader gone after `| head`) is exit status 2.
 """
@@ -41,21 +44,24 @@ from script_io import UserError, say
 INSTRUCTION = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* (0x[0-9a-f]{16}) \*/")
 CONTROL = re.compile(r"^\s+/\* (0x[0-9a-f]{16}) \*/\s*$")
 FUNCTION = re.compile(r"Function : (\S+)")
+ARCH = re.compile(r"^\s*code for (sm_\w+)")
 REGISTER_BANKS = 2
 
 
 def parse(text):
-    """[(kernel name, [(address, instruction text, control word)])] in listing order; a name
-    listed twice gives two entries."""
-    kernels, lines = [], text.split("\n")
+    """[(kernel name, architecture or None, [(address, instruction text, control word)])] in
+    listing order; a name listed twice gives two entries."""
+    kernels, lines, arch = [], text.split("\n"), None
     for i, line in enumerate(lines):
-        if m := FUNCTION.search(line):
-            kernels.append((m.group(1), []))
+        if m := ARCH.match(line):
+            arch = m.group(1)
+        elif m := FUNCTION.search(line):
+            kernels.append((m.group(1), arch, []))
         elif (m := INSTRUCTION.match(line)) and i + 1 < len(lines) and (c := CONTROL.match(lines[i + 1])):
             if not kernels:
-                kernels.append(("kernel", []))
-            kernels[-1][1].append((int(m.group(1), 16), m.group(2), int(c.group(1), 16)))
-    return [(name, body) for name, body in kernels if body]
+                kernels.append(("kernel", arch, []))
+            kernels[-1][2].append((int(m.group(1), 16), m.group(2), int(c.group(1), 16)))
+    return [kernel for kernel in kernels if kernel[2]]
 
 
 def opcode(text):
@@ -110,7 +116,7 @@ def bank_conflicts(body):
     return conflicts
 
 
-def loop_cost(name, instructions):
+def loop_cost(name, arch, instructions):
     body = hot_loop(instructions)
     if body is None:
         raise UserError("no backward branch, so no loop to measure")
@@ -119,7 +125,7 @@ def loop_cost(name, instructions):
     stall = sum((control >> 41) & 0xF for _, _, control in body)
     conflicts = bank_conflicts(body)
     ffma = count(lambda o: o.startswith("FFMA"))
-    return {"kernel": name, "instructions": len(body), "ffma": ffma, "ffma_share": ffma / len(body),
+    return {"kernel": name, "arch": arch, "instructions": len(body), "ffma": ffma, "ffma_share": ffma / len(body),
             "lds128": count(lambda o: o.startswith("LDS") and ".128" in o),
             "ldg128": count(lambda o: o.startswith("LDG.") and ".128" in o),
             "ldgsts": count(lambda o: o.startswith("LDGSTS")),
@@ -142,15 +148,16 @@ def main():
     if not kernels:
         raise UserError(f"{args.sass}: no SASS instructions (expected cuobjdump --dump-sass output)")
     failed = False
-    for name, instructions in kernels:
+    for name, arch, instructions in kernels:
+        heading = name + (f" ({arch})" if arch else "")
         try:
-            r = loop_cost(name, instructions)
+            r = loop_cost(name, arch, instructions)
         except UserError as e:  # this kernel has no loop: said in its place, the others still reported
             failed = True
-            lines = [json.dumps({"kernel": name, "error": str(e)})] if args.json else [name, f"  {e}"]
+            lines = [json.dumps({"kernel": name, "arch": arch, "error": str(e)})] if args.json else [heading, f"  {e}"]
         else:
             lines = [json.dumps(r)] if args.json else [
-                r["kernel"],
+                heading,
                 f"  hot loop: {r['instructions']} instructions, {r['ffma']} FFMA ({100 * r['ffma_share']:.1f}%), "
                 f"{r['lds128']} LDS.128, {r['ldg128']} LDG.128, {r['ldgsts']} LDGSTS, {r['local']} LDL/STL",
                 f"  static cost {r['cost']} = {r['stall_cycles']} stall cycles + {r['bank_conflicts']} bank conflicts"]

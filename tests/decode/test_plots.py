@@ -44,6 +44,12 @@ class PlotTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def write(self, name, data):
+        path = os.path.join(self.out, name)
+        with open(path, "w") as f:
+            json.dump(data, f)
+        return path
+
     def assert_pngs(self, *names):
         for name in names:
             path = os.path.join(self.out, name)
@@ -75,15 +81,46 @@ class PlotBench(PlotTest):
         sizes = ", ".join(str(e["size"]) for e in load(BENCH_SWEEP))
         self.assert_user_error(run("plot_bench.py", BENCH_SWEEP, "-o", self.out, "--size", "999"), sizes)
 
-    def test_an_unknown_gpu_needs_its_ceilings(self):
+    def test_an_unknown_gpu_needs_its_ceilings_for_the_roofline_alone(self):
         data = load(BENCH_4096)
         data["gpu"] = "Mystery GPU"
         path = os.path.join(self.out, "mystery.json")
         with open(path, "w") as f:
             json.dump(data, f)
-        self.assert_user_error(run("plot_bench.py", path, "-o", self.out), "--peak-tflops")
+        # The ladder and the sweep need no ceilings: drawn, and the roofline left out, said.
+        # (It refused all three.)
+        result = run("plot_bench.py", path, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no built-in ceilings for GPU 'Mystery GPU', so bench_roofline.png is not drawn", result.stderr)
+        self.assert_pngs("bench_ladder.png", "bench_sweep.png")
+        self.assertFalse(os.path.exists(os.path.join(self.out, "bench_roofline.png")))
+        # One ceiling alone asks for the roofline, which needs both.
+        self.assert_user_error(run("plot_bench.py", path, "-o", self.out, "--peak-tflops", "10"), "--bandwidth")
         result = run("plot_bench.py", path, "-o", self.out, "--peak-tflops", "10", "--bandwidth", "1")
         self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs("bench_roofline.png")
+
+    def test_a_file_of_two_gpus_or_two_layouts_is_refused(self):
+        # They were drawn as one line per kernel, under the first entry's GPU and a title
+        # naming one layout.
+        entries = load(BENCH_SWEEP)
+        two_gpus = [dict(entries[0], gpu="NVIDIA H100 80GB HBM3"), *entries[1:]]
+        for script in ("plot_bench.py", "plot_roofline.py"):
+            self.assert_user_error(run(script, self.write("gpus.json", two_gpus), "-o", self.out),
+                                   "entries of more than one GPU (NVIDIA H100 80GB HBM3, NVIDIA H200)")
+        two_layouts = [dict(entries[0], trans="NT"), *entries[1:]]
+        self.assert_user_error(run("plot_bench.py", self.write("layouts.json", two_layouts), "-o", self.out),
+                               "entries of more than one layout (NN, NT)")
+        self.assertEqual(sorted(os.listdir(self.out)), ["gpus.json", "layouts.json"])
+
+    def test_a_wrong_result_has_no_percent_of_cublas_in_the_ladder(self):
+        # sgemm-bench gives a wrong result no ratio; the bar said 0.0.
+        self.assertEqual(plot_bench.bar_texts([98.76, None, 0.04]), ["98.8", "-", "0.0"])
+
+    def test_a_layout_of_null_is_nn(self):
+        data = load(BENCH_4096)
+        data["trans"] = None
+        self.assertEqual(plot_bench.title(data), "NVIDIA H200, M=4096 N=4096 K=4096")
 
     def test_bad_input(self):
         path = os.path.join(self.out, "broken.json")
@@ -97,12 +134,6 @@ class PlotBench(PlotTest):
                                "absent.json")
         self.assert_user_error(run("plot_bench.py", BENCH_4096), "-o")
         self.assert_user_error(run("plot_bench.py", BENCH_4096, "-o", self.out, "--bandwidth", "-1"), "--bandwidth")
-
-    def write(self, name, data):
-        path = os.path.join(self.out, name)
-        with open(path, "w") as f:
-            json.dump(data, f)
-        return path
 
     def test_fields_of_the_wrong_kind_are_named(self):
         def with_result(**fields):
@@ -296,7 +327,11 @@ class PlotBench(PlotTest):
         data["gpu"] = "Evil\x1b[31mRED\nGPU\u202e"
         data["results"][3]["config"] = "blocktile\x1b[2J"
         result = run("plot_bench.py", self.write("evil.json", data), "-o", self.out)
-        self.assert_user_error(result, "no built-in ceilings for GPU 'Evil\\x1b[31mRED\\x0aGPU\\xe2\\x80\\xae'")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no built-in ceilings for GPU 'Evil\\x1b[31mRED\\x0aGPU\\xe2\\x80\\xae'", result.stderr)
+        self.assertNotIn("\x1b", result.stderr)
+        self.assert_user_error(run("plot_roofline.py", self.write("evil.json", data), "-o", self.out),
+                               "no built-in ceilings for GPU 'Evil\\x1b[31mRED\\x0aGPU\\xe2\\x80\\xae'")
         result = run("plot_bench.py", self.write("evil.json", data), "-o", self.out, "--peak-tflops", "60",
                      "--bandwidth", "4")
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -421,6 +456,16 @@ class PlotBench(PlotTest):
         result = run("plot_bench.py", path, "-o", self.out)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assert_pngs(*plot_bench.OUTPUTS)
+
+    def test_a_cublas_time_beside_a_kernel_is_checked(self):
+        # It gave a traceback as text, and a negative speedup as a negative number.
+        for value, words in (("0.1", 'not "0.1"'), (-1.0, "not -1.0"), (True, "not true")):
+            data = load(BENCH_4096)
+            data["results"][1]["cublas_ms"] = value
+            path = self.write("cublas_ms.json", data)
+            for script in ("plot_bench.py", "plot_roofline.py"):
+                self.assert_user_error(run(script, path, "-o", self.out),
+                                       f'results[1]: "cublas_ms" must be a positive number or null, {words}')
 
     def test_a_result_without_its_check_is_refused(self):
         # Without "valid" the plots cannot tell a wrong result from a right one: plot_bench.py
@@ -565,6 +610,36 @@ class PlotRoofline(PlotTest):
         self.assert_user_error(run("plot_roofline.py", path, "-o", self.out, "--bandwidth", "0.0001"),
                                "its winner_pct_of_floor")
         self.assertEqual(os.listdir(self.out), ["bad.json"], "a file was written before the refusal")
+
+    def test_a_run_that_did_not_finish_says_so_and_metrics_carry_it(self):
+        # A stopped, budget-cut or faulted tune's table was plotted as a whole one, and its
+        # metrics.json did not say.
+        table = dict(load(TUNE_TABLE), interrupted=True, untried_shapes=2, fault="async BM=128: illegal address")
+        result = run("plot_roofline.py", self.write("partial.json", table), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for words in ("note: the tune was stopped before its last shape", "note: 2 shape(s) got no winner",
+                      "note: the tune ended on a GPU fault (async BM=128: illegal address)"):
+            self.assertIn(words, result.stderr)
+        metrics = load(os.path.join(self.out, "metrics.json"))
+        self.assertEqual((metrics["interrupted"], metrics["untried_shapes"], metrics["fault"]),
+                         (True, 2, "async BM=128: illegal address"))
+        # A whole run: nothing said, and the fields as the table has them.
+        table.update(interrupted=False, untried_shapes=0, fault="")
+        result = run("plot_roofline.py", self.write("whole.json", table), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("note:", result.stderr)
+        self.assertEqual(load(os.path.join(self.out, "metrics.json"))["untried_shapes"], 0)
+        table["untried_shapes"] = -1
+        self.assert_user_error(run("plot_roofline.py", self.write("bad.json", table), "-o", self.out),
+                               '"untried_shapes" must be a whole number, 0 or more or null, not -1')
+
+    def test_the_alignment_tells_two_rows_of_one_shape_apart(self):
+        table = {"gpu": "NVIDIA H200", "shapes": [{"name": "x", "m": 64, "n": 64, "k": 63, "alignment": a,
+                                                    "winner": None, "cublas_ms": 0.01} for a in (4, 16)]}
+        self.assertEqual([r["alignment"] for r in self.metrics(self.write("aligned.json", table))["m12_gemms"]], [4, 16])
+        table["shapes"][0]["alignment"] = 2
+        self.assert_user_error(run("plot_roofline.py", self.write("aligned.json", table), "-o", self.out),
+                               '"alignment" must be 4, 8 or 16 or null, not 2')
 
     def test_a_weight_the_tuner_takes_is_taken(self):
         # sgemm-tune's shapes CSV takes any positive weight, and its --json writes it as given.

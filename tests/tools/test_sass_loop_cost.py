@@ -112,8 +112,22 @@ class SassLoopCost(unittest.TestCase):
         r = run(listing("straight", straight) + listing("second", HOT), "--json")
         self.assertEqual(r.returncode, 1)
         first, second = (json.loads(x) for x in r.stdout.splitlines())
-        self.assertEqual(first, {"kernel": "straight", "error": "no backward branch, so no loop to measure"})
+        self.assertEqual(first, {"kernel": "straight", "arch": None, "error": "no backward branch, so no loop to measure"})
         self.assertEqual(second["ffma"], 4)
+
+    def test_each_report_names_the_architecture_of_its_code(self):
+        # A fatbin of two architectures dumps one kernel under each "code for" line: the two
+        # reports were told apart by nothing.
+        dump = "".join(f"\nFatbin elf code:\n================\narch = {arch}\n\n\tcode for {arch}\n\t.target\t{arch}\n"
+                       + listing("k", HOT) for arch in ("sm_80", "sm_90"))
+        r = run(dump, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([json.loads(x)["arch"] for x in r.stdout.splitlines()], ["sm_80", "sm_90"])
+        r = run(dump)
+        self.assertEqual([x for x in r.stdout.splitlines() if not x.startswith(" ")], ["k (sm_80)", "k (sm_90)"])
+        # A listing that names none: null, and the name alone.
+        self.assertIsNone(json.loads(run(listing("k", HOT), "--json").stdout)["arch"])
+        self.assertEqual(run(listing("k", HOT)).stdout.splitlines()[0], "k")
 
     def test_a_kernel_listed_twice_is_reported_twice(self):
         r = run(listing("k", HOT) + listing("k", HOT[1:10]), "--json")
