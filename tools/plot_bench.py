@@ -35,6 +35,7 @@ the ladder, a hollow point on the roofline, a cross on the sweep.
 """
 import re
 import sys
+import textwrap
 
 import plotting
 import script_io
@@ -119,22 +120,29 @@ def bar_texts(values):
 
 
 def plot_ladder(entry, out_dir):
+    # A row a kernel, its label at the left: a configuration's label (some 70 characters for
+    # warptile) is wrapped there, where rotated labels under columns ran into each other and
+    # off the figure past a few configurations.
     results = entry["results"]
     label = labeller(results)
-    names = [label(r) + ("" if r["valid"] else " (invalid)") for r in results]
+    names = [textwrap.fill(label(r) + ("" if r["valid"] else " (invalid)"), 36) for r in results]
     color = colors([label(r) for r in results])
-    fig, (left, right) = pyplot().subplots(1, 2, figsize=(11, 4.2))
+    rows = range(len(results))
+    fig, (left, right) = pyplot().subplots(1, 2, sharey=True, figsize=(12, 1.6 + 0.55 * len(results)))
     for ax, key, axis_label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
         values = [r.get(key) for r in results]  # pct_cublas is absent without a cuBLAS row, or for a wrong result
-        bars = ax.bar(names, [v or 0 for v in values], color=[color[label(r)] for r in results])
+        bars = ax.barh(rows, [v or 0 for v in values], color=[color[label(r)] for r in results])
         for bar, r in zip(bars, results):
             if not r["valid"]:
                 bar.set_hatch("//")
-        ax.bar_label(bars, labels=bar_texts(values), fontsize=8)
-        ax.set_ylabel(axis_label)
-        ax.tick_params(axis="x", rotation=30)
-        ax.grid(True, axis="y", alpha=0.3)
-    right.axhline(100, color="tab:gray", linestyle="--", linewidth=1)
+        ax.bar_label(bars, labels=bar_texts(values), fontsize=8, padding=2)
+        ax.margins(x=0.12)  # room for the value past the longest bar
+        ax.set_xlabel(axis_label)
+        ax.grid(True, axis="x", alpha=0.3)
+    left.set_yticks(list(rows))
+    left.set_yticklabels(names, fontsize=8)
+    left.invert_yaxis()  # the results' order from the top, as sgemm-bench's table lists them
+    right.axvline(100, color="tab:gray", linestyle="--", linewidth=1)
     fig.suptitle(f"SGEMM ladder: {title(entry)}")
     return plotting.save(fig, out_dir, LADDER_PNG)
 
