@@ -24,6 +24,7 @@ constexpr std::size_t kSectionType = 4, kSectionOffset = 24, kSectionSize = 32;
 // st_name (an offset into that table), st_info (its type in the low four bits) and st_shndx
 // (0 for a symbol the file only refers to).
 constexpr std::size_t kSectionLink = 40, kSectionEntrySize = 56;
+constexpr std::uint64_t kSectionHeaderBytes = 64, kProgramHeaderBytes = 56;  // Elf64_Shdr, Elf64_Phdr
 constexpr std::uint64_t kSectionSymbolTable = 2;
 constexpr std::size_t kSymbolInfo = 4, kSymbolSection = 6, kSymbolSize = 24;
 constexpr unsigned kSymbolTypeFunction = 2;
@@ -56,20 +57,24 @@ void require_whole(const std::vector<char>& cubin) {
         const char* table;  // the header table's name
         const char* part;   // what each of its entries describes
         std::uint64_t at, entry, count;
+        std::uint64_t smallest_entry;  // sizeof Elf64_Shdr or Elf64_Phdr: every field is read within it
         std::size_t offset_field, size_field;
         bool sections;  // entries have a type, and NOBITS sections keep no bytes
     };
     const Table tables[] = {
         {"section header table", "section", little_endian(cubin, kSectionHeadersAt, 8),
-         little_endian(cubin, kSectionHeaderSize, 2), little_endian(cubin, kSectionHeaderCount, 2), kSectionOffset,
-         kSectionSize, true},
+         little_endian(cubin, kSectionHeaderSize, 2), little_endian(cubin, kSectionHeaderCount, 2),
+         kSectionHeaderBytes, kSectionOffset, kSectionSize, true},
         {"program header table", "segment", little_endian(cubin, kProgramHeadersAt, 8),
-         little_endian(cubin, kProgramHeaderSize, 2), little_endian(cubin, kProgramHeaderCount, 2), kSegmentOffset,
-         kSegmentFileSize, false},
+         little_endian(cubin, kProgramHeaderSize, 2), little_endian(cubin, kProgramHeaderCount, 2),
+         kProgramHeaderBytes, kSegmentOffset, kSegmentFileSize, false},
     };
     for (const Table& t : tables) {
         if (t.count == 0) continue;
-        if (t.entry < t.size_field + 8 || !inside(t.at, t.entry * t.count, size)) throw cut_short(std::string("its ") + t.table);
+        if (t.entry < t.smallest_entry) throw Error(std::string("its ") + t.table + "'s entries are " +
+                                                    std::to_string(t.entry) + " bytes, under an ELF64 header's " +
+                                                    std::to_string(t.smallest_entry));
+        if (!inside(t.at, t.entry * t.count, size)) throw cut_short(std::string("its ") + t.table);
         for (std::uint64_t i = 0; i < t.count; ++i) {
             const std::size_t header = t.at + i * t.entry;
             if (t.sections && little_endian(cubin, header + kSectionType, 4) == kSectionNoBits) continue;
@@ -85,6 +90,9 @@ bool cubin_defines_function(const std::vector<char>& cubin, const std::string& n
     const std::uint64_t headers = little_endian(cubin, kSectionHeadersAt, 8),
                         entry = little_endian(cubin, kSectionHeaderSize, 2),
                         count = little_endian(cubin, kSectionHeaderCount, 2);
+    // What cubin_sm took: whole section headers inside the bytes (read again here, cheaply,
+    // so that no caller's slip reads past them).
+    if (count > 0 && (entry < kSectionHeaderBytes || !inside(headers, entry * count, cubin.size()))) return false;
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::size_t header = headers + i * entry;
         if (little_endian(cubin, header + kSectionType, 4) != kSectionSymbolTable) continue;

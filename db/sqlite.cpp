@@ -263,6 +263,7 @@ void Connection::copy_file(Access access) {
             if ((e.code & 0xff) != SQLITE_IOERR) throw;
         }
     copy_unchanged_file();
+    copied_file_alone_ = true;
 }
 
 void Connection::back_up(const Connection& file) {

@@ -160,6 +160,9 @@ public:
     bool read_only() const;
     // From now on every write fails, as a Snapshot's do: for a Copy once it is prepared.
     void refuse_writes();
+    // A Snapshot or Copy that copied the file alone (copy_unchanged_file): commits still in
+    // its -wal file are not in this database.
+    bool copied_file_alone() const { return copied_file_alone_; }
 
     // A statement prepared once per connection and reused.
     Query query(const std::string& sql);
@@ -183,6 +186,7 @@ private:
     std::string path_;
     std::chrono::milliseconds busy_timeout_;
     bool refuses_writes_;  // QueryOnly, Snapshot, or a Copy after refuse_writes()
+    bool copied_file_alone_ = false;
     sqlite3* db_ = nullptr;
     std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };

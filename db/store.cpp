@@ -158,7 +158,6 @@ namespace {
 struct OpenedFile {
     std::unique_ptr<sqlite::Connection> db;
     int version;  // before any upgrade
-    std::int64_t unread_wal_bytes = 0;  // TuningStore::unread_wal_bytes
 };
 
 // The size of `path`'s -wal file, which a copy of the file alone does not read; 0 for none.
@@ -248,7 +247,7 @@ OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::mill
     if (::access(path.c_str(), W_OK) != 0) {
         auto db = std::make_unique<sqlite::Connection>(path, sqlite::Access::Snapshot, busy_timeout);
         const int version = prepare_schema(*db, false);
-        return {std::move(db), version, wal_bytes(path)};
+        return {std::move(db), version};
     }
     // Reading a WAL database needs the -shm file, which a folder this user may not write
     // cannot take. Another user who may (the folder's owner) can be writing the database
@@ -260,7 +259,7 @@ OpenedFile open_to_read_at_its_schema(const std::string& path, std::chrono::mill
         path, folder_writable ? sqlite::Access::QueryOnly : sqlite::Access::Snapshot, busy_timeout);
     try {
         const int version = prepare_schema(*db, false);
-        return {std::move(db), version, folder_writable ? 0 : wal_bytes(path)};
+        return {std::move(db), version};
     } catch (const DbError& e) {
         // The -shm file could not be made although the folder is writable: the disk is
         // full (or a file size limit holds). Without WAL content to miss, the file alone is
@@ -351,7 +350,7 @@ TuningStore::TuningStore(const std::string& path, OpenMode mode, std::chrono::mi
     OpenedFile opened = open_file(path, mode, busy_timeout);
     db_ = std::move(opened.db);
     opened_version_ = opened.version;
-    unread_wal_bytes_ = opened.unread_wal_bytes;
+    if (mode == OpenMode::ReadOnly && db_->copied_file_alone()) unread_wal_bytes_ = wal_bytes(path);
 }
 
 bool TuningStore::publish_as_new_file(const std::string& path,

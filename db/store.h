@@ -63,9 +63,9 @@ public:
     int schema_version();
     // The version the file had when opened, before any upgrade: 0 for a new file.
     int opened_version() const { return opened_version_; }
-    // A ReadOnly store read from a copy of the file alone (a user who may not write it or its
-    // folder): the size of the -wal file beside it, whose commits (a writer's at work, or one
-    // that stopped before its checkpoint) the copy may lack; else 0.
+    // A ReadOnly store read from a copy of the file alone (a user who may not write it, its
+    // folder or SQLite's files beside it): the size of the -wal file there, whose commits (a
+    // writer's at work, or one that stopped before its checkpoint) the copy may lack; else 0.
     std::int64_t unread_wal_bytes() const { return unread_wal_bytes_; }
     // For a Trial store where there is no file yet: writes it as the new file `path`, whole or
     // not at all, and returns true; false, having written nothing, where that cannot be done

@@ -98,15 +98,16 @@ std::optional<DeviceFingerprint> current_gpu() {
     }
 }
 
-// A database read without its -wal file's commits (this user may not write it) says so: a
+// A database read without its -wal file's commits (from a copy of the file alone) says so: a
 // writer that stopped before its checkpoint left winners there that list, export and merge
 // would otherwise pass over without a word.
 void note_unread_wal(const TuningStore& store) {
     if (store.unread_wal_bytes() > 0)
         std::fprintf(stderr,
-                     "sgemm-db: note: %s-wal (%lld bytes) may hold commits not yet in %s, which this user, who may "
-                     "not write the database, reads without: as of its last checkpoint (a read by a user who may "
-                     "write it brings them in)\n",
+                     "sgemm-db: note: %s-wal (%lld bytes) may hold commits not yet in %s, which this read goes "
+                     "without: it copies the file alone, as a user who may not write the file, its folder or "
+                     "SQLite's files beside it does, so it sees the database as of its last checkpoint (a read "
+                     "by a user who may write them brings the commits in)\n",
                      printable(store.path()).c_str(), static_cast<long long>(store.unread_wal_bytes()),
                      printable(store.path()).c_str());
 }
@@ -536,9 +537,11 @@ std::string kernel_problem(const Winner& w, const DeviceFingerprint& device) {
     if (w.kernel.is_cublas()) {
         // cuBLAS has no parameters or sources of ours: a row with either would be a second
         // cuBLAS kernel row that list and show could not tell from the real one.
-        if (!(w.kernel == KernelRef::cublas()))
-            return "a cuBLAS winner with parameters '" + params_text(w.kernel.params) + "' or sources '" +
-                   w.kernel.template_hash + "', which cuBLAS has none of";
+        std::string given;  // of what cuBLAS has none
+        if (!w.kernel.params.empty()) given = "parameters '" + params_text(w.kernel.params) + "'";
+        if (!w.kernel.template_hash.empty())
+            given += (given.empty() ? "" : " and ") + std::string("sources '") + w.kernel.template_hash + "'";
+        if (!given.empty()) return "a cuBLAS winner with " + given + ", which cuBLAS has none of";
         return description_problem(KernelRef::cublas().description);
     }
     const std::vector<std::string>& ours = all_family_sources_hashes();
@@ -890,14 +893,19 @@ int cmd_verify(Context& ctx) {
 
 int cmd_upgrade(Context& ctx) {
     ctx.check_existing();
-    // A file of this build's schema is read, not opened for writing: saying so needs no
-    // write access, and a deploy script's upgrade of a read-only database failed (exit 2).
-    const bool current = [&] {
+    std::optional<TuningStore> opened;
+    try {
+        opened.emplace(ctx.open(OpenMode::ReadWrite, false));  // its report says what it did
+    } catch (const DbError& e) {
+        // A database this user may only read (the file or its folder): one of this build's
+        // schema needs no upgrade, which is said (a deploy script's upgrade of a read-only
+        // database failed, exit 2); one of an older schema fails as it did.
+        if ((e.code & 0xff) != SQLITE_READONLY) throw;
         TuningStore read(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout);
-        return read.opened_version() >= read.schema_version();
-    }();
-    TuningStore store = current ? TuningStore(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout)
-                                : ctx.open(OpenMode::ReadWrite, false);  // its report says what it did
+        if (read.opened_version() < read.schema_version()) throw;
+        opened.emplace(std::move(read));
+    }
+    TuningStore& store = *opened;
     ctx.wrote = store.opened_version() < store.schema_version();
     if (ctx.json) {
         Json out = Json::object();
@@ -1002,7 +1010,8 @@ int main(int argc, char** argv) {
             "3 import or merge: some winners were refused (each is listed), the others went in (an import\n"
             "whose every winner is refused writes nothing); export: some winners, whose binary is damaged,\n"
             "whose time no import would take, or whose device row was edited by hand, were left out (each is\n"
-            "listed), the others were written.\n\n"
+            "listed), the others were written (an export that left out every winner writes no -o file, and an\n"
+            "earlier one keeps what it held).\n\n"
             "Options";
     po::options_description opts(help);
     opts.add_options()("help,h", "show this help")

@@ -38,6 +38,22 @@ TEST(CubinElf, RefusesACubinCutShortOrWhoseTablesPointPastItsEnd) {
     }
 }
 
+// Section headers shorter than ELF64's 64 bytes: the symbol table's link and entry size lie
+// past such a header's end, and a last header at the file's end was read past the bytes.
+TEST(CubinElf, RefusesHeadersShorterThanElf64s) {
+    std::vector<char> short_headers = naive_binary().cubin;
+    short_headers[58] = 40, short_headers[59] = 0;  // e_shentsize
+    try {
+        cubin_sm(short_headers);
+        FAIL() << "took section headers of 40 bytes";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("section header table's entries are 40 bytes, under an ELF64 header's 64"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_FALSE(cubin_defines_function(short_headers, naive_binary().lowered_name));
+}
+
 TEST(CubinElf, FindsAKernelByItsWholeNameInTheSymbolTable) {
     const Binary naive = naive_binary();
     EXPECT_TRUE(cubin_defines_function(naive.cubin, naive.lowered_name)) << naive.lowered_name;
