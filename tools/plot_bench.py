@@ -33,6 +33,7 @@ A kernel is named by its family, or, where two configurations of one family ran 
 beside the defaults), by its configuration. A result that failed the check is marked: hatched in
 the ladder, a hollow point on the roofline, a cross on the sweep.
 """
+import os
 import re
 import sys
 import textwrap
@@ -228,8 +229,11 @@ def main():
     entry = pick_entry(entries, args.size)
     ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth, needed=False)
     if ceilings is None:
+        earlier = os.path.exists(os.path.join(args.out_dir, ROOFLINE_PNG))
         print(printable(f"plot_bench.py: no built-in ceilings for GPU '{entry['gpu']}', so {ROOFLINE_PNG} is not "
-                        "drawn (--peak-tflops and --bandwidth give them)"), file=sys.stderr)
+                        "drawn (--peak-tflops and --bandwidth give them)"
+                        + (f"; the earlier {ROOFLINE_PNG} in {args.out_dir} is of another run" if earlier else "")),
+              file=sys.stderr)
     plotting.prepare_out_dir(args.out_dir, [name for name in OUTPUTS if ceilings or name != ROOFLINE_PNG],
                              args.results)
     written = [plot_ladder(entry, args.out_dir)]

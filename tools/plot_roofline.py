@@ -11,8 +11,8 @@ Input, either of:
          "shapes": [{"name": "qkv", "m": 8, "n": 6144, "k": 4096, "weight": 32,
                      "winner": {"kernel": "async", "config": "async BM=...", "median_ms": 0.051},
                      "cublas_ms": 0.061}, ...]}
-    "name", "transposes", "alignment" and "weight" may be left out (NN, tightly packed,
-    weight 1); "winner" may be null when no kernel won; "cublas_ms" may be null when cuBLAS
+    "name", "transposes", "alignment" (the operands' alignment class in bytes, which
+    sgemm-tune writes for every row) and "weight" may be left out (NN, none, weight 1); "winner" may be null when no kernel won; "cublas_ms" may be null when cuBLAS
     was not timed. A winner whose kernel is "cublas" is cuBLAS itself. The table's
     "peak_tflops" and "bandwidth_tbs", which sgemm-tune writes, are the ceilings of its own
     "% floor" and are used when present (one alone, with the other of the GPU named by "gpu").
@@ -30,7 +30,7 @@ Writes into DIR:
   metrics.json              {"gpu", "peak_tflops", "bandwidth_tbs", "input", and from a tune's
                              table "interrupted", "untried_shapes" and "fault",
                              "m12_gemms": [one row per shape: name, m, n, k, transposes,
-                              alignment (null where tightly packed), weight, flops, bytes,
+                              alignment (null where the input has none), weight, flops, bytes,
                               intensity, floor_ms, roofline_gflops, winner_kernel, winner_config,
                               winner_ms, winner_gflops, winner_pct_of_floor, cublas_ms,
                               cublas_gflops, cublas_pct_of_floor, speedup_vs_cublas]}
@@ -40,6 +40,7 @@ once) at the DRAM bandwidth; the floor is the larger of the two times, and "% of
 floor divided by the measured time. Ceilings: --peak-tflops and --bandwidth, else the table's
 own, else as in plot_bench.py (the "gpu" name).
 """
+import collections
 import json
 import math
 import os
@@ -100,7 +101,7 @@ def check_tuner_table(data, path):
 
 # What a tune's table says of a run that did not finish its shapes, and how it is said.
 RUN_STATUS = {
-    "interrupted": lambda v: v and "the tune was stopped before its last shape: the table holds the shapes it finished",
+    "interrupted": lambda v: v and "the tune was stopped by a signal: the table holds the shapes it finished",
     "untried_shapes": lambda v: v and f"{v} shape(s) got no winner (--budget-s ran out) and are not in the table",
     "fault": lambda v: v and f"the tune ended on a GPU fault ({v}): the table holds the shapes before it",
 }
@@ -162,6 +163,23 @@ def metrics_row(shape, ceilings):
     return row
 
 
+def shape_labels(rows):
+    """Each metrics row's label under its bars: its name, its dimensions where the name does not
+    end with them, its transposes where not NN, and its alignment class where a shape tuned for
+    two (tightly packed, and padded or offset rows) is two rows of one name."""
+    rows_of = collections.Counter((r["name"], r["m"], r["n"], r["k"], r["transposes"]) for r in rows)
+
+    def label(r):
+        shape = plotting.shape_label(r["m"], r["n"], r["k"])
+        name = plotting.figure_text(r["name"])
+        text = name if r["name"].endswith(shape) else f"{name}\n{shape}"
+        text = text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
+        alike = rows_of[(r["name"], r["m"], r["n"], r["k"], r["transposes"])] > 1
+        return f"{text} align{r['alignment']}" if alike and r["alignment"] is not None else text
+
+    return [label(r) for r in rows]
+
+
 def plot(rows, gpu, ceilings, out_dir):
     fig, (left, right) = pyplot().subplots(1, 2, figsize=(13, 5.5), gridspec_kw={"width_ratios": [1, 1.4]})
     plotting.draw_roofline(left, ceilings, [r["intensity"] for r in rows])
@@ -172,15 +190,7 @@ def plot(rows, gpu, ceilings, out_dir):
     left.legend(loc="upper left", fontsize=8)
     left.set_title(plotting.figure_text(f"fp32 roofline, {ceilings.name}"))
 
-    def label(r):
-        shape = plotting.shape_label(r["m"], r["n"], r["k"])
-        name = plotting.figure_text(r["name"])
-        text = name if r["name"].endswith(shape) else f"{name}\n{shape}"
-        text = text if r["transposes"] == "NN" else f"{text} {r['transposes']}"
-        # Padded or offset operands (an alignment under 16 bytes) are another row of the shape.
-        return text if r["alignment"] in (None, 16) else f"{text} align{r['alignment']}"
-
-    labels = [label(r) for r in rows]
+    labels = shape_labels(rows)
     xs = range(len(rows))
     width = 0.27
     series = (("roofline", "lightgray", "roofline (attainable)"), ("winner", "tab:green", "winner"),

@@ -23,7 +23,7 @@ DeviceModel device_model(const DeviceInfo& device) {
     if (short_name.rfind("NVIDIA ", 0) == 0) short_name = short_name.substr(7);
     try {
         const GpuSpec spec = find_builtin_gpu(short_name);
-        m.fp32_flops = spec.fp32_tflops * 1e12;
+        m.fp32_flops = spec.peak_flops(Precision::fp32);
         m.bytes_per_s = spec.bytes_per_s();
         return m;
     } catch (const Error&) {
@@ -45,7 +45,7 @@ DeviceModel planning_model(const std::string& gpu_name, int sm_count, Arch arch)
     m.name = spec.name;
     m.arch = arch;
     m.sm_count = sm_count;
-    m.fp32_flops = spec.fp32_tflops * 1e12;
+    m.fp32_flops = spec.peak_flops(Precision::fp32);
     m.bytes_per_s = spec.bytes_per_s();
     m.limits = arch_limits(arch);
     return m;

@@ -18,6 +18,7 @@ TOOLS, FIXTURES, SGEMM_ROOFLINE = sys.argv[1:4]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, TOOLS)
 import plot_bench  # noqa: E402
+import plot_roofline  # noqa: E402
 import plotting  # noqa: E402
 
 BENCH_4096 = os.path.join(FIXTURES, "bench4096_h200.json")
@@ -94,11 +95,16 @@ class PlotBench(PlotTest):
         self.assertIn("no built-in ceilings for GPU 'Mystery GPU', so bench_roofline.png is not drawn", result.stderr)
         self.assert_pngs("bench_ladder.png", "bench_sweep.png")
         self.assertFalse(os.path.exists(os.path.join(self.out, "bench_roofline.png")))
+        self.assertNotIn("earlier", result.stderr)
         # One ceiling alone asks for the roofline, which needs both.
         self.assert_user_error(run("plot_bench.py", path, "-o", self.out, "--peak-tflops", "10"), "--bandwidth")
         result = run("plot_bench.py", path, "-o", self.out, "--peak-tflops", "10", "--bandwidth", "1")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assert_pngs("bench_roofline.png")
+        # Drawn again without ceilings, the folder keeps that roofline: said to be another run's.
+        result = run("plot_bench.py", path, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"the earlier bench_roofline.png in {self.out} is of another run", result.stderr)
 
     def test_a_file_of_two_gpus_or_two_layouts_is_refused(self):
         # They were drawn as one line per kernel, under the first entry's GPU and a title
@@ -617,7 +623,7 @@ class PlotRoofline(PlotTest):
         table = dict(load(TUNE_TABLE), interrupted=True, untried_shapes=2, fault="async BM=128: illegal address")
         result = run("plot_roofline.py", self.write("partial.json", table), "-o", self.out)
         self.assertEqual(result.returncode, 0, result.stderr)
-        for words in ("note: the tune was stopped before its last shape", "note: 2 shape(s) got no winner",
+        for words in ("note: the tune was stopped by a signal", "note: 2 shape(s) got no winner",
                       "note: the tune ended on a GPU fault (async BM=128: illegal address)"):
             self.assertIn(words, result.stderr)
         metrics = load(os.path.join(self.out, "metrics.json"))
@@ -636,7 +642,12 @@ class PlotRoofline(PlotTest):
     def test_the_alignment_tells_two_rows_of_one_shape_apart(self):
         table = {"gpu": "NVIDIA H200", "shapes": [{"name": "x", "m": 64, "n": 64, "k": 63, "alignment": a,
                                                     "winner": None, "cublas_ms": 0.01} for a in (4, 16)]}
-        self.assertEqual([r["alignment"] for r in self.metrics(self.write("aligned.json", table))["m12_gemms"]], [4, 16])
+        rows = self.metrics(self.write("aligned.json", table))["m12_gemms"]
+        self.assertEqual([r["alignment"] for r in rows], [4, 16])
+        # Labelled with it only where two rows of one shape need telling apart: sgemm-tune
+        # writes every row's class, a tightly packed K = 63 row's being 4.
+        self.assertEqual(plot_roofline.shape_labels(rows), ["x\n64x64x63 align4", "x\n64x64x63 align16"])
+        self.assertEqual(plot_roofline.shape_labels(rows[:1]), ["x\n64x64x63"])
         table["shapes"][0]["alignment"] = 2
         self.assert_user_error(run("plot_roofline.py", self.write("aligned.json", table), "-o", self.out),
                                '"alignment" must be 4, 8 or 16 or null, not 2')
