@@ -26,8 +26,9 @@ constexpr std::size_t kSectionType = 4, kSectionOffset = 24, kSectionSize = 32;
 constexpr std::size_t kSectionLink = 40, kSectionEntrySize = 56;
 constexpr std::uint64_t kSectionHeaderBytes = 64, kProgramHeaderBytes = 56;  // Elf64_Shdr, Elf64_Phdr
 constexpr std::uint64_t kSectionSymbolTable = 2;
-constexpr std::size_t kSymbolInfo = 4, kSymbolSection = 6, kSymbolSize = 24;
+constexpr std::size_t kSymbolInfo = 4, kSymbolOther = 5, kSymbolSection = 6, kSymbolSize = 24;
 constexpr unsigned kSymbolTypeFunction = 2;
+constexpr unsigned kCudaEntry = 0x10;  // STO_CUDA_ENTRY in st_other: a kernel, not a device function
 constexpr std::size_t kSegmentOffset = 8, kSegmentFileSize = 32;
 constexpr std::uint64_t kSectionNoBits = 8;
 // The SM number is in e_flags: bits 8-15 from ELF ABI version 8 on (nvcc 13 writes sm_90 as
@@ -86,7 +87,9 @@ void require_whole(const std::vector<char>& cubin) {
 
 }  // namespace
 
-bool cubin_defines_function(const std::vector<char>& cubin, const std::string& name) {
+bool cubin_defines_kernel(const std::vector<char>& cubin, const std::string& name) {
+    // A NUL inside the name would match two names of the string table side by side.
+    if (name.find('\0') != std::string::npos) return false;
     const std::uint64_t headers = little_endian(cubin, kSectionHeadersAt, 8),
                         entry = little_endian(cubin, kSectionHeaderSize, 2),
                         count = little_endian(cubin, kSectionHeaderCount, 2);
@@ -111,6 +114,7 @@ bool cubin_defines_function(const std::vector<char>& cubin, const std::string& n
             const std::size_t symbol = symbols_at + s * symbol_size;
             const std::uint64_t name_at = little_endian(cubin, symbol, 4);
             if ((static_cast<unsigned char>(cubin[symbol + kSymbolInfo]) & 0xf) != kSymbolTypeFunction ||
+                !(static_cast<unsigned char>(cubin[symbol + kSymbolOther]) & kCudaEntry) ||
                 little_endian(cubin, symbol + kSymbolSection, 2) == 0 || name_at >= strings_size)
                 continue;
             // The name and its terminating NUL, within the string table.

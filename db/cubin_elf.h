@@ -11,10 +11,11 @@ namespace sgemm {
 // a section that reaches past the end of the bytes (a file cut short in a transfer).
 int cubin_sm(const std::vector<char>& cubin);
 
-// Whether the cubin's symbol table defines a function named `name`: the name a load looks the
-// kernel up by, so a binary row whose name is not there fails every handle that loads it.
+// Whether the cubin's symbol table defines a kernel (a function marked as an entry point, not a
+// device function) named `name`: the name a load looks the kernel up by, so a binary row whose
+// name is not there fails every handle that loads it.
 // Takes bytes cubin_sm accepted (whole sections); a symbol table or name that reaches past its
 // section counts as no such function.
-bool cubin_defines_function(const std::vector<char>& cubin, const std::string& name);
+bool cubin_defines_kernel(const std::vector<char>& cubin, const std::string& name);
 
 }  // namespace sgemm

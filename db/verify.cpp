@@ -81,7 +81,7 @@ std::string cubin_problem(const Binary& binary) {
     if (sm != binary.arch)
         return "its cubin is for sm_" + std::to_string(sm) + " but the row says sm_" + std::to_string(binary.arch);
     if (binary.lowered_name.empty()) return "it has no kernel name to look up";
-    if (!cubin_defines_function(binary.cubin, binary.lowered_name))
+    if (!cubin_defines_kernel(binary.cubin, binary.lowered_name))
         return "its cubin defines no kernel named " + single_quoted(binary.lowered_name) + ", the name the row gives to load it by";
     return "";
 }

@@ -901,9 +901,17 @@ int cmd_upgrade(Context& ctx) {
         // schema needs no upgrade, which is said (a deploy script's upgrade of a read-only
         // database failed, exit 2); one of an older schema fails as it did.
         if ((e.code & 0xff) != SQLITE_READONLY) throw;
-        TuningStore read(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout);
-        if (read.opened_version() < read.schema_version()) throw;
-        opened.emplace(std::move(read));
+        std::optional<TuningStore> read;
+        try {
+            read.emplace(ctx.db_path, OpenMode::ReadOnly, ctx.busy_timeout);
+        } catch (const Error&) {
+            // The write's failure is the answer (a file without tables yet, which upgrade would
+            // make a tuning database, is "read-only", not "empty").
+        }
+        // Current only when read whole: a -wal file's commits, which a copy of the file alone
+        // goes without, may hold another version.
+        if (!read || read->unread_wal_bytes() > 0 || read->opened_version() < read->schema_version()) throw;
+        opened.emplace(std::move(*read));
     }
     TuningStore& store = *opened;
     ctx.wrote = store.opened_version() < store.schema_version();

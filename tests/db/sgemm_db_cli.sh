@@ -597,6 +597,19 @@ c.execute('CREATE TABLE later (x)'); c.commit(); os._exit(0)" "$dir/readable/sto
     >/dev/null 2>"$dir/err"
   grep -qF "sgemm-db: note: $dir/readable/stopped-old.db-wal (" "$dir/err" ||
     fail "list of an older database whose -wal file it cannot read: $(cat "$dir/err")"
+  # Nor does upgrade call a database current that it read without its -wal file's commits, or
+  # call "empty" a read-only file without tables yet, which it would make a database: both are
+  # the write's refusal.
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE t (x)'); c.execute('DROP TABLE t'); c.commit()" \
+    "$dir/readable/no-tables.db" || fail "making an SQLite file without tables"
+  chmod 644 "$dir/readable/no-tables.db"
+  for name in stopped no-tables; do
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$db_tool" --db "$dir/readable/$name.db" upgrade \
+      >/dev/null 2>"$dir/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -qF "cannot write $dir/readable/$name.db: " "$dir/err" && ! grep -q "empty" "$dir/err" ||
+      fail "upgrade of the read-only $name.db: $rc $(cat "$dir/err")"
+  done
   # Its owner reads the commits, and no note.
   out=$("$db_tool" --db "$dir/readable/stopped.db" list 2>"$dir/err")
   [ ! -s "$dir/err" ] || fail "the owner's list of a database with a -wal file said: $(cat "$dir/err")"

@@ -5,6 +5,7 @@
 #include "db/prune.h"
 #include "db/stats.h"
 #include "db/verify.h"
+#include "src/jit/compiler.h"
 #include "tests/db/fixture.h"
 
 using namespace sgemm;
@@ -51,16 +52,32 @@ TEST(CubinElf, RefusesHeadersShorterThanElf64s) {
                   std::string::npos)
             << e.what();
     }
-    EXPECT_FALSE(cubin_defines_function(short_headers, naive_binary().lowered_name));
+    EXPECT_FALSE(cubin_defines_kernel(short_headers, naive_binary().lowered_name));
 }
 
 TEST(CubinElf, FindsAKernelByItsWholeNameInTheSymbolTable) {
     const Binary naive = naive_binary();
-    EXPECT_TRUE(cubin_defines_function(naive.cubin, naive.lowered_name)) << naive.lowered_name;
+    EXPECT_TRUE(cubin_defines_kernel(naive.cubin, naive.lowered_name)) << naive.lowered_name;
     for (const std::string& other : {std::string("foo"), std::string(""), naive.lowered_name + "x",
+                                     naive.lowered_name + std::string(1, '\0') + ".nv.info",
                                      naive.lowered_name.substr(0, naive.lowered_name.size() - 1),
                                      naive.lowered_name.substr(1)})
-        EXPECT_FALSE(cubin_defines_function(naive.cubin, other)) << "'" << other << "'";
+        EXPECT_FALSE(cubin_defines_kernel(naive.cubin, other)) << "'" << other << "'";
+}
+
+// A device function is a function symbol too, but no load finds it as a kernel: only symbols
+// marked as entry points count.
+TEST(CubinElf, ADeviceFunctionIsNoKernel) {
+    const StandaloneKernel compiled = compile_standalone(
+        "device_function.cu",
+        "extern \"C\" __device__ __noinline__ float helper_of_k(float x) { return x * 2.0f; }\n"
+        "extern \"C\" __global__ void k(float* p) { p[0] = helper_of_k(p[1]); }\n",
+        {}, Arch{90});
+    ASSERT_EQ(cubin_sm(compiled.cubin), 90);
+    EXPECT_TRUE(cubin_defines_kernel(compiled.cubin, "k"));
+    // NVRTC names the kept device function after its kernel, as a local function symbol.
+    EXPECT_FALSE(cubin_defines_kernel(compiled.cubin, "$k$helper_of_k"));
+    EXPECT_FALSE(cubin_defines_kernel(compiled.cubin, "helper_of_k"));
 }
 
 // binary_problem's rules, one at a time: a binary serves a device of its major version at
