@@ -312,7 +312,7 @@ typedef struct sgemm_dispatch_choice {
 } sgemm_dispatch_choice_t;
 
 /* Fills `options` with the defaults: default database path, device 0, cuBLAS fallback,
-   fp32, no miss recording, atomics as tuned. */
+   fp32, no miss recording, atomics as tuned. A NULL `options` is passed over. */
 void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
 
 /* Opens the database to read it (with record_misses, checks that it can be written, and the
@@ -347,7 +347,8 @@ sgemm_dispatch_status_t sgemm_dispatch_gemm(sgemm_dispatch_t handle, sgemm_dispa
 /* Writes into `buffer` (NUL-terminated) which kernel gemm would launch for these arguments,
    and why; pointers are only read for their alignment, and NULL stands for an aligned one.
    `length`, if not NULL, receives the text's full length without the NUL. Returns
-   BUFFER_TOO_SMALL when the text was cut. For arguments gemm's checks refuse, the text names
+   BUFFER_TOO_SMALL when the text was cut. Any other failure (INVALID_HANDLE, say) leaves an
+   empty text in `buffer` and 0 in `length`. For arguments gemm's checks refuse, the text names
    the status gemm would return and why, and explain still returns SUCCESS (it did explain):
    sgemm_dispatch_query returns that status. Where nothing can run the shape (NO_KERNEL), the
    text says so and query gives ROUTE_NONE. Enqueues nothing. */
@@ -380,6 +381,8 @@ sgemm_dispatch_status_t sgemm_dispatch_prepare(sgemm_dispatch_t handle, sgemm_di
                                                sgemm_dispatch_op_t trans_b, int m, int n, int k, const float* a,
                                                int lda, const float* b, int ldb, const float* c, int ldc);
 
+/* Fills `info` with what create did and what the handle holds now (sgemm_dispatch_info_t);
+   INVALID_VALUE for a NULL `info`. Enqueues nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_get_info(sgemm_dispatch_t handle, sgemm_dispatch_info_t* info);
 
 /* Gives back the per-stream workspace and cuBLAS handle `stream` holds, so that another

@@ -255,10 +255,14 @@ TEST(DispatchApi, ANullHandleIsRefusedByEveryCall) {
                                   x, 1, nullptr),
               SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_TRUE(last_error_has("NULL")) << sgemm_dispatch_last_error();
-    char text[64];
+    // explain leaves an empty text and length 0, not what the buffer and length held before.
+    char text[64] = "an earlier explain's text";
+    std::size_t length = 500;
     EXPECT_EQ(sgemm_dispatch_explain(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, x, 1, x, 1, x, 1, text,
-                                     sizeof text, nullptr),
+                                     sizeof text, &length),
               SGEMM_DISPATCH_INVALID_HANDLE);
+    EXPECT_STREQ(text, "");
+    EXPECT_EQ(length, 0u);
     sgemm_dispatch_info_t info;
     EXPECT_EQ(sgemm_dispatch_get_info(nullptr, &info), SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_EQ(sgemm_dispatch_release_stream(nullptr, nullptr), SGEMM_DISPATCH_INVALID_HANDLE);
