@@ -15,7 +15,7 @@ int cubin_sm(const std::vector<char>& cubin);
 // device function) named `name`: the name a load looks the kernel up by, so a binary row whose
 // name is not there fails every handle that loads it.
 // Takes bytes cubin_sm accepted (whole sections); a symbol table or name that reaches past its
-// section counts as no such function.
+// section counts as no such kernel.
 bool cubin_defines_kernel(const std::vector<char>& cubin, const std::string& name);
 
 }  // namespace sgemm

@@ -592,10 +592,11 @@ int cmd_export(Context& ctx) {
     for (const std::string& why : summary.left_out)
         std::fprintf(stderr, "sgemm-db: export left out %s (sgemm-db verify lists what is damaged)\n",
                      printable(why).c_str());
-    std::error_code no_throw;
-    if (nothing_written)
+    if (nothing_written) {
+        std::error_code no_throw;
         std::fprintf(stderr, "sgemm-db: export left out every winner, so %s is not written%s\n", printable(path).c_str(),
                      std::filesystem::exists(path, no_throw) ? " (it keeps what it held)" : "");
+    }
     return summary.left_out.empty() ? 0 : kSomeWinnersLeftOut;
 }
 
