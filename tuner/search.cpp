@@ -183,6 +183,23 @@ bool twin_tiles(const Candidate& a, const Candidate& b) {
 }
 }  // namespace
 
+Refinement::Refinement(std::vector<Candidate> all, const ShapeKey& shape, const DeviceModel& device,
+                       const SearchPlan& plan)
+    : all_(std::move(all)), shape_(shape), device_(device), plan_(plan), starts_(plan.refine_starts),
+      rounds_(plan.refine_rounds) {
+    plan_.strategy = Strategy::Model;
+    plan_.max_candidates = 0;  // the tuner caps what it times itself
+}
+
+std::vector<Candidate> Refinement::next_picks(const std::vector<Candidate>& tried) const {
+    std::set<std::pair<const Family*, ParamValues>> done;
+    for (const Candidate& c : tried) done.emplace(c.family, c.values);
+    std::vector<Candidate> untried;
+    for (const Candidate& c : all_)
+        if (done.count({c.family, c.values}) == 0) untried.push_back(c);
+    return choose_candidates(untried, shape_, device_, plan_, {});
+}
+
 std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>& timed,
                                                const std::vector<Candidate>& tried) const {
     const std::vector<TimedCandidate> order = fastest_first(timed);
@@ -209,6 +226,11 @@ std::vector<Candidate> Refinement::unwalked_starts(const std::vector<TimedCandid
 }
 
 std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) {
+    if (timed.empty()) {
+        if (picks_left_ == 0) return {};
+        --picks_left_;
+        return next_picks(tried);
+    }
     while (true) {
         // Move each walk to the fastest of its last neighbours that beat its point and that no
         // other walk moves to: walks that met on one point would step alike from then on, so
@@ -269,7 +291,7 @@ std::optional<double> replay_model_search(const std::vector<Candidate>& all, con
         if (const std::optional<double> t = measured(c)) timed.push_back({c, *t});
     };
     for (const Candidate& c : choose_candidates(all, shape, device, model_plan, {})) consider(c);
-    Refinement refinement(all, model_plan.refine_starts, model_plan.refine_rounds);
+    Refinement refinement(all, shape, device, model_plan);
     for (std::vector<Candidate> batch; !(batch = refinement.next(timed, tried)).empty();)
         for (const Candidate& c : batch) consider(c);
     std::optional<double> best;

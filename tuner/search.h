@@ -4,7 +4,8 @@
 //               (one candidate of each tie: same family, same estimate, both tiles of C
 //               or both of C^T), plus the
 //               winners of the nearest tuned shapes of this device that can run
-//               this shape (the database's nearest-shape rule, db/selection.h); then refine
+//               this shape (the database's nearest-shape rule, db/selection.h), and the
+//               next top_k where none of those could be timed (Refinement); then refine
 //               (Refinement): from each of the refine_starts fastest, walk downhill by
 //               one-step moves, refine_rounds batches of neighbours at most (the walks
 //               step together, one batch for all), again from any of the
@@ -82,15 +83,27 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // (ParamSpec::k_groups), which trades against the split count: two more binaries per tile
 // where the family allows more groups. Walks then start as before from any of the fastest
 // that the batch brought in.
+// A walk needs a timed start: while nothing has been timed (every candidate tried failed to
+// compile, spilled, or computed a wrong result), a batch holds the model's next picks among
+// the untried instead (choose_candidates without neighbour winners), at most kMorePicks
+// times. On the H200 the eight first picks at 4096^3 are all one 16x8 thread tile, which
+// ptxas gives 222-250 registers: were it to spill, the next picks are other tiles, where
+// before the search ended with nothing timed and stored cuBLAS as the shape's winner.
 class Refinement {
 public:
-    Refinement(std::vector<Candidate> all, int starts, int rounds)
-        : all_(std::move(all)), starts_(starts), rounds_(rounds) {}
+    static constexpr int kMorePicks = 3;
+    // starts and rounds come from plan.refine_starts and plan.refine_rounds, the number of
+    // the next picks from plan.top_k.
+    Refinement(std::vector<Candidate> all, const ShapeKey& shape, const DeviceModel& device, const SearchPlan& plan);
     std::vector<Candidate> next(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried);
 
 private:
     std::vector<Candidate> all_;
+    ShapeKey shape_;
+    DeviceModel device_;
+    SearchPlan plan_;
     int starts_, rounds_;
+    int picks_left_ = kMorePicks;
     struct Walk {
         Candidate at;                       // its current point
         int round;                          // batches of neighbours handed out so far
@@ -102,6 +115,8 @@ private:
     // The `starts` fastest timed so far that no walk has stood on.
     std::vector<Candidate> unwalked_starts(const std::vector<TimedCandidate>& timed) const;
     std::vector<Candidate> split_sweep(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) const;
+    // The model's next picks among the candidates not in `tried`.
+    std::vector<Candidate> next_picks(const std::vector<Candidate>& tried) const;
 };
 
 // The model strategy replayed on known timings: the best time it would reach, choosing

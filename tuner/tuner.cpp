@@ -343,7 +343,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     }
     // Model strategy: walk downhill from the fastest by one-step moves (search.h).
     if (options_.search.strategy == Strategy::Model) {
-        Refinement refinement(all, options_.search.refine_starts, options_.search.refine_rounds);
+        Refinement refinement(all, key, model_, options_.search);
         auto timed_so_far = [&] {
             std::vector<TimedCandidate> out;
             for (const auto& [c, ms] : medians) out.push_back({c, ms});

@@ -47,6 +47,14 @@ bool contains(const std::vector<Candidate>& cs, const Candidate& c) {
     return std::find(cs.begin(), cs.end(), c) != cs.end();
 }
 
+// The model search's plan with `starts` walks of `rounds` batches each.
+SearchPlan walks(int starts, int rounds) {
+    SearchPlan plan;
+    plan.refine_starts = starts;
+    plan.refine_rounds = rounds;
+    return plan;
+}
+
 // The warptile candidates of an NN 4096^3 GEMM on sm_90.
 std::vector<Candidate> warptile_4096() {
     return enumerate_candidates(nn(4096, 4096, 4096), Arch{90}, {"warptile"});
@@ -701,7 +709,7 @@ TEST(Search, AWalkStartsFromAFasterNeighbourAWalkMet) {
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {"decode"});
     const Family& f = find_family("decode");
     const Candidate start{&f, {8, 128, 8, 2, 1, 0, 4, 0, 0}}, met{&f, {8, 128, 8, 2, 0, 0, 4, 0, 0}};
-    Refinement refinement(all, 1, 1);
+    Refinement refinement(all, key, h200(), walks(1, 1));
     std::vector<TimedCandidate> timed = {{start, 1.0}};
     std::vector<Candidate> tried = {start};
     const std::vector<Candidate> walk = refinement.next(timed, tried);
@@ -739,7 +747,7 @@ TEST(Search, TheWalksFromTheFastestStepTogether) {
     const Family& f = find_family("decode");
     const Candidate first{&f, {8, 128, 8, 2, 1, 0, 4, 0, 0}}, second{&f, {2, 64, 4, 2, 0, 0, 3, 0, 0}}, third{&f, {4, 256, 2, 1, 0, 0, 1, 0, 0}};
     for (const Candidate& c : {first, second, third}) ASSERT_TRUE(contains(all, c)) << c.describe();
-    Refinement refinement(all, 2, 3);
+    Refinement refinement(all, key, h200(), walks(2, 3));
     std::vector<TimedCandidate> timed = {{first, 1.0}, {second, 1.1}, {third, 1.2}};
     std::vector<Candidate> tried = {first, second, third};
     auto untried_neighbours = [&](const Candidate& c) {
@@ -781,7 +789,7 @@ TEST(Search, AWalkWhoseBestNeighbourAnotherWalkTookGoesItsNextWay) {
     const Candidate first{&f, {1, 32, 16, 1, 1, 0, 1, 0, 0}}, second{&f, {1, 32, 16, 1, 1, 0, 2, 0, 0}};
     const Candidate shared{&f, {1, 32, 16, 1, 1, 0, 3, 0, 0}}, second_way{&f, {1, 32, 16, 1, 0, 0, 2, 0, 0}};
     for (const Candidate& c : {first, second, shared, second_way}) ASSERT_TRUE(contains(all, c)) << c.describe();
-    Refinement refinement(all, 2, 3);
+    Refinement refinement(all, key, h200(), walks(2, 3));
     std::vector<TimedCandidate> timed = {{first, 1.0}, {second, 1.1}};
     std::vector<Candidate> tried = {first, second};
     const std::vector<Candidate> batch = refinement.next(timed, tried);
@@ -807,7 +815,7 @@ struct RefinementAt1024 {
         : all(enumerate_candidates(nn(1024, 1024, 1024), Arch{90}, {"warptile"})),
           warptile(find_family("warptile")),
           start{&warptile, start_values},
-          refinement(all, 1, 1),
+          refinement(all, nn(1024, 1024, 1024), h200(), walks(1, 1)),
           timed{{start, 0.0603}},
           tried{start} {}
 
@@ -912,7 +920,7 @@ TEST(Search, TheSplitSweepTakesTheFastestTilesNotTimings) {
     const Family& f = find_family("decode");
     const Candidate fastest{&f, {8, 128, 8, 2, 0, 0, 4, 0, 0}}, same_tile{&f, {8, 128, 8, 2, 0, 0, 8, 0, 0}}, next_tile{&f, {2, 64, 4, 2, 0, 0, 3, 0, 0}};
     ASSERT_NE(std::find(all.begin(), all.end(), next_tile), all.end());
-    Refinement refinement(all, 2, 1);
+    Refinement refinement(all, key, h200(), walks(2, 1));
     std::vector<TimedCandidate> timed = {{fastest, 0.9}, {same_tile, 0.95}, {next_tile, 1.0}};
     std::vector<Candidate> tried = {fastest, same_tile, next_tile};
     // The walks from the two fastest find nothing faster; the batch after them is the sweep,
@@ -967,7 +975,7 @@ TEST(Search, TheSplitSweepTakesTwinsForAlignedOperandsAsOneTile) {
     });
     ASSERT_NE(next_tile, all.end());
 
-    Refinement refinement(all, 2, 1);
+    Refinement refinement(all, key, h200(), walks(2, 1));
     std::vector<TimedCandidate> timed = {{*fastest, 0.9}, {twin, 0.95}, {*next_tile, 1.0}};
     std::vector<Candidate> tried = {*fastest, twin, *next_tile};
     std::vector<Candidate> sweep;
@@ -1024,6 +1032,47 @@ TEST(Search, RefinementWalksDownhillToTheMinimum) {
     // what found it.
     plan.refine_starts = 0;
     EXPECT_GT(*replay_model_search(all, key, h200(), plan, bowl), 1.0);
+}
+
+// A walk needs a timed start. When none of the model's first picks can be timed (at 4096^3
+// they are one 16x8 thread tile near the register limit: a spill would fail them all), the
+// search takes the model's next picks among the untried, rather than end with nothing timed
+// and store cuBLAS as the winner.
+TEST(Search, WhenNoFirstPickCanBeTimedTheModelPicksAgainFurtherDown) {
+    const ShapeKey key = nn(4096, 4096, 4096);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {});
+    const SearchPlan plan;
+    const std::vector<Candidate> first = choose_candidates(all, key, h200(), plan, {});
+    ASSERT_EQ(first.size(), static_cast<std::size_t>(plan.top_k));
+
+    Refinement refinement(all, key, h200(), plan);
+    const std::vector<Candidate> again = refinement.next({}, first);
+    std::vector<Candidate> untried;
+    for (const Candidate& c : all)
+        if (!contains(first, c)) untried.push_back(c);
+    EXPECT_EQ(again, choose_candidates(untried, key, h200(), plan, {}));
+
+    const std::optional<double> best = replay_model_search(all, key, h200(), plan, [&](const Candidate& c) {
+        return contains(first, c) ? std::nullopt : std::optional<double>(1.0);
+    });
+    EXPECT_EQ(best, 1.0);
+}
+
+// Picking again is bounded: where nothing can be timed at all, the search ends after
+// Refinement::kMorePicks more rounds of picks, not after the whole space (33013 candidates
+// at 7x17x1000, one compile for each few).
+TEST(Search, WhereNothingCanBeTimedThePicksEndAfterAFewRounds) {
+    const ShapeKey key = nn(7, 17, 1000);
+    const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {});
+    const SearchPlan plan;
+    std::vector<Candidate> tried;
+    const std::optional<double> best = replay_model_search(all, key, h200(), plan, [&](const Candidate& c) {
+        EXPECT_FALSE(contains(tried, c)) << c.describe() << " was handed out twice";
+        tried.push_back(c);
+        return std::optional<double>();
+    });
+    EXPECT_FALSE(best.has_value());
+    EXPECT_EQ(tried.size(), static_cast<std::size_t>((1 + Refinement::kMorePicks) * plan.top_k));
 }
 
 }  // namespace
