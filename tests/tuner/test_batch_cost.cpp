@@ -35,6 +35,26 @@ TEST(BatchCost, BatchesAreMeasuredAgainstCublasAtBatchOneForTheSameWeights) {
     EXPECT_DOUBLE_EQ(*r[4], 0.0496 / 0.0320) << "against cuBLAS's time, not the batch-1 winner's";
 }
 
+// A file may hold the batch-1 shape twice, packed and on misaligned operands: a batch is
+// measured against the one of its own alignment class, and against another only where the
+// file has none of its own.
+TEST(BatchCost, TheBatchOneRowOfTheSameAlignmentClassComesFirst) {
+    std::vector<ShapeOutcome> outcomes = {
+        outcome(1, 4096, 4096, 0.0500, 0.0500),
+        outcome(1, 4096, 4096, 0.0230, 0.0230),
+        outcome(8, 4096, 4096, 0.0275, 0.0457),
+        outcome(8, 4096, 4096, 0.0600, 0.0700),
+    };
+    outcomes[0].row.key.alignment = 4;
+    outcomes[3].row.key.alignment = 8;
+    const std::vector<std::optional<double>> r = time_over_cublas_batch1(outcomes);
+    ASSERT_EQ(r.size(), outcomes.size());
+    ASSERT_TRUE(r[2].has_value());
+    EXPECT_DOUBLE_EQ(*r[2], 0.0275 / 0.0230);
+    ASSERT_TRUE(r[3].has_value()) << "no batch-1 row of class 8: the first of the others";
+    EXPECT_DOUBLE_EQ(*r[3], 0.0600 / 0.0500);
+}
+
 TEST(BatchCost, OtherWeightsOrLayoutsGiveNoRatio) {
     const std::vector<ShapeOutcome> outcomes = {
         outcome(1, 4096, 4096, 0.0230, 0.0230),
