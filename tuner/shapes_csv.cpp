@@ -43,8 +43,8 @@ std::string rows_too_long(const ShapeKey& key) {
     const int longest_row = std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N});
     if (longest_row <= kLongestCheckedRow) return "";
     return " has rows of " + std::to_string(longest_row) +
-           " floats; the check lays each row out up to 7 floats longer, in a 32-bit leading dimension, so rows of "
-           "at most " + std::to_string(kLongestCheckedRow) + " can be tuned";
+           " floats; the check lays each row out up to 7 floats longer, and CUDA copies rows of at most 2^31 - 1 "
+           "bytes, so rows of at most " + std::to_string(kLongestCheckedRow) + " floats can be tuned";
 }
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <set>
 
 #include "tuner/candidate_check.h"
@@ -134,14 +135,15 @@ TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther)
     ProblemSpec unfilled;
     unfilled.M = 8, unfilled.N = 64, unfilled.K = 64;
     EXPECT_THROW(later_layouts_for(unfilled), Error);
-    // A row whose longer layout would pass an int is refused (shapes_csv's kLongestCheckedRow
-    // keeps such shapes from the tuner), not wrapped to a negative leading dimension.
+    // A row whose longer layout would pass an int is refused (shapes_csv's kLongestCheckedRow,
+    // shorter, keeps such shapes from the tuner), not wrapped to a negative leading dimension.
+    constexpr int longest_in_an_int = std::numeric_limits<int>::max() - 7;
     ProblemSpec longest;
     longest.M = longest.N = 1;
-    longest.K = longest.lda = kLongestCheckedRow;
+    longest.K = longest.lda = longest_in_an_int;
     longest.ldb = longest.ldc = 1;
-    EXPECT_EQ(later_layouts_for(longest).front().lda, kLongestCheckedRow + 5);  // A took 16 bytes: now odd
-    longest.K = longest.lda = kLongestCheckedRow + 1;
+    EXPECT_EQ(later_layouts_for(longest).front().lda, longest_in_an_int + 5);  // A took 16 bytes: now odd
+    longest.K = longest.lda = longest_in_an_int + 1;
     EXPECT_THROW(later_layouts_for(longest), Error);
 }
 

@@ -342,8 +342,9 @@ TEST(ShapesCsv, ShapesTooLargeForDeviceMemoryAreNamed) {
     EXPECT_EQ(whys[0].rfind("s.csv:2: M=65536 N=32768 K=65536 ", 0), 0u) << whys[0];
     EXPECT_EQ(whys[1].rfind("s.csv:4: M=65536 N=65536 K=65536 ", 0), 0u) << whys[1];
     EXPECT_NE(whys[1].find("GiB"), std::string::npos) << whys[1];
-    // The largest shape the CSV takes needs about 86 EiB, more than a size_t counts.
-    const ShapesFile largest = parse("M,N,K\n2147483640,2147483640,2147483640\n2147483640,2147483640,1\n");
+    // The largest shapes the CSV takes need tens of EiB, more than a size_t counts.
+    const ShapesFile largest = parse("M,N,K\n2147483640,536870904,536870904\n2147483640,536870904,1\n");
+    ASSERT_GT(tuning_bytes(largest.rows[1].key, false), 0x1p64);
     for (int line : {2, 3}) {
         ShapesFile one;
         one.rows = {largest.rows[static_cast<std::size_t>(line - 2)]};
@@ -378,26 +379,30 @@ TEST(ShapesCsv, TheMemoryNeededIsTheOperandsPeak) {
     EXPECT_DOUBLE_EQ(tuning_bytes(padded, false), 1.1 * 4.0 * (12e6 + 4 + 3e6 + 1 + 7.0 * (1e6 + 1 + 2e6)));
 }
 
-// The check lays each row out up to 7 floats longer, in an int leading dimension: a shape
-// whose rows are longer than 2^31 - 8 floats is refused before tuning, by name, where the
-// second layout used to overflow into a negative leading dimension and end the run. In a file
-// it is a bad row on any GPU, refused by the parse (a dry run for a newer arch took it, with a
-// note that such a GPU "may hold more"). One row shorter is judged by its memory alone.
+// The check lays each row out up to 7 floats longer and copies the rows there by a CUDA 2-D
+// copy, whose pitch (a row's bytes) may not pass 2^31 - 1: a shape whose rows are longer than
+// 2^29 - 8 floats is refused before tuning, by name, where the copy would fail in the check
+// and end the run (and, at 2^31 - 7 floats, the second layout overflowed into a negative
+// leading dimension). In a file it is a bad row on any GPU, refused by the parse (a dry run
+// for a newer arch took it, with a note that such a GPU "may hold more"). One row shorter is
+// judged by its memory alone.
 TEST(ShapesCsv, RowsTooLongForTheChecksLayoutAreRefused) {
-    const std::string why = "M=1 N=1 K=2147483641 NN fp32 align4 has rows of 2147483641 floats; the check lays each "
-                            "row out up to 7 floats longer, in a 32-bit leading dimension, so rows of at most "
-                            "2147483640 can be tuned";
+    const std::string why = "M=1 N=1 K=536870905 NN fp32 align4 has rows of 536870905 floats; the check lays each "
+                            "row out up to 7 floats longer, and CUDA copies rows of at most 2^31 - 1 bytes, so rows "
+                            "of at most 536870904 floats can be tuned";
     try {
-        parse("M,N,K\n1,1,2147483641\n");
+        parse("M,N,K\n1,1,536870905\n");
         FAIL() << "a row longer than the check can lay out was read";
     } catch (const ShapesCsvError& e) {
         EXPECT_EQ(std::string(e.what()), "shapes.csv:2: " + why);
     }
     EXPECT_THROW(parse("M,N,K\n1,2147483647,1\n"), ShapesCsvError);
-    EXPECT_TRUE(shapes_too_large(parse("M,N,K\n1,1,2147483640\n"), "s.csv", std::size_t(1) << 50, false).empty());
+    EXPECT_THROW(parse("M,N,K,transA\n536870905,1,1,T\n"), ShapesCsvError) << "A^T's rows are M long";
+    EXPECT_TRUE(shapes_too_large(parse("M,N,K\n1,1,536870904\n"), "s.csv", std::size_t(1) << 50, false).empty());
+    EXPECT_EQ(parse("M,N,K\n536870905,1,1\n").rows.size(), 1u) << "rows of A are K long";
     // Misses come from the database, not a file: named and left out.
-    ShapesFile misses = parse("M,N,K\n1,1,2147483640\n");
-    misses.rows[0].key.K = 2147483641;
+    ShapesFile misses = parse("M,N,K\n1,1,536870904\n");
+    misses.rows[0].key.K = 536870905;
     EXPECT_EQ(shapes_too_large(misses, "s.csv", std::size_t(1) << 50, false), std::vector<std::string>{"s.csv:2: " + why});
     EXPECT_EQ(drop_shapes_too_large(misses, "s.csv", std::size_t(1) << 50, false).size(), 1u);
     EXPECT_TRUE(misses.rows.empty());

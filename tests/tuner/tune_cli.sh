@@ -201,14 +201,14 @@ grep -qF "(RTX 3090, which stands in for sm_89 here; an sm_89 GPU may hold more)
   fail "no note of the row too large for the stand-in: $err"
 # Rows longer than the check can lay out fit no GPU: a bad line of the file (exit 1), for a
 # stand-in too (it was a note that the GPU "may hold more"), and without a GPU (it was exit 2).
-printf 'M,N,K\n1,2147483647,1\n' > "$dir/long.csv"
+printf 'M,N,K\n1,536870905,1\n' > "$dir/long.csv"
 for arch in sm_90 sm_89; do
   err=$("$tune" --shapes "$dir/long.csv" --dry-run --arch $arch --families naive --top-k 1 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 1 ] && grep -qF "long.csv:2: M=1 N=2147483647 K=1 NN fp32 align4 has rows of 2147483647 floats" <<<"$err" ||
+  [ $rc -eq 1 ] && grep -qF "long.csv:2: M=1 N=536870905 K=1 NN fp32 align4 has rows of 536870905 floats" <<<"$err" ||
     fail "a dry run for $arch with rows too long: $rc $err"
 done
 err=$("$tune" --shapes "$dir/long.csv" --db "$dir/long.db" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF "so rows of at most 2147483640 can be tuned" <<<"$err" || fail "rows too long, to tune: $rc $err"
+[ $rc -eq 1 ] && grep -qF "so rows of at most 536870904 floats can be tuned" <<<"$err" || fail "rows too long, to tune: $rc $err"
 [ ! -e "$dir/long.db" ] || fail "a refused shapes file made a database"
 
 # An architecture NVRTC does not compile for is refused up front, with the ones it does.
