@@ -666,7 +666,8 @@ int main(int argc, char** argv) {
         ("allow-atomics", "also try split-K kernels whose slices add into C with float atomics: on small grids "
          "(batch-32 decode, 1024^3) a few percent faster, but the order of the adds, and so the last bits of C, "
          "then vary from run to run (cuBLAS's CUBLAS_ATOMICS_ALLOWED); without it every kernel the run stores "
-         "repeats bit for bit, and a shape whose winner adds with atomics is tuned again. A dispatch handle "
+         "repeats bit for bit, and a shape whose winner adds with atomics is tuned again; with it, a shape whose "
+         "winner came from a run without it is tuned again. A dispatch handle "
          "created with options.deterministic runs the fastest kernel without atomics measured instead")
         ("jobs", po::value<int>()->default_value(static_cast<int>(usable_cpus())),
          "compile threads, 1 or more (default: every CPU this process may run on)")

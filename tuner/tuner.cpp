@@ -97,10 +97,18 @@ bool searches_in_full(const TuneOptions& options) {
     return narrowing_of(options).empty() && options.search.max_candidates == 0 && options.budget_seconds == 0;
 }
 
+namespace {
+// How a winner's provenance says that its search let atomics compete.
+constexpr const char* kAtomicsAllowedNote = ", atomics allowed";
+}  // namespace
+
+bool searched_with_atomics(const Winner& w) { return w.provenance.find(kAtomicsAllowedNote) != std::string::npos; }
+
 // Why each is no winner to keep (tuner.h says which): one dispatch leaves out (tuned with
 // other kernel sources under the same library version, or an edited row: winner_unusable)
 // would be skipped while its calls go on missing; a run without --allow-atomics leaves only
-// kernels that repeat bit for bit; with --retry-faulted the shape is tuned again with the
+// kernels that repeat bit for bit, and one with it finds faster kernels than a search that
+// left them out (the README's second command, run after the first, must not skip every shape); with --retry-faulted the shape is tuned again with the
 // kernels that faulted, and a winner that itself faulted in a later run (--retune, whose search
 // stored no winner) is tuned again without it; a quick pass (--families decode,
 // --max-candidates 20) is not final for the full run after it.
@@ -110,6 +118,7 @@ std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& devi
     std::optional<Winner> w = store.find_winner(device_id, key);
     if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
     if (!options.atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
+    if (options.atomics_allowed && !searched_with_atomics(*w)) return std::nullopt;
     const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
     if (options.retry_faulted && !faulted.empty()) return std::nullopt;
     if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
@@ -450,7 +459,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     w.cublas_ms = cublas_ms;
     w.tolerance = tolerance_for_k(key.K);
     w.provenance = std::string("sgemm-tune ") + SGEMM_VERSION + ", " + to_string(options_.search.strategy) + " search" +
-                   (options_.atomics_allowed ? ", atomics allowed" : "");
+                   (options_.atomics_allowed ? kAtomicsAllowedNote : "");
     w.narrowed_by = narrowing_of(options_);
     if (cap_cut) add_narrowing(w.narrowed_by, "--max-candidates " + std::to_string(cap) + ", reached");
     if (budget_ran_out) {

@@ -164,10 +164,15 @@ std::string narrowing_of(const TuneOptions& options);
 // a shape whose winner came from a narrowed search (Winner::narrowed_by).
 bool searches_in_full(const TuneOptions& options);
 
+// Whether the search that stored `w` let kernels that add with atomics compete: the tuner
+// says so in the winner's provenance ("sgemm-tune 0.3.0, model search, atomics allowed").
+bool searched_with_atomics(const Winner& w);
+
 // The winner stored for `key` on `device_id` that a run with `options` keeps, skipping the
 // shape (a killed run resumes where it stopped): none with retune; else the one dispatch would
 // use, but none whose own kernel faulted the GPU in a later run, none that adds with atomics
-// unless atomics are allowed, none of a shape where any kernel faulted when faulted kernels
+// unless atomics are allowed, none from a search without atomics when they are (a run with
+// --allow-atomics after one without must search again), none of a shape where any kernel faulted when faulted kernels
 // are tried again, and none from a narrowed search for a run that searches in full. Where that
 // last is the only reason it keeps none, `narrowed_by` gets what narrowed the stored winner's
 // search.

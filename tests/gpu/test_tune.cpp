@@ -183,7 +183,8 @@ TEST(Tune, ValidatesAgainstAnFp64Reference) {
 }
 
 // --allow-atomics shows in the stored winner's provenance, so that a database says which of
-// its winners came from runs that let results vary in the last bits.
+// its winners came from runs that let results vary in the last bits, and a later run with
+// --allow-atomics knows which to search again.
 TEST(Tune, AWinnerSaysWhetherItsRunAllowedAtomics) {
     SGEMM_REQUIRE_GPU(gpu);
     for (bool allowed : {false, true}) {
@@ -195,6 +196,7 @@ TEST(Tune, AWinnerSaysWhetherItsRunAllowedAtomics) {
         const std::optional<Winner> w = t.store.find_winner(fingerprint_of(gpu->device).id(), o.row.key);
         ASSERT_TRUE(w.has_value());
         EXPECT_EQ(w->provenance.find("atomics allowed") != std::string::npos, allowed) << w->provenance;
+        EXPECT_EQ(searched_with_atomics(*w), allowed) << "as a later run reads it: " << w->provenance;
     }
 }
 

@@ -119,12 +119,42 @@ TEST(Resume, AWinnerThatAddsWithAtomicsIsTunedAgainUnlessAllowed) {
     added.kernel = kernel_ref(warptile, by_atomics), added.cache_key = "added";
     store.put_binary(summed);
     store.put_binary(added);
-    store.put_winner(sgemm::testing::winner(device_id, shapes[0].key, 0.03, &summed));
-    store.put_winner(sgemm::testing::winner(device_id, shapes[1].key, 0.04, &added));
+    const auto put_from_a_search_with_atomics = [&](const ShapeKey& key, double ms, const Binary& binary) {
+        Winner w = sgemm::testing::winner(device_id, key, ms, &binary);
+        w.provenance = "sgemm-tune 0.3.0, model search, atomics allowed";
+        store.put_winner(w);
+    };
+    put_from_a_search_with_atomics(shapes[0].key, 0.03, summed);
+    put_from_a_search_with_atomics(shapes[1].key, 0.04, added);
     const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, false, false));
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 3);
     EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, true, false)).empty());
+}
+
+// The other way round: a winner from a search that left atomics out counts as tuned for a
+// run that leaves them out too, but a run with --allow-atomics searches its shape again, as
+// it may find faster kernels (the README's second command, after the first, skipped every
+// shape). The winner's provenance says which search stored it.
+TEST(Resume, AWinnerFromASearchWithoutAtomicsIsTunedAgainWhereTheyAreAllowed) {
+    TempDir dir;
+    TuningStore store(dir.file("tuning.db"));
+    const std::string device_id = store.add_device(sgemm::testing::h200());
+    const std::vector<ShapeRow> shapes = {row(32, 4096, 4096, 2), row(32, 6144, 4096, 3)};
+    const Binary naive = sgemm::testing::naive_binary();
+    store.put_binary(naive);
+    Winner without = sgemm::testing::winner(device_id, shapes[0].key, 0.03, &naive);
+    without.provenance = "sgemm-tune 0.3.0, model search";
+    Winner with = sgemm::testing::winner(device_id, shapes[1].key, 0.04, &naive);
+    with.provenance = "sgemm-tune 0.3.0, model search, atomics allowed";
+    EXPECT_FALSE(searched_with_atomics(without));
+    EXPECT_TRUE(searched_with_atomics(with));
+    store.put_winner(without);
+    store.put_winner(with);
+    EXPECT_TRUE(shapes_to_tune(store, device_id, shapes, run_options(false, false, false)).empty());
+    const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, true, false));
+    ASSERT_EQ(todo.size(), 1u);
+    EXPECT_EQ(todo[0].line, 2);
 }
 
 // What narrows every shape's search: a family list short of the defaults, the random
