@@ -172,10 +172,10 @@ bool searched_with_atomics(const Winner& w);
 // shape (a killed run resumes where it stopped): none with retune; else the one dispatch would
 // use, but none whose own kernel faulted the GPU in a later run, none that adds with atomics
 // unless atomics are allowed, none from a search without atomics when they are (a run with
-// --allow-atomics after one without must search again), none of a shape where any kernel faulted when faulted kernels
-// are tried again, and none from a narrowed search for a run that searches in full. Where that
-// last is the only reason it keeps none, `narrowed_by` gets what narrowed the stored winner's
-// search.
+// --allow-atomics after one without must search again), none of a shape where any kernel
+// faulted when faulted kernels are tried again, and none from a narrowed search for a run
+// that searches in full. Where that last is the only reason it keeps none, `narrowed_by` gets
+// what narrowed the stored winner's search.
 std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
                                      const TuneOptions& options, std::string* narrowed_by = nullptr);
 
