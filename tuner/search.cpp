@@ -191,13 +191,20 @@ Refinement::Refinement(std::vector<Candidate> all, const ShapeKey& shape, const 
     plan_.max_candidates = 0;  // the tuner caps what it times itself
 }
 
-std::vector<Candidate> Refinement::next_picks(const std::vector<Candidate>& tried) const {
+std::vector<Candidate> Refinement::next_picks(const std::vector<Candidate>& failed) const {
     std::set<std::pair<const Family*, ParamValues>> done;
-    for (const Candidate& c : tried) done.emplace(c.family, c.values);
-    std::vector<Candidate> untried;
+    std::set<std::pair<const Family*, int>> failed_registers;
+    for (const Candidate& c : failed) {
+        done.emplace(c.family, c.values);
+        if (c.family->estimated_registers) failed_registers.emplace(c.family, c.family->estimated_registers(c.values));
+    }
+    std::vector<Candidate> others;
     for (const Candidate& c : all_)
-        if (done.count({c.family, c.values}) == 0) untried.push_back(c);
-    return choose_candidates(untried, shape_, device_, plan_, {});
+        if (done.count({c.family, c.values}) == 0 &&
+            (!c.family->estimated_registers ||
+             failed_registers.count({c.family, c.family->estimated_registers(c.values)}) == 0))
+            others.push_back(c);
+    return choose_candidates(others, shape_, device_, plan_, {});
 }
 
 std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>& timed,

@@ -84,11 +84,14 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // where the family allows more groups. Walks then start as before from any of the fastest
 // that the batch brought in.
 // A walk needs a timed start: while nothing has been timed (every candidate tried failed to
-// compile, spilled, or computed a wrong result), a batch holds the model's next picks among
-// the untried instead (choose_candidates without neighbour winners), at most kMorePicks
-// times. On the H200 the eight first picks at 4096^3 are all one 16x8 thread tile, which
-// ptxas gives 222-250 registers: were it to spill, the next picks are other tiles, where
-// before the search ended with nothing timed and stored cuBLAS as the shape's winner.
+// compile, spilled, or computed a wrong result), a batch holds the model's next picks instead
+// (choose_candidates without neighbour winners), at most kMorePicks times, with starts of 0
+// too. They leave out every candidate that its family estimates to need as many registers
+// as one that failed (Family::estimated_registers): the model ties a tile's BK, stage and
+// split variants, so the next picks by rank alone are the failed tile again. On the H200 the
+// first picks at 4096^3, and the 24 after them, are all one 16x8 thread tile, which ptxas
+// gives 222-250 registers: were it to spill, the next picks are 8x8 tiles, where before the
+// search ended with nothing timed and stored cuBLAS as the shape's winner.
 class Refinement {
 public:
     static constexpr int kMorePicks = 3;
@@ -115,8 +118,9 @@ private:
     // The `starts` fastest timed so far that no walk has stood on.
     std::vector<Candidate> unwalked_starts(const std::vector<TimedCandidate>& timed) const;
     std::vector<Candidate> split_sweep(const std::vector<TimedCandidate>& timed, const std::vector<Candidate>& tried) const;
-    // The model's next picks among the candidates not in `tried`.
-    std::vector<Candidate> next_picks(const std::vector<Candidate>& tried) const;
+    // The model's next picks where every one of `failed` failed: none of them, and none
+    // estimated to need the registers of one of them in its family.
+    std::vector<Candidate> next_picks(const std::vector<Candidate>& failed) const;
 };
 
 // The model strategy replayed on known timings: the best time it would reach, choosing

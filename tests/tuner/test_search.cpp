@@ -1036,24 +1036,41 @@ TEST(Search, RefinementWalksDownhillToTheMinimum) {
 
 // A walk needs a timed start. When none of the model's first picks can be timed (at 4096^3
 // they are one 16x8 thread tile near the register limit: a spill would fail them all), the
-// search takes the model's next picks among the untried, rather than end with nothing timed
-// and store cuBLAS as the winner.
-TEST(Search, WhenNoFirstPickCanBeTimedTheModelPicksAgainFurtherDown) {
+// search picks again, rather than end with nothing timed and store cuBLAS as the winner; and
+// not that tile again, whose BK, stage and split variants the model ranks next.
+TEST(Search, WhenNoFirstPickCanBeTimedTheModelPicksAnotherTile) {
     const ShapeKey key = nn(4096, 4096, 4096);
     const std::vector<Candidate> all = enumerate_candidates(key, Arch{90}, {});
     const SearchPlan plan;
     const std::vector<Candidate> first = choose_candidates(all, key, h200(), plan, {});
     ASSERT_EQ(first.size(), static_cast<std::size_t>(plan.top_k));
+    const Family& warptile = find_family("warptile");
+    const std::size_t tm = warptile.param_index("TM"), tn = warptile.param_index("TN");
+    const auto thread_tile = [&](const Candidate& c) {
+        return c.family == &warptile ? std::optional<std::set<int>>({c.values[tm], c.values[tn]}) : std::nullopt;
+    };
+    for (const Candidate& c : first) ASSERT_EQ(thread_tile(c), std::set<int>({16, 8})) << c.describe();
+    const auto spills = [&](const Candidate& c) { return thread_tile(c) == std::set<int>({16, 8}); };
+    std::vector<Candidate> ranked_next;  // what picks by rank alone would time next
+    for (const Candidate& c : choose_candidates(all, key, h200(), [&] {
+             SearchPlan more = plan;
+             more.top_k *= 2;
+             return more;
+         }(), {}))
+        if (!contains(first, c)) ranked_next.push_back(c);
+    ASSERT_FALSE(ranked_next.empty());
+    EXPECT_TRUE(std::all_of(ranked_next.begin(), ranked_next.end(), spills)) << "the premise: by rank, the same tile";
 
     Refinement refinement(all, key, h200(), plan);
     const std::vector<Candidate> again = refinement.next({}, first);
-    std::vector<Candidate> untried;
-    for (const Candidate& c : all)
-        if (!contains(first, c)) untried.push_back(c);
-    EXPECT_EQ(again, choose_candidates(untried, key, h200(), plan, {}));
+    EXPECT_EQ(again.size(), first.size());
+    for (const Candidate& c : again) {
+        EXPECT_TRUE(contains(all, c)) << c.describe();
+        EXPECT_FALSE(spills(c)) << c.describe();
+    }
 
     const std::optional<double> best = replay_model_search(all, key, h200(), plan, [&](const Candidate& c) {
-        return contains(first, c) ? std::nullopt : std::optional<double>(1.0);
+        return spills(c) ? std::nullopt : std::optional<double>(1.0);
     });
     EXPECT_EQ(best, 1.0);
 }
