@@ -101,6 +101,10 @@ public:
                 std::fprintf(stderr, "[%d/%d] %s: its earlier winner came from a search narrowed by %s, so this run, "
                              "searching in full, tuned it again\n",
                              finished_, shapes_, o.row.key.to_string().c_str(), printable(o.earlier_narrowed_by).c_str());
+            if (o.earlier_without_atomics)
+                std::fprintf(stderr, "[%d/%d] %s: its earlier winner came from a search without --allow-atomics, so this "
+                             "run tuned it again with the kernels that add with atomics\n",
+                             finished_, shapes_, o.row.key.to_string().c_str());
             if (o.left_out_faulted > 0) {
                 const ShapeKey& k = o.row.key;
                 std::fprintf(stderr,

@@ -122,7 +122,8 @@ void carry(Io& io, Accuracy& a) {
 template <class Io>
 void carry(Io& io, ShapeOutcome& o) {
     carry(io, o.row);
-    io(o.skipped), io(o.earlier_narrowed_by), io(o.interrupted), io(o.fault), io(o.untried);
+    io(o.skipped), io(o.earlier_narrowed_by), io(o.earlier_without_atomics), io(o.interrupted), io(o.fault),
+        io(o.untried);
     carry(io, o.winner);
     bool judged = o.winner_accuracy.has_value();
     io(judged);

@@ -107,21 +107,25 @@ bool searched_with_atomics(const Winner& w) { return w.provenance.find(kAtomicsA
 // Why each is no winner to keep (tuner.h says which): one dispatch leaves out (tuned with
 // other kernel sources under the same library version, or an edited row: winner_unusable)
 // would be skipped while its calls go on missing; a run without --allow-atomics leaves only
-// kernels that repeat bit for bit, and one with it finds faster kernels than a search that
-// left them out (the README's second command, run after the first, must not skip every shape); with --retry-faulted the shape is tuned again with the
-// kernels that faulted, and a winner that itself faulted in a later run (--retune, whose search
-// stored no winner) is tuned again without it; a quick pass (--families decode,
-// --max-candidates 20) is not final for the full run after it.
+// kernels that repeat bit for bit, and one with it may find faster kernels than a search that
+// left them out (the README's second command, run after the first, must not skip every
+// shape); with --retry-faulted the shape is tuned again with the kernels that faulted, and a
+// winner that itself faulted in a later run (--retune, whose search stored no winner) is
+// tuned again without it; a quick pass (--families decode, --max-candidates 20) is not final
+// for the full run after it.
 std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
-                                     const TuneOptions& options, std::string* narrowed_by) {
+                                     const TuneOptions& options, std::string* narrowed_by, bool* without_atomics) {
     if (options.retune) return std::nullopt;
     std::optional<Winner> w = store.find_winner(device_id, key);
     if (!w || !winner_unusable(*w, arch).empty()) return std::nullopt;
     if (!options.atomics_allowed && kernel_sums_with_atomics(w->kernel)) return std::nullopt;
-    if (options.atomics_allowed && !searched_with_atomics(*w)) return std::nullopt;
     const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
     if (options.retry_faulted && !faulted.empty()) return std::nullopt;
     if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
+    if (options.atomics_allowed && !searched_with_atomics(*w)) {
+        if (without_atomics) *without_atomics = true;
+        return std::nullopt;
+    }
     if (!w->narrowed_by.empty() && searches_in_full(options)) {
         if (narrowed_by) *narrowed_by = w->narrowed_by;
         return std::nullopt;
@@ -182,7 +186,8 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
 
     if (!cut_short_by_fault) {
         if (std::optional<Winner> w =
-                winner_to_keep(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by)) {
+                winner_to_keep(store_, device_id_, key, Arch{device_.sm()}, options_, &outcome.earlier_narrowed_by,
+                               &outcome.earlier_without_atomics)) {
             outcome.skipped = true;
             outcome.winner = *w;
             if (progress_.shape_finished) progress_.shape_finished(outcome);

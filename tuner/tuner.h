@@ -70,6 +70,9 @@ struct ShapeOutcome {
     // It had a winner from a narrowed search (Winner::narrowed_by), and this run, searching
     // in full, tuned it again: what narrowed that search. Empty otherwise.
     std::string earlier_narrowed_by;
+    // It had a winner from a search that left atomic kernels out, and this run, which lets
+    // them compete (--allow-atomics), tuned it again.
+    bool earlier_without_atomics = false;
     // The run was stopped during its search (TuneOptions::stop_requested): what it measured
     // is stored, but no winner (a winner from an earlier run stays as it was).
     bool interrupted = false;
@@ -175,8 +178,10 @@ bool searched_with_atomics(const Winner& w);
 // --allow-atomics after one without must search again), none of a shape where any kernel
 // faulted when faulted kernels are tried again, and none from a narrowed search for a run
 // that searches in full. Where that last is the only reason it keeps none, `narrowed_by` gets
-// what narrowed the stored winner's search.
+// what narrowed the stored winner's search; where a search without atomics is,
+// `without_atomics` is set.
 std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
-                                     const TuneOptions& options, std::string* narrowed_by = nullptr);
+                                     const TuneOptions& options, std::string* narrowed_by = nullptr,
+                                     bool* without_atomics = nullptr);
 
 }  // namespace sgemm

@@ -155,6 +155,17 @@ TEST(Resume, AWinnerFromASearchWithoutAtomicsIsTunedAgainWhereTheyAreAllowed) {
     const std::vector<ShapeRow> todo = shapes_to_tune(store, device_id, shapes, run_options(false, true, false));
     ASSERT_EQ(todo.size(), 1u);
     EXPECT_EQ(todo[0].line, 2);
+    // The run says why (sgemm-tune prints it): winner_to_keep tells it.
+    std::string narrowed_by;
+    bool without_atomics = false;
+    EXPECT_FALSE(winner_to_keep(store, device_id, shapes[0].key, Arch{90}, run_options(false, true, false),
+                                &narrowed_by, &without_atomics));
+    EXPECT_TRUE(without_atomics);
+    EXPECT_EQ(narrowed_by, "");
+    without_atomics = false;
+    EXPECT_TRUE(winner_to_keep(store, device_id, shapes[1].key, Arch{90}, run_options(false, true, false),
+                               &narrowed_by, &without_atomics));
+    EXPECT_FALSE(without_atomics);
 }
 
 // What narrows every shape's search: a family list short of the defaults, the random

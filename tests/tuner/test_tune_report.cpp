@@ -19,6 +19,7 @@ ShapeOutcome sample_outcome(int seed, bool judged) {
     o.row.line = 40 + seed;
     o.skipped = seed % 2 == 0;
     o.earlier_narrowed_by = "--families decode";
+    o.earlier_without_atomics = seed % 2 == 1;
     o.interrupted = seed % 3 == 0;
     o.fault = "naive BLOCK_X=32 faulted the GPU";
     o.untried = seed % 2 == 1;
@@ -78,6 +79,7 @@ void expect_same(const ShapeOutcome& a, const ShapeOutcome& b) {
     expect_same(a.row, b.row);
     EXPECT_EQ(a.skipped, b.skipped);
     EXPECT_EQ(a.earlier_narrowed_by, b.earlier_narrowed_by);
+    EXPECT_EQ(a.earlier_without_atomics, b.earlier_without_atomics);
     EXPECT_EQ(a.interrupted, b.interrupted);
     EXPECT_EQ(a.fault, b.fault);
     EXPECT_EQ(a.untried, b.untried);

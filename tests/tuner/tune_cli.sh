@@ -455,6 +455,14 @@ PY
     "$dir/full.json" || fail "the full tune's winner: $(cat "$dir/full.json")"
   err=$(SGEMM_DB="$dir/old.db" "$tune" --shapes "$dir/tiny.csv" 2>&1 >/dev/null)
   grep -qF "has a winner" <<<"$err" || fail "a full search's winner was not final for the next full run: $err"
+  # A run with --allow-atomics tunes again a winner of a search without them, and says why;
+  # its own winner is final for the next such run.
+  quick_atomic=(--shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 --allow-atomics)
+  err=$(SGEMM_DB="$dir/old.db" "$tune" "${quick_atomic[@]}" 2>&1 >/dev/null) || fail "a tune with --allow-atomics failed: $err"
+  grep -qF "M=8 N=64 K=64 NN fp32 align16: its earlier winner came from a search without --allow-atomics, so this run tuned it again" <<<"$err" ||
+    fail "--allow-atomics after a run without it does not say why it tuned the shape again: $err"
+  err=$(SGEMM_DB="$dir/old.db" "$tune" "${quick_atomic[@]}" 2>&1 >/dev/null)
+  grep -qF "has a winner" <<<"$err" || fail "a winner of a search with atomics was not final for the next: $err"
   for layout in NN NT; do
     [ "$(grep -Ec "^o +1 +4096 +4096 $layout fp32 .* -$" <<<"$out")" -eq 1 ] || fail "no batch-1 $layout row: $out"
     grep -Eq "^o +8 +4096 +4096 $layout fp32 .* [0-9]+\.[0-9]+$" <<<"$out" || fail "no batch-8 $layout row against batch 1: $out"
