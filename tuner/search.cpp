@@ -198,13 +198,16 @@ std::vector<Candidate> Refinement::next_picks(const std::vector<Candidate>& fail
         done.emplace(c.family, c.values);
         if (c.family->estimated_registers) failed_registers.emplace(c.family, c.family->estimated_registers(c.values));
     }
-    std::vector<Candidate> others;
-    for (const Candidate& c : all_)
-        if (done.count({c.family, c.values}) == 0 &&
-            (!c.family->estimated_registers ||
-             failed_registers.count({c.family, c.family->estimated_registers(c.values)}) == 0))
+    std::vector<Candidate> untried, others;
+    for (const Candidate& c : all_) {
+        if (done.count({c.family, c.values}) != 0) continue;
+        untried.push_back(c);
+        if (!c.family->estimated_registers ||
+            failed_registers.count({c.family, c.family->estimated_registers(c.values)}) == 0)
             others.push_back(c);
-    return choose_candidates(others, shape_, device_, plan_, {});
+    }
+    // Where every untried candidate needs the registers of a failed one, they are all there is.
+    return choose_candidates(others.empty() ? untried : others, shape_, device_, plan_, {});
 }
 
 std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>& timed,

@@ -85,10 +85,12 @@ std::vector<Candidate> choose_candidates(const std::vector<Candidate>& all, cons
 // that the batch brought in.
 // A walk needs a timed start: while nothing has been timed (every candidate tried failed to
 // compile, spilled, or computed a wrong result), a batch holds the model's next picks instead
-// (choose_candidates without neighbour winners), at most kMorePicks times, with starts of 0
-// too. They leave out every candidate that its family estimates to need as many registers
-// as one that failed (Family::estimated_registers): the model ties a tile's BK, stage and
-// split variants, so the next picks by rank alone are the failed tile again. On the H200 the
+// (choose_candidates without neighbour winners), at most kMorePicks times, even where
+// plan.refine_starts is 0. They leave out every candidate that its family estimates to need
+// as many registers as one that failed (Family::estimated_registers), unless that leaves
+// none: the model ties a tile's BK, stage and split variants, so the next picks by rank alone
+// are the failed tile again. (Any failure counts, though a spill is the likely one where
+// picks share a tile; a wrong result from one tile says little of its neighbours.) On the H200 the
 // first picks at 4096^3, and the 24 after them, are all one 16x8 thread tile, which ptxas
 // gives 222-250 registers: were it to spill, the next picks are 8x8 tiles, where before the
 // search ended with nothing timed and stored cuBLAS as the shape's winner.

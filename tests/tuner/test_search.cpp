@@ -1075,6 +1075,24 @@ TEST(Search, WhenNoFirstPickCanBeTimedTheModelPicksAnotherTile) {
     EXPECT_EQ(best, 1.0);
 }
 
+// Where every untried candidate needs the registers of a failed one, they are still picked:
+// the filter narrows the picks, it never ends the search.
+TEST(Search, PicksAgainAmongTheFailedTilesWhereNoOtherIsLeft) {
+    const ShapeKey key = nn(4096, 4096, 4096);
+    const std::vector<Candidate> warptile = enumerate_candidates(key, Arch{90}, {"warptile"});
+    ASSERT_FALSE(warptile.empty());
+    const Candidate failed = warptile.front();
+    const auto registers = [](const Candidate& c) { return c.family->estimated_registers(c.values); };
+    std::vector<Candidate> same_registers;
+    for (const Candidate& c : warptile)
+        if (registers(c) == registers(failed)) same_registers.push_back(c);
+    ASSERT_GT(same_registers.size(), 1u);
+    Refinement refinement(same_registers, key, h200(), SearchPlan{});
+    const std::vector<Candidate> again = refinement.next({}, {failed});
+    EXPECT_FALSE(again.empty());
+    EXPECT_FALSE(contains(again, failed));
+}
+
 // Picking again is bounded: where nothing can be timed at all, the search ends after
 // Refinement::kMorePicks more rounds of picks, not after the whole space (33013 candidates
 // at 7x17x1000, one compile for each few).
