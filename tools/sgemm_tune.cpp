@@ -103,7 +103,7 @@ public:
                              finished_, shapes_, o.row.key.to_string().c_str(), printable(o.earlier_narrowed_by).c_str());
             if (o.earlier_without_atomics)
                 std::fprintf(stderr, "[%d/%d] %s: its earlier winner came from a search without --allow-atomics, so this "
-                             "run tuned it again with the kernels that add with atomics\n",
+                             "run, which lets kernels that add with atomics compete, tuned it again\n",
                              finished_, shapes_, o.row.key.to_string().c_str());
             if (o.left_out_faulted > 0) {
                 const ShapeKey& k = o.row.key;

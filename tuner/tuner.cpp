@@ -122,14 +122,12 @@ std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& devi
     const std::vector<KernelRef> faulted = kernels_that_faulted(store.measurements(device_id, key));
     if (options.retry_faulted && !faulted.empty()) return std::nullopt;
     if (std::find(faulted.begin(), faulted.end(), w->kernel) != faulted.end()) return std::nullopt;
-    if (options.atomics_allowed && !searched_with_atomics(*w)) {
-        if (without_atomics) *without_atomics = true;
-        return std::nullopt;
-    }
-    if (!w->narrowed_by.empty() && searches_in_full(options)) {
-        if (narrowed_by) *narrowed_by = w->narrowed_by;
-        return std::nullopt;
-    }
+    // Both of the last two reasons are told where both hold.
+    const bool narrowed = !w->narrowed_by.empty() && searches_in_full(options);
+    const bool atomics_left_out = options.atomics_allowed && !searched_with_atomics(*w);
+    if (narrowed && narrowed_by) *narrowed_by = w->narrowed_by;
+    if (atomics_left_out && without_atomics) *without_atomics = true;
+    if (narrowed || atomics_left_out) return std::nullopt;
     return w;
 }
 

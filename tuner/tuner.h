@@ -177,9 +177,9 @@ bool searched_with_atomics(const Winner& w);
 // unless atomics are allowed, none from a search without atomics when they are (a run with
 // --allow-atomics after one without must search again), none of a shape where any kernel
 // faulted when faulted kernels are tried again, and none from a narrowed search for a run
-// that searches in full. Where that last is the only reason it keeps none, `narrowed_by` gets
-// what narrowed the stored winner's search; where a search without atomics is,
-// `without_atomics` is set.
+// that searches in full. Where those last two are the only reasons it keeps none,
+// `narrowed_by` gets what narrowed the stored winner's search if it was narrowed, and
+// `without_atomics` is set if it left atomics out.
 std::optional<Winner> winner_to_keep(TuningStore& store, const std::string& device_id, const ShapeKey& key, Arch arch,
                                      const TuneOptions& options, std::string* narrowed_by = nullptr,
                                      bool* without_atomics = nullptr);

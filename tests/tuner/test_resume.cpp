@@ -166,6 +166,13 @@ TEST(Resume, AWinnerFromASearchWithoutAtomicsIsTunedAgainWhereTheyAreAllowed) {
     EXPECT_TRUE(winner_to_keep(store, device_id, shapes[1].key, Arch{90}, run_options(false, true, false),
                                &narrowed_by, &without_atomics));
     EXPECT_FALSE(without_atomics);
+    // From a narrowed search too: a run that searches in full with atomics tells both reasons.
+    without.narrowed_by = "--families decode";
+    store.put_winner(without);
+    EXPECT_FALSE(winner_to_keep(store, device_id, shapes[0].key, Arch{90}, run_options(false, true, false),
+                                &narrowed_by, &without_atomics));
+    EXPECT_TRUE(without_atomics);
+    EXPECT_EQ(narrowed_by, "--families decode");
 }
 
 // What narrows every shape's search: a family list short of the defaults, the random

@@ -459,7 +459,7 @@ PY
   # its own winner is final for the next such run.
   quick_atomic=(--shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 --allow-atomics)
   err=$(SGEMM_DB="$dir/old.db" "$tune" "${quick_atomic[@]}" 2>&1 >/dev/null) || fail "a tune with --allow-atomics failed: $err"
-  grep -qF "M=8 N=64 K=64 NN fp32 align16: its earlier winner came from a search without --allow-atomics, so this run tuned it again" <<<"$err" ||
+  grep -qF "M=8 N=64 K=64 NN fp32 align16: its earlier winner came from a search without --allow-atomics, so this run, which lets kernels that add with atomics compete, tuned it again" <<<"$err" ||
     fail "--allow-atomics after a run without it does not say why it tuned the shape again: $err"
   err=$(SGEMM_DB="$dir/old.db" "$tune" "${quick_atomic[@]}" 2>&1 >/dev/null)
   grep -qF "has a winner" <<<"$err" || fail "a winner of a search with atomics was not final for the next: $err"
