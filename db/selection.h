@@ -40,7 +40,9 @@ std::vector<const Winner*> nearest_candidates(const std::vector<Winner>& winners
 // The largest M at which rule 2 can choose `w` for a call of w's own N and K (a batch between
 // two tuned ones, on the same weights): twice w's M, or less where a larger tuned M of w's
 // transposes, precision and alignment class, whose kernel can run w's N and K (`cannot_run`),
-// comes as near first. Dispatch sizes each stream's split-K workspace to it.
+// comes as near first. Dispatch sizes each stream's split-K workspace to it. (Where that
+// larger one is passed over at a call for want of workspace, a staging winner at an M above
+// its own, w is given a larger M than this: dispatch then re-splits it to fit, or runs cuBLAS.)
 int largest_m_served(const std::vector<Winner>& winners, const Winner& w, const CannotRun& cannot_run = {});
 
 // Applies the rule. Without `cannot_run`, every kernel is taken to run every shape.
