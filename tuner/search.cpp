@@ -185,8 +185,7 @@ bool twin_tiles(const Candidate& a, const Candidate& b) {
 
 Refinement::Refinement(std::vector<Candidate> all, const ShapeKey& shape, const DeviceModel& device,
                        const SearchPlan& plan)
-    : all_(std::move(all)), shape_(shape), device_(device), plan_(plan), starts_(plan.refine_starts),
-      rounds_(plan.refine_rounds) {
+    : all_(std::move(all)), shape_(shape), device_(device), plan_(plan) {
     plan_.strategy = Strategy::Model;
     plan_.max_candidates = 0;  // the tuner caps what it times itself
 }
@@ -215,7 +214,7 @@ std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>
     const std::vector<TimedCandidate> order = fastest_first(timed);
     std::vector<Candidate> tiles, batch;
     for (const TimedCandidate& t : order) {
-        if (static_cast<int>(tiles.size()) == starts_) break;
+        if (static_cast<int>(tiles.size()) == plan_.refine_starts) break;
         if (std::none_of(tiles.begin(), tiles.end(), [&](const Candidate& c) { return twin_tiles(c, t.candidate); }))
             tiles.push_back(t.candidate);  // the faster twin
     }
@@ -229,7 +228,7 @@ std::vector<Candidate> Refinement::split_sweep(const std::vector<TimedCandidate>
 std::vector<Candidate> Refinement::unwalked_starts(const std::vector<TimedCandidate>& timed) const {
     const std::vector<TimedCandidate> order = fastest_first(timed);
     std::vector<Candidate> out;
-    for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < starts_; ++i)
+    for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < plan_.refine_starts; ++i)
         if (std::find(centres_.begin(), centres_.end(), order[i].candidate) == centres_.end())
             out.push_back(order[i].candidate);
     return out;
@@ -249,7 +248,7 @@ std::vector<Candidate> Refinement::next(const std::vector<TimedCandidate>& timed
         // A walk with no faster neighbour left, or out of rounds, ends.
         std::vector<Walk> moved;
         for (const Walk& w : walks_) {
-            if (w.round >= rounds_) continue;
+            if (w.round >= plan_.refine_rounds) continue;
             std::optional<Candidate> better;
             double best = time_of(timed, w.at);
             for (const Candidate& c : w.neighbours) {

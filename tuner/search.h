@@ -106,8 +106,7 @@ private:
     std::vector<Candidate> all_;
     ShapeKey shape_;
     DeviceModel device_;
-    SearchPlan plan_;
-    int starts_, rounds_;
+    SearchPlan plan_;  // walks from plan_.refine_starts points, plan_.refine_rounds batches each
     int picks_left_ = kMorePicks;
     struct Walk {
         Candidate at;                       // its current point
