@@ -2,59 +2,14 @@
 // exception ever crosses it.
 #include "src/dispatch/c_api.h"
 
-#include <atomic>
-#include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
 
 #include "src/cuda/saved_context.h"
-#include "src/dispatch/fork_generation.h"
 #include "src/dispatch/status_error.h"
 #include "src/dispatch/last_error.h"
-
-// The handle is a shell around the dispatcher. destroy frees the dispatcher but keeps the
-// 24-byte shell, marked destroyed, so that a later call is caught by its magic number
-// instead of reading freed memory. The shell also says on which side of a fork it was
-// created (src/dispatch/fork_generation.h).
-struct sgemm_dispatch {
-    std::atomic<std::uint64_t> magic;
-    sgemm::Dispatcher* dispatcher;
-    std::uint64_t fork_generation;
-};
-
-namespace sgemm {
-namespace {
-
-constexpr std::uint64_t kLive = 0x53474d4d44535031;       // "SGMMDSP1"
-constexpr std::uint64_t kDestroyed = 0x44455354524f5944;  // "DESTROYD"
-
-// A live handle that a fork() copied into this process from its parent.
-bool inherited_through_fork(sgemm_dispatch_t handle) {
-    return handle->magic.load(std::memory_order_relaxed) == kLive && handle->fork_generation != fork_generation();
-}
-
-}  // namespace
-
-Dispatcher* dispatcher_of(sgemm_dispatch_t handle) {
-    if (!handle) {
-        fail(SGEMM_DISPATCH_INVALID_HANDLE, "the handle is NULL");
-        return nullptr;
-    }
-    if (inherited_through_fork(handle)) {
-        fail(SGEMM_DISPATCH_INVALID_HANDLE,
-             "the handle was created before this process was forked from its parent, and CUDA cannot be used in a "
-             "child forked after it started: fork workers before the first create, or start them by exec or spawn");
-        return nullptr;
-    }
-    const std::uint64_t magic = handle->magic.load(std::memory_order_relaxed);
-    if (magic == kLive) return handle->dispatcher;
-    fail(SGEMM_DISPATCH_INVALID_HANDLE, magic == kDestroyed ? "the handle was destroyed"
-                                                           : "the handle did not come from sgemm_dispatch_create");
-    return nullptr;
-}
-
-}  // namespace sgemm
 
 using sgemm::Dispatcher;
 using sgemm::dispatcher_of;
@@ -83,7 +38,8 @@ sgemm_dispatch_status_t sgemm_dispatch_create(sgemm_dispatch_t* handle, const sg
     };
     try {
         auto dispatcher = std::make_unique<Dispatcher>(o);
-        *handle = new sgemm_dispatch{{sgemm::kLive}, dispatcher.release(), sgemm::fork_generation()};
+        *handle = sgemm::new_handle(dispatcher.get());
+        dispatcher.release();  // the handle owns it now
         return SGEMM_DISPATCH_SUCCESS;
     } catch (const sgemm::StatusError& e) {
         return failed(e.status, e.what());
@@ -176,14 +132,11 @@ sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
         // The parent's: its CUDA resources belong to a context this process cannot use, and
         // the thread that writes its misses runs in the parent alone. The copy is only marked
         // destroyed; nothing of it is freed or written (the process's exit frees its memory).
-        handle->magic.store(sgemm::kDestroyed, std::memory_order_relaxed);
-        handle->dispatcher = nullptr;
+        sgemm::retire(handle);
         return SGEMM_DISPATCH_SUCCESS;
     }
-    Dispatcher* d = dispatcher_of(handle);
-    if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
-    handle->magic.store(sgemm::kDestroyed, std::memory_order_relaxed);
-    handle->dispatcher = nullptr;
+    if (!dispatcher_of(handle)) return SGEMM_DISPATCH_INVALID_HANDLE;
+    Dispatcher* d = sgemm::retire(handle);
     const sgemm_dispatch_status_t status = d->finish();  // the handle is gone either way
     delete d;
     return status;

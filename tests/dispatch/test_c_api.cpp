@@ -286,7 +286,7 @@ TEST(DispatchApi, TheVersionIsTheBuildsAndTheDatabasesOwn) {
 }
 
 TEST(DispatchApi, MemoryThatIsNoHandleIsRefused) {
-    std::uint64_t not_a_handle[3] = {0x1234, 0, 0};
+    std::uint64_t not_a_handle[4] = {0x1234, 0, 0, 0};
     const auto h = reinterpret_cast<sgemm_dispatch_t>(not_a_handle);
     sgemm_dispatch_info_t info;
     EXPECT_EQ(sgemm_dispatch_get_info(h, &info), SGEMM_DISPATCH_INVALID_HANDLE);
