@@ -96,10 +96,11 @@
  *     too), writes pending misses and frees everything but a 32-byte shell, kept so that a
  *     later call with the handle is reported (SGEMM_DISPATCH_INVALID_HANDLE) rather than
  *     undefined. The library keeps its shells reachable, so LeakSanitizer (an
- *     AddressSanitizer build) does not report them as leaks. It returns CUDA_ERROR if the
- *     wait failed (the misses are still written, and the last error names a failed write
- *     too), else DATABASE_ERROR if the last misses could not be written; the handle is
- *     destroyed either way.
+ *     AddressSanitizer build) does not report them as leaks, unless the library was
+ *     unloaded (dlclose) before the check. It returns CUDA_ERROR if the wait failed (the
+ *     misses are still written, and the last error names a failed write too), else
+ *     DATABASE_ERROR if the last misses could not be written; the handle is destroyed
+ *     either way.
  *   - A handle belongs to the process that created it. A child made by fork() inherits a
  *     copy, but CUDA cannot be used in a child forked after CUDA started in its parent, and
  *     the thread that writes misses runs only in the parent: the child's calls with the copy

@@ -131,8 +131,9 @@ sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
     if (sgemm::inherited_through_fork(handle)) {
         // The parent's: its CUDA resources belong to a context this process cannot use, and
         // the thread that writes its misses runs in the parent alone. The copy is only marked
-        // destroyed; nothing of it is freed or written (the process's exit frees its memory).
-        sgemm::retire(handle);
+        // destroyed and retired; nothing of the parent's dispatcher is freed or written (the
+        // process's exit frees its memory; the retired shell keeps it reachable till then).
+        (void)sgemm::retire(handle);
         return SGEMM_DISPATCH_SUCCESS;
     }
     if (!dispatcher_of(handle)) return SGEMM_DISPATCH_INVALID_HANDLE;

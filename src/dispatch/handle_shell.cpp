@@ -41,15 +41,13 @@ Dispatcher* dispatcher_of(sgemm_dispatch_t handle) {
 }
 
 Dispatcher* retire(sgemm_dispatch_t handle) {
-    Dispatcher* dispatcher = handle->dispatcher;
     handle->magic.store(kDestroyed, std::memory_order_relaxed);
-    handle->dispatcher = nullptr;
     // Threads may destroy handles at once: a lock-free push.
     handle->next_retired = last_retired.load(std::memory_order_relaxed);
     while (!last_retired.compare_exchange_weak(handle->next_retired, handle, std::memory_order_release,
                                                std::memory_order_relaxed)) {
     }
-    return dispatcher;
+    return handle->dispatcher;
 }
 
 }  // namespace sgemm

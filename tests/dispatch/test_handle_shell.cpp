@@ -38,12 +38,12 @@ TEST(HandleShell, AParentsHandleIsRefusedInAForkedChildLiveOrRetired) {
                   if (sgemm::dispatcher_of(handle)) throw sgemm::Error("the child got the parent's dispatcher");
                   if (!last_error_has("forked from its parent")) throw sgemm::Error(sgemm::last_error());
                   // destroy in the child retires the copy: from then on it reads as destroyed.
-                  sgemm::retire(handle);
+                  if (sgemm::retire(handle) != stand_in_dispatcher()) throw sgemm::Error("retire lost the pointer");
                   if (sgemm::inherited_through_fork(handle)) throw sgemm::Error("a retired copy reads as inherited");
                   if (sgemm::dispatcher_of(handle)) throw sgemm::Error("a retired copy gave a dispatcher");
                   if (!last_error_has("the handle was destroyed")) throw sgemm::Error(sgemm::last_error());
               }),
               0);
     EXPECT_EQ(sgemm::dispatcher_of(handle), stand_in_dispatcher()) << "the child's retire is its own copy's";
-    sgemm::retire(handle);
+    EXPECT_EQ(sgemm::retire(handle), stand_in_dispatcher());
 }
