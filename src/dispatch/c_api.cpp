@@ -132,7 +132,7 @@ sgemm_dispatch_status_t sgemm_dispatch_destroy(sgemm_dispatch_t handle) {
         // The parent's: its CUDA resources belong to a context this process cannot use, and
         // the thread that writes its misses runs in the parent alone. The copy is only marked
         // destroyed and retired; nothing of the parent's dispatcher is freed or written (the
-        // process's exit frees its memory; the retired shell keeps it reachable till then).
+        // process's exit frees its memory; the retired shell points to it till then).
         (void)sgemm::retire(handle);
         return SGEMM_DISPATCH_SUCCESS;
     }

@@ -41,13 +41,15 @@ Dispatcher* dispatcher_of(sgemm_dispatch_t handle) {
 }
 
 Dispatcher* retire(sgemm_dispatch_t handle) {
+    Dispatcher* const dispatcher = handle->dispatcher;
+    if (!inherited_through_fork(handle)) handle->dispatcher = nullptr;  // read before the magic changes
     handle->magic.store(kDestroyed, std::memory_order_relaxed);
     // Threads may destroy handles at once: a lock-free push.
     handle->next_retired = last_retired.load(std::memory_order_relaxed);
     while (!last_retired.compare_exchange_weak(handle->next_retired, handle, std::memory_order_release,
                                                std::memory_order_relaxed)) {
     }
-    return handle->dispatcher;
+    return dispatcher;
 }
 
 }  // namespace sgemm

@@ -39,9 +39,10 @@ bool inherited_through_fork(sgemm_dispatch_t handle);
 // magic number): it joins a list of retired shells that a global reaches, so that a leak
 // checker (LeakSanitizer in an engine's AddressSanitizer build) counts it as memory in use,
 // not as a leak. The list is linked through the shells themselves: retiring allocates nothing
-// and cannot fail. The shell keeps its dispatcher pointer, which nothing reads once the magic
-// says destroyed: in a forked child it is the one pointer to the parent's dispatcher, whose
-// memory the child may not free, and keeps that reachable too.
+// and cannot fail. A shell this process created drops its dispatcher pointer, which the
+// caller frees (else the checker would take a later block at the same address for one in
+// use); a shell a fork() copied from the parent keeps it: there it is the one pointer to the
+// parent's dispatcher, whose memory the child may not free, and keeps that reachable too.
 [[nodiscard]] Dispatcher* retire(sgemm_dispatch_t handle);
 
 }  // namespace sgemm

@@ -27,6 +27,8 @@ TEST(HandleShell, ALiveHandleGivesItsDispatcherAndARetiredOneIsRefused) {
     EXPECT_EQ(sgemm::dispatcher_of(handle), stand_in_dispatcher());
     EXPECT_FALSE(sgemm::inherited_through_fork(handle));
     EXPECT_EQ(sgemm::retire(handle), stand_in_dispatcher()) << "retire hands the dispatcher over, to be freed";
+    // Else a leak checker would take a later block at the freed dispatcher's address for one in use.
+    EXPECT_EQ(handle->dispatcher, nullptr) << "the shell still points to the dispatcher the caller frees";
     EXPECT_EQ(sgemm::dispatcher_of(handle), nullptr);
     EXPECT_TRUE(last_error_has("the handle was destroyed")) << sgemm::last_error();
 }
@@ -39,6 +41,8 @@ TEST(HandleShell, AParentsHandleIsRefusedInAForkedChildLiveOrRetired) {
                   if (!last_error_has("forked from its parent")) throw sgemm::Error(sgemm::last_error());
                   // destroy in the child retires the copy: from then on it reads as destroyed.
                   if (sgemm::retire(handle) != stand_in_dispatcher()) throw sgemm::Error("retire lost the pointer");
+                  // The one pointer to the parent's dispatcher here, which the child may not free.
+                  if (handle->dispatcher != stand_in_dispatcher()) throw sgemm::Error("the child's shell dropped it");
                   if (sgemm::inherited_through_fork(handle)) throw sgemm::Error("a retired copy reads as inherited");
                   if (sgemm::dispatcher_of(handle)) throw sgemm::Error("a retired copy gave a dispatcher");
                   if (!last_error_has("the handle was destroyed")) throw sgemm::Error(sgemm::last_error());
