@@ -116,12 +116,14 @@ MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint 
       interval_(interval),
       missing_(missing),
       out_of_memory_error_("writing misses to " + printable(db_path_) + ": out of memory") {
-    try {
-        thread_ = std::thread([this] { run(); });
-    } catch (const std::system_error& e) {
-        // Named, with the code kept: create reports the host's refusal as HOST_ERROR.
-        throw std::system_error(e.code(), "starting the thread that writes the misses");
-    }
+    // Named, with the code kept: create reports the host's refusal (EAGAIN) as HOST_ERROR.
+    if (const int refused = pthread_create(&thread_, nullptr, &MissLog::run_thread, this))
+        throw std::system_error(refused, std::generic_category(), "starting the thread that writes the misses");
+}
+
+void* MissLog::run_thread(void* log) {
+    static_cast<MissLog*>(log)->run();
+    return nullptr;
 }
 
 MissLog::~MissLog() { stop(); }
@@ -133,7 +135,7 @@ std::string MissLog::stop() noexcept {
         stop_ = stopped_ = true;
     }
     wake_.notify_all();
-    thread_.join();
+    pthread_join(thread_, nullptr);
     flush();
     // Moved out, not copied: a copy allocates, and out of memory in this noexcept call the
     // process would end. Nothing reads the message after the log has stopped.
