@@ -140,6 +140,30 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
     return whole + 1.2 * rest;
 }
 
+// What a stream-K tail costs beyond its share of a wave (stream_k_waves), on its critical
+// path: each block of a run's first part ranks every run by its head before it starts, a
+// loop of runs x ceil(runs / threads) steps of integer arithmetic per thread (one block per
+// SM, so runs is the SM count); and the last block to finish a shared tile then sums the
+// tile's parts, whole partial tiles, one after another, at about 60 GB/s as split-K's
+// in-kernel finish does (below). On an H100 (132 SMs, as the H200) one-warp blocks of 32x64
+// tiles took 38-42 us with a tail at 7x17x1000 (one tile in 32 or 63 parts) and 64x64x4096
+// (two tiles in 65 parts each), where the same tiles split in 16 took 12-21 us; without these
+// terms the tail of 7x17x1000 TT rated 7.6 us and filled the model's first picks there
+// (docs/RESULTS.md, eighty-eighth session). The 660 ranking steps of such a block come to
+// about 30 us: 45 ns a step. Blocks of 256 threads rank in 132 steps, about 6 us, hidden in
+// the milliseconds of the shapes whose tails the waves' term was measured on.
+double stream_k_tail_seconds(const Family& f, const ParamValues& v, const ShapeKey& shape, double tiles, int sms,
+                             int threads, int tile_rows, int tile_cols) {
+    if (!f.has_stream_k_tail(v) || sms <= 0) return 0.0;
+    const double shared = std::fmod(tiles, sms);
+    if (shared == 0) return 0.0;
+    const double rank = sms * ceil_div(sms, threads) * 45e-9;
+    const double k_tiles = ceil_div(shape.K, param_or(f, v, "BK", 1));
+    const double run = ceil_div(shared * k_tiles, sms);
+    const double parts = std::min(k_tiles, ceil_div(k_tiles, run) + 1);
+    return rank + parts * 4.0 * tile_rows * tile_cols / 60e9;
+}
+
 // The share of the memory system's rate a streaming family (decode: UNROLL batches of B
 // per thread) gets from its grid. Its blocks that are resident at once stream together, so
 // only the rounds past the first count, as waves do for compute; and where the grid leaves
@@ -301,6 +325,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
                            : f.sums_in_order(c.values)
                                ? std::max((splits - 1) * 3e-6 / rounds, (splits - 1) * 4.0 * M * N / 5e12)
                                : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
+    e.finish_seconds += stream_k_tail_seconds(f, c.values, shape, blocks, device.sm_count, threads, tile_rows, tile_cols);
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
     e.seconds = (std::max(e.compute_seconds, e.memory_seconds) / rows_of_x_stream_efficiency(f, c.values, M, K, tile_rows) +

@@ -25,7 +25,9 @@ namespace sgemm {
 struct CostEstimate {
     double seconds = 0;
     double compute_seconds = 0, memory_seconds = 0;
-    double finish_seconds = 0;  // split-K's sum of the slices' partials, after the last loop
+    // split-K's sum of the slices' partials, after the last loop; a stream-K tail's ranking of
+    // its runs and sum of its parts
+    double finish_seconds = 0;
     double staging_seconds = 0;  // the staging kernel before the main one (warptile's ALIGNED = 2)
     int blocks_per_sm = 0;
     double wave_efficiency = 0;

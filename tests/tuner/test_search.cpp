@@ -271,6 +271,18 @@ TEST(CostModel, AStreamKTailPaysOnlyWhenTheLastWaveIsSmall) {
     EXPECT_EQ(cost("warptile", tail, nn(4224, 4095, 4093)), cost("warptile", whole, nn(4224, 4095, 4093)));
 }
 
+// On a grid of less than one wave the tail's own costs show: its first parts rank every run
+// before they start, and one block sums a tile's many parts. On an H100 the tail of one-warp
+// 32x64 tiles took 41.7 us at 7x17x1000 TT, the same tile split in 16 12.2 us (rated 7.6 and
+// 13.1 us before the tail's costs were counted).
+TEST(CostModel, AStreamKTailOnLessThanAWaveRatesSlowerThanSplitK) {
+    ShapeKey key = nn(7, 17, 1000);
+    key.trans_a = key.trans_b = true;
+    const ParamValues tail = {32, 64, 32, 32, 64, 8, 8, 2, 1, 1, 1, 1, 0, 1, 0, 1, 0};
+    const ParamValues split_16 = {32, 64, 32, 32, 64, 8, 8, 2, 1, 1, 2, 16, 0, 0, 0, 1, 1};
+    EXPECT_GT(cost("warptile", tail, key), 2.0 * cost("warptile", split_16, key));
+}
+
 // As TN (no transposing copies either way) 256x128 blocks of 16x8 ran 98.3% of cuBLAS on the
 // H200 at 4096^3, 128x256 of 8x16 96.2%.
 TEST(CostModel, TallThreadTilesBeatWideOnes) {
