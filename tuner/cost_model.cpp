@@ -106,8 +106,9 @@ double thread_tile_orientation_efficiency(const Family& f, const ParamValues& v)
 // copies of operands stored as rows of k. On the H200 that made 4096^3, 8192^3 and 1024^3's
 // best tiles of the time 0.8-1.1% faster (and the tiles the tuner then found 4-8% faster than
 // their twins); at batch 32 one tile 2% faster and another 3.7% slower, as ptxas scheduled
-// their loops anew. The model ranks such binaries first where the call allows them; the
-// walks step to their twins with the fallback. NT has no operand stored as rows of k: there
+// their loops anew. The model ranks such binaries first where the call allows them and the
+// loops decide the rating (compute above memory); the walks step to their twins with the
+// fallback. Rated by memory traffic, a binary and its twin tie. NT has no operand stored as rows of k: there
 // the switch changes only the epilogue, and the model sees no difference, unless B's place
 // keeps its rows of x as stored (KMAJOR), copied 16 bytes at a time with the same fallback.
 double aligned_operands_efficiency(const Family& f, const ParamValues& v) {
@@ -149,14 +150,16 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
 // tiles took 38-42 us with a tail at 7x17x1000 (one tile in 32 or 63 parts) and 64x64x4096
 // (two tiles in 65 parts each), where the same tiles split in 16 took 12-21 us; without these
 // terms the tail of 7x17x1000 TT rated 7.6 us and filled the model's first picks there
-// (docs/RESULTS.md, eighty-eighth session). The 660 ranking steps of such a block come to
-// about 30 us: 45 ns a step. Blocks of 256 threads rank in 132 steps, about 6 us, hidden in
-// the milliseconds of the shapes whose tails the waves' term was measured on.
-double stream_k_tail_seconds(const Family& f, const ParamValues& v, const ShapeKey& shape, double tiles, int sms,
-                             int threads, int tile_rows, int tile_cols) {
+// (docs/RESULTS.md, eighty-eighth session). The step's 45 ns is fitted to that one time (660
+// steps in a one-warp block; the kernel was not profiled to isolate them): blocks of 256
+// threads rank in 132 steps, about 6 us, small beside the milliseconds of the shapes whose
+// tails the waves' term was measured on.
+double stream_k_tail_seconds(const Family& f, const ParamValues& v, const ShapeKey& shape, int sms, int threads,
+                             int tile_rows, int tile_cols) {
     if (!f.has_stream_k_tail(v) || sms <= 0) return 0.0;
-    const double shared = std::fmod(tiles, sms);
-    if (shared == 0) return 0.0;
+    const StreamKSplit split = f.stream_k_split(v, shape.M, shape.N, shape.K, sms);
+    if (split.tail_blocks == 0) return 0.0;  // the tiles fill whole waves, or the tail would overflow its count
+    const double shared = static_cast<double>(f.geometry(v, shape.M, shape.N, shape.K).grid.x - split.main_blocks);
     const double rank = sms * ceil_div(sms, threads) * 45e-9;
     const double k_tiles = ceil_div(shape.K, param_or(f, v, "BK", 1));
     const double run = ceil_div(shared * k_tiles, sms);
@@ -325,7 +328,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
                            : f.sums_in_order(c.values)
                                ? std::max((splits - 1) * 3e-6 / rounds, (splits - 1) * 4.0 * M * N / 5e12)
                                : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
-    e.finish_seconds += stream_k_tail_seconds(f, c.values, shape, blocks, device.sm_count, threads, tile_rows, tile_cols);
+    e.finish_seconds += stream_k_tail_seconds(f, c.values, shape, device.sm_count, threads, tile_rows, tile_cols);
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
     e.seconds = (std::max(e.compute_seconds, e.memory_seconds) / rows_of_x_stream_efficiency(f, c.values, M, K, tile_rows) +
