@@ -121,7 +121,7 @@ MissLog::MissLog(const PlanTable& plans, std::string db_path, DeviceFingerprint 
         throw std::system_error(refused, std::generic_category(), "starting the thread that writes the misses");
 }
 
-void* MissLog::run_thread(void* log) {
+void* MissLog::run_thread(void* log) noexcept {
     static_cast<MissLog*>(log)->run();
     return nullptr;
 }

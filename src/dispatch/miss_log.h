@@ -74,7 +74,8 @@ public:
 
 private:
     void run();
-    static void* run_thread(void* log);  // pthread_create's entry: runs `log`'s run()
+    // pthread_create's entry: runs `log`'s run(); an exception out of it ends the process.
+    static void* run_thread(void* log) noexcept;
 
     const PlanTable& plans_;
     const std::string db_path_;
@@ -95,6 +96,8 @@ private:
     // the new thread points to, and a child forked from this process, which has no copy of
     // that thread, has the block reported as a leak by an engine's LeakSanitizer build.
     // pthread_create is handed `this` and allocates nothing that the heap checker tracks.
+    // A child forked while a write runs still has that write's objects reported: only the
+    // writer's stack points to them.
     pthread_t thread_{};
 };
 
