@@ -148,7 +148,7 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
 // tile's parts, whole partial tiles, one after another, at about 60 GB/s as split-K's
 // in-kernel finish does (below). On an H100 (132 SMs, as the H200) one-warp blocks of 32x64
 // tiles took 38-42 us with a tail at 7x17x1000 (one tile in 32 or 63 parts) and 64x64x4096
-// (two tiles in 65 parts each), where the same tiles split in 16 took 12-21 us; without these
+// (two tiles in 64 parts each), where the same tiles split in 16 took 12-21 us; without these
 // terms the tail of 7x17x1000 TT rated 7.6 us and filled the model's first picks there
 // (docs/RESULTS.md, eighty-eighth session). The step's 45 ns is fitted to that one time (660
 // steps in a one-warp block; the kernel was not profiled to isolate them): blocks of 256
