@@ -28,6 +28,7 @@
 #include "tools/cli_database_path.h"
 #include "tools/cli_input.h"
 #include "tools/cli_parse.h"
+#include "tools/cli_progress.h"
 #include "tuner/batch_cost.h"
 #include "tuner/cost_model.h"
 #include "tuner/decode/gpu_spec.h"
@@ -45,7 +46,8 @@ namespace {
 // its work, as sgemm-bench's and sgemm-db's 3 say of theirs, and a script should know.
 constexpr int kSomeShapesUntried = 3;
 
-// Progress: a bar redrawn in place on a terminal, one line per shape otherwise.
+// Progress: a bar redrawn in place on a terminal; elsewhere a line per shape, and within a
+// shape's search a line every 30 s (SteadyLines).
 class ProgressPrinter {
 public:
     // `finished_before`: the shapes earlier processes of the run finished (a fault's new one
@@ -64,11 +66,15 @@ public:
             label_ = row.key.to_string() + (row.name.empty() ? "" : " (" + printable(row.name) + ")");
             candidates_ = candidates;
             (void)total;
+            lines_.restart(SteadyLines::Clock::now());
         };
         p.step = [this](const std::string& stage, int done, int total) {
-            if (!tty_) return;
-            std::fprintf(stderr, "\r\033[K[%d/%d] %s  %s %d/%d  ETA %s", index_ + 1, shapes_, label_.c_str(),
-                         stage.c_str(), done, total, eta().c_str());
+            if (tty_)
+                std::fprintf(stderr, "\r\033[K[%d/%d] %s  %s %d/%d  ETA %s", index_ + 1, shapes_, label_.c_str(),
+                             stage.c_str(), done, total, eta().c_str());
+            else if (lines_.due(SteadyLines::Clock::now()))
+                std::fprintf(stderr, "[%d/%d] %s: %s %d/%d, ETA %s\n", index_ + 1, shapes_, label_.c_str(),
+                             stage.c_str(), done, total, eta().c_str());
         };
         p.shape_finished = [this](const ShapeOutcome& o) {
             ++finished_;
@@ -156,6 +162,7 @@ private:
     int shapes_, first_, index_ = 0, candidates_ = 0, finished_, tuned_ = 0;
     double tuned_seconds_ = 0;
     std::string label_;
+    SteadyLines lines_{std::chrono::seconds(30)};
 };
 
 void print_table(const std::vector<ShapeOutcome>& outcomes, const DeviceModel& model, Json& json_rows) {
