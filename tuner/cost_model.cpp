@@ -130,15 +130,21 @@ double warp_group_efficiency(const Family& f, const ParamValues& v) {
     return std::pow(0.8, std::log2(static_cast<double>(groups)));
 }
 
+// Whether `v` launches a stream-K tail for `shape` on `sms` SMs: not where its tiles fill
+// whole waves, nor where the tail's count of k iterations would overflow (stream_k_split).
+bool launches_stream_k_tail(const Family& f, const ParamValues& v, const ShapeKey& shape, int sms) {
+    return f.has_stream_k_tail(v) && sms > 0 && f.stream_k_split(v, shape.M, shape.N, shape.K, sms).tail_blocks > 0;
+}
+
 // The waves a launch takes, in units of one block's time per SM: ceil(per_sm) for the busiest
 // SM, or with a stream-K tail (warptile's SK) the whole waves plus the tail's share of one,
 // which costs 1.2 times its work: on the H200 the tail ran 2048x2048x4096 (all of it in the
 // tail) 10% slower than one wave of whole tiles, and at 4096^3 (3.88 waves) lost 1-2%
 // against the part-empty wave, while at 8192^3 (15.5 waves) it gained 1.2%.
-double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
-    const double whole = std::floor(per_sm), rest = per_sm - whole;
-    if (!f.has_stream_k_tail(v) || rest == 0) return std::ceil(per_sm);
-    return whole + 1.2 * rest;
+double stream_k_waves(const Family& f, const ParamValues& v, const ShapeKey& shape, int sms, double per_sm) {
+    if (!launches_stream_k_tail(f, v, shape, sms)) return std::ceil(per_sm);
+    const double whole = std::floor(per_sm);
+    return whole + 1.2 * (per_sm - whole);
 }
 
 // What a stream-K tail costs beyond its share of a wave (stream_k_waves), on its critical
@@ -156,9 +162,8 @@ double stream_k_waves(const Family& f, const ParamValues& v, double per_sm) {
 // tails the waves' term was measured on.
 double stream_k_tail_seconds(const Family& f, const ParamValues& v, const ShapeKey& shape, int sms, int threads,
                              int tile_rows, int tile_cols) {
-    if (!f.has_stream_k_tail(v) || sms <= 0) return 0.0;
+    if (!launches_stream_k_tail(f, v, shape, sms)) return 0.0;
     const StreamKSplit split = f.stream_k_split(v, shape.M, shape.N, shape.K, sms);
-    if (split.tail_blocks == 0) return 0.0;  // the tiles fill whole waves, or the tail would overflow its count
     const double shared = static_cast<double>(f.geometry(v, shape.M, shape.N, shape.K).grid.x - split.main_blocks);
     const double rank = sms * ceil_div(sms, threads) * 45e-9;
     const double k_tiles = ceil_div(shape.K, param_or(f, v, "BK", 1));
@@ -225,7 +230,7 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     }
     // The busiest SM holds ceil(blocks / SMs) blocks; the average is blocks / SMs.
     const double per_sm = blocks / device.sm_count;
-    e.wave_efficiency = per_sm / stream_k_waves(f, c.values, per_sm);
+    e.wave_efficiency = per_sm / stream_k_waves(f, c.values, shape, device.sm_count, per_sm);
     // Few warps per SM hide latency poorly.
     const double warps = std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads / 32.0;
     const double latency_hiding = std::min(1.0, std::sqrt(warps / warps_to_hide_latency(f, c.values)));

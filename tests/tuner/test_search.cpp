@@ -269,6 +269,9 @@ TEST(CostModel, AStreamKTailPaysOnlyWhenTheLastWaveIsSmall) {
     EXPECT_LT(cost("warptile", tail, nn(8192, 8192, 8192)), cost("warptile", whole, nn(8192, 8192, 8192)));
     EXPECT_GT(cost("warptile", tail, nn(4096, 4096, 4096)), cost("warptile", whole, nn(4096, 4096, 4096)));
     EXPECT_EQ(cost("warptile", tail, nn(4224, 4095, 4093)), cost("warptile", whole, nn(4224, 4095, 4093)));
+    // Nor where the tail's count of k iterations would pass 2^31 (68 shared tiles here), and the
+    // main kernel takes every tile (Family::stream_k_split).
+    EXPECT_EQ(cost("warptile", tail, nn(8192, 8192, 32'000'000)), cost("warptile", whole, nn(8192, 8192, 32'000'000)));
 }
 
 // On a grid of less than one wave the tail's own costs show: its first parts rank every run
