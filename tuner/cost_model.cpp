@@ -108,8 +108,8 @@ double thread_tile_orientation_efficiency(const Family& f, const ParamValues& v)
 // their twins); at batch 32 one tile 2% faster and another 3.7% slower, as ptxas scheduled
 // their loops anew. The model ranks such binaries first where the call allows them and the
 // loops decide the rating (compute above memory); the walks step to their twins with the
-// fallback. Rated by memory traffic, a binary and its twin tie. NT has no operand stored as rows of k: there
-// the switch changes only the epilogue, and the model sees no difference, unless B's place
+// fallback. Rated by memory traffic, a binary and its twin tie. NT has no operand stored as
+// rows of k: there the switch changes only the epilogue, and the model sees no difference, unless B's place
 // keeps its rows of x as stored (KMAJOR), copied 16 bytes at a time with the same fallback.
 double aligned_operands_efficiency(const Family& f, const ParamValues& v) {
     if (f.required_alignment(v) != 16 && !f.stages_operands(v)) return 1.0;  // staged: the same loop
@@ -137,17 +137,18 @@ bool launches_stream_k_tail(const Family& f, const ParamValues& v, const ShapeKe
 }
 
 // The waves a launch takes, in units of one block's time per SM: ceil(per_sm) for the busiest
-// SM, or with a stream-K tail (warptile's SK) the whole waves plus the tail's share of one,
-// which costs 1.2 times its work: on the H200 the tail ran 2048x2048x4096 (all of it in the
+// SM, or where a stream-K tail launches (`tail`; warptile's SK) the whole waves plus the
+// tail's share of one, which costs 1.2 times its work: on the H200 the tail ran 2048x2048x4096 (all of it in the
 // tail) 10% slower than one wave of whole tiles, and at 4096^3 (3.88 waves) lost 1-2%
 // against the part-empty wave, while at 8192^3 (15.5 waves) it gained 1.2%.
-double stream_k_waves(const Family& f, const ParamValues& v, const ShapeKey& shape, int sms, double per_sm) {
-    if (!launches_stream_k_tail(f, v, shape, sms)) return std::ceil(per_sm);
+double stream_k_waves(bool tail, double per_sm) {
+    if (!tail) return std::ceil(per_sm);
     const double whole = std::floor(per_sm);
     return whole + 1.2 * (per_sm - whole);
 }
 
-// What a stream-K tail costs beyond its share of a wave (stream_k_waves), on its critical
+// What a stream-K tail that launches (launches_stream_k_tail) costs beyond its share of a
+// wave (stream_k_waves), on its critical
 // path: each block of a run's first part ranks every run by its head before it starts, a
 // loop of runs x ceil(runs / threads) steps of integer arithmetic per thread (one block per
 // SM, so runs is the SM count); and the last block to finish a shared tile then sums the
@@ -160,11 +161,9 @@ double stream_k_waves(const Family& f, const ParamValues& v, const ShapeKey& sha
 // steps in a one-warp block; the kernel was not profiled to isolate them): blocks of 256
 // threads rank in 132 steps, about 6 us, small beside the milliseconds of the shapes whose
 // tails the waves' term was measured on.
-double stream_k_tail_seconds(const Family& f, const ParamValues& v, const ShapeKey& shape, int sms, int threads,
-                             int tile_rows, int tile_cols) {
-    if (!launches_stream_k_tail(f, v, shape, sms)) return 0.0;
-    const StreamKSplit split = f.stream_k_split(v, shape.M, shape.N, shape.K, sms);
-    const double shared = static_cast<double>(f.geometry(v, shape.M, shape.N, shape.K).grid.x - split.main_blocks);
+double stream_k_tail_seconds(const Family& f, const ParamValues& v, const ShapeKey& shape, double tiles, int sms,
+                             int threads, int tile_rows, int tile_cols) {
+    const double shared = std::fmod(tiles, sms);  // the tiles past the whole waves (stream_k_split)
     const double rank = sms * ceil_div(sms, threads) * 45e-9;
     const double k_tiles = ceil_div(shape.K, param_or(f, v, "BK", 1));
     const double run = ceil_div(shared * k_tiles, sms);
@@ -230,7 +229,8 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
     }
     // The busiest SM holds ceil(blocks / SMs) blocks; the average is blocks / SMs.
     const double per_sm = blocks / device.sm_count;
-    e.wave_efficiency = per_sm / stream_k_waves(f, c.values, shape, device.sm_count, per_sm);
+    const bool tail = launches_stream_k_tail(f, c.values, shape, device.sm_count);
+    e.wave_efficiency = per_sm / stream_k_waves(tail, per_sm);
     // Few warps per SM hide latency poorly.
     const double warps = std::min(per_sm, static_cast<double>(e.blocks_per_sm)) * threads / 32.0;
     const double latency_hiding = std::min(1.0, std::sqrt(warps / warps_to_hide_latency(f, c.values)));
@@ -333,7 +333,9 @@ CostEstimate estimate_cost(const Candidate& c, const ShapeKey& shape, const Devi
                            : f.sums_in_order(c.values)
                                ? std::max((splits - 1) * 3e-6 / rounds, (splits - 1) * 4.0 * M * N / 5e12)
                                : splits * 4.0 * std::min<double>(tile_rows, M) * std::min<double>(tile_cols, N) / 60e9;
-    e.finish_seconds += stream_k_tail_seconds(f, c.values, shape, device.sm_count, threads, tile_rows, tile_cols);
+    if (tail)
+        e.finish_seconds +=
+            stream_k_tail_seconds(f, c.values, shape, blocks, device.sm_count, threads, tile_rows, tile_cols);
     // Padding on the edges costs registers and issue slots even where memory hides it: a
     // small tie-breaker towards tiles that fit the shape.
     e.seconds = (std::max(e.compute_seconds, e.memory_seconds) / rows_of_x_stream_efficiency(f, c.values, M, K, tile_rows) +
