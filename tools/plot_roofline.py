@@ -44,7 +44,6 @@ import collections
 import json
 import math
 import os
-import sys
 
 import plotting
 import script_io
@@ -223,7 +222,7 @@ def main():
                "input": os.path.basename(args.results), **status, "m12_gemms": rows}
     for key, value in status.items():
         if RUN_STATUS[key](value):
-            print(script_io.printable(f"plot_roofline.py: note: {RUN_STATUS[key](value)}"), file=sys.stderr)
+            script_io.note(RUN_STATUS[key](value))
     path = os.path.join(args.out_dir, METRICS_NAME)
 
     def write(partial):

@@ -9,8 +9,10 @@ import re
 import stat
 import tempfile
 import time
+import warnings
 from typing import NamedTuple
 
+import script_io
 from script_io import OutputFailure, UserError, parser_for, printable
 
 def pyplot():
@@ -100,7 +102,10 @@ that fails leaves an earlier file whole, and no file already in DIR is taken for
 A new file gets the permissions the umask leaves, a replaced one keeps its own (a symbolic link
 at a file's name is replaced, its target left as it was). A run stopped by Ctrl-C or SIGTERM
 removes the file it was writing. Names from the input and the command line reach the terminal
-(and the figures) with their control characters escaped as \\xNN.
+(and the figures) with their control characters escaped as \\xNN; a figure draws at most 160
+characters of a name or title, a longer one cut in its middle ("..."). What matplotlib warns of
+as it draws (labels too many to fit, a value past what an axis can show) is a line on standard
+error, "note: FILE is written, but: ...", and the file is written all the same.
 
 Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
 be made or written into, or a file name there taken by a folder, by what is not a regular file
@@ -220,11 +225,36 @@ def bench_entries(data, path):
     return entries
 
 
+# The most characters of one name or title a figure draws. matplotlib fails outright on a line
+# some 2000 characters long ("raster overflow", a traceback after the first PNG was written),
+# and a line past a figure's width is unreadable anyway.
+FIGURE_TEXT_LIMIT = 160
+FIGURE_TEXT_CUT = "..."
+
+
 def figure_text(text):
     """`text` as a figure shows it: printable (a control character would be a missing glyph,
-    with matplotlib's warning), and each $ escaped, which matplotlib would read as the start
-    of a formula (a name with one made it fail)."""
-    return printable(text).replace("$", r"\$")
+    with matplotlib's warning), cut to FIGURE_TEXT_LIMIT characters, and each $ escaped, which
+    matplotlib would read as the start of a formula (a name with one made it fail). A longer
+    text loses its middle, not its end: a title's end is the GEMM's shape, and a label's may
+    be what tells two configurations apart. A character's \\xNN escape is kept whole."""
+    pieces = [printable(c) for c in str(text)]
+    if sum(map(len, pieces)) > FIGURE_TEXT_LIMIT:
+        tail_room = (FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT)) * 3 // 8
+        head_room = FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT) - tail_room
+        pieces = _leading(pieces, head_room) + [FIGURE_TEXT_CUT] + _leading(pieces[::-1], tail_room)[::-1]
+    return "".join(pieces).replace("$", r"\$")
+
+
+def _leading(pieces, room):
+    """The pieces from the first on that fit, together, in `room` characters."""
+    kept = []
+    for piece in pieces:
+        room -= len(piece)
+        if room < 0:
+            break
+        kept.append(piece)
+    return kept
 
 
 def shape_label(m, n, k):
@@ -393,10 +423,18 @@ def write_replacing(path, write):
 
 
 def save(fig, directory, name):
+    """Lays `fig` out, writes it as the PNG `name` in `directory` (write_replacing) and closes it.
+    What matplotlib warns of as it lays out and draws (labels too many to fit, a value too large
+    for its axis) is said once the file is written, a line each in the script's own words, with
+    the file it is about: its own warnings name only a line of this file."""
     path = os.path.join(directory, name)
-    fig.tight_layout()
-    try:
-        write_replacing(path, lambda partial: fig.savefig(partial, dpi=120, format="png"))
-    finally:
-        pyplot().close(fig)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fig.tight_layout()
+            write_replacing(path, lambda partial: fig.savefig(partial, dpi=120, format="png"))
+        finally:
+            pyplot().close(fig)
+    for message in dict.fromkeys(str(w.message) for w in caught):  # each once, in the order they came
+        script_io.note(f"{path} is written, but: {message}")
     return path

@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import sys
+import warnings
 
 
 class UserError(Exception):
@@ -61,6 +62,18 @@ def say(text):
         raise OutputFailure(f"cannot write standard output: {e.strerror or e}")
 
 
+def note(text):
+    """Tells the user, on standard error, something the run did not stop for: one escaped line,
+    "SCRIPT: note: TEXT"."""
+    print(printable(f"{os.path.basename(sys.argv[0])}: note: {text}"), file=sys.stderr)
+
+
+def note_warning(message, category, filename, lineno, file=None, line=None):
+    """warnings.showwarning for the scripts: what matplotlib or numpy warns of is a note, not
+    their two lines that quote a line of their source."""
+    note(message)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     def error(self, message):
         """Bad arguments are user errors: exit 1, as the C++ tools do (argparse would exit 2)."""
@@ -81,6 +94,7 @@ def run(main):
     they end the C++ tools, once a file being written is removed (write_replacing's cleanup,
     which SIGTERM's default would skip)."""
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    warnings.showwarning = note_warning
     try:
         main()
     except KeyboardInterrupt:

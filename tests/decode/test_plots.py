@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import unittest
+import warnings
 
 TOOLS, FIXTURES, SGEMM_ROOFLINE = sys.argv[1:4]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -35,6 +36,34 @@ def run(script, *args, env=None):
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def stderr_of(call):
+    """What call() writes to sys.stderr."""
+    with tempfile.TemporaryFile("w+") as err:
+        saved, sys.stderr = sys.stderr, err
+        try:
+            call()
+        finally:
+            sys.stderr = saved
+        err.seek(0)
+        return err.read()
+
+
+def figure_that_warns(message, times):
+    """A figure whose drawing warns `message`, `times` times, as matplotlib warns of labels it
+    cannot fit."""
+    plotting.pyplot()
+    from matplotlib.artist import Artist  # here: matplotlib is imported when a figure is drawn
+
+    class WarningArtist(Artist):
+        def draw(self, renderer):
+            for _ in range(times):
+                warnings.warn(message)
+
+    fig = plotting.pyplot().figure()
+    fig.add_artist(WarningArtist())
+    return fig
 
 
 class PlotTest(unittest.TestCase):
@@ -282,6 +311,49 @@ class PlotBench(PlotTest):
         result = run("plot_roofline.py", self.write("dollar.json", table), "-o", self.out)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(plotting.figure_text("q$\\frac{$kv\x1b"), "q\\$\\frac{\\$kv\\x1b")
+
+    def test_a_name_thousands_of_characters_long_is_drawn_cut_in_its_middle(self):
+        # matplotlib failed on a title some 2000 characters long, with a traceback, after the
+        # ladder was written and before the roofline was.
+        bench = load(BENCH_4096)
+        bench["gpu"] = "NVIDIA " + "G" * 3000
+        bench["results"][-1]["config"] += " " + "C" * 3000
+        result = run("plot_bench.py", self.write("long.json", bench), "-o", self.out, "--peak-tflops", "60",
+                     "--bandwidth", "4")
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+        self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
+
+        title = plotting.figure_text("NVIDIA " + "G" * 3000 + ", M=4096 N=4096 K=4096 TT")
+        self.assertEqual(len(title), plotting.FIGURE_TEXT_LIMIT)
+        self.assertTrue(title.startswith("NVIDIA GGG"), title)
+        self.assertTrue(title.endswith("GGG, M=4096 N=4096 K=4096 TT"), title)
+        self.assertEqual(title.count(plotting.FIGURE_TEXT_CUT), 1, title)
+        self.assertEqual(plotting.figure_text("G" * plotting.FIGURE_TEXT_LIMIT), "G" * plotting.FIGURE_TEXT_LIMIT)
+        self.assertIn(f"at most {plotting.FIGURE_TEXT_LIMIT}\ncharacters", plotting.WRITING_AND_EXIT_STATUS)
+        # A control character's escape is kept whole or left out, never cut; a $ is escaped after the cut.
+        escapes = plotting.figure_text("\x1b" * 100 + "$" * 100)
+        self.assertRegex(escapes, r"\A(\\x1b)+\.\.\.(\\\$)+\Z")
+        self.assertLessEqual(len(escapes.replace("\\$", "$")), plotting.FIGURE_TEXT_LIMIT)
+
+    def test_what_matplotlib_warns_of_is_a_note_naming_the_png(self):
+        # Only lines in the script's own words reach the terminal, not a warning's two lines
+        # that quote a line of plotting.py or numpy. Each warning is said once, after the file
+        # is written, escaped.
+        path = os.path.join(self.out, "warned.png")
+        notes = stderr_of(lambda: plotting.save(figure_that_warns("drawn with a warning\nsecond line", times=3),
+                                                self.out, "warned.png"))
+        self.assert_pngs("warned.png")
+        self.assertEqual(notes, f"{os.path.basename(sys.argv[0])}: note: {path} is written, but: "
+                                "drawn with a warning\\x0asecond line\n")
+        # A value past what an axis can draw: matplotlib's and numpy's warnings, as the figure
+        # is drawn and as it is laid out and saved.
+        bench = load(BENCH_4096)
+        bench["results"][1]["tflops"] = 1e300
+        result = run("plot_bench.py", self.write("huge.json", bench), "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stderr, r"plot_bench.py: note: \S+bench_roofline.png is written, but: ")
+        self.assertTrue(all(line.startswith("plot_bench.py: note: ") for line in result.stderr.splitlines()),
+                        result.stderr)
 
     def test_a_new_file_gets_the_umasks_permissions_and_a_replaced_one_keeps_its_own(self):
         ladder = os.path.join(self.out, "bench_ladder.png")

@@ -1,5 +1,6 @@
 """tools/script_io.py, what the Python tools share at their edges: text escaped as the C++
-tools escape it, a standard output that fails or is missing, and the signals that end a run.
+tools escape it, a standard output that fails or is missing, warnings as notes, and the
+signals that end a run.
 
 Usage: test_script_io.py TOOLS_DIR (run by meson test).
 """
@@ -52,6 +53,16 @@ class StandardOutput(unittest.TestCase):
                        env=dict(os.environ, PYTHONIOENCODING="ascii"))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, "caf\\xe9 \\u2014\n")
+
+
+class Warnings(unittest.TestCase):
+    def test_a_warning_in_a_run_is_one_escaped_note_line(self):
+        # Python's own form is two lines, the second quoting the line of source that warned.
+        r = run_script("import sys, warnings, script_io\n"
+                       "sys.argv[0] = 'tool.py'\n"
+                       "script_io.run(lambda: warnings.warn('labels do not fit\\x1b[2J'))\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "tool.py: note: labels do not fit\\x1b[2J\n")
 
 
 class Signals(unittest.TestCase):
