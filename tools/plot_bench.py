@@ -20,6 +20,8 @@ The roofline's ceilings come from the table in plotting.py, found by the JSON's 
 --bandwidth. For a GPU the table lacks, given neither, the roofline is left out (said on
 standard error) and the other two are drawn. A file holds one GPU and one layout (sgemm-bench
 writes them so): entries of two are refused, which would be drawn as one line under one name.
+The ladder draws a row a result, so a size of more than 990 results is refused (matplotlib
+draws no image of 2^16 pixels on a side).
 
 Effective arithmetic intensity, estimated from the tile in the kernel's "config" string: a block
 that computes a BM x BN tile of C loads BM + BN floats from global memory per step of k and
@@ -35,15 +37,19 @@ the ladder, a hollow point on the roofline, a cross on the sweep.
 """
 import os
 import re
-import sys
 import textwrap
 
 import plotting
 import script_io
 from plotting import pyplot
-from script_io import UserError, printable
+from script_io import UserError, note
 
 LADDER_PNG, ROOFLINE_PNG, SWEEP_PNG = OUTPUTS = ("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
+
+# The ladder's height in inches: a header, and a row a result. Past LADDER_MOST_RESULTS it would
+# be an image matplotlib refuses to draw (a traceback, and none of the three plots drawn).
+LADDER_HEADER_INCHES, LADDER_ROW_INCHES = 1.6, 0.55
+LADDER_MOST_RESULTS = int((plotting.PNG_MOST_PIXELS / plotting.PNG_DPI - LADDER_HEADER_INCHES) / LADDER_ROW_INCHES)
 
 
 def tile_of(kernel, config):
@@ -129,7 +135,8 @@ def plot_ladder(entry, out_dir):
     names = [textwrap.fill(label(r) + ("" if r["valid"] else " (invalid)"), 36) for r in results]
     color = colors([label(r) for r in results])
     rows = range(len(results))
-    fig, (left, right) = pyplot().subplots(1, 2, sharey=True, figsize=(12, 1.6 + 0.55 * len(results)))
+    fig, (left, right) = pyplot().subplots(1, 2, sharey=True,
+                                           figsize=(12, LADDER_HEADER_INCHES + LADDER_ROW_INCHES * len(results)))
     for ax, key, axis_label in ((left, "tflops", "TFLOPS"), (right, "pct_cublas", "% of cuBLAS")):
         values = [r.get(key) for r in results]  # pct_cublas is absent without a cuBLAS row, or for a wrong result
         bars = ax.barh(rows, [v or 0 for v in values], color=[color[label(r)] for r in results])
@@ -153,8 +160,7 @@ def plot_roofline(entry, ceilings, out_dir):
     for r in entry["results"]:
         intensity = effective_intensity(r, entry)
         if intensity is None:
-            print(printable(f"plot_bench.py: {r['kernel']}: no tile in '{r.get('config')}', left off the roofline"),
-                  file=sys.stderr)
+            note(f"{r['kernel']}: no tile in '{r.get('config')}', left off the roofline")
         else:
             placed.append((r, intensity))
     fig, ax = pyplot().subplots(figsize=(8, 5.5))
@@ -227,13 +233,15 @@ def main():
         raise UserError(f"{args.results}: entries of more than one layout ({', '.join(layouts)}): "
                         "plot each layout's apart")
     entry = pick_entry(entries, args.size)
+    if len(entry["results"]) > LADDER_MOST_RESULTS:
+        raise UserError(f"{args.results}: {len(entry['results'])} results at M={entry['m']} N={entry['n']} "
+                        f"K={entry['k']}: the ladder draws at most {LADDER_MOST_RESULTS}, a row each")
     ceilings = plotting.ceilings_for(entry["gpu"], args.peak_tflops, args.bandwidth, needed=False)
     if ceilings is None:
         earlier = os.path.exists(os.path.join(args.out_dir, ROOFLINE_PNG))
-        print(printable(f"plot_bench.py: no built-in ceilings for GPU '{entry['gpu']}', so {ROOFLINE_PNG} is not "
-                        "drawn (--peak-tflops and --bandwidth give them)"
-                        + (f"; the earlier {ROOFLINE_PNG} in {args.out_dir} is of another run" if earlier else "")),
-              file=sys.stderr)
+        note(f"no built-in ceilings for GPU '{entry['gpu']}', so {ROOFLINE_PNG} is not drawn (--peak-tflops and "
+             "--bandwidth give them)"
+             + (f"; the earlier {ROOFLINE_PNG} in {args.out_dir} is of another run" if earlier else ""))
     plotting.prepare_out_dir(args.out_dir, [name for name in OUTPUTS if ceilings or name != ROOFLINE_PNG],
                              args.results)
     written = [plot_ladder(entry, args.out_dir)]

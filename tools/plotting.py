@@ -12,8 +12,7 @@ import time
 import warnings
 from typing import NamedTuple
 
-import script_io
-from script_io import OutputFailure, UserError, parser_for, printable
+from script_io import OutputFailure, UserError, note, parser_for, printable
 
 def pyplot():
     """matplotlib's pyplot, imported when a figure is drawn, so that --help and the checks of
@@ -103,9 +102,10 @@ A new file gets the permissions the umask leaves, a replaced one keeps its own (
 at a file's name is replaced, its target left as it was). A run stopped by Ctrl-C or SIGTERM
 removes the file it was writing. Names from the input and the command line reach the terminal
 (and the figures) with their control characters escaped as \\xNN; a figure draws at most 160
-characters of a name or title, a longer one cut in its middle ("..."). What matplotlib warns of
-as it draws (labels too many to fit, a value past what an axis can show) is a line on standard
-error, "note: FILE is written, but: ...", and the file is written all the same.
+characters of each name, a longer one cut in its middle ("..."). What matplotlib warns of
+(labels too many to fit, a value past what an axis can show) is a "note:" line on standard
+error, naming the file where the warning comes as the file is drawn, and the files are written
+all the same.
 
 Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
 be made or written into, or a file name there taken by a folder, by what is not a regular file
@@ -225,11 +225,14 @@ def bench_entries(data, path):
     return entries
 
 
-# The most characters of one name or title a figure draws. matplotlib fails outright on a line
-# some 2000 characters long ("raster overflow", a traceback after the first PNG was written),
-# and a line past a figure's width is unreadable anyway.
+# The most characters of one name a figure draws. matplotlib fails outright on a line some 2000
+# characters long ("raster overflow", a traceback after the first PNG was written), and a line
+# past a figure's width is unreadable anyway.
 FIGURE_TEXT_LIMIT = 160
 FIGURE_TEXT_CUT = "..."
+# The share of the kept characters taken from the end: less than half, as a name's start says
+# most of what it is, but enough for a title's shape (M=2147483647 N=... K=... TT, 41 characters).
+FIGURE_TEXT_TAIL_SHARE = 3 / 8
 
 
 def figure_text(text):
@@ -237,10 +240,10 @@ def figure_text(text):
     with matplotlib's warning), cut to FIGURE_TEXT_LIMIT characters, and each $ escaped, which
     matplotlib would read as the start of a formula (a name with one made it fail). A longer
     text loses its middle, not its end: a title's end is the GEMM's shape, and a label's may
-    be what tells two configurations apart. A character's \\xNN escape is kept whole."""
+    be what tells two configurations apart. The cut keeps a character's \\xNN escape whole."""
     pieces = [printable(c) for c in str(text)]
     if sum(map(len, pieces)) > FIGURE_TEXT_LIMIT:
-        tail_room = (FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT)) * 3 // 8
+        tail_room = int((FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT)) * FIGURE_TEXT_TAIL_SHARE)
         head_room = FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT) - tail_room
         pieces = _leading(pieces, head_room) + [FIGURE_TEXT_CUT] + _leading(pieces[::-1], tail_room)[::-1]
     return "".join(pieces).replace("$", r"\$")
@@ -422,19 +425,31 @@ def write_replacing(path, write):
         raise
 
 
+PNG_DPI = 120
+# matplotlib refuses to draw an image of this many pixels or more on a side.
+PNG_MOST_PIXELS = 2**16
+# The most of one file's warnings said one by one: a name of a script the font lacks warns once
+# for each of its characters.
+NOTES_PER_FILE = 5
+
+
 def save(fig, directory, name):
     """Lays `fig` out, writes it as the PNG `name` in `directory` (write_replacing) and closes it.
     What matplotlib warns of as it lays out and draws (labels too many to fit, a value too large
-    for its axis) is said once the file is written, a line each in the script's own words, with
-    the file it is about: its own warnings name only a line of this file."""
+    for its axis, a glyph the font lacks) is said once the file is written, each warning once,
+    in the script's own words and with the file it is about (its own warnings name a line of
+    this file), and past NOTES_PER_FILE as a count. The warnings filters are left as Python
+    and -W set them: those it hides (a library's DeprecationWarning) stay hidden."""
     path = os.path.join(directory, name)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
         try:
             fig.tight_layout()
-            write_replacing(path, lambda partial: fig.savefig(partial, dpi=120, format="png"))
+            write_replacing(path, lambda partial: fig.savefig(partial, dpi=PNG_DPI, format="png"))
         finally:
             pyplot().close(fig)
-    for message in dict.fromkeys(str(w.message) for w in caught):  # each once, in the order they came
-        script_io.note(f"{path} is written, but: {message}")
+    messages = list(dict.fromkeys(str(w.message) for w in caught))  # each once, in the order they came
+    for message in messages[:NOTES_PER_FILE]:
+        note(f"{path} is written, but: {message}")
+    if len(messages) > NOTES_PER_FILE:
+        note(f"{path}: and {len(messages) - NOTES_PER_FILE} more of matplotlib's warnings")
     return path

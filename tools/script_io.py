@@ -64,8 +64,14 @@ def say(text):
 
 def note(text):
     """Tells the user, on standard error, something the run did not stop for: one escaped line,
-    "SCRIPT: note: TEXT"."""
-    print(printable(f"{os.path.basename(sys.argv[0])}: note: {text}"), file=sys.stderr)
+    "SCRIPT: note: TEXT". A standard error that is closed or fails (a full disk, a reader gone)
+    stops nothing, as it stops nothing in Python's own warnings: the files are the work."""
+    if sys.stderr is None:
+        return
+    try:
+        print(printable(f"{os.path.basename(sys.argv[0])}: note: {text}"), file=sys.stderr, flush=True)
+    except OSError:
+        pass
 
 
 def note_warning(message, category, filename, lineno, file=None, line=None):

@@ -50,16 +50,16 @@ def stderr_of(call):
         return err.read()
 
 
-def figure_that_warns(message, times):
-    """A figure whose drawing warns `message`, `times` times, as matplotlib warns of labels it
-    cannot fit."""
+def figure_that_warns(*messages, category=UserWarning):
+    """A figure whose drawing warns each of `messages`, as matplotlib warns of labels it cannot
+    fit."""
     plotting.pyplot()
     from matplotlib.artist import Artist  # here: matplotlib is imported when a figure is drawn
 
     class WarningArtist(Artist):
         def draw(self, renderer):
-            for _ in range(times):
-                warnings.warn(message)
+            for message in messages:
+                warnings.warn(message, category)
 
     fig = plotting.pyplot().figure()
     fig.add_artist(WarningArtist())
@@ -329,7 +329,7 @@ class PlotBench(PlotTest):
         self.assertTrue(title.endswith("GGG, M=4096 N=4096 K=4096 TT"), title)
         self.assertEqual(title.count(plotting.FIGURE_TEXT_CUT), 1, title)
         self.assertEqual(plotting.figure_text("G" * plotting.FIGURE_TEXT_LIMIT), "G" * plotting.FIGURE_TEXT_LIMIT)
-        self.assertIn(f"at most {plotting.FIGURE_TEXT_LIMIT}\ncharacters", plotting.WRITING_AND_EXIT_STATUS)
+        self.assertRegex(plotting.WRITING_AND_EXIT_STATUS, rf"at most {plotting.FIGURE_TEXT_LIMIT}\s+characters")
         # A control character's escape is kept whole or left out, never cut; a $ is escaped after the cut.
         escapes = plotting.figure_text("\x1b" * 100 + "$" * 100)
         self.assertRegex(escapes, r"\A(\\x1b)+\.\.\.(\\\$)+\Z")
@@ -340,11 +340,23 @@ class PlotBench(PlotTest):
         # that quote a line of plotting.py or numpy. Each warning is said once, after the file
         # is written, escaped.
         path = os.path.join(self.out, "warned.png")
-        notes = stderr_of(lambda: plotting.save(figure_that_warns("drawn with a warning\nsecond line", times=3),
+        notes = stderr_of(lambda: plotting.save(figure_that_warns(*["drawn with a warning\nsecond line"] * 3),
                                                 self.out, "warned.png"))
         self.assert_pngs("warned.png")
-        self.assertEqual(notes, f"{os.path.basename(sys.argv[0])}: note: {path} is written, but: "
-                                "drawn with a warning\\x0asecond line\n")
+        prefix = f"{os.path.basename(sys.argv[0])}: note: {path}"
+        self.assertEqual(notes, f"{prefix} is written, but: drawn with a warning\\x0asecond line\n")
+        # Past a few, a count: a name in a script the font lacks warns once a character.
+        many = [f"Glyph {i} missing from current font." for i in range(plotting.NOTES_PER_FILE + 3)]
+        notes = stderr_of(lambda: plotting.save(figure_that_warns(*many), self.out, "warned.png"))
+        self.assertEqual(notes.splitlines(), [f"{prefix} is written, but: {m}" for m in many[:plotting.NOTES_PER_FILE]]
+                         + [f"{prefix}: and 3 more of matplotlib's warnings"])
+        # What the warnings filters hide stays hidden: Python's defaults hide a library's
+        # DeprecationWarning (unittest shows it; the filter here stands for Python's or -W's).
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
+            notes = stderr_of(lambda: plotting.save(figure_that_warns("old", category=DeprecationWarning), self.out,
+                                                    "warned.png"))
+        self.assertEqual(notes, "")
         # A value past what an axis can draw: matplotlib's and numpy's warnings, as the figure
         # is drawn and as it is laid out and saved.
         bench = load(BENCH_4096)
@@ -354,6 +366,25 @@ class PlotBench(PlotTest):
         self.assertRegex(result.stderr, r"plot_bench.py: note: \S+bench_roofline.png is written, but: ")
         self.assertTrue(all(line.startswith("plot_bench.py: note: ") for line in result.stderr.splitlines()),
                         result.stderr)
+
+    def test_a_size_of_more_results_than_the_ladder_can_draw_is_refused_before_any_file(self):
+        # A row a result: past LADDER_MOST_RESULTS the ladder would be an image of 2^16 pixels or
+        # more on a side, which matplotlib refused with a traceback, the other plots not drawn.
+        def height(rows):
+            return (plot_bench.LADDER_HEADER_INCHES + plot_bench.LADDER_ROW_INCHES * rows) * plotting.PNG_DPI
+
+        self.assertLess(height(plot_bench.LADDER_MOST_RESULTS), plotting.PNG_MOST_PIXELS)
+        self.assertGreaterEqual(height(plot_bench.LADDER_MOST_RESULTS + 1), plotting.PNG_MOST_PIXELS)
+        bench = load(BENCH_4096)
+        last = bench["results"][-1]
+        bench["results"] = [dict(last, config=f"{last['config']} X={i}")
+                            for i in range(plot_bench.LADDER_MOST_RESULTS + 1)]
+        result = run("plot_bench.py", self.write("many.json", bench), "-o", os.path.join(self.out, "plots"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn(f"{plot_bench.LADDER_MOST_RESULTS + 1} results at M=4096 N=4096 K=4096: the ladder draws at "
+                      f"most {plot_bench.LADDER_MOST_RESULTS}", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "plots")))
+        self.assertRegex(plot_bench.__doc__, rf"more than {plot_bench.LADDER_MOST_RESULTS}\s+results is refused")
 
     def test_a_new_file_gets_the_umasks_permissions_and_a_replaced_one_keeps_its_own(self):
         ladder = os.path.join(self.out, "bench_ladder.png")

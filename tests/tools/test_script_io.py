@@ -5,7 +5,6 @@ signals that end a run.
 Usage: test_script_io.py TOOLS_DIR (run by meson test).
 """
 import os
-import signal
 import subprocess
 import sys
 import unittest
@@ -17,9 +16,11 @@ import script_io  # noqa: E402
 
 
 def run_script(body, **kwargs):
-    """`body`, Python run with script_io importable, its output captured."""
+    """`body`, Python run with script_io importable, its output captured (standard error unless
+    `kwargs` say where it goes)."""
+    outputs = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
     return subprocess.run([sys.executable, "-B", "-c", f"import sys; sys.path.insert(0, {TOOLS!r})\n{body}"],
-                          capture_output=True, text=True, **kwargs)
+                          text=True, **outputs)
 
 
 class Printable(unittest.TestCase):
@@ -63,6 +64,15 @@ class Warnings(unittest.TestCase):
                        "script_io.run(lambda: warnings.warn('labels do not fit\\x1b[2J'))\n")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr, "tool.py: note: labels do not fit\\x1b[2J\n")
+
+    def test_a_standard_error_that_fails_or_is_closed_stops_no_run(self):
+        # As with Python's own warnings: the work goes on, and no note goes to standard output.
+        body = "import warnings, script_io; script_io.run(lambda: (warnings.warn('w'), script_io.say('done')))"
+        with open("/dev/full", "w") as full:
+            r = run_script(body, stderr=full)
+        self.assertEqual((r.returncode, r.stdout), (0, "done\n"))
+        r = run_script(body, preexec_fn=lambda: os.close(2))
+        self.assertEqual((r.returncode, r.stdout), (0, "done\n"))
 
 
 class Signals(unittest.TestCase):
