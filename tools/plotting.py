@@ -104,8 +104,8 @@ removes the file it was writing. Names from the input and the command line reach
 (and the figures) with their control characters escaped as \\xNN; a figure draws at most 160
 characters of each name, a longer one cut in its middle ("..."). What matplotlib warns of
 (labels too many to fit, a value past what an axis can show) is a "note:" line on standard
-error, naming the file where the warning comes as the file is drawn, and the files are written
-all the same.
+error, naming the file where the warning comes as the file is drawn (past five for one file, a
+count), and the files are written all the same.
 
 Exit status: 0 the files are written; 1 bad arguments or input, or an output folder that cannot
 be made or written into, or a file name there taken by a folder, by what is not a regular file
@@ -451,5 +451,5 @@ def save(fig, directory, name):
     for message in messages[:NOTES_PER_FILE]:
         note(f"{path} is written, but: {message}")
     if len(messages) > NOTES_PER_FILE:
-        note(f"{path}: and {len(messages) - NOTES_PER_FILE} more of matplotlib's warnings")
+        note(f"{path}: and {len(messages) - NOTES_PER_FILE} more warnings")
     return path

@@ -349,7 +349,7 @@ class PlotBench(PlotTest):
         many = [f"Glyph {i} missing from current font." for i in range(plotting.NOTES_PER_FILE + 3)]
         notes = stderr_of(lambda: plotting.save(figure_that_warns(*many), self.out, "warned.png"))
         self.assertEqual(notes.splitlines(), [f"{prefix} is written, but: {m}" for m in many[:plotting.NOTES_PER_FILE]]
-                         + [f"{prefix}: and 3 more of matplotlib's warnings"])
+                         + [f"{prefix}: and 3 more warnings"])
         # What the warnings filters hide stays hidden: Python's defaults hide a library's
         # DeprecationWarning (unittest shows it; the filter here stands for Python's or -W's).
         with warnings.catch_warnings():
