@@ -62,6 +62,11 @@ def say(text):
         raise OutputFailure(f"cannot write standard output: {e.strerror or e}")
 
 
+def program_name():
+    """The running script's name, as its messages begin."""
+    return os.path.basename(sys.argv[0])
+
+
 def note(text):
     """Tells the user, on standard error, something the run did not stop for: one escaped line,
     "SCRIPT: note: TEXT". A standard error that is closed or fails (a full disk, a reader gone)
@@ -69,7 +74,7 @@ def note(text):
     if sys.stderr is None:
         return
     try:
-        print(printable(f"{os.path.basename(sys.argv[0])}: note: {text}"), file=sys.stderr, flush=True)
+        print(printable(f"{program_name()}: note: {text}"), file=sys.stderr, flush=True)
     except OSError:
         pass
 
@@ -106,7 +111,7 @@ def run(main):
     except KeyboardInterrupt:
         sys.exit(128 + signal.SIGINT)
     except (UserError, OutputFailure) as e:
-        print(f"{os.path.basename(sys.argv[0])}: {printable(e)}", file=sys.stderr)
+        print(f"{program_name()}: {printable(e)}", file=sys.stderr)
         if isinstance(e, OutputFailure):
             # Standard output may hold what it could not write: Python would try again at its
             # exit and add a message and status of its own (120).
