@@ -37,7 +37,6 @@ the ladder, a hollow point on the roofline, a cross on the sweep.
 """
 import os
 import re
-import textwrap
 
 import plotting
 import script_io
@@ -50,6 +49,9 @@ LADDER_PNG, ROOFLINE_PNG, SWEEP_PNG = OUTPUTS = ("bench_ladder.png", "bench_roof
 # be an image matplotlib refuses to draw (a traceback, and none of the three plots drawn).
 LADDER_HEADER_INCHES, LADDER_ROW_INCHES = 1.6, 0.55
 LADDER_MOST_RESULTS = int((plotting.PNG_MOST_PIXELS / plotting.PNG_DPI - LADDER_HEADER_INCHES) / LADDER_ROW_INCHES)
+# The ladder's labels sit at the left of its rows, wrapped at this many characters: a
+# warptile configuration is some 70.
+LADDER_LABEL_WIDTH = 36
 
 
 def tile_of(kernel, config):
@@ -89,12 +91,12 @@ def pick_entry(entries, size):
 def labeller(results):
     """A function from a result to its label: its family's name, or its configuration where
     `results` hold two configurations of that family (a --config beside the defaults), which
-    sgemm-bench names alike. Across the sizes of a sweep a configuration keeps its label."""
+    sgemm-bench names alike. Across the sizes of a sweep a configuration keeps its label.
+    The label is as the JSON has it: a figure draws it through plotting.figure_text."""
     configs = {}
     for r in results:
         configs.setdefault(r["kernel"], set()).add(r.get("config"))
-    return lambda r: plotting.figure_text(r["kernel"] if len(configs[r["kernel"]]) == 1
-                                          else r.get("config") or r["kernel"])
+    return lambda r: r["kernel"] if len(configs[r["kernel"]]) == 1 else r.get("config") or r["kernel"]
 
 
 def colors(labels):
@@ -127,12 +129,12 @@ def bar_texts(values):
 
 
 def plot_ladder(entry, out_dir):
-    # A row a kernel, its label at the left: a configuration's label (some 70 characters for
-    # warptile) is wrapped there, where rotated labels under columns ran into each other and
-    # off the figure past a few configurations.
+    # A row a kernel, its label at the left, wrapped: rotated labels under columns ran into each
+    # other and off the figure past a few configurations.
     results = entry["results"]
     label = labeller(results)
-    names = [textwrap.fill(label(r) + ("" if r["valid"] else " (invalid)"), 36) for r in results]
+    names = [plotting.figure_text(label(r) + ("" if r["valid"] else " (invalid)"), LADDER_LABEL_WIDTH)
+             for r in results]
     color = colors([label(r) for r in results])
     rows = range(len(results))
     fig, (left, right) = pyplot().subplots(1, 2, sharey=True,
@@ -170,7 +172,8 @@ def plot_roofline(entry, ceilings, out_dir):
     for r, intensity in placed:
         ax.scatter([intensity], [r["tflops"]], s=50, zorder=3, marker="s" if r["kernel"] == "cublas" else "o",
                    edgecolors=color[label(r)], facecolors=color[label(r)] if r["valid"] else "none")
-        ax.annotate(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)"), (intensity, r["tflops"]),
+        ax.annotate(plotting.figure_text(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)")),
+                    (intensity, r["tflops"]),
                     textcoords="offset points", xytext=(6, -3), fontsize=8)
     ax.set_title(f"Ladder on the fp32 roofline ({plotting.figure_text(ceilings.name)}): {title(entry)}\n"
                  "kernels at their tile's DRAM intensity BM*BN/(2(BM+BN)), cuBLAS at the problem's;\n"
@@ -195,7 +198,7 @@ def sweep_lines(entries):
     lines = {}
     for e in entries:
         for r in e["results"]:
-            lines.setdefault(label(r), []).append((e[axis], r["tflops"], r["valid"]))
+            lines.setdefault(plotting.figure_text(label(r)), []).append((e[axis], r["tflops"], r["valid"]))
     return lines
 
 

@@ -235,18 +235,21 @@ FIGURE_TEXT_CUT = "..."
 FIGURE_TEXT_TAIL_SHARE = 3 / 8
 
 
-def figure_text(text):
+def figure_text(text, width=None):
     """`text` as a figure shows it: printable (a control character would be a missing glyph,
     with matplotlib's warning), cut to FIGURE_TEXT_LIMIT characters, and each $ escaped, which
     matplotlib would read as the start of a formula (a name with one made it fail). A longer
     text loses its middle, not its end: a title's end is the GEMM's shape, and a label's may
-    be what tells two configurations apart. The cut keeps a character's \\xNN escape whole."""
+    be what tells two configurations apart. The cut keeps a character's \\xNN escape whole.
+    With a `width`, the text is wrapped into lines of about that many characters, here and not
+    after, where a break could fall inside an escape and show its backslash alone."""
     pieces = [printable(c) for c in str(text)]
     if sum(map(len, pieces)) > FIGURE_TEXT_LIMIT:
         tail_room = int((FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT)) * FIGURE_TEXT_TAIL_SHARE)
         head_room = FIGURE_TEXT_LIMIT - len(FIGURE_TEXT_CUT) - tail_room
         pieces = _leading(pieces, head_room) + [FIGURE_TEXT_CUT] + _leading(pieces[::-1], tail_room)[::-1]
-    return "".join(pieces).replace("$", r"\$")
+    pieces = [r"\$" if piece == "$" else piece for piece in pieces]
+    return "".join(pieces) if width is None else "\n".join("".join(line) for line in _wrapped(pieces, width))
 
 
 def _leading(pieces, room):
@@ -258,6 +261,38 @@ def _leading(pieces, room):
             break
         kept.append(piece)
     return kept
+
+
+def _wrapped(pieces, width):
+    """The pieces as lines of at most `width` characters, broken at spaces, and a word longer
+    than a line between two of its pieces, so that no escape is split."""
+    words = [word for word in _split_at_spaces(pieces) if word]
+    lines = [[]]
+    for word in words:
+        while word:
+            line = lines[-1]
+            room = width - sum(map(len, line)) - (1 if line else 0)
+            if sum(map(len, word)) <= room:
+                line.extend(([" "] if line else []) + word)
+                break
+            if line:
+                lines.append([])
+                continue
+            head = _leading(word, width) or word[:1]  # one piece at least, however long
+            line.extend(head)
+            word = word[len(head):]
+            lines.append([])
+    return [line for line in lines if line] or [[]]
+
+
+def _split_at_spaces(pieces):
+    words = [[]]
+    for piece in pieces:
+        if piece == " ":
+            words.append([])
+        else:
+            words[-1].append(piece)
+    return words
 
 
 def shape_label(m, n, k):

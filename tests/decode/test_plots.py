@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import unittest
 import warnings
@@ -334,6 +335,29 @@ class PlotBench(PlotTest):
         escapes = plotting.figure_text("\x1b" * 100 + "$" * 100)
         self.assertRegex(escapes, r"\A(\\x1b)+\.\.\.(\\\$)+\Z")
         self.assertLessEqual(len(escapes.replace("\\$", "$")), plotting.FIGURE_TEXT_LIMIT)
+
+    def test_a_wrapped_label_breaks_at_spaces_and_never_inside_an_escape(self):
+        # The ladder wrapped its labels after the escapes, so a \$ that fell at a line's end
+        # showed its backslash there, and a \x1b was split across two lines.
+        plain = "BM=128 BN=256 BK=8 WM=64 WN=64 TM=8 TN=16 STAGES=4 ALIGNED=2"
+        self.assertEqual(plotting.figure_text(plain, 36), textwrap.fill(plain, 36))
+        for text in ("x" * 35 + "$" * 5, "x" * 34 + "\x1b" * 3 + "  tail", "$" * 100, "\u200b" * 30):
+            wrapped = plotting.figure_text(text, 36)
+            lines = wrapped.split("\n")
+            self.assertGreater(len(lines), 1, wrapped)
+            for line in lines:
+                self.assertLessEqual(len(line), 36, wrapped)
+                self.assertRegex(line, r"\A([^\\]|\\\$|\\x[0-9a-f]{2})+\Z", wrapped)
+            # Nothing is lost but the spaces where lines break.
+            self.assertEqual(wrapped.replace("\n", "").replace(" ", ""),
+                             plotting.figure_text(text).replace(" ", ""), wrapped)
+        # A label of such a configuration is drawn.
+        bench = load(BENCH_4096)
+        bench["results"][-1]["config"] = "x" * 35 + "$" * 5 + " " + "\x1b" * 20
+        result = run("plot_bench.py", self.write("wrap.json", bench), "-o", self.out, "--peak-tflops", "60",
+                     "--bandwidth", "4")
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+        self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
 
     def test_what_matplotlib_warns_of_is_a_note_naming_the_png(self):
         # Only lines in the script's own words reach the terminal, not a warning's two lines
