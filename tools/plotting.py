@@ -264,35 +264,37 @@ def _leading(pieces, room):
 
 
 def _wrapped(pieces, width):
-    """The pieces as lines of at most `width` characters, broken at spaces, and a word longer
-    than a line between two of its pieces, so that no escape is split."""
-    words = [word for word in _split_at_spaces(pieces) if word]
+    """The pieces as lines of `width` characters, broken as textwrap.fill breaks a text: at
+    spaces, and a word longer than a line from the room left on the current line on. But a
+    word breaks only between two pieces, so that no escape is split (an escape longer than
+    `width` gets a line to itself); a run of spaces is one, and a hyphen is no break."""
     lines = [[]]
-    for word in words:
+    for word in _split_at_spaces(pieces):
         while word:
             line = lines[-1]
             room = width - sum(map(len, line)) - (1 if line else 0)
             if sum(map(len, word)) <= room:
                 line.extend(([" "] if line else []) + word)
                 break
-            if line:
-                lines.append([])
+            if sum(map(len, word)) <= width:
+                lines.append([])  # it fits on a line of its own
                 continue
-            head = _leading(word, width) or word[:1]  # one piece at least, however long
-            line.extend(head)
+            head = _leading(word, room) or ([] if line else word[:1])  # on an empty line, one piece at least
+            line.extend(([" "] if line and head else []) + head)
             word = word[len(head):]
             lines.append([])
-    return [line for line in lines if line] or [[]]
+    return [line for line in lines if line]
 
 
 def _split_at_spaces(pieces):
+    """The words between the spaces, none empty."""
     words = [[]]
     for piece in pieces:
         if piece == " ":
             words.append([])
         else:
             words[-1].append(piece)
-    return words
+    return [word for word in words if word]
 
 
 def shape_label(m, n, k):

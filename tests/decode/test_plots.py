@@ -341,6 +341,8 @@ class PlotBench(PlotTest):
         # showed its backslash there, and a \x1b was split across two lines.
         plain = "BM=128 BN=256 BK=8 WM=64 WN=64 TM=8 TN=16 STAGES=4 ALIGNED=2"
         self.assertEqual(plotting.figure_text(plain, 36), textwrap.fill(plain, 36))
+        long_word = "TM=8 " + "x" * 80  # starts in the room left on the first line
+        self.assertEqual(plotting.figure_text(long_word, 36), textwrap.fill(long_word, 36))
         for text in ("x" * 35 + "$" * 5, "x" * 34 + "\x1b" * 3 + "  tail", "$" * 100, "\u200b" * 30):
             wrapped = plotting.figure_text(text, 36)
             lines = wrapped.split("\n")
