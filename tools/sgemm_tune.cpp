@@ -681,7 +681,7 @@ int main(int argc, char** argv) {
          "winner came from a run without it is tuned again. A dispatch handle "
          "created with options.deterministic runs the fastest kernel without atomics measured instead")
         ("jobs", po::value<int>()->default_value(static_cast<int>(usable_cpus())),
-         "compile threads, 1 or more (default: every CPU this process may run on)")
+         "compile threads, 1 or more (default: the CPUs this process may run on, counted here)")
         ("dry-run", "list and compile what would be timed per shape; needs no GPU, stores nothing; stops on a row "
                     "too large for the GPU it plans for, as the tune would")
         ("arch", po::value<std::string>()->default_value("sm_90"), "compile target of --dry-run, which ranks candidates for a built-in GPU of that arch or the newest below it: "
