@@ -329,7 +329,9 @@ void sgemm_dispatch_options_init(sgemm_dispatch_options_t* options);
    kernel that spins on another stream (an all-reduce waiting for its peers) could wait for
    it. cuBLAS (a cuBLAS winner, or the fallback) loads its own kernels at its first call of
    each kind: where that may meet such a kernel, make each shape's first call before it, or
-   set CUDA_MODULE_LOADING=EAGER before the process's first CUDA call. The process's first
+   set CUDA_MODULE_LOADING=EAGER before the process's first CUDA call. cuBLAS's first call in
+   a process also does a one-time set-up that waits so, EAGER or not: a create that may use
+   cuBLAS makes a 1 x 1 x 1 call itself, so that no gemm meets it. The process's first
    NVRTC compile holds handlers of NVRTC's own for SIGINT, SIGTERM and SIGXFSZ for some tens
    of milliseconds (such a signal then ends the process), and leaves the process's own as
    they were.

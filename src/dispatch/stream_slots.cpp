@@ -1,5 +1,7 @@
 #include "src/dispatch/stream_slots.h"
 
+#include "src/cuda/stream.h"
+
 namespace sgemm {
 namespace {
 
@@ -23,6 +25,27 @@ cudaError_t stream_key(cudaStream_t stream, std::uint64_t& key) noexcept {
     if (stream == nullptr) stream = cudaStreamLegacy;
     key = reinterpret_cast<std::uintptr_t>(stream);
     return cudaSuccess;
+}
+
+// cuBLAS's first SGEMM in a process does a one-time set-up that waits for the device's other
+// work, and CUDA_MODULE_LOADING=EAGER does not spare it: on an H100 with CUDA 13.0 it waited
+// 3 s for a kernel spinning on another stream, as an all-reduce waiting for its peers does,
+// where later first calls of other shapes did not wait. So create makes that call, 1 x 1 x 1
+// on a stream of its own while nothing else runs, and no gemm meets it. The handle is bound
+// again to its slot's stream at the slot's first call.
+void make_cublas_first_call(const CublasHandle& cublas, void* workspace, std::size_t workspace_bytes) {
+    const Stream stream;
+    DeviceBuffer<float> operands(3);
+    SGEMM_CUDA_CHECK(cudaMemsetAsync(operands.data(), 0, operands.bytes(), stream.get()));
+    SgemmArgs args{};
+    args.M = args.N = args.K = 1;
+    args.alpha = 1.0f;
+    args.A = operands.data(), args.lda = 1;
+    args.B = operands.data() + 1, args.ldb = 1;
+    args.C = operands.data() + 2, args.ldc = 1;
+    SGEMM_CUBLAS_CHECK(cublas.bind(stream.get(), workspace, workspace_bytes));
+    SGEMM_CUBLAS_CHECK(cublas.sgemm_on_bound_stream(args, false, false));
+    stream.synchronize();
 }
 
 }  // namespace
@@ -70,6 +93,7 @@ StreamSlots::StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, 
         s.cublas_workspace_ = base + splitk_bytes_;
         s.cublas_workspace_bytes_ = cublas_bytes;
     }
+    if (with_cublas && count > 0) make_cublas_first_call(*slots_[0].cublas_, slots_[0].cublas_workspace_, cublas_bytes);
 }
 
 SlotClaim StreamSlots::slot_for(cudaStream_t stream) noexcept {

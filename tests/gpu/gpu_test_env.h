@@ -8,6 +8,9 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "src/cuda/cublas_handle.h"
 #include "src/cuda/device.h"
@@ -35,6 +38,29 @@ inline bool cuda_visible_devices_hides_every_gpu(int installed) {
     const bool index = !first.empty() && first.size() <= 4 && first.find_first_not_of("0123456789") == std::string::npos;
     return !index || std::stoi(first) >= installed;
 }
+
+// Sets an environment variable (unsets it for nullopt) for one scope, then puts back what was
+// there: for the processes a test starts (a threadsafe death test's among them), or what the
+// test reads itself.
+class ScopedEnvironmentVariable {
+public:
+    ScopedEnvironmentVariable(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+        if (const char* old = std::getenv(name_.c_str())) old_ = old;
+        set(value);
+    }
+    ~ScopedEnvironmentVariable() { set(old_); }
+    ScopedEnvironmentVariable(const ScopedEnvironmentVariable&) = delete;
+    ScopedEnvironmentVariable& operator=(const ScopedEnvironmentVariable&) = delete;
+
+private:
+    void set(const std::optional<std::string>& value) const {
+        if (value) setenv(name_.c_str(), value->c_str(), 1);
+        else unsetenv(name_.c_str());
+    }
+
+    std::string name_;
+    std::optional<std::string> old_;
+};
 
 // Why a GPU test that found no usable device must fail rather than skip, or "" where skipping
 // is right: a GPU is installed (a /dev/nvidiaN node) and nothing hides it, so CUDA failing to

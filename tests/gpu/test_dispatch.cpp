@@ -12,12 +12,14 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sgemm/dispatch.hpp>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <limits>
 #include <optional>
@@ -29,6 +31,7 @@
 #include "templates/sgemm_staging.cuh"
 #include "tests/db/fixture.h"
 #include "tests/gpu/gpu_test_env.h"
+#include "tests/gpu/spinner.h"
 #include "tuner/gemm_problem.h"
 #include "tuner/tuner.h"
 
@@ -1878,4 +1881,120 @@ TEST(DispatchDeathTest, APlanAfterADeviceFaultSaysTheContextFailed) {
     EXPECT_EXIT(exit_telling(fault_then_prepare()), ::testing::ExitedWithCode(0),
                 "prepare: SGEMM_DISPATCH_CUDA_ERROR[^\n]*preparing the launch for M=200 N=384 K=256 NN fp32 "
                 "align[0-9]+: [^\n]*an illegal memory access was encountered");
+}
+
+namespace {
+
+// A time that a death test's process hands back in its exit status: tenths of a second, at
+// most 250. kTimingFailed where it could not time (its standard error says why).
+constexpr int kTimingFailed = 251;
+
+[[noreturn]] void exit_with_tenths(double seconds) {
+    std::_Exit(static_cast<int>(std::min(250L, std::lround(seconds * 10))));
+}
+
+[[noreturn]] void exit_failed_to_time(const std::string& why) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    std::fflush(stderr);
+    std::_Exit(kTimingFailed);
+}
+
+// EXPECT_EXIT's predicate: keeps the tenths a process handed back in `tenths`; false where
+// it handed back none.
+std::function<bool(int)> tenths_into(int& tenths) {
+    return [&tenths](int status) {
+        tenths = WIFEXITED(status) ? WEXITSTATUS(status) : kTimingFailed;
+        return tenths != kTimingFailed;
+    };
+}
+
+constexpr int kSquare = 1024;
+
+// cuBLAS's first SGEMM of the process (kSquare cubed), beside a spinning kernel, made as
+// dispatch makes its calls: on a handle bound to the stream and a workspace of its own.
+[[noreturn]] void time_cublas_first_call(const sgemm::testing::GpuContext& gpu) {
+    try {
+        const sgemm::testing::Spinner spinner(compile_target_of(gpu.device));
+        const std::size_t elements = std::size_t{kSquare} * kSquare;
+        DeviceBuffer<float> a(elements), b(elements), c(elements);
+        DeviceBuffer<unsigned char> workspace(32u << 20);
+        const Stream stream;
+        const CublasHandle cublas;
+        if (cublas.bind(stream.get(), workspace.data(), workspace.bytes()) != CUBLAS_STATUS_SUCCESS)
+            exit_failed_to_time("cublasSetStream or cublasSetWorkspace failed");
+        SgemmArgs args{};
+        args.M = args.N = args.K = kSquare;
+        args.alpha = 1.0f;
+        args.A = a.data(), args.B = b.data(), args.C = c.data();
+        args.lda = args.ldb = args.ldc = kSquare;
+        cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+        const double seconds = spinner.host_seconds_beside(
+            [&](cudaStream_t) { status = cublas.sgemm_on_bound_stream(args, false, false); }, stream.get());
+        if (status != CUBLAS_STATUS_SUCCESS) exit_failed_to_time(std::string("cublasSgemm: ") + cublasGetStatusString(status));
+        exit_with_tenths(seconds);
+    } catch (const std::exception& e) {
+        exit_failed_to_time(e.what());
+    }
+}
+
+// A dispatch handle's first gemm (kSquare cubed, a miss that goes to the cuBLAS fallback),
+// beside a spinning kernel, with the handle created before the spinner started.
+[[noreturn]] void time_dispatch_first_cublas_call(const sgemm::testing::GpuContext& gpu) {
+    try {
+        const TempDir dir;
+        const std::string path = dir.file("t.db");
+        TuningStore(path).add_device(fingerprint_of(gpu.device));
+        const sgemm_dispatch_options_t o = options(path);
+        Dispatch dispatch(o);
+        const sgemm::testing::Spinner spinner(compile_target_of(gpu.device));
+        const std::size_t elements = std::size_t{kSquare} * kSquare;
+        DeviceBuffer<float> a(elements), b(elements), c(elements);
+        sgemm_dispatch_choice_t choice{};
+        if (sgemm_dispatch_query(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, kSquare, kSquare, kSquare,
+                                 a.data(), kSquare, b.data(), kSquare, c.data(), kSquare, &choice) != SGEMM_DISPATCH_SUCCESS ||
+            choice.route != SGEMM_DISPATCH_ROUTE_CUBLAS)
+            exit_failed_to_time("the call does not go to cuBLAS: " + std::string(sgemm_dispatch_last_error()));
+        const Stream stream;
+        sgemm_dispatch_status_t status = SGEMM_DISPATCH_SUCCESS;
+        const double seconds = spinner.host_seconds_beside(
+            [&](cudaStream_t s) {
+                status = sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, kSquare, kSquare,
+                                             kSquare, 1.0f, a.data(), kSquare, b.data(), kSquare, 0.0f, c.data(),
+                                             kSquare, s);
+            },
+            stream.get());
+        if (status != SGEMM_DISPATCH_SUCCESS)
+            exit_failed_to_time(std::string("gemm: ") + sgemm_dispatch_status_string(status) + ": " +
+                                sgemm_dispatch_last_error());
+        exit_with_tenths(seconds);
+    } catch (const std::exception& e) {
+        exit_failed_to_time(e.what());
+    }
+}
+
+}  // namespace
+
+// cuBLAS's first SGEMM in a process does a one-time set-up that waits for the device's other
+// work even under CUDA_MODULE_LOADING=EAGER, where nothing else is loaded at a first call. A
+// first gemm that dispatch sends to cuBLAS beside a kernel spinning on another stream (an
+// all-reduce waiting for its peers) would wait for it; create makes that call instead. Each
+// half runs in a process of its own, under EAGER (the threadsafe death test runs the binary
+// again with the environment set here): cuBLAS alone shows that the spinner catches the
+// first call (where it does not, the two cannot be told apart and the test skips), and
+// dispatch's first gemm must not wait.
+TEST(DispatchDeathTest, UnderEagerLoadingAFirstGemmThroughCublasBesideASpinningKernelDoesNotWait) {
+    SGEMM_REQUIRE_GPU(gpu);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const sgemm::testing::ScopedEnvironmentVariable eager("CUDA_MODULE_LOADING", "EAGER");
+    int alone = kTimingFailed, dispatched = kTimingFailed;
+    EXPECT_EXIT(time_cublas_first_call(*gpu), tenths_into(alone), "");
+    EXPECT_EXIT(time_dispatch_first_cublas_call(*gpu), tenths_into(dispatched), "");
+    if (alone == kTimingFailed || dispatched == kTimingFailed) return;  // EXPECT_EXIT said why
+    std::printf("first cuBLAS call beside the spinner: cuBLAS alone held the host %.1f s, dispatch's gemm %.1f s\n",
+                alone / 10.0, dispatched / 10.0);
+    const int wait_tenths = static_cast<int>(sgemm::testing::kSpinLimitSeconds * 10 / 3);
+    EXPECT_LT(dispatched, wait_tenths) << "dispatch's first gemm through cuBLAS waited for the spinning kernel";
+    if (alone < wait_tenths)
+        GTEST_SKIP() << "cuBLAS's own first call did not wait beside the spinner either (" << alone / 10.0
+                     << " s): the test cannot tell a create that makes it from one that does not";
 }

@@ -12,25 +12,7 @@
 namespace {
 
 using sgemm::testing::cuda_visible_devices_hides_every_gpu;
-
-// Sets CUDA_VISIBLE_DEVICES (unsets it for nullopt) for one scope, then puts back what was there.
-class VisibleDevices {
-public:
-    explicit VisibleDevices(const std::optional<std::string>& value) {
-        if (const char* old = std::getenv("CUDA_VISIBLE_DEVICES")) old_ = old;
-        if (value) setenv("CUDA_VISIBLE_DEVICES", value->c_str(), 1);
-        else unsetenv("CUDA_VISIBLE_DEVICES");
-    }
-    ~VisibleDevices() {
-        if (old_) setenv("CUDA_VISIBLE_DEVICES", old_->c_str(), 1);
-        else unsetenv("CUDA_VISIBLE_DEVICES");
-    }
-    VisibleDevices(const VisibleDevices&) = delete;
-    VisibleDevices& operator=(const VisibleDevices&) = delete;
-
-private:
-    std::optional<std::string> old_;
-};
+using sgemm::testing::ScopedEnvironmentVariable;
 
 TEST(GpuTestEnv, CudaVisibleDevicesHidesEveryGpuOnlyWhereItNamesNone) {
     const int installed = 2;
@@ -44,7 +26,7 @@ TEST(GpuTestEnv, CudaVisibleDevicesHidesEveryGpuOnlyWhereItNamesNone) {
         {"2", true},           {"7,0", true},  {"NoDevFiles", true}, {"99999999999", true}, {",0", true},
     };
     for (const Case& c : cases) {
-        VisibleDevices scope(c.value);
+        const ScopedEnvironmentVariable scope("CUDA_VISIBLE_DEVICES", c.value);
         EXPECT_EQ(cuda_visible_devices_hides_every_gpu(installed), c.hides)
             << "CUDA_VISIBLE_DEVICES=" << (c.value ? "'" + *c.value + "'" : "(unset)");
     }
