@@ -279,7 +279,8 @@ typedef struct sgemm_dispatch_info {
     double database_ms;            /* of which: opening the database, reading the winners and binaries */
     double kernels_ms;             /* of which: loading the kernels (NVRTC included) */
     double compile_ms;             /* of kernels_ms: NVRTC */
-    double memory_ms;              /* of which: workspaces and cuBLAS handles */
+    double memory_ms;              /* of which: workspaces and cuBLAS handles, with cuBLAS's
+                                      first call (create) */
     int shapes_prepared;           /* shape keys planned in the hash map: a launch ready, cuBLAS,
                                       or NO_KERNEL */
     int streams_used;              /* streams holding a workspace */

@@ -32,7 +32,8 @@ cudaError_t stream_key(cudaStream_t stream, std::uint64_t& key) noexcept {
 // 3 s for a kernel spinning on another stream, as an all-reduce waiting for its peers does,
 // where later first calls of other shapes did not wait. So create makes that call, 1 x 1 x 1
 // on a stream of its own while nothing else runs, and no gemm meets it. The handle is bound
-// again to its slot's stream at the slot's first call.
+// again to its slot's stream at the slot's first call; until then it is bound to the legacy
+// stream, not to the one destroyed here.
 void make_cublas_first_call(const CublasHandle& cublas, void* workspace, std::size_t workspace_bytes) {
     const Stream stream;
     DeviceBuffer<float> operands(3);
@@ -46,6 +47,7 @@ void make_cublas_first_call(const CublasHandle& cublas, void* workspace, std::si
     SGEMM_CUBLAS_CHECK(cublas.bind(stream.get(), workspace, workspace_bytes));
     SGEMM_CUBLAS_CHECK(cublas.sgemm_on_bound_stream(args, false, false));
     stream.synchronize();
+    SGEMM_CUBLAS_CHECK(cublas.bind(nullptr, workspace, workspace_bytes));
 }
 
 }  // namespace

@@ -74,7 +74,8 @@ public:
     // a cuBLAS handle in `math` mode and its workspace each when `with_cublas`, all in the
     // calling thread's current context, whose streams alone may then claim them (`contexts`,
     // where given, says which streams those are instead: for tests without a GPU).
-    // Synchronises the device once.
+    // Synchronises the device once, and where `with_cublas` makes cuBLAS's first call
+    // (make_cublas_first_call: its one-time set-up would wait for other streams' kernels).
     StreamSlots(int count, std::size_t splitk_bytes, bool with_cublas, cublasMath_t math,
                 std::optional<StreamContexts> contexts = std::nullopt);
 

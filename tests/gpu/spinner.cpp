@@ -65,6 +65,15 @@ double Spinner::host_seconds_beside(const std::function<void(cudaStream_t)>& lau
     void* params[] = {&started, &release, &limit_ns};
     SGEMM_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(1), dim3(1), params, 0,
                                       spinning.get()));
+    // Released and drained on every way out, a throwing `launch` too: the flags must outlive it.
+    struct Release {
+        MappedFlags& flags;
+        const Stream& spinning;
+        ~Release() {
+            *flags.release() = 1;
+            cudaStreamSynchronize(spinning.get());
+        }
+    } release_on_exit{flags, spinning};
     const auto begin_wait = std::chrono::steady_clock::now();
     while (!*flags.started() && std::chrono::steady_clock::now() - begin_wait < std::chrono::seconds(1))
         std::this_thread::yield();

@@ -15,8 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -1937,14 +1940,17 @@ constexpr int kSquare = 1024;
     }
 }
 
-// A dispatch handle's first gemm (kSquare cubed, a miss that goes to the cuBLAS fallback),
-// beside a spinning kernel, with the handle created before the spinner started.
-[[noreturn]] void time_dispatch_first_cublas_call(const sgemm::testing::GpuContext& gpu) {
+// A dispatch handle's first gemm (kSquare cubed, a miss that goes to the cuBLAS fallback, in
+// `precision`'s math mode), beside a spinning kernel, with the handle created before the
+// spinner started.
+[[noreturn]] void time_dispatch_first_cublas_call(const sgemm::testing::GpuContext& gpu,
+                                                  sgemm_dispatch_precision_t precision) {
     try {
         const TempDir dir;
         const std::string path = dir.file("t.db");
         TuningStore(path).add_device(fingerprint_of(gpu.device));
-        const sgemm_dispatch_options_t o = options(path);
+        sgemm_dispatch_options_t o = options(path);
+        o.precision = precision;
         Dispatch dispatch(o);
         const sgemm::testing::Spinner spinner(compile_target_of(gpu.device));
         const std::size_t elements = std::size_t{kSquare} * kSquare;
@@ -1981,19 +1987,22 @@ constexpr int kSquare = 1024;
 // half runs in a process of its own, under EAGER (the threadsafe death test runs the binary
 // again with the environment set here): cuBLAS alone shows that the spinner catches the
 // first call (where it does not, the two cannot be told apart and the test skips), and
-// dispatch's first gemm must not wait.
+// dispatch's first gemm must not wait, in fp32 or in TF32 (cuBLAS's math mode differs).
 TEST(DispatchDeathTest, UnderEagerLoadingAFirstGemmThroughCublasBesideASpinningKernelDoesNotWait) {
     SGEMM_REQUIRE_GPU(gpu);
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     const sgemm::testing::ScopedEnvironmentVariable eager("CUDA_MODULE_LOADING", "EAGER");
-    int alone = kTimingFailed, dispatched = kTimingFailed;
+    int alone = kTimingFailed, fp32 = kTimingFailed, tf32 = kTimingFailed;
     EXPECT_EXIT(time_cublas_first_call(*gpu), tenths_into(alone), "");
-    EXPECT_EXIT(time_dispatch_first_cublas_call(*gpu), tenths_into(dispatched), "");
-    if (alone == kTimingFailed || dispatched == kTimingFailed) return;  // EXPECT_EXIT said why
-    std::printf("first cuBLAS call beside the spinner: cuBLAS alone held the host %.1f s, dispatch's gemm %.1f s\n",
-                alone / 10.0, dispatched / 10.0);
+    EXPECT_EXIT(time_dispatch_first_cublas_call(*gpu, SGEMM_DISPATCH_FP32), tenths_into(fp32), "");
+    EXPECT_EXIT(time_dispatch_first_cublas_call(*gpu, SGEMM_DISPATCH_TF32), tenths_into(tf32), "");
+    if (alone == kTimingFailed || fp32 == kTimingFailed || tf32 == kTimingFailed) return;  // EXPECT_EXIT said why
+    std::printf("first cuBLAS call beside the spinner: cuBLAS alone held the host %.1f s, dispatch's gemm %.1f s "
+                "(TF32: %.1f s)\n",
+                alone / 10.0, fp32 / 10.0, tf32 / 10.0);
     const int wait_tenths = static_cast<int>(sgemm::testing::kSpinLimitSeconds * 10 / 3);
-    EXPECT_LT(dispatched, wait_tenths) << "dispatch's first gemm through cuBLAS waited for the spinning kernel";
+    EXPECT_LT(fp32, wait_tenths) << "dispatch's first gemm through cuBLAS waited for the spinning kernel";
+    EXPECT_LT(tf32, wait_tenths) << "dispatch's first TF32 gemm through cuBLAS waited for the spinning kernel";
     if (alone < wait_tenths)
         GTEST_SKIP() << "cuBLAS's own first call did not wait beside the spinner either (" << alone / 10.0
                      << " s): the test cannot tell a create that makes it from one that does not";
