@@ -81,7 +81,7 @@ double Spinner::host_seconds_beside(const std::function<void(cudaStream_t)>& lau
     launch(stream);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     *flags.release() = 1;
-    spinning.synchronize();
+    spinning.synchronize();  // as release_on_exit will, but here a failed wait is reported
     SGEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     return seconds;
 }
