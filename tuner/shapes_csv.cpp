@@ -47,6 +47,21 @@ std::string rows_too_long(const ShapeKey& key) {
            "bytes, so rows of at most " + std::to_string(kLongestCheckedRow) + " floats can be tuned";
 }
 
+// Files joined with `cat` may each start with a byte order mark (spreadsheets write one), so
+// one can open any line, not only the first, which parse_csv takes off. Taken off there too:
+// before a comment or a repeated header it hid them. A line break inside a quoted field is
+// refused in every column anyway, so no field's text is changed by it.
+std::string without_joined_files_byte_order_marks(std::string text) {
+    static const std::string mark = "\xEF\xBB\xBF";
+    for (std::size_t at = text.find(mark, 1); at != std::string::npos; at = text.find(mark, at)) {
+        if (text[at - 1] == '\n' || text[at - 1] == '\r')
+            text.erase(at, mark.size());
+        else
+            at += mark.size();
+    }
+    return text;
+}
+
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
     throw ShapesCsvError(printable(file) + ":" + std::to_string(line) + ": " + what);
 }
@@ -70,7 +85,8 @@ bool parse_trans(const std::string& text, const char* column, const std::string&
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     std::vector<CsvRecord> records;
     try {
-        records = parse_csv(read_csv_text(in, file, kMaxShapesCsvBytes), file, CsvComments::hash_lines);
+        records = parse_csv(without_joined_files_byte_order_marks(read_csv_text(in, file, kMaxShapesCsvBytes)), file,
+                            CsvComments::hash_lines);
     } catch (const Error& e) {
         throw ShapesCsvError(e.what());
     }
@@ -86,8 +102,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
 
     CsvRecord header = records.front();
     drop_trailing_comma(header, 0);
-    if (std::all_of(header.fields.begin(), header.fields.end(),
-                    [](const std::string& f) { return parse_whole_number(trim(f)).has_value(); }))
+    // No column is named by a number: a first field that is one is a row of shapes (the full
+    // form's N, T, fp32 and name after it too), so the file has lost its header.
+    if (parse_whole_number(trim(header.fields.front())).has_value())
         fail(file, header.line, "holds numbers, not column names: the file needs a header line first, such as M,N,K");
     // A later line the same as the header (any case, white space around its fields) is no
     // shape: two files joined (one model's rows and another's) repeat it, and it is passed over.

@@ -435,12 +435,32 @@ TEST(ShapesCsv, AHeaderRepeatedByJoinedFilesIsPassedOver) {
     EXPECT_NE(error_of("M,N,K\n1,2,3\nM,N,4\n").find("shapes.csv:3: M 'M' is not a whole number"), std::string::npos);
 }
 
+// Files joined with `cat` after a spreadsheet's export each start with a byte order mark, so
+// one opens the repeated header, or a comment, mid-file; only a mark inside a line is text.
+TEST(ShapesCsv, JoinedFilesByteOrderMarksAreSkipped) {
+    const std::string mark = "\xEF\xBB\xBF";
+    const ShapesFile f = parse(mark + "M,N,K\n8,64,64\n" + mark + "M,N,K\r\n16,64,64\r\n" + mark +
+                               "# from a spreadsheet\n" + mark + "32,64,64\n");
+    ASSERT_EQ(f.rows.size(), 3u);
+    EXPECT_EQ(f.rows[1].key.M, 16);
+    EXPECT_EQ(f.rows[2].key.M, 32);
+    EXPECT_EQ(f.rows[2].line, 6);
+    EXPECT_NE(error_of("M,N,K\n8," + mark + "64,64\n").find("shapes.csv:2: N '\\xef\\xbb\\xbf64'"), std::string::npos)
+        << error_of("M,N,K\n8," + mark + "64,64\n");
+}
+
 // A file without its header line: its first row would be read as column names ("unknown
 // column '8'"); the message says what is missing instead.
 TEST(ShapesCsv, AFileWithoutItsHeaderSaysSo) {
     EXPECT_NE(error_of("8,4096,4096\n32,4096,4096\n").find("shapes.csv:1: holds numbers, not column names"),
               std::string::npos)
         << error_of("8,4096,4096\n");
+    // The full form's row too (as sgemm-shapes writes it), not "unknown column '1'".
+    EXPECT_NE(error_of("1,6144,4096,N,N,fp32,32,qkv\n").find("shapes.csv:1: holds numbers, not column names"),
+              std::string::npos)
+        << error_of("1,6144,4096,N,N,fp32,32,qkv\n");
+    // A header whose later column is a number is a header with an unknown column.
+    EXPECT_NE(error_of("M,N,K,1\n8,64,64,2\n").find("unknown column '1'"), std::string::npos);
 }
 
 // A field of megabytes is quoted cut short, with its length, not whole in the message.
