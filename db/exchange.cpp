@@ -316,7 +316,11 @@ ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeForm
         if (row.winners > 0 && (device_id.empty() || row.fields.id() == device_id || row.stored_id == device_id))
             left_out.push_back(edited_device_problem(row) + ", left out of the export");
     if (format == ExchangeFormat::csv) out << csv_line(exchange_columns());
-    for (const DeviceFingerprint& device : store.devices()) {
+    for (const TuningStore::DeviceRow& device_row : store.device_rows()) {
+        // An edited row (named above) is passed over: where its fields now read as another
+        // device's, its computed id would fetch that device's winners a second time.
+        if (device_row.fields.id() != device_row.stored_id) continue;
+        const DeviceFingerprint& device = device_row.fields;
         if (!device_id.empty() && device.id() != device_id) continue;
         for (WinnerWithBinary& entry : store.winners_with_binaries(device.id())) {
             // What an import would refuse is left out here, and said, rather than found on the

@@ -244,6 +244,31 @@ TEST(Exchange, TheWinnersOfADeviceRowEditedByHandAreNamedAsLeftOut) {
     EXPECT_TRUE(export_winners(store, other_only, ExchangeFormat::csv, other_id).left_out.empty());
 }
 
+// An edited row whose fields now read as another device's (an upgrade's relabel, where both
+// versions' rows of one GPU are kept) wrote that device's winners a second time, and import
+// refused the whole file for the repeated rows: it is passed over, its own winners named.
+TEST(Exchange, ADeviceRowEditedIntoAnothersFieldsExportsNothingTwice) {
+    TempDir dir;
+    TuningStore store(dir.file("a.db"));
+    const std::string id = fill_sample(store);
+    const std::string other_id = store.add_device(h200(1));
+    store.put_winner(winner(other_id, shape(1, 4096, 4096), 0.5, nullptr));
+    store.connection()
+        .query("UPDATE devices SET driver_version = ?1 WHERE id = ?2")
+        .bind(1, static_cast<std::int64_t>(h200().driver_version))
+        .bind(2, other_id)
+        .run();
+    std::ostringstream out;
+    const ExportSummary summary = export_winners(store, out, ExchangeFormat::csv);
+    EXPECT_EQ(summary.exported, 4) << "the sample's own four winners, once";
+    ASSERT_EQ(summary.left_out.size(), 1u);
+    EXPECT_NE(summary.left_out[0].find("the device row " + other_id.substr(0, 8)), std::string::npos)
+        << summary.left_out[0];
+    TuningStore copy(dir.file("b.db"));
+    EXPECT_EQ(import_text(copy, out.str()).count(WinnerOffer::Outcome::Added), 4);
+    EXPECT_EQ(copy.winners(id).size(), 4u);
+}
+
 // A time edited or damaged in the file, which an import refuses, is left out of the export and
 // named: exported, it exited 0, and the machine it went to refused it.
 TEST(Exchange, AWinnerWhoseTimeNoImportTakesIsNamedAsLeftOut) {
