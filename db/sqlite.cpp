@@ -169,6 +169,8 @@ const std::string& Query::database_path() const { return connection_.path(); }
 
 bool Query::is_null(int column) const { return sqlite3_column_type(statement_.get(), column) == SQLITE_NULL; }
 
+bool Query::is_integer(int column) const { return sqlite3_column_type(statement_.get(), column) == SQLITE_INTEGER; }
+
 std::int64_t Query::integer(int column) const { return sqlite3_column_int64(statement_.get(), column); }
 
 double Query::real(int column) const { return sqlite3_column_double(statement_.get(), column); }

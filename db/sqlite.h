@@ -105,6 +105,8 @@ public:
     void run();
 
     bool is_null(int column) const;
+    // Whether the column's value is stored as an integer (not a real, text or a blob).
+    bool is_integer(int column) const;
     std::int64_t integer(int column) const;
     double real(int column) const;
     std::string text(int column) const;

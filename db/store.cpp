@@ -39,11 +39,16 @@ void bind_key(sqlite::Query& q, const std::string& device_id, const ShapeKey& s)
 
 ShapeKey read_shape(const sqlite::Query& q, int first) {
     // The schema holds 64-bit sizes; past int, a cast would wrap 2^32 + 8 to 8 and match
-    // the calls of M = 8.
-    for (int i = 0; i < 3; ++i)
+    // the calls of M = 8. Its columns take any value: 8.5 or '8x', edited in, would be read
+    // as 8 too, a second row for M = 8.
+    for (int i = 0; i < 3; ++i) {
+        if (!q.is_integer(first + i))
+            throw DbError(printable(q.database_path()) + ": a row holds the size " + single_quoted(printable(q.text(first + i))) +
+                          ", not a whole number: no tune writes one (was the file edited?); delete the row with sqlite3");
         if (q.integer(first + i) > std::numeric_limits<int>::max())
             throw DbError(printable(q.database_path()) + ": a row holds the size " + std::to_string(q.integer(first + i)) + ", past 2^31 - 1: "
                           "no tune writes one (was the file edited?); delete the row with sqlite3");
+    }
     ShapeKey s;
     s.M = static_cast<int>(q.integer(first));
     s.N = static_cast<int>(q.integer(first + 1));

@@ -122,15 +122,17 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
         while (q.step())
             report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
     }
-    // Sizes past int cannot be read as shapes (the store refuses them): report them, values no
-    // tune writes, and stop, counting the devices and winners that were not checked.
+    // Sizes past int, or not whole numbers, cannot be read as shapes (the store refuses them):
+    // report them, values no tune writes, and stop, counting the devices and winners that
+    // were not checked.
     for (const char* table : {"winners", "measurements", "misses"}) {
         auto q = db.query(std::string("SELECT device_id, m, n, k FROM ") + table +
-                          " WHERE max(m, n, k) > 2147483647");
+                          " WHERE max(m, n, k) > 2147483647 OR typeof(m) != 'integer' OR typeof(n) != 'integer' OR "
+                          "typeof(k) != 'integer'");
         while (q.step()) {
             report.problems.push_back(std::string("a row of ") + table + " (device " + q.text(0) + ") holds M=" +
                                       q.text(1) + " N=" + q.text(2) + " K=" + q.text(3) +
-                                      ": sizes past 2^31 - 1 come from no tune (edited?)");
+                                      ": sizes that are not whole numbers up to 2^31 - 1 come from no tune (edited?)");
             ++report.edited_values;
         }
     }

@@ -394,7 +394,7 @@ run 2 --db "$dir/edited-size.db" list; has "$err" "$dir/edited-size.db: a row ho
 # verify names the row, counts the devices and winners it could not check (it said 0 of each),
 # and advises as for a value edited in (it sent the user to tune the shape again).
 run 2 --db "$dir/edited-size.db" verify
-has "$out" "holds M=4294967304 N=4096 K=4096: sizes past 2^31 - 1 come from no tune"
+has "$out" "holds M=4294967304 N=4096 K=4096: sizes that are not whole numbers up to 2^31 - 1 come from no tune"
 has "$out" "schema version $latest, 1 devices, 4 winners, 0 binary checks ("
 has "$out" "); nothing else checked past the sizes no shape holds"
 has "$out" "put it back as the database writes it (sqlite3)"

@@ -327,6 +327,35 @@ TEST(Verify, ASizePastIntIsRefusedNotWrapped) {
     EXPECT_NE(r.problems[0].find("holds M=4294967304 N=64 K=64"), std::string::npos) << r.problems[0];
 }
 
+// A size column takes any value: 8.5 or '8x' edited in was read as 8, a second winner for
+// M = 8 that verify passed and export wrote, and import refused the file for it. Reading
+// refuses it; verify names it.
+TEST(Verify, ASizeThatIsNoWholeNumberIsRefusedNotTruncated) {
+    struct Edit {
+        const char* sql;    // the value, as the UPDATE writes it
+        const char* shown;  // as the messages quote it
+    };
+    for (const Edit& edit : {Edit{"8.5", "8.5"}, Edit{"'8x'", "8x"}}) {
+        TempDir dir;
+        TuningStore store(dir.file("t.db"));
+        const std::string id = store.add_device(h200());
+        store.put_winner(winner(id, shape(8, 64, 64), 0.5, nullptr));
+        store.put_winner(winner(id, shape(9, 64, 64), 0.5, nullptr));
+        store.connection().query(std::string("UPDATE winners SET n = ") + edit.sql + " WHERE m = 9").run();
+        try {
+            store.winners(id);
+            ADD_FAILURE() << edit.sql << " was read";
+        } catch (const DbError& e) {
+            EXPECT_NE(std::string(e.what()).find("a row holds the size '" + std::string(edit.shown) + "', not a whole number"),
+                      std::string::npos)
+                << e.what();
+        }
+        const VerifyReport r = verify_store(store);
+        ASSERT_EQ(r.problems.size(), 1u) << edit.sql;
+        EXPECT_NE(r.problems[0].find("holds M=9 N=" + std::string(edit.shown) + " K=64"), std::string::npos) << r.problems[0];
+    }
+}
+
 // A cached binary no winner names is checked too: cut short, it used to pass verify and
 // crash every later tune that met it in the cache.
 TEST(Verify, ReportsADamagedCachedBinaryNoWinnerNames) {
