@@ -315,6 +315,9 @@ ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeForm
     for (const TuningStore::EditedDeviceRow& row : store.edited_device_rows())
         if (row.winners > 0 && (device_id.empty() || row.fields.id() == device_id || row.stored_id == device_id))
             left_out.push_back(edited_device_problem(row) + ", left out of the export");
+    if (const std::int64_t dangling = store.dangling_winners(device_id); dangling > 0)
+        left_out.push_back(std::to_string(dangling) + " winners whose device or kernel row is missing (deleted by hand?): "
+                           "no lookup finds them, left out of the export (sgemm-db verify names each)");
     if (format == ExchangeFormat::csv) out << csv_line(exchange_columns());
     for (const TuningStore::DeviceRow& device_row : store.device_rows()) {
         // An edited row (named above) is passed over: where its fields now read as another

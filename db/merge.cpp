@@ -89,6 +89,12 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     if (const std::vector<TuningStore::EditedDeviceRow> edited = other.edited_device_rows(); !edited.empty())
         throw DbError(printable(other.path()) + ": " + printable(edited_device_problem(edited.front())) +
                       "; nothing was merged (sgemm-db verify names every such row)");
+    // Its measurements and misses would be copied naming a row that is not here, which this
+    // file's foreign keys refuse, and its winners without their row would be offered by none.
+    if (const std::int64_t dangling = other.dangling_rows(); dangling > 0)
+        throw DbError(printable(other.path()) + ": " + std::to_string(dangling) +
+                      " rows name a row that is missing (deleted by hand?); nothing was merged (sgemm-db verify names "
+                      "every such row)");
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
     const std::vector<DeviceFingerprint> devices = other.devices();

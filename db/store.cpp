@@ -405,6 +405,16 @@ std::vector<TuningStore::EditedDeviceRow> TuningStore::edited_device_rows() {
     return out;
 }
 
+std::int64_t TuningStore::dangling_rows() { return db_->integer("SELECT count(*) FROM pragma_foreign_key_check"); }
+
+std::int64_t TuningStore::dangling_winners(const std::string& device_id) {
+    auto q = db_->query("SELECT count(*) FROM winners w WHERE (?1 = '' OR w.device_id = ?1) AND "
+                        "(NOT EXISTS (SELECT 1 FROM devices d WHERE d.id = w.device_id) OR "
+                        "NOT EXISTS (SELECT 1 FROM kernels k WHERE k.id = w.kernel_id))");
+    q.bind(1, device_id);
+    return q.step() ? q.integer(0) : 0;
+}
+
 void TuningStore::remove_device(const std::string& id) {
     db_->query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
 }

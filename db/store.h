@@ -101,6 +101,12 @@ public:
         std::int64_t winners = 0;
     };
     std::vector<EditedDeviceRow> edited_device_rows();
+    // Rows that name a row another table lacks: a delete in a shell that does not enforce the
+    // schema's foreign keys (sqlite3's default) leaves them behind.
+    std::int64_t dangling_rows();
+    // The winners (of `device_id`, or of every device where it is empty) that no lookup finds,
+    // their device or kernel row missing: such dangling rows.
+    std::int64_t dangling_winners(const std::string& device_id);
     // The id that `id_or_prefix` names (a full id, or a prefix that only one id starts
     // with); throws UnknownDeviceError listing the devices otherwise.
     std::string resolve_device(const std::string& id_or_prefix);

@@ -119,8 +119,10 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     }
     {
         auto q = db.query("PRAGMA foreign_key_check");
-        while (q.step())
+        while (q.step()) {
             report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
+            ++report.dangling_rows;
+        }
     }
     // Sizes past int, or not whole numbers, cannot be read as shapes (the store refuses them):
     // report them, values no tune writes, and stop, counting the devices and winners that

@@ -861,7 +861,7 @@ int cmd_verify(Context& ctx) {
         out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json());
         out.set("edited_device_rows", r.edited_device_rows).set("edited_values", r.edited_values);
-        out.set("stopped_at_sizes", r.stopped_at_sizes);
+        out.set("dangling_rows", r.dangling_rows).set("stopped_at_sizes", r.stopped_at_sizes);
         out.set("problems", problems);
         std::printf("%s\n", out.dump().c_str());
     } else {
@@ -876,7 +876,7 @@ int cmd_verify(Context& ctx) {
         // (tuner/kernel_cache), so a winner's problem is repaired by tuning its shape again; an
         // edited device row is not, since every lookup computes the id its fields give, nor
         // is a value edited in by hand (the tuner keeps a cached binary's row as it finds it).
-        if (r.problems.size() > static_cast<std::size_t>(r.edited_device_rows + r.edited_values))
+        if (r.problems.size() > static_cast<std::size_t>(r.edited_device_rows + r.edited_values + r.dangling_rows))
             std::printf("to repair a winner, tune its shape again (sgemm-tune --retune with those shapes on that "
                         "GPU): the tuner measures its times again, and compiles a damaged binary again and replaces "
                         "it; until then dispatch compiles a damaged binary at each create or leaves the winner out, "
@@ -888,6 +888,11 @@ int cmd_verify(Context& ctx) {
         if (r.edited_device_rows > 0)
             std::printf("a device row edited by hand is found by no lookup, and no tune repairs it: put its fields "
                         "back as they were, or remove it with its winners (sgemm-db prune --device ID)\n");
+        if (r.dangling_rows > 0)
+            std::printf("a row that refers to a missing row (deleted in a shell that does not enforce foreign keys, "
+                        "as sqlite3's does not by default) is found by no lookup, and no tune repairs it: put the "
+                        "missing row back, or delete the rows that refer to it (sqlite3); export leaves such winners "
+                        "out and merge refuses the file until then\n");
     }
     return r.ok() ? 0 : 2;
 }

@@ -399,6 +399,21 @@ has "$out" "schema version $latest, 1 devices, 4 winners, 0 binary checks ("
 has "$out" "); nothing else checked past the sizes no shape holds"
 has "$out" "put it back as the database writes it (sqlite3)"
 ! grep -qF "to repair a winner, tune its shape again" <<<"$out" || fail "verify sent an edited size to a tune: $out"
+# A device deleted in a shell that does not enforce foreign keys (python's sqlite3, as the
+# sqlite3 shell) leaves its winners behind: verify sends them to no tune, export counts them
+# as left out (exit 3; it exited 0 and said nothing), and merge names the source (it failed on
+# the destination's foreign key, quoting SQL).
+cp "$dir/ours.db" "$dir/dangling.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM devices'); c.commit()" \
+  "$dir/dangling.db" || fail "deleting a device"
+run 2 --db "$dir/dangling.db" verify; has "$out" "problem: a row of winners refers to a missing row of devices"
+has "$out" "put the missing row back, or delete the rows that refer to it (sqlite3)"
+! grep -qF "to repair a winner, tune its shape again" <<<"$out" || fail "verify sent a dangling row to a tune: $out"
+run 3 --db "$dir/dangling.db" export -o "$dir/dangling.csv"
+has "$err" "4 winners whose device or kernel row is missing (deleted by hand?)"
+run 2 --db "$dir/from-dangling.db" merge "$dir/dangling.db"
+has "$err" "$dir/dangling.db: "; has "$err" "rows name a row that is missing (deleted by hand?); nothing was merged"
+[ ! -e "$dir/from-dangling.db" ] || fail "a refused merge made a database"
 cp "$dir/ours.db" "$dir/merged-edited.db"
 run 2 --db "$dir/merged-edited.db" merge "$dir/edited-params.db"; has "$err" "$dir/edited-params.db: a kernels row"
 run 2 --db "$dir/merged-edited.db" merge "$dir/edited-size.db"; has "$err" "$dir/edited-size.db: a row holds the size"

@@ -340,6 +340,32 @@ TEST(Merge, ASourceWithADeviceRowEditedByHandIsRefused) {
     EXPECT_TRUE(ours.measurements().empty());
 }
 
+// A source whose device row was deleted in the sqlite3 shell (which does not enforce foreign
+// keys) keeps its winners, measurements and misses: the winners were offered by no lookup,
+// and the first measurement copied failed on this file's foreign key, in a message that named
+// this file and the SQL. The source is refused, named, before anything changes.
+TEST(Merge, ASourceWithRowsLeftDanglingByHandIsRefused) {
+    TempDir dir;
+    const std::string theirs_path = write_sample(dir, "theirs.db");
+    {
+        TuningStore theirs(theirs_path);
+        theirs.connection().exec("PRAGMA foreign_keys = OFF; DELETE FROM devices");
+    }
+    TuningStore ours(dir.file("ours.db"));
+    TuningStore theirs(theirs_path, OpenMode::ReadOnly);
+    try {
+        merge_store(ours, theirs);
+        ADD_FAILURE() << "merged";
+    } catch (const DbError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(theirs_path + ": ", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("rows name a row that is missing (deleted by hand?); nothing was merged"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(ours.devices().empty());
+    EXPECT_TRUE(ours.measurements().empty());
+}
+
 // The kernel families' judgement (sgemm-db passes one) refuses a faster winner the same way:
 // the good winner it would have replaced stays, and the others' offers are judged alone.
 TEST(Merge, AWinnerTheKernelCheckRefusesDoesNotReplaceAGoodOne) {
