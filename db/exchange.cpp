@@ -401,7 +401,13 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     std::vector<std::string> problems;
     if (!unknown.empty() || !missing.empty() || !repeated.empty()) {
         std::vector<std::string> faults;
-        if (!unknown.empty()) faults.push_back("has unknown columns " + unknown);
+        // Every column this build writes, and more: a later build's export, whose new columns
+        // this one cannot weigh (an older file, without a later column, imports).
+        if (!unknown.empty())
+            faults.push_back("has unknown columns " + unknown +
+                             (missing.empty() ? " (an export of a later sgemm-db? this one imports the columns it "
+                                                "writes, and an export of this one imports into a later one)"
+                                              : ""));
         if (!missing.empty()) faults.push_back("lacks columns " + missing);
         if (!repeated.empty()) faults.push_back("names columns " + repeated + " more than once");
         std::string text;

@@ -595,6 +595,22 @@ TEST_F(SampleExport, AnImportWithABadHeaderOrABrokenCubinIsRefused) {
                   std::string::npos)
             << message;
     }
+    // Every column and one more: a later build's export, named as possibly such.
+    try {
+        std::string later;
+        for (const CsvRecord& r : records(csv)) {
+            std::vector<std::string> fields = r.fields;
+            fields.push_back(r.line == 1 ? "later_column" : "x");
+            later += csv_line(fields);
+        }
+        import_text(target, later);
+        FAIL() << "imported a file with a column it does not know";
+    } catch (const ImportError& e) {
+        EXPECT_NE(std::string(e.what()).find("winners.csv:1: the header has unknown columns 'later_column' (an export of "
+                                             "a later sgemm-db? this one imports the columns it writes"),
+                  std::string::npos)
+            << e.what();
+    }
     // A column named twice: which of its values would count?
     try {
         const std::string header = csv.substr(0, csv.find('\n'));
