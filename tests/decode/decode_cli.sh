@@ -77,6 +77,12 @@ grep -qF "(1978.9 TOPS / 3.35 TB/s)" <<<"$out" && grep -qF "GEMMs at the int8 pe
 grep -qxF "GPU figures: NVIDIA H100 datasheet, SXM5" <<<"$out" || fail "the H100's figures' source: $out"
 grep -qF "GPU figures: fp32 FFMA peak (1980 MHz), device-copy bandwidth and memory measured" <<<"$("$roofline" gpt2)" ||
   fail "the H200's figures' source"
+# A report's gpu object read back as a GPU file keeps where its figures come from (it named the
+# file it was read from, and took any "source", an object too).
+"$roofline" gpt2 --gpu 'H100 SXM' --json 2>/dev/null | "$python" -c "import json,sys; json.dump(json.load(sys.stdin)['gpu'], sys.stdout)" \
+  > "$tmp/h100_gpu.json" || fail "the H100's gpu object"
+grep -qxF "GPU figures: NVIDIA H100 datasheet, SXM5" <<<"$("$roofline" gpt2 --gpu "$tmp/h100_gpu.json")" ||
+  fail "a gpu object read back lost its figures' source"
 # Below 1 token/s in significant digits (%.1f printed 0.0).
 out=$("$roofline" llama-3-8b --context 2147483647 --batch 1) || fail "--context 2147483647: $out"
 grep -qE "ms per step, 0\.00[0-9]+ tokens/s" <<<"$out" || fail "tokens/s below 1: $out"

@@ -145,7 +145,8 @@ TEST(DecodeShapes, GptTwosConvOneDLayersStayNnInHuggingFacesLayout) {
 }
 
 // A Conv1D layer and a linear LM head of the same shape are stored differently, so they do not
-// share a row.
+// share a GEMM, nor a row out x in; in x out both are NN rows, and one (the tuner merged the
+// two with a warning).
 TEST(DecodeShapes, WeightsStoredDifferentlyDoNotShareARow) {
     ModelConfig model = find_builtin_model("gpt2");
     model.vocab_size = model.intermediate_size;  // the LM head now has up's shape
@@ -155,4 +156,9 @@ TEST(DecodeShapes, WeightsStoredDifferentlyDoNotShareARow) {
     EXPECT_EQ(gemms[4].name, "lm_head");
     EXPECT_TRUE(gemms[2].stored_in_out);
     EXPECT_FALSE(gemms[4].stored_in_out);
+    // Out x in they are an NN row and an NT row; in x out both are NN, and so one row.
+    EXPECT_EQ(csv_lines(gemms, WeightLayout::out_in).size(), 1u + 5u);
+    const std::vector<std::string> in_out = csv_lines(gemms, WeightLayout::in_out);
+    ASSERT_EQ(in_out.size(), 1u + 4u);
+    EXPECT_EQ(in_out[3], "1,3072,768,N,N,fp32,13,up/lm_head");
 }

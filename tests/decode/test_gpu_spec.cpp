@@ -74,6 +74,7 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
         // MiB given for GiB: past any GPU's memory, it would let every step fit.
         {"gpu_memory_in_mib.json", "field 'memory_gib' must be between 0.001 and 10000 GiB, got 81920"},
         {"gpu_string_memory.json", "field 'memory_gib' must be a number, not a string (\"80\")"},
+        {"gpu_object_source.json", "field 'source' must be a string, not an object"},
         // A misspelt field would leave its figure unset: memory so, and fit never checked.
         {"gpu_misspelt_memory.json", "field 'memory_gb' is not one this file may hold (name, fp32_tflops, "
                                      "bandwidth_tbs, fp16_tflops, bf16_tflops, int8_tops, memory_gib, source)"},
@@ -88,6 +89,13 @@ TEST(GpuSpec, ABadJsonFileNamesTheField) {
             EXPECT_NE(text.find(problem), std::string::npos) << text;
         }
     }
+}
+
+// Where the figures come from: the file's "source" (what --json writes beside them, so that a
+// report's gpu object read back keeps the datasheet or measurement it names), else the file.
+TEST(GpuSpec, TheFiguresSourceIsTheFilesOwnElseItsPath) {
+    EXPECT_EQ(load_gpu_spec(fixture("gpu_custom.json")).source, fixture("gpu_custom.json"));
+    EXPECT_EQ(load_gpu_spec(fixture("gpu_with_source.json")).source, "datasheet of the Test GPU, rev 2");
 }
 
 // Kept as given: JSON output keeps them, and the tables escape them (decode_cli.sh).

@@ -174,7 +174,7 @@ TEST(ModelConfig, BadConfigsNameTheField) {
         {"bad_layer_types.json", {"'layer_types'", "'chunked_attention'"}},
         {"bad_hybrid_layer_types.json", {"'layer_types'", "holds 'conv'"}},
         {"bad_sliding_layers_without_window.json", {"'layer_types'", "there is no sliding_window"}},
-        {"bad_huge_head_dim.json", {"qkv's width", "past the 32-bit GEMM dimensions"}},
+        {"bad_huge_head_dim.json", {"qkv's width", "is 55340232221128654848, past the 32-bit GEMM dimensions"}},
         {"bad_not_utf8.json", {":1:", "bytes that are not UTF-8"}},
         // A multimodal config whose text_config leaves sizes to Hugging Face's defaults (Gemma-3 4B's).
         {"bad_text_config_left_to_defaults.json", {"text_config: field 'num_attention_heads' is missing", "does not guess"}},

@@ -57,7 +57,15 @@ void write_shapes_csv(std::ostream& out, const std::vector<DecodeGemm>& gemms, W
     // A comment stays one line whatever a name or path holds (a newline is written \x0a).
     for (const std::string& line : comments) out << "# " << printable(line) << "\n";
     out << "M,N,K,transA,transB,precision,weight,name\n";
-    for (const DecodeGemm& g : gemms) {
+    // In x out, every weight is read NN, however its checkpoint stores it: a Conv1D layer and
+    // the LM head of one shape (GPT-2's with a vocabulary of 3 x hidden, say) are one row
+    // there, where they were two that the tuner merged with a warning.
+    std::vector<DecodeGemm> rows;
+    for (DecodeGemm g : gemms) {
+        if (layout == WeightLayout::in_out) g.stored_in_out = true;
+        add(rows, std::move(g));
+    }
+    for (const DecodeGemm& g : rows) {
         const bool nt = layout == WeightLayout::out_in && !g.stored_in_out;
         out << g.m << "," << g.n << "," << g.k << (nt ? ",N,T," : ",N,N,") << "fp32," << g.weight << "," << g.name << "\n";
     }

@@ -109,7 +109,11 @@ GpuSpec load_gpu_spec(const std::string& path) {
     gpu.bf16_tflops = optional_figure(json, "bf16_tflops", kMinTflops, kMaxTflops, "TFLOPS").value_or(0);
     gpu.int8_tops = optional_figure(json, "int8_tops", kMinTflops, kMaxTflops, "TOPS").value_or(0);
     gpu.memory_gib = optional_figure(json, "memory_gib", kMinGib, kMaxGib, "GiB").value_or(0);
-    gpu.source = json.source();  // "standard input" for "-"
+    // The figures' own provenance where the file gives it (a --json report's gpu object:
+    // "measured on this project's H200"), which the path they were last read from would hide;
+    // else the file ("standard input" for "-").
+    const std::string given = json.text("source").value_or("");
+    gpu.source = given.empty() ? json.source() : given;
     return gpu;
 }
 

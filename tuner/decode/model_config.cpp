@@ -1,6 +1,7 @@
 #include "tuner/decode/model_config.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -377,9 +378,12 @@ void check_model_config(const ModelConfig& m) {
     // each factor is checked first.
     const long max_dimension = std::numeric_limits<int>::max();
     const auto fits = [&](double value, const std::string& what) {
-        if (value > max_dimension)
-            throw Error(what + " is " + std::to_string(static_cast<unsigned long long>(value)) +
-                        ", past the 32-bit GEMM dimensions (at most " + std::to_string(max_dimension) + ")");
+        if (value <= max_dimension) return;
+        // Printed from the double: a product past 2^64 has no unsigned long long to cast to.
+        char text[64];
+        std::snprintf(text, sizeof text, "%.0f", value);
+        throw Error(what + " is " + text +
+                    ", past the 32-bit GEMM dimensions (at most " + std::to_string(max_dimension) + ")");
     };
     fits(m.hidden_size, "hidden_size");
     fits(m.vocab_size, "vocab_size");
