@@ -18,8 +18,10 @@ bool is_number(const std::string& s) {
 std::string fixed(double v, int digits) {
     // Past a billion the fixed form gives digits no measurement has: a time edited by hand to
     // 1e308 ran to 309 of them, cut to a wrong number at this buffer's end. Such a value is
-    // given with a power of ten.
-    const char* format = std::isfinite(v) && std::fabs(v) >= 1e9 ? "%.*e" : "%.*f";
+    // given with a power of ten; so is one too small for `digits` decimals (a tiny model's
+    // GFLOP per step), which they showed as 0.000.
+    const bool rounds_to_zero = v != 0 && std::fabs(v) < 0.5 * std::pow(10.0, -digits);
+    const char* format = std::isfinite(v) && (std::fabs(v) >= 1e9 || rounds_to_zero) ? "%.*e" : "%.*f";
     char buf[64];
     std::snprintf(buf, sizeof buf, format, digits, v);
     return buf;

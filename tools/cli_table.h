@@ -22,7 +22,8 @@ private:
     std::vector<std::vector<std::string>> rows_;
 };
 
-// A table cell: `v` with `digits` decimals; from 1e9 on, in the form 1.2345e+09.
+// A table cell: `v` with `digits` decimals; from 1e9 on, and where those decimals would show a
+// value other than 0 as 0, in the form 1.2345e+09.
 std::string fixed(double v, int digits);
 
 }  // namespace sgemm

@@ -61,10 +61,12 @@ Json step_json(const StepRoofline& s, const GpuSpec& gpu) {
 
 void print_step(const StepRoofline& s, const GpuSpec& gpu) {
     // One decimal, as the ridge; below 1 token/s (a context of billions) in significant
-    // digits, where %.1f printed 0.0.
-    std::printf(s.tokens_per_s >= 1 ? "\nbatch %ld: %.3f ms per step, %.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n"
-                                    : "\nbatch %ld: %.3f ms per step, %.3g tokens/s, %s-bound (%.2f FLOP/B over the step)\n",
-                s.batch, s.time_s * 1e3, s.tokens_per_s, bound(s.compute_bound()), s.intensity());
+    // digits, where %.1f printed 0.0; so the step's time under a microsecond (a tiny model),
+    // where %.3f printed 0.000 ms.
+    std::printf("\nbatch %ld: %s ms per step, ", s.batch, fixed(s.time_s * 1e3, 3).c_str());
+    std::printf(s.tokens_per_s >= 1 ? "%.1f tokens/s, %s-bound (%.2f FLOP/B over the step)\n"
+                                    : "%.3g tokens/s, %s-bound (%.2f FLOP/B over the step)\n",
+                s.tokens_per_s, bound(s.compute_bound()), s.intensity());
     if (!s.fits(gpu))
         std::printf("  does not fit: the GEMMs' weights and the KV caches take %.1f GiB, more than the %s's %.4g GiB; "
                     "the step is counted as if it could run\n",
@@ -224,8 +226,9 @@ int main(int argc, char** argv) {
         "A GPU file is JSON: {\"name\": ..., \"fp32_tflops\": ..., \"bandwidth_tbs\": ...} and, for\n"
         "--dtype other than fp32, \"fp16_tflops\", \"bf16_tflops\" or \"int8_tops\" (int8 needs\n"
         "\"fp16_tflops\" too: attention and the KV cache are fp16 then); \"memory_gib\" to check\n"
-        "that each step fits; \"source\", which --json writes beside the figures, so that its gpu\n"
-        "object reads back. Other fields are refused, so that a misspelt one is never ignored.\n\n"
+        "that each step fits; \"source\", where the figures come from, which --json writes beside\n"
+        "them, so that its gpu object reads back with it. Other fields are refused, so that a\n"
+        "misspelt one is never ignored.\n\n"
         "Exit status: 0 the report is written; 1 bad arguments, a bad config or GPU file; 2 standard\n"
         "output could not be written.\n\n"
         "Options",
