@@ -61,10 +61,11 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
                                                sgemm_dispatch_op_t trans_b, int M, int N, int K, const float* A,
                                                int lda, const float* B, int ldb, const float* C, int ldc,
                                                char* buffer, size_t buffer_size, size_t* length) {
-    if (!buffer && buffer_size > 0) return fail(SGEMM_DISPATCH_INVALID_VALUE, "buffer is NULL, buffer_size is not 0");
-    // Whatever fails, the caller finds a text: an empty one, of length 0, not what was there.
-    if (buffer_size > 0) buffer[0] = '\0';
+    // Whatever fails, the caller finds a text: an empty one, of length 0, not what was there
+    // (a NULL buffer has no text to empty, but its length is set all the same).
     if (length) *length = 0;
+    if (!buffer && buffer_size > 0) return fail(SGEMM_DISPATCH_INVALID_VALUE, "buffer is NULL, buffer_size is not 0");
+    if (buffer_size > 0) buffer[0] = '\0';
     const Dispatcher* d = dispatcher_of(handle);
     if (!d) return SGEMM_DISPATCH_INVALID_HANDLE;
     try {

@@ -82,6 +82,7 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
     // The database before the device, so that its problems are reported without a GPU too.
     Clock::time_point t = Clock::now();
     std::optional<TuningStore> store;
+    bool locked = false;  // past the busy timeout, at the open
     try {
         db_path_ = options_.db_path ? options_.db_path : default_db_path();
         store.emplace(db_path_, OpenMode::ReadOnly);
@@ -90,13 +91,15 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
             throw StatusError(SGEMM_DISPATCH_DATABASE_ERROR,
                               std::string(e.what()) + " (options.without_database runs on the fallback alone)");
         db_problem_ = e.what();
+        locked = dynamic_cast<const DbBusyError*>(&e) != nullptr;
     }
     if (options_.record_misses && db_path_.empty())
         throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "record_misses needs a database path: " + db_problem_);
     // Said now, not by a failed write every miss_flush_ms and at destroy (a service account
     // that may read a shared database but not write it). A missing file is created by the
-    // first write, and a database locked now may be free by then.
-    if (options_.record_misses) try {
+    // first write, and a database locked now may be free by then: one locked at the open is
+    // not waited for a second time (create would take twice the busy timeout the header gives).
+    if (options_.record_misses && !locked) try {
             check_writable_database(db_path_);
         } catch (const DbBusyError&) {
         } catch (const Error& e) {

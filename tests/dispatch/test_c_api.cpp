@@ -5,6 +5,7 @@
 #include <sgemm/dispatch.h>
 #include <sgemm/dispatch.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "db/schema.h"
+#include "db/sqlite.h"
 #include "src/cuda/device.h"
 #include "src/dispatch/fork_generation.h"
 #include "src/dispatch/status_error.h"
@@ -115,6 +117,33 @@ TEST(DispatchApi, AMissingOrUnreadableDatabaseFailsWithTheReason) {
     o = options_for(text.c_str());
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
     EXPECT_EQ(handle, nullptr);
+}
+
+// A database locked past the busy timeout (5 s) is, with without_database, no error, and
+// record_misses's write check then waited on the lock a second time: create took 10 s.
+TEST(DispatchApi, ADatabaseLockedAtCreateIsWaitedForOnce) {
+    TempDir dir;
+    const std::string path = write_sample(dir, "locked.db");
+    const std::string held = dir.file("held");
+    ChildProcess holder([&] {
+        sgemm::sqlite::Connection db(path, sgemm::sqlite::Access::ReadWrite, std::chrono::milliseconds(5000));
+        db.exec("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE held_here (x)");
+        std::ofstream(held) << "locked\n";
+        sleep(60);
+    });
+    for (int i = 0; i < 1000 && !std::filesystem::exists(held); ++i) usleep(10000);
+    ASSERT_TRUE(std::filesystem::exists(held)) << "the child never took the lock";
+    sgemm_dispatch_options_t o = options_for(path.c_str());
+    o.without_database = 1;
+    o.record_misses = 1;
+    sgemm_dispatch_t handle = nullptr;
+    const auto start = std::chrono::steady_clock::now();
+    const sgemm_dispatch_status_t status = sgemm_dispatch_create(&handle, &o);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(status == SGEMM_DISPATCH_SUCCESS || status == SGEMM_DISPATCH_NO_DEVICE) << sgemm_dispatch_last_error();
+    sgemm_dispatch_destroy(handle);
+    EXPECT_GE(seconds, 4.5) << "the lock was not waited for: was it held?";
+    EXPECT_LT(seconds, 8.0) << "the lock was waited for twice";
 }
 
 // record_misses writes to the database: one it cannot write fails create, with the reason,
@@ -262,6 +291,11 @@ TEST(DispatchApi, ANullHandleIsRefusedByEveryCall) {
                                      sizeof text, &length),
               SGEMM_DISPATCH_INVALID_HANDLE);
     EXPECT_STREQ(text, "");
+    EXPECT_EQ(length, 0u);
+    length = 500;  // a NULL buffer with a size: no text to empty, and length 0 all the same
+    EXPECT_EQ(sgemm_dispatch_explain(nullptr, SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, 1, 1, 1, x, 1, x, 1, x, 1, nullptr,
+                                     5, &length),
+              SGEMM_DISPATCH_INVALID_VALUE);
     EXPECT_EQ(length, 0u);
     sgemm_dispatch_info_t info;
     EXPECT_EQ(sgemm_dispatch_get_info(nullptr, &info), SGEMM_DISPATCH_INVALID_HANDLE);
