@@ -78,7 +78,7 @@ def check_tuner_table(data, path):
     if not isinstance(data.get("shapes"), list) or not data["shapes"]:
         raise UserError(f"{path}: the tuner's table needs a non-empty \"shapes\" list")
     plotting.check_fields(data, "the table", path, [plotting.GPU_FIELD],
-                          [*((key, plotting.is_positive_number, "a positive number")
+                          [*((key, *plotting.POSITIVE_NUMBER)
                              for key in ("peak_tflops", "bandwidth_tbs")),
                            ("interrupted", lambda v: isinstance(v, bool), "a boolean"),
                            ("untried_shapes", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
@@ -90,11 +90,11 @@ def check_tuner_table(data, path):
                               [("name", *plotting.TEXT),
                                ("transposes", *plotting.TRANSPOSES),
                                ("alignment", *plotting.ALIGNMENT),
-                               ("weight", plotting.is_positive_number, "a positive number"),
-                               ("cublas_ms", *plotting.TIME)])
+                               ("weight", *plotting.POSITIVE_NUMBER),
+                               ("cublas_ms", *plotting.POSITIVE_NUMBER)])
         if shape.get("winner") is not None:
             plotting.check_fields(shape["winner"], f"{where}.winner", path,
-                                  [("kernel", *plotting.TEXT), ("median_ms", *plotting.TIME)],
+                                  [("kernel", *plotting.TEXT), ("median_ms", *plotting.POSITIVE_NUMBER)],
                                   [("config", *plotting.TEXT)])
 
 

@@ -159,13 +159,18 @@ def is_positive_integer(value):
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= LARGEST_SIZE
 
 
+# Past any time in ms, rate, percentage or count a run gives, and far below the values (near the
+# largest float) whose axis padding overflows matplotlib to infinity: a traceback, not a plot.
+LARGEST_NUMBER = 1e12
+
+
 def is_positive_number(value):
-    """A time or a rate: a finite number above 0 (NaN, infinities, 0, booleans and integers past
-    what a float holds are not)."""
+    """A time, a rate or a weight: a number above 0 and below LARGEST_NUMBER (NaN, infinities,
+    0, booleans and integers past what a float holds are not)."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return False
     try:
-        return math.isfinite(float(value)) and value > 0
+        return 0 < float(value) < LARGEST_NUMBER
     except OverflowError:
         return False
 
@@ -193,7 +198,7 @@ POSITIVE_INTEGER = (is_positive_integer, "a positive integer below 2^31")
 SIZE_FIELDS = tuple((key, *POSITIVE_INTEGER) for key in ("m", "n", "k"))
 GPU_FIELD = ("gpu", lambda v: isinstance(v, str) and v != "", "a GPU's name")
 TEXT = (lambda v: isinstance(v, str), "text")
-TIME = (is_positive_number, "a positive number")
+POSITIVE_NUMBER = (is_positive_number, "a positive number below 1e12")
 TRANSPOSES = (lambda v: v in ("NN", "NT", "TN", "TT"), "NN, NT, TN or TT")
 ALIGNMENT = (lambda v: v in (4, 8, 16) and not isinstance(v, bool), "4, 8 or 16")
 
@@ -214,9 +219,9 @@ def bench_entries(data, path):
                      [("trans", *TRANSPOSES)])
         for j, result in enumerate(entry["results"]):
             check_fields(result, f"{where}, results[{j}]", path,
-                         [("kernel", *TEXT), ("median_ms", *TIME), ("tflops", *TIME),
+                         [("kernel", *TEXT), ("median_ms", *POSITIVE_NUMBER), ("tflops", *POSITIVE_NUMBER),
                           ("valid", lambda v: isinstance(v, bool), "a boolean")],
-                         [("config", *TEXT), ("pct_cublas", *TIME), ("cublas_ms", *TIME)])
+                         [("config", *TEXT), ("pct_cublas", *POSITIVE_NUMBER), ("cublas_ms", *POSITIVE_NUMBER)])
     # The plots draw one GPU's ceilings and name one GPU: entries of two would be drawn
     # under the first one's name.
     gpus = sorted({printable(e["gpu"]) for e in entries})

@@ -86,6 +86,21 @@ def note_warning(message, category, filename, lineno, file=None, line=None):
 
 
 class ArgumentParser(argparse.ArgumentParser):
+    def print_help(self, file=None):
+        """--help on standard output, written and flushed here (argparse passes over a failed
+        write): one that cannot take it (closed, a full disk, a reader gone after `| head`) is an
+        OutputFailure, exit 2, as in the C++ tools, where argparse's own ended in a traceback
+        (exit 1) or, with standard output closed, wrote standard error (exit 0)."""
+        if file is not None:
+            return super().print_help(file)
+        if sys.stdout is None:
+            raise OutputFailure("cannot write the help: standard output is closed")
+        try:
+            sys.stdout.write(self.format_help())
+            sys.stdout.flush()
+        except OSError as e:
+            raise OutputFailure(f"cannot write the help: {e.strerror or e}")
+
     def error(self, message):
         """Bad arguments are user errors: exit 1, as the C++ tools do (argparse would exit 2)."""
         self.print_usage(sys.stderr)

@@ -49,6 +49,26 @@ class StandardOutput(unittest.TestCase):
         self.assertIn("cannot write standard output: it is closed", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
 
+    def test_a_help_that_cannot_be_written_exits_2_with_a_message(self):
+        body = "import script_io; script_io.run(lambda: script_io.parser_for('A tool.').parse_args(['--help']))"
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # a reader gone, as after `| head`
+        cases = [("it is closed", dict(preexec_fn=lambda: os.close(1)), "standard output is closed"),
+                 ("a reader gone", dict(stdout=write_end), "Broken pipe")]
+        if os.access("/dev/full", os.W_OK):
+            cases.append(("a full disk", dict(stdout=os.open("/dev/full", os.O_WRONLY)), "No space left on device"))
+        for what, outputs, reason in cases:
+            with self.subTest(what):
+                r = run_script(body, **outputs)
+                if "stdout" in outputs:
+                    os.close(outputs["stdout"])
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(f"cannot write the help: {reason}", r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+        r = run_script(body)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("A tool.", r.stdout)
+
     def test_a_character_the_outputs_encoding_lacks_is_written_escaped(self):
         r = run_script("import script_io; script_io.run(lambda: script_io.say('caf\\u00e9 \\u2014'))",
                        env=dict(os.environ, PYTHONIOENCODING="ascii"))
