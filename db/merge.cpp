@@ -93,8 +93,8 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     // file's foreign keys refuse, and its winners without their row would be offered by none.
     if (const std::int64_t dangling = other.dangling_rows(); dangling > 0)
         throw DbError(printable(other.path()) + ": " + std::to_string(dangling) +
-                      " rows name a row that is missing (deleted by hand?); nothing was merged (sgemm-db verify names "
-                      "every such row)");
+                      " rows name a device or kernel row that is missing (deleted by hand?); nothing was merged "
+                      "(sgemm-db verify names every such row)");
     MergeSummary summary;
     sqlite::Transaction transaction(store.connection());
     const std::vector<DeviceFingerprint> devices = other.devices();

@@ -405,7 +405,9 @@ std::vector<TuningStore::EditedDeviceRow> TuningStore::edited_device_rows() {
     return out;
 }
 
-std::int64_t TuningStore::dangling_rows() { return db_->integer("SELECT count(*) FROM pragma_foreign_key_check"); }
+std::int64_t TuningStore::dangling_rows() {
+    return db_->integer("SELECT count(*) FROM pragma_foreign_key_check WHERE parent IN ('devices', 'kernels')");
+}
 
 std::int64_t TuningStore::dangling_winners(const std::string& device_id) {
     auto q = db_->query("SELECT count(*) FROM winners w WHERE (?1 = '' OR w.device_id = ?1) AND "

@@ -101,8 +101,10 @@ public:
         std::int64_t winners = 0;
     };
     std::vector<EditedDeviceRow> edited_device_rows();
-    // Rows that name a row another table lacks: a delete in a shell that does not enforce the
-    // schema's foreign keys (sqlite3's default) leaves them behind.
+    // Rows that name a device or kernel row that is missing: a delete in a shell that does not
+    // enforce the schema's foreign keys (sqlite3's default) leaves them behind, and no lookup
+    // or tune mends them. (A winner whose binary row is missing is found, and judged alone:
+    // a re-tune compiles its binary again.)
     std::int64_t dangling_rows();
     // The winners (of `device_id`, or of every device where it is empty) that no lookup finds,
     // their device or kernel row missing: such dangling rows.

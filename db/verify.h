@@ -52,7 +52,8 @@ struct VerifyReport {
     int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU
     int edited_device_rows = 0;  // of the problems, device rows edited by hand (no re-tune repairs one)
-    // Of the problems, rows that name a missing row (deleted by hand; no re-tune repairs one).
+    // Of the problems, rows that name a missing device or kernel row (deleted by hand; no
+    // re-tune repairs one), as TuningStore::dangling_rows counts them.
     int dangling_rows = 0;
     // Of the problems, winners with a value no tune writes (exported_row_problem), and rows of
     // any table with a size past 2^31 - 1.

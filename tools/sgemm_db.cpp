@@ -889,8 +889,9 @@ int cmd_verify(Context& ctx) {
             std::printf("a device row edited by hand is found by no lookup, and no tune repairs it: put its fields "
                         "back as they were, or remove it with its winners (sgemm-db prune --device ID)\n");
         if (r.dangling_rows > 0)
-            std::printf("a row that refers to a missing row (deleted in a shell that does not enforce foreign keys, "
-                        "as sqlite3's does not by default) is found by no lookup, and no tune repairs it: put the "
+            std::printf("a row that refers to a missing device or kernel row (deleted in a shell that does not "
+                        "enforce foreign keys, as sqlite3's does not by default) is found by no lookup, and no tune "
+                        "repairs it: put the "
                         "missing row back, or delete the rows that refer to it (sqlite3); export leaves such winners "
                         "out and merge refuses the file until then\n");
     }

@@ -97,10 +97,11 @@ Dispatcher::Dispatcher(const sgemm_dispatch_options_t& options) : options_(optio
         throw StatusError(SGEMM_DISPATCH_INVALID_VALUE, "record_misses needs a database path: " + db_problem_);
     // Said now, not by a failed write every miss_flush_ms and at destroy (a service account
     // that may read a shared database but not write it). A missing file is created by the
-    // first write, and a database locked now may be free by then: one locked at the open is
-    // not waited for a second time (create would take twice the busy timeout the header gives).
-    if (options_.record_misses && !locked) try {
-            check_writable_database(db_path_);
+    // first write, and a database locked now may be free by then. One locked at the open is
+    // not waited for a second time (create would take twice the busy timeout the header gives),
+    // but its folder's and files' permissions are checked all the same.
+    if (options_.record_misses) try {
+            check_writable_database(db_path_, locked ? std::chrono::milliseconds(0) : TuningStore::kDefaultBusyTimeout);
         } catch (const DbBusyError&) {
         } catch (const Error& e) {
             throw StatusError(SGEMM_DISPATCH_DATABASE_ERROR,

@@ -412,7 +412,7 @@ has "$out" "put the missing row back, or delete the rows that refer to it (sqlit
 run 3 --db "$dir/dangling.db" export -o "$dir/dangling.csv"
 has "$err" "4 winners whose device or kernel row is missing (deleted by hand?)"
 run 2 --db "$dir/from-dangling.db" merge "$dir/dangling.db"
-has "$err" "$dir/dangling.db: "; has "$err" "rows name a row that is missing (deleted by hand?); nothing was merged"
+has "$err" "$dir/dangling.db: "; has "$err" "rows name a device or kernel row that is missing (deleted by hand?); nothing was merged"
 [ ! -e "$dir/from-dangling.db" ] || fail "a refused merge made a database"
 cp "$dir/ours.db" "$dir/merged-edited.db"
 run 2 --db "$dir/merged-edited.db" merge "$dir/edited-params.db"; has "$err" "$dir/edited-params.db: a kernels row"

@@ -358,12 +358,28 @@ TEST(Merge, ASourceWithRowsLeftDanglingByHandIsRefused) {
         ADD_FAILURE() << "merged";
     } catch (const DbError& e) {
         EXPECT_EQ(std::string(e.what()).rfind(theirs_path + ": ", 0), 0u) << e.what();
-        EXPECT_NE(std::string(e.what()).find("rows name a row that is missing (deleted by hand?); nothing was merged"),
+        EXPECT_NE(std::string(e.what()).find("rows name a device or kernel row that is missing (deleted by hand?); nothing was merged"),
                   std::string::npos)
             << e.what();
     }
     EXPECT_TRUE(ours.devices().empty());
     EXPECT_TRUE(ours.measurements().empty());
+}
+
+// A winner whose binary row is missing is found, and refused alone (a re-tune mends it): the
+// file's other winners come in.
+TEST(Merge, AWinnerWhoseBinaryRowIsMissingIsRefusedAlone) {
+    TempDir dir;
+    const std::string theirs_path = write_sample(dir, "theirs.db");
+    {
+        TuningStore theirs(theirs_path);
+        theirs.connection().exec("PRAGMA foreign_keys = OFF; DELETE FROM binaries");
+    }
+    TuningStore ours(dir.file("ours.db"));
+    TuningStore theirs(theirs_path, OpenMode::ReadOnly);
+    const MergeSummary s = merge_store(ours, theirs);
+    EXPECT_EQ(s.count(Outcome::Refused), 3) << "the naive kernel's three";
+    EXPECT_EQ(s.count(Outcome::Added), 1) << "cuBLAS's, which has no binary";
 }
 
 // The kernel families' judgement (sgemm-db passes one) refuses a faster winner the same way:

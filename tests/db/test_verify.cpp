@@ -148,6 +148,7 @@ TEST(Verify, FindsABrokenCubinAMissingBinaryAndAnEditedDevice) {
     db.exec("PRAGMA foreign_keys = OFF; DELETE FROM binaries; PRAGMA foreign_keys = ON");  // as a hand edit would
     r = verify_store(store);
     EXPECT_NE(r.problems.at(0).find("refers to a missing row of binaries"), std::string::npos) << r.problems[0];
+    EXPECT_EQ(r.dangling_rows, 0) << "a re-tune mends a missing binary: it is no dangling row";
     bool missing = false;
     for (const std::string& p : r.problems) missing = missing || p.find("is missing") != std::string::npos;
     EXPECT_TRUE(missing);

@@ -144,6 +144,21 @@ TEST(DispatchApi, ADatabaseLockedAtCreateIsWaitedForOnce) {
     sgemm_dispatch_destroy(handle);
     EXPECT_GE(seconds, 4.5) << "the lock was not waited for: was it held?";
     EXPECT_LT(seconds, 8.0) << "the lock was waited for twice";
+
+    // Locked, and this user may not write it (the tests run as root in CI: the child drops to
+    // 'nobody'): create refuses it for the permissions, whatever the lock. (Such a user reads
+    // a copy, taken without the lock; a lock that stops the open as well is not waited for a
+    // second time, but the permissions are checked then too.)
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                           std::filesystem::perms::others_read);
+    const int child = in_child([&] {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) throw sgemm::Error("cannot drop root");
+        sgemm_dispatch_t h = nullptr;
+        if (sgemm_dispatch_create(&h, &o) != SGEMM_DISPATCH_DATABASE_ERROR || !last_error_has("read-only"))
+            throw sgemm::Error(std::string("create: ") + sgemm_dispatch_last_error());
+    });
+    EXPECT_EQ(child, 0) << "the child's check (its stderr says what create said)";
 }
 
 // record_misses writes to the database: one it cannot write fails create, with the reason,
