@@ -18,12 +18,12 @@ bool is_number(const std::string& s) {
 std::string fixed(double v, int digits) {
     // Past a billion the fixed form gives digits no measurement has: a time edited by hand to
     // 1e308 ran to 309 of them, cut to a wrong number at this buffer's end. Such a value is
-    // given with a power of ten; so is one too small for `digits` decimals (a tiny model's
-    // GFLOP per step), which they showed as 0.000.
-    const bool rounds_to_zero = v != 0 && std::fabs(v) < 0.5 * std::pow(10.0, -digits);
-    const char* format = std::isfinite(v) && (std::fabs(v) >= 1e9 || rounds_to_zero) ? "%.*e" : "%.*f";
+    // given with a power of ten; so is one other than 0 whose `digits` decimals come out all
+    // zeros (a tiny model's GFLOP per step, which read 0.000), as printf rounds it.
     char buf[64];
-    std::snprintf(buf, sizeof buf, format, digits, v);
+    std::snprintf(buf, sizeof buf, std::isfinite(v) && std::fabs(v) >= 1e9 ? "%.*e" : "%.*f", digits, v);
+    const bool shown_as_zero = std::string(buf).find_first_of("123456789") == std::string::npos;
+    if (v != 0 && std::isfinite(v) && shown_as_zero) std::snprintf(buf, sizeof buf, "%.*e", digits, v);
     return buf;
 }
 

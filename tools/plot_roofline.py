@@ -90,7 +90,10 @@ def check_tuner_table(data, path):
                               [("name", *plotting.TEXT),
                                ("transposes", *plotting.TRANSPOSES),
                                ("alignment", *plotting.ALIGNMENT),
-                               ("weight", *plotting.POSITIVE_NUMBER),
+                               # Copied to metrics.json, never drawn: any finite weight the
+                               # shapes CSV takes.
+                               ("weight", lambda v: plotting.is_positive_number(v, below=math.inf),
+                                "a positive number"),
                                ("cublas_ms", *plotting.POSITIVE_NUMBER)])
         if shape.get("winner") is not None:
             plotting.check_fields(shape["winner"], f"{where}.winner", path,

@@ -164,13 +164,13 @@ def is_positive_integer(value):
 LARGEST_NUMBER = 1e12
 
 
-def is_positive_number(value):
-    """A time, a rate or a weight: a number above 0 and below LARGEST_NUMBER (NaN, infinities,
-    0, booleans and integers past what a float holds are not)."""
+def is_positive_number(value, below=LARGEST_NUMBER):
+    """A time or a rate: a number above 0 and below `below` (NaN, infinities, 0, booleans and
+    integers past what a float holds are not)."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return False
     try:
-        return 0 < float(value) < LARGEST_NUMBER
+        return 0 < float(value) < below
     except OverflowError:
         return False
 

@@ -20,4 +20,6 @@ TEST(Fixed, AValueTooLargeOrTooSmallForItsDecimalsTakesAPowerOfTen) {
     EXPECT_EQ(fixed(-0.00004, 1), "-4.0e-05");
     EXPECT_EQ(fixed(0.04, 1), "4.0e-02");
     EXPECT_EQ(fixed(0.05, 1), "0.1");
+    EXPECT_EQ(fixed(0.5, 0), "5e-01") << "printf's %.0f rounds an exact half to the even 0";
+    EXPECT_EQ(fixed(0.75, 0), "1");
 }
