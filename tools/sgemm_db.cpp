@@ -827,7 +827,8 @@ int cmd_prune(Context& ctx) {
         if (ctx.json) {
             Json out = Json::object();
             out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
-            out.set("misses", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
+            // "missed_shapes", as stats names them: its "misses" counts calls.
+            out.set("missed_shapes", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
             if (stale) out.set("newer_kept", s.newer_kept);
             out.set("bytes_freed", static_cast<long long>(s.bytes_freed));
             out.set("compact_problem", s.compact_problem.empty() ? Json() : Json(s.compact_problem));

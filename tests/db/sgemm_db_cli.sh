@@ -948,6 +948,13 @@ run 2 --db "$dir/typo/merged.db" prune --stale; has "$err" "no tuning database a
 run 0 --db "$dir/merged.db" prune --device "$other"; has "$out" "removed 1 devices, 1 winners"
 run 0 --db "$dir/merged.db" prune --stale; has "$out" "removed 0 devices"
 run 0 --db "$dir/merged.db" prune --stale --json; [ "$(json 'd["devices"]')" = 0 ] || fail "prune --json: $out"
+# What a prune removes is counted under stats's keys: missed shapes are "missed_shapes" in both
+# (prune's "misses" counted shapes, where stats's counts calls).
+"$make_sample" "$dir/pruned-misses.db" ours >/dev/null || fail "make_sample_db"
+run 0 --db "$dir/pruned-misses.db" stats --json; missed=$(json 'd["devices"][0]["missed_shapes"]')
+[ "$missed" -gt 0 ] || fail "the sample has no missed shapes: $out"
+run 0 --db "$dir/pruned-misses.db" prune --device "$id" --json
+[ "$(json 'd["missed_shapes"]')" = "$missed" ] || fail "prune --json's missed shapes: $out, stats said $missed"
 # A prune gives the space of what it removed back: a 4 MiB binary of an NVRTC no device has.
 cp "$dir/ours.db" "$dir/bloated.db"
 python3 - "$dir/bloated.db" <<'PY' || fail "adding a large stale binary"
