@@ -1,6 +1,7 @@
 // Merging another database: conflicts, another device, and refusals.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 
 #include "db/merge.h"
@@ -20,6 +21,25 @@ void write_theirs(TempDir& dir, const Binary& binary, const std::vector<Winner>&
     theirs.add_device(h200());
     theirs.put_binary(binary);
     for (const Winner& w : winners) theirs.put_winner(w);
+}
+
+// write_sample as "theirs.db" in `dir`, then `edit` on it, as by hand; returns its path.
+std::string sample_edited_by_hand(const TempDir& dir, const std::function<void(TuningStore&)>& edit) {
+    const std::string path = write_sample(dir, "theirs.db");
+    TuningStore theirs(path);
+    edit(theirs);
+    return path;
+}
+
+// What merge_store's refusal says (a test failure, and "", where it merges).
+std::string merge_refusal(TuningStore& ours, TuningStore& theirs) {
+    try {
+        merge_store(ours, theirs);
+        ADD_FAILURE() << "merged";
+    } catch (const DbError& e) {
+        return e.what();
+    }
+    return "";
 }
 }  // namespace
 
@@ -321,21 +341,15 @@ TEST(Merge, AKeptWinnersOwnBinaryComingAgainGivesOursItsChecksum) {
 // word, and its measurements then failed the merge on a foreign key.
 TEST(Merge, ASourceWithADeviceRowEditedByHandIsRefused) {
     TempDir dir;
-    const std::string theirs_path = write_sample(dir, "theirs.db");
-    {
-        TuningStore theirs(theirs_path);
+    const std::string theirs_path = sample_edited_by_hand(dir, [](TuningStore& theirs) {
         theirs.record_measurement(measurement(theirs.devices().at(0).id(), shape(1, 4096, 4096), 0.8));
         theirs.connection().exec("UPDATE devices SET gpu_name = 'NVIDIA H200 (relabelled)'");
-    }
+    });
     TuningStore ours(dir.file("ours.db"));
     TuningStore theirs(theirs_path, OpenMode::ReadOnly);
-    try {
-        merge_store(ours, theirs);
-        ADD_FAILURE() << "merged";
-    } catch (const DbError& e) {
-        EXPECT_NE(std::string(e.what()).find("does not match its id (edited by hand?)"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("nothing was merged"), std::string::npos) << e.what();
-    }
+    const std::string refusal = merge_refusal(ours, theirs);
+    EXPECT_NE(refusal.find("does not match its id (edited by hand?)"), std::string::npos) << refusal;
+    EXPECT_NE(refusal.find("nothing was merged"), std::string::npos) << refusal;
     EXPECT_TRUE(ours.devices().empty());
     EXPECT_TRUE(ours.measurements().empty());
 }
@@ -346,22 +360,15 @@ TEST(Merge, ASourceWithADeviceRowEditedByHandIsRefused) {
 // this file and the SQL. The source is refused, named, before anything changes.
 TEST(Merge, ASourceWithRowsLeftDanglingByHandIsRefused) {
     TempDir dir;
-    const std::string theirs_path = write_sample(dir, "theirs.db");
-    {
-        TuningStore theirs(theirs_path);
-        theirs.connection().exec("PRAGMA foreign_keys = OFF; DELETE FROM devices");
-    }
+    const std::string theirs_path = sample_edited_by_hand(
+        dir, [](TuningStore& theirs) { theirs.connection().exec("PRAGMA foreign_keys = OFF; DELETE FROM devices"); });
     TuningStore ours(dir.file("ours.db"));
     TuningStore theirs(theirs_path, OpenMode::ReadOnly);
-    try {
-        merge_store(ours, theirs);
-        ADD_FAILURE() << "merged";
-    } catch (const DbError& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(theirs_path + ": ", 0), 0u) << e.what();
-        EXPECT_NE(std::string(e.what()).find("rows name a device or kernel row that is missing (deleted by hand?); nothing was merged"),
-                  std::string::npos)
-            << e.what();
-    }
+    const std::string refusal = merge_refusal(ours, theirs);
+    EXPECT_EQ(refusal.rfind(theirs_path + ": ", 0), 0u) << refusal;
+    EXPECT_NE(refusal.find("rows name a device or kernel row that is missing (deleted by hand?); nothing was merged"),
+              std::string::npos)
+        << refusal;
     EXPECT_TRUE(ours.devices().empty());
     EXPECT_TRUE(ours.measurements().empty());
 }
@@ -370,11 +377,8 @@ TEST(Merge, ASourceWithRowsLeftDanglingByHandIsRefused) {
 // file's other winners come in.
 TEST(Merge, AWinnerWhoseBinaryRowIsMissingIsRefusedAlone) {
     TempDir dir;
-    const std::string theirs_path = write_sample(dir, "theirs.db");
-    {
-        TuningStore theirs(theirs_path);
-        theirs.connection().exec("PRAGMA foreign_keys = OFF; DELETE FROM binaries");
-    }
+    const std::string theirs_path = sample_edited_by_hand(
+        dir, [](TuningStore& theirs) { theirs.connection().exec("PRAGMA foreign_keys = OFF; DELETE FROM binaries"); });
     TuningStore ours(dir.file("ours.db"));
     TuningStore theirs(theirs_path, OpenMode::ReadOnly);
     const MergeSummary s = merge_store(ours, theirs);
