@@ -1,6 +1,11 @@
 #include "tools/cli_database_path.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include "db/default_path.h"
+#include "db/store.h"
+#include "src/util/text.h"
+#include "tools/cli_output.h"
 
 namespace sgemm {
 
@@ -36,6 +41,21 @@ std::string database_path(const po::variables_map& vm) {
                                       kDefaultDbPathRule + ")");
     refuse_names_of_no_file(path, "--db");
     return path;
+}
+
+std::string missing_folder_of_a_named_database(const po::variables_map& vm, const std::string& db_path) {
+    std::error_code ec;
+    const std::filesystem::path made = where_a_new_file_is_made(db_path);
+    const std::filesystem::path folder = made.parent_path();
+    const char* named_by_env = std::getenv("SGEMM_DB");
+    const bool named = vm.count("db") || (named_by_env && *named_by_env);
+    if (!named || folder.empty() || std::filesystem::exists(db_path, ec) || std::filesystem::is_directory(folder, ec))
+        return "";
+    const std::filesystem::path file = file_on_the_way(made);
+    return std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + printable(db_path) +
+           (!file.empty() ? ": " + printable(file.string()) + " is not a folder"
+                          : ": there is no folder " + printable(folder.string()) + " to make the database in (make it first)") +
+           (made == std::filesystem::path(db_path) ? "" : "; the symbolic link points to " + printable(made.string()));
 }
 
 }  // namespace sgemm

@@ -155,26 +155,10 @@ struct Context {
         if (!std::filesystem::exists(db_path, ec)) return !ec;
         return std::filesystem::file_size(db_path, ec) == 0 && !ec;
     }
-    // Before writing where a new database may be made (import, merge): the default path's
-    // folder is made with it, but one named by --db or SGEMM_DB that is not there is more
-    // likely a typo than a wish for a new folder, so it is refused before anything is read.
-    // A symbolic link to no file yet is opened through, so its target's folder is the one.
+    // Before writing where a new database may be made (import, merge): a folder named by --db
+    // or SGEMM_DB that is not there is refused before anything is read.
     void check_folder_for_a_new_database() const {
-        std::error_code ec;
-        const std::filesystem::path made = where_a_new_file_is_made(db_path);
-        const std::filesystem::path folder = made.parent_path();
-        const char* named_by_env = std::getenv("SGEMM_DB");
-        const bool named = vm.count("db") || (named_by_env && *named_by_env);
-        if (named && !folder.empty() && !std::filesystem::exists(db_path, ec) && !std::filesystem::is_directory(folder, ec)) {
-            const std::filesystem::path file = file_on_the_way(made);
-            throw UsageError(std::string(vm.count("db") ? "--db " : "SGEMM_DB=") + printable(db_path) +
-                             (!file.empty() ? ": " + printable(file.string()) + " is not a folder"
-                                            : ": there is no folder " + printable(folder.string()) +
-                                                  " to make the database in (make it first)") +
-                             (made == std::filesystem::path(db_path)
-                                  ? ""
-                                  : "; the symbolic link points to " + printable(made.string())));
-        }
+        if (const std::string why = missing_folder_of_a_named_database(vm, db_path); !why.empty()) throw UsageError(why);
     }
 
     // The one --device, resolved in `store`; empty when not given.

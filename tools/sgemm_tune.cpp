@@ -357,8 +357,6 @@ struct TuneRun {
 int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
     const std::size_t first = run.finished.size();
     try {
-        // The misses' database is opened first, so that its problems are reported without a GPU too.
-        if (run.from_misses && !after_fault) TuningStore(run.db_path, OpenMode::ReadOnly);
         const DeviceInfo device = use_device(run.device_ordinal);
         compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
         if (run.from_misses && !after_fault) {
@@ -432,9 +430,11 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
         return 0;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
-        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well (a
-        // tune of the misses writes its winners to the file it read them from).
+        // Nothing can be tuned, but what would stop the tune on a GPU is said now as well: for a
+        // tune of the misses, first the file it reads them from, which must be there, and then,
+        // as for any tune, whether it can take the winners.
         try {
+            if (run.from_misses) TuningStore(run.db_path, OpenMode::ReadOnly);
             check_writable_database(run.db_path);
         } catch (const std::exception& problem) {
             std::fprintf(stderr, "sgemm-tune: and with a GPU the tune would stop on its database: %s\n",
@@ -764,6 +764,10 @@ int main(int argc, char** argv) {
         if (device_ordinal < 0) throw po::error("--device must be 0 or more (a CUDA device ordinal)");
         // A dry run opens no database: it needs no path, which a user without a home has not.
         if (!dry) db_path = database_path(vm);
+        // A tune makes its database where there is none, but not in a folder that a typo named
+        // (a tune of the misses needs its database there already, and says so).
+        if (!dry && !from_misses)
+            if (const std::string why = missing_folder_of_a_named_database(vm, db_path); !why.empty()) throw Error(why);
         if (vm.count("json")) {
             json_path = vm["json"].as<std::string>();
             // The table is written over its file at the end: never over what the run reads. The

@@ -24,9 +24,19 @@ err=$("$tune" --db "$tmp/sample.db" --from-misses --dry-run 2>&1 >/dev/null); rc
 [ $rc -eq 1 ] || fail "--from-misses --dry-run exited $rc, expected 1"
 grep -q "cannot be a --dry-run" <<<"$err" || fail "--dry-run message: $err"
 
-# The database is looked at before the GPU, so its problems show on any machine.
+# The database's problems show on any machine; without a GPU, after the line that says so
+# (only the database's was said, and the user learnt of the GPU after mending it).
 err=$("$tune" --db "$tmp/absent.db" --from-misses 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && grep -qF "no tuning database at $tmp/absent.db" <<<"$err" || fail "a missing database: $rc $err"
+if [ "$(visible_gpus)" -eq 0 ]; then
+  grep -qx "sgemm-tune: no CUDA device is visible.*" <<<"$err" &&
+    grep -qxF "sgemm-tune: and with a GPU the tune would stop on its database: no tuning database at $tmp/absent.db: a tune, an import or a merge writes one there" <<<"$err" ||
+    fail "without a GPU, a missing database of misses: $err"
+  printf 'junk\n' > "$tmp/junk.db"
+  expect_no_gpu "--from-misses" "no CUDA device is visible" "$tune" --db "$tmp/junk.db" --from-misses
+  grep -qF "with a GPU the tune would stop on its database: $tmp/junk.db is not an SQLite database" <<<"$no_gpu_message" ||
+    fail "without a GPU, a junk database of misses: $no_gpu_message"
+fi
 
 expect_no_gpu "--from-misses" "no CUDA device is visible" "$tune" --db "$tmp/sample.db" --from-misses
 echo "ok: $no_gpu_message"

@@ -328,6 +328,21 @@ err=$("$tune" --shapes "$dir/small.csv" --db "" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--db is empty" <<<"$err" || fail "--db '': $rc $err"
 err=$("$tune" --shapes "$dir/small.csv" --json "" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
+# A folder that --db or SGEMM_DB names and that is not there is a typo, refused before any
+# work as sgemm-db refuses it (a tune on a GPU made it, and a database no one would look in);
+# a symbolic link to no file yet names its target's folder.
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/typo/tune.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--db $dir/typo/tune.db: there is no folder $dir/typo to make the database in (make it first)" <<<"$err" ||
+  fail "--db in a missing folder: $rc $err"
+err=$(SGEMM_DB="$dir/typo/tune.db" "$tune" --shapes "$dir/small.csv" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "SGEMM_DB=$dir/typo/tune.db: there is no folder $dir/typo" <<<"$err" ||
+  fail "SGEMM_DB in a missing folder: $rc $err"
+ln -s "$dir/typo/target.db" "$dir/typo-link.db"
+err=$("$tune" --shapes "$dir/small.csv" --db "$dir/typo-link.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "; the symbolic link points to $dir/typo/target.db" <<<"$err" ||
+  fail "--db a link into a missing folder: $rc $err"
+[ ! -e "$dir/typo" ] || fail "a refused tune made the folder"
+rm "$dir/typo-link.db"
 
 # Ctrl-C (SIGINT) during a run stops it after the compiles in progress, says so, and exits
 # 130; the shapes not begun are left out. (Job control, so that the background run gets
@@ -691,8 +706,9 @@ grep -q "with a GPU the tune would stop on its database: $dir/notes.db is not an
 [ "$(cat "$dir/notes.db")" = "these are not the pages of a database" ] || fail "the junk database was changed"
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv" --db "$dir"
 grep -q "$dir is a folder, not a database file" <<<"$no_gpu_message" || fail "a folder as --db: $no_gpu_message"
-# A missing database, and its folder, are not created by a tune that cannot run.
-expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv" --db "$dir/new/tune.db"
+# A missing default database, and its folder (which a tune on a GPU makes), are not created
+# by a tune that cannot run.
+expect_no_gpu sgemm-tune "no CUDA device is visible" env -u SGEMM_DB XDG_DATA_HOME="$dir/new" "$tune" --shapes "$dir/small.csv"
 [ ! -e "$dir/new" ] || fail "a tune without a GPU created the database's folder"
 # --from-misses stores its winners in the file it reads the misses from: one this user may
 # not write is named as for --shapes (it went unnamed). Only root can set this up.
