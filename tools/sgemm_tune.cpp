@@ -314,7 +314,10 @@ int dry_run(const ShapesFile& shapes, const std::string& shapes_path, const Tune
             const BuiltKernel b = cache.get(c);
             const double est_us = estimate_cost(c, key, model, b.kernel ? &b.kernel->ptxas : nullptr).seconds * 1e6;
             if (!b.kernel)
-                std::printf("  %-48s does not compile: %s\n", c.describe().c_str(), printable(utf8_prefix(on_one_line(b.error), 200)).c_str());
+                // Whole, a line of the log to a line: a dry run is where a family's author
+                // reads why a configuration does not compile (a tune stores 400 bytes of it).
+                std::printf("  %-48s does not compile:\n%s\n", c.describe().c_str(),
+                            indented(printable_lines(trim(b.error)), "    ").c_str());
             else
                 // Shared memory per block at this shape: ptxas's static part and the launch's dynamic part.
                 std::printf("  %-48s est %8.1f us  %3d registers  %6u B smem  %s\n", c.describe().c_str(), est_us,
@@ -634,9 +637,10 @@ int main(int argc, char** argv) {
         "faults in one run end it, with exit status 2.\n\n"
         "Exit status: 0 every shape has its winner; 1 bad arguments, a bad shapes file, or a shape (with\n"
         "--from-misses: every miss) too large for the GPU's memory (nothing tuned); 2 no GPU, a database\n"
-        "or GPU problem, ten faults, or standard output or the --json file lost; 3 --budget-s left some\n"
-        "shapes without a winner (the others are stored; the same command tunes them again); 130 or 143\n"
-        "stopped by a signal, which comes before a lost output's 2 (the winners are stored either way).\n\n"
+        "or GPU problem, ten faults, NVRTC's own failure (a damaged install), or standard output or the\n"
+        "--json file lost; 3 --budget-s left some shapes without a winner (the others are stored; the\n"
+        "same command tunes them again); 130 or 143 stopped by a signal,\n"
+        "which comes before a lost output's 2 (the winners are stored either way).\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <set>
 #include <system_error>
 #include <thread>
 
 #include "db/verify.h"
+#include "src/cuda/check.h"
 #include "src/records/kernel_records.h"
 
 namespace sgemm {
@@ -41,13 +43,24 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
     std::atomic<std::size_t> next{0};
     std::atomic<int> done{0};
     std::mutex progress_mutex;
+    // NVRTC's own failure (its built-ins library missing, memory) is no candidate's: taken as
+    // each one's, it left every shape to cuBLAS as if no kernel compiled, and stored so. The
+    // first stops the compiles and is thrown once the threads are done.
+    std::exception_ptr compiler_failure;
+    std::atomic<bool> compiler_failed{false};
+    std::mutex failure_mutex;
     auto worker = [&] {
-        for (std::size_t i; !(stop_ && stop_()) && (i = next++) < todo.size();) {
+        for (std::size_t i; !compiler_failed && !(stop_ && stop_()) && (i = next++) < todo.size();) {
             const Candidate& c = todo[i].second;
-            // Any exception is this candidate's failure: one escaping a thread would end the
-            // process, and every shape's tuning with it.
+            // Any other exception is this candidate's failure (a number past its type in its
+            // constraints): none may escape a thread, which would end the process.
             try {
                 built[i].kernel = compile_kernel(*c.family, c.values, arch_);
+            } catch (const NvrtcError&) {
+                const std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!compiler_failure) compiler_failure = std::current_exception();
+                compiler_failed = true;
+                continue;  // not attempted: nothing is kept for it
             } catch (const std::exception& e) {
                 built[i].error = e.what();
             }
@@ -88,6 +101,7 @@ void KernelCache::build(const std::vector<Candidate>& candidates, const std::fun
         else
             store_->put_binary(binary);
     }
+    if (compiler_failure) std::rethrow_exception(compiler_failure);
 }
 
 BuiltKernel KernelCache::get(const Candidate& candidate) const {

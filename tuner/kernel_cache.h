@@ -34,7 +34,9 @@ public:
 
     // Builds every candidate's binary; `progress(done, total)` is called as keys finish. After
     // a stop, the candidates it did not compile are not built (get() throws for them); the
-    // ones it compiled are stored.
+    // ones it compiled are stored. A candidate that does not compile is built as its error; a
+    // failure of NVRTC itself (NvrtcError) stops the compiles, and is thrown after those
+    // compiled are stored.
     void build(const std::vector<Candidate>& candidates, const std::function<void(int, int)>& progress = {});
     // The built kernel of a candidate, after build(); its values are the candidate's.
     BuiltKernel get(const Candidate& candidate) const;

@@ -316,7 +316,7 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     // Builds, checks, validates and times one candidate; records what happened.
     auto try_candidate = [&](const Candidate& c) {
         const BuiltKernel built = cache_.get(c);
-        if (!built.kernel) return record_invalid(c, "does not compile: " + utf8_prefix(on_one_line(built.error), 400));
+        if (!built.kernel) return record_invalid(c, "does not compile: " + cut_with_length(on_one_line(built.error), 400));
         CheckedCandidate checked;
         if (faulted_while(c, "checked",
                           [&] { checked = check_candidate(*c.family, *built.kernel, checked_on, stream_.get()); }))

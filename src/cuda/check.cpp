@@ -20,7 +20,7 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
 }
 
 void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line) {
-    throw Error(std::string("NVRTC error: ") + nvrtcGetErrorString(status) + " in " +
+    throw NvrtcError(std::string("NVRTC error: ") + nvrtcGetErrorString(status) + " in " +
                 where(call, file, line));
 }
 

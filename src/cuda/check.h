@@ -15,6 +15,13 @@ struct CudaError : Error {
     using Error::Error;
 };
 
+// NVRTC itself failed (SGEMM_NVRTC_CHECK, or a compile that ended other than by refusing its
+// source: the built-ins library missing or damaged, no memory). No source is to blame, so a
+// tune must not count it as a candidate's failure: the same would meet every compile.
+struct NvrtcError : Error {
+    using Error::Error;
+};
+
 // Whether `status` says that this machine has no GPU for CUDA: no device, no driver (the
 // runtime calls it insufficient), or the driver's stub library of a build machine. Any other
 // failure to reach a GPU (a driver that does not match its kernel module, a device node
@@ -23,6 +30,7 @@ bool means_no_device(cudaError_t status);
 
 // Throws NoDeviceError where `status` means_no_device, else CudaError.
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+// Throws NvrtcError.
 void throw_nvrtc_error(nvrtcResult status, const char* call, const char* file, int line);
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
 

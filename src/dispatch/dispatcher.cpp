@@ -286,12 +286,11 @@ sgemm_dispatch_status_t Dispatcher::load_scale_c() noexcept {
         RelaxedCapture relaxed;
         scale_c_.load(Arch{device_.sm()});
         return SGEMM_DISPATCH_SUCCESS;
-    } catch (const CompileError& e) {
-        return fail(SGEMM_DISPATCH_COMPILE_ERROR, "compiling the kernel that scales C alone (K or alpha is 0): %s",
-                    e.what());
-    } catch (const std::exception& e) {
-        return fail(status_of(e, SGEMM_DISPATCH_CUDA_ERROR), "loading the kernel that scales C alone (K or alpha is 0): %s",
-                    e.what());
+    } catch (const CudaError& e) {
+        return fail(SGEMM_DISPATCH_CUDA_ERROR, "loading the kernel that scales C alone (K or alpha is 0): %s", e.what());
+    } catch (const std::exception& e) {  // NVRTC's: a refusal, kept, or its own failure, tried again
+        return fail(status_of(e, SGEMM_DISPATCH_COMPILE_ERROR),
+                    "compiling the kernel that scales C alone (K or alpha is 0): %s", e.what());
     }
 }
 

@@ -118,7 +118,9 @@ public:
     void add_name_expression(const std::string& expression) {
         SGEMM_NVRTC_CHECK(nvrtcAddNameExpression(program_, expression.c_str()));
     }
-    // Compiles, keeps the log, and throws CompileError naming `what` if NVRTC fails.
+    // Compiles, keeps the log, and throws CompileError naming `what` where NVRTC refused the
+    // source; any other failure (its built-ins library missing, memory, an option) is NVRTC's
+    // own: NvrtcError, which a tune must not take for a candidate's.
     void compile(const std::vector<std::string>& options, const std::string& what, const std::string& arch_name) {
         warm_up_nvrtc();  // so that NVRTC's first compile leaves the process's signal handlers as they were
         std::vector<const char*> option_ptrs;
@@ -136,9 +138,12 @@ public:
         log_.resize(log_size);
         SGEMM_NVRTC_CHECK(nvrtcGetProgramLog(program_, log_.data()));
         while (!log_.empty() && log_.back() == '\0') log_.pop_back();
-        if (status != NVRTC_SUCCESS)
+        if (status == NVRTC_ERROR_COMPILATION)
             throw CompileError("NVRTC failed to compile " + what + " for " + arch_name + " (" +
                                nvrtcGetErrorString(status) + "):\n" + log_);
+        if (status != NVRTC_SUCCESS)
+            throw NvrtcError("NVRTC could not run its compile of " + what + " for " + arch_name + " (" +
+                        nvrtcGetErrorString(status) + ")" + (log_.empty() ? "" : ":\n" + log_));
     }
     const std::string& log() const { return log_; }
     std::string lowered_name(const std::string& expression) const {
@@ -158,6 +163,13 @@ private:
     nvrtcProgram program_ = nullptr;
     std::string log_;
 };
+// An architecture NVRTC cannot target, said in these words rather than NVRTC's ("invalid value
+// for --gpu-architecture", an option's failure): a CompileError, as the same answer would come
+// every time.
+void refuse_unsupported_arch(Arch arch, const std::string& what) {
+    if (const std::string why = unsupported_arch_reason(arch); !why.empty())
+        throw CompileError("cannot compile " + what + " for " + arch.name() + ": " + why);
+}
 }  // namespace
 
 CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch, KernelBuild build) {
@@ -165,6 +177,8 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
     if (!invalid.empty())
         throw InvalidConfigError("invalid configuration " + family.describe(values) + " for " +
                                  arch.name() + ": " + invalid);
+
+    refuse_unsupported_arch(arch, family.describe(values));
 
     CompiledKernel out;
     out.family = family.name;
@@ -200,6 +214,7 @@ CompiledKernel compile_kernel(const Family& family, const ParamValues& values, A
 StandaloneKernel compile_standalone(const std::string& file_name, const std::string& source,
                                     const std::vector<std::string>& defines, Arch arch,
                                     const std::string& template_file) {
+    refuse_unsupported_arch(arch, file_name);
     Program program(source, file_name,
                     template_file.empty() ? std::vector<EmbeddedFile>{} : template_and_includes(template_file));
     std::vector<std::string> options = compile_options(arch);

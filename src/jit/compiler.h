@@ -84,8 +84,9 @@ std::string kernel_cache_key(const Family& family, const ParamValues& values, Ar
                              KernelBuild build = KernelBuild::product, const std::string& nvrtc = nvrtc_version());
 
 // Compiles; throws InvalidConfigError (before NVRTC runs) or CompileError (NVRTC refused the
-// source, or ptxas gave no report), and Error where NVRTC itself fails (out of memory) or a
-// template cannot be read.
+// source, or ptxas gave no report, or cannot target `arch`), NvrtcError (src/cuda/check.h)
+// where NVRTC itself fails (out of memory, its built-ins library missing or damaged), and
+// Error where a template cannot be read.
 CompiledKernel compile_kernel(const Family& family, const ParamValues& values, Arch arch,
                               KernelBuild build = KernelBuild::product);
 

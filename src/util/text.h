@@ -140,6 +140,21 @@ inline std::string on_one_line(const std::string& text) {
     return out;
 }
 
+// `text` with `prefix` before each of its lines: a log of several lines set under the line
+// that names what it is about.
+inline std::string indented(const std::string& text, const std::string& prefix) {
+    std::string out;
+    for (const std::string& line : split(text, '\n')) out += (out.empty() ? "" : "\n") + prefix + line;
+    return out;
+}
+
+// At most the first `max_bytes` of `text` (whole UTF-8 characters) and, where it is cut,
+// "..." and its whole length: a compiler's log cut mid-word read as if it were all there.
+inline std::string cut_with_length(const std::string& text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return text;
+    return utf8_prefix(text, max_bytes) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 // The base name of `path`, as __FILE__ gives it ("../src/families/x.cpp" is "x.cpp").
 inline std::string base_name(const std::string& path) { return path.substr(path.find_last_of("/\\") + 1); }
 

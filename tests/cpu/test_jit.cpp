@@ -340,6 +340,17 @@ TEST(Compiler, CacheKeyChangesWithConfigurationAndArch) {
     EXPECT_NE(key, kernel_cache_key(find_family("vec4"), f.defaults, Arch{90}));
 }
 
+// The key covers the family's host code (the file that declares it: how its parameters become
+// a grid and shared memory), not only the source it renders: a binary stored by a build whose
+// launch code differed must not be reused. Nothing else here told the two apart.
+TEST(Compiler, CacheKeyChangesWithTheFamilysHostCode) {
+    const Family& f = find_family("async");
+    Family declared_elsewhere = f;
+    declared_elsewhere.host_source = find_family("decode").host_source;
+    ASSERT_NE(declared_elsewhere.host_source, f.host_source);
+    EXPECT_NE(kernel_cache_key(declared_elsewhere, f.defaults, Arch{90}), kernel_cache_key(f, f.defaults, Arch{90}));
+}
+
 // Timeline builds (sgemm-bench --timeline) define SGEMM_TIMELINE, and the GPU tests' builds
 // whose first split-K slice comes late SGEMM_TEST_LATE_FIRST_SLICE; no two kinds of build
 // share a cache key, so a database never mistakes one for the product kernel. The keys are
@@ -461,6 +472,30 @@ TEST(Arch, AcceptsExactlyTheArchitecturesNvrtcCompilesForFromSm70) {
             ADD_FAILURE() << "sm_" << sm << " parsed";
         } catch (const Error& e) {
             EXPECT_EQ(e.what(), why);
+        }
+    }
+}
+
+// A compile for an architecture NVRTC cannot target says so in these words, not in NVRTC's
+// ("invalid value for --gpu-architecture", an option's failure, which reads as NVRTC's own
+// and which dispatch's scaling kernel tried again at every call), and as a CompileError: the
+// same answer would come every time. sm_72 passes the families' "sm_70 or newer".
+TEST(Arch, ACompileForAnArchitectureNvrtcCannotTargetIsRefusedInItsWords) {
+    const std::vector<int>& targets = compile_targets();
+    for (int sm : {72, 95, targets.back() + 1}) {
+        if (std::find(targets.begin(), targets.end(), sm) != targets.end()) continue;
+        try {
+            compile_kernel(find_family("naive"), find_family("naive").defaults, Arch{sm});
+            ADD_FAILURE() << "naive compiled for sm_" << sm;
+        } catch (const CompileError& e) {
+            EXPECT_NE(std::string(e.what()).find(unsupported_arch_reason(Arch{sm})), std::string::npos) << e.what();
+        }
+        try {
+            compile_standalone("fill.cu", "extern \"C\" __global__ void fill(float* out) { out[0] = 1.0f; }\n", {}, Arch{sm});
+            ADD_FAILURE() << "a standalone source compiled for sm_" << sm;
+        } catch (const CompileError& e) {
+            EXPECT_EQ(std::string(e.what()), "cannot compile fill.cu for sm_" + std::to_string(sm) + ": " +
+                                                 unsupported_arch_reason(Arch{sm}));
         }
     }
 }

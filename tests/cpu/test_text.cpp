@@ -97,6 +97,18 @@ TEST(OnOneLine, JoinsACompilersLogIntoOneReason) {
     EXPECT_EQ(on_one_line(" \n\t\n"), "");
 }
 
+TEST(CutWithLength, MarksACutAndGivesTheWholeLength) {
+    EXPECT_EQ(cut_with_length("short", 5), "short");
+    EXPECT_EQ(cut_with_length("a longer log", 8), "a longer... (12 bytes)");
+    // Whole characters: the cut falls before a two-byte é that would not fit.
+    EXPECT_EQ(cut_with_length("caf\xc3\xa9 au lait", 4), "caf... (13 bytes)");
+}
+
+TEST(Indented, PutsThePrefixBeforeEachLine) {
+    EXPECT_EQ(indented("error: x\n  at line 3", "    "), "    error: x\n      at line 3");
+    EXPECT_EQ(indented("one", "> "), "> one");
+}
+
 TEST(ChosenWord, ReadsAWordInAnyCaseWithoutTheWhiteSpaceAroundIt) {
     EXPECT_EQ(chosen_word(" FP16\t"), "fp16");
     EXPECT_EQ(chosen_word("Out-In"), "out-in");

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "db/verify.h"
+#include "src/cuda/check.h"
 #include "src/families/registry.h"
 #include "tests/db/fixture.h"
 #include "tuner/candidates.h"
@@ -94,6 +95,25 @@ TEST(KernelCache, AnyExceptionWhileCompilingIsTheCandidatesFailure) {
     const BuiltKernel built = cache.get(c);
     EXPECT_FALSE(built.kernel.has_value());
     EXPECT_EQ(built.error, "a number past its type");
+}
+
+// NVRTC's own failure (its built-ins library missing or damaged) is no candidate's: taken as
+// each one's, a tune found no kernel that compiles and stored cuBLAS for every shape. It stops
+// the build, which throws it; the compile before it is kept, the ones after are not begun.
+TEST(KernelCache, NvrtcsOwnFailureStopsTheBuildAndIsThrown) {
+    const std::vector<Candidate> good = naive_candidates(2);
+    Family failing = find_family("naive");
+    failing.constraint_violation = [](const ParamValues&, const ArchLimits&) -> std::string {
+        throw NvrtcError("NVRTC error: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE");
+    };
+    Candidate c;
+    c.family = &failing;
+    c.values = failing.defaults;
+    KernelCache cache(nullptr, Arch{90}, 1);  // one thread: the candidates in order
+    EXPECT_THROW(cache.build({good[0], c, good[1]}), NvrtcError);
+    EXPECT_TRUE(cache.get(good[0]).kernel.has_value());
+    EXPECT_THROW(cache.get(c), Error) << "the failure is no build of the candidate";
+    EXPECT_THROW(cache.get(good[1]), Error) << "compiled after NVRTC failed";
 }
 
 // A cubin cut short in the file used to reach the CUDA loader on every later tune (a

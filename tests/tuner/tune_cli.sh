@@ -104,6 +104,20 @@ out=$(printf 'M,N,K,align\n7,17,9,16\n7,17,9,\n' | "$tune" --shapes - --dry-run 
 grep -q "M=7 N=17 K=9 NN fp32 align16" <<<"$out" && grep -q "M=7 N=17 K=9 NN fp32 align4" <<<"$out" ||
   fail "the align column did not key the shape by its class: $out"
 
+# NVRTC's own failure (a damaged built-ins library, which NVRTC loads at its first compile)
+# stops the run with NVRTC's words (exit 2): each candidate was marked "does not compile",
+# and a tune then stored cuBLAS for every shape. A file of that name that is no library,
+# found first through LD_LIBRARY_PATH, stands in for the damage.
+nvrtc_dir=$(dirname "$(ldd "$tune" | awk '/libnvrtc\.so/ {print $3}')")
+mkdir "$dir/damaged-nvrtc"
+for builtins in "$nvrtc_dir"/libnvrtc-builtins.so.[0-9]*; do
+  echo "not a library" > "$dir/damaged-nvrtc/$(basename "$builtins")"
+done
+[ -n "$(ls "$dir/damaged-nvrtc")" ] || fail "no libnvrtc-builtins.so.N.N beside $nvrtc_dir/libnvrtc.so"
+out=$(LD_LIBRARY_PATH="$dir/damaged-nvrtc" "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 2 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "^sgemm-tune: NVRTC could not run its compile of sgemm_naive<.*> for sm_90 (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)" <<<"$out" &&
+  ! grep -q "does not compile" <<<"$out" || fail "a damaged NVRTC: $rc $out"
+
 # - reads the shapes from standard input, and its messages name it.
 out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) || fail "--shapes -: $out"
 grep -q "M=8 N=64 K=64 NN fp32 align16: " <<<"$out" || fail "--shapes - planned nothing: $out"
