@@ -168,7 +168,7 @@ std::string narrowing_of(const TuneOptions& options);
 bool searches_in_full(const TuneOptions& options);
 
 // Whether the search that stored `w` let kernels that add with atomics compete: the tuner
-// says so in the winner's provenance ("sgemm-tune 0.3.0, model search, atomics allowed").
+// says so in the winner's provenance ("sgemm-tune 0.4.0, model search, atomics allowed").
 bool searched_with_atomics(const Winner& w);
 
 // The winner stored for `key` on `device_id` that a run with `options` keeps, skipping the

@@ -148,10 +148,11 @@
  * name what runs. Every other kernel, and cuBLAS (whose atomics mode this library leaves at
  * its default, not allowed), repeats bit for bit with or without it.
  *
- * ABI: the soname is libsgemm_dispatch.so.0.3 for every 0.3.x release. Before 1.0 each minor
- * version has its own soname, since it may change the structs below; a program linked
- * against this header's library is never loaded with a library whose structs differ. A
- * program that opens the library itself (dlopen, an FFI) can compare
+ * ABI: the soname is libsgemm_dispatch.so.0.4 for every 0.4.x release. Before 1.0 each minor
+ * version has its own soname, since it may change the structs below (0.4 added
+ * winners_replaced to sgemm_dispatch_info_t, before kernels_loaded; 0.3 added deterministic
+ * to the options); a program linked against this header's library is never loaded with a
+ * library whose structs differ. A program that opens the library itself (dlopen, an FFI) can compare
  * sgemm_dispatch_version() with SGEMM_DISPATCH_VERSION_MAJOR and _MINOR below, which also
  * let C code test at compile time for a field that came in a later version.
  *
@@ -168,7 +169,7 @@
 
 /* The version of this header, as sgemm_dispatch_version() gives the library's. */
 #define SGEMM_DISPATCH_VERSION_MAJOR 0
-#define SGEMM_DISPATCH_VERSION_MINOR 3
+#define SGEMM_DISPATCH_VERSION_MINOR 4
 #define SGEMM_DISPATCH_VERSION_PATCH 0
 
 #ifdef __cplusplus
@@ -413,7 +414,7 @@ const char* sgemm_dispatch_status_string(sgemm_dispatch_status_t status);
    found in the arguments); "" when none has. Valid until the thread's next such call. */
 const char* sgemm_dispatch_last_error(void);
 
-/* This library's version, "0.3.0": the one its device fingerprint holds, so a database's
+/* This library's version, "0.4.0": the one its device fingerprint holds, so a database's
    winners serve only the version that tuned them (sgemm-db prune drops the others). */
 const char* sgemm_dispatch_version(void);
 

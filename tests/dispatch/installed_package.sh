@@ -39,7 +39,7 @@ case "$(pkgconfig --variable=libdir)" in
 esac
 echo "pkg-config --cflags --libs sgemm_dispatch: $(pkgconfig --cflags --libs)"
 case "$(pkgconfig --libs)" in *-lsgemm_dispatch*) ;; *) echo "no -lsgemm_dispatch in --libs"; exit 1 ;; esac
-# The soname names the ABI: before 1.0 each minor version is its own (0.3), from 1.0 the major.
+# The soname names the ABI: before 1.0 each minor version is its own (0.4), from 1.0 the major.
 version=$(pkgconfig --modversion)
 case "$version" in 0.*) abi=$(echo "$version" | cut -d. -f1,2) ;; *) abi=${version%%.*} ;; esac
 library="$(pkgconfig --variable=libdir)/libsgemm_dispatch.so"
