@@ -1,5 +1,6 @@
 #include "src/jit/compiler.h"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
 #include <signal.h>
 
@@ -234,6 +235,16 @@ void warm_up_nvrtc() {
         // and SA_ONSTACK dropped, SA_RESTART added. A host process's three-argument handler
         // would then get no siginfo, Python's Ctrl-C would no longer cut a blocking read short,
         // and Go's handlers would lose their own stack. So they are saved and put back whole.
+        // NVRTC opens its built-ins library (libnvrtc-builtins.so.MAJOR.MINOR) by its bare name
+        // at its first compile, a lookup that reads libnvrtc's run path (it has none) and not
+        // this binary's: where the loader's cache does not know the toolkit (NVIDIA's runfile,
+        // a tarball), every compile failed. Opened here, from this binary, the lookup reads
+        // LD_LIBRARY_PATH and then this binary's run path (meson.build), and NVRTC finds the
+        // library loaded. Kept for the process's life; not found, it is NVRTC's to report.
+        int major = 0, minor = 0;
+        if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
+            (void)dlopen(("libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor)).c_str(),
+                         RTLD_NOW | RTLD_GLOBAL);
         const int signals[] = {SIGINT, SIGTERM, SIGXFSZ};
         struct sigaction saved[3];
         for (int i = 0; i < 3; ++i) sigaction(signals[i], nullptr, &saved[i]);

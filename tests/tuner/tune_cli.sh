@@ -114,7 +114,7 @@ for builtins in "$nvrtc_dir"/libnvrtc-builtins.so.[0-9]*; do
   echo "not a library" > "$dir/damaged-nvrtc/$(basename "$builtins")"
 done
 [ -n "$(ls "$dir/damaged-nvrtc")" ] || fail "no libnvrtc-builtins.so.N.N beside $nvrtc_dir/libnvrtc.so"
-out=$(LD_LIBRARY_PATH="$dir/damaged-nvrtc" "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 2 2>&1); rc=$?
+out=$(LD_LIBRARY_PATH="$dir/damaged-nvrtc${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 2 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "^sgemm-tune: NVRTC could not run its compile of sgemm_naive<.*> for sm_90 (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)" <<<"$out" &&
   ! grep -q "does not compile" <<<"$out" || fail "a damaged NVRTC: $rc $out"
 
