@@ -425,6 +425,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
             row.line = records[i].line;
             std::string problem = read_row(header, records[i], row);
             if (problem.empty()) {
+                compute_figures(row.entry.winner);
                 const std::string key = row.device.id() + " " + row.entry.winner.shape.to_string();
                 const auto [first, fresh] = line_of_key.emplace(key, row.line);
                 if (!fresh)

@@ -117,11 +117,16 @@ struct Winner {
     // reached"); empty for a search as wide as the default one. A full search replaces it.
     std::string narrowed_by;
     std::string tuned_at;    // ISO 8601 UTC; left empty, the store writes the current time
-    double speedup = 0.0, tflops = 0.0;  // read back: computed by the database
+    double speedup = 0.0, tflops = 0.0;  // read back: computed by the database (compute_figures)
 
     // "1d1bb541 M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8": the row, in messages.
     std::string where() const { return device_id.substr(0, 8) + " " + shape.to_string() + " " + kernel.description; }
 };
+
+// Sets `w`'s speedup and tflops as the database's generated columns compute them
+// (0001_initial.sql), for a winner read from elsewhere than a database: an import's row,
+// whose figures the import's report gives (they read 0).
+void compute_figures(Winner& w);
 
 // A winner with its binary, as dispatch loads it. The binary is absent for cuBLAS winners;
 // the schema requires every other winner's binary to be in the cache, so it is absent for

@@ -220,6 +220,27 @@ TEST(Exchange, ExportThenImportRoundTrips) {
     EXPECT_TRUE(export_text(copy) == round_trip);
 }
 
+// An import reports each row it was offered with the speedup and TFLOPS that the database
+// computes for it (generated columns), kept or refused rows too: they read 0 in
+// `sgemm-db import --json`, where a merge, whose rows are read back from a database, gave them.
+TEST(Exchange, AnImportsRowsCarryTheFiguresTheDatabaseComputes) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    const std::string id = fill_sample(source);
+    const std::string csv = export_text(source);
+    TuningStore copy(dir.file("b.db"));
+    for (const MergeSummary& summary : {import_text(copy, csv), import_text(copy, csv)}) {
+        ASSERT_EQ(summary.winners.size(), 4u);
+        for (const WinnerOffer& offer : summary.winners) {
+            const std::optional<Winner> stored = source.find_winner(id, offer.incoming.shape);
+            ASSERT_TRUE(stored) << offer.incoming.where();
+            EXPECT_GT(offer.incoming.speedup, 0.0) << offer.incoming.where();
+            EXPECT_DOUBLE_EQ(offer.incoming.speedup, stored->speedup) << offer.incoming.where();
+            EXPECT_DOUBLE_EQ(offer.incoming.tflops, stored->tflops) << offer.incoming.where();
+        }
+    }
+}
+
 // A device row edited by hand (its library version, so that another build reads it) keeps
 // its old id, which no lookup computes: export wrote the others and left its winners out
 // without a word, exit 0. They are now named as left out (sgemm-db exits 3).
