@@ -246,10 +246,16 @@ int cmd_show(Context& ctx) {
     // The shape's stored winners, one a device, measured or not: an import or a merge brings
     // a winner without the measurements of its search, and a winner's time is its own
     // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
+    // Each with its device's sgemm version: a build's dispatch reads only its own version's
+    // rows, and after an upgrade one GPU has a device of each (two lines alike but the id).
     std::vector<Winner> winners;
+    std::map<std::string, std::string> version_of;
     for (const TuningStore::DeviceRow& row : store.device_rows())
         if (device.empty() || row.stored_id == device)
-            if (std::optional<Winner> w = store.find_winner(row.stored_id, shape)) winners.push_back(std::move(*w));
+            if (std::optional<Winner> w = store.find_winner(row.stored_id, shape)) {
+                version_of[row.stored_id] = row.fields.library_version;
+                winners.push_back(std::move(*w));
+            }
     if (ctx.json) {
         Json measured = Json::array();
         for (const Measurement& m : rows)
@@ -272,7 +278,7 @@ int cmd_show(Context& ctx) {
                               .set("measured_at", m.measured_at)
                               .set("tuner_version", m.tuner_version));
         Json stored = Json::array();
-        for (const Winner& w : winners) stored.push(winner_json(w));
+        for (const Winner& w : winners) stored.push(winner_json(w).set("library_version", version_of[w.device_id]));
         std::printf("%s\n", Json::object()
                                  .set("shape", shape_json(shape))
                                  .set("winners", std::move(stored))
@@ -283,7 +289,12 @@ int cmd_show(Context& ctx) {
     }
     std::vector<std::string> winner_lines;
     for (const Winner& w : winners)
-        winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) + ": " +
+        winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) +
+                               (version_of[w.device_id] == SGEMM_VERSION
+                                    ? ""
+                                    : " (sgemm " + printable(version_of[w.device_id]) +
+                                          ", whose rows this build's dispatch does not read)") +
+                               ": " +
                                printable(w.kernel.description) + ", " + fixed(w.ms, 4) + " ms (cuBLAS " +
                                fixed(w.cublas_ms, 4) + " ms, " + fixed(w.speedup, 2) + "x), " + printable(w.provenance) +
                                (w.narrowed_by.empty() ? "" : "; its search was narrowed by " + printable(w.narrowed_by) +

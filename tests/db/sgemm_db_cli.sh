@@ -421,7 +421,10 @@ run 2 --db "$dir/merged-edited.db" merge "$dir/edited-size.db"; has "$err" "$dir
 # version blank, show found no winner, stats counted 0 winners). Relabelled as an older
 # version, prune --stale removes it, where it deleted by the id the fields give: no row.
 run 0 --db "$dir/relabelled.db" list; has "$out" "${id:0:8}  NVIDIA H200  9.9.9"
-run 0 --db "$dir/relabelled.db" show 1 4096 4096; has "$out" "the stored winner of device ${id:0:8}"
+run 0 --db "$dir/relabelled.db" show 1 4096 4096
+has "$out" "the stored winner of device ${id:0:8} (sgemm 9.9.9, whose rows this build's dispatch does not read): naive"
+run 0 --db "$dir/relabelled.db" show 1 4096 4096 --json
+[ "$(json '[w["library_version"] for w in d["winners"]]')" = "['9.9.9']" ] || fail "show --json: no version: $out"
 run 1 --db "$dir/relabelled.db" list --device 0000; has "$err" "its devices:
   $id  NVIDIA H200"
 if ! gpu_present; then  # explain's device is then the file's only one, named as list names it
