@@ -924,7 +924,11 @@ int cmd_upgrade(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    if (ctx.wrote)
+    // From a schema of an earlier build, said as every writer says it: those builds no longer
+    // read the file (a user about to roll back learns it here).
+    if (const std::string upgraded = upgrade_notice(store.path(), store.opened_version()); ctx.wrote && !upgraded.empty())
+        std::printf("%s\n", printable(upgraded).c_str());
+    else if (ctx.wrote)
         std::printf("%s: schema version %d (was %d)\n", printable(store.path()).c_str(), store.schema_version(),
                     store.opened_version());
     else

@@ -143,7 +143,8 @@ has "$out" "has schema version 1: it was read from a copy in memory brought to v
 run 0 --db "$dir/merged-from-old2.db" merge "$dir/old-source.db" --json
 [ "$(json 'd["source_schema_version"]')" = "1" ] || fail "merge --json of an older source: $out"
 [ "$(schema_of "$dir/old-source.db")" = 1 ] || fail "a merge upgraded its source file"
-run 0 --db "$dir/old.db" upgrade; has "$out" "schema version $latest (was 1)"
+run 0 --db "$dir/old.db" upgrade
+has "$out" "$dir/old.db was upgraded from schema version 1 to $latest: builds of sgemm that read an older schema no longer read it"
 [ -z "$err" ] || fail "upgrade, whose report says it upgraded, said more: $err"
 run 0 --db "$dir/old2.db" upgrade --json; [ "$(json 'd["schema_version"], d["was"]')" = "$latest 1" ] || fail "upgrade --json: $out"
 run 0 --db "$dir/old.db" list; has "$out" "no winners"
