@@ -205,14 +205,20 @@ std::string where(Context& ctx, TuningStore& store) {
     return (device.empty() ? "" : " of device " + printable(device)) + " in " + printable(store.path());
 }
 
+// Each device row's fields by the id the row is stored under, which its winners and misses
+// name, even for a row edited by hand: the GPU and sgemm version the tables show beside them.
+// A build's dispatch reads only its own version's rows, so two devices of one GPU (before and
+// after an upgrade) are told apart by the version.
+std::map<std::string, DeviceFingerprint> devices_by_stored_id(TuningStore& store) {
+    std::map<std::string, DeviceFingerprint> devices;
+    for (TuningStore::DeviceRow& row : store.device_rows()) devices.emplace(row.stored_id, std::move(row.fields));
+    return devices;
+}
+
 int cmd_list(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Winner> winners = store.winners(ctx.device(store));
-    // Each device's sgemm version: a build's dispatch reads only its own version's rows, so
-    // two devices of one GPU (before and after an upgrade) are told apart by it.
-    // By the id each row is stored under, which its winners name, even for a row edited by hand.
-    std::map<std::string, DeviceFingerprint> devices;
-    for (TuningStore::DeviceRow& row : store.device_rows()) devices.emplace(row.stored_id, std::move(row.fields));
+    std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
     if (ctx.json) {
         Json out = Json::array();
         for (const Winner& w : winners)
@@ -246,16 +252,13 @@ int cmd_show(Context& ctx) {
     // The shape's stored winners, one a device, measured or not: an import or a merge brings
     // a winner without the measurements of its search, and a winner's time is its own
     // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
-    // Each with its device's sgemm version: a build's dispatch reads only its own version's
-    // rows, and after an upgrade one GPU has a device of each (two lines alike but the id).
+    // Each with its device's sgemm version: after an upgrade one GPU has a device of each, and
+    // the lines are alike but for the id.
     std::vector<Winner> winners;
-    std::map<std::string, std::string> version_of;
-    for (const TuningStore::DeviceRow& row : store.device_rows())
-        if (device.empty() || row.stored_id == device)
-            if (std::optional<Winner> w = store.find_winner(row.stored_id, shape)) {
-                version_of[row.stored_id] = row.fields.library_version;
-                winners.push_back(std::move(*w));
-            }
+    std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
+    for (const auto& [id, fields] : devices)
+        if (device.empty() || id == device)
+            if (std::optional<Winner> w = store.find_winner(id, shape)) winners.push_back(std::move(*w));
     if (ctx.json) {
         Json measured = Json::array();
         for (const Measurement& m : rows)
@@ -278,7 +281,8 @@ int cmd_show(Context& ctx) {
                               .set("measured_at", m.measured_at)
                               .set("tuner_version", m.tuner_version));
         Json stored = Json::array();
-        for (const Winner& w : winners) stored.push(winner_json(w).set("library_version", version_of[w.device_id]));
+        for (const Winner& w : winners)
+            stored.push(winner_json(w).set("library_version", devices[w.device_id].library_version));
         std::printf("%s\n", Json::object()
                                  .set("shape", shape_json(shape))
                                  .set("winners", std::move(stored))
@@ -290,9 +294,9 @@ int cmd_show(Context& ctx) {
     std::vector<std::string> winner_lines;
     for (const Winner& w : winners)
         winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) +
-                               (version_of[w.device_id] == SGEMM_VERSION
+                               (devices[w.device_id].library_version == SGEMM_VERSION
                                     ? ""
-                                    : " (sgemm " + printable(version_of[w.device_id]) +
+                                    : " (sgemm " + printable(devices[w.device_id].library_version) +
                                           ", whose rows this build's dispatch does not read)") +
                                ": " +
                                printable(w.kernel.description) + ", " + fixed(w.ms, 4) + " ms (cuBLAS " +
@@ -489,11 +493,14 @@ int cmd_misses(Context& ctx) {
     // A miss stays as counted after a tune, an import or a merge brings the shape a winner
     // (its count still weighs the shape): whether one has come since is said beside it.
     const auto tuned_since = [&store](const Miss& m) { return store.find_winner(m.device_id, m.shape).has_value(); };
+    // Misses of another sgemm version's device are tuned by no --from-misses of this build.
+    std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
     if (ctx.json) {
         Json out = Json::array();
         for (const Miss& m : misses)
             out.push(Json::object()
                          .set("device_id", m.device_id)
+                         .set("library_version", devices[m.device_id].library_version)
                          .set("shape", shape_json(m.shape))
                          .set("count", static_cast<long long>(m.count))
                          .set("first_seen", m.first_seen)
@@ -502,9 +509,11 @@ int cmd_misses(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    Table table({"device", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen", "winner since"});
+    Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen",
+                 "winner since"});
     for (const Miss& m : misses)
-        table.add({m.device_id.substr(0, 8), std::to_string(m.shape.M), std::to_string(m.shape.N),
+        table.add({m.device_id.substr(0, 8), devices[m.device_id].gpu_name, devices[m.device_id].library_version,
+                   std::to_string(m.shape.M), std::to_string(m.shape.N),
                    std::to_string(m.shape.K), m.shape.transposes(), to_string(m.shape.precision),
                    std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen,
                    tuned_since(m) ? "yes" : "no"});

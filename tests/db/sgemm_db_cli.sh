@@ -195,6 +195,10 @@ run 0 "${ours[@]}" misses
 [ "$(wc -l <<<"$out")" -eq 3 ] || fail "misses: $out"
 sed -n 2p <<<"$out" | grep -q " 16  *4096  *4096  *NN  *fp32  *16  *5 " || fail "misses: most frequent first: $out"
 run 0 "${ours[@]}" misses --json; [ "$(json 'd[0]["count"]')" = 5 ] || fail "misses --json: $out"
+# Beside each miss its device's GPU and sgemm version: a build tunes only its own version's.
+version=$(json 'd[0]["library_version"]')
+[ -n "$version" ] || fail "misses --json: no library_version: $out"
+run 0 "${ours[@]}" misses; sed -n 2p <<<"$out" | grep -q "^${id:0:8}  NVIDIA H200  $version  *16 " || fail "misses: gpu and version: $out"
 
 # --- explain: exact, nearest, fallback, and why ---
 # A database that holds no device yet has nothing to explain, and says why (without a GPU).
