@@ -231,10 +231,6 @@ StandaloneKernel compile_standalone(const std::string& file_name, const std::str
 void warm_up_nvrtc() {
     static std::once_flag once;
     std::call_once(once, [] {
-        // NVRTC's first compile puts back the handlers it found without their flags: SA_SIGINFO
-        // and SA_ONSTACK dropped, SA_RESTART added. A host process's three-argument handler
-        // would then get no siginfo, Python's Ctrl-C would no longer cut a blocking read short,
-        // and Go's handlers would lose their own stack. So they are saved and put back whole.
         // NVRTC opens its built-ins library (libnvrtc-builtins.so.MAJOR.MINOR) by its bare name
         // at its first compile, a lookup that reads libnvrtc's run path (it has none) and not
         // this binary's: where the loader's cache does not know the toolkit (NVIDIA's runfile,
@@ -244,7 +240,11 @@ void warm_up_nvrtc() {
         int major = 0, minor = 0;
         if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
             (void)dlopen(("libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor)).c_str(),
-                         RTLD_NOW | RTLD_GLOBAL);
+                         RTLD_NOW | RTLD_LOCAL);  // NVRTC finds it by its name; no symbol of it is for others
+        // NVRTC's first compile puts back the handlers it found without their flags: SA_SIGINFO
+        // and SA_ONSTACK dropped, SA_RESTART added. A host process's three-argument handler
+        // would then get no siginfo, Python's Ctrl-C would no longer cut a blocking read short,
+        // and Go's handlers would lose their own stack. So they are saved and put back whole.
         const int signals[] = {SIGINT, SIGTERM, SIGXFSZ};
         struct sigaction saved[3];
         for (int i = 0; i < 3; ++i) sigaction(signals[i], nullptr, &saved[i]);

@@ -56,7 +56,8 @@ std::string nvrtc_version();
 // for some milliseconds (a Ctrl-C then ends the process with status 4 and no message), and
 // puts the ones it found back with other flags: this saves them first and puts them back whole.
 // Later compiles leave the handlers alone. A tool that handles those signals itself calls this
-// before it installs its handlers, so that no compile runs under NVRTC's.
+// before it installs its handlers, so that no compile runs under NVRTC's. It also opens
+// NVRTC's built-ins library through this binary's run path (compiler.cpp says why).
 void warm_up_nvrtc();
 
 // The translation unit handed to NVRTC for a family (its template is instantiated by name
