@@ -40,6 +40,24 @@ std::string DeviceFingerprint::describe() const {
            ", NVRTC " + nvrtc_version + ", sgemm " + library_version;
 }
 
+bool same_gpu(const DeviceFingerprint& a, const DeviceFingerprint& b) {
+    return a.gpu_name == b.gpu_name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
+}
+
+std::string build_differences(const DeviceFingerprint& other, const DeviceFingerprint& current) {
+    std::vector<std::string> fields;
+    if (other.driver_version != current.driver_version) fields.push_back("driver " + cuda_version_text(other.driver_version));
+    if (other.runtime_version != current.runtime_version) fields.push_back("CUDA " + cuda_version_text(other.runtime_version));
+    if (other.nvrtc_version != current.nvrtc_version) fields.push_back("NVRTC " + other.nvrtc_version);
+    if (other.library_version != current.library_version) fields.push_back("sgemm " + other.library_version);
+    // Left last: a driver may report a GPU's memory a little differently.
+    if (other.memory_bytes != current.memory_bytes) fields.push_back(std::to_string(other.memory_bytes) + " bytes of memory");
+    if (fields.empty()) return "the same build";
+    std::string out;
+    for (const std::string& f : fields) out += (out.empty() ? "" : ", ") + f;
+    return out;
+}
+
 KernelRef KernelRef::cublas() { return KernelRef{"cublas", {}, "cuBLAS", ""}; }
 
 std::string params_text(const std::vector<int>& params) {

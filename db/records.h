@@ -30,6 +30,15 @@ struct DeviceFingerprint {
     std::string describe() const;
 };
 
+// Whether two fingerprints are of one GPU model: its name, compute capability and SM count.
+// An upgrade of the driver, CUDA, NVRTC or sgemm gives the same GPU another device id, under
+// which dispatch reads its winners and records its misses afresh.
+bool same_gpu(const DeviceFingerprint& a, const DeviceFingerprint& b);
+
+// The fields in which `other`, of the same GPU, differs from `current`, as describe() writes
+// them ("driver 12.8, sgemm 0.3.0"); "the same build" where none does.
+std::string build_differences(const DeviceFingerprint& other, const DeviceFingerprint& current);
+
 // A kernel: a point of a family's parameter space, or cuBLAS itself.
 struct KernelRef {
     std::string family;          // "async"; "cublas" for cuBLAS

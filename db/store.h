@@ -190,6 +190,14 @@ private:
     std::int64_t unread_wal_bytes_ = 0;
 };
 
+// The device rows of `gpu`'s GPU (same_gpu) stored under an id other than gpu.id(): the
+// same GPU under another driver, CUDA, NVRTC or sgemm version, whose rows this build's
+// dispatch does not read. By GPU name, then id.
+std::vector<TuningStore::DeviceRow> other_builds_of(TuningStore& store, const DeviceFingerprint& gpu);
+// "1a2b3c4d (sgemm 0.3.0)": such a row in a message, by the short id sgemm-db list shows and
+// what differs from `gpu` (build_differences).
+std::string other_build_label(const TuningStore::DeviceRow& row, const DeviceFingerprint& gpu);
+
 // Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
 // no data: for a command that cannot start its work (no GPU is visible, or dispatch about to
 // record misses) to report its database's problems first. It reads the file as a reader who

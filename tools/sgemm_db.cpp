@@ -336,12 +336,31 @@ int cmd_show(Context& ctx) {
 // "This device" for explain: --device, else the GPU of this machine, else the file's only
 // device. The GPU comes before the file's only device because it is where dispatch would
 // run; without a GPU the answer is for the file's device.
-std::pair<std::string, std::optional<DeviceFingerprint>> explain_device(Context& ctx, TuningStore& store) {
-    if (const std::string id = ctx.device(store); !id.empty()) return {id, store.find_device(id)};
-    if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id())};
+// For explain on a GPU without rows: "; the file holds rows of this GPU under 1 other build
+// (...)", naming each, or "" where it holds none. After an upgrade of the driver, CUDA or
+// sgemm, the rows are there and unused, which the user should not have to guess.
+std::string rows_of_other_builds(TuningStore& store, const DeviceFingerprint& gpu) {
+    const std::vector<TuningStore::DeviceRow> others = other_builds_of(store, gpu);
+    if (others.empty()) return "";
+    std::string builds;
+    for (const TuningStore::DeviceRow& row : others)
+        builds += (builds.empty() ? "" : ", ") + other_build_label(row, gpu);
+    return "; the file holds rows of this GPU under " + count_of(others.size(), "other build", "other builds") +
+           " (device " + builds + "), which this build's dispatch does not read: tune again with this build "
+           "(sgemm-tune --from-misses tunes their misses too)";
+}
+
+struct ExplainedDevice {
+    std::string id;
+    std::optional<DeviceFingerprint> row;  // its row in the file, if it has one
+    std::optional<DeviceFingerprint> gpu;  // this machine's GPU, where the device is that
+};
+ExplainedDevice explain_device(Context& ctx, TuningStore& store) {
+    if (const std::string id = ctx.device(store); !id.empty()) return {id, store.find_device(id), std::nullopt};
+    if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id()), gpu};
     // By the ids the rows are stored under, which --device and list name.
     const std::vector<TuningStore::DeviceRow> devices = store.device_rows();
-    if (devices.size() == 1) return {devices.front().stored_id, devices.front().fields};
+    if (devices.size() == 1) return {devices.front().stored_id, devices.front().fields, std::nullopt};
     if (devices.empty())
         throw UsageError("no GPU is visible and " + printable(store.path()) + " holds no device: nothing has been tuned into "
                          "it, or prune removed what was, so there is nothing to explain (sgemm-tune fills it on a GPU)");
@@ -375,7 +394,9 @@ int cmd_explain(Context& ctx) {
                     launch.c_str(), why.c_str());
         return 0;
     }
-    const auto [device_id, device] = explain_device(ctx, store);
+    const ExplainedDevice explained = explain_device(ctx, store);
+    const std::string& device_id = explained.id;
+    const std::optional<DeviceFingerprint>& device = explained.row;
     // The winners dispatch loads for this device (src/dispatch/catalog.h): the same ones are
     // left out, for the same reasons.
     Catalog catalog;
@@ -418,7 +439,8 @@ int cmd_explain(Context& ctx) {
                                 "), so dispatch compiles the kernel at each create";
     } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
-                           ": nothing tuned on it is used, so every shape falls back";
+                           ": nothing tuned on it is used, so every shape falls back" +
+                           (explained.gpu ? rows_of_other_builds(store, *explained.gpu) : "");
     static const char* kinds[] = {"exact", "nearest", "fallback"};
     const char* kind = kinds[static_cast<int>(selection.kind)];
     if (ctx.json) {
@@ -490,11 +512,20 @@ int cmd_stats(Context& ctx) {
 int cmd_misses(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Miss> misses = store.misses(ctx.device(store));
-    // A miss stays as counted after a tune, an import or a merge brings the shape a winner
-    // (its count still weighs the shape): whether one has come since is said beside it.
-    const auto tuned_since = [&store](const Miss& m) { return store.find_winner(m.device_id, m.shape).has_value(); };
-    // Misses of another sgemm version's device are tuned by no --from-misses of this build.
     std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
+    // A miss stays as counted after a tune, an import or a merge brings the shape a winner
+    // (its count still weighs the shape): whether one has come since is said beside it. A
+    // miss of another build's device counts a winner of this sgemm version on the same GPU
+    // too: this build's --from-misses tunes that build's misses and stores them there.
+    const auto tuned_since = [&store, &devices](const Miss& m) {
+        if (store.find_winner(m.device_id, m.shape)) return true;
+        const DeviceFingerprint& missed_on = devices[m.device_id];
+        for (const auto& [id, device] : devices)
+            if (id != m.device_id && device.library_version == SGEMM_VERSION && same_gpu(device, missed_on) &&
+                store.find_winner(id, m.shape))
+                return true;
+        return false;
+    };
     if (ctx.json) {
         Json out = Json::array();
         for (const Miss& m : misses)

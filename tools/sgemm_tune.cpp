@@ -363,9 +363,23 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
         const DeviceInfo device = use_device(run.device_ordinal);
         compile_target_of(device);  // throws, naming the targets, for a GPU NVRTC cannot compile for
         if (run.from_misses && !after_fault) {
-            const std::string device_id = fingerprint_of(device).id();
+            const DeviceFingerprint fingerprint = fingerprint_of(device);
+            const std::string device_id = fingerprint.id();
             run.shapes_path = "the misses of device " + device_id;
-            const ShapesOfMisses misses = shapes_of_misses(TuningStore(run.db_path, OpenMode::ReadOnly).misses(device_id));
+            MissesOfGpu found;
+            {
+                TuningStore reader(run.db_path, OpenMode::ReadOnly);
+                found = misses_of_gpu(reader, fingerprint);
+            }
+            if (!found.other_builds.empty()) {
+                std::string builds;
+                for (const std::string& b : found.other_builds) builds += (builds.empty() ? "" : ", ") + b;
+                std::fprintf(stderr, "sgemm-tune: note: the misses this GPU met under %s (device %s) are tuned too, "
+                                     "for this build, whose dispatch reads only its own winners\n",
+                             count_of(found.other_builds.size(), "other build", "other builds").c_str(),
+                             printable(builds).c_str());
+            }
+            const ShapesOfMisses misses = shapes_of_misses(found.misses);
             run.shapes.rows = misses.rows;
             if (misses.left_out > 0)
                 std::fprintf(stderr, "sgemm-tune: note: %s of a precision other than fp32 left out: only fp32 is "
@@ -653,7 +667,8 @@ int main(int argc, char** argv) {
          "llama-3-8b | sgemm-tune --shapes -)")
         ("from-misses", "tune the shape keys libsgemm_dispatch recorded without an exact winner on this GPU "
          "(the database's misses, most frequent first) instead of a CSV; each on operands of the alignment class "
-         "its calls had (padded or offset rows), as a CSV row's align column asks (tightly packed where it is empty)")
+         "its calls had (padded or offset rows), as a CSV row's align column asks (tightly packed where it is empty). "
+         "Misses this GPU met under another driver, CUDA or sgemm build are tuned too, for this build")
         ("db", po::value<std::string>(), (std::string("tuning database; default: ") + kDefaultDbPathRule).c_str())
         ("strategy", po::value<std::string>()->default_value("model"),
          "model: cost-model ranking, time the best --top-k plus neighbouring shapes' winners, then walk "

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <unordered_map>
 
 #include "db/selection.h"
 #include "src/jit/loaded_kernel.h"
@@ -486,6 +487,35 @@ ShapeOutcome Tuner::tune(const ShapeRow& input, int index, int total) {
     outcome.seconds = seconds_since(shape_start_);
     if (progress_.shape_finished) progress_.shape_finished(outcome);
     return outcome;
+}
+
+MissesOfGpu misses_of_gpu(TuningStore& store, const DeviceFingerprint& gpu) {
+    MissesOfGpu out;
+    const std::string id = gpu.id();
+    std::unordered_map<ShapeKey, std::size_t, ShapeKeyHash> index_of_key;
+    const auto add = [&out, &id, &index_of_key](const std::vector<Miss>& misses) {
+        for (const Miss& miss : misses) {
+            const auto [at, added] = index_of_key.emplace(miss.shape, out.misses.size());
+            if (added) {
+                out.misses.push_back(miss);
+                out.misses.back().device_id = id;
+                continue;
+            }
+            Miss& merged = out.misses[at->second];
+            merged.count += miss.count;
+            merged.first_seen = std::min(merged.first_seen, miss.first_seen);
+            merged.last_seen = std::max(merged.last_seen, miss.last_seen);
+        }
+    };
+    add(store.misses(id));
+    for (const TuningStore::DeviceRow& row : other_builds_of(store, gpu)) {
+        const std::vector<Miss> misses = store.misses(row.stored_id);
+        if (misses.empty()) continue;
+        add(misses);
+        out.other_builds.push_back(other_build_label(row, gpu));
+    }
+    std::stable_sort(out.misses.begin(), out.misses.end(), [](const Miss& a, const Miss& b) { return a.count > b.count; });
+    return out;
 }
 
 ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses) {

@@ -155,6 +155,18 @@ struct ShapesOfMisses {
 };
 ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses);
 
+// What sgemm-tune --from-misses tunes on `gpu`: the misses recorded under its device id and
+// under other builds of the same GPU (other_builds_of): those are shapes the engine runs too,
+// recorded before an upgrade of the driver, CUDA or sgemm, and they get winners for this
+// build. One miss per shape key, its counts summed; most frequent first, ties in the order
+// met (this build's first). `other_builds` names each other build that added misses,
+// "1a2b3c4d (sgemm 0.3.0)".
+struct MissesOfGpu {
+    std::vector<Miss> misses;
+    std::vector<std::string> other_builds;
+};
+MissesOfGpu misses_of_gpu(TuningStore& store, const DeviceFingerprint& gpu);
+
 // What in `options` leaves part of the default search (sgemm-tune without search options)
 // out of every shape's search, in words ("--families decode; --top-k 4"): a family list
 // without every default family, the random strategy's sample, a smaller top-k. Empty when

@@ -1,6 +1,6 @@
 // Writes a tuning database for the sgemm-db command-line test (sgemm_db_cli.sh).
 //
-// usage: make_sample_db PATH ours|theirs|old|split|atomic|stale
+// usage: make_sample_db PATH ours|theirs|old|split|atomic|stale|upgraded
 //   ours    the fixture's sample: one H200 with 4 winners (3 naive, 1 cuBLAS),
 //           measurements and 2 misses (fill_sample)
 //   theirs  to merge into ours: the same H200 with a faster winner at M=1, a slower one at
@@ -27,7 +27,7 @@ using namespace sgemm::testing;
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic|stale\n");
+        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic|stale|upgraded\n");
         return 1;
     }
     const std::string path = argv[1], kind = argv[2];
@@ -64,6 +64,21 @@ int main(int argc, char** argv) {
             DeviceFingerprint older = h200();
             older.library_version = "0.2.0";
             store.put_winner(winner(store.add_device(older), shape(8, 4096, 4096), 1.0, nullptr));
+            return 0;
+        }
+        if (kind == "upgraded") {
+            // Misses an earlier build of the H200 recorded; this build's winner for one of them,
+            // and another GPU's for the other.
+            DeviceFingerprint older = h200();
+            older.library_version = "0.0.1";
+            const std::string older_id = store.add_device(older);
+            store.record_misses({Miss{older_id, shape(8, 4096, 4096), 3, "", "", ""},
+                                 Miss{older_id, shape(16, 4096, 4096), 2, "", "", ""}},
+                                "engine");
+            store.put_winner(winner(store.add_device(h200()), shape(8, 4096, 4096), 1.0, nullptr));
+            DeviceFingerprint h100 = h200();
+            h100.gpu_name = "NVIDIA H100 80GB HBM3";
+            store.put_winner(winner(store.add_device(h100), shape(16, 4096, 4096), 1.0, nullptr));
             return 0;
         }
         if (kind != "theirs") throw Error("unknown kind '" + kind + "'");

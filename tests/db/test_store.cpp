@@ -34,6 +34,45 @@ TEST(Store, DevicesAreKeyedByTheirWholeFingerprint) {
     EXPECT_FALSE(store.find_device("0123456789abcdef"));
 }
 
+// After an upgrade of the driver, CUDA, NVRTC or sgemm the same GPU is another device: its
+// earlier rows are found as other builds of it, each named by what differs; another GPU's
+// rows, and the GPU's own, are not.
+TEST(Store, TheSameGpuUnderAnotherBuildIsFoundAndNamedByWhatDiffers) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    const DeviceFingerprint gpu = h200();
+    store.add_device(gpu);
+    DeviceFingerprint older_sgemm = gpu;
+    older_sgemm.library_version = "0.3.0";
+    const std::string older_id = store.add_device(older_sgemm);
+    const DeviceFingerprint other_driver = h200(1);
+    const std::string driver_id = store.add_device(other_driver);
+    DeviceFingerprint h100 = gpu;
+    h100.gpu_name = "NVIDIA H100 80GB HBM3";  // as many SMs: the name tells them apart
+    store.add_device(h100);
+    DeviceFingerprint fewer_sms = gpu;  // a MIG slice reports the same name with fewer SMs
+    fewer_sms.sm_count = 16;
+    store.add_device(fewer_sms);
+
+    EXPECT_TRUE(same_gpu(gpu, older_sgemm));
+    EXPECT_FALSE(same_gpu(gpu, h100));
+    EXPECT_FALSE(same_gpu(gpu, fewer_sms));
+    std::map<std::string, std::string> labels;
+    for (const TuningStore::DeviceRow& row : other_builds_of(store, gpu)) labels[row.stored_id] = other_build_label(row, gpu);
+    ASSERT_EQ(labels.size(), 2u);
+    EXPECT_EQ(labels[older_id], older_id.substr(0, 8) + " (sgemm 0.3.0)");
+    EXPECT_EQ(labels[driver_id], driver_id.substr(0, 8) + " (driver 13.1)");
+
+    DeviceFingerprint everything = gpu;
+    everything.runtime_version = 12080;
+    everything.nvrtc_version = "12.8";
+    everything.memory_bytes += 1 << 20;
+    EXPECT_EQ(build_differences(everything, gpu), "CUDA 12.8, NVRTC 12.8, " + std::to_string(everything.memory_bytes) +
+                                                       " bytes of memory");
+    EXPECT_EQ(build_differences(gpu, gpu), "the same build");
+    EXPECT_TRUE(other_builds_of(store, h100).empty()) << "the H100 has no other build here";
+}
+
 // Paths reach SQLite as URIs: one that begins with two slashes (the default path when
 // HOME=/) or holds a character URIs give a meaning to is still the file it names.
 TEST(Store, PathsWithLeadingSlashesOrUriCharactersOpenTheFileTheyName) {

@@ -2,12 +2,13 @@
 # sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
 # --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, a tune that goes on
 # past candidates that fault the GPU and one that ten faults end, signals to a tune, misses too
-# large to tune, and without a GPU a clear exit 2.
+# large to tune, misses of an earlier build, and without a GPU a clear exit 2.
 set -u
 tune="$1"
 plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
 make_sample="$3"  # make_sample_db: "old" makes an empty database of schema version 1
 plant_misses="$4"  # plant_misses: this GPU's misses, many too large to tune and one that fits
+db_tool="$5"  # sgemm-db: what it explains and lists of a tune's database
 . "$(dirname "$0")/../cli_checks.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -708,6 +709,22 @@ PY
     grep -qxF "sgemm-tune: note: and 3 more shapes it cannot tune" <<<"$err" || fail "23 misses too large: $err"
   err=$(SGEMM_DB="$dir/misses.db" "$tune" --shapes "$dir/tiny.csv" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null)
   grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" || fail "the miss that fits was not tuned: $err"
+  # Misses an engine recorded under an earlier sgemm build of this GPU (before an upgrade) are
+  # shapes it runs: explain names that build's rows, --from-misses tunes them for this build
+  # (it said "no misses"), and sgemm-db misses then shows the winner beside them.
+  "$plant_misses" "$dir/upgraded.db" 0 0.0.1 || fail "plant_misses of an earlier build failed"
+  old_id=$("$db_tool" --db "$dir/upgraded.db" misses --json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["device_id"][:8])') || fail "the earlier build's misses"
+  out=$("$db_tool" --db "$dir/upgraded.db" explain 8 64 64) || fail "explain beside an earlier build's rows: $out"
+  grep -qF "the file holds rows of this GPU under 1 other build (device $old_id (sgemm 0.0.1)), which this build's dispatch does not read" <<<"$out" ||
+    fail "explain did not name the earlier build's rows: $out"
+  err=$("$tune" --from-misses --db "$dir/upgraded.db" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null) ||
+    fail "a tune of an earlier build's misses: $err"
+  grep -qF "sgemm-tune: note: the misses this GPU met under 1 other build (device $old_id (sgemm 0.0.1)) are tuned too" <<<"$err" ||
+    fail "the earlier build's misses went unnamed: $err"
+  grep -qF "M=8 N=64 K=64 NN fp32 align16" <<<"$err" || fail "the earlier build's miss was not tuned: $err"
+  out=$("$db_tool" --db "$dir/upgraded.db" misses) || fail "sgemm-db misses: $out"
+  sed -n 2p <<<"$out" | grep -q "^$old_id .* 0\.0\.1 .* yes$" || fail "the earlier build's miss has no winner since: $out"
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
