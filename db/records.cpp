@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "db/version_numbers.h"
 #include "src/util/error.h"
 #include "src/util/hash.h"
 #include "src/util/text.h"
@@ -44,6 +45,21 @@ bool same_gpu(const DeviceFingerprint& a, const DeviceFingerprint& b) {
     return a.gpu_name == b.gpu_name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor && a.sm_count == b.sm_count;
 }
 
+bool earlier_build(const DeviceFingerprint& other, const DeviceFingerprint& current) {
+    if (!same_gpu(other, current)) return false;
+    const auto numbers = [](const DeviceFingerprint& d) {
+        return std::vector<std::vector<long>>{version_numbers(d.library_version), {d.driver_version},
+                                              {d.runtime_version}, version_numbers(d.nvrtc_version)};
+    };
+    const std::vector<std::vector<long>> older = numbers(other), newer = numbers(current);
+    bool some_older = false;
+    for (std::size_t i = 0; i < older.size(); ++i) {
+        if (newer[i] < older[i]) return false;
+        some_older = some_older || older[i] < newer[i];
+    }
+    return some_older;
+}
+
 std::string build_differences(const DeviceFingerprint& other, const DeviceFingerprint& current) {
     std::vector<std::string> fields;
     if (other.driver_version != current.driver_version) fields.push_back("driver " + cuda_version_text(other.driver_version));
@@ -52,7 +68,6 @@ std::string build_differences(const DeviceFingerprint& other, const DeviceFinger
     if (other.library_version != current.library_version) fields.push_back("sgemm " + other.library_version);
     // Left last: a driver may report a GPU's memory a little differently.
     if (other.memory_bytes != current.memory_bytes) fields.push_back(std::to_string(other.memory_bytes) + " bytes of memory");
-    if (fields.empty()) return "the same build";
     std::string out;
     for (const std::string& f : fields) out += (out.empty() ? "" : ", ") + f;
     return out;

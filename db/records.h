@@ -35,8 +35,14 @@ struct DeviceFingerprint {
 // which dispatch reads its winners and records its misses afresh.
 bool same_gpu(const DeviceFingerprint& a, const DeviceFingerprint& b);
 
+// Whether `other` is an earlier build of `current`'s GPU: the same GPU, no version newer
+// (sgemm, driver, CUDA, NVRTC) and one at least older. A version that is no build's counts as
+// older, as prune --stale takes it. What such a build recorded and tuned, `current` tunes
+// again for itself; a newer build's rows are that build's to use.
+bool earlier_build(const DeviceFingerprint& other, const DeviceFingerprint& current);
+
 // The fields in which `other`, of the same GPU, differs from `current`, as describe() writes
-// them ("driver 12.8, sgemm 0.3.0"); "the same build" where none does.
+// them: "driver 12.8, sgemm 0.3.0".
 std::string build_differences(const DeviceFingerprint& other, const DeviceFingerprint& current);
 
 // A kernel: a point of a family's parameter space, or cuBLAS itself.

@@ -393,15 +393,15 @@ std::vector<TuningStore::DeviceRow> TuningStore::device_rows() {
     return out;
 }
 
-std::vector<TuningStore::DeviceRow> other_builds_of(TuningStore& store, const DeviceFingerprint& gpu) {
+std::vector<TuningStore::DeviceRow> earlier_builds_of(TuningStore& store, const DeviceFingerprint& gpu) {
     std::vector<TuningStore::DeviceRow> out;
     for (TuningStore::DeviceRow& row : store.device_rows())
-        if (row.stored_id != gpu.id() && same_gpu(row.fields, gpu)) out.push_back(std::move(row));
+        if (earlier_build(row.fields, gpu)) out.push_back(std::move(row));
     return out;
 }
 
-std::string other_build_label(const TuningStore::DeviceRow& row, const DeviceFingerprint& gpu) {
-    return row.stored_id.substr(0, 8) + " (" + build_differences(row.fields, gpu) + ")";
+std::string earlier_build_label(const TuningStore::DeviceRow& row, const DeviceFingerprint& gpu) {
+    return "device " + row.stored_id.substr(0, 8) + " (" + build_differences(row.fields, gpu) + ")";
 }
 
 std::vector<TuningStore::EditedDeviceRow> TuningStore::edited_device_rows() {

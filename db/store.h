@@ -190,13 +190,13 @@ private:
     std::int64_t unread_wal_bytes_ = 0;
 };
 
-// The device rows of `gpu`'s GPU (same_gpu) stored under an id other than gpu.id(): the
-// same GPU under another driver, CUDA, NVRTC or sgemm version, whose rows this build's
-// dispatch does not read. By GPU name, then id.
-std::vector<TuningStore::DeviceRow> other_builds_of(TuningStore& store, const DeviceFingerprint& gpu);
-// "1a2b3c4d (sgemm 0.3.0)": such a row in a message, by the short id sgemm-db list shows and
-// what differs from `gpu` (build_differences).
-std::string other_build_label(const TuningStore::DeviceRow& row, const DeviceFingerprint& gpu);
+// The device rows of earlier builds of `gpu`'s GPU (earlier_build): the same GPU before an
+// upgrade of sgemm, its driver, CUDA or NVRTC, whose rows this build's dispatch does not read.
+// By id.
+std::vector<TuningStore::DeviceRow> earlier_builds_of(TuningStore& store, const DeviceFingerprint& gpu);
+// "device 1a2b3c4d (sgemm 0.3.0)": such a row in a message, by the short id sgemm-db list
+// shows and what differs from `gpu` (build_differences).
+std::string earlier_build_label(const TuningStore::DeviceRow& row, const DeviceFingerprint& gpu);
 
 // Throws the DbError that opening `path` for writing would, but creates, upgrades and changes
 // no data: for a command that cannot start its work (no GPU is visible, or dispatch about to

@@ -333,23 +333,26 @@ int cmd_show(Context& ctx) {
     return 0;
 }
 
+// For explain on a GPU without rows: "; the file holds rows of 1 earlier build of this GPU
+// (...)", naming each, or "" where it holds none. After an upgrade of sgemm, the driver, CUDA
+// or NVRTC those rows are there and unused, which the user should not have to guess.
+std::string rows_of_earlier_builds(TuningStore& store, const DeviceFingerprint& gpu) {
+    const std::vector<TuningStore::DeviceRow> earlier = earlier_builds_of(store, gpu);
+    if (earlier.empty()) return "";
+    std::string builds;
+    bool with_misses = false;
+    for (const TuningStore::DeviceRow& row : earlier) {
+        builds += (builds.empty() ? "" : ", ") + earlier_build_label(row, gpu);
+        with_misses = with_misses || !store.misses(row.stored_id).empty();
+    }
+    return "; the file holds rows of " + count_of(earlier.size(), "earlier build", "earlier builds") +
+           " of this GPU, which this build's dispatch does not read (" + builds + "): tune again with this build" +
+           (with_misses ? " (sgemm-tune --from-misses tunes their misses too)" : "");
+}
+
 // "This device" for explain: --device, else the GPU of this machine, else the file's only
 // device. The GPU comes before the file's only device because it is where dispatch would
 // run; without a GPU the answer is for the file's device.
-// For explain on a GPU without rows: "; the file holds rows of this GPU under 1 other build
-// (...)", naming each, or "" where it holds none. After an upgrade of the driver, CUDA or
-// sgemm, the rows are there and unused, which the user should not have to guess.
-std::string rows_of_other_builds(TuningStore& store, const DeviceFingerprint& gpu) {
-    const std::vector<TuningStore::DeviceRow> others = other_builds_of(store, gpu);
-    if (others.empty()) return "";
-    std::string builds;
-    for (const TuningStore::DeviceRow& row : others)
-        builds += (builds.empty() ? "" : ", ") + other_build_label(row, gpu);
-    return "; the file holds rows of this GPU under " + count_of(others.size(), "other build", "other builds") +
-           " (device " + builds + "), which this build's dispatch does not read: tune again with this build "
-           "(sgemm-tune --from-misses tunes their misses too)";
-}
-
 struct ExplainedDevice {
     std::string id;
     std::optional<DeviceFingerprint> row;  // its row in the file, if it has one
@@ -416,7 +419,9 @@ int cmd_explain(Context& ctx) {
     if (other_version) {
         selection.reason = "device " + device_id.substr(0, 8) + " was tuned by sgemm " + device->library_version +
                            "; dispatch " + SGEMM_VERSION + " reads only the rows of its own version, so every shape "
-                           "falls back (tune again with this build; sgemm-db prune --stale removes the old rows)";
+                           "falls back (tune again with this build: sgemm-tune --from-misses tunes an earlier build's misses "
+                           "for it, so run it before sgemm-db prune --stale removes older builds' rows, their misses "
+                           "with them)";
     } else if (device) {
         // Dispatch's own decision, with the split-K workspace it gives each stream; the
         // fallback is left to the caller's policy, as `launch` says. A winner's kernel is what
@@ -440,7 +445,7 @@ int cmd_explain(Context& ctx) {
     } else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back" +
-                           (explained.gpu ? rows_of_other_builds(store, *explained.gpu) : "");
+                           (explained.gpu ? rows_of_earlier_builds(store, *explained.gpu) : "");
     static const char* kinds[] = {"exact", "nearest", "fallback"};
     const char* kind = kinds[static_cast<int>(selection.kind)];
     if (ctx.json) {
@@ -515,15 +520,12 @@ int cmd_misses(Context& ctx) {
     std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
     // A miss stays as counted after a tune, an import or a merge brings the shape a winner
     // (its count still weighs the shape): whether one has come since is said beside it. A
-    // miss of another build's device counts a winner of this sgemm version on the same GPU
-    // too: this build's --from-misses tunes that build's misses and stores them there.
+    // later build of the same GPU counts too: its --from-misses tunes this build's misses.
     const auto tuned_since = [&store, &devices](const Miss& m) {
         if (store.find_winner(m.device_id, m.shape)) return true;
         const DeviceFingerprint& missed_on = devices[m.device_id];
         for (const auto& [id, device] : devices)
-            if (id != m.device_id && device.library_version == SGEMM_VERSION && same_gpu(device, missed_on) &&
-                store.find_winner(id, m.shape))
-                return true;
+            if (earlier_build(missed_on, device) && store.find_winner(id, m.shape)) return true;
         return false;
     };
     if (ctx.json) {

@@ -365,19 +365,20 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
         if (run.from_misses && !after_fault) {
             const DeviceFingerprint fingerprint = fingerprint_of(device);
             const std::string device_id = fingerprint.id();
-            run.shapes_path = "the misses of device " + device_id;
             MissesOfGpu found;
             {
                 TuningStore reader(run.db_path, OpenMode::ReadOnly);
                 found = misses_of_gpu(reader, fingerprint);
             }
-            if (!found.other_builds.empty()) {
-                std::string builds;
-                for (const std::string& b : found.other_builds) builds += (builds.empty() ? "" : ", ") + b;
-                std::fprintf(stderr, "sgemm-tune: note: the misses this GPU met under %s (device %s) are tuned too, "
-                                     "for this build, whose dispatch reads only its own winners\n",
-                             count_of(found.other_builds.size(), "other build", "other builds").c_str(),
-                             printable(builds).c_str());
+            run.shapes_path = "the misses of device " + device_id;
+            if (!found.earlier_builds.empty()) {
+                const std::string builds = count_of(found.earlier_builds.size(), "earlier build", "earlier builds");
+                run.shapes_path += " and its " + builds;
+                std::string named;
+                for (const std::string& b : found.earlier_builds) named += (named.empty() ? "" : ", ") + b;
+                // Said on every run: a shape with a winner for this build is skipped as any other.
+                std::fprintf(stderr, "sgemm-tune: note: with the misses of %s of this GPU, whose rows this build's "
+                                     "dispatch does not read: %s\n", builds.c_str(), printable(named).c_str());
             }
             const ShapesOfMisses misses = shapes_of_misses(found.misses);
             run.shapes.rows = misses.rows;

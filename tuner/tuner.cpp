@@ -508,11 +508,11 @@ MissesOfGpu misses_of_gpu(TuningStore& store, const DeviceFingerprint& gpu) {
         }
     };
     add(store.misses(id));
-    for (const TuningStore::DeviceRow& row : other_builds_of(store, gpu)) {
+    for (const TuningStore::DeviceRow& row : earlier_builds_of(store, gpu)) {
         const std::vector<Miss> misses = store.misses(row.stored_id);
         if (misses.empty()) continue;
         add(misses);
-        out.other_builds.push_back(other_build_label(row, gpu));
+        out.earlier_builds.push_back(earlier_build_label(row, gpu));
     }
     std::stable_sort(out.misses.begin(), out.misses.end(), [](const Miss& a, const Miss& b) { return a.count > b.count; });
     return out;

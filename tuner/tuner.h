@@ -156,14 +156,13 @@ struct ShapesOfMisses {
 ShapesOfMisses shapes_of_misses(const std::vector<Miss>& misses);
 
 // What sgemm-tune --from-misses tunes on `gpu`: the misses recorded under its device id and
-// under other builds of the same GPU (other_builds_of): those are shapes the engine runs too,
-// recorded before an upgrade of the driver, CUDA or sgemm, and they get winners for this
-// build. One miss per shape key, its counts summed; most frequent first, ties in the order
-// met (this build's first). `other_builds` names each other build that added misses,
-// "1a2b3c4d (sgemm 0.3.0)".
+// under its earlier builds (earlier_builds_of), shapes the engine ran before an upgrade of
+// sgemm, the driver, CUDA or NVRTC, which get winners for this build. One miss per shape key,
+// its counts summed; most frequent first, ties in the order met (this build's first).
+// `earlier_builds` names each earlier build that added misses, "device 1a2b3c4d (sgemm 0.3.0)".
 struct MissesOfGpu {
     std::vector<Miss> misses;
-    std::vector<std::string> other_builds;
+    std::vector<std::string> earlier_builds;
 };
 MissesOfGpu misses_of_gpu(TuningStore& store, const DeviceFingerprint& gpu);
 

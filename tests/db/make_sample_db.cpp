@@ -12,6 +12,8 @@
 //           32 x 4096 x 4096 (with its binary), for explain --deterministic
 //   stale   one H200 as sgemm 0.2.0 stamped it, with a cuBLAS winner at 8 x 4096 x 4096: rows
 //           that this build's dispatch never reads
+//   upgraded misses of an H200 under an earlier build (sgemm 0.0.1) and under this one, with
+//            winners of this build, of an earlier driver and of another GPU, for "winner since"
 #include <cstdio>
 #include <string>
 
@@ -67,16 +69,20 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (kind == "upgraded") {
-            // Misses an earlier build of the H200 recorded; this build's winner for one of them,
-            // and another GPU's for the other.
-            DeviceFingerprint older = h200();
+            // Misses an earlier build (sgemm 0.0.1) of the H200 recorded, and this build's: one of
+            // the earlier misses has this build's winner since, the other only another GPU's; this
+            // build's miss has a winner only under an earlier driver (13.0; this build is 13.1).
+            DeviceFingerprint older = h200(1);
             older.library_version = "0.0.1";
             const std::string older_id = store.add_device(older);
+            const std::string this_build = store.add_device(h200(1));
             store.record_misses({Miss{older_id, shape(8, 4096, 4096), 3, "", "", ""},
-                                 Miss{older_id, shape(16, 4096, 4096), 2, "", "", ""}},
+                                 Miss{older_id, shape(16, 4096, 4096), 2, "", "", ""},
+                                 Miss{this_build, shape(1, 4096, 4096), 1, "", "", ""}},
                                 "engine");
-            store.put_winner(winner(store.add_device(h200()), shape(8, 4096, 4096), 1.0, nullptr));
-            DeviceFingerprint h100 = h200();
+            store.put_winner(winner(this_build, shape(8, 4096, 4096), 1.0, nullptr));
+            store.put_winner(winner(store.add_device(h200()), shape(1, 4096, 4096), 1.0, nullptr));
+            DeviceFingerprint h100 = h200(1);
             h100.gpu_name = "NVIDIA H100 80GB HBM3";
             store.put_winner(winner(store.add_device(h100), shape(16, 4096, 4096), 1.0, nullptr));
             return 0;

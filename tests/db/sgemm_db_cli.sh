@@ -318,14 +318,16 @@ cp "$dir/ours.db" "$dir/m16.db"
 run 0 --db "$dir/m16.db" import "$dir/m16.csv"; has "$out" "winners 1 added"
 run 0 --db "$dir/m16.db" misses; sed -n 2p <<<"$out" | grep -q " 16  *4096  *4096  *NN .* 5 .* yes$" || fail "misses: winner since: $out"
 run 0 --db "$dir/m16.db" misses --json; [ "$(json 'd[0]["winner_since"]')" = True ] || fail "misses --json: $out"
-# A miss an earlier build of the GPU recorded has a winner since where this build stored one for
-# it on the same GPU (sgemm-tune --from-misses tunes such misses), not where another GPU did.
+# A miss an earlier build of the GPU recorded has a winner since where a later build stored one
+# for it on the same GPU (sgemm-tune --from-misses tunes such misses), not where another GPU
+# did; and a later build's miss has none from an earlier build's winner (an earlier driver's).
 "$make_sample" "$dir/upgraded.db" upgraded || fail "make_sample_db upgraded"
 run 0 --db "$dir/upgraded.db" misses
 sed -n 2p <<<"$out" | grep -q " NVIDIA H200  0\.0\.1  *8  *4096 .* yes$" || fail "misses: an earlier build's miss tuned since: $out"
 sed -n 3p <<<"$out" | grep -q " NVIDIA H200  0\.0\.1  *16  *4096 .* no$" || fail "misses: another GPU's winner counted: $out"
-run 0 --db "$dir/upgraded.db" misses --json; [ "$(json '[m["winner_since"] for m in d]')" = "[True, False]" ] ||
-  fail "misses --json of an earlier build: $out"
+sed -n 4p <<<"$out" | grep -q " NVIDIA H200  $version  *1  *4096 .* no$" || fail "misses: an earlier driver's winner counted: $out"
+run 0 --db "$dir/upgraded.db" misses --json
+[ "$(json '[m["winner_since"] for m in d]')" = "[True, False, False]" ] || fail "misses --json of an earlier build: $out"
 # show says what narrowed a winner's search, and what that means for the next tune.
 run 0 --db "$dir/m16.db" show 16 4096 4096 --device "$id"
 has "$out" "; its search was narrowed by --families naive, so the next sgemm-tune run that searches in full tunes the shape again"

@@ -34,34 +34,45 @@ TEST(Store, DevicesAreKeyedByTheirWholeFingerprint) {
     EXPECT_FALSE(store.find_device("0123456789abcdef"));
 }
 
-// After an upgrade of the driver, CUDA, NVRTC or sgemm the same GPU is another device: its
-// earlier rows are found as other builds of it, each named by what differs; another GPU's
-// rows, and the GPU's own, are not.
-TEST(Store, TheSameGpuUnderAnotherBuildIsFoundAndNamedByWhatDiffers) {
+// After an upgrade of sgemm, the driver, CUDA or NVRTC the same GPU is another device: its
+// earlier builds are found, each named by what differs; a newer build (another machine's, or
+// a newer sgemm sharing the file), another GPU and the GPU itself are not.
+TEST(Store, EarlierBuildsOfTheSameGpuAreFoundAndNamedByWhatDiffers) {
     TempDir dir;
     TuningStore store(dir.file("t.db"));
-    const DeviceFingerprint gpu = h200();
+    const DeviceFingerprint gpu = h200(1);  // driver 13.1
     store.add_device(gpu);
     DeviceFingerprint older_sgemm = gpu;
     older_sgemm.library_version = "0.3.0";
     const std::string older_id = store.add_device(older_sgemm);
-    const DeviceFingerprint other_driver = h200(1);
-    const std::string driver_id = store.add_device(other_driver);
-    DeviceFingerprint h100 = gpu;
+    const DeviceFingerprint older_driver = h200();  // driver 13.0
+    const std::string driver_id = store.add_device(older_driver);
+    DeviceFingerprint newer_sgemm = gpu;
+    newer_sgemm.library_version = "9.0.0";
+    store.add_device(newer_sgemm);
+    DeviceFingerprint mixed = older_driver;  // an older driver, but a newer CUDA: no earlier build
+    mixed.runtime_version = 13010;
+    store.add_device(mixed);
+    DeviceFingerprint h100 = older_sgemm;
     h100.gpu_name = "NVIDIA H100 80GB HBM3";  // as many SMs: the name tells them apart
     store.add_device(h100);
-    DeviceFingerprint fewer_sms = gpu;  // a MIG slice reports the same name with fewer SMs
+    DeviceFingerprint fewer_sms = older_sgemm;  // a MIG slice reports the same name with fewer SMs
     fewer_sms.sm_count = 16;
     store.add_device(fewer_sms);
 
-    EXPECT_TRUE(same_gpu(gpu, older_sgemm));
+    EXPECT_TRUE(same_gpu(gpu, newer_sgemm));
     EXPECT_FALSE(same_gpu(gpu, h100));
     EXPECT_FALSE(same_gpu(gpu, fewer_sms));
+    EXPECT_FALSE(earlier_build(gpu, gpu)) << "a build is not earlier than itself";
+    EXPECT_TRUE(earlier_build(gpu, newer_sgemm));
+    DeviceFingerprint unversioned = gpu;  // as prune --stale takes it: older
+    unversioned.library_version = "next";
+    EXPECT_TRUE(earlier_build(unversioned, gpu));
     std::map<std::string, std::string> labels;
-    for (const TuningStore::DeviceRow& row : other_builds_of(store, gpu)) labels[row.stored_id] = other_build_label(row, gpu);
+    for (const TuningStore::DeviceRow& row : earlier_builds_of(store, gpu)) labels[row.stored_id] = earlier_build_label(row, gpu);
     ASSERT_EQ(labels.size(), 2u);
-    EXPECT_EQ(labels[older_id], older_id.substr(0, 8) + " (sgemm 0.3.0)");
-    EXPECT_EQ(labels[driver_id], driver_id.substr(0, 8) + " (driver 13.1)");
+    EXPECT_EQ(labels[older_id], "device " + older_id.substr(0, 8) + " (sgemm 0.3.0)");
+    EXPECT_EQ(labels[driver_id], "device " + driver_id.substr(0, 8) + " (driver 13.0)");
 
     DeviceFingerprint everything = gpu;
     everything.runtime_version = 12080;
@@ -69,8 +80,7 @@ TEST(Store, TheSameGpuUnderAnotherBuildIsFoundAndNamedByWhatDiffers) {
     everything.memory_bytes += 1 << 20;
     EXPECT_EQ(build_differences(everything, gpu), "CUDA 12.8, NVRTC 12.8, " + std::to_string(everything.memory_bytes) +
                                                        " bytes of memory");
-    EXPECT_EQ(build_differences(gpu, gpu), "the same build");
-    EXPECT_TRUE(other_builds_of(store, h100).empty()) << "the H100 has no other build here";
+    EXPECT_TRUE(earlier_builds_of(store, h100).empty()) << "the H100 has no earlier build here";
 }
 
 // Paths reach SQLite as URIs: one that begins with two slashes (the default path when

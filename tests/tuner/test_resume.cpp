@@ -260,11 +260,10 @@ TEST(Resume, MissesBecomeShapesAndOtherPrecisionsAreLeftOut) {
     EXPECT_EQ(shapes.rows[1].name, "1 miss");
 }
 
-
 // --from-misses on a GPU whose earlier build recorded misses (before an upgrade of sgemm or
 // the driver): those are tuned too, for this build, summed with this build's misses of the
-// same key and ordered by the sum; another GPU's misses are not.
-TEST(Resume, MissesOfTheSameGpuUnderOtherBuildsAreTunedWithItsOwn) {
+// same key and ordered by the sum; a newer build's misses and another GPU's are not.
+TEST(Resume, MissesOfEarlierBuildsOfTheGpuAreTunedWithItsOwn) {
     TempDir dir;
     TuningStore store(dir.file("tuning.db"));
     const DeviceFingerprint gpu = sgemm::testing::h200();
@@ -272,13 +271,17 @@ TEST(Resume, MissesOfTheSameGpuUnderOtherBuildsAreTunedWithItsOwn) {
     DeviceFingerprint older = gpu;
     older.library_version = "0.3.0";
     const std::string older_id = store.add_device(older);
-    DeviceFingerprint other_gpu = gpu;
+    DeviceFingerprint newer = gpu;
+    newer.library_version = "9.0.0";
+    const std::string newer_id = store.add_device(newer);
+    DeviceFingerprint other_gpu = older;
     other_gpu.gpu_name = "NVIDIA H100 80GB HBM3";
     const std::string other_gpu_id = store.add_device(other_gpu);
     const ShapeKey shared = row(8, 4096, 4096, 1).key, own = row(1, 4096, 4096, 2).key,
                    old_only = row(32, 4096, 14336, 3).key, elsewhere = row(2, 4096, 4096, 4).key;
     store.record_misses({Miss{id, shared, 3, "", "", ""}, Miss{id, own, 4, "", "", ""}}, "engine 0.4.0");
     store.record_misses({Miss{older_id, shared, 2, "", "", ""}, Miss{older_id, old_only, 1, "", "", ""}}, "engine 0.3.0");
+    store.record_misses({Miss{newer_id, elsewhere, 9, "", "", ""}}, "engine 9.0.0");
     store.record_misses({Miss{other_gpu_id, elsewhere, 9, "", "", ""}}, "engine on the H100");
 
     const MissesOfGpu found = misses_of_gpu(store, gpu);
@@ -288,13 +291,13 @@ TEST(Resume, MissesOfTheSameGpuUnderOtherBuildsAreTunedWithItsOwn) {
     EXPECT_EQ(found.misses[1].shape, own);
     EXPECT_EQ(found.misses[2].shape, old_only);
     for (const Miss& m : found.misses) EXPECT_EQ(m.device_id, id) << "tuned for this build";
-    ASSERT_EQ(found.other_builds.size(), 1u);
-    EXPECT_EQ(found.other_builds[0], older_id.substr(0, 8) + " (sgemm 0.3.0)");
-    // A build that recorded no misses is not named.
+    ASSERT_EQ(found.earlier_builds.size(), 1u);
+    EXPECT_EQ(found.earlier_builds[0], "device " + older_id.substr(0, 8) + " (sgemm 0.3.0)");
+    // An earlier build that recorded no misses is not named.
     DeviceFingerprint quiet = gpu;
     quiet.library_version = "0.2.0";
     store.add_device(quiet);
-    EXPECT_EQ(misses_of_gpu(store, gpu).other_builds.size(), 1u);
+    EXPECT_EQ(misses_of_gpu(store, gpu).earlier_builds.size(), 1u);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ tune="$1"
 plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
 make_sample="$3"  # make_sample_db: "old" makes an empty database of schema version 1
 plant_misses="$4"  # plant_misses: this GPU's misses, many too large to tune and one that fits
-db_tool="$5"  # sgemm-db: what it explains and lists of a tune's database
+db_tool="${5:?usage: tune_cli.sh SGEMM_TUNE PLANT_FAULTING_KERNEL MAKE_SAMPLE_DB PLANT_MISSES SGEMM_DB}"  # sgemm-db
 . "$(dirname "$0")/../cli_checks.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -711,18 +711,20 @@ PY
   grep -qF "M=8 N=64 K=64 NN fp32 align16: has a winner (" <<<"$err" || fail "the miss that fits was not tuned: $err"
   # Misses an engine recorded under an earlier sgemm build of this GPU (before an upgrade) are
   # shapes it runs: explain names that build's rows, --from-misses tunes them for this build
-  # (it said "no misses"), and sgemm-db misses then shows the winner beside them.
+  # (it had tuned only this build's, and said there were none), storing the winner where this
+  # build's dispatch finds it, and sgemm-db misses then shows it beside them.
   "$plant_misses" "$dir/upgraded.db" 0 0.0.1 || fail "plant_misses of an earlier build failed"
   old_id=$("$db_tool" --db "$dir/upgraded.db" misses --json |
     python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["device_id"][:8])') || fail "the earlier build's misses"
   out=$("$db_tool" --db "$dir/upgraded.db" explain 8 64 64) || fail "explain beside an earlier build's rows: $out"
-  grep -qF "the file holds rows of this GPU under 1 other build (device $old_id (sgemm 0.0.1)), which this build's dispatch does not read" <<<"$out" ||
+  grep -qF "the file holds rows of 1 earlier build of this GPU, which this build's dispatch does not read (device $old_id (sgemm 0.0.1)): tune again with this build (sgemm-tune --from-misses tunes their misses too)" <<<"$out" ||
     fail "explain did not name the earlier build's rows: $out"
   err=$("$tune" --from-misses --db "$dir/upgraded.db" --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null) ||
     fail "a tune of an earlier build's misses: $err"
-  grep -qF "sgemm-tune: note: the misses this GPU met under 1 other build (device $old_id (sgemm 0.0.1)) are tuned too" <<<"$err" ||
+  grep -qxF "sgemm-tune: note: with the misses of 1 earlier build of this GPU, whose rows this build's dispatch does not read: device $old_id (sgemm 0.0.1)" <<<"$err" ||
     fail "the earlier build's misses went unnamed: $err"
-  grep -qF "M=8 N=64 K=64 NN fp32 align16" <<<"$err" || fail "the earlier build's miss was not tuned: $err"
+  out=$("$db_tool" --db "$dir/upgraded.db" explain 8 64 64) || fail "explain after the tune: $out"
+  grep -qx "decision  exact" <<<"$out" || fail "the earlier build's miss was not tuned for this build: $out"
   out=$("$db_tool" --db "$dir/upgraded.db" misses) || fail "sgemm-db misses: $out"
   sed -n 2p <<<"$out" | grep -q "^$old_id .* 0\.0\.1 .* yes$" || fail "the earlier build's miss has no winner since: $out"
 fi
