@@ -2,13 +2,16 @@
 # sgemm-tune's command line: --help, bad CSVs (exit 1, file:line, nothing tuned), a
 # --dry-run over a small space (compiles, no GPU), one stopped by Ctrl-C, a tune that goes on
 # past candidates that fault the GPU and one that ten faults end, signals to a tune, misses too
-# large to tune, misses of an earlier build, and without a GPU a clear exit 2.
+# large to tune, misses of an earlier build, the whole log of a compile NVRTC refuses, and
+# without a GPU a clear exit 2.
 set -u
 tune="$1"
 plant="$2"  # plant_faulting_kernel: a kernel that traps, in a database's binary cache
 make_sample="$3"  # make_sample_db: "old" makes an empty database of schema version 1
 plant_misses="$4"  # plant_misses: this GPU's misses, many too large to tune and one that fits
-db_tool="${5:?usage: tune_cli.sh SGEMM_TUNE PLANT_FAULTING_KERNEL MAKE_SAMPLE_DB PLANT_MISSES SGEMM_DB}"  # sgemm-db
+usage="usage: tune_cli.sh SGEMM_TUNE PLANT_FAULTING_KERNEL MAKE_SAMPLE_DB PLANT_MISSES SGEMM_DB NVRTC_REFUSES_COMPILES"
+db_tool="${5:?$usage}"  # sgemm-db: what it explains and lists of a tune's database
+refusing_nvrtc="${6:?$usage}"  # preloaded: NVRTC refuses NVRTC_REFUSE's compiles, with a long log of several lines
 . "$(dirname "$0")/../cli_checks.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -118,6 +121,18 @@ done
 out=$(LD_LIBRARY_PATH="$dir/damaged-nvrtc${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 2 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "^sgemm-tune: NVRTC could not run its compile of sgemm_naive<.*> for sm_90 (NVRTC_ERROR_BUILTIN_OPERATION_FAILURE)" <<<"$out" &&
   ! grep -q "does not compile" <<<"$out" || fail "a damaged NVRTC: $rc $out"
+
+# A configuration NVRTC refuses: the dry run prints NVRTC's whole log under it, a line of the
+# log to a line (it printed 200 bytes on one line, cut mid-word); no family fails to compile,
+# so a preloaded NVRTC refuses the naive family's.
+out=$(NVRTC_REFUSE=naive.cu LD_PRELOAD="$refusing_nvrtc" "$tune" --shapes "$dir/small.csv" --dry-run --families naive --top-k 1 --max-candidates 1 2>&1) ||
+  fail "a dry run whose compiles NVRTC refuses: $out"
+grep -q "^  naive .* does not compile:$" <<<"$out" || fail "a refused compile's line: $out"
+grep -qx "    NVRTC failed to compile sgemm_naive<.*> for sm_90 (NVRTC_ERROR_COMPILATION):" <<<"$out" &&
+  grep -qxF '    planted.cu(3): error: identifier "planted_by_tune_cli" is undefined' <<<"$out" &&
+  grep -qx "    planted.cu(4): error: this line is long, .*what a tune stores;" <<<"$out" &&
+  grep -qxF '    2 errors detected in the compilation of "planted.cu".' <<<"$out" || fail "a refused compile's log, whole: $out"
+[ "$(grep -x "    planted.cu(4): .*" <<<"$out" | head -1 | wc -c)" -gt 450 ] || fail "the log's long line was cut: $out"
 
 # - reads the shapes from standard input, and its messages name it.
 out=$(printf 'M,N,K\n8,64,64\n' | "$tune" --shapes - --dry-run --families naive --top-k 1 2>&1) || fail "--shapes -: $out"
@@ -727,6 +742,22 @@ PY
   grep -qx "decision  exact" <<<"$out" || fail "the earlier build's miss was not tuned for this build: $out"
   out=$("$db_tool" --db "$dir/upgraded.db" misses) || fail "sgemm-db misses: $out"
   sed -n 2p <<<"$out" | grep -q "^$old_id .* 0\.0\.1 .* yes$" || fail "the earlier build's miss has no winner since: $out"
+  # A candidate NVRTC refuses is stored as such, its log on one line and cut to 400 bytes that
+  # say where they stop and how long the log was; cuBLAS is the winner.
+  err=$(NVRTC_REFUSE=naive.cu LD_PRELOAD="$refusing_nvrtc" "$tune" --shapes "$dir/tiny.csv" --db "$dir/refused.db" \
+    --families naive --top-k 1 --max-candidates 1 2>&1 >/dev/null) || fail "a tune whose candidate NVRTC refuses: $err"
+  out=$("$db_tool" --db "$dir/refused.db" show 8 64 64 --json) || fail "show of a refused candidate: $out"
+  python3 - "$out" <<'PY' || fail "a refused candidate's stored reason: $out"
+import json, re, sys
+d = json.loads(sys.argv[1])
+assert [w["family"] for w in d["winners"]] == ["cublas"], d["winners"]
+naive = [m for m in d["measurements"] if m["family"] == "naive"]
+assert len(naive) == 1 and not naive[0]["valid"], naive
+why = naive[0]["invalid_reason"]
+assert why.startswith("does not compile: NVRTC failed to compile sgemm_naive<"), why
+assert "\n" not in why and "planted.cu(3): error" in why, why
+assert re.search(r"\.\.\. \(\d+ bytes\)$", why) and len(why) < 450, why
+PY
 fi
 
 expect_no_gpu sgemm-tune "no CUDA device is visible" "$tune" --shapes "$dir/small.csv"
