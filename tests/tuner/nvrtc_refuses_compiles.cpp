@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <nvrtc.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -34,10 +35,16 @@ bool is_refused(nvrtcProgram program) {
     return refused.count(program) > 0;
 }
 
-// NVRTC's own definition of `name`, which this library's hides.
+// NVRTC's own definition of `name`, which this library's hides; without it (a program that
+// does not load libnvrtc) there is nothing to forward to, which is said rather than crashed on.
 template <class Function>
 Function nvrtcs(Function, const char* name) {
-    return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+    void* found = dlsym(RTLD_NEXT, name);
+    if (!found) {
+        std::fprintf(stderr, "nvrtc_refuses_compiles: no %s after this library\n", name);
+        std::abort();
+    }
+    return reinterpret_cast<Function>(found);
 }
 
 }  // namespace
