@@ -80,7 +80,7 @@ po::parsed_options numbers_trimmed(const po::parsed_options& parsed, const po::o
 }
 
 // parser.run() on argc/argv, with the help put first. A line with --help (or -h, or an
-// abbreviation) keeps only it and the positional words (sgemm-db's command, whose help it asks
+// abbreviation, or either where an option's value goes) keeps only it and the positional words (sgemm-db's command, whose help it asks
 // for), and one that boost cannot parse (an unknown option, a value left out, a second model
 // name) becomes --help alone: the help is shown, not an error about the line the user is
 // asking how to write.
@@ -97,12 +97,19 @@ po::parsed_options parse_help_first(po::command_line_parser& parser, int argc, c
         const char* const help_alone[] = {argv[0], "--help"};
         return po::command_line_parser(2, help_alone).options(options).run();
     }
-    const bool asks_for_help = std::any_of(parsed.options.begin(), parsed.options.end(),
-                                           [](const po::option& o) { return o.string_key == "help"; });
-    if (asks_for_help)
-        parsed.options.erase(std::remove_if(parsed.options.begin(), parsed.options.end(),
-                                            [](const po::option& o) { return o.string_key != "help" && o.position_key < 0; }),
-                             parsed.options.end());
+    // --help where a value goes (`--batch --help`) asks for the help too, as -h there does
+    // (boost reads -h as an option, --help as --batch's value).
+    const bool asks_for_help = std::any_of(parsed.options.begin(), parsed.options.end(), [](const po::option& o) {
+        return o.string_key == "help" ||
+               (o.original_tokens.size() == 2 && (o.original_tokens[1] == "--help" || o.original_tokens[1] == "-h"));
+    });
+    if (!asks_for_help) return parsed;
+    parsed.options.erase(std::remove_if(parsed.options.begin(), parsed.options.end(),
+                                        [](const po::option& o) { return o.position_key < 0; }),
+                         parsed.options.end());
+    po::option help("help", {});
+    help.original_tokens = {"--help"};
+    parsed.options.push_back(help);
     return parsed;
 }
 

@@ -107,8 +107,10 @@ std::string limit_text(const Limit& l, const GpuSpec& gpu) {
     if (limit.batch)
         std::snprintf(text, sizeof text, "from batch %ld", *limit.batch);
     else
+        // Significant digits: a small model on a fast GPU adds thousandths of a microsecond,
+        // which %.2f printed as "0.00 us ... but 0.00 us".
         std::snprintf(text, sizeof text,
-                      "no batch size; each sequence adds %.2f us of compute but %.2f us of memory traffic per step",
+                      "no batch size; each sequence adds %.3g us of compute but %.3g us of memory traffic per step",
                       limit.compute_per_sequence_s * 1e6, limit.memory_per_sequence_s * 1e6);
     return text;
 }

@@ -254,17 +254,29 @@ for command, words in (([shapes, "gpt2", "--config", "-"], b"give a model name o
     assert run.returncode == 1 and words in err and b"from the terminal" not in err, (command, run.returncode, err)
     os.close(main)
 PY
-# The model once: a second name, or a name and --model, says so in the tools' words.
-expect_user_error "one model is read, the first argument; a second argument was given" "$shapes" llama-3-8b gpt2
-expect_user_error "one model is read, the first argument; a second argument was given" "$roofline" llama-3-8b gpt2
+# The model once: a second name, or a name and --model, says so in the tools' words; a word
+# left over (a GPU's name of two words unquoted, a space after a comma in --batch) is named.
+expect_user_error "unexpected argument 'gpt2': one model is read, the first argument" "$shapes" llama-3-8b gpt2
+expect_user_error "unexpected argument 'gpt2': one model is read, the first argument" "$roofline" llama-3-8b gpt2
+expect_user_error "unexpected argument 'SXM': one model is read, the first argument, and every other argument is an --option or its value (quote a value of several words)" \
+  "$roofline" llama-3-8b --gpu H100 SXM
+expect_user_error "unexpected argument '8'" "$shapes" llama-3-8b --batch 1, 8
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" llama-3-8b --model gpt2
 expect_user_error "the model is given twice (by the first argument or --model): give one" "$shapes" --model gpt2 --model llama-3-8b
 # The help wins over a line it cannot read: a second model, an unknown option.
-for line in "gpt2 llama-3-8b --help" "--help --bogus" "--model gpt2 --model llama-3-8b --help"; do
+# --help where a value goes, as -h there (it was an error about --batch's value).
+for line in "gpt2 llama-3-8b --help" "--help --bogus" "--model gpt2 --model llama-3-8b --help" "gpt2 --batch --help" \
+  "gpt2 --gpu -h" "gpt2 --gpu H100 SXM --help"; do
   shown=$("$roofline" $line 2>&1) && grep -q -- "--context" <<<"$shown" || fail "sgemm-roofline $line did not show the help: $shown"
 done
 expect_user_error "it takes a whole number no larger in size than 2147483647" "$roofline" gpt2 --context 99999999999999999999
 expect_user_error "it takes a whole number no larger in size than 2147483647" "$roofline" gpt2 --context 1.5
+# The per-sequence cost without a batch size is in significant digits: a small model on a fast
+# GPU adds thousandths of a microsecond, which read "0.00 us of compute but 0.00 us".
+printf '{"name":"fast","fp32_tflops":10000,"fp16_tflops":100000,"bandwidth_tbs":100}' > "$tmp/fast.json"
+out=$("$roofline" gpt2 --gpu "$tmp/fast.json" --dtype fp16 --batch 1) || fail "a fast GPU's roofline: $out"
+grep -qE "^Compute-bound without the KV cache \(context 0\): no batch size; each sequence adds 0\.00[0-9]+ us of compute but 0\.00[0-9]+ us of memory traffic per step\.$" <<<"$out" ||
+  fail "a fast GPU's per-sequence costs: $(grep Compute-bound <<<"$out")"
 # White space around a number is no part of it, as around an item of --batch; inside it is.
 out=$("$roofline" gpt2 --context ' 5 ' --batch ' 8') || fail "--context ' 5 ' was refused"
 grep -qF "context 5;" <<<"$out" || fail "--context ' 5 ' did not read as 5: $out"
