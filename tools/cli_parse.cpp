@@ -131,27 +131,34 @@ void store_command_line(po::command_line_parser parser, int argc, char** argv, c
 
 std::string usage_error_text(const std::exception& e) { return printable(e.what()); }
 
-bool parse_or_print_help(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
-    // The tools take no positional arguments: a stray word (a second CSV, an option's value
-    // given twice) is collected here and refused by name, not silently left out. The
-    // collecting option's name starts with no letter, so no abbreviation a user types
+std::optional<std::string> store_command_line_collecting_strays(
+    int argc, char** argv, const po::options_description& options,
+    const po::positional_options_description& positional, po::variables_map& vm) {
+    // The collecting option's name starts with no letter, so no abbreviation a user types
     // (boost lets "--st" stand for "--strategy") can match it.
     const char* const stray = "~stray";
     po::options_description stray_words;
     stray_words.add_options()(stray, po::value<std::vector<std::string>>());
     po::options_description all;
     all.add(options).add(stray_words);
-    po::positional_options_description positional;
-    positional.add(stray, -1);
-    store_command_line(po::command_line_parser(argc, argv).options(all).positional(positional), argc, argv, all, vm);
+    po::positional_options_description with_strays = positional;
+    with_strays.add(stray, -1);
+    store_command_line(po::command_line_parser(argc, argv).options(all).positional(with_strays), argc, argv, all, vm);
+    if (!vm.count(stray)) return std::nullopt;
+    return vm[stray].as<std::vector<std::string>>().front();
+}
+
+bool parse_or_print_help(int argc, char** argv, const po::options_description& options, po::variables_map& vm) {
+    // The tools take no positional arguments: a stray word (a second CSV, an option's value
+    // given twice) is refused by name, not silently left out.
+    const std::optional<std::string> stray =
+        store_command_line_collecting_strays(argc, argv, options, po::positional_options_description(), vm);
     if (vm.count("help")) {
         std::cout << options << "\n";
         return false;
     }
     po::notify(vm);
-    if (vm.count(stray))
-        throw po::error("unexpected argument " + single_quoted(vm[stray].as<std::vector<std::string>>().front()) +
-                        ": every argument is an --option or its value");
+    if (stray) throw po::error("unexpected argument " + single_quoted(*stray) + ": every argument is an --option or its value");
     return true;
 }
 

@@ -1,6 +1,7 @@
 // The command-line parse every tool starts with.
 #pragma once
 #include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 
 namespace sgemm {
@@ -23,6 +24,14 @@ bool parse_or_print_help(int argc, char** argv, const boost::program_options::op
 void store_command_line(boost::program_options::command_line_parser parser, int argc, char** argv,
                         const boost::program_options::options_description& options,
                         boost::program_options::variables_map& vm);
+
+// store_command_line with the words that no option or `positional` takes collected, not
+// refused by boost in its own words: the first of them, for the tool to refuse by name, after
+// the help (which comes first).
+std::optional<std::string> store_command_line_collecting_strays(
+    int argc, char** argv, const boost::program_options::options_description& options,
+    const boost::program_options::positional_options_description& positional,
+    boost::program_options::variables_map& vm);
 
 // A usage error's message as the tools print it, before "Try '... --help'": one line, each
 // control character escaped, a newline too (printable). Boost's messages and the tools' own

@@ -29,28 +29,20 @@ void add_model_options(po::options_description& options, po::positional_options_
 
 po::variables_map parse_command_line(int argc, char** argv, const po::options_description& options,
                                      const po::positional_options_description& positional) {
-    // The words after the model are collected, to be refused by name: an unquoted GPU name of
-    // two words (--gpu H100 SXM) or a space after a comma (--batch 1, 8) leaves one over. The
-    // collecting option's name starts with no letter, so no abbreviation can match it.
-    const char* const stray = "~stray";
-    po::options_description stray_words;
-    stray_words.add_options()(stray, po::value<std::vector<std::string>>());
-    po::options_description all;
-    all.add(options).add(stray_words);
-    po::positional_options_description with_stray = positional;
-    with_stray.add(stray, -1);
+    // A word after the model is refused by name: an unquoted GPU name of two words
+    // (--gpu H100 SXM) or a space after a comma (--batch 1, 8) leaves one over.
     po::variables_map vm;
+    std::optional<std::string> stray;
     try {
-        store_command_line(po::command_line_parser(argc, argv).options(all).positional(with_stray), argc, argv, all, vm);
+        stray = store_command_line_collecting_strays(argc, argv, options, positional, vm);
     } catch (const po::multiple_occurrences& e) {
         if (e.get_option_name() != "--model") throw;
         throw po::error("the model is given twice (by the first argument or --model): give one");
     }
     if (vm.count("help")) return vm;  // the help comes first
-    if (vm.count(stray))
-        throw po::error("unexpected argument " + single_quoted(vm[stray].as<std::vector<std::string>>().front()) +
-                        ": one model is read, the first argument, and every other argument is an --option or its "
-                        "value (quote a value of several words)");
+    if (stray)
+        throw po::error("unexpected argument " + single_quoted(*stray) + ": one model is read, the first argument, and "
+                        "every other argument is an --option or its value (quote a value of several words)");
     po::notify(vm);
     return vm;
 }

@@ -18,14 +18,16 @@ grep -qE "^  warptile=BM,BN,BK,.*\(defaults " <<<"$out" || fail "--help does not
 [ "$(grep -cE '^  [a-z0-9]+=[A-Z_,0-9]+ \(defaults [0-9,]+\)$' <<<"$out")" -eq 7 ] || fail "--help does not list the 7 families"
 expect_help_reports_a_full_disk sgemm-bench "$bench"
 expect_a_closed_pipe_to_end_it "$bench"
-# The help wins over a bad value on the same line, either side of it; a value that is an option does not.
-# So does it over an unknown option and a value left out, which boost cannot parse.
-for line in "--help --size x" "--size x --help" "--help --bogus" "-h --bogus" "--help --json"; do
+# The help wins over a bad value on the same line, either side of it, and where an option's
+# value goes (--json --help was an error, --json -h the help). So does it over an unknown option
+# and a value left out, which boost cannot parse.
+for line in "--help --size x" "--size x --help" "--help --bogus" "-h --bogus" "--help --json" "--json --help" "--json -h"; do
   shown=$("$bench" $line 2>&1) && grep -q -- "--sizes" <<<"$shown" || fail "$line did not show the help: $shown"
 done
-err=$("$bench" --json --help 2>&1 >/dev/null); rc=$?
-[ $rc -eq 1 ] && grep -qF -- "--json needs a value, and the word after it is the option --help" <<<"$err" ||
-  fail "--json --help: $rc $err"
+# Another option where a value goes is still refused by name.
+err=$("$bench" --json --size 64 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--json needs a value, and the word after it is the option --size" <<<"$err" ||
+  fail "--json --size 64: $rc $err"
 
 # Every timed run holds two CUDA events until all are read: a count near INT_MAX is refused.
 for iters in 0 100001 2147483647; do
