@@ -216,9 +216,10 @@ void check_output_is_not_database(const std::string& output, const char* option,
 void write_output_file(const std::string& path, const std::string& text) {
     // Replaced by a whole new file only where that changes nothing but the contents: a plain
     // regular file of this user with one name (the new one takes its mode and group), or a new
-    // file. Anything else (a FIFO, a device,
-    // a symbolic link, a file with other names or another owner, the file behind standard
-    // output) is written in place, as the tools did before, at the old risk.
+    // file; through a symbolic link, the file it leads to (the link stays, and leads to the
+    // new file). Anything else (a FIFO, a device, a file with other names or another owner,
+    // the file behind standard output) is written in place, as the tools did before, at the
+    // old risk.
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
         if (const int stream = standard_stream_of(st); stream >= 0) {
@@ -230,10 +231,12 @@ void write_output_file(const std::string& path, const std::string& text) {
             return;
         }
     }
-    const bool exists = ::lstat(path.c_str(), &st) == 0;
+    // A write through a link cut short (a full disk) left the file it leads to cut short.
+    const std::string target = where_a_new_file_is_made(path).string();
+    const bool exists = ::lstat(target.c_str(), &st) == 0;
     if (exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1 || st.st_uid != ::geteuid()))
         return write_in_place(path, text);
-    const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    const fs::path folder = fs::path(target).parent_path().empty() ? fs::path(".") : fs::path(target).parent_path();
     std::string temporary;
     const int fd = create_temporary(folder, temporary);
     // A folder where no new file may be made: in place, as before. A full disk is not that:
@@ -260,7 +263,7 @@ void write_output_file(const std::string& path, const std::string& text) {
         throw;
     }
     // A file that cannot be replaced (a bind mount: EBUSY): in place, as before.
-    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    if (::rename(temporary.c_str(), target.c_str()) != 0) {
         ::unlink(temporary.c_str());
         write_in_place(path, text);
     }

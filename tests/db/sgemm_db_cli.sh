@@ -538,6 +538,15 @@ size=$("$db_tool" "${ours[@]}" export --format json | wc -c)
 [ $rc -eq 2 ] && grep -qF "cannot write $dir/earlier.csv: File too large" "$dir/err" ||
   fail "an export past the file size limit exited $rc: $(cat "$dir/err")"
 [ "$(cat "$dir/earlier.csv")" = "an earlier export" ] || fail "a failed export damaged the earlier file"
+# Through a link too (the file it leads to was cut short), and through a link to no file yet
+# (a part of the export was left there).
+(trap '' XFSZ; ulimit -f 32; "$db_tool" "${ours[@]}" export --format json -o "$dir/earlier-link.csv" 2>"$dir/err"); rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$dir/earlier.csv")" = "an earlier export" ] && [ -L "$dir/earlier-link.csv" ] ||
+  fail "an export through a link past the file size limit: $rc, the file holds $(head -c 80 "$dir/earlier.csv")"
+ln -s not-yet.csv "$dir/not-yet-link.csv"
+(trap '' XFSZ; ulimit -f 32; "$db_tool" "${ours[@]}" export --format json -o "$dir/not-yet-link.csv" 2>"$dir/err"); rc=$?
+[ $rc -eq 2 ] && [ ! -e "$dir/not-yet.csv" ] || fail "a failed export through a dangling link left part of it: $rc"
+rm "$dir/not-yet-link.csv"
 run 0 "${ours[@]}" export -o "$dir/earlier-link.csv"
 [ -L "$dir/earlier-link.csv" ] || fail "the export replaced the link instead of the file"
 [ "$(wc -l <"$dir/earlier.csv")" -eq 5 ] || fail "the export through a link did not reach the file"
