@@ -318,7 +318,12 @@ ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeForm
     if (const std::int64_t dangling = store.dangling_winners(device_id); dangling > 0)
         left_out.push_back(std::to_string(dangling) + " winners whose device or kernel row is missing (deleted by hand?): "
                            "no lookup finds them, left out of the export (sgemm-db verify names each)");
-    if (format == ExchangeFormat::csv) out << csv_line(exchange_columns());
+    const auto write_csv_line = [&out, &summary](const std::vector<std::string>& fields) {
+        const std::string line = csv_line(fields);
+        summary.csv_bytes += line.size();
+        out << line;
+    };
+    if (format == ExchangeFormat::csv) write_csv_line(exchange_columns());
     for (const TuningStore::DeviceRow& device_row : store.device_rows()) {
         // An edited row (named above) is passed over: where its fields now read as another
         // device's, its computed id would fetch that device's winners a second time.
@@ -347,7 +352,7 @@ ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeForm
             }
             ++summary.exported;
             if (format == ExchangeFormat::csv) {
-                out << csv_line(fields);
+                write_csv_line(fields);
                 continue;
             }
             Json object = Json::object();
@@ -357,6 +362,13 @@ ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeForm
     }
     if (format == ExchangeFormat::json) out << rows.dump() << "\n";
     return summary;
+}
+
+std::string too_large_to_import(const ExportSummary& summary) {
+    if (summary.csv_bytes <= kMaxCsvBytes) return "";
+    return "this export is " + std::to_string(summary.csv_bytes) + " bytes, more than the " + std::to_string(kMaxCsvBytes) +
+           " an import reads (each row carries its cubin): export each device alone (--device ID), or share the "
+           "database file itself, which sgemm-db merge takes";
 }
 
 std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {

@@ -26,7 +26,13 @@ std::vector<std::string> exchange_columns();
 struct ExportSummary {
     int exported = 0;
     std::vector<std::string> left_out;
+    std::size_t csv_bytes = 0;  // what a CSV export wrote: past kMaxCsvBytes, import cannot read it
 };
+
+// For an export of `summary`: where its CSV is more than import reads (kMaxCsvBytes; each row
+// carries its cubin, so a few thousand winners of large kernels reach it), what to do instead,
+// in words; else "".
+std::string too_large_to_import(const ExportSummary& summary);
 
 // Writes the winners of `device_id` (of every device when empty) and returns how many, and
 // the winners it left out, each with why: one whose binary is missing or damaged (binary_problem, which

@@ -625,6 +625,8 @@ int cmd_export(Context& ctx) {
         nothing_written = summary.exported == 0 && !summary.left_out.empty();
         if (!nothing_written) write_output_file(path, out.str());
     }
+    if (const std::string note = too_large_to_import(summary); !note.empty())
+        std::fprintf(stderr, "sgemm-db: note: %s\n", note.c_str());
     // As import and merge say what they refused: the file holds the rest.
     for (const std::string& why : summary.left_out)
         std::fprintf(stderr, "sgemm-db: export left out %s (sgemm-db verify lists what is damaged)\n",

@@ -265,6 +265,26 @@ TEST(Exchange, TheWinnersOfADeviceRowEditedByHandAreNamedAsLeftOut) {
     EXPECT_TRUE(export_winners(store, other_only, ExchangeFormat::csv, other_id).left_out.empty());
 }
 
+// An export counts the bytes of its CSV, and one past what import reads says what to do instead
+// (an export of a few thousand large kernels' winners reached it, and its import was refused).
+TEST(Exchange, AnExportCountsItsCsvAndOneTooLargeToImportSaysSo) {
+    TempDir dir;
+    TuningStore store(dir.file("t.db"));
+    fill_sample(store);
+    std::ostringstream out;
+    ExportSummary summary = export_winners(store, out, ExchangeFormat::csv);
+    EXPECT_EQ(summary.csv_bytes, out.str().size());
+    EXPECT_EQ(too_large_to_import(summary), "");
+    std::ostringstream json;
+    EXPECT_EQ(export_winners(store, json, ExchangeFormat::json).csv_bytes, 0u) << "no CSV";
+    summary.csv_bytes = kMaxCsvBytes;
+    EXPECT_EQ(too_large_to_import(summary), "") << "import reads this much";
+    summary.csv_bytes = kMaxCsvBytes + 1;
+    EXPECT_EQ(too_large_to_import(summary),
+              "this export is 1073741825 bytes, more than the 1073741824 an import reads (each row carries its cubin): "
+              "export each device alone (--device ID), or share the database file itself, which sgemm-db merge takes");
+}
+
 // An edited row whose fields now read as another device's (an upgrade's relabel, where both
 // versions' rows of one GPU are kept) wrote that device's winners a second time, and import
 // refused the whole file for the repeated rows: it is passed over, its own winners named.
