@@ -368,6 +368,12 @@ run 3 --db "$dir/damaged.db" export -o "$dir/damaged.csv"
 has "$err" "sgemm-db: export left out ${id:0:8} M=1 N=4096 K=4096 NN fp32 align16 naive BLOCK_X=32 BLOCK_Y=8: "
 has "$err" "cut short"; [ "$(grep -c "export left out" <<<"$err")" -eq 3 ] || fail "expected the 3 naive winners left out: $err"
 run 0 --db "$dir/from-damaged.db" import "$dir/damaged.csv"; has "$out" "winners 1 added"
+# Said too where the file cannot be written (only the write's failure was said).
+if [ -w /dev/full ]; then
+  run 2 --db "$dir/damaged.db" export -o /dev/full
+  has "$err" "cannot write /dev/full"; [ "$(grep -c "export left out" <<<"$err")" -eq 3 ] ||
+    fail "an export to a full disk did not name the winners it left out: $err"
+fi
 # explain says that such a winner costs each create a compile (it said only "exact winner").
 run 0 --db "$dir/damaged.db" explain 1 4096 4096 --device "$id"
 has "$out" "decision  exact"; has "$out" "no stored binary serves it (its cubin is "
