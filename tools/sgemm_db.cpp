@@ -829,9 +829,14 @@ int cmd_merge(Context& ctx) {
         } catch (const NotATuningDatabaseError& e) {
             throw UsageError(e.what());
         } catch (const DbError& e) {
-            // A file that starts as an SQLite database does is one damaged (2); another (a CSV
+            // A file that starts as an SQLite database does is one damaged (2), said in those
+            // words (SQLite's "is not an SQLite database" read as the slip of 1); another (a CSV
             // export, say) is the user's slip (1).
-            if ((e.code & 0xff) != SQLITE_NOTADB || starts_as_sqlite(ctx.args.at(0))) throw;
+            if ((e.code & 0xff) != SQLITE_NOTADB) throw;
+            if (starts_as_sqlite(ctx.args.at(0)))
+                throw DbError(printable(ctx.args.at(0)) + ": begins as an SQLite database but is damaged past reading" +
+                                  (e.reason.empty() ? "" : " (SQLite: " + e.reason + ")"),
+                              e.code);
             throw UsageError(e.what() + std::string("; a CSV export (export --format csv) is brought in with import"));
         }
     }();
@@ -1013,7 +1018,7 @@ const std::vector<Command>& commands() {
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
         {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded (a file of no winners, an empty database's export, makes an empty database where there was none)", 1, {}, cmd_import},
-        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db is never written, and one of an older schema is read from an upgraded copy", 1,
+        {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db's data is never changed (SQLite may fold a -wal file left beside it into it, as any reader does), and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use; compact the file when a quarter of it or more is then free", 0,
          {"device", "stale"}, cmd_prune},
@@ -1094,7 +1099,8 @@ int main(int argc, char** argv) {
                           "into C with float atomics by the fastest kernel without them measured for its shape")
         ("stale", "prune: remove devices of older library versions than this tool's (newer ones, and this one "
                   "with a suffix such as -dev, are kept) or of versions no build writes (an edit such as 0.3), and "
-                  "binaries and kernels nothing uses");
+                  "binaries no winner uses that no tune can find again (of an NVRTC no remaining device has, or of "
+                  "kernel sources neither this build's nor a remaining device's), then kernels nothing refers to");
     // The command and its arguments are positional words. Their options' names start with no
     // letter, so that no abbreviation a user types can match them ("--a" was ambiguous between
     // --align and "--args", and "--command list" ran list), as in cli_parse's stray words.

@@ -954,10 +954,12 @@ mkdir -p "$dir/a-folder.db"
 run 1 --db "$dir/merged.db" merge "$dir/a-folder.db"; has "$err" "$dir/a-folder.db: is a folder, not a tuning database to merge"
 # So is a device or a pipe (it exited 2, as for a damaged database).
 run 1 --db "$dir/merged.db" merge /dev/null; has "$err" "/dev/null: is not a regular file, so not a tuning database to merge"
-# A database whose header is damaged is no user's slip: exit 2, as list gives for it.
+# A database whose header is damaged is no user's slip: exit 2, as list gives for it, and said
+# as such (it read "is not an SQLite database", as the slip of 1 does).
 python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[16:18] = b'\\x00\\x03'; open(sys.argv[2], 'wb').write(d)" \
   "$dir/ours.db" "$dir/bad-header.db" || fail "damaging a header"
-run 2 --db "$dir/merged.db" merge "$dir/bad-header.db"; has "$err" "$dir/bad-header.db is not an SQLite database"
+run 2 --db "$dir/merged.db" merge "$dir/bad-header.db"
+has "$err" "$dir/bad-header.db: begins as an SQLite database but is damaged past reading"
 : > "$dir/empty-source.db"
 run 1 --db "$dir/merged.db" merge "$dir/empty-source.db"; has "$err" "$dir/empty-source.db: is empty, not a tuning database to merge"
 # So is an SQLite file with nothing in it yet (it exited 2, advising a merge into it).
