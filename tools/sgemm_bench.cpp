@@ -299,9 +299,9 @@ int main(int argc, char** argv) {
         "       sgemm-bench --m 8 --n 6144 --k 4096\n\n"
         "Families, as --kernels names them, and their parameters in --config's order:\n" +
         family_list() +
-        "\nExit status: 0 all results valid, 1 bad arguments, 2 no GPU or another environment error,\n"
-        "3 a kernel computed a wrong result, which comes before the 2 of a lost output (standard output or\n"
-        "the --json file).\n\n"
+        "\nExit status: 0 all results valid, 1 bad arguments, 2 no GPU or another error (a shape that could\n"
+        "not run: out of memory, a kernel that faulted), 3 a kernel computed a wrong result, which comes\n"
+        "before any 2 (a later shape that could not run, a lost standard output or --json file).\n\n"
         "Options");
     const std::string iters_help =
         "timed runs per kernel (median reported), at most " + std::to_string(kMostTimedRuns);
@@ -317,13 +317,14 @@ int main(int argc, char** argv) {
         ("warmup", po::value<int>()->default_value(3), warmup_help.c_str())
         ("max-seconds", po::value<double>()->default_value(10.0),
          "time budget per kernel and shape, warm-up runs and the cuBLAS runs timed alongside the kernel included; "
-         "slow kernels get fewer runs (at least 3, or --iters if fewer), judged by the last warm-up run (none with "
-         "--warmup 0)")
+         "slow kernels get fewer runs (at least 3, or --iters if fewer), judged by the last warm-up run (with "
+         "--warmup 0 none is judged: every kernel makes --iters runs)")
         ("kernels", po::value<std::string>(), "comma-separated families to run at their defaults (default: the five "
          "ladder rungs; --kernels naive with --config runs little besides the configs)")
         ("trans", po::value<std::string>()->default_value("NN"),
          "how A and B are stored: NN, NT, TN or TT (A as K x M with T first, B as N x K with T second); "
-         "kernels that read another layout are skipped")
+         "kernels that read another layout are skipped, and a line where none reads it is refused (the families "
+         "read NN at their defaults: a --config of warptile, or decode for NT, with TA and TB set)")
         ("lda", po::value<int>(), "leading dimension of A in floats (default: tight, its stored row length); "
          "with --ldb and --ldc, for padded or misaligned operands, as in the shape key's alignment class")
         ("ldb", po::value<int>(), "leading dimension of B in floats (default: tight)")
@@ -451,6 +452,33 @@ int main(int argc, char** argv) {
         for (const auto& [name, values] : extra_configs)
             if (const std::string why = timeline ? timeline_refusal(find_family(name), values) : ""; !why.empty())
                 throw po::error("--timeline: " + why);
+        // A layout that no kernel asked for reads would time cuBLAS alone and exit 0, as if the
+        // kernels had run: refused before any GPU work.
+        std::vector<std::string> families = wanted;
+        if (families.empty())
+            for (const Family& rung : ladder_families()) families.push_back(rung.name);
+        const auto reads_layout = [&layout](const Family& f, const ParamValues& values) {
+            return f.reads_transposes(values, layout.trans_a, layout.trans_b);
+        };
+        const bool some_kernel_reads_it =
+            std::any_of(families.begin(), families.end(),
+                        [&](const std::string& name) { return reads_layout(find_family(name), find_family(name).defaults); }) ||
+            std::any_of(extra_configs.begin(), extra_configs.end(),
+                        [&](const auto& c) { return reads_layout(find_family(c.first), c.second); });
+        if (!some_kernel_reads_it) {
+            // The families with the flags this layout sets among their parameters.
+            const auto has = [](const Family& f, const char* flag) {
+                return std::any_of(f.params.begin(), f.params.end(), [flag](const auto& p) { return p.name == flag; });
+            };
+            std::string readers;
+            for (const Family& f : all_families())
+                if ((!layout.trans_a || has(f, "TA")) && (!layout.trans_b || has(f, "TB")))
+                    readers += (readers.empty() ? "" : " or ") + f.name;
+            throw po::error("--trans " + layout.transposes() + ": no kernel asked for reads this layout, so only cuBLAS "
+                            "would run (the families read NN at their defaults; a --config of " + readers +
+                            " with " + (layout.trans_a && layout.trans_b ? "TA and TB" : layout.trans_a ? "TA" : "TB") +
+                            " set reads it)");
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sgemm-bench: %s\nTry 'sgemm-bench --help'.\n", usage_error_text(e).c_str());
         return 1;
@@ -540,9 +568,10 @@ int main(int argc, char** argv) {
             json_written = write_output_file_after_work("sgemm-bench", json_path,
                                                         (shapes.size() == 1 ? entries.front() : sweep).dump() + "\n");
         }
-        if (!failure.empty()) return 2;  // before a wrong result's 3: the run did not finish
-        // A wrong result before output that did not arrive, which says nothing of the kernels.
+        // A wrong result first, before a later shape's failure (a sweep's size past the GPU's
+        // memory) or output that did not arrive: a check of the status for 3 must not miss it.
         if (!all_ok) return 3;
+        if (!failure.empty()) return 2;
         return written != 0 ? written : json_written;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());

@@ -10,7 +10,7 @@ spoiling="${2:?usage: bench_no_gpu.sh SGEMM_BENCH SGEMM_BENCH_SPOILING}"
 
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
-grep -q "3 a kernel computed a wrong result, which comes before the 2 of a lost output" <<<"$out" ||
+grep -q "3 a kernel computed a wrong result, which comes" <<<"$out" && grep -q "before any 2 (a later shape that could not run" <<<"$out" ||
   fail "--help does not give the exit statuses"
 # Every family --kernels may name, with its parameters in --config's order (--config's only guide).
 grep -qF "  naive=BLOCK_X,BLOCK_Y (defaults 32,8)" <<<"$out" || fail "--help does not give naive's parameters"
@@ -85,6 +85,25 @@ err=$("$bench" --size 64 --kernels $'naive\nbogus' 2>&1 >/dev/null); rc=$?
 err=$("$bench" --size 64 --trans XN 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] || fail "--trans XN exited $rc, expected 1"
 grep -q "unknown transposes 'XN'" <<<"$err" || fail "--trans message: $err"
+# A layout that no kernel asked for reads is refused before any GPU work (it timed cuBLAS alone
+# and exited 0); a --config that reads it runs.
+for t in NT TN TT; do
+  err=$("$bench" --size 64 --trans $t 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 1 ] && grep -qF -- "--trans $t: no kernel asked for reads this layout, so only cuBLAS would run" <<<"$err" ||
+    fail "--trans $t without a kernel that reads it: $rc $err"
+done
+grep -qF "a --config of warptile with TA and TB set reads it" <<<"$err" || fail "--trans TT names no family: $err"
+err=$("$bench" --size 64 --trans NT --kernels decode 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF "a --config of decode or warptile with TB set reads it" <<<"$err" || fail "--trans NT --kernels decode: $rc $err"
+# warptile's defaults with TB set, from the help's parameter list.
+nt_config=$("$bench" --help | python3 -c '
+import re, sys
+names, values = re.search(r"^  warptile=([A-Z_,0-9]+) \(defaults ([0-9,]+)\)$", sys.stdin.read(), re.M).groups()
+values = values.split(","); values[names.split(",").index("TB")] = "1"; print(",".join(values))')
+if ! gpu_present; then
+  expect_no_gpu "--trans NT with a --config that reads it" "no CUDA device is visible" \
+    "$bench" --size 64 --trans NT --kernels naive --config "warptile=$nt_config"
+fi
 
 grep -q -- "--ldb" <<<"$out" || fail "--help does not document --ldb"
 err=$("$bench" --m 8 --n 100 --k 64 --trans NT --ldb 63 2>&1 >/dev/null); rc=$?
@@ -275,13 +294,17 @@ PY
   fi
 fi
 # A sweep whose last size does not fit the GPU (200000^2 floats, 149 GiB for A alone) ends
-# with exit 2 and the reason, and the size before it is still written to --json.
+# with exit 2 and the reason, and the size before it is still written to --json; after a wrong
+# result, with 3 (it exited 2, and a check for 3 missed the wrong result).
 if gpu_present; then
   err=$("$bench" --sizes 64,200000 --iters 2 --kernels naive --json "$dir/partial.json" 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && grep -qF "sgemm-bench: M=200000 N=200000 K=200000: " <<<"$err" &&
     grep -qF "(the 1 shapes before it go to $dir/partial.json)" <<<"$err" || fail "a sweep past the GPU's memory: $rc $err"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [e['size'] for e in d] == [64], d" \
     "$dir/partial.json" || fail "the finished size of a failed sweep was not written"
+  err=$("$spoiling" --sizes 17,200000 --iters 2 --kernels naive 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 3 ] && grep -qF "sgemm-bench: M=200000 N=200000 K=200000: " <<<"$err" ||
+    fail "a wrong result, then a size past the GPU's memory: $rc $err"
 fi
 # On a GPU, padded operands: --lda, --ldb and --ldc each reach cuBLAS and every kernel. The
 # shape's tight rows (48 and 64 floats) are 16-byte aligned, so warptile with ALIGNED=1 is
