@@ -240,8 +240,19 @@ int main(int argc, char** argv) {
         const double dd = median_of(dev_dispatch), dc = median_of(dev_cublas);
         const std::string baseline = plan->route == Route::Cublas ? "bare cublasSgemm" : "bare cudaLaunchKernel";
 
+        // explain's database line: "PATH: N winners of this device", or, where the handle reads
+        // none (--without-database over a missing or damaged file), "not used (WHY): ...": then
+        // the path is not the database the calls went through, as the header said it was.
+        const std::size_t database_at = decision.find("\ndatabase  ");
+        const std::string database_line =
+            database_at == std::string::npos
+                ? ""
+                : decision.substr(database_at + 11, decision.find('\n', database_at + 1) - database_at - 11);
+        const bool database_used = database_line.rfind("not used", 0) != 0;
         std::printf("sgemm-dispatch-bench: %s, database %s\n", dispatcher_of(dispatch.get())->device().name.c_str(),
-                    db_path.empty() ? "none (no default path)" : printable(db_path).c_str());
+                    !database_used    ? database_line.c_str()
+                    : db_path.empty() ? "none (no default path)"
+                                      : printable(db_path).c_str());
         std::printf("%s\n", decision.substr(0, decision.find("\ndevice")).c_str());
         std::printf("\n%-52s %12s %12s %12s   %s\n", "measure", "dispatch", "baseline", "difference", "target");
         std::printf("%-52s %9.3f us %9.3f us %+9.3f us   at most +1 us\n",
@@ -261,7 +272,8 @@ int main(int argc, char** argv) {
         if (!json_path.empty()) {
             Json doc = Json::object();
             doc.set("gpu", dispatcher_of(dispatch.get())->device().name)
-                .set("database", db_path.empty() ? Json() : Json(db_path))
+                .set("database", db_path.empty() || !database_used ? Json() : Json(db_path))
+                .set("database_not_used", database_used ? Json() : Json(database_line))
                 .set("shape", Json::object().set("m", M).set("n", N).set("k", K).set("trans", layout.transposes()))
                 .set("decision", decision)
                 .set("calls_per_batch", calls)

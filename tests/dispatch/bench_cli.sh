@@ -114,6 +114,13 @@ h = d["host_us_per_call"]
 assert h["dispatch"] > 0 and h["bare"] > 0 and abs(d["overhead_us"] - (h["dispatch"] - h["bare"])) < 1e-9, d
 assert d["back_to_back_us_per_call"]["dispatch"] > 0 and d["back_to_back_us_per_call"]["cublas"] > 0, d
 PY
+  # A database the handle does not read (--without-database over a missing file) is not named
+  # as the one the calls went through, in the header or the JSON (both named the path).
+  out=$("$bench" --db "$tmp/missing.db" --without-database --rounds 1 --calls 1 --json "$tmp/unread.json" 2>&1) ||
+    fail "the bench without a database: $out"
+  grep -q "^sgemm-dispatch-bench: .*, database not used (" <<<"$out" || fail "the header of a bench without a database: $out"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['database'] is None and d['database_not_used'].startswith('not used ('), d" \
+    "$tmp/unread.json" || fail "the JSON of a bench without a database: $(cat "$tmp/unread.json")"
   # A shape past the GPU's memory (A alone is 149 GiB) exits 2, naming the shape.
   err=$("$bench" --db "$tmp/sample.db" --m 200000 --n 200000 --k 200000 --rounds 1 --calls 1 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && grep -q "^sgemm-dispatch-bench: the operands of 200000x200000x200000 NN, their reference and its bound: .*memory" <<<"$err" ||
