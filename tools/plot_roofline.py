@@ -75,8 +75,14 @@ def shapes_from_bench(entries):
 def check_tuner_table(data, path):
     """Every field of the tuner's table that the plot and metrics.json read, so that bad input is
     one message, not a traceback or a wrong number."""
-    if not isinstance(data.get("shapes"), list) or not data["shapes"]:
-        raise UserError(f"{path}: the tuner's table needs a non-empty \"shapes\" list")
+    if not isinstance(data.get("shapes"), list):
+        raise UserError(f"{path}: the tuner's table needs a \"shapes\" list")
+    if not data["shapes"]:
+        # A tune stopped, or out of budget, before its first shape writes such a table: said
+        # as its status says it, not as input the plot cannot read.
+        said = [RUN_STATUS[key](data[key]) for key in RUN_STATUS if data.get(key) and RUN_STATUS[key](data[key])]
+        raise UserError(f"{path}: the tune finished no shape, so there is nothing to plot" +
+                        (f" ({'; '.join(said)})" if said else ""))
     plotting.check_fields(data, "the table", path, [plotting.GPU_FIELD],
                           [*((key, *plotting.POSITIVE_NUMBER)
                              for key in ("peak_tflops", "bandwidth_tbs")),

@@ -17,6 +17,9 @@ from script_io import OutputFailure, UserError, note, parser_for, printable
 def pyplot():
     """matplotlib's pyplot, imported when a figure is drawn, so that --help and the checks of
     the input work without it. Headless: the Agg backend is chosen first."""
+    # MPLBACKEND names the backend matplotlib checks at its import: one it does not know
+    # ("inline", from a notebook's setup) failed with a traceback before Agg was chosen.
+    os.environ.pop("MPLBACKEND", None)
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -124,9 +127,11 @@ def argument_parser(doc, results_help, out_help):
     parser.add_argument("results", help=results_help)
     parser.add_argument("-o", "--out-dir", required=True, help=out_help)
     parser.add_argument("--peak-tflops", type=positive_float,
-                        help="fp32 peak in TFLOPS (default: from the GPU named in the input)")
+                        help="fp32 peak in TFLOPS (default: a tune table's own, else the built-in figure of "
+                             "the GPU the input names)")
     parser.add_argument("--bandwidth", type=positive_float,
-                        help="memory bandwidth in TB/s (default: from the GPU named in the input)")
+                        help="memory bandwidth in TB/s (default: a tune table's own, else the built-in figure of "
+                             "the GPU the input names)")
     return parser
 
 

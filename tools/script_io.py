@@ -126,7 +126,13 @@ def run(main):
     except KeyboardInterrupt:
         sys.exit(128 + signal.SIGINT)
     except (UserError, OutputFailure) as e:
-        print(f"{program_name()}: {printable(e)}", file=sys.stderr)
+        # Said where standard error can take it; a closed or failing one changes no exit status
+        # (a reader gone after `2>&1 | head` made it 1, not 2), nor sends the message to stdout.
+        if sys.stderr is not None:
+            try:
+                print(f"{program_name()}: {printable(e)}", file=sys.stderr, flush=True)
+            except OSError:
+                pass
         if isinstance(e, OutputFailure):
             # Standard output may hold what it could not write: Python would try again at its
             # exit and add a message and status of its own (120).

@@ -105,6 +105,12 @@ class PlotBench(PlotTest):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
 
+    def test_a_backend_named_by_the_environment_is_not_needed(self):
+        # MPLBACKEND=inline (a notebook's) failed with a traceback before Agg was chosen.
+        result = run("plot_bench.py", BENCH_4096, "-o", self.out, env=dict(os.environ, MPLBACKEND="inline"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
+
     def test_sweep_with_a_chosen_size(self):
         result = run("plot_bench.py", BENCH_SWEEP, "-o", self.out, "--size", "2048")
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -777,6 +783,16 @@ class PlotRoofline(PlotTest):
         table["untried_shapes"] = -1
         self.assert_user_error(run("plot_roofline.py", self.write("bad.json", table), "-o", self.out),
                                '"untried_shapes" must be a whole number, 0 or more or null, not -1')
+
+    def test_a_tune_that_finished_no_shape_says_why(self):
+        # sgemm-tune writes such a table when it is stopped before its first shape: it was
+        # "needs a non-empty shapes list", as if the file were damaged.
+        table = dict(load(TUNE_TABLE), shapes=[], interrupted=True, untried_shapes=0)
+        self.assert_user_error(run("plot_roofline.py", self.write("none.json", table), "-o", self.out),
+                               "the tune finished no shape, so there is nothing to plot (the tune was stopped by a signal")
+        table.update(interrupted=False, untried_shapes=3)
+        self.assert_user_error(run("plot_roofline.py", self.write("none.json", table), "-o", self.out),
+                               "nothing to plot (3 shape(s) got no winner")
 
     def test_the_alignment_tells_two_rows_of_one_shape_apart(self):
         table = {"gpu": "NVIDIA H200", "shapes": [{"name": "x", "m": 64, "n": 64, "k": 63, "alignment": a,

@@ -69,6 +69,21 @@ class StandardOutput(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("A tool.", r.stdout)
 
+    def test_a_standard_error_lost_too_changes_no_exit_status(self):
+        # `2>&1 | head` after the reader has gone: the message cannot be said either, and the
+        # status stayed 1 (the input's) where it is 2; a user error keeps its 1, and a closed
+        # standard error sends no message to standard output.
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        r = run_script("import script_io; script_io.run(lambda: script_io.say('done'))", stdout=write_end, stderr=write_end)
+        self.assertEqual(r.returncode, 2)
+        user_error = "import script_io\ndef main(): raise script_io.UserError('bad input')\nscript_io.run(main)"
+        r = run_script(user_error, stderr=write_end)
+        os.close(write_end)
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        r = run_script(user_error, preexec_fn=lambda: os.close(2))
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+
     def test_a_character_the_outputs_encoding_lacks_is_written_escaped(self):
         r = run_script("import script_io; script_io.run(lambda: script_io.say('caf\\u00e9 \\u2014'))",
                        env=dict(os.environ, PYTHONIOENCODING="ascii"))
