@@ -19,7 +19,8 @@ The roofline's ceilings come from the table in plotting.py, found by the JSON's 
 (the H200: 66.9 TFLOPS fp32 FFMA peak, 4.29 TB/s, both measured), or from --peak-tflops and
 --bandwidth. For a GPU the table lacks, given neither, the roofline is left out (said on
 standard error) and the other two are drawn. A file holds one GPU and one layout (sgemm-bench
-writes them so): entries of two are refused, which would be drawn as one line under one name.
+writes them so): entries of two are refused, which would be drawn as one line under one name,
+as are entries that vary in more than the swept size (two shapes at one N).
 The ladder draws a row a result, so a size of more than 990 results is refused (matplotlib
 draws no image of 2^16 pixels on a side).
 
@@ -235,6 +236,15 @@ def main():
     if len(layouts) > 1:
         raise UserError(f"{args.results}: entries of more than one layout ({', '.join(layouts)}): "
                         "plot each layout's apart")
+    # The sweep draws a line over one size: entries that vary another way too (a file joined by
+    # hand, M and N both changing) were drawn as one zigzag line under that size's name.
+    axis = sweep_axis(entries)
+    shapes_at = {}
+    for e in entries:
+        shapes_at.setdefault(e[axis], set()).add((e["m"], e["n"], e["k"]))
+    if any(len(shapes) > 1 for shapes in shapes_at.values()):
+        raise UserError(f"{args.results}: entries that vary in more than {axis.upper()} (two shapes at one "
+                        f"{axis.upper()}): the sweep draws one size's line; plot each sweep apart")
     entry = pick_entry(entries, args.size)
     if len(entry["results"]) > LADDER_MOST_RESULTS:
         raise UserError(f"{args.results}: {len(entry['results'])} results at M={entry['m']} N={entry['n']} "

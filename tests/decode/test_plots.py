@@ -153,7 +153,12 @@ class PlotBench(PlotTest):
         two_layouts = [dict(entries[0], trans="NT"), *entries[1:]]
         self.assert_user_error(run("plot_bench.py", self.write("layouts.json", two_layouts), "-o", self.out),
                                "entries of more than one layout (NN, NT)")
-        self.assertEqual(sorted(os.listdir(self.out)), ["gpus.json", "layouts.json"])
+        # Nor are entries that vary in more than the swept size: two shapes at one N (M of 1 and
+        # 8 at each of two Ns) were one zigzag line.
+        mixed = [dict(entries[i % 2], m=m, n=n, k=4096) for i, (m, n) in enumerate([(1, 4096), (8, 4096), (1, 14336), (8, 14336)])]
+        self.assert_user_error(run("plot_bench.py", self.write("mixed.json", mixed), "-o", self.out),
+                               "entries that vary in more than N (two shapes at one N)")
+        self.assertEqual(sorted(os.listdir(self.out)), ["gpus.json", "layouts.json", "mixed.json"])
 
     def test_a_wrong_result_has_no_percent_of_cublas_in_the_ladder(self):
         # sgemm-bench gives a wrong result no ratio; the bar said 0.0.
