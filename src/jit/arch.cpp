@@ -14,9 +14,13 @@ namespace sgemm {
 
 Arch parse_arch(const std::string& text) {
     const std::string name = chosen_word(text);  // SM_90 as well
-    std::string digits;
-    for (char c : name.rfind("sm_", 0) == 0 ? name.substr(3) : name)
-        if (c != '.') digits += c;
+    const bool prefixed = name.rfind("sm_", 0) == 0;
+    std::string digits = prefixed ? name.substr(3) : name;
+    // X.Y (a compute capability, as nvidia-smi prints it): one dot, one digit after it, and
+    // no sm_ before it; "9..0" or "1.2.3" read as sm_90 and sm_123.
+    if (const std::size_t dot = digits.find('.'); dot != std::string::npos && !prefixed && dot > 0 &&
+                                                  dot + 2 == digits.size())
+        digits.erase(dot, 1);
     bool ok = digits.size() >= 2 && digits.size() <= 3;
     for (char c : digits) ok = ok && std::isdigit(static_cast<unsigned char>(c));
     if (!ok)

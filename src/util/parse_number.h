@@ -29,10 +29,12 @@ inline int parse_gemm_size(const std::string& text, const std::string& name, int
     // Digits past even 64 bits: a size too large (or, with a minus, too small), not a malformed one.
     const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
     const bool digits = text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
+    // A number of a million digits is cut, with its length, as any long field is quoted.
+    const std::string shown = cut_with_length(printable(text), kQuotedBytes);
     if ((!v && digits && text[0] == '-') || (v && *v < smallest))
-        throw Error(name + " must be at least " + std::to_string(smallest) + ", not " + printable(text));
+        throw Error(name + " must be at least " + std::to_string(smallest) + ", not " + shown);
     if ((!v && digits) || (v && *v > 2147483647LL))
-        throw Error(name + " " + printable(text) + " is more than 2147483647, the largest size");
+        throw Error(name + " " + shown + " is more than 2147483647, the largest size");
     if (!v) throw Error(name + " " + single_quoted(text) + " is not a whole number");
     return static_cast<int>(*v);
 }

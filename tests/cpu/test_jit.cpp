@@ -449,6 +449,15 @@ TEST(Arch, ParsesTheUsualSpellings) {
     EXPECT_EQ(Arch{90}.name(), "sm_90");
     EXPECT_THROW(parse_arch("hopper"), Error);
     EXPECT_THROW(parse_arch("sm_9"), Error);
+    // One dot, in X.Y alone: these read as sm_90, sm_90, sm_100 and sm_123 (dots dropped).
+    for (const char* malformed : {"9..0", "sm_9.0", "sm_1.00", "1.2.3", ".90", "90."})
+        EXPECT_THROW(parse_arch(malformed), Error) << malformed;
+    try {
+        parse_arch("1.2.3");
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("invalid architecture '1.2.3': expected sm_XY, XY or X.Y"), std::string::npos)
+            << e.what();
+    }
 }
 
 // Which targets exist depends on the toolkit (CUDA 13 dropped sm_70 and sm_72, CUDA 12

@@ -242,6 +242,14 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     // Past even 64 bits it is still a size too large, not a malformed one.
     EXPECT_NE(error_of("M,N,K\n99999999999999999999,2,3\n").find("shapes.csv:2: M 99999999999999999999 is more than 2147483647, the largest size"),
               std::string::npos);
+    // A number of a million digits is cut with its length, as another long field is (the
+    // message was a megabyte), whether too large or too small.
+    for (const std::string sign : {"", "-"}) {
+        const std::string error = error_of("M,N,K\n8,64," + sign + std::string(1000000, '9') + "\n");
+        EXPECT_LT(error.size(), 400u) << error.substr(0, 400);
+        EXPECT_NE(error.find("... (" + std::to_string(sign.size() + 1000000) + " bytes)"), std::string::npos)
+            << error.substr(0, 400);
+    }
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,inf\n").find("shapes.csv:2: weight 'inf' must be a positive number"),
               std::string::npos);
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0x10\n").find("shapes.csv:2: weight '0x10' must be a positive number"),
