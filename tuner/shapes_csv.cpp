@@ -208,10 +208,15 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (dup != seen.end()) {
             ShapeRow& first = out.rows[dup->second];
             first.weight += row.weight;
-            // The names join as sgemm-shapes joins the projections of one shape ("k/v"), each once.
-            for (const std::string& part : split(row.name, '/'))
-                if (!part.empty() && ("/" + first.name + "/").find("/" + part + "/") == std::string::npos)
-                    first.name += (first.name.empty() ? "" : "/") + part;
+            // The names join as sgemm-shapes joins the projections of one shape ("k/v"), each once,
+            // a part known by its words alone ("k / v" holds v: it made "k / v/v").
+            for (const std::string& raw : split(row.name, '/')) {
+                const std::string part = trim(raw);
+                const std::vector<std::string> joined = split(first.name, '/');
+                const bool known = std::any_of(joined.begin(), joined.end(),
+                                               [&part](const std::string& have) { return trim(have) == part; });
+                if (!part.empty() && !known) first.name += (first.name.empty() ? "" : "/") + part;
+            }
             if (!std::isfinite(first.weight))
                 fail(file, rec.line, key + ": its weights add up past the largest number");
             if (++repeats <= kBadRowsShown)

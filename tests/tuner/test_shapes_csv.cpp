@@ -160,6 +160,8 @@ TEST(ShapesCsv, ADuplicatesNameJoinsTheFirstsOnce) {
     // Names that are joins already join part by part.
     const ShapesFile joined = parse("M,N,K,name\n8,64,64,k\n8,64,64,q/k\n8,64,64,v/q\n");
     EXPECT_EQ(joined.rows[0].name, "k/q/v");
+    // A part is known by its words: "k / v" holds v (it made "k / v/v").
+    EXPECT_EQ(parse("M,N,K,name\n8,64,64,k / v\n8,64,64,v\n8,64,64, q \n").rows.at(0).name, "k / v/q");
 }
 
 TEST(ShapesCsv, ADuplicateIsNamedByTheKeyTheTunerTunes) {
