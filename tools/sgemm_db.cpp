@@ -612,30 +612,22 @@ int cmd_export(Context& ctx) {
     }
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::string device = ctx.device(store);
+    // To a file, the whole export first: a database that fails partway leaves an earlier file
+    // as it was.
+    std::ostringstream buffered;
+    const ExportSummary summary =
+        export_winners(store, to_file ? static_cast<std::ostream&>(buffered) : std::cout, format, device, kernel_problem);
     // As import and merge say what they refused: the file holds the rest. Said before the file
     // is written, whose failure would otherwise be all that is said.
-    const auto say_what_was_left_out = [](const ExportSummary& summary) {
-        if (const std::string note = too_large_to_import(summary); !note.empty())
-            std::fprintf(stderr, "sgemm-db: note: %s\n", note.c_str());
-        for (const std::string& why : summary.left_out)
-            std::fprintf(stderr, "sgemm-db: export left out %s (sgemm-db verify lists what is damaged)\n",
-                         printable(why).c_str());
-    };
-    ExportSummary summary;
-    bool nothing_written = false;
-    if (!to_file) {
-        summary = export_winners(store, std::cout, format, device, kernel_problem);
-        say_what_was_left_out(summary);
-    } else {
-        // The whole export first: a database that fails partway leaves an earlier file as it was.
-        std::ostringstream out;
-        summary = export_winners(store, out, format, device, kernel_problem);
-        say_what_was_left_out(summary);
-        // Nor does an export that left out every winner replace it with an empty one: that
-        // would lose a good earlier export, and import the emptiness elsewhere without a word.
-        nothing_written = summary.exported == 0 && !summary.left_out.empty();
-        if (!nothing_written) write_output_file(path, out.str());
-    }
+    if (const std::string note = too_large_to_import(summary); !note.empty())
+        std::fprintf(stderr, "sgemm-db: note: %s\n", note.c_str());
+    for (const std::string& why : summary.left_out)
+        std::fprintf(stderr, "sgemm-db: export left out %s (sgemm-db verify lists what is damaged)\n",
+                     printable(why).c_str());
+    // Nor does an export that left out every winner replace an earlier file with an empty one:
+    // that would lose a good earlier export, and import the emptiness elsewhere without a word.
+    const bool nothing_written = to_file && summary.exported == 0 && !summary.left_out.empty();
+    if (to_file && !nothing_written) write_output_file(path, buffered.str());
     if (nothing_written) {
         std::error_code no_throw;
         std::fprintf(stderr, "sgemm-db: export left out every winner, so %s is not written%s\n", printable(path).c_str(),
