@@ -3,9 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <utility>
 
 #include "src/util/error.h"
 #include "src/util/text.h"
@@ -80,75 +83,111 @@ bool ends_a_line(const std::string& text, std::size_t i) {
 
 }  // namespace
 
-std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, CsvComments comments) {
-    std::vector<CsvRecord> records;
-    strip_byte_order_mark(text);
-    int line = 1;
-    std::size_t i = 0;
-    const auto fail = [&](int at, const std::string& what) {
-        throw Error(printable(source) + ":" + std::to_string(at) + ": " + what);
-    };
+CsvRecordReader::CsvRecordReader(std::string text, std::string source, CsvComments comments, std::size_t max_fields)
+    : text_(std::move(text)), source_(std::move(source)), comments_(comments), max_fields_(max_fields) {
+    strip_byte_order_mark(text_);
     // A tuning database handed over for a CSV (an import of what merge reads, a database as
     // --shapes) is named as such rather than as a binary file.
-    if (text.rfind(std::string("SQLite format 3\0", 16), 0) == 0)
-        throw CsvIsADatabaseError(printable(source) + ": is an SQLite database, not CSV text");
+    if (text_.rfind(std::string("SQLite format 3\0", 16), 0) == 0)
+        throw CsvIsADatabaseError(printable(source_) + ": is an SQLite database, not CSV text");
     // No text CSV holds a NUL byte (UTF-16 text and binary files do), and messages that quote
     // a field would end at it.
-    if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    if (const std::size_t nul = text_.find('\0'); nul != std::string::npos) {
         int at = 1;
-        for (std::size_t j = 0; j < nul; ++j) at += ends_a_line(text, j);
-        fail(at, "holds a NUL byte, which no text CSV does: is it a binary file, or UTF-16 text? Save it as UTF-8");
+        for (std::size_t j = 0; j < nul; ++j) at += ends_a_line(text_, j);
+        throw Error(printable(source_) + ":" + std::to_string(at) +
+                    ": holds a NUL byte, which no text CSV does: is it a binary file, or UTF-16 text? Save it as UTF-8");
     }
-    while (i < text.size()) {
-        if (comments == CsvComments::hash_lines) {
-            const std::size_t first = text.find_first_not_of(" \t", i);
-            if (first != std::string::npos && text[first] == '#') {  // to the end of its line
-                i = text.find_first_of("\r\n", first);
-                if (i == std::string::npos) break;
-                i += text.compare(i, 2, "\r\n") == 0 ? 2 : 1;
-                ++line;
-                continue;
-            }
-        }
-        CsvRecord record{line, {}};
+}
+
+// Whether the record that starts here is a comment; if so, skips its line.
+bool CsvRecordReader::at_comment() {
+    if (comments_ != CsvComments::hash_lines) return false;
+    const std::size_t first = text_.find_first_not_of(" \t", at_);
+    if (first == std::string::npos || text_[first] != '#') return false;
+    at_ = first;
+    skip_to_next_line();
+    return true;
+}
+
+// Past the line break that ends the line at_ is on (or to the text's end), counting it.
+void CsvRecordReader::skip_to_next_line() {
+    const std::size_t end = text_.find_first_of("\r\n", at_);
+    if (end == std::string::npos) {
+        at_ = text_.size();
+        return;
+    }
+    at_ = end + (text_.compare(end, 2, "\r\n") == 0 ? 2 : 1);
+    ++line_;
+}
+
+bool CsvRecordReader::next(CsvRecord& record) {
+    while (at_ < text_.size()) {
+        if (at_comment()) continue;
+        record = CsvRecord{line_, {}, {}};
+        const auto broken = [&](int at, const std::string& what) {
+            record.error = printable(source_) + ":" + std::to_string(at) + ": " + what;
+        };
+        std::size_t fields = 0;
         std::string field;
-        bool end_of_record = false;
-        while (!end_of_record) {
-            if (i < text.size() && text[i] == '"') {  // a quoted field, line breaks allowed
-                const int opened = line;
-                ++i;
+        while (true) {
+            if (at_ < text_.size() && text_[at_] == '"') {  // a quoted field, line breaks allowed
+                const int opened = line_;
+                ++at_;
                 while (true) {
-                    if (i >= text.size()) fail(opened, "a quoted field is never closed");
-                    if (text[i] == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                    if (at_ >= text_.size()) {
+                        broken(opened, "a quoted field is never closed");
+                        return true;
+                    }
+                    if (text_[at_] == '"' && at_ + 1 < text_.size() && text_[at_ + 1] == '"') {
                         field += '"';
-                        i += 2;
-                    } else if (text[i] == '"') {
-                        ++i;
+                        at_ += 2;
+                    } else if (text_[at_] == '"') {
+                        ++at_;
                         break;
                     } else {
-                        if (ends_a_line(text, i)) ++line;
-                        field += text[i++];
+                        if (ends_a_line(text_, at_)) ++line_;
+                        field += text_[at_++];
                     }
                 }
-                if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-                    fail(line, "text after the closing quote of a field");
+                if (at_ < text_.size() && text_[at_] != ',' && text_[at_] != '\n' && text_[at_] != '\r') {
+                    broken(line_, "text after the closing quote of a field");
+                    skip_to_next_line();
+                    return true;
+                }
             } else {
-                while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') field += text[i++];
+                const std::size_t end = std::min(text_.find_first_of(",\r\n", at_), text_.size());
+                field.append(text_, at_, end - at_);
+                at_ = end;
             }
-            record.fields.push_back(std::move(field));
+            if (++fields <= max_fields_) record.fields.push_back(std::move(field));
             field.clear();
-            if (i < text.size() && text[i] == ',') {
-                ++i;
+            if (at_ < text_.size() && text_[at_] == ',') {
+                ++at_;
                 continue;
             }
-            if (i < text.size() && text[i] == '\r') ++i;
-            if (i < text.size() && text[i] == '\n') ++i;
-            ++line;
-            end_of_record = true;
+            if (at_ < text_.size() && text_[at_] == '\r') ++at_;
+            if (at_ < text_.size() && text_[at_] == '\n') ++at_;
+            ++line_;
+            break;
         }
-        const bool blank = record.fields.size() == 1 &&
-                           record.fields[0].find_first_not_of(" \t") == std::string::npos;
-        if (!blank) records.push_back(std::move(record));
+        if (fields > max_fields_) {
+            broken(record.line, std::to_string(fields) + " fields, more than the " + std::to_string(max_fields_) +
+                                    " a line of this file may hold");
+            return true;
+        }
+        const bool blank = record.fields.size() == 1 && record.fields[0].find_first_not_of(" \t") == std::string::npos;
+        if (!blank) return true;
+    }
+    return false;
+}
+
+std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, CsvComments comments) {
+    CsvRecordReader reader(std::move(text), source, comments, std::numeric_limits<std::size_t>::max());
+    std::vector<CsvRecord> records;
+    for (CsvRecord record; reader.next(record);) {
+        if (!record.error.empty()) throw Error(record.error);
+        records.push_back(std::move(record));
     }
     return records;
 }

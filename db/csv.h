@@ -12,12 +12,22 @@
 
 namespace sgemm {
 
+// Bad lines named in an error: a file that is wholly wrong (another table) would otherwise
+// print a line for each of its rows.
+constexpr std::size_t kBadLinesShown = 20;
+
+// Far more fields than a line of this project's CSV files has (a shapes file has at most 9
+// columns, an export some 30), padding and all (a spreadsheet pads each line to its widest):
+// the reader refuses a longer line, and keeps no field past it.
+constexpr std::size_t kMaxCsvFields = 1024;
+
 // One record, with a line break.
 std::string csv_line(const std::vector<std::string>& fields);
 
 struct CsvRecord {
     int line = 0;  // 1-based line the record starts on
     std::vector<std::string> fields;
+    std::string error;  // why the text breaks this record ("<source>:<line>: ..."), else empty
 };
 
 // Removes a UTF-8 byte order mark from the start of `text`, if there is one: spreadsheet
@@ -48,10 +58,34 @@ struct CsvIsADatabaseError : Error {
 // of its line. Only where a record starts: a line inside a quoted field is the field's text.
 enum class CsvComments { none, hash_lines };
 
-// Every record of `text` (after a byte order mark); blank lines, and lines of white space
-// alone, are skipped, and comments as `comments` says. Throws Error "<source>:<line>: ..."
-// for a quoted field that never ends, text after a closing quote, or a NUL byte;
-// CsvIsADatabaseError for a database file.
+// The records of a CSV text one at a time, so that a caller that weighs each as it comes holds
+// one record, not a copy of the file many times its size (an empty field takes 32 bytes for
+// its comma's one). Blank lines, and lines of white space alone, are skipped, and comments as
+// `comments` says. A record the text breaks comes with `error` set, "<source>:<line>: ...",
+// and reading goes on at the next line, so a caller can name every bad line: text after a
+// closing quote, or more than `max_fields` fields (those past it are counted, not kept). A
+// quoted field that is never closed takes the text to its end, so it is the last record.
+class CsvRecordReader {
+public:
+    // Throws Error "<source>:<line>: ..." for a NUL byte, CsvIsADatabaseError for a database
+    // file: the text is no CSV at all, so no record of it is read.
+    CsvRecordReader(std::string text, std::string source, CsvComments comments, std::size_t max_fields);
+    // Whether there was another record, then in `record`.
+    bool next(CsvRecord& record);
+
+private:
+    bool at_comment();
+    void skip_to_next_line();
+    std::string text_;
+    std::string source_;
+    CsvComments comments_;
+    std::size_t max_fields_;
+    std::size_t at_ = 0;
+    int line_ = 1;
+};
+
+// Every record of `text` (after a byte order mark), as CsvRecordReader reads them; throws
+// Error at the first record that has one.
 std::vector<CsvRecord> parse_csv(std::string text, const std::string& source, CsvComments comments = CsvComments::none);
 // parse_csv of all of `in` (at most kMaxCsvBytes), without comments.
 std::vector<CsvRecord> read_csv(std::istream& in, const std::string& source);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include "db/base64.h"
@@ -285,7 +286,7 @@ std::string import_problem(const std::vector<std::string>& fields) {
         if (fields[i].find('\0') != std::string::npos)
             return std::string("column ") + header[i]->name + ": holds a NUL byte, which no CSV import reads";
     ExportRow read_back;
-    return read_row(header, CsvRecord{0, fields}, read_back);
+    return read_row(header, CsvRecord{0, fields, {}}, read_back);
 }
 
 }  // namespace
@@ -376,19 +377,25 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     // the CSV reader stumbles on it.
     if (const int first = in.peek(); first == '[' || first == '{')
         throw ImportError(printable(source) + ": is JSON, not CSV; import reads what export --format csv writes (the default)");
-    std::vector<CsvRecord> records;
+    // Rows are read one by one, so a file of many empty fields (a comma is one byte, an empty
+    // field 32) costs no more memory than its text.
+    std::optional<CsvRecordReader> reader;
+    CsvRecord first_line;
     try {
-        records = read_csv(in, source);
+        reader.emplace(read_csv_text(in, source), source, CsvComments::none, kMaxCsvFields);
+        if (!reader->next(first_line)) throw ImportError(printable(source) + ": empty file (expected a header line)");
     } catch (const CsvIsADatabaseError& e) {
         throw ImportError(e.what() + std::string(" (merge brings in a database's winners)"));
+    } catch (const ImportError&) {
+        throw;
     } catch (const Error& e) {
         throw ImportError(e.what());
     }
-    if (records.empty()) throw ImportError(printable(source) + ": empty file (expected a header line)");
+    if (!first_line.error.empty()) throw ImportError(first_line.error);  // no columns to read the rows by
 
     std::vector<const Column*> header;  // the column of each field of the first line, or null
     std::string repeated;  // columns the header names more than once: which value would count?
-    for (const std::string& name : records.front().fields) {
+    for (const std::string& name : first_line.fields) {
         const Column* found = nullptr;
         for (const Column& c : columns())
             if (name == c.name) found = &c;
@@ -404,13 +411,19 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     // The header's problems are one bad line, however many columns it lacks.
     std::string unknown, missing;
     for (std::size_t i = 0; i < header.size(); ++i)
-        if (!header[i]) unknown += (unknown.empty() ? "" : ", ") + single_quoted(records.front().fields[i]);
+        if (!header[i]) unknown += (unknown.empty() ? "" : ", ") + single_quoted(first_line.fields[i]);
     for (const Column& c : columns()) {
         bool present = c.since_later_export;
         for (const Column* h : header) present = present || h == &c;
         if (!present) missing += (missing.empty() ? "" : ", ") + single_quoted(c.name);
     }
+    // A file that is wholly wrong (another table) would print a line for each of its rows: the
+    // first kBadLinesShown are named, and the rest counted.
     std::vector<std::string> problems;
+    std::size_t bad_lines = 0;
+    const auto bad_line = [&](std::string what) {
+        if (++bad_lines <= kBadLinesShown) problems.push_back(std::move(what));
+    };
     if (!unknown.empty() || !missing.empty() || !repeated.empty()) {
         std::vector<std::string> faults;
         // Every column this build writes, and more: a later build's export, whose new columns
@@ -424,18 +437,23 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
         if (!repeated.empty()) faults.push_back("names columns " + repeated + " more than once");
         std::string text;
         for (std::size_t i = 0; i < faults.size(); ++i) text += (i ? " and " : "") + faults[i];
-        problems.push_back(printable(source) + ":" + std::to_string(records.front().line) + ": the header " + text);
+        bad_line(printable(source) + ":" + std::to_string(first_line.line) + ": the header " + text);
     }
     std::vector<ExportRow> rows;
     // An export writes one row per device and shape. A second (a file edited or pasted
     // together by hand) would be weighed against the first as if it were stored already,
     // and which one stays would hang on their order.
     std::map<std::string, int> line_of_key;
-    if (problems.empty())
-        for (std::size_t i = 1; i < records.size(); ++i) {
+    if (bad_lines == 0)
+        for (CsvRecord record; reader->next(record);) {
+            // A line the CSV reader could not split is one bad line among the others.
+            if (!record.error.empty()) {
+                bad_line(record.error);
+                continue;
+            }
             ExportRow row;
-            row.line = records[i].line;
-            std::string problem = read_row(header, records[i], row);
+            row.line = record.line;
+            std::string problem = read_row(header, record, row);
             if (problem.empty()) {
                 compute_figures(row.entry.winner);
                 const std::string key = row.device.id() + " " + row.entry.winner.shape.to_string();
@@ -446,14 +464,14 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
                               std::to_string(first->second) + "); an export has one row per device and shape";
             }
             if (!problem.empty())
-                problems.push_back(printable(source) + ":" + std::to_string(records[i].line) + ": " + printable(problem));
+                bad_line(printable(source) + ":" + std::to_string(record.line) + ": " + printable(problem));
             else
                 rows.push_back(std::move(row));
         }
-    if (!problems.empty()) {
-        std::string message = std::to_string(problems.size()) + " bad line" + (problems.size() > 1 ? "s" : "") +
-                              ", nothing imported:";
+    if (bad_lines > 0) {
+        std::string message = std::to_string(bad_lines) + " bad line" + (bad_lines > 1 ? "s" : "") + ", nothing imported:";
         for (const std::string& p : problems) message += "\n  " + p;
+        if (bad_lines > problems.size()) message += "\n  and " + std::to_string(bad_lines - problems.size()) + " more";
         throw ImportError(message);
     }
     return rows;

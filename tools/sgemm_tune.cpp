@@ -13,6 +13,7 @@
 #include <optional>
 #include <tuple>
 
+#include "db/csv.h"
 #include "db/default_path.h"
 #include "db/schema.h"
 #include "src/cuda/device.h"
@@ -251,13 +252,13 @@ void print_model_evaluation(const std::vector<ShapeOutcome>& outcomes) {
 }
 
 // Says why each row of `whys` (shapes_too_large) cannot be tuned, a line each, with `kind`
-// ("" or "note: ") before and `after` behind: the first kBadRowsShown and how many more, as
+// ("" or "note: ") before and `after` behind: the first kBadLinesShown and how many more, as
 // the parse names bad lines.
 void say_shapes_too_large(const std::vector<std::string>& whys, const char* kind, const std::string& after) {
-    for (std::size_t i = 0; i < whys.size() && i < kBadRowsShown; ++i)
+    for (std::size_t i = 0; i < whys.size() && i < kBadLinesShown; ++i)
         std::fprintf(stderr, "sgemm-tune: %s%s%s\n", kind, printable(whys[i]).c_str(), after.c_str());
-    if (whys.size() > kBadRowsShown)
-        std::fprintf(stderr, "sgemm-tune: %sand %zu more shapes it cannot tune\n", kind, whys.size() - kBadRowsShown);
+    if (whys.size() > kBadLinesShown)
+        std::fprintf(stderr, "sgemm-tune: %sand %zu more shapes it cannot tune\n", kind, whys.size() - kBadLinesShown);
 }
 
 // --dry-run: what each shape would compile and time, compiled for the named arch, no GPU.

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "db/csv.h"
 #include "src/util/parse_number.h"
@@ -80,39 +81,12 @@ bool parse_trans(const std::string& text, const char* column, const std::string&
     fail(file, line, std::string(column) + " must be N or T, not " + single_quoted(text));
 }
 
-}  // namespace
-
-ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
-    std::vector<CsvRecord> records;
-    try {
-        records = parse_csv(without_joined_files_byte_order_marks(read_csv_text(in, file, kMaxShapesCsvBytes)), file,
-                            CsvComments::hash_lines);
-    } catch (const Error& e) {
-        throw ShapesCsvError(e.what());
-    }
-    // A row of empty fields (",,,": a spreadsheet's blank row) is a blank line, before the
-    // header as after it.
-    records.erase(std::remove_if(records.begin(), records.end(),
-                                 [](const CsvRecord& r) {
-                                     return std::all_of(r.fields.begin(), r.fields.end(),
-                                                        [](const std::string& f) { return trim(f).empty(); });
-                                 }),
-                  records.end());
-    if (records.empty()) throw ShapesCsvError(printable(file) + ": no header: expected a line like M,N,K");
-
-    CsvRecord header = records.front();
-    drop_trailing_comma(header, 0);
+// The field index of each column the header names.
+std::map<std::string, std::size_t> columns_of_header(const CsvRecord& header, const std::string& file) {
     // No column is named by a number: a first field that is one is a row of shapes (the full
     // form's N, T, fp32 and name after it too), so the file has lost its header.
     if (parse_whole_number(trim(header.fields.front())).has_value())
         fail(file, header.line, "holds numbers, not column names: the file needs a header line first, such as M,N,K");
-    // A later line the same as the header (any case, white space around its fields) is no
-    // shape: two files joined (one model's rows and another's) repeat it, and it is passed over.
-    const auto repeats_the_header = [&](const CsvRecord& rec) {
-        return rec.fields.size() == header.fields.size() &&
-               std::equal(rec.fields.begin(), rec.fields.end(), header.fields.begin(),
-                          [](const std::string& a, const std::string& b) { return lower_case(trim(a)) == lower_case(trim(b)); });
-    };
     std::map<std::string, std::size_t> at;  // column name -> field index
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         // Any case (m,n,k too), named as the columns' own spelling from here on.
@@ -127,15 +101,52 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     }
     for (const char* required : {"M", "N", "K"})
         if (!at.count(required)) fail(file, header.line, std::string("the header has no column ") + required);
+    return at;
+}
+
+}  // namespace
+
+ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
+    // Records are weighed as they are read, so a file of many empty fields (a comma is one byte,
+    // an empty field 32) costs no more memory than its text.
+    std::optional<CsvRecordReader> reader;
+    try {
+        reader.emplace(without_joined_files_byte_order_marks(read_csv_text(in, file, kMaxShapesCsvBytes)), file,
+                       CsvComments::hash_lines, kMaxCsvFields);
+    } catch (const Error& e) {
+        throw ShapesCsvError(e.what());
+    }
+    // A row of empty fields (",,,": a spreadsheet's blank row) is a blank line, before the
+    // header as after it.
+    const auto all_empty = [](const CsvRecord& r) {
+        return std::all_of(r.fields.begin(), r.fields.end(), [](const std::string& f) { return trim(f).empty(); });
+    };
+    CsvRecord header;
+    while (reader->next(header) && header.error.empty() && all_empty(header)) {
+    }
+    if (!header.error.empty()) throw ShapesCsvError(header.error);  // no columns to read the rows by
+    if (header.fields.empty()) throw ShapesCsvError(printable(file) + ": no header: expected a line like M,N,K");
+    drop_trailing_comma(header, 0);
+    const std::map<std::string, std::size_t> at = columns_of_header(header, file);
+    // A later line the same as the header (any case, white space around its fields) is no
+    // shape: two files joined (one model's rows and another's) repeat it, and it is passed over.
+    const auto repeats_the_header = [&](const CsvRecord& rec) {
+        return rec.fields.size() == header.fields.size() &&
+               std::equal(rec.fields.begin(), rec.fields.end(), header.fields.begin(),
+                          [](const std::string& a, const std::string& b) { return lower_case(trim(a)) == lower_case(trim(b)); });
+    };
 
     ShapesFile out;
     std::map<std::string, std::size_t> seen;  // shape key text -> index in out.rows
     // Every bad row is named, not only the first: a file fixed line by line would otherwise
     // take a run per mistake.
     std::vector<std::string> bad_rows;
-    std::size_t repeats = 0;  // rows merged into an earlier one: the first kBadRowsShown are named
-    for (std::size_t r = 1; r < records.size(); ++r) try {
-        CsvRecord rec = records[r];
+    std::size_t repeats = 0;  // rows merged into an earlier one: the first kBadLinesShown are named
+    for (CsvRecord rec; reader->next(rec);) try {
+        // A line the CSV reader could not split is a bad row like any other: the rows after it
+        // are still weighed, and named.
+        if (!rec.error.empty()) throw ShapesCsvError(rec.error);
+        if (all_empty(rec)) continue;
         drop_trailing_comma(rec, header.fields.size());
         if (repeats_the_header(rec)) continue;
         if (rec.fields.size() != header.fields.size()) {
@@ -151,7 +162,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
                                                      "field after a space is split at the commas in it)"
                                                    : ""));
         }
-        auto field = [&](const char* column) { return at.count(column) ? trim(rec.fields[at[column]]) : std::string(); };
+        auto field = [&](const char* column) { return at.count(column) ? trim(rec.fields[at.at(column)]) : std::string(); };
         ShapeRow row;
         row.line = rec.line;
         row.key.M = parse_dimension(field("M"), "M", file, rec.line);
@@ -219,7 +230,7 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
             }
             if (!std::isfinite(first.weight))
                 fail(file, rec.line, key + ": its weights add up past the largest number");
-            if (++repeats <= kBadRowsShown)
+            if (++repeats <= kBadLinesShown)
                 out.warnings.push_back(printable(file) + ":" + std::to_string(rec.line) + ": " + key + " repeats line " +
                                        std::to_string(first.line) + "; merged (weights added)");
             continue;
@@ -232,14 +243,14 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     if (bad_rows.size() == 1) throw ShapesCsvError(bad_rows.front());
     if (!bad_rows.empty()) {
         std::string message = std::to_string(bad_rows.size()) + " bad lines in " + printable(file) + ":";
-        const std::size_t shown = std::min<std::size_t>(bad_rows.size(), kBadRowsShown);
+        const std::size_t shown = std::min<std::size_t>(bad_rows.size(), kBadLinesShown);
         for (std::size_t i = 0; i < shown; ++i) message += "\n  " + bad_rows[i];
         if (shown < bad_rows.size()) message += "\n  and " + std::to_string(bad_rows.size() - shown) + " more";
         throw ShapesCsvError(message);
     }
     if (out.rows.empty()) throw ShapesCsvError(printable(file) + ": no shapes after the header");
-    if (repeats > kBadRowsShown)
-        out.warnings.push_back(printable(file) + ": and " + std::to_string(repeats - kBadRowsShown) +
+    if (repeats > kBadLinesShown)
+        out.warnings.push_back(printable(file) + ": and " + std::to_string(repeats - kBadLinesShown) +
                                " more lines repeat a shape above; merged (weights added)");
     return out;
 }

@@ -21,10 +21,6 @@
 
 namespace sgemm {
 
-// Bad rows named in an error: a file that is wholly wrong (another table) would otherwise
-// print a line for each of its rows.
-constexpr std::size_t kBadRowsShown = 20;
-
 struct ShapeRow {
     // The key tuned, its alignment class included: the tuner lays out operands of that class.
     // parse_shapes_csv sets the class of tightly packed operands (packed_alignment), or the

@@ -26,6 +26,16 @@ MergeSummary import_text(TuningStore& store, const std::string& text) {
     return import_winners(store, read_export(in, "winners.csv"), "winners.csv");
 }
 
+// Why importing `text` into `store` is refused, or "imported".
+std::string import_error_of(TuningStore& store, const std::string& text) {
+    try {
+        import_text(store, text);
+    } catch (const ImportError& e) {
+        return e.what();
+    }
+    return "imported";
+}
+
 std::vector<CsvRecord> records(const std::string& csv) {
     std::istringstream in(csv);
     return read_csv(in, "export");
@@ -163,6 +173,30 @@ TEST(Csv, AnUnclosedQuoteNamesItsLine) {
         FAIL();
     } catch (const Error& e) {
         EXPECT_EQ(std::string(e.what()), "f.csv:2: a quoted field is never closed");
+    }
+}
+
+// The reader hands over a broken record with its error and goes on at the next line; fields
+// past the limit are counted, not kept. parse_csv throws at the first broken record.
+TEST(Csv, TheRecordReaderGoesOnPastABrokenLine) {
+    CsvRecordReader reader("h\n\"a\"b,c\nx,y,z,w\n\"two\nlines\"x\n,,\nlast\n", "f.csv", CsvComments::none, 3);
+    std::vector<CsvRecord> records;
+    for (CsvRecord record; reader.next(record);) records.push_back(record);
+    ASSERT_EQ(records.size(), 6u);
+    EXPECT_EQ(records[1].error, "f.csv:2: text after the closing quote of a field");
+    EXPECT_EQ(records[2].error, "f.csv:3: 4 fields, more than the 3 a line of this file may hold");
+    EXPECT_EQ(records[2].fields, (std::vector<std::string>{"x", "y", "z"}));
+    EXPECT_EQ(records[3].line, 4);
+    EXPECT_EQ(records[3].error, "f.csv:5: text after the closing quote of a field") << "the line the quote closed on";
+    EXPECT_EQ(records[4].line, 6);
+    EXPECT_EQ(records[4].fields, (std::vector<std::string>{"", "", ""}));
+    EXPECT_TRUE(records[4].error.empty());
+    EXPECT_EQ(records[5].fields, (std::vector<std::string>{"last"}));
+    try {
+        parse_csv("h\n\"a\"b\nx\n", "f.csv");
+        FAIL() << "a broken record was read";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "f.csv:2: text after the closing quote of a field");
     }
 }
 
@@ -401,17 +435,38 @@ TEST(Exchange, AnImportWithBadRowsNamesEachLineAndAppliesNothing) {
     csv = with_field(csv, 3, "alignment", "12");
     csv = with_field(csv, 4, "driver_version", "12000");  // the fingerprint no longer matches its id
     TuningStore target(dir.file("b.db"));
-    try {
-        import_text(target, csv);
-        FAIL() << "imported a bad file";
-    } catch (const ImportError& e) {
-        const std::string message = e.what();
-        EXPECT_NE(message.find("3 bad lines, nothing imported"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:2: column m: 'eight' is not an integer"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:4: column alignment: '12' is not 4, 8 or 16"), std::string::npos) << message;
-        EXPECT_NE(message.find("winners.csv:5: device_id"), std::string::npos) << message;
-    }
+    const std::string message = import_error_of(target, csv);
+    EXPECT_NE(message.find("3 bad lines, nothing imported"), std::string::npos) << message;
+    EXPECT_NE(message.find("winners.csv:2: column m: 'eight' is not an integer"), std::string::npos) << message;
+    EXPECT_NE(message.find("winners.csv:4: column alignment: '12' is not 4, 8 or 16"), std::string::npos) << message;
+    EXPECT_NE(message.find("winners.csv:5: device_id"), std::string::npos) << message;
     EXPECT_TRUE(target.devices().empty());
+    EXPECT_TRUE(target.winners().empty());
+}
+
+// A line the CSV reader cannot split (text after a closing quote, more fields than any export
+// has) is one bad line among the others: it stopped the reading, and hid the bad lines after
+// it. A file of bad lines alone names the first 20 and counts the rest.
+TEST(Exchange, ALineTheCsvReaderCannotSplitIsOneBadLineAmongTheOthers) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    fill_sample(source);
+    std::string csv = export_text(source);
+    std::string many = csv_line(records(csv).at(0).fields);  // the header, then bad lines alone
+    csv = with_field(csv, 3, "alignment", "12");
+    csv += "\"x\"y,1\n" + std::string(3000, ',') + "\n";
+    TuningStore target(dir.file("b.db"));
+    const std::string message = import_error_of(target, csv);
+    EXPECT_NE(message.find("3 bad lines, nothing imported"), std::string::npos) << message;
+    EXPECT_NE(message.find("winners.csv:4: column alignment: '12' is not 4, 8 or 16"), std::string::npos) << message;
+    EXPECT_NE(message.find("winners.csv:6: text after the closing quote of a field"), std::string::npos) << message;
+    EXPECT_NE(message.find("winners.csv:7: 3001 fields, more than the 1024"), std::string::npos) << message;
+    for (int i = 0; i < 25; ++i) many += "\"x\"y\n";
+    const std::string capped = import_error_of(target, many);
+    EXPECT_NE(capped.find("25 bad lines, nothing imported"), std::string::npos) << capped;
+    EXPECT_NE(capped.find("winners.csv:21: text after"), std::string::npos) << capped;
+    EXPECT_EQ(capped.find("winners.csv:22:"), std::string::npos) << capped;
+    EXPECT_NE(capped.find("\n  and 5 more"), std::string::npos) << capped;
     EXPECT_TRUE(target.winners().empty());
 }
 

@@ -1,6 +1,7 @@
 // The shapes CSV: what parses, and every bad input named by file and line.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "tuner/shapes_csv.h"
@@ -22,6 +23,14 @@ std::string error_of(const std::string& text) {
         return e.what();
     }
     return "no error";
+}
+
+// A figure of /proc/self/status in bytes ("VmHWM", the peak resident size; "VmRSS"), or -1.
+long long status_bytes(const std::string& name) {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind(name + ":", 0) == 0) return std::stoll(line.substr(name.size() + 1)) * 1024;
+    return -1;
 }
 
 TEST(ShapesCsv, ParsesRequiredAndOptionalColumnsInAnyOrder) {
@@ -304,6 +313,44 @@ TEST(ShapesCsv, EveryBadRowIsNamedAtOnce) {
     EXPECT_NE(capped.find("shapes.csv:21: M 'x'"), std::string::npos) << capped;
     EXPECT_EQ(capped.find("shapes.csv:22:"), std::string::npos) << capped;
     EXPECT_NE(capped.find("and 5 more"), std::string::npos) << capped;
+}
+
+// A line the CSV reader cannot split (text after a closing quote, too many fields) is one bad
+// line among the others: it stopped the reading, and hid the bad lines after it. A quote never
+// closed takes the rest of the file, so it is the last one named.
+TEST(ShapesCsv, ALineTheCsvReaderCannotSplitIsOneBadLineAmongTheOthers) {
+    const std::string message =
+        error_of("M,N,K,name\n1,2,3,\"a\"b\n4,x,6,o\n" + std::string(2000, ',') + "\n7,8,9,\"open\n1,1,1,x\n");
+    EXPECT_EQ(message.rfind("4 bad lines in shapes.csv:", 0), 0u) << message;
+    for (const char* line : {"shapes.csv:2: text after the closing quote", "shapes.csv:3: N 'x'",
+                             "shapes.csv:4: 2001 fields, more than the 1024", "shapes.csv:5: a quoted field is never closed"})
+        EXPECT_NE(message.find(line), std::string::npos) << line << " in " << message;
+    // A header the reader cannot split gives no columns to read the rows by: it alone is named.
+    EXPECT_EQ(error_of("\"M\"x,N,K\n4,x,6\n"), "shapes.csv:1: text after the closing quote of a field");
+    // Padding up to the limit is still a trailing comma.
+    EXPECT_EQ(parse("M,N,K\n8,64,64" + std::string(1021, ',') + "\n").rows.at(0).key.K, 64);
+}
+
+// A file of commas alone took 32 bytes of memory for each (an empty field each), 2.3 GB for a
+// 62 MB line, before its error: rows are weighed as they are read, and a line's fields past
+// the reader's limit are counted, not kept.
+TEST(ShapesCsv, ALineOfEmptyFieldsTakesNoMoreMemoryThanItsText) {
+    const std::size_t text_bytes = std::size_t{24} << 20;
+    std::string text = "M,N,K\n" + std::string(text_bytes / 2, ',') + "\n";
+    for (int line = 0; text.size() < text_bytes; ++line) text += std::string(1000, ',') + "\n";
+    // Writing 5 there sets the peak resident size back to the present one (Linux 4.0).
+    if (!(std::ofstream("/proc/self/clear_refs") << "5" << std::flush))
+        GTEST_SKIP() << "/proc/self/clear_refs cannot be written here, so the peak memory cannot be measured";
+    const long long before = status_bytes("VmRSS");
+    ASSERT_GT(before, 0) << "no VmRSS in /proc/self/status";
+    const std::string message = error_of(text);
+    EXPECT_NE(message.find("shapes.csv:2: " + std::to_string(text_bytes / 2 + 1) + " fields, more than the 1024"),
+              std::string::npos)
+        << message.substr(0, 300);
+    const long long grown = status_bytes("VmHWM") - before;
+    // The text is held three times at most (read, byte order marks taken off, the reader's).
+    EXPECT_LT(grown, 4 * static_cast<long long>(text.size())) << "the peak grew " << grown << " bytes for "
+                                                                 << text.size() << " bytes of text";
 }
 
 TEST(ShapesCsv, AByteOrderMarkBeforeTheHeaderOrACommentIsSkipped) {
