@@ -36,6 +36,7 @@ A kernel is named by its family, or, where two configurations of one family ran 
 beside the defaults), by its configuration. A result that failed the check is marked: hatched in
 the ladder, a hollow point on the roofline, a cross on the sweep.
 """
+import math
 import os
 import re
 
@@ -50,8 +51,8 @@ LADDER_PNG, ROOFLINE_PNG, SWEEP_PNG = OUTPUTS = ("bench_ladder.png", "bench_roof
 # be an image matplotlib refuses to draw (a traceback, and none of the three plots drawn).
 LADDER_HEADER_INCHES, LADDER_ROW_INCHES = 1.6, 0.55
 LADDER_MOST_RESULTS = int((plotting.PNG_MOST_PIXELS / plotting.PNG_DPI - LADDER_HEADER_INCHES) / LADDER_ROW_INCHES)
-# The ladder's labels sit at the left of its rows, wrapped at this many characters: a
-# warptile configuration is some 70.
+# The ladder's labels sit at the left of its rows, wrapped at this many characters (a
+# warptile configuration is some 70), and the roofline's beside its points likewise.
 LADDER_LABEL_WIDTH = 36
 
 
@@ -173,9 +174,15 @@ def plot_roofline(entry, ceilings, out_dir):
     for r, intensity in placed:
         ax.scatter([intensity], [r["tflops"]], s=50, zorder=3, marker="s" if r["kernel"] == "cublas" else "o",
                    edgecolors=color[label(r)], facecolors=color[label(r)] if r["valid"] else "none")
-        ax.annotate(plotting.figure_text(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)")),
-                    (intensity, r["tflops"]),
-                    textcoords="offset points", xytext=(6, -3), fontsize=8)
+    # Each point's label, wrapped as the ladder's are, on the side with more room: a warptile
+    # configuration's ran on past the figure's right edge from a point in the middle.
+    low, high = ax.get_xlim()
+    for r, intensity in placed:
+        right_half = math.log(intensity / low) > math.log(high / low) / 2
+        ax.annotate(plotting.figure_text(f"{label(r)} {r['tflops']:.1f}" + ("" if r["valid"] else " (invalid)"),
+                                         LADDER_LABEL_WIDTH),
+                    (intensity, r["tflops"]), textcoords="offset points", xytext=(-6, -3) if right_half else (6, -3),
+                    ha="right" if right_half else "left", va="top", fontsize=8)
     ax.set_title(f"Ladder on the fp32 roofline ({plotting.figure_text(ceilings.name)}): {title(entry)}\n"
                  "kernels at their tile's DRAM intensity BM*BN/(2(BM+BN)), cuBLAS at the problem's;\n"
                  "a point above the roof gets reuse from L1/L2 that the tile estimate does not count",

@@ -375,6 +375,38 @@ class PlotBench(PlotTest):
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
         self.assert_pngs("bench_ladder.png", "bench_roofline.png", "bench_sweep.png")
 
+    def test_the_rooflines_labels_stay_inside_the_figure(self):
+        # A warptile configuration's label (some 70 characters) ran on past the figure's right
+        # edge from its point. Labels are wrapped, and those in the right half go to the left.
+        bench = load(BENCH_4096)
+        long_configs = ("warptile BM=128 BN=256 BK=8 WM=64 WN=64 TM=8 TN=16 STAGES=4 ALIGNED=2",
+                        "warptile BM=256 BN=128 BK=16 WM=64 WN=64 TM=16 TN=8 STAGES=3 ALIGNED=1",
+                        "warptile BM=64 BN=64 BK=16 WM=32 WN=32 TM=8 TN=8 STAGES=2 ALIGNED=0")
+        bench["results"] += [{**bench["results"][-1], "kernel": "warptile", "config": c} for c in long_configs]
+        for m in (4096, 64):  # 64: cuBLAS's point at the problem's intensity, left of the tiles'
+            entry = {**bench, "m": m}
+            figures = []
+            saved = plotting.save
+
+            def keep(fig, directory, name):
+                figures.append(fig)
+                return saved(fig, directory, name)
+
+            plot_bench.plotting.save = keep
+            try:
+                plot_bench.plot_roofline(entry, plotting.ceilings_for(bench["gpu"], None, None), self.out)
+            finally:
+                plot_bench.plotting.save = saved
+            fig = figures[0]
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            labels = [t for t in fig.axes[0].texts if "warptile" in t.get_text() or "cublas" in t.get_text()]
+            self.assertEqual(len(labels), 1 + len(long_configs), [t.get_text() for t in fig.axes[0].texts])
+            for text in labels:
+                box = text.get_window_extent(renderer)
+                self.assertGreaterEqual(box.x0, fig.bbox.x0, (m, text.get_text()))
+                self.assertLessEqual(box.x1, fig.bbox.x1, (m, text.get_text()))
+
     def test_what_matplotlib_warns_of_is_a_note_naming_the_png(self):
         # Only lines in the script's own words reach the terminal, not a warning's two lines
         # that quote a line of plotting.py or numpy. Each warning is said once, after the file
