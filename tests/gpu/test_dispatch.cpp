@@ -748,6 +748,66 @@ TEST(Dispatch, PrepareOfKZeroLoadsTheKernelThatScalesC) {
     EXPECT_EQ(dispatch.info().kernels_loaded, at_create.kernels_loaded + 1);
 }
 
+// Where NVRTC refuses the kernel that scales C, a call that needs it is a compile error that
+// names the kernel and NVRTC's log, and leaves C as it was; so is prepare, and so is the next
+// call (the refusal is kept: ScaleC's own tests see that NVRTC is not asked again). Betas of 0
+// and 1, which need no kernel, and a product still run. The meson test 'gpu_tests with the
+// kernel that scales C refused' runs it with an NVRTC preloaded that refuses scale_c.cu
+// (tests/tuner/nvrtc_refuses_compiles.cpp); run alone, it skips.
+TEST(Dispatch, ARefusedCompileOfTheKernelThatScalesCIsACompileError) {
+    const char* refused = std::getenv("NVRTC_REFUSE");
+    if (!refused || std::string(refused) != "scale_c.cu")
+        GTEST_SKIP() << "needs NVRTC_REFUSE=scale_c.cu and libnvrtc_refuses_compiles.so preloaded, as its meson test "
+                        "runs it";
+    SGEMM_REQUIRE_GPU(gpu);
+    const Dispatch dispatch(options(test_db(gpu->device).path));
+    const sgemm_dispatch_info_t at_create = dispatch.info();
+    const int M = 5, N = 9, ldc = 11;
+    DeviceBuffer<float> c(static_cast<std::size_t>(M) * ldc);
+    const std::vector<float> before = c_rows(M, N, ldc);
+    c.upload(before);
+    for (int again = 0; again < 2; ++again) {
+        EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, 0, 1.0f, nullptr, 1,
+                                      nullptr, N, 0.5f, c.data(), ldc, gpu->stream.get()),
+                  SGEMM_DISPATCH_COMPILE_ERROR)
+            << "call " << again + 1;
+        const std::string error = sgemm_dispatch_last_error();
+        EXPECT_TRUE(contains(error, "compiling the kernel that scales C alone (K or alpha is 0)")) << error;
+        EXPECT_TRUE(contains(error, "planted_by_tune_cli")) << "NVRTC's log: " << error;
+    }
+    EXPECT_EQ(sgemm_dispatch_prepare(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, 0, nullptr, 1,
+                                     nullptr, N, nullptr, ldc),
+              SGEMM_DISPATCH_COMPILE_ERROR);
+    gpu->stream.synchronize();
+    EXPECT_EQ(c.download(), before) << "C changed by a call that failed";
+    EXPECT_EQ(dispatch.info().kernels_loaded, at_create.kernels_loaded) << "a refused kernel counted as loaded";
+
+    for (const float beta : {1.0f, 0.0f}) {
+        c.upload(before);
+        EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, 0, 1.0f, nullptr,
+                                      1, nullptr, N, beta, c.data(), ldc, gpu->stream.get()),
+                  SGEMM_DISPATCH_SUCCESS)
+            << "beta " << beta << ": " << sgemm_dispatch_last_error();
+        gpu->stream.synchronize();
+        std::string first;
+        EXPECT_EQ(scaled_wrongly(before, c.download(), N, ldc, beta, first), 0) << "beta " << beta << ": " << first;
+    }
+    const int K = 16;
+    DeviceBuffer<float> a(static_cast<std::size_t>(M) * K), b(static_cast<std::size_t>(K) * N);
+    a.upload(std::vector<float>(a.size(), 1.0f));
+    b.upload(std::vector<float>(b.size(), 0.5f));
+    c.upload(before);
+    EXPECT_EQ(sgemm_dispatch_gemm(dispatch.get(), SGEMM_DISPATCH_OP_N, SGEMM_DISPATCH_OP_N, M, N, K, 1.0f, a.data(), K,
+                                  b.data(), N, 0.0f, c.data(), ldc, gpu->stream.get()),
+              SGEMM_DISPATCH_SUCCESS)
+        << sgemm_dispatch_last_error();
+    gpu->stream.synchronize();
+    const std::vector<float> product = c.download();
+    for (int row = 0; row < M; ++row)
+        for (int column = 0; column < N; ++column)
+            ASSERT_EQ(product[static_cast<std::size_t>(row) * ldc + column], 8.0f) << "C(" << row << ", " << column << ")";
+}
+
 // The most rows a call may have (2^31 - 1, one column: 8 GiB of C): the kernel's row index
 // must not wrap as it strides past them. A 32-bit index wraps to some 8 GiB before C: a fault,
 // which the wait reports (synchronize throws), or a write into whatever lies there. A guard

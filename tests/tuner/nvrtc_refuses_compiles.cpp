@@ -3,7 +3,9 @@
 // and gives a log of several lines, longer than the 400 bytes a tune stores of it. Other
 // programs (the tuner's own kernels) compile as they would. No family's configuration fails to
 // compile, so this is how the test reaches what a dry run prints of such a log (all of it, a
-// line of the log to a line) and what a tune stores (its start, with its length).
+// line of the log to a line) and what a tune stores (its start, with its length). Preloaded
+// into gpu_tests with "scale_c.cu" (its meson test), it is how dispatch's kernel that scales C
+// alone is refused, to see the status a call then returns.
 #include <dlfcn.h>
 #include <nvrtc.h>
 
