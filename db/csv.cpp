@@ -100,33 +100,30 @@ CsvRecordReader::CsvRecordReader(std::string text, std::string source, CsvCommen
     }
 }
 
-// Whether the record that starts here is a comment; if so, skips its line.
+// Whether the record that starts here is a comment; if so, skips its line, to past the line
+// break that ends it (or to the text's end), counting it.
 bool CsvRecordReader::at_comment() {
     if (comments_ != CsvComments::hash_lines) return false;
     const std::size_t first = text_.find_first_not_of(" \t", at_);
     if (first == std::string::npos || text_[first] != '#') return false;
-    at_ = first;
-    skip_to_next_line();
-    return true;
-}
-
-// Past the line break that ends the line at_ is on (or to the text's end), counting it.
-void CsvRecordReader::skip_to_next_line() {
-    const std::size_t end = text_.find_first_of("\r\n", at_);
+    const std::size_t end = text_.find_first_of("\r\n", first);
     if (end == std::string::npos) {
         at_ = text_.size();
-        return;
+    } else {
+        at_ = end + (text_.compare(end, 2, "\r\n") == 0 ? 2 : 1);
+        ++line_;
     }
-    at_ = end + (text_.compare(end, 2, "\r\n") == 0 ? 2 : 1);
-    ++line_;
+    return true;
 }
 
 bool CsvRecordReader::next(CsvRecord& record) {
     while (at_ < text_.size()) {
         if (at_comment()) continue;
         record = CsvRecord{line_, {}, {}};
+        // The record's first fault: the rest of it is still read, so that the next record
+        // starts where it really does (a quoted field after the fault may hold line breaks).
         const auto broken = [&](int at, const std::string& what) {
-            record.error = printable(source_) + ":" + std::to_string(at) + ": " + what;
+            if (record.error.empty()) record.error = printable(source_) + ":" + std::to_string(at) + ": " + what;
         };
         std::size_t fields = 0;
         std::string field;
@@ -152,8 +149,7 @@ bool CsvRecordReader::next(CsvRecord& record) {
                 }
                 if (at_ < text_.size() && text_[at_] != ',' && text_[at_] != '\n' && text_[at_] != '\r') {
                     broken(line_, "text after the closing quote of a field");
-                    skip_to_next_line();
-                    return true;
+                    at_ = std::min(text_.find_first_of(",\r\n", at_), text_.size());  // that text is no field
                 }
             } else {
                 const std::size_t end = std::min(text_.find_first_of(",\r\n", at_), text_.size());
@@ -171,11 +167,10 @@ bool CsvRecordReader::next(CsvRecord& record) {
             ++line_;
             break;
         }
-        if (fields > max_fields_) {
+        if (fields > max_fields_)
             broken(record.line, std::to_string(fields) + " fields, more than the " + std::to_string(max_fields_) +
                                     " a line of this file may hold");
-            return true;
-        }
+        if (!record.error.empty()) return true;
         const bool blank = record.fields.size() == 1 && record.fields[0].find_first_not_of(" \t") == std::string::npos;
         if (!blank) return true;
     }

@@ -17,7 +17,7 @@ namespace sgemm {
 constexpr std::size_t kBadLinesShown = 20;
 
 // Far more fields than a line of this project's CSV files has (a shapes file has at most 9
-// columns, an export some 30), padding and all (a spreadsheet pads each line to its widest):
+// columns, an export 38), padding and all (a spreadsheet pads each line to its widest):
 // the reader refuses a longer line, and keeps no field past it.
 constexpr std::size_t kMaxCsvFields = 1024;
 
@@ -49,7 +49,7 @@ std::ifstream open_csv_file(const std::string& path);
 // Throws Error naming "standard input".
 void check_standard_input_for_csv();
 
-// read_csv's error for an SQLite database handed over as CSV.
+// The CSV reader's error for an SQLite database handed over as CSV.
 struct CsvIsADatabaseError : Error {
     using Error::Error;
 };
@@ -62,9 +62,10 @@ enum class CsvComments { none, hash_lines };
 // one record, not a copy of the file many times its size (an empty field takes 32 bytes for
 // its comma's one). Blank lines, and lines of white space alone, are skipped, and comments as
 // `comments` says. A record the text breaks comes with `error` set, "<source>:<line>: ...",
-// and reading goes on at the next line, so a caller can name every bad line: text after a
-// closing quote, or more than `max_fields` fields (those past it are counted, not kept). A
-// quoted field that is never closed takes the text to its end, so it is the last record.
+// and reading goes on at the next record, so a caller can name every bad line: text after a
+// closing quote (passed over to the next comma or line break), or more than `max_fields`
+// fields (those past it are counted, not kept). A quoted field that is never closed takes the
+// text to its end, so it is the last record.
 class CsvRecordReader {
 public:
     // Throws Error "<source>:<line>: ..." for a NUL byte, CsvIsADatabaseError for a database
@@ -75,7 +76,6 @@ public:
 
 private:
     bool at_comment();
-    void skip_to_next_line();
     std::string text_;
     std::string source_;
     CsvComments comments_;

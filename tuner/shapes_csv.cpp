@@ -49,7 +49,7 @@ std::string rows_too_long(const ShapeKey& key) {
 }
 
 // Files joined with `cat` may each start with a byte order mark (spreadsheets write one), so
-// one can open any line, not only the first, which parse_csv takes off. Taken off there too:
+// one can open any line, not only the first, which the CSV reader takes off. Taken off there too:
 // before a comment or a repeated header it hid them. A line break inside a quoted field is
 // refused in every column anyway, so no field's text is changed by it.
 std::string without_joined_files_byte_order_marks(std::string text) {
@@ -107,8 +107,9 @@ std::map<std::string, std::size_t> columns_of_header(const CsvRecord& header, co
 }  // namespace
 
 ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
-    // Records are weighed as they are read, so a file of many empty fields (a comma is one byte,
-    // an empty field 32) costs no more memory than its text.
+    // Records are weighed as they are read, and the first kBadLinesShown bad ones kept, so a
+    // file of many empty fields (a comma is one byte, an empty field 32) or of bad lines costs
+    // memory in proportion to its rows of shapes, not to its text.
     std::optional<CsvRecordReader> reader;
     try {
         reader.emplace(without_joined_files_byte_order_marks(read_csv_text(in, file, kMaxShapesCsvBytes)), file,
@@ -122,10 +123,11 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         return std::all_of(r.fields.begin(), r.fields.end(), [](const std::string& f) { return trim(f).empty(); });
     };
     CsvRecord header;
-    while (reader->next(header) && header.error.empty() && all_empty(header)) {
+    bool found = false;
+    while ((found = reader->next(header)) && header.error.empty() && all_empty(header)) {
     }
+    if (!found) throw ShapesCsvError(printable(file) + ": no header: expected a line like M,N,K");
     if (!header.error.empty()) throw ShapesCsvError(header.error);  // no columns to read the rows by
-    if (header.fields.empty()) throw ShapesCsvError(printable(file) + ": no header: expected a line like M,N,K");
     drop_trailing_comma(header, 0);
     const std::map<std::string, std::size_t> at = columns_of_header(header, file);
     // A later line the same as the header (any case, white space around its fields) is no
@@ -139,8 +141,9 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
     ShapesFile out;
     std::map<std::string, std::size_t> seen;  // shape key text -> index in out.rows
     // Every bad row is named, not only the first: a file fixed line by line would otherwise
-    // take a run per mistake.
+    // take a run per mistake. Past kBadLinesShown, they are counted.
     std::vector<std::string> bad_rows;
+    std::size_t bad_lines = 0;
     std::size_t repeats = 0;  // rows merged into an earlier one: the first kBadLinesShown are named
     for (CsvRecord rec; reader->next(rec);) try {
         // A line the CSV reader could not split is a bad row like any other: the rows after it
@@ -238,14 +241,13 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         seen.emplace(key, out.rows.size());
         out.rows.push_back(row);
     } catch (const ShapesCsvError& e) {
-        bad_rows.push_back(e.what());
+        if (++bad_lines <= kBadLinesShown) bad_rows.push_back(e.what());
     }
-    if (bad_rows.size() == 1) throw ShapesCsvError(bad_rows.front());
-    if (!bad_rows.empty()) {
-        std::string message = std::to_string(bad_rows.size()) + " bad lines in " + printable(file) + ":";
-        const std::size_t shown = std::min<std::size_t>(bad_rows.size(), kBadLinesShown);
-        for (std::size_t i = 0; i < shown; ++i) message += "\n  " + bad_rows[i];
-        if (shown < bad_rows.size()) message += "\n  and " + std::to_string(bad_rows.size() - shown) + " more";
+    if (bad_lines == 1) throw ShapesCsvError(bad_rows.front());
+    if (bad_lines > 1) {
+        std::string message = std::to_string(bad_lines) + " bad lines in " + printable(file) + ":";
+        for (const std::string& bad : bad_rows) message += "\n  " + bad;
+        if (bad_lines > bad_rows.size()) message += "\n  and " + std::to_string(bad_lines - bad_rows.size()) + " more";
         throw ShapesCsvError(message);
     }
     if (out.rows.empty()) throw ShapesCsvError(printable(file) + ": no shapes after the header");

@@ -192,6 +192,16 @@ TEST(Csv, TheRecordReaderGoesOnPastABrokenLine) {
     EXPECT_EQ(records[4].fields, (std::vector<std::string>{"", "", ""}));
     EXPECT_TRUE(records[4].error.empty());
     EXPECT_EQ(records[5].fields, (std::vector<std::string>{"last"}));
+    // The rest of a broken record is still read, quotes and all: a quoted field after the fault
+    // may hold a line break, and the next record starts after it.
+    CsvRecordReader resumed("\"8\"x\"y\",1,\"a\nb\"\nz\n", "f.csv", CsvComments::none, 3);
+    CsvRecord record;
+    ASSERT_TRUE(resumed.next(record));
+    EXPECT_EQ(record.error, "f.csv:1: text after the closing quote of a field");
+    ASSERT_TRUE(resumed.next(record));
+    EXPECT_EQ(record.line, 3);
+    EXPECT_EQ(record.fields, (std::vector<std::string>{"z"}));
+    EXPECT_FALSE(resumed.next(record));
     try {
         parse_csv("h\n\"a\"b\nx\n", "f.csv");
         FAIL() << "a broken record was read";

@@ -325,6 +325,13 @@ TEST(ShapesCsv, ALineTheCsvReaderCannotSplitIsOneBadLineAmongTheOthers) {
     for (const char* line : {"shapes.csv:2: text after the closing quote", "shapes.csv:3: N 'x'",
                              "shapes.csv:4: 2001 fields, more than the 1024", "shapes.csv:5: a quoted field is never closed"})
         EXPECT_NE(message.find(line), std::string::npos) << line << " in " << message;
+    // The fault's line is passed over to its record's real end: a quoted field after it may
+    // hold a line break (it was read as a quote opened on the next line, never closed).
+    EXPECT_EQ(error_of("M,N,K,name\n\"8\"x,1,1,\"a\n\"\n9,x,9,n\n"),
+              "2 bad lines in shapes.csv:\n  shapes.csv:2: text after the closing quote of a field\n  shapes.csv:4: N "
+              "'x' is not a whole number");
+    EXPECT_NE(error_of("M,N,K\n8,64,64" + std::string(1022, ',') + "\n").find("1025 fields, more than the 1024"),
+              std::string::npos);
     // A header the reader cannot split gives no columns to read the rows by: it alone is named.
     EXPECT_EQ(error_of("\"M\"x,N,K\n4,x,6\n"), "shapes.csv:1: text after the closing quote of a field");
     // Padding up to the limit is still a trailing comma.
@@ -332,25 +339,49 @@ TEST(ShapesCsv, ALineTheCsvReaderCannotSplitIsOneBadLineAmongTheOthers) {
 }
 
 // A file of commas alone took 32 bytes of memory for each (an empty field each), 2.3 GB for a
-// 62 MB line, before its error: rows are weighed as they are read, and a line's fields past
-// the reader's limit are counted, not kept.
-TEST(ShapesCsv, ALineOfEmptyFieldsTakesNoMoreMemoryThanItsText) {
-    const std::size_t text_bytes = std::size_t{24} << 20;
-    std::string text = "M,N,K\n" + std::string(text_bytes / 2, ',') + "\n";
-    for (int line = 0; text.size() < text_bytes; ++line) text += std::string(1000, ',') + "\n";
+// 62 MB line, before its error, and every bad line's message was kept, where 20 are shown:
+// rows are weighed as they are read, a line's fields past the reader's limit are counted, not
+// kept, and so are bad lines past the 20.
+TEST(ShapesCsv, EmptyFieldsAndBadLinesTakeNoMoreMemoryThanTheirText) {
     // Writing 5 there sets the peak resident size back to the present one (Linux 4.0).
-    if (!(std::ofstream("/proc/self/clear_refs") << "5" << std::flush))
+    const auto reset_peak = [] { return static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); };
+    if (!reset_peak())
         GTEST_SKIP() << "/proc/self/clear_refs cannot be written here, so the peak memory cannot be measured";
-    const long long before = status_bytes("VmRSS");
-    ASSERT_GT(before, 0) << "no VmRSS in /proc/self/status";
-    const std::string message = error_of(text);
-    EXPECT_NE(message.find("shapes.csv:2: " + std::to_string(text_bytes / 2 + 1) + " fields, more than the 1024"),
-              std::string::npos)
+    // How much the peak resident size grows while `text` is parsed, and the error it gives.
+    const auto peak_growth = [&](const std::string& text, std::string& message) {
+        reset_peak();
+        const long long before = status_bytes("VmRSS");
+        message = error_of(text);
+        return status_bytes("VmHWM") - before;
+    };
+    std::string message;
+    const std::size_t commas = std::size_t{12} << 20;
+    const std::string empty_fields = "M,N,K\n" + std::string(commas, ',') + "\n";
+    // The text's copies: error_of's stream, and the read's buffer as it grows. Keeping each
+    // field took 32 times the text.
+    const long long grown = peak_growth(empty_fields, message);
+    EXPECT_EQ(message, "shapes.csv:2: " + std::to_string(commas + 1) + " fields, more than the 1024 a line of this file "
+                       "may hold");
+    EXPECT_LT(grown, 4 * static_cast<long long>(empty_fields.size())) << "the peak grew " << grown << " bytes";
+
+    const std::size_t bad_lines = std::size_t{1} << 18;
+    std::string bad = "M,N,K\n";
+    for (std::size_t line = 0; line < bad_lines; ++line) bad += "x\n";
+    // Keeping each line's message took some 100 bytes a line, 25 MiB here.
+    const long long grown_by_bad_lines = peak_growth(bad, message);
+    EXPECT_EQ(message.rfind(std::to_string(bad_lines) + " bad lines in shapes.csv:\n  shapes.csv:2: expected 3 fields, "
+                                                        "found 1",
+                            0),
+              0u)
         << message.substr(0, 300);
-    const long long grown = status_bytes("VmHWM") - before;
-    // The text is held three times at most (read, byte order marks taken off, the reader's).
-    EXPECT_LT(grown, 4 * static_cast<long long>(text.size())) << "the peak grew " << grown << " bytes for "
-                                                                 << text.size() << " bytes of text";
+    EXPECT_NE(message.find("\n  and " + std::to_string(bad_lines - 20) + " more"), std::string::npos);
+    EXPECT_LT(grown_by_bad_lines, 8ll << 20) << "the peak grew " << grown_by_bad_lines << " bytes for " << bad.size()
+                                             << " bytes of text";
+}
+
+TEST(ShapesCsv, AFileOfBlankRowsAloneHasNoHeader) {
+    for (const char* text : {"", ",,,\n", "\n,,\n# c\n , \n"})
+        EXPECT_EQ(error_of(text), "shapes.csv: no header: expected a line like M,N,K") << text;
 }
 
 TEST(ShapesCsv, AByteOrderMarkBeforeTheHeaderOrACommentIsSkipped) {
