@@ -152,19 +152,25 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (all_empty(rec)) continue;
         drop_trailing_comma(rec, header.fields.size());
         if (repeats_the_header(rec)) continue;
-        if (rec.fields.size() != header.fields.size()) {
-            // White space may stand around a field, but a quote opens one only as its first
-            // character: ` "a,b"` is split at its comma, a likely cause worth naming.
-            const bool spaced_quote = std::any_of(rec.fields.begin(), rec.fields.end(), [](const std::string& f) {
-                const std::size_t first = f.find_first_not_of(" \t");
-                return first != std::string::npos && first > 0 && f[first] == '"';
-            });
+        // White space may stand around a field, but a quote opens one only as its first
+        // character: ` "a,b"` is split at its comma, and ` "q"` keeps its quotes. Either is
+        // most likely a quoted field meant, so it is refused, with the cause named.
+        const auto spaced_quote = std::find_if(rec.fields.begin(), rec.fields.end(), [](const std::string& f) {
+            const std::size_t first = f.find_first_not_of(" \t");
+            return first != std::string::npos && first > 0 && f[first] == '"';
+        });
+        if (rec.fields.size() != header.fields.size())
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
                                      std::to_string(rec.fields.size()) +
-                                     (spaced_quote ? " (a quote opens a field only right after the comma: a quoted "
-                                                     "field after a space is split at the commas in it)"
-                                                   : ""));
-        }
+                                     (spaced_quote != rec.fields.end()
+                                          ? " (a quote opens a field only right after the comma: a quoted field after a "
+                                            "space is split at the commas in it)"
+                                          : ""));
+        if (spaced_quote != rec.fields.end())
+            fail(file, rec.line, "field " + std::to_string(spaced_quote - rec.fields.begin() + 1) + ", " +
+                                     single_quoted(*spaced_quote) + ", has a quote after white space: a quote opens a field "
+                                     "only right after the comma, so this one is kept as text; write the field "
+                                     "without the white space, or without the quotes");
         auto field = [&](const char* column) { return at.count(column) ? trim(rec.fields[at.at(column)]) : std::string(); };
         ShapeRow row;
         row.line = rec.line;

@@ -240,6 +240,15 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
               "shapes.csv:2: expected 4 fields, found 5 (a quote opens a field only right after the comma: a quoted "
               "field after a space is split at the commas in it)");
     EXPECT_EQ(parse("M,N,K,name\n8,64,64,\"a,b\"\n").rows.at(0).name, "a,b");
+    // One without a comma kept its quotes as part of the name: refused too, naming the field.
+    EXPECT_EQ(error_of("M,N,K,name\n8,64,64, \"qkv\"\n"),
+              "shapes.csv:2: field 4, ' \"qkv\"', has a quote after white space: a quote opens a field only right "
+              "after the comma, so this one is kept as text; write the field without the white space, or without the "
+              "quotes");
+    EXPECT_NE(error_of("M,N,K\n8,\t\"64\",64\n").find("field 2, '\\x09\"64\"', has a quote after white space"),
+              std::string::npos)
+        << error_of("M,N,K\n8,\t\"64\",64\n");
+    EXPECT_EQ(parse("M,N,K,name\n8,64,64,q \"kv\"\n").rows.at(0).name, "q \"kv\"") << "a quote inside a field is text";
     EXPECT_NE(error_of("M,N,K,transA\n1,2,3,X\n").find("shapes.csv:2: transA must be N or T"), std::string::npos);
     EXPECT_NE(error_of("M,N,K,weight\n1,2,3,0\n").find("shapes.csv:2: weight '0' must be a positive number"),
               std::string::npos);
