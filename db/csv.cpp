@@ -119,7 +119,7 @@ bool CsvRecordReader::at_comment() {
 bool CsvRecordReader::next(CsvRecord& record) {
     while (at_ < text_.size()) {
         if (at_comment()) continue;
-        record = CsvRecord{line_, {}, {}};
+        record = CsvRecord{line_, {}, {}, {}};
         // The record's first fault: the rest of it is still read, so that the next record
         // starts where it really does (a quoted field after the fault may hold line breaks).
         const auto broken = [&](int at, const std::string& what) {
@@ -128,7 +128,8 @@ bool CsvRecordReader::next(CsvRecord& record) {
         std::size_t fields = 0;
         std::string field;
         while (true) {
-            if (at_ < text_.size() && text_[at_] == '"') {  // a quoted field, line breaks allowed
+            const bool quoted = at_ < text_.size() && text_[at_] == '"';
+            if (quoted) {  // line breaks allowed
                 const int opened = line_;
                 ++at_;
                 while (true) {
@@ -156,7 +157,10 @@ bool CsvRecordReader::next(CsvRecord& record) {
                 field.append(text_, at_, end - at_);
                 at_ = end;
             }
-            if (++fields <= max_fields_) record.fields.push_back(std::move(field));
+            if (++fields <= max_fields_) {
+                record.fields.push_back(std::move(field));
+                record.quoted.push_back(quoted);
+            }
             field.clear();
             if (at_ < text_.size() && text_[at_] == ',') {
                 ++at_;

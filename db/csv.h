@@ -27,6 +27,7 @@ std::string csv_line(const std::vector<std::string>& fields);
 struct CsvRecord {
     int line = 0;  // 1-based line the record starts on
     std::vector<std::string> fields;
+    std::vector<bool> quoted;  // whether each field was quoted: its quotes are not in its text
     std::string error;  // why the text breaks this record ("<source>:<line>: ..."), else empty
 };
 

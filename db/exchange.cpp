@@ -286,7 +286,7 @@ std::string import_problem(const std::vector<std::string>& fields) {
         if (fields[i].find('\0') != std::string::npos)
             return std::string("column ") + header[i]->name + ": holds a NUL byte, which no CSV import reads";
     ExportRow read_back;
-    return read_row(header, CsvRecord{0, fields, {}}, read_back);
+    return read_row(header, CsvRecord{0, fields, {}, {}}, read_back);
 }
 
 }  // namespace

@@ -35,7 +35,10 @@ const std::vector<std::string> kColumns = {"M", "N", "K", "transA", "transB", "p
 // fields. A data row keeps as many as the header has columns: there an empty field is a value
 // left out.
 void drop_trailing_comma(CsvRecord& record, std::size_t keep) {
-    while (record.fields.size() > keep && trim(record.fields.back()).empty()) record.fields.pop_back();
+    while (record.fields.size() > keep && trim(record.fields.back()).empty()) {
+        record.fields.pop_back();
+        record.quoted.pop_back();
+    }
 }
 
 // " has rows of N floats; ..." where a row of A, B or C is longer than any tune can check
@@ -154,23 +157,25 @@ ShapesFile parse_shapes_csv(std::istream& in, const std::string& file) {
         if (repeats_the_header(rec)) continue;
         // White space may stand around a field, but a quote opens one only as its first
         // character: ` "a,b"` is split at its comma, and ` "q"` keeps its quotes. Either is
-        // most likely a quoted field meant, so it is refused, with the cause named.
-        const auto spaced_quote = std::find_if(rec.fields.begin(), rec.fields.end(), [](const std::string& f) {
-            const std::size_t first = f.find_first_not_of(" \t");
-            return first != std::string::npos && first > 0 && f[first] == '"';
-        });
+        // most likely a quoted field meant, so it is refused, with the cause named. (A quoted
+        // field's text, `" ""q"""`, is what its quotes hold, and may be anything.)
+        std::size_t spaced_quote = rec.fields.size();
+        for (std::size_t i = 0; i < rec.fields.size() && spaced_quote == rec.fields.size(); ++i) {
+            const std::size_t first = rec.fields[i].find_first_not_of(" \t");
+            if (!rec.quoted[i] && first != std::string::npos && first > 0 && rec.fields[i][first] == '"') spaced_quote = i;
+        }
         if (rec.fields.size() != header.fields.size())
             fail(file, rec.line, "expected " + std::to_string(header.fields.size()) + " fields, found " +
                                      std::to_string(rec.fields.size()) +
-                                     (spaced_quote != rec.fields.end()
+                                     (spaced_quote < rec.fields.size()
                                           ? " (a quote opens a field only right after the comma: a quoted field after a "
                                             "space is split at the commas in it)"
                                           : ""));
-        if (spaced_quote != rec.fields.end())
-            fail(file, rec.line, "field " + std::to_string(spaced_quote - rec.fields.begin() + 1) + ", " +
-                                     single_quoted(*spaced_quote) + ", has a quote after white space: a quote opens a field "
-                                     "only right after the comma, so this one is kept as text; write the field "
-                                     "without the white space, or without the quotes");
+        if (spaced_quote < rec.fields.size())
+            fail(file, rec.line, "field " + std::to_string(spaced_quote + 1) + ", " + single_quoted(rec.fields[spaced_quote]) +
+                                     ", has a quote after white space: a quote opens a field only as its first "
+                                     "character, so this one is kept as text; write the field without the white space, "
+                                     "or without the quotes");
         auto field = [&](const char* column) { return at.count(column) ? trim(rec.fields[at.at(column)]) : std::string(); };
         ShapeRow row;
         row.line = rec.line;

@@ -242,9 +242,13 @@ TEST(ShapesCsv, BadInputsNameTheLine) {
     EXPECT_EQ(parse("M,N,K,name\n8,64,64,\"a,b\"\n").rows.at(0).name, "a,b");
     // One without a comma kept its quotes as part of the name: refused too, naming the field.
     EXPECT_EQ(error_of("M,N,K,name\n8,64,64, \"qkv\"\n"),
-              "shapes.csv:2: field 4, ' \"qkv\"', has a quote after white space: a quote opens a field only right "
-              "after the comma, so this one is kept as text; write the field without the white space, or without the "
+              "shapes.csv:2: field 4, ' \"qkv\"', has a quote after white space: a quote opens a field only as its "
+              "first character, so this one is kept as text; write the field without the white space, or without the "
               "quotes");
+    EXPECT_NE(error_of("M,N,K\n \"8\",64,64\n").find("field 1, ' \"8\"', has a quote after white space"), std::string::npos)
+        << "the first field has no comma before it";
+    // A quoted field may hold white space and quotes: its text is what its quotes hold.
+    EXPECT_EQ(parse("M,N,K,name\n8,64,64,\" \"\"qkv\"\"\"\n").rows.at(0).name, "\"qkv\"");
     EXPECT_NE(error_of("M,N,K\n8,\t\"64\",64\n").find("field 2, '\\x09\"64\"', has a quote after white space"),
               std::string::npos)
         << error_of("M,N,K\n8,\t\"64\",64\n");
