@@ -31,14 +31,11 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
     }
 }
 
-// Whether rows of `version` are of no build from `current` on: an older version, or text no
-// build writes (a hand edit such as "0.3", whose numbers would otherwise rank it against
-// "0.3.0" by their count). A newer version is another build's, which may share the file.
+}  // namespace
+
 bool superseded(const std::string& version, const std::string& current) {
     return !is_build_version(version) || version_numbers(version) < version_numbers(current);
 }
-
-}  // namespace
 
 PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids) {
     PruneSummary summary;

@@ -26,6 +26,11 @@ struct PruneSummary {
 // Removes the devices and every row of theirs (winners, measurements, misses).
 PruneSummary prune_devices(TuningStore& store, const std::vector<std::string>& device_ids);
 
+// Whether rows of `version` are of no build from `current` on: an older version, or text no
+// build writes (a hand edit such as "0.3", whose numbers would otherwise rank it against
+// "0.3.0" by their count). A newer version is another build's, which may share the file.
+bool superseded(const std::string& version, const std::string& current);
+
 // Removes what no build of `library_version` or newer can use: the devices of older library
 // versions (their fingerprints never match again; a version that no build writes, not three
 // numbers as is_build_version takes them, counts as older) with their rows, then the

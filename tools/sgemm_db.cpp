@@ -417,11 +417,17 @@ int cmd_explain(Context& ctx) {
     std::string launch = "the fallback policy's choice (cuBLAS by default)";
     std::string compiled_at_create;  // why the winner's stored binary cannot serve, if it cannot
     if (other_version) {
+        // What to do hangs on which build the rows are for: an older one's go with prune
+        // --stale, a newer one's (or this version's under another label) stay for that build.
+        const std::string what_to_do =
+            superseded(device->library_version, SGEMM_VERSION)
+                ? "tune again with this build: sgemm-tune --from-misses tunes an earlier build's misses for it, so run "
+                  "it before sgemm-db prune --stale removes older builds' rows, their misses with them"
+                : "they are a newer build's, or another label's of this version: that build reads them, and sgemm-db "
+                  "prune --stale keeps them; for this build, tune with it";
         selection.reason = "device " + device_id.substr(0, 8) + " was tuned by sgemm " + device->library_version +
                            "; dispatch " + SGEMM_VERSION + " reads only the rows of its own version, so every shape "
-                           "falls back (tune again with this build: sgemm-tune --from-misses tunes an earlier build's misses "
-                           "for it, so run it before sgemm-db prune --stale removes older builds' rows, their misses "
-                           "with them)";
+                           "falls back (" + what_to_do + ")";
     } else if (device) {
         // Dispatch's own decision, with the split-K workspace it gives each stream; the
         // fallback is left to the caller's policy, as `launch` says. A winner's kernel is what

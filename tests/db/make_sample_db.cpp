@@ -1,6 +1,6 @@
 // Writes a tuning database for the sgemm-db command-line test (sgemm_db_cli.sh).
 //
-// usage: make_sample_db PATH ours|theirs|old|split|atomic|stale|upgraded
+// usage: make_sample_db PATH ours|theirs|old|split|atomic|stale|upgraded [VERSION]
 //   ours    the fixture's sample: one H200 with 4 winners (3 naive, 1 cuBLAS),
 //           measurements and 2 misses (fill_sample)
 //   theirs  to merge into ours: the same H200 with a faster winner at M=1, a slower one at
@@ -10,8 +10,8 @@
 //           binary), for explain's re-split
 //   atomic  one H200 with one winner: warptile in 4 slices added into C by atomics at
 //           32 x 4096 x 4096 (with its binary), for explain --deterministic
-//   stale   one H200 as sgemm 0.2.0 stamped it, with a cuBLAS winner at 8 x 4096 x 4096: rows
-//           that this build's dispatch never reads
+//   stale   one H200 as sgemm 0.2.0 (or VERSION, a newer build's) stamped it, with a cuBLAS
+//           winner at 8 x 4096 x 4096: rows that this build's dispatch never reads
 //   upgraded misses of an H200 under an earlier build (sgemm 0.0.1) and under this one, with
 //            winners of this build, of an earlier driver and of another GPU, for "winner since"
 #include <cstdio>
@@ -28,8 +28,8 @@ using namespace sgemm;
 using namespace sgemm::testing;
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic|stale|upgraded\n");
+    if (argc != 3 && !(argc == 4 && std::string(argv[2]) == "stale")) {
+        std::fprintf(stderr, "usage: make_sample_db PATH ours|theirs|old|split|atomic|stale|upgraded [VERSION]\n");
         return 1;
     }
     const std::string path = argv[1], kind = argv[2];
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
         }
         if (kind == "stale") {
             DeviceFingerprint older = h200();
-            older.library_version = "0.2.0";
+            older.library_version = argc == 4 ? argv[3] : "0.2.0";
             store.put_winner(winner(store.add_device(older), shape(8, 4096, 4096), 1.0, nullptr));
             return 0;
         }

@@ -243,7 +243,16 @@ run 0 --db "$dir/stale.db" explain 8 4096 4096 --device "$stale_id"
 has "$out" "decision  fallback"
 has "$out" "was tuned by sgemm 0.2.0; dispatch "
 has "$out" "reads only the rows of its own version, so every shape falls back"
+has "$out" "sgemm-tune --from-misses tunes an earlier build's misses for it"
 has "$out" "decision"
+# A newer build's rows are that build's, which prune --stale keeps: no advice to tune them
+# from misses before a prune that would not remove them.
+"$make_sample" "$dir/newer-build.db" stale 99.0.0 || fail "make_sample_db stale 99.0.0"
+run 0 --db "$dir/newer-build.db" list --json; newer_id=$(json 'd[0]["device_id"]')
+run 0 --db "$dir/newer-build.db" explain 8 4096 4096 --device "$newer_id"
+has "$out" "was tuned by sgemm 99.0.0; dispatch "
+has "$out" "they are a newer build's, or another label's of this version: that build reads them, and sgemm-db prune --stale keeps them"
+grep -q "from-misses" <<<"$out" && fail "explain of a newer build's device advised tuning its misses: $out"
 # A merge or import that takes such rows says that this build's dispatch will not use them.
 cp "$dir/ours.db" "$dir/with-stale.db"
 run 0 --db "$dir/with-stale.db" merge "$dir/stale.db"
