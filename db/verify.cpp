@@ -120,7 +120,18 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     {
         auto q = db.query("PRAGMA foreign_key_check");
         while (q.step()) {
-            report.problems.push_back("a row of " + q.text(0) + " refers to a missing row of " + q.text(2));
+            // A row of a shape is named by its device and shape, as export's note says verify
+            // names each winner it left out; others by their table alone.
+            std::string which;
+            const std::string table = q.text(0);
+            if (!q.is_null(1) && (table == "winners" || table == "measurements" || table == "misses")) {
+                auto row = db.query("SELECT device_id, m, n, k, trans_a, trans_b FROM " + table + " WHERE rowid = ?1");
+                row.bind(1, q.integer(1));
+                if (row.step())
+                    which = " (device " + row.text(0).substr(0, 8) + ", M=" + row.text(1) + " N=" + row.text(2) +
+                            " K=" + row.text(3) + " " + (row.integer(4) ? "T" : "N") + (row.integer(5) ? "T" : "N") + ")";
+            }
+            report.problems.push_back("a row of " + table + which + " refers to a missing row of " + q.text(2));
             // As TuningStore::dangling_rows counts them: a re-tune mends a missing binary.
             if (q.text(2) == "devices" || q.text(2) == "kernels") ++report.dangling_rows;
         }
