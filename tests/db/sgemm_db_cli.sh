@@ -206,6 +206,9 @@ if ! gpu_present; then
   cp "$dir/ours.db" "$dir/emptied.db"
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [c.execute('DELETE FROM ' + t) for t in ('winners','measurements','misses','binaries','devices')]; c.commit()" "$dir/emptied.db"
   run 1 --db "$dir/emptied.db" explain 8 8 8; has "$err" "holds no device: nothing has been tuned into it, or prune removed what was"
+  # Nor can it pick one of several: a user error, as --help lists it.
+  run 1 --db "$dir/theirs.db" explain 8 4096 4096; has "$err" "holds 2 devices: name one with --device"
+  run 0 --db "$dir/theirs.db" --help; has "$out" "explain without --device where no GPU is"
   # A shape that computes no product is decided without a device, as dispatch does.
   run 0 --db "$dir/emptied.db" explain 0 4096 7 --json
   [ "$(json 'd["decision"]')" = empty ] || fail "explain of M = 0 --json: $out"
