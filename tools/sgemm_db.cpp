@@ -457,12 +457,17 @@ int cmd_explain(Context& ctx) {
     if (ctx.json) {
         Json out = Json::object();
         out.set("device_id", device_id).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
-        out.set("winner", selection.winner ? winner_json(*selection.winner) : Json()).set("reason", selection.reason);
-        out.set("compiled_at_create", compiled_at_create.empty() ? Json() : Json(compiled_at_create));
-        // With --deterministic, "winner" may be a stand-in: the stored winner it replaces.
+        Json winner = selection.winner ? winner_json(*selection.winner) : Json();
+        // With --deterministic, "winner" may be a stand-in, never timed: its figures are null,
+        // and "stands_in_for" is the stored winner it replaces, with the tuned kernel's.
         Json replaces;
         for (const DeterministicStandIn& s : catalog.stand_ins)
-            if (selection.winner && s.atomic.shape == selection.winner->shape) replaces = winner_json(s.atomic);
+            if (selection.winner && s.atomic.shape == selection.winner->shape) {
+                replaces = winner_json(s.atomic);
+                for (const char* measured : {"ms", "tflops", "speedup", "tuned_at"}) winner.set(measured, Json());
+            }
+        out.set("winner", winner).set("reason", selection.reason);
+        out.set("compiled_at_create", compiled_at_create.empty() ? Json() : Json(compiled_at_create));
         out.set("stands_in_for", replaces);
         std::printf("%s\n", out.dump().c_str());
         return 0;

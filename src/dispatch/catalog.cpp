@@ -220,10 +220,16 @@ Decision decide(const Catalog& catalog, const ShapeKey& key, sgemm_dispatch_fall
     if (const Winner* w = d.selection.winner) {
         d.route = w->kernel.is_cublas() ? Route::Cublas : Route::Kernel;
         for (const DeterministicStandIn& s : catalog.stand_ins)
-            if (s.atomic.shape == w->shape)
-                // The selection named the stand-in, which runs: say so, and which kernel was tuned.
+            if (s.atomic.shape == w->shape) {
+                // The selection named the stand-in, with the tuned kernel's time (the stand-in
+                // was never timed): the winner it names is the tuned kernel, and the stand-in,
+                // which runs, is said after.
+                const std::size_t named = d.reason.find(s.runs.description + " (");
+                if (named != std::string::npos)
+                    d.reason.replace(named, s.runs.description.size(), s.atomic.kernel.description);
                 d.reason += "; deterministic: " + s.runs.description + " stands in for the tuned kernel, " +
                             s.atomic.kernel.description + ", whose slices add into C with float atomics: " + s.how;
+            }
         // An exact winner is not checked by select_kernel: it runs as it is (dispatch sizes the
         // workspace for it), re-split only where a smaller workspace was asked of decide.
         d.kernel = fitted_to_workspace(*w, key, arch, workspace_bytes, sms).value_or(w->kernel);

@@ -306,6 +306,12 @@ run 0 --db "$dir/atomic.db" explain 32 4096 4096 --deterministic --json --device
 [ "$(json 'd["decision"]')" = exact ] || fail "explain --deterministic --json: $out"
 case "$(json 'd["launch"]')" in *SUM_PASS=1) ;; *) fail "explain --deterministic --json launches: $out" ;; esac
 case "$(json 'd["stands_in_for"]["kernel"]')" in *SUM_PASS=2) ;; *) fail "explain --deterministic --json replaces: $out" ;; esac
+# The stand-in was never timed: its figures are null (they were the tuned kernel's), and the
+# tuned kernel's are under stands_in_for.
+[ "$(json '[d["winner"][k] for k in ("ms", "tflops", "speedup", "tuned_at")]')" = "[None, None, None, None]" ] ||
+  fail "explain --deterministic --json: the stand-in's figures: $out"
+[ "$(json 'd["stands_in_for"]["ms"]')" = 0.04 ] || fail "explain --deterministic --json: the tuned kernel's time: $out"
+has "$(json 'd["reason"]')" "this shape at $(json 'd["stands_in_for"]["tuned_at"]'): warptile BM=256 BN=128 BK=16 WM=64 WN=64 TM=16 TN=8 STAGES=3 TA=0 TB=0 WK=1 SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=2 (0.0400 ms"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096 --json --device "$atomic_id"
 [ "$(json 'd["stands_in_for"]')" = None ] || fail "explain --json without --deterministic: $out"
 run 1 --db "$dir/atomic.db" list --deterministic; has "$err" "--deterministic does not apply to list"

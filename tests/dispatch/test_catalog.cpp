@@ -493,6 +493,10 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
     EXPECT_EQ(d.kernel, twin);
     EXPECT_TRUE(contains(d.reason, "deterministic: " + twin.description + " stands in for the tuned kernel, " + atomic.description)) << d.reason;
     EXPECT_TRUE(contains(d.reason, "the time quoted is the tuned kernel's")) << d.reason;
+    // The winner named with that time is the tuned kernel, not the stand-in (never timed).
+    EXPECT_TRUE(contains(d.reason, "exact winner, tuned for this shape at " + w.tuned_at + ": " + atomic.description + " ("))
+        << d.reason;
+    EXPECT_FALSE(contains(d.reason, twin.description + " (")) << d.reason;
     EXPECT_FALSE(contains(d.reason, "C varies in the last bits")) << d.reason;
     const Decision tuned = decide(as_tuned, key, SGEMM_DISPATCH_FALLBACK_CUBLAS, Arch{90}, workspace_bytes_needed(as_tuned));
     EXPECT_TRUE(contains(tuned.reason, "its 4 slices add into C with float atomics, so C varies in the last bits"))
@@ -503,6 +507,7 @@ TEST_F(Catalog_, ADeterministicCatalogRunsAnUnmeasuredAtomicWinnerAsItsTwin) {
     EXPECT_EQ(nearest.selection.kind, SelectionKind::Nearest);
     EXPECT_FALSE(kernel_sums_with_atomics(nearest.kernel)) << nearest.kernel.description;
     EXPECT_TRUE(contains(nearest.reason, " stands in for the tuned kernel, " + atomic.description)) << nearest.reason;
+    EXPECT_TRUE(contains(nearest.reason, "whose winner is " + atomic.description + " (")) << nearest.reason;
 
     store_->put_binary(to_binary(compile_kernel(warptile, twin.params, Arch{90}), twin));
     const Catalog cached = load_catalog(*store_, h200(), GemmPrecision::fp32, true);
