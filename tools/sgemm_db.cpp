@@ -215,14 +215,28 @@ std::map<std::string, DeviceFingerprint> devices_by_stored_id(TuningStore& store
     return devices;
 }
 
+// A row's device as list, show and misses name it. A row whose device row was deleted by hand
+// (verify names it) has none: "(no device row)", version "?" (null in JSON), where a default
+// row's version would pass for this build's.
+struct RowDevice {
+    const DeviceFingerprint* row;
+    RowDevice(const std::map<std::string, DeviceFingerprint>& devices, const std::string& id) {
+        const auto found = devices.find(id);
+        row = found == devices.end() ? nullptr : &found->second;
+    }
+    std::string gpu() const { return row ? row->gpu_name : "(no device row)"; }
+    std::string version() const { return row ? row->library_version : "?"; }
+    Json version_json() const { return row ? Json(row->library_version) : Json(); }
+};
+
 int cmd_list(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Winner> winners = store.winners(ctx.device(store));
-    std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
+    const std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
     if (ctx.json) {
         Json out = Json::array();
         for (const Winner& w : winners)
-            out.push(winner_json(w).set("library_version", devices[w.device_id].library_version));
+            out.push(winner_json(w).set("library_version", RowDevice(devices, w.device_id).version_json()));
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
@@ -231,7 +245,7 @@ int cmd_list(Context& ctx) {
     Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "kernel", "ms", "TFLOPS",
                  "cuBLAS ms", "speedup", "search", "tuned at"});
     for (const Winner& w : winners)
-        table.add({w.device_id.substr(0, 8), devices[w.device_id].gpu_name, devices[w.device_id].library_version,
+        table.add({w.device_id.substr(0, 8), RowDevice(devices, w.device_id).gpu(), RowDevice(devices, w.device_id).version(),
                    std::to_string(w.shape.M), std::to_string(w.shape.N),
                    std::to_string(w.shape.K), w.shape.transposes(), to_string(w.shape.precision),
                    std::to_string(w.shape.alignment), w.kernel.description, fixed(w.ms, 4), fixed(w.tflops, 2),
@@ -255,7 +269,7 @@ int cmd_show(Context& ctx) {
     // Each with its device's sgemm version: after an upgrade one GPU has a device of each, and
     // the lines are alike but for the id.
     std::vector<Winner> winners;
-    std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
+    const std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
     for (const auto& [id, fields] : devices)
         if (device.empty() || id == device)
             if (std::optional<Winner> w = store.find_winner(id, shape)) winners.push_back(std::move(*w));
@@ -282,7 +296,7 @@ int cmd_show(Context& ctx) {
                               .set("tuner_version", m.tuner_version));
         Json stored = Json::array();
         for (const Winner& w : winners)
-            stored.push(winner_json(w).set("library_version", devices[w.device_id].library_version));
+            stored.push(winner_json(w).set("library_version", RowDevice(devices, w.device_id).version_json()));
         std::printf("%s\n", Json::object()
                                  .set("shape", shape_json(shape))
                                  .set("winners", std::move(stored))
@@ -294,9 +308,9 @@ int cmd_show(Context& ctx) {
     std::vector<std::string> winner_lines;
     for (const Winner& w : winners)
         winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) +
-                               (devices[w.device_id].library_version == SGEMM_VERSION
+                               (RowDevice(devices, w.device_id).version() == SGEMM_VERSION
                                     ? ""
-                                    : " (sgemm " + printable(devices[w.device_id].library_version) +
+                                    : " (sgemm " + printable(RowDevice(devices, w.device_id).version()) +
                                           ", whose rows this build's dispatch does not read)") +
                                ": " +
                                printable(w.kernel.description) + ", " + fixed(w.ms, 4) + " ms (cuBLAS " +
@@ -528,15 +542,15 @@ int cmd_stats(Context& ctx) {
 int cmd_misses(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
     const std::vector<Miss> misses = store.misses(ctx.device(store));
-    std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
+    const std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
     // A miss stays as counted after a tune, an import or a merge brings the shape a winner
     // (its count still weighs the shape): whether one has come since is said beside it. A
     // later build of the same GPU counts too: its --from-misses tunes this build's misses.
     const auto tuned_since = [&store, &devices](const Miss& m) {
         if (store.find_winner(m.device_id, m.shape)) return true;
-        const DeviceFingerprint& missed_on = devices[m.device_id];
+        const DeviceFingerprint* missed_on = RowDevice(devices, m.device_id).row;
         for (const auto& [id, device] : devices)
-            if (earlier_build(missed_on, device) && store.find_winner(id, m.shape)) return true;
+            if (missed_on && earlier_build(*missed_on, device) && store.find_winner(id, m.shape)) return true;
         return false;
     };
     if (ctx.json) {
@@ -544,7 +558,7 @@ int cmd_misses(Context& ctx) {
         for (const Miss& m : misses)
             out.push(Json::object()
                          .set("device_id", m.device_id)
-                         .set("library_version", devices[m.device_id].library_version)
+                         .set("library_version", RowDevice(devices, m.device_id).version_json())
                          .set("shape", shape_json(m.shape))
                          .set("count", static_cast<long long>(m.count))
                          .set("first_seen", m.first_seen)
@@ -556,7 +570,7 @@ int cmd_misses(Context& ctx) {
     Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen",
                  "winner since"});
     for (const Miss& m : misses)
-        table.add({m.device_id.substr(0, 8), devices[m.device_id].gpu_name, devices[m.device_id].library_version,
+        table.add({m.device_id.substr(0, 8), RowDevice(devices, m.device_id).gpu(), RowDevice(devices, m.device_id).version(),
                    std::to_string(m.shape.M), std::to_string(m.shape.N),
                    std::to_string(m.shape.K), m.shape.transposes(), to_string(m.shape.precision),
                    std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen,
