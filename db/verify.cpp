@@ -127,9 +127,12 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             if (!q.is_null(1) && (table == "winners" || table == "measurements" || table == "misses")) {
                 auto row = db.query("SELECT device_id, m, n, k, trans_a, trans_b FROM " + table + " WHERE rowid = ?1");
                 row.bind(1, q.integer(1));
-                if (row.step())
+                if (row.step()) {
+                    ShapeKey transposes;
+                    transposes.trans_a = row.integer(4) != 0, transposes.trans_b = row.integer(5) != 0;
                     which = " (device " + row.text(0).substr(0, 8) + ", M=" + row.text(1) + " N=" + row.text(2) +
-                            " K=" + row.text(3) + " " + (row.integer(4) ? "T" : "N") + (row.integer(5) ? "T" : "N") + ")";
+                            " K=" + row.text(3) + " " + transposes.transposes() + ")";
+                }
             }
             report.problems.push_back("a row of " + table + which + " refers to a missing row of " + q.text(2));
             // As TuningStore::dangling_rows counts them: a re-tune mends a missing binary.

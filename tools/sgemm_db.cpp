@@ -244,13 +244,14 @@ int cmd_list(Context& ctx) {
     // the next sgemm-tune run that searches in full tunes such a shape again.
     Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "kernel", "ms", "TFLOPS",
                  "cuBLAS ms", "speedup", "search", "tuned at"});
-    for (const Winner& w : winners)
-        table.add({w.device_id.substr(0, 8), RowDevice(devices, w.device_id).gpu(), RowDevice(devices, w.device_id).version(),
-                   std::to_string(w.shape.M), std::to_string(w.shape.N),
-                   std::to_string(w.shape.K), w.shape.transposes(), to_string(w.shape.precision),
-                   std::to_string(w.shape.alignment), w.kernel.description, fixed(w.ms, 4), fixed(w.tflops, 2),
-                   fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x", w.narrowed_by.empty() ? "full" : "narrowed",
-                   w.tuned_at});
+    for (const Winner& w : winners) {
+        const RowDevice device(devices, w.device_id);
+        table.add({w.device_id.substr(0, 8), device.gpu(), device.version(), std::to_string(w.shape.M),
+                   std::to_string(w.shape.N), std::to_string(w.shape.K), w.shape.transposes(),
+                   to_string(w.shape.precision), std::to_string(w.shape.alignment), w.kernel.description,
+                   fixed(w.ms, 4), fixed(w.tflops, 2), fixed(w.cublas_ms, 4), fixed(w.speedup, 2) + "x",
+                   w.narrowed_by.empty() ? "full" : "narrowed", w.tuned_at});
+    }
     if (table.empty())
         std::printf("no winners%s\n", where(ctx, store).c_str());
     else
@@ -306,11 +307,12 @@ int cmd_show(Context& ctx) {
         return 0;
     }
     std::vector<std::string> winner_lines;
-    for (const Winner& w : winners)
+    for (const Winner& w : winners) {
+        const std::string version = RowDevice(devices, w.device_id).version();
         winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) +
-                               (RowDevice(devices, w.device_id).version() == SGEMM_VERSION
+                               (version == SGEMM_VERSION
                                     ? ""
-                                    : " (sgemm " + printable(RowDevice(devices, w.device_id).version()) +
+                                    : " (sgemm " + printable(version) +
                                           ", whose rows this build's dispatch does not read)") +
                                ": " +
                                printable(w.kernel.description) + ", " + fixed(w.ms, 4) + " ms (cuBLAS " +
@@ -318,6 +320,7 @@ int cmd_show(Context& ctx) {
                                (w.narrowed_by.empty() ? "" : "; its search was narrowed by " + printable(w.narrowed_by) +
                                                                  ", so the next sgemm-tune run that searches in full "
                                                                  "tunes the shape again"));
+    }
     if (rows.empty()) {
         std::printf("no measurements of %s%s\n", shape.to_string().c_str(), where(ctx, store).c_str());
         for (const std::string& line : winner_lines) std::printf("%s\n", line.c_str());
@@ -569,12 +572,13 @@ int cmd_misses(Context& ctx) {
     }
     Table table({"device", "gpu", "sgemm", "M", "N", "K", "trans", "prec", "align", "count", "first seen", "last seen",
                  "winner since"});
-    for (const Miss& m : misses)
-        table.add({m.device_id.substr(0, 8), RowDevice(devices, m.device_id).gpu(), RowDevice(devices, m.device_id).version(),
-                   std::to_string(m.shape.M), std::to_string(m.shape.N),
-                   std::to_string(m.shape.K), m.shape.transposes(), to_string(m.shape.precision),
-                   std::to_string(m.shape.alignment), std::to_string(m.count), m.first_seen, m.last_seen,
-                   tuned_since(m) ? "yes" : "no"});
+    for (const Miss& m : misses) {
+        const RowDevice device(devices, m.device_id);
+        table.add({m.device_id.substr(0, 8), device.gpu(), device.version(), std::to_string(m.shape.M),
+                   std::to_string(m.shape.N), std::to_string(m.shape.K), m.shape.transposes(),
+                   to_string(m.shape.precision), std::to_string(m.shape.alignment), std::to_string(m.count),
+                   m.first_seen, m.last_seen, tuned_since(m) ? "yes" : "no"});
+    }
     if (table.empty())
         std::printf("no misses%s\n", where(ctx, store).c_str());
     else
