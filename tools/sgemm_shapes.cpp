@@ -1,19 +1,42 @@
 // sgemm-shapes: a model's decode GEMMs as the tuner's shapes CSV, so that the tuner can be
 // pointed at a model rather than at M, N and K.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 
+#include "src/util/error.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
 #include "tools/cli_parse.h"
 #include "tools/decode_cli.h"
 #include "tuner/decode/decode_shapes.h"
+#include "tuner/longest_tunable_row.h"
 
 namespace po = boost::program_options;
 using namespace sgemm;
+
+namespace {
+// A config may hold dimensions up to 2^31 - 1, past the rows the tuner can check: its shapes
+// file would name such a row only when a tune reads it, so none is written. Each projection is
+// named once, whatever the batches (the rows' lengths are N and K, whatever M).
+void refuse_rows_too_long_to_tune(const std::vector<DecodeGemm>& gemms) {
+    std::vector<std::string> reasons;
+    for (const DecodeGemm& g : gemms) {
+        const std::string too_long = rows_too_long_to_tune(std::max(g.n, g.k));
+        if (too_long.empty()) continue;
+        const std::string reason = g.name + " (N=" + std::to_string(g.n) + ", K=" + std::to_string(g.k) + ")" + too_long;
+        if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+    }
+    if (reasons.empty()) return;
+    // One line: the message is printed with its control characters escaped.
+    std::string text = "no CSV is written, as the tuner refuses rows this long: ";
+    for (std::size_t i = 0; i < reasons.size(); ++i) text += (i ? "; " : "") + reasons[i];
+    throw Error(text);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
     treat_a_closed_pipe_as_a_write_error();
@@ -31,9 +54,9 @@ int main(int argc, char** argv) {
         "Usage: sgemm-shapes llama-3-8b --batch 1,8,32 > decode.csv\n"
         "       sgemm-shapes --config path/to/config.json --batch 1 --no-fuse -o shapes.csv\n"
         "       sgemm-shapes mistral-7b --weights out-in > hf_layout.csv\n\n"
-        "Exit status: 0 the CSV is written; 1 bad arguments, a bad config, or an -o path that cannot\n"
-        "be written (checked before any work); 2 the CSV failed as it was written (a file -o names is\n"
-        "written whole or left as it was).\n\n"
+        "Exit status: 0 the CSV is written; 1 bad arguments, a bad config (or one of rows longer than\n"
+        "the tuner takes), or an -o path that cannot be written (checked before any work); 2 the CSV\n"
+        "failed as it was written (a file -o names is written whole or left as it was).\n\n"
         "Options",
         100);
     po::positional_options_description positional;
@@ -75,6 +98,7 @@ int main(int argc, char** argv) {
             const std::vector<DecodeGemm> step = decode_gemms(model, batch, vm.count("no-fuse") == 0);
             gemms.insert(gemms.end(), step.begin(), step.end());
         }
+        refuse_rows_too_long_to_tune(gemms);
     } catch (const std::exception& e) {
         // Messages quote the user's text (paths, names): control characters are escaped.
         std::fprintf(stderr, "sgemm-shapes: %s\nTry 'sgemm-shapes --help'.\n", usage_error_text(e).c_str());

@@ -41,14 +41,10 @@ void drop_trailing_comma(CsvRecord& record, std::size_t keep) {
     }
 }
 
-// " has rows of N floats; ..." where a row of A, B or C is longer than any tune can check
-// (kLongestCheckedRow) on any GPU, else empty.
+// " has rows of N floats; ..." where a row of A, B or C is longer than any tune can check, else
+// empty.
 std::string rows_too_long(const ShapeKey& key) {
-    const int longest_row = std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N});
-    if (longest_row <= kLongestCheckedRow) return "";
-    return " has rows of " + std::to_string(longest_row) +
-           " floats; the check lays each row out up to 7 floats longer, and CUDA copies rows of at most 2^31 - 1 "
-           "bytes, so rows of at most " + std::to_string(kLongestCheckedRow) + " floats can be tuned";
+    return rows_too_long_to_tune(std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N}));
 }
 
 // Files joined with `cat` may each start with a byte order mark (spreadsheets write one), so

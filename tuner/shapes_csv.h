@@ -12,11 +12,11 @@
 #pragma once
 #include <cstddef>
 #include <istream>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "db/shape_key.h"
+#include "tuner/longest_tunable_row.h"
 #include "src/util/error.h"
 
 namespace sgemm {
@@ -53,12 +53,6 @@ ShapesFile load_shapes_csv(const std::string& path);
 // check (a candidate whose workspace does not fit is invalid, not fatal). A
 // double: at the largest dimensions the CSV takes (2^31 - 1) it passes what a size_t holds.
 double tuning_bytes(const ShapeKey& key, bool fp64_reference);
-
-// The longest row of A, B or C a shape can have to be tuned: the check lays each row out up to
-// 7 floats longer (later_layouts_for, tuner/candidate_check.h) and copies the rows there by
-// cudaMemcpy2DAsync, which refuses a pitch (a row's bytes) past the device's limit, 2^31 - 1
-// bytes on NVIDIA's GPUs (cudaDevAttrMaxPitch).
-constexpr int kLongestCheckedRow = std::numeric_limits<int>::max() / static_cast<int>(sizeof(float)) - 7;
 
 // "file:line: M=.. needs X GiB of device memory for tuning; the GPU has Y GiB" for each row
 // that does not fit in `device_bytes` (or whose rows are longer than kLongestCheckedRow, which

@@ -27,6 +27,7 @@ out=$("$shapes" --help) || fail "sgemm-shapes --help exited non-zero"
 grep -q -- "--no-fuse" <<<"$out" || fail "sgemm-shapes --help does not document --no-fuse"
 grep -q "By default the rows are NN" <<<"$out" || fail "sgemm-shapes --help does not say which layout its rows assume"
 grep -q -- "--weights out-in" <<<"$out" || fail "sgemm-shapes --help does not say how to get rows for Hugging Face's layout"
+grep -q "rows longer than" <<<"$out" || fail "sgemm-shapes --help does not say that rows too long to tune are refused"
 out=$("$roofline" --help) || fail "sgemm-roofline --help exited non-zero"
 for option in --context --dtype --gpu --json --batch; do
   grep -q -- "$option" <<<"$out" || fail "sgemm-roofline --help does not document $option"
@@ -46,6 +47,20 @@ expect_user_error "'1 8' is not a positive integer" "$shapes" gpt2 --batch "1 8"
 out=$("$shapes" gpt2 --batch "2147483647, 007,+3 ") || fail "--batch '2147483647, 007,+3 ' was refused"
 grep -q "^2147483647,2304,768," <<<"$out" && grep -q "^7,2304,768," <<<"$out" && grep -q "^3,2304,768," <<<"$out" ||
   fail "--batch '2147483647, 007,+3 ': $out"
+# A config's dimensions may reach 2^31 - 1, past the rows the tuner checks (536870904 floats):
+# sgemm-shapes names each such projection once, whatever the batches, and writes nothing, where
+# the file it wrote was refused by the tune; a row of exactly that length is written.
+sed 's/"vocab_size": 128256/"vocab_size": 536870905/' "$fixtures/llama3_8b_config.json" >"$tmp/huge_vocab.json"
+expect_user_error "no CSV is written, as the tuner refuses rows this long: lm_head (N=536870905, K=4096) has rows of 536870905 floats; the check lays each row out up to 7 floats longer, and CUDA copies rows of at most 2^31 - 1 bytes, so rows of at most 536870904 floats can be tuned" \
+  "$shapes" --config "$tmp/huge_vocab.json" --batch 1,8
+[ "$("$shapes" --config "$tmp/huge_vocab.json" --batch 1,8 2>&1 | grep -o "lm_head (" | wc -l)" = 1 ] ||
+  fail "the lm_head too long to tune was not named once for two batches"
+"$shapes" --config "$tmp/huge_vocab.json" --batch 1 -o "$tmp/huge.csv" 2>/dev/null && fail "a CSV of rows too long to tune was written"
+[ ! -e "$tmp/huge.csv" ] || fail "-o left a file of rows too long to tune"
+sed 's/"vocab_size": 128256/"vocab_size": 536870904/' "$fixtures/llama3_8b_config.json" >"$tmp/longest_vocab.json"
+out=$("$shapes" --config "$tmp/longest_vocab.json" --batch 1) || fail "a vocabulary of the longest row tuned was refused"
+grep -q "^1,536870904,4096,N,N,fp32,1,lm_head$" <<<"$out" || fail "the longest row tuned is not written: $out"
+"$roofline" --config "$tmp/huge_vocab.json" --batch 1 >/dev/null || fail "sgemm-roofline refused a vocabulary past the rows tuned"
 out=$("$roofline" gpt2 --batch " 1, 8" --json) || fail "sgemm-roofline --batch ' 1, 8' was refused"
 [ "$(python3 -c "import json,sys; print([s['batch'] for s in json.load(sys.stdin)['steps']])" <<<"$out")" = "[1, 8]" ] ||
   fail "sgemm-roofline --batch ' 1, 8' did not give the steps of batches 1 and 8: $out"
