@@ -486,7 +486,7 @@ MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& ro
         // again (a later row of that device adds it), else it stays a device with no rows.
         const bool new_device = !store.find_device(row.device.id());
         if (new_device) store.add_device(row.device);
-        WinnerOffer offer = offer_winner(store, row.entry, source, summary, kernel_problem);
+        WinnerOffer offer = offer_winner(store, row.entry, "imported from " + source, summary, kernel_problem);
         if (offer.outcome == WinnerOffer::Outcome::Refused) {
             offer.reason += " (" + source + ":" + std::to_string(row.line) + ")";
             if (new_device) store.remove_device(row.device.id());

@@ -69,7 +69,8 @@ struct ExportRow {
 std::vector<ExportRow> read_export(std::istream& in, const std::string& source);
 
 // In one transaction, adds the rows' devices to `store` and offers their winners under the
-// merge rule (db/merge.h, with `kernel_problem`); `source` names the file in their provenance.
+// merge rule (db/merge.h, with `kernel_problem`); `source` names the file in their provenance
+// ("imported from SOURCE").
 // Where every winner is refused, nothing is written, not even the devices (when this call
 // began the transaction, not a caller's).
 MergeSummary import_winners(TuningStore& store, const std::vector<ExportRow>& rows, const std::string& source,

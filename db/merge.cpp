@@ -52,7 +52,7 @@ bool MergeSummary::changed_nothing() const {
            count(WinnerOffer::Outcome::Added) == 0 && count(WinnerOffer::Outcome::Replaced) == 0;
 }
 
-WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
+WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& came_by,
                          MergeSummary& summary, const KernelProblem& kernel_problem) {
     WinnerOffer offer;
     offer.incoming = incoming.winner;
@@ -74,7 +74,7 @@ WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, c
         return offer;
     }
     offer.outcome = offer.previous ? WinnerOffer::Outcome::Replaced : WinnerOffer::Outcome::Added;
-    offer.incoming.provenance += "; merged from " + as_utf8(source);  // the database's text is UTF-8
+    offer.incoming.provenance += "; " + as_utf8(came_by);  // the database's text is UTF-8
     if (incoming.binary) put_binary(store, *incoming.binary, summary);
     store.put_winner(offer.incoming);
     return offer;
@@ -106,7 +106,7 @@ MergeSummary merge_store(TuningStore& store, TuningStore& other, const KernelPro
     }
     for (const DeviceFingerprint& device : devices)
         for (const WinnerWithBinary& wb : other.winners_with_binaries(device.id()))
-            summary.winners.push_back(offer_winner(store, wb, other.path(), summary, kernel_problem));
+            summary.winners.push_back(offer_winner(store, wb, "merged from " + other.path(), summary, kernel_problem));
     for (const Measurement& m : other.measurements()) {
         if (store.has_measurement(m)) continue;
         store.record_measurement(m);

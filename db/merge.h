@@ -2,8 +2,8 @@
 //
 // The rule: rows are keyed by device fingerprint, so another device's rows are added beside
 // this one's and never mixed with them. For the same device and shape key, the faster valid
-// winner stays, with its own provenance (an incoming one gets "; merged from SOURCE"
-// appended). Valid means positive, finite times and, unless it is cuBLAS, a binary that
+// winner stays, with its own provenance (an incoming one gets "; merged from SOURCE", or
+// "; imported from SOURCE", appended). Valid means positive, finite times and, unless it is cuBLAS, a binary that
 // passes binary_problem for the device, and (when the caller gives a KernelProblem, the
 // kernel families' judgement) a kernel and binary this build would launch. Everything
 // happens in one transaction: all or nothing.
@@ -41,9 +41,9 @@ struct MergeSummary {
 };
 
 // Offers one winner, with its binary, to its device in `store` (the device must be there),
-// under the rule above. `source` names where it came from, for its provenance. Joins the
-// caller's transaction.
-WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& source,
+// under the rule above. `came_by` says how it came, for its provenance: "merged from a.db",
+// "imported from winners.csv". Joins the caller's transaction.
+WinnerOffer offer_winner(TuningStore& store, const WinnerWithBinary& incoming, const std::string& came_by,
                          MergeSummary& summary, const KernelProblem& kernel_problem = {});
 
 // Merges `other` into `store`: its devices that bring a row (a winner taken, a measurement or a

@@ -127,7 +127,7 @@ struct Winner {
     double ms = 0.0;
     double cublas_ms = 0.0;  // cuBLAS timed in the same run
     double tolerance = 0.0;  // the validation tolerance it passed
-    std::string provenance;  // who chose it: "sgemm-tune 0.1.0, model-guided", "merged from a.db"
+    std::string provenance;  // who chose it: "sgemm-tune 0.1.0, model-guided", "...; merged from a.db"
     // What narrowed the search that chose it ("--families decode", "--max-candidates 20,
     // reached"); empty for a search as wide as the default one. A full search replaces it.
     std::string narrowed_by;

@@ -751,6 +751,10 @@ run 0 --db "$dir/copy.db" import "$dir/winners.csv"; has "$out" "winners 4 added
 run 0 "${ours[@]}" list; before=$out
 run 0 --db "$dir/copy.db" list; [ "$out" = "$before" ] || fail "import did not rebuild the winners: $out"
 run 0 --db "$dir/copy.db" verify; has "$out" "ok:"
+# Each winner taken says where it came from, as a merged one does: by import, not by merge.
+run 0 --db "$dir/copy.db" list --json
+[ "$(json 'sorted({w["provenance"].rsplit("; ", 1)[-1] for w in d})')" = "['imported from $dir/winners.csv']" ] ||
+  fail "an imported winner's provenance: $out"
 
 sed '3s/,8,4096,4096,NN,/,8,4096,4096,XX,/' "$dir/winners.csv" > "$dir/bad.csv"
 run 1 --db "$dir/copy.db" import "$dir/bad.csv"

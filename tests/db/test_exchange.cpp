@@ -244,7 +244,7 @@ TEST(Exchange, ExportThenImportRoundTrips) {
     for (std::size_t r = 0; r < before.size(); ++r)
         for (std::size_t c = 0; c < names.size(); ++c) {
             const std::string expected =
-                r > 0 && names[c] == "provenance" ? before[r].fields[c] + "; merged from winners.csv" : before[r].fields[c];
+                r > 0 && names[c] == "provenance" ? before[r].fields[c] + "; imported from winners.csv" : before[r].fields[c];
             EXPECT_TRUE(after[r].fields.at(c) == expected) << "row " << r << " column " << names[c];
         }
     const std::vector<WinnerWithBinary> a = source.winners_with_binaries(id), b = copy.winners_with_binaries(id);
