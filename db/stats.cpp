@@ -10,10 +10,10 @@ StoreStats store_stats(TuningStore& store) {
     s.binaries = db.integer("SELECT count(*) FROM binaries");
     s.binary_bytes = db.integer("SELECT coalesce(sum(length(cubin)), 0) FROM binaries");
     s.binary_hits = db.integer("SELECT coalesce(sum(hits), 0) FROM binaries");
-    for (TuningStore::DeviceRow& row : store.device_rows()) {
+    const auto counted = [&db](std::string id, std::optional<DeviceFingerprint> device) {
         DeviceStats d;
-        d.id = row.stored_id;  // which its rows name, even where the row was edited by hand
-        d.device = std::move(row.fields);
+        d.id = std::move(id);
+        d.device = std::move(device);
         auto q = db.query(
             "SELECT (SELECT count(*) FROM winners WHERE device_id = ?1), "
             "(SELECT count(*) FROM winners w JOIN kernels k ON k.id = w.kernel_id "
@@ -31,8 +31,13 @@ StoreStats store_stats(TuningStore& store) {
         d.invalid_measurements = q.integer(3);
         d.missed_shapes = q.integer(4);
         d.misses = q.integer(5);
-        s.devices.push_back(std::move(d));
-    }
+        return d;
+    };
+    // By the id its rows name, even where the row was edited by hand.
+    for (TuningStore::DeviceRow& row : store.device_rows()) s.devices.push_back(counted(row.stored_id, std::move(row.fields)));
+    auto q = db.query("SELECT device_id FROM winners UNION SELECT device_id FROM measurements UNION "
+                      "SELECT device_id FROM misses EXCEPT SELECT id FROM devices ORDER BY 1");
+    while (q.step()) s.devices.push_back(counted(q.text(0), std::nullopt));
     return s;
 }
 

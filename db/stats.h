@@ -1,6 +1,7 @@
 // `sgemm-db stats`: what the file holds, per device, and how well the binary cache works.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,9 @@ namespace sgemm {
 
 struct DeviceStats {
     std::string id;
-    DeviceFingerprint device;
+    // None where rows name a device whose row was deleted by hand (verify names them): its
+    // rows are counted all the same, as list shows them.
+    std::optional<DeviceFingerprint> device;
     std::int64_t winners = 0, cublas_winners = 0;  // cublas_winners: shapes where cuBLAS stayed best
     std::int64_t measurements = 0, invalid_measurements = 0;
     std::int64_t missed_shapes = 0, misses = 0;  // distinct shapes, and calls

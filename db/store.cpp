@@ -428,6 +428,13 @@ std::int64_t TuningStore::dangling_winners(const std::string& device_id) {
     return q.step() ? q.integer(0) : 0;
 }
 
+std::int64_t TuningStore::winners_of_missing_kernels(const std::string& device_id) {
+    auto q = db_->query("SELECT count(*) FROM winners w WHERE (?1 = '' OR w.device_id = ?1) AND "
+                        "NOT EXISTS (SELECT 1 FROM kernels k WHERE k.id = w.kernel_id)");
+    q.bind(1, device_id);
+    return q.step() ? q.integer(0) : 0;
+}
+
 void TuningStore::remove_device(const std::string& id) {
     db_->query("DELETE FROM devices WHERE id = ?1").bind(1, id).run();
 }

@@ -109,6 +109,9 @@ public:
     // The winners (of `device_id`, or of every device where it is empty) that no lookup finds,
     // their device or kernel row missing: such dangling rows.
     std::int64_t dangling_winners(const std::string& device_id);
+    // Of those, the ones whose kernel row is missing: every winner query joins its kernel, so
+    // these are the winners that no list shows (one whose device row is missing is listed).
+    std::int64_t winners_of_missing_kernels(const std::string& device_id);
     // The id that `id_or_prefix` names (a full id, or a prefix that only one id starts
     // with); throws UnknownDeviceError listing the devices otherwise.
     std::string resolve_device(const std::string& id_or_prefix);

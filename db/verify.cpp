@@ -237,6 +237,8 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                 ++report.binaries_loaded;
         }
     }
+    report.dangling_winners = static_cast<int>(store.dangling_winners(""));
+    report.winners += report.dangling_winners;
     return report;
 }
 

@@ -231,13 +231,23 @@ struct RowDevice {
 
 int cmd_list(Context& ctx) {
     TuningStore store = ctx.open(OpenMode::ReadOnly);
-    const std::vector<Winner> winners = store.winners(ctx.device(store));
+    const std::string device_id = ctx.device(store);
+    const std::vector<Winner> winners = store.winners(device_id);
     const std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
+    // A winner whose kernel row was deleted by hand has no kernel to show: said, so that the
+    // list agrees with stats' and verify's counts of winners. On standard error, as JSON's
+    // output must stay JSON.
+    const auto say_winners_not_listed = [&store, &device_id] {
+        if (const std::int64_t hidden = store.winners_of_missing_kernels(device_id); hidden > 0)
+            std::fprintf(stderr, "sgemm-db: %lld winners are not listed: the kernel row each names is missing (deleted "
+                                 "by hand?); sgemm-db verify names them\n", static_cast<long long>(hidden));
+    };
     if (ctx.json) {
         Json out = Json::array();
         for (const Winner& w : winners)
             out.push(winner_json(w).set("library_version", RowDevice(devices, w.device_id).version_json()));
         std::printf("%s\n", out.dump().c_str());
+        say_winners_not_listed();
         return 0;
     }
     // "search": whether the search that chose the winner was narrowed, which `show` details:
@@ -256,6 +266,7 @@ int cmd_list(Context& ctx) {
         std::printf("no winners%s\n", where(ctx, store).c_str());
     else
         table.print();
+    say_winners_not_listed();
     return 0;
 }
 
@@ -509,7 +520,7 @@ int cmd_stats(Context& ctx) {
         for (const DeviceStats& d : s.devices)
             devices.push(Json::object()
                              .set("device_id", d.id)
-                             .set("description", d.device.describe())
+                             .set("description", d.device ? Json(d.device->describe()) : Json())
                              .set("winners", d.winners)
                              .set("cublas_winners", d.cublas_winners)
                              .set("measurements", d.measurements)
@@ -534,7 +545,7 @@ int cmd_stats(Context& ctx) {
     for (const DeviceStats& d : s.devices)
         table.add({d.id, std::to_string(d.winners), std::to_string(d.cublas_winners), std::to_string(d.measurements),
                    std::to_string(d.invalid_measurements), std::to_string(d.missed_shapes), std::to_string(d.misses),
-                   d.device.describe()});
+                   d.device ? d.device->describe() : "(no device row: deleted by hand? sgemm-db verify names its rows)"});
     if (table.empty())
         std::printf("no devices\n");
     else
@@ -929,7 +940,8 @@ int cmd_verify(Context& ctx) {
         for (const std::string& p : r.problems) problems.push(p);
         Json out = Json::object();
         out.set("ok", r.ok()).set("schema_version", store.opened_version()).set("devices", r.devices);
-        out.set("winners", r.winners).set("binaries_checked", r.binaries_checked);
+        out.set("winners", r.winners).set("dangling_winners", r.dangling_winners);
+        out.set("binaries_checked", r.binaries_checked);
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json());
         out.set("edited_device_rows", r.edited_device_rows).set("edited_values", r.edited_values);
         out.set("dangling_rows", r.dangling_rows).set("stopped_at_sizes", r.stopped_at_sizes);
@@ -939,9 +951,11 @@ int cmd_verify(Context& ctx) {
         for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
         // A check per winner with a binary (against its device) and per cached binary: winners
         // that share a binary check it once each, so this may pass stats' count of binaries.
-        std::printf("%s: %s: schema version %d, %d devices, %d winners, %d binary checks (%s)%s\n",
+        const std::string dangling =
+            r.dangling_winners > 0 ? " (" + std::to_string(r.dangling_winners) + " of no device or kernel row)" : "";
+        std::printf("%s: %s: schema version %d, %d devices, %d winners%s, %d binary checks (%s)%s\n",
                     r.ok() ? "ok" : "FAILED", printable(store.path()).c_str(), store.opened_version(), r.devices, r.winners,
-                    r.binaries_checked, loading.c_str(),
+                    dangling.c_str(), r.binaries_checked, loading.c_str(),
                     r.stopped_at_sizes ? "; nothing else checked past the sizes no shape holds" : "");
         // The tuner measures a shape again and compiles a damaged cached binary again
         // (tuner/kernel_cache), so a winner's problem is repaired by tuning its shape again; an

@@ -459,6 +459,29 @@ run 0 --db "$dir/dangling.db" list --json
 run 0 --db "$dir/dangling.db" misses; has "$out" "${id:0:8}  (no device row)  ?  "
 run 0 --db "$dir/dangling.db" misses --json
 [ "$(json 'sorted(set(str(m["library_version"]) for m in d))')" = "['None']" ] || fail "misses --json of dangling rows: $out"
+# Every command counts such rows alike: verify counted only the winners it checked, and stats
+# left out a device without its row, where list shows its 4 winners.
+run 2 --db "$dir/dangling.db" verify; has "$out" "0 devices, 4 winners (4 of no device or kernel row),"
+run 2 --db "$dir/dangling.db" verify --json
+[ "$(json 'd["winners"], d["dangling_winners"]')" = "4 4" ] || fail "verify --json of dangling rows: $out"
+run 0 --db "$dir/dangling.db" stats; has "$out" "(no device row: deleted by hand? sgemm-db verify names its rows)"
+run 0 --db "$dir/dangling.db" stats --json
+[ "$(json '[(x["device_id"], x["description"], x["winners"], x["missed_shapes"]) for x in d["devices"]]')" = \
+  "[('$id', None, 4, 2)]" ] || fail "stats --json of dangling rows: $out"
+# A kernel row deleted: its winners are in no list (each query joins the kernel), which says
+# so, and verify counts them as stats does.
+cp "$dir/ours.db" "$dir/no-kernel.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM kernels WHERE family <> 'cublas'\"); c.commit()" \
+  "$dir/no-kernel.db" || fail "deleting a kernel"
+for json_flag in "" --json; do
+  run 0 --db "$dir/no-kernel.db" list $json_flag
+  has "$err" "sgemm-db: 3 winners are not listed: the kernel row each names is missing (deleted by hand?); sgemm-db verify names them"
+done
+[ "$(json 'len(d)')" = 1 ] || fail "list --json of a database without its kernel rows: $out"
+run 0 --db "$dir/no-kernel.db" list --device "$id"; has "$err" "sgemm-db: 3 winners are not listed"
+run 0 "${ours[@]}" list; [ -z "$err" ] || fail "list of a sound database said: $err"
+run 0 --db "$dir/no-kernel.db" stats --json; [ "$(json 'd["devices"][0]["winners"]')" = 4 ] || fail "stats --json: $out"
+run 2 --db "$dir/no-kernel.db" verify; has "$out" "1 devices, 4 winners (3 of no device or kernel row),"
 run 3 --db "$dir/dangling.db" export -o "$dir/dangling.csv"
 has "$err" "4 winners whose device or kernel row is missing (deleted by hand?)"
 run 2 --db "$dir/from-dangling.db" merge "$dir/dangling.db"
