@@ -485,13 +485,16 @@ int cmd_explain(Context& ctx) {
     if (ctx.json) {
         Json out = Json::object();
         out.set("device_id", device_id).set("shape", shape_json(shape)).set("decision", kind).set("launch", launch);
-        Json winner = selection.winner ? winner_json(*selection.winner) : Json();
+        // A winner explain names is of the device's own rows, of this build's version; named as
+        // list and show name it.
+        const auto with_version = [&device](Json w) { return w.set("library_version", device->library_version); };
+        Json winner = selection.winner ? with_version(winner_json(*selection.winner)) : Json();
         // With --deterministic, "winner" may be a stand-in, never timed: its figures are null,
         // and "stands_in_for" is the stored winner it replaces, with the tuned kernel's.
         Json replaces;
         for (const DeterministicStandIn& s : catalog.stand_ins)
             if (selection.winner && s.atomic.shape == selection.winner->shape) {
-                replaces = winner_json(s.atomic);
+                replaces = with_version(winner_json(s.atomic));
                 for (const char* measured : {"ms", "tflops", "speedup", "tuned_at"}) winner.set(measured, Json());
             }
         out.set("winner", winner).set("reason", selection.reason);
@@ -910,7 +913,7 @@ int cmd_prune(Context& ctx) {
             out.set("devices", s.devices).set("winners", s.winners).set("measurements", s.measurements);
             // "missed_shapes", as stats names them: its "misses" counts calls.
             out.set("missed_shapes", s.misses).set("binaries", s.binaries).set("kernels", s.kernels);
-            if (stale) out.set("newer_kept", s.newer_kept);
+            out.set("newer_kept", s.newer_kept);  // none with --device, which removes what it names
             out.set("bytes_freed", static_cast<long long>(s.bytes_freed));
             out.set("compact_problem", s.compact_problem.empty() ? Json() : Json(s.compact_problem));
             std::printf("%s\n", out.dump().c_str());

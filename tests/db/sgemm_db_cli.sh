@@ -311,9 +311,13 @@ case "$(json 'd["stands_in_for"]["kernel"]')" in *SUM_PASS=2) ;; *) fail "explai
 [ "$(json '[d["winner"][k] for k in ("ms", "tflops", "speedup", "tuned_at")]')" = "[None, None, None, None]" ] ||
   fail "explain --deterministic --json: the stand-in's figures: $out"
 [ "$(json 'd["stands_in_for"]["ms"]')" = 0.04 ] || fail "explain --deterministic --json: the tuned kernel's time: $out"
+# Each winner carries its device's version, as list and show give it.
+[ "$(json 'd["winner"]["library_version"], d["stands_in_for"]["library_version"]')" = "$version $version" ] ||
+  fail "explain --deterministic --json: the versions: $out"
 has "$(json 'd["reason"]')" "this shape at $(json 'd["stands_in_for"]["tuned_at"]'): warptile BM=256 BN=128 BK=16 WM=64 WN=64 TM=16 TN=8 STAGES=3 TA=0 TB=0 WK=1 SPLITS=4 CT=0 SK=0 ALIGNED=0 KMAJOR=0 SUM_PASS=2 (0.0400 ms"
 run 0 --db "$dir/atomic.db" explain 32 4096 4096 --json --device "$atomic_id"
 [ "$(json 'd["stands_in_for"]')" = None ] || fail "explain --json without --deterministic: $out"
+[ "$(json 'd["winner"]["library_version"]')" = "$version" ] || fail "explain --json: the winner's version: $out"
 run 1 --db "$dir/atomic.db" list --deterministic; has "$err" "--deterministic does not apply to list"
 
 # --- export and import ---
@@ -1046,6 +1050,8 @@ run 0 --db "$dir/pruned-misses.db" stats --json; missed=$(json 'd["devices"][0][
 [ "$missed" -gt 0 ] || fail "the sample has no missed shapes: $out"
 run 0 --db "$dir/pruned-misses.db" prune --device "$id" --json
 [ "$(json 'd["missed_shapes"]')" = "$missed" ] || fail "prune --json's missed shapes: $out, stats said $missed"
+# The same keys as prune --stale --json gives: a device removed by id keeps none by version.
+[ "$(json 'd["newer_kept"]')" = 0 ] || fail "prune --device --json's newer_kept: $out"
 # A prune gives the space of what it removed back: a 4 MiB binary of an NVRTC no device has.
 cp "$dir/ours.db" "$dir/bloated.db"
 python3 - "$dir/bloated.db" <<'PY' || fail "adding a large stale binary"
