@@ -773,6 +773,10 @@ for command in list export; do
 done
 run 1 "${ours[@]}" export --format xml; has "$err" "unknown format 'xml'"
 run 0 "${ours[@]}" export --json; [ "$(json 'len(d)')" = 4 ] || fail "export --json: $out"
+# An empty field is null there, as the help says: no search of the sample was narrowed, and its
+# one cuBLAS winner has no binary.
+[ "$(json '{w["narrowed_by"] for w in d}, sum(w["binary_key"] is None for w in d)')" = "{None} 1" ] ||
+  fail "export --json's empty fields: $out"
 run 1 "${ours[@]}" export --json --format csv; has "$err" "--json asks for JSON and --format for 'csv'"
 run 0 --db "$dir/copy.db" import "$dir/winners.csv"; has "$out" "winners 4 added, 0 replaced, 0 kept"
 run 0 "${ours[@]}" list; before=$out
