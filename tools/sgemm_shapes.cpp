@@ -23,18 +23,19 @@ namespace {
 // file would name such a row only when a tune reads it, so none is written. Each projection is
 // named once, whatever the batches (the rows' lengths are N and K, whatever M).
 void refuse_rows_too_long_to_tune(const std::vector<DecodeGemm>& gemms) {
-    std::vector<std::string> reasons;
+    std::vector<std::string> too_long;
     for (const DecodeGemm& g : gemms) {
-        const std::string too_long = rows_too_long_to_tune(std::max(g.n, g.k));
-        if (too_long.empty()) continue;
-        const std::string reason = g.name + " (N=" + std::to_string(g.n) + ", K=" + std::to_string(g.k) + ")" + too_long;
-        if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+        const long longest_row = std::max(g.n, g.k);  // A's rows are K long, B's N or K, C's N
+        if (longest_row <= kLongestCheckedRow) continue;
+        const std::string named = g.name + " (N=" + std::to_string(g.n) + ", K=" + std::to_string(g.k) + ") has rows of " +
+                                  std::to_string(longest_row) + " floats";
+        if (std::find(too_long.begin(), too_long.end(), named) == too_long.end()) too_long.push_back(named);
     }
-    if (reasons.empty()) return;
+    if (too_long.empty()) return;
     // One line: the message is printed with its control characters escaped.
     std::string text = "no CSV is written, as the tuner refuses rows this long: ";
-    for (std::size_t i = 0; i < reasons.size(); ++i) text += (i ? "; " : "") + reasons[i];
-    throw Error(text);
+    for (std::size_t i = 0; i < too_long.size(); ++i) text += (i ? ", " : "") + too_long[i];
+    throw Error(text + "; " + why_rows_are_limited());
 }
 }  // namespace
 

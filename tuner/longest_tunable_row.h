@@ -12,13 +12,10 @@ namespace sgemm {
 // (a row's bytes) past the device's limit, 2^31 - 1 bytes on NVIDIA's GPUs (cudaDevAttrMaxPitch).
 constexpr int kLongestCheckedRow = std::numeric_limits<int>::max() / static_cast<int>(sizeof(float)) - 7;
 
-// " has rows of N floats; ..." where `longest_row` (the longest row of A, B or C, in floats) is
-// longer than any tune can check on any GPU, else empty.
-inline std::string rows_too_long_to_tune(long longest_row) {
-    if (longest_row <= kLongestCheckedRow) return "";
-    return " has rows of " + std::to_string(longest_row) +
-           " floats; the check lays each row out up to 7 floats longer, and CUDA copies rows of at most 2^31 - 1 "
-           "bytes, so rows of at most " + std::to_string(kLongestCheckedRow) + " floats can be tuned";
+// Why a row longer than kLongestCheckedRow cannot be tuned, to follow the rows named.
+inline std::string why_rows_are_limited() {
+    return "the check lays each row out up to 7 floats longer, and CUDA copies rows of at most 2^31 - 1 bytes, so "
+           "rows of at most " + std::to_string(kLongestCheckedRow) + " floats can be tuned";
 }
 
 }  // namespace sgemm

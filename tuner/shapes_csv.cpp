@@ -44,7 +44,9 @@ void drop_trailing_comma(CsvRecord& record, std::size_t keep) {
 // " has rows of N floats; ..." where a row of A, B or C is longer than any tune can check, else
 // empty.
 std::string rows_too_long(const ShapeKey& key) {
-    return rows_too_long_to_tune(std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N}));
+    const int longest_row = std::max({key.trans_a ? key.M : key.K, key.trans_b ? key.K : key.N, key.N});
+    if (longest_row <= kLongestCheckedRow) return "";
+    return " has rows of " + std::to_string(longest_row) + " floats; " + why_rows_are_limited();
 }
 
 // Files joined with `cat` may each start with a byte order mark (spreadsheets write one), so

@@ -61,6 +61,12 @@ sed 's/"vocab_size": 128256/"vocab_size": 536870904/' "$fixtures/llama3_8b_confi
 out=$("$shapes" --config "$tmp/longest_vocab.json" --batch 1) || fail "a vocabulary of the longest row tuned was refused"
 grep -q "^1,536870904,4096,N,N,fp32,1,lm_head$" <<<"$out" || fail "the longest row tuned is not written: $out"
 "$roofline" --config "$tmp/huge_vocab.json" --batch 1 >/dev/null || fail "sgemm-roofline refused a vocabulary past the rows tuned"
+# Several projections too long: each named, the reason once.
+sed 's/"vocab_size": 128256/"vocab_size": 536870905/; s/"intermediate_size": 14336/"intermediate_size": 536870906/' \
+  "$fixtures/llama3_8b_config.json" >"$tmp/huge_mlp.json"
+expect_user_error "rows this long: gate_up (N=1073741812, K=4096) has rows of 1073741812 floats, down (N=4096, K=536870906) has rows of 536870906 floats, lm_head (N=536870905, K=4096) has rows of 536870905 floats; the check lays" \
+  "$shapes" --config "$tmp/huge_mlp.json" --batch 1,8
+[ "$(grep -o "the check lays" "$tmp/err" | wc -l)" = 1 ] || fail "the reason for rows too long to tune was not given once: $(cat "$tmp/err")"
 out=$("$roofline" gpt2 --batch " 1, 8" --json) || fail "sgemm-roofline --batch ' 1, 8' was refused"
 [ "$(python3 -c "import json,sys; print([s['batch'] for s in json.load(sys.stdin)['steps']])" <<<"$out")" = "[1, 8]" ] ||
   fail "sgemm-roofline --batch ' 1, 8' did not give the steps of batches 1 and 8: $out"

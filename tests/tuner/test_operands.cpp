@@ -135,8 +135,9 @@ TEST(Operands, TheLaterLayoutsKeepTheClassAndSetEveryOperandApartFromEveryOther)
     ProblemSpec unfilled;
     unfilled.M = 8, unfilled.N = 64, unfilled.K = 64;
     EXPECT_THROW(later_layouts_for(unfilled), Error);
-    // A row whose longer layout would pass an int is refused (shapes_csv's kLongestCheckedRow,
-    // shorter, keeps such shapes from the tuner), not wrapped to a negative leading dimension.
+    // A row whose longer layout would pass an int is refused (kLongestCheckedRow, in
+    // tuner/longest_tunable_row.h, shorter, keeps such shapes from the tuner), not wrapped to
+    // a negative leading dimension.
     constexpr int longest_in_an_int = std::numeric_limits<int>::max() - 7;
     ProblemSpec longest;
     longest.M = longest.N = 1;
