@@ -153,6 +153,11 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
             ++report.edited_values;
         }
     }
+    // Counted as stats counts them: every winner, and every device its rows name.
+    report.dangling_winners = static_cast<int>(store.dangling_winners(""));
+    report.devices_without_row = static_cast<int>(
+        db.integer("SELECT count(*) FROM (SELECT device_id FROM winners UNION SELECT device_id FROM measurements UNION "
+                   "SELECT device_id FROM misses EXCEPT SELECT id FROM devices)"));
     if (report.edited_values > 0) {
         report.stopped_at_sizes = true;
         report.devices = static_cast<int>(db.integer("SELECT count(*) FROM devices"));
@@ -237,7 +242,6 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
                 ++report.binaries_loaded;
         }
     }
-    report.dangling_winners = static_cast<int>(store.dangling_winners(""));
     report.winners += report.dangling_winners;
     return report;
 }

@@ -48,9 +48,11 @@ using TryLoad = std::function<std::string(const Binary& binary)>;
 using KernelProblem = std::function<std::string(const Winner& winner, const DeviceFingerprint& device)>;
 
 struct VerifyReport {
-    // winners: every winner row, as stats counts them; dangling_winners of them, whose device or
-    // kernel row is missing, are named among the problems and not checked further.
-    int devices = 0, winners = 0, dangling_winners = 0;
+    // devices: the device rows; devices_without_row: the ids that rows name with no device
+    // row (deleted by hand), which stats lists beside them. winners: every winner row, as
+    // stats counts them; dangling_winners of them, whose device or kernel row is missing, are
+    // named among the problems and not checked further.
+    int devices = 0, devices_without_row = 0, winners = 0, dangling_winners = 0;
     int binaries_checked = 0;  // ELF headers read: one per winner with a binary, one per cached binary
     int binaries_loaded = 0;   // loaded on the GPU
     int edited_device_rows = 0;  // of the problems, device rows edited by hand (no re-tune repairs one)

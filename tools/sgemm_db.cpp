@@ -237,8 +237,12 @@ int cmd_list(Context& ctx) {
     // A winner whose kernel row was deleted by hand has no kernel to show: said, so that the
     // list agrees with stats' and verify's counts of winners. On standard error, as JSON's
     // output must stay JSON.
-    const auto say_winners_not_listed = [&store, &device_id] {
-        if (const std::int64_t hidden = store.winners_of_missing_kernels(device_id); hidden > 0)
+    const std::int64_t hidden = store.winners_of_missing_kernels(device_id);
+    const auto say_winners_not_listed = [hidden] {
+        if (hidden == 1)
+            std::fprintf(stderr, "sgemm-db: 1 winner is not listed: the kernel row it names is missing (deleted by "
+                                 "hand?); sgemm-db verify names it\n");
+        else if (hidden > 1)
             std::fprintf(stderr, "sgemm-db: %lld winners are not listed: the kernel row each names is missing (deleted "
                                  "by hand?); sgemm-db verify names them\n", static_cast<long long>(hidden));
     };
@@ -263,7 +267,7 @@ int cmd_list(Context& ctx) {
                    w.narrowed_by.empty() ? "full" : "narrowed", w.tuned_at});
     }
     if (table.empty())
-        std::printf("no winners%s\n", where(ctx, store).c_str());
+        std::printf("no winners%s%s\n", hidden > 0 ? " that can be listed" : "", where(ctx, store).c_str());
     else
         table.print();
     say_winners_not_listed();
@@ -943,6 +947,7 @@ int cmd_verify(Context& ctx) {
         for (const std::string& p : r.problems) problems.push(p);
         Json out = Json::object();
         out.set("ok", r.ok()).set("schema_version", store.opened_version()).set("devices", r.devices);
+        out.set("devices_without_row", r.devices_without_row);
         out.set("winners", r.winners).set("dangling_winners", r.dangling_winners);
         out.set("binaries_checked", r.binaries_checked);
         out.set("binaries_loaded", r.binaries_loaded).set("gpu", gpu ? Json(gpu->gpu_name) : Json());
@@ -954,11 +959,13 @@ int cmd_verify(Context& ctx) {
         for (const std::string& p : r.problems) std::printf("problem: %s\n", printable(p).c_str());
         // A check per winner with a binary (against its device) and per cached binary: winners
         // that share a binary check it once each, so this may pass stats' count of binaries.
+        const std::string rowless =
+            r.devices_without_row > 0 ? " (and " + std::to_string(r.devices_without_row) + " of no device row)" : "";
         const std::string dangling =
             r.dangling_winners > 0 ? " (" + std::to_string(r.dangling_winners) + " of no device or kernel row)" : "";
-        std::printf("%s: %s: schema version %d, %d devices, %d winners%s, %d binary checks (%s)%s\n",
-                    r.ok() ? "ok" : "FAILED", printable(store.path()).c_str(), store.opened_version(), r.devices, r.winners,
-                    dangling.c_str(), r.binaries_checked, loading.c_str(),
+        std::printf("%s: %s: schema version %d, %d devices%s, %d winners%s, %d binary checks (%s)%s\n",
+                    r.ok() ? "ok" : "FAILED", printable(store.path()).c_str(), store.opened_version(), r.devices,
+                    rowless.c_str(), r.winners, dangling.c_str(), r.binaries_checked, loading.c_str(),
                     r.stopped_at_sizes ? "; nothing else checked past the sizes no shape holds" : "");
         // The tuner measures a shape again and compiles a damaged cached binary again
         // (tuner/kernel_cache), so a winner's problem is repaired by tuning its shape again; an

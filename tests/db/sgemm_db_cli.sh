@@ -465,9 +465,18 @@ run 0 --db "$dir/dangling.db" misses --json
 [ "$(json 'sorted(set(str(m["library_version"]) for m in d))')" = "['None']" ] || fail "misses --json of dangling rows: $out"
 # Every command counts such rows alike: verify counted only the winners it checked, and stats
 # left out a device without its row, where list shows its 4 winners.
-run 2 --db "$dir/dangling.db" verify; has "$out" "0 devices, 4 winners (4 of no device or kernel row),"
+run 2 --db "$dir/dangling.db" verify
+has "$out" "0 devices (and 1 of no device row), 4 winners (4 of no device or kernel row),"
 run 2 --db "$dir/dangling.db" verify --json
-[ "$(json 'd["winners"], d["dangling_winners"]')" = "4 4" ] || fail "verify --json of dangling rows: $out"
+[ "$(json 'd["devices"], d["devices_without_row"], d["winners"], d["dangling_winners"]')" = "0 1 4 4" ] ||
+  fail "verify --json of dangling rows: $out"
+# Counted so where verify stops at a size no shape holds, too.
+cp "$dir/dangling.db" "$dir/dangling-sized.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE winners SET m = 3000000000 WHERE m = 1'); c.commit()" \
+  "$dir/dangling-sized.db" || fail "editing a size"
+run 2 --db "$dir/dangling-sized.db" verify --json
+[ "$(json 'd["stopped_at_sizes"], d["devices_without_row"], d["winners"], d["dangling_winners"]')" = "True 1 4 4" ] ||
+  fail "verify --json of dangling rows stopped at a size: $out"
 run 0 --db "$dir/dangling.db" stats; has "$out" "(no device row: deleted by hand? sgemm-db verify names its rows)"
 run 0 --db "$dir/dangling.db" stats --json
 [ "$(json '[(x["device_id"], x["description"], x["winners"], x["missed_shapes"]) for x in d["devices"]]')" = \
@@ -482,6 +491,14 @@ for json_flag in "" --json; do
   has "$err" "sgemm-db: 3 winners are not listed: the kernel row each names is missing (deleted by hand?); sgemm-db verify names them"
 done
 [ "$(json 'len(d)')" = 1 ] || fail "list --json of a database without its kernel rows: $out"
+# With none left to list, list does not say there are none; and one is one.
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM winners WHERE m <> 1\"); c.commit()" \
+  "$dir/no-kernel.db" || fail "deleting winners"
+run 0 --db "$dir/no-kernel.db" list; has "$out" "no winners that can be listed in $dir/no-kernel.db"
+has "$err" "sgemm-db: 1 winner is not listed: the kernel row it names is missing (deleted by hand?); sgemm-db verify names it"
+cp "$dir/ours.db" "$dir/no-kernel.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM kernels WHERE family <> 'cublas'\"); c.commit()" \
+  "$dir/no-kernel.db" || fail "deleting a kernel"
 run 0 --db "$dir/no-kernel.db" list --device "$id"; has "$err" "sgemm-db: 3 winners are not listed"
 run 0 "${ours[@]}" list; [ -z "$err" ] || fail "list of a sound database said: $err"
 run 0 --db "$dir/no-kernel.db" stats --json; [ "$(json 'd["devices"][0]["winners"]')" = 4 ] || fail "stats --json: $out"
