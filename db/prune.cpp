@@ -12,7 +12,9 @@ namespace {
 // compact_after_prune rewrites the file when at least one page in this many is free.
 constexpr std::int64_t kCompactShare = 4;
 
-// Removes the devices (their rows go with them: the schema cascades), counting each kind.
+// Removes the devices (their rows go with them: the schema cascades), counting each kind. A
+// device whose row was deleted by hand (sqlite3 enforces no foreign key by default) leaves
+// rows no cascade reaches: they are removed by its id.
 void remove_devices(TuningStore& store, const std::vector<std::string>& device_ids, PruneSummary& summary) {
     sqlite::Connection& db = store.connection();
     for (const std::string& id : device_ids) {
@@ -28,6 +30,8 @@ void remove_devices(TuningStore& store, const std::vector<std::string>& device_i
                                 "FROM misses WHERE device_id = ?1)");
         store.remove_device(id);
         summary.devices += db.changes();
+        for (const char* table : {"winners", "measurements", "misses"})
+            db.query(std::string("DELETE FROM ") + table + " WHERE device_id = ?1").bind(1, id).run();
     }
 }
 

@@ -35,9 +35,7 @@ StoreStats store_stats(TuningStore& store) {
     };
     // By the id its rows name, even where the row was edited by hand.
     for (TuningStore::DeviceRow& row : store.device_rows()) s.devices.push_back(counted(row.stored_id, std::move(row.fields)));
-    auto q = db.query("SELECT device_id FROM winners UNION SELECT device_id FROM measurements UNION "
-                      "SELECT device_id FROM misses EXCEPT SELECT id FROM devices ORDER BY 1");
-    while (q.step()) s.devices.push_back(counted(q.text(0), std::nullopt));
+    for (std::string& id : store.device_ids_without_row()) s.devices.push_back(counted(std::move(id), std::nullopt));
     return s;
 }
 

@@ -446,6 +446,14 @@ std::optional<DeviceFingerprint> TuningStore::find_device(const std::string& id)
     return read_device(q);
 }
 
+std::vector<std::string> TuningStore::device_ids_without_row() {
+    auto q = db_->query("SELECT device_id FROM winners UNION SELECT device_id FROM measurements UNION "
+                        "SELECT device_id FROM misses EXCEPT SELECT id FROM devices ORDER BY 1");
+    std::vector<std::string> ids;
+    while (q.step()) ids.push_back(q.text(0));
+    return ids;
+}
+
 std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     if (id_or_prefix.empty()) throw UnknownDeviceError("an empty device id names no device");
     const std::string wanted = lower_case(id_or_prefix);  // ids are lower-case hex: C94D names c94d...
@@ -453,14 +461,23 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     auto q = db_->query("SELECT id FROM devices WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id");
     q.bind(1, wanted);
     while (q.step()) matches.push_back(q.text(0));
+    // Rows whose device row was deleted by hand still name it: list shows them, and prune
+    // --device removes them.
+    const std::vector<std::string> without_row = device_ids_without_row();
+    for (const std::string& id : without_row)
+        if (id.compare(0, wanted.size(), wanted) == 0) matches.push_back(id);
     for (const std::string& id : matches)
         if (id == wanted) return id;
     if (matches.size() == 1) return matches.front();
     // A prefix of several lists those it names, to pick from; one of none lists them all.
+    const auto named = [&matches](const std::string& id) {
+        return matches.empty() || std::find(matches.begin(), matches.end(), id) != matches.end();
+    };
     std::string listed;
     for (const DeviceRow& row : device_rows())
-        if (matches.empty() || std::find(matches.begin(), matches.end(), row.stored_id) != matches.end())
-            listed += row.listing_line();
+        if (named(row.stored_id)) listed += row.listing_line();
+    for (const std::string& id : without_row)
+        if (named(id)) listed += "\n  " + printable(id) + "  (no device row)";
     if (listed.empty()) listed = " none";
     throw UnknownDeviceError(single_quoted(id_or_prefix) + " " +
                              (matches.empty() ? "names no device in " + printable(path()) + "; its devices:"

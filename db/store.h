@@ -112,8 +112,12 @@ public:
     // Of those, the ones whose kernel row is missing: every winner query joins its kernel, so
     // these are the winners that no list shows (one whose device row is missing is listed).
     std::int64_t winners_of_missing_kernels(const std::string& device_id);
+    // The device ids that winners, measurements or misses name with no device row (deleted by
+    // hand), in order: stats lists them, verify counts them, and --device takes them.
+    std::vector<std::string> device_ids_without_row();
     // The id that `id_or_prefix` names (a full id, or a prefix that only one id starts
-    // with); throws UnknownDeviceError listing the devices otherwise.
+    // with), of a device row or of rows without one; throws UnknownDeviceError listing the
+    // devices otherwise.
     std::string resolve_device(const std::string& id_or_prefix);
 
     // --- the binary cache ---

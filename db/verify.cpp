@@ -155,9 +155,7 @@ VerifyReport verify_store(TuningStore& store, const TryLoad& try_load, int gpu_s
     }
     // Counted as stats counts them: every winner, and every device its rows name.
     report.dangling_winners = static_cast<int>(store.dangling_winners(""));
-    report.devices_without_row = static_cast<int>(
-        db.integer("SELECT count(*) FROM (SELECT device_id FROM winners UNION SELECT device_id FROM measurements UNION "
-                   "SELECT device_id FROM misses EXCEPT SELECT id FROM devices)"));
+    report.devices_without_row = static_cast<int>(store.device_ids_without_row().size());
     if (report.edited_values > 0) {
         report.stopped_at_sizes = true;
         report.devices = static_cast<int>(db.integer("SELECT count(*) FROM devices"));

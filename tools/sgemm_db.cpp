@@ -480,7 +480,12 @@ int cmd_explain(Context& ctx) {
         if (!compiled_at_create.empty())
             selection.reason += "; no stored binary serves it (" + compiled_at_create +
                                 "), so dispatch compiles the kernel at each create";
-    } else
+    } else if (const std::vector<std::string> without_row = store.device_ids_without_row();
+               std::find(without_row.begin(), without_row.end(), device_id) != without_row.end())
+        selection.reason = "device " + device_id.substr(0, 8) + "'s row is missing from " + store.path() +
+                           " (deleted by hand?): dispatch finds none of the rows that name it, so every shape falls "
+                           "back (sgemm-db verify names them)";
+    else
         selection.reason = "this GPU (device " + device_id + ") has no rows in " + store.path() +
                            ": nothing tuned on it is used, so every shape falls back" +
                            (explained.gpu ? rows_of_earlier_builds(store, *explained.gpu) : "");
@@ -987,8 +992,9 @@ int cmd_verify(Context& ctx) {
             std::printf("a row that refers to a missing device or kernel row (deleted in a shell that does not "
                         "enforce foreign keys, as sqlite3's does not by default) is found by no lookup, and no tune "
                         "repairs it: put the "
-                        "missing row back, or delete the rows that refer to it (sqlite3); export leaves such winners "
-                        "out and merge refuses the file until then\n");
+                        "missing row back, or delete the rows that refer to it (sqlite3; sgemm-db prune --device ID "
+                        "removes a missing device's); export leaves such winners out and merge refuses the file until "
+                        "then\n");
     }
     return r.ok() ? 0 : 2;
 }

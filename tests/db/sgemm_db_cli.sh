@@ -453,7 +453,7 @@ run 2 --db "$dir/dangling.db" verify
 # Each left-out winner is named by its device and shape, as export's note says verify does.
 [ "$(grep -cE "problem: a row of winners \(device ${id:0:8}, M=[0-9]+ N=[0-9]+ K=[0-9]+ [NT]{2}\) refers to a missing row of devices" <<<"$out")" = 4 ] ||
   fail "verify named the 4 dangling winners otherwise: $out"
-has "$out" "put the missing row back, or delete the rows that refer to it (sqlite3)"
+has "$out" "put the missing row back, or delete the rows that refer to it (sqlite3; sgemm-db prune --device ID removes a missing device's)"
 ! grep -qF "to repair a winner, tune its shape again" <<<"$out" || fail "verify sent a dangling row to a tune: $out"
 # list and misses show such rows without a GPU or version: a default row's passed for this
 # build's (sgemm 0.4.0 beside an empty GPU name).
@@ -481,6 +481,18 @@ run 0 --db "$dir/dangling.db" stats; has "$out" "(no device row: deleted by hand
 run 0 --db "$dir/dangling.db" stats --json
 [ "$(json '[(x["device_id"], x["description"], x["winners"], x["missed_shapes"]) for x in d["devices"]]')" = \
   "[('$id', None, 4, 2)]" ] || fail "stats --json of dangling rows: $out"
+# --device takes the id such rows name, as stats lists it: list and explain read them, an
+# unknown id's message lists it, and prune removes its rows (it refused the id).
+run 0 --db "$dir/dangling.db" list --device "${id:0:6}"; [ "$(grep -c "(no device row)" <<<"$out")" = 4 ] || fail "list --device: $out"
+run 0 --db "$dir/dangling.db" explain 8 4096 4096 --device "$id"
+has "$out" "decision  fallback"; has "$out" "device ${id:0:8}'s row is missing from $dir/dangling.db (deleted by hand?)"
+run 1 --db "$dir/dangling.db" list --device ffff; has "$err" "names no device in $dir/dangling.db; its devices:"
+has "$err" "$id  (no device row)"
+cp "$dir/dangling.db" "$dir/dangling-pruned.db"
+run 0 --db "$dir/dangling-pruned.db" prune --device "$id"
+has "$out" "removed 0 devices, 4 winners, 4 measurements, 2 missed shapes"
+run 0 --db "$dir/dangling-pruned.db" verify; has "$out" "ok: $dir/dangling-pruned.db: schema version"
+run 0 --db "$dir/dangling-pruned.db" stats; has "$out" "no devices"
 # A kernel row deleted: its winners are in no list (each query joins the kernel), which says
 # so, and verify counts them as stats does.
 cp "$dir/ours.db" "$dir/no-kernel.db"
