@@ -461,13 +461,17 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     auto q = db_->query("SELECT id FROM devices WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id");
     q.bind(1, wanted);
     while (q.step()) matches.push_back(q.text(0));
+    for (const std::string& id : matches)
+        if (id == id_or_prefix) return id;  // a device row's whole id: no other table need be read
     // Rows whose device row was deleted by hand still name it: list shows them, and prune
-    // --device removes them.
+    // --device removes them. Such an id was written by hand too, so it may not be lower case.
     const std::vector<std::string> without_row = device_ids_without_row();
     for (const std::string& id : without_row)
-        if (id.compare(0, wanted.size(), wanted) == 0) matches.push_back(id);
+        if (lower_case(id).compare(0, wanted.size(), wanted) == 0) matches.push_back(id);
     for (const std::string& id : matches)
-        if (id == wanted) return id;
+        if (id == id_or_prefix) return id;
+    for (const std::string& id : matches)
+        if (lower_case(id) == wanted) return id;
     if (matches.size() == 1) return matches.front();
     // A prefix of several lists those it names, to pick from; one of none lists them all.
     const auto named = [&matches](const std::string& id) {

@@ -284,9 +284,13 @@ int cmd_show(Context& ctx) {
     // re-timing against cuBLAS, not the search's median of its kernel that the table shows.
     // Each with its device's sgemm version: after an upgrade one GPU has a device of each, and
     // the lines are alike but for the id.
+    // Those of a device whose row was deleted by hand too, as list shows them.
     std::vector<Winner> winners;
     const std::map<std::string, DeviceFingerprint> devices = devices_by_stored_id(store);
-    for (const auto& [id, fields] : devices)
+    std::vector<std::string> ids;
+    for (const auto& [id, fields] : devices) ids.push_back(id);
+    for (std::string& id : store.device_ids_without_row()) ids.push_back(std::move(id));
+    for (const std::string& id : ids)
         if (device.empty() || id == device)
             if (std::optional<Winner> w = store.find_winner(id, shape)) winners.push_back(std::move(*w));
     if (ctx.json) {
@@ -323,12 +327,13 @@ int cmd_show(Context& ctx) {
     }
     std::vector<std::string> winner_lines;
     for (const Winner& w : winners) {
-        const std::string version = RowDevice(devices, w.device_id).version();
+        const RowDevice device_of(devices, w.device_id);
+        const std::string version = device_of.version();
         winner_lines.push_back("the stored winner of device " + printable(w.device_id.substr(0, 8)) +
-                               (version == SGEMM_VERSION
-                                    ? ""
-                                    : " (sgemm " + printable(version) +
-                                          ", whose rows this build's dispatch does not read)") +
+                               (!device_of.row              ? " (no device row, so no dispatch reads it)"
+                                : version == SGEMM_VERSION ? ""
+                                                           : " (sgemm " + printable(version) +
+                                                                 ", whose rows this build's dispatch does not read)") +
                                ": " +
                                printable(w.kernel.description) + ", " + fixed(w.ms, 4) + " ms (cuBLAS " +
                                fixed(w.cublas_ms, 4) + " ms, " + fixed(w.speedup, 2) + "x), " + printable(w.provenance) +
@@ -393,16 +398,20 @@ struct ExplainedDevice {
 ExplainedDevice explain_device(Context& ctx, TuningStore& store) {
     if (const std::string id = ctx.device(store); !id.empty()) return {id, store.find_device(id), std::nullopt};
     if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id()), gpu};
-    // By the ids the rows are stored under, which --device and list name.
+    // By the ids the rows are stored under, which --device and list name: a device whose row
+    // was deleted by hand too, as stats lists it.
     const std::vector<TuningStore::DeviceRow> devices = store.device_rows();
-    if (devices.size() == 1) return {devices.front().stored_id, devices.front().fields, std::nullopt};
-    if (devices.empty())
+    const std::vector<std::string> without_row = store.device_ids_without_row();
+    if (devices.size() == 1 && without_row.empty()) return {devices.front().stored_id, devices.front().fields, std::nullopt};
+    if (devices.empty() && without_row.size() == 1) return {without_row.front(), std::nullopt, std::nullopt};
+    if (devices.empty() && without_row.empty())
         throw UsageError("no GPU is visible and " + printable(store.path()) + " holds no device: nothing has been tuned into "
                          "it, or prune removed what was, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
     for (const TuningStore::DeviceRow& row : devices) list += row.listing_line();
-    throw UsageError("no GPU is visible and " + printable(store.path()) + " holds " + std::to_string(devices.size()) +
-                     " devices: name one with --device" + list);
+    for (const std::string& id : without_row) list += "\n  " + printable(id) + "  (no device row)";
+    throw UsageError("no GPU is visible and " + printable(store.path()) + " holds " +
+                     std::to_string(devices.size() + without_row.size()) + " devices: name one with --device" + list);
 }
 
 int cmd_explain(Context& ctx) {
@@ -432,6 +441,9 @@ int cmd_explain(Context& ctx) {
     const ExplainedDevice explained = explain_device(ctx, store);
     const std::string& device_id = explained.id;
     const std::optional<DeviceFingerprint>& device = explained.row;
+    // Rows that name the device without its row (deleted by hand), which dispatch never finds.
+    const std::vector<std::string> without_row = store.device_ids_without_row();
+    const bool row_missing = !device && std::find(without_row.begin(), without_row.end(), device_id) != without_row.end();
     // The winners dispatch loads for this device (src/dispatch/catalog.h): the same ones are
     // left out, for the same reasons.
     Catalog catalog;
@@ -480,8 +492,7 @@ int cmd_explain(Context& ctx) {
         if (!compiled_at_create.empty())
             selection.reason += "; no stored binary serves it (" + compiled_at_create +
                                 "), so dispatch compiles the kernel at each create";
-    } else if (const std::vector<std::string> without_row = store.device_ids_without_row();
-               std::find(without_row.begin(), without_row.end(), device_id) != without_row.end())
+    } else if (row_missing)
         selection.reason = "device " + device_id.substr(0, 8) + "'s row is missing from " + store.path() +
                            " (deleted by hand?): dispatch finds none of the rows that name it, so every shape falls "
                            "back (sgemm-db verify names them)";
@@ -512,7 +523,10 @@ int cmd_explain(Context& ctx) {
         std::printf("%s\n", out.dump().c_str());
         return 0;
     }
-    std::printf("device    %s  %s\n", printable(device_id).c_str(), device ? printable(device->describe()).c_str() : "(not in the database)");
+    const std::string described = device        ? printable(device->describe())
+                                  : row_missing ? "(no device row)"
+                                                : "(not in the database)";
+    std::printf("device    %s  %s\n", printable(device_id).c_str(), described.c_str());
     std::printf("shape     %s\n", shape.to_string().c_str());
     std::printf("decision  %s\n", kind);
     std::printf("launch    %s\n", printable(launch).c_str());

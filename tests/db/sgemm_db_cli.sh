@@ -484,10 +484,28 @@ run 0 --db "$dir/dangling.db" stats --json
 # --device takes the id such rows name, as stats lists it: list and explain read them, an
 # unknown id's message lists it, and prune removes its rows (it refused the id).
 run 0 --db "$dir/dangling.db" list --device "${id:0:6}"; [ "$(grep -c "(no device row)" <<<"$out")" = 4 ] || fail "list --device: $out"
+run 0 --db "$dir/dangling.db" misses --device "$id"; [ "$(grep -c "(no device row)" <<<"$out")" = 2 ] || fail "misses --device: $out"
+run 0 --db "$dir/dangling.db" show 8 4096 4096 --device "$id"
+has "$out" "the stored winner of device ${id:0:8} (no device row, so no dispatch reads it): naive BLOCK_X=32 BLOCK_Y=8, 0.4000 ms"
 run 0 --db "$dir/dangling.db" explain 8 4096 4096 --device "$id"
+has "$out" "device    $id  (no device row)"
 has "$out" "decision  fallback"; has "$out" "device ${id:0:8}'s row is missing from $dir/dangling.db (deleted by hand?)"
+# Without --device or a GPU, it is the file's only device.
+if ! gpu_present; then
+  run 0 --db "$dir/dangling.db" explain 8 4096 4096; has "$out" "device    $id  (no device row)"
+fi
 run 1 --db "$dir/dangling.db" list --device ffff; has "$err" "names no device in $dir/dangling.db; its devices:"
 has "$err" "$id  (no device row)"
+# An id written by hand need not be lower case. Ids are read in any case, so a prefix of it and
+# of a device row names both; each whole id names its own.
+cp "$dir/ours.db" "$dir/upper.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE winners SET device_id = upper(device_id) WHERE m = 8\"); c.commit()" \
+  "$dir/upper.db" || fail "editing an id"
+upper=$(tr a-f A-F <<<"$id")
+run 0 --db "$dir/upper.db" list --device "$upper"; [ "$(grep -c "(no device row)" <<<"$out")" = 1 ] || fail "list --device $upper: $out"
+run 0 --db "$dir/upper.db" list --device "$id"; [ "$(grep -c "NVIDIA H200" <<<"$out")" = 3 ] || fail "list --device $id: $out"
+run 1 --db "$dir/upper.db" list --device "${id:0:5}"
+has "$err" "names several devices in $dir/upper.db:"; has "$err" "$upper  (no device row)"; has "$err" "$id  NVIDIA H200"
 cp "$dir/dangling.db" "$dir/dangling-pruned.db"
 run 0 --db "$dir/dangling-pruned.db" prune --device "$id"
 has "$out" "removed 0 devices, 4 winners, 4 measurements, 2 missed shapes"
