@@ -299,9 +299,10 @@ int main(int argc, char** argv) {
         "       sgemm-bench --m 8 --n 6144 --k 4096\n\n"
         "Families, as --kernels names them, and their parameters in --config's order:\n" +
         family_list() +
-        "\nExit status: 0 all results valid, 1 bad arguments, 2 no GPU or another error (a shape that could\n"
-        "not run: out of memory, a kernel that faulted), 3 a kernel computed a wrong result, which comes\n"
-        "before any 2 (a later shape that could not run, a lost standard output or --json file).\n\n"
+        "\nExit status: 0 all results valid, 1 bad arguments (a --device past the GPUs too), 2 no GPU or\n"
+        "another error (a shape that could not run: out of memory, a kernel that faulted), 3 a kernel\n"
+        "computed a wrong result, which comes before any 2 (a later shape that could not run, a lost\n"
+        "standard output or --json file).\n\n"
         "Options");
     const std::string iters_help =
         "timed runs per kernel (median reported), at most " + std::to_string(kMostTimedRuns);
@@ -576,6 +577,9 @@ int main(int argc, char** argv) {
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());
         return 2;
+    } catch (const NoSuchDeviceError& e) {
+        std::fprintf(stderr, "sgemm-bench: --device: %s\n", printable_lines(e.what()).c_str());
+        return 1;
     } catch (const InvalidConfigError& e) {
         std::fprintf(stderr, "sgemm-bench: %s\n", printable_lines(e.what()).c_str());
         return 1;

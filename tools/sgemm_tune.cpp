@@ -447,6 +447,9 @@ int tune_in_this_process(TuneRun run, bool after_fault, int report_fd) {
             return 2;
         }
         return 0;
+    } catch (const NoSuchDeviceError& e) {
+        std::fprintf(stderr, "sgemm-tune: --device: %s\n", printable_lines(e.what()).c_str());
+        return 1;
     } catch (const NoDeviceError& e) {
         std::fprintf(stderr, "sgemm-tune: %s\n", printable_lines(e.what()).c_str());
         // Nothing can be tuned, but what would stop the tune on a GPU is said now as well: for a
@@ -651,12 +654,12 @@ int main(int argc, char** argv) {
         "of the process the tune runs in: the fault is stored, and the run goes on in a new process from\n"
         "that shape, which leaves the candidate out from then on (--retry-faulted tries it again). Ten\n"
         "faults in one run end it, with exit status 2.\n\n"
-        "Exit status: 0 every shape has its winner; 1 bad arguments, a bad shapes file, or a shape (with\n"
-        "--from-misses: every miss) too large for the GPU's memory (nothing tuned); 2 no GPU, a database\n"
-        "or GPU problem, ten faults, NVRTC's own failure (a damaged install), or standard output or the\n"
-        "--json file lost; 3 --budget-s left some shapes without a winner (the others are stored; the\n"
-        "same command tunes them again); 130 or 143 stopped by a signal,\n"
-        "which comes before a lost output's 2 (the winners are stored either way).\n\n"
+        "Exit status: 0 every shape has its winner; 1 bad arguments (a --device past the GPUs too), a bad\n"
+        "shapes file, or a shape (with --from-misses: every miss) too large for the GPU's memory\n"
+        "(nothing tuned); 2 no GPU, a database or GPU problem, ten faults, NVRTC's own failure (a\n"
+        "damaged install), or standard output or the --json file lost; 3 --budget-s left some shapes\n"
+        "without a winner (the others are stored; the same command tunes them again); 130 or 143\n"
+        "stopped by a signal, which comes before a lost output's 2 (the winners are stored either way).\n\n"
         "Usage: sgemm-tune --shapes decode.csv [--db PATH] [--strategy model|exhaustive|random]\n"
         "       sgemm-tune --shapes decode.csv --dry-run [--arch sm_90]\n"
         "       sgemm-tune --from-misses [--db PATH]      # what dispatch met without a winner on this GPU\n\n"

@@ -44,8 +44,10 @@ int device_count() {
 DeviceInfo use_device(int ordinal) {
     const int count = device_count();
     if (ordinal < 0 || ordinal >= count)
-        throw Error("device " + std::to_string(ordinal) + " does not exist: " +
-                    std::to_string(count) + " CUDA device(s) visible");
+        throw NoSuchDeviceError("device " + std::to_string(ordinal) + " does not exist: " +
+                                (count == 1 ? std::string("1 CUDA device is visible, device 0")
+                                            : std::to_string(count) + " CUDA devices are visible, 0 to " +
+                                                  std::to_string(count - 1)));
     SGEMM_CUDA_CHECK(cudaSetDevice(ordinal));
     cudaDeviceProp prop{};
     SGEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));

@@ -36,7 +36,8 @@ std::string no_device_reason(cudaError_t status, int driver_version, int runtime
 // without the device nodes, has GPUs that a user must be told are failing.
 [[noreturn]] void throw_count_failure(cudaError_t status, int driver_version, int runtime_version);
 
-// Properties of `ordinal`, also made current for this thread.
+// Properties of `ordinal`, also made current for this thread. An ordinal past the devices
+// that are visible throws NoSuchDeviceError (none visible: device_count's NoDeviceError).
 DeviceInfo use_device(int ordinal = 0);
 
 }  // namespace sgemm

@@ -15,4 +15,9 @@ struct NoDeviceError : Error {
     using Error::Error;
 };
 
+// A device ordinal past the GPUs that are visible: the user's argument, so tools exit with 1.
+struct NoSuchDeviceError : Error {
+    using Error::Error;
+};
+
 }  // namespace sgemm

@@ -10,8 +10,8 @@ spoiling="${2:?usage: bench_no_gpu.sh SGEMM_BENCH SGEMM_BENCH_SPOILING}"
 
 out=$("$bench" --help) || fail "--help exited non-zero"
 grep -q -- "--sizes" <<<"$out" || fail "--help does not document --sizes"
-grep -q "3 a kernel computed a wrong result, which comes" <<<"$out" && grep -q "before any 2 (a later shape that could not run" <<<"$out" ||
-  fail "--help does not give the exit statuses"
+grep -q "computed a wrong result, which comes before any 2 (a later shape that could not run" <<<"$out" &&
+  grep -q "1 bad arguments (a --device past the GPUs too)" <<<"$out" || fail "--help does not give the exit statuses"
 # Every family --kernels may name, with its parameters in --config's order (--config's only guide).
 grep -qF "  naive=BLOCK_X,BLOCK_Y (defaults 32,8)" <<<"$out" || fail "--help does not give naive's parameters"
 grep -qE "^  warptile=BM,BN,BK,.*\(defaults " <<<"$out" || fail "--help does not give warptile's parameters"
@@ -182,6 +182,14 @@ err=$("$bench" --size 64 --kernels "naive, " 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--kernels: 'naive, ' has an empty name" <<<"$err" || fail "a trailing ', ': $rc $err"
 err=$("$bench" --size 64 --device -1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--device must be 0 or more" <<<"$err" || fail "--device -1: $rc $err"
+# A device past the GPUs is the user's argument (exit 1, it was 2); with none, no GPU is (2).
+err=$("$bench" --size 64 --kernels naive --device 64 2>&1 >/dev/null); rc=$?
+if gpu_present; then
+  [ $rc -eq 1 ] && grep -qE -- "^sgemm-bench: --device: device 64 does not exist: (1 CUDA device is visible, device 0|[0-9]+ CUDA devices are visible, 0 to [0-9]+)$" <<<"$err" ||
+    fail "--device 64 with a GPU: $rc $err"
+else
+  [ $rc -eq 2 ] && grep -qF "no CUDA device is visible" <<<"$err" || fail "--device 64 without a GPU: $rc $err"
+fi
 err=$("$bench" --size 64 --json "" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--json is empty" <<<"$err" || fail "--json '': $rc $err"
 err=$("$bench" --m 0 --n 5 --k 5 2>&1 >/dev/null); rc=$?

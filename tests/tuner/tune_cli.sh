@@ -29,6 +29,7 @@ done
 grep -q "walk" <<<"$out" || fail "--help does not say that the model strategy walks from the fastest"
 grep -q "exit status 130 (143 for" <<<"$out" || fail "--help does not give SIGTERM's exit status"
 grep -q "which comes before a lost output's 2" <<<"$out" || fail "--help does not rank a signal before a lost output"
+grep -q "1 bad arguments (a --device past the GPUs too)" <<<"$out" || fail "--help does not say a --device past the GPUs exits 1"
 # --jobs defaults to the CPUs the process may run on (a container's cpuset), not the machine's.
 if command -v taskset >/dev/null; then
   one=$(taskset -c "$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')" "$tune" --help) || fail "--help on one CPU exited non-zero"
@@ -547,9 +548,11 @@ PY
   err=$(SGEMM_DB="$dir/shared.db" "$tune" --shapes "$dir/both.csv" --families naive,smem --max-candidates 4 2>&1 >/dev/null) ||
     fail "the tune after two at once failed: $err"
   [ "$(grep -c ": has a winner (" <<<"$err")" -eq 8 ] || fail "not all 8 shapes of two tunes at once kept a winner: $err"
-  # A device past the last is refused before the database is made, naming how many there are.
+  # A device past the last is refused before the database is made, naming how many there are:
+  # the user's argument, exit 1 (it was 2, as for no GPU).
   err=$(SGEMM_DB="$dir/nodev.db" "$tune" --shapes "$dir/tiny.csv" --device 64 2>&1 >/dev/null); rc=$?
-  [ $rc -eq 2 ] && grep -qE "^sgemm-tune: device 64 does not exist: [0-9]+ CUDA device\(s\) visible$" <<<"$err" &&
+  [ $rc -eq 1 ] &&
+    grep -qE "^sgemm-tune: --device: device 64 does not exist: (1 CUDA device is visible, device 0|[0-9]+ CUDA devices are visible, 0 to [0-9]+)$" <<<"$err" &&
     [ ! -e "$dir/nodev.db" ] || fail "--device 64: exit $rc: $err"
 
   # Ctrl-C while the last shape's last candidate is timed leaves that search whole: the shape
