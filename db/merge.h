@@ -3,9 +3,9 @@
 // The rule: rows are keyed by device fingerprint, so another device's rows are added beside
 // this one's and never mixed with them. For the same device and shape key, the faster valid
 // winner stays, with its own provenance (an incoming one gets "; merged from SOURCE", or
-// "; imported from SOURCE", appended). Valid means positive, finite times and, unless it is cuBLAS, a binary that
-// passes binary_problem for the device, and (when the caller gives a KernelProblem, the
-// kernel families' judgement) a kernel and binary this build would launch. Everything
+// "; imported from SOURCE", appended). Valid means positive, finite times and, unless it is
+// cuBLAS, a binary that passes binary_problem for the device, and (when the caller gives a
+// KernelProblem, the kernel families' judgement) a kernel and binary this build would launch. Everything
 // happens in one transaction: all or nothing.
 #pragma once
 #include <optional>

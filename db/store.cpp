@@ -481,7 +481,7 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
     for (const DeviceRow& row : device_rows())
         if (named(row.stored_id)) listed += row.listing_line();
     for (const std::string& id : without_row)
-        if (named(id)) listed += "\n  " + printable(id) + "  (no device row)";
+        if (named(id)) listed += listing_line_without_row(id);
     if (listed.empty()) listed = " none";
     throw UnknownDeviceError(single_quoted(id_or_prefix) + " " +
                              (matches.empty() ? "names no device in " + printable(path()) + "; its devices:"
@@ -491,6 +491,10 @@ std::string TuningStore::resolve_device(const std::string& id_or_prefix) {
 
 std::string TuningStore::DeviceRow::listing_line() const {
     return "\n  " + printable(stored_id) + "  " + printable(fields.describe());
+}
+
+std::string TuningStore::listing_line_without_row(const std::string& id) {
+    return "\n  " + printable(id) + "  (no device row)";
 }
 
 std::int64_t TuningStore::kernel_id(const KernelRef& kernel) {

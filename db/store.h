@@ -94,6 +94,8 @@ public:
         std::string listing_line() const;
     };
     std::vector<DeviceRow> device_rows();
+    // listing_line's for an id that rows name with no device row (device_ids_without_row).
+    static std::string listing_line_without_row(const std::string& id);
     // Device rows whose id is not the one their fields give (edited by hand): every lookup
     // computes a device's id from its fields, so their winners, measurements and misses are
     // found by none. Each with its count of winners.

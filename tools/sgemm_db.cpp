@@ -394,22 +394,29 @@ struct ExplainedDevice {
     std::string id;
     std::optional<DeviceFingerprint> row;  // its row in the file, if it has one
     std::optional<DeviceFingerprint> gpu;  // this machine's GPU, where the device is that
+    // Rows name it, but its row was deleted by hand: dispatch finds none of them.
+    bool row_missing = false;
 };
 ExplainedDevice explain_device(Context& ctx, TuningStore& store) {
-    if (const std::string id = ctx.device(store); !id.empty()) return {id, store.find_device(id), std::nullopt};
-    if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return {gpu->id(), store.find_device(gpu->id()), gpu};
+    const std::vector<std::string> without_row = store.device_ids_without_row();
+    const auto explained = [&without_row](std::string id, std::optional<DeviceFingerprint> row,
+                                          std::optional<DeviceFingerprint> gpu) {
+        const bool row_missing = !row && std::find(without_row.begin(), without_row.end(), id) != without_row.end();
+        return ExplainedDevice{std::move(id), std::move(row), std::move(gpu), row_missing};
+    };
+    if (const std::string id = ctx.device(store); !id.empty()) return explained(id, store.find_device(id), std::nullopt);
+    if (const std::optional<DeviceFingerprint> gpu = current_gpu()) return explained(gpu->id(), store.find_device(gpu->id()), gpu);
     // By the ids the rows are stored under, which --device and list name: a device whose row
     // was deleted by hand too, as stats lists it.
     const std::vector<TuningStore::DeviceRow> devices = store.device_rows();
-    const std::vector<std::string> without_row = store.device_ids_without_row();
-    if (devices.size() == 1 && without_row.empty()) return {devices.front().stored_id, devices.front().fields, std::nullopt};
-    if (devices.empty() && without_row.size() == 1) return {without_row.front(), std::nullopt, std::nullopt};
+    if (devices.size() == 1 && without_row.empty()) return explained(devices.front().stored_id, devices.front().fields, std::nullopt);
+    if (devices.empty() && without_row.size() == 1) return explained(without_row.front(), std::nullopt, std::nullopt);
     if (devices.empty() && without_row.empty())
         throw UsageError("no GPU is visible and " + printable(store.path()) + " holds no device: nothing has been tuned into "
                          "it, or prune removed what was, so there is nothing to explain (sgemm-tune fills it on a GPU)");
     std::string list;
     for (const TuningStore::DeviceRow& row : devices) list += row.listing_line();
-    for (const std::string& id : without_row) list += "\n  " + printable(id) + "  (no device row)";
+    for (const std::string& id : without_row) list += TuningStore::listing_line_without_row(id);
     throw UsageError("no GPU is visible and " + printable(store.path()) + " holds " +
                      std::to_string(devices.size() + without_row.size()) + " devices: name one with --device" + list);
 }
@@ -441,9 +448,7 @@ int cmd_explain(Context& ctx) {
     const ExplainedDevice explained = explain_device(ctx, store);
     const std::string& device_id = explained.id;
     const std::optional<DeviceFingerprint>& device = explained.row;
-    // Rows that name the device without its row (deleted by hand), which dispatch never finds.
-    const std::vector<std::string> without_row = store.device_ids_without_row();
-    const bool row_missing = !device && std::find(without_row.begin(), without_row.end(), device_id) != without_row.end();
+    const bool row_missing = explained.row_missing;
     // The winners dispatch loads for this device (src/dispatch/catalog.h): the same ones are
     // left out, for the same reasons.
     Catalog catalog;
