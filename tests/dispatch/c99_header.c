@@ -1,8 +1,23 @@
 /* dispatch.h is C99: compiled with -std=c99 -pedantic -Wall -Wextra -Werror by the test
    "dispatch.h compiles as C99", which only compiles it. Every type and function is used. */
-#include <sgemm/dispatch.h>
-
+#include <stddef.h>
 #include <stdio.h>
+
+/* A program's own one-letter macros, defined before the header, meet none of its names (its
+   parameters are m, n, k, a, b and c): each would be a syntax error there. */
+#define M )
+#define N )
+#define K )
+#define A )
+#define B )
+#define C )
+#include <sgemm/dispatch.h>
+#undef M
+#undef N
+#undef K
+#undef A
+#undef B
+#undef C
 
 int c99_use_every_declaration(struct CUstream_st* stream, const float* A, const float* B, float* C) {
     sgemm_dispatch_options_t options;

@@ -14,7 +14,9 @@
 #include <new>
 #include <system_error>
 #include <string>
+#include <utility>
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include "db/schema.h"
@@ -101,6 +103,79 @@ TEST(DispatchApi, BadOptionsAreRefusedBeforeAnythingElse) {
     o = options_for("");
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
     EXPECT_TRUE(last_error_has("options.db_path is \"\"")) << sgemm_dispatch_last_error();
+
+    // The ranges' ends: 1024 streams is the most, and the flush period may not be negative.
+    o = options_for("/nonexistent/never.db");
+    o.max_streams = 1025;
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_TRUE(last_error_has("options.max_streams=1025: 0 (the default, 8) to 1024")) << sgemm_dispatch_last_error();
+    o.max_streams = 1024;  // accepted: create goes on to the database, which is missing
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR) << sgemm_dispatch_last_error();
+    o = options_for("/nonexistent/never.db");
+    o.miss_flush_ms = -1;
+    EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_INVALID_VALUE);
+    EXPECT_TRUE(last_error_has("options.miss_flush_ms=-1 is negative")) << sgemm_dispatch_last_error();
+    EXPECT_EQ(handle, nullptr);
+}
+
+// NULL options are the defaults, and a NULL db_path is the default database: $SGEMM_DB, else
+// an absolute $XDG_DATA_HOME's, else $HOME's. Each is a missing file here, so create names
+// the file it took. In a child, whose environment the test may change.
+TEST(DispatchApi, NullOptionsAndANullPathTakeTheDefaultDatabase) {
+    TempDir dir;
+    const int child = in_child([&] {
+        const auto expect_database_error_naming = [](const sgemm_dispatch_options_t* options, const std::string& path) {
+            sgemm_dispatch_t h = nullptr;
+            const sgemm_dispatch_status_t status = sgemm_dispatch_create(&h, options);
+            if (status != SGEMM_DISPATCH_DATABASE_ERROR || !last_error_has(path) || h != nullptr)
+                throw sgemm::Error("expected a database error naming " + path + ", got " +
+                                   sgemm_dispatch_status_string(status) + ": " + sgemm_dispatch_last_error());
+        };
+        sgemm_dispatch_options_init(nullptr);  // passed over, as the header says
+        setenv("SGEMM_DB", dir.file("from_sgemm_db.db").c_str(), 1);
+        setenv("XDG_DATA_HOME", dir.file("xdg").c_str(), 1);
+        setenv("HOME", dir.file("home").c_str(), 1);
+        expect_database_error_naming(nullptr, dir.file("from_sgemm_db.db"));
+        sgemm_dispatch_options_t o;
+        sgemm_dispatch_options_init(&o);
+        expect_database_error_naming(&o, dir.file("from_sgemm_db.db"));
+        setenv("SGEMM_DB", "", 1);  // empty is unset
+        expect_database_error_naming(&o, dir.file("xdg") + "/sgemm/tuning.db");
+        setenv("XDG_DATA_HOME", "relative/xdg", 1);  // ignored, as the XDG spec says
+        expect_database_error_naming(&o, dir.file("home") + "/.local/share/sgemm/tuning.db");
+    });
+    EXPECT_EQ(child, 0) << "the child's check (its stderr says what create said)";
+}
+
+// With no path at all (no SGEMM_DB, XDG_DATA_HOME or HOME, and a user the password database
+// does not know, as a service may run): without_database runs on the fallback, but misses
+// cannot be recorded anywhere, so record_misses is an invalid value; without
+// without_database the database is the error.
+TEST(DispatchApi, RecordingMissesWithNoDatabasePathIsAnInvalidValue) {
+    constexpr uid_t kUnknownUser = 54321;
+    if (geteuid() != 0) GTEST_SKIP() << "needs root, to run as a user the password database does not know";
+    if (getpwuid(kUnknownUser)) GTEST_SKIP() << "user " << kUnknownUser << " exists here: it would have a home";
+    const int child = in_child([&] {
+        if (setgid(kUnknownUser) != 0 || setuid(kUnknownUser) != 0) throw sgemm::Error("cannot drop root");
+        unsetenv("SGEMM_DB");
+        unsetenv("XDG_DATA_HOME");
+        unsetenv("HOME");
+        sgemm_dispatch_options_t o;
+        sgemm_dispatch_options_init(&o);
+        o.record_misses = 1;
+        o.without_database = 1;
+        sgemm_dispatch_t h = nullptr;
+        sgemm_dispatch_status_t status = sgemm_dispatch_create(&h, &o);
+        if (status != SGEMM_DISPATCH_INVALID_VALUE || !last_error_has("record_misses needs a database path: no database path"))
+            throw sgemm::Error(std::string("record_misses without a path: ") + sgemm_dispatch_status_string(status) +
+                               ": " + sgemm_dispatch_last_error());
+        o.without_database = 0;
+        status = sgemm_dispatch_create(&h, &o);
+        if (status != SGEMM_DISPATCH_DATABASE_ERROR || !last_error_has("set SGEMM_DB"))
+            throw sgemm::Error(std::string("no path: ") + sgemm_dispatch_status_string(status) + ": " +
+                               sgemm_dispatch_last_error());
+    });
+    EXPECT_EQ(child, 0) << "the child's check (its stderr says what create said)";
 }
 
 TEST(DispatchApi, AMissingOrUnreadableDatabaseFailsWithTheReason) {
@@ -117,6 +192,32 @@ TEST(DispatchApi, AMissingOrUnreadableDatabaseFailsWithTheReason) {
     o = options_for(text.c_str());
     EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR);
     EXPECT_EQ(handle, nullptr);
+
+    // SQLite files that are not a database this build reads: another program's, one of a
+    // newer schema, and a damaged one. Each is the database's error, naming the file, and
+    // none is changed by the try.
+    const std::string foreign = dir.file("foreign.db");
+    sgemm::sqlite::Connection(foreign, sgemm::sqlite::Access::ReadWrite, std::chrono::milliseconds(1000)).exec("CREATE TABLE recipes (name TEXT)");
+    const std::string newer = write_sample(dir, "newer.db");
+    sgemm::sqlite::Connection(newer, sgemm::sqlite::Access::ReadWrite, std::chrono::milliseconds(1000)).exec("PRAGMA user_version = 999");
+    const std::string damaged = write_sample(dir, "damaged.db");
+    {
+        std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);  // past the 100-byte header: the first page's b-tree, the schema
+        f << std::string(3000, '\xa5');
+    }
+    const std::pair<std::string, std::string> files_and_reasons[] = {{foreign, " is an SQLite database, but not a tuning database"},
+                                                                      {newer, " has schema version 999, newer than"},
+                                                                      {damaged, " is corrupt"}};
+    for (const auto& [path, reason] : files_and_reasons) {
+        const std::string before = bytes_of(path);
+        o = options_for(path.c_str());
+        EXPECT_EQ(sgemm_dispatch_create(&handle, &o), SGEMM_DISPATCH_DATABASE_ERROR) << path;
+        EXPECT_TRUE(last_error_has(path + reason)) << sgemm_dispatch_last_error();
+        EXPECT_TRUE(last_error_has("without_database")) << sgemm_dispatch_last_error();
+        EXPECT_EQ(handle, nullptr);
+        EXPECT_EQ(bytes_of(path), before) << path << " was changed";
+    }
 }
 
 // A database locked past the busy timeout (5 s) is, with without_database, no error, and
