@@ -12,6 +12,7 @@
 #include "db/publish.h"
 #include "db/schema.h"
 #include "db/verify.h"
+#include "src/util/file_on_the_way.h"
 #include "src/util/text.h"
 
 namespace sgemm {
@@ -143,19 +144,6 @@ DeviceFingerprint read_device(const sqlite::Query& q) {
     "SELECT id, gpu_name, cc_major, cc_minor, sm_count, memory_bytes, driver_version, runtime_version, " \
     "nvrtc_version, library_version FROM devices "
 
-}  // namespace
-
-fs::path file_on_the_way(const fs::path& path) {
-    std::error_code ec;
-    for (fs::path up = path.parent_path(); !up.empty() && up != up.root_path(); up = up.parent_path()) {
-        const fs::file_status status = fs::status(up, ec);
-        if (status.type() == fs::file_type::not_found) continue;
-        return fs::is_directory(status) ? fs::path() : up;
-    }
-    return fs::path();
-}
-
-namespace {
 
 // Opens the file as `mode` asks, after the checks SQLite would otherwise answer with
 // vaguer messages: a missing file for reading, a folder where the file should be, a folder

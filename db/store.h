@@ -42,11 +42,6 @@ enum class OpenMode {
     New,
 };
 
-// The nearest path above `path` that exists, where it is a file and not a folder ("tuning.db"
-// of "tuning.db/x.db"), else empty. Such a path is not found, yet no folder made would mend
-// it, as the messages for a missing database or folder would advise.
-std::filesystem::path file_on_the_way(const std::filesystem::path& path);
-
 // An id or prefix that names no device, or more than one: a user error.
 struct UnknownDeviceError : Error {
     using Error::Error;

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include "db/default_path.h"
-#include "db/store.h"
+#include "src/util/file_on_the_way.h"
 #include "src/util/text.h"
 #include "tools/cli_output.h"
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "src/util/file_on_the_way.h"
 #include "src/util/text.h"
 #include "tools/cli_input.h"
 
@@ -144,7 +145,12 @@ void check_output_file(const std::string& path, const char* option) {
         made == fs::path(path) ? "" : " (where the symbolic link points: " + printable(made.string()) + ")";
     const fs::path parent = made.parent_path();
     const std::string folder = parent.empty() ? "." : parent.string();
-    if (!fs::is_directory(folder, ec)) refuse(option, path, "no folder " + printable(folder) + pointed);
+    if (!fs::is_directory(folder, ec)) {
+        // "out.csv/x.csv": no folder made would mend it.
+        const fs::path file = file_on_the_way(made);
+        refuse(option, path,
+               (file.empty() ? "no folder " + printable(folder) : printable(file.string()) + " is not a folder") + pointed);
+    }
     require_access(option, path, folder, W_OK | X_OK);
     const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
     if (name_max > 0 && made.filename().string().size() > static_cast<std::size_t>(name_max))

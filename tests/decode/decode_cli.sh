@@ -151,6 +151,10 @@ grep -q '^4,1024,4096,N,N,fp32,64,k/v$' "$tmp/o.csv" || fail "no k/v row at batc
 # Output that cannot be written: a path is checked before the work (exit 1, as for any bad
 # option); a write that fails at the end, a full disk, is exit 2 with the reason.
 expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" "$shapes" gpt2 -o /nonexistent-dir/x.csv
+# A file where a folder should be is named as such: making a folder would not mend it.
+echo kept > "$tmp/a-file"
+expect_user_error "--output $tmp/a-file/sub/x.csv: $tmp/a-file is not a folder" "$shapes" gpt2 -o "$tmp/a-file/sub/x.csv"
+[ "$(cat "$tmp/a-file")" = kept ] || fail "the file in the way was changed"
 # "-" is no output file (it wrote a file named "-"); ./- is one.
 expect_user_error "--output -: names no file here (standard output is where the tool prints without this option)" \
   "$shapes" gpt2 -o -

@@ -1,0 +1,21 @@
+// Why a path whose folders do not all exist cannot be made: a file where a folder should be.
+#pragma once
+#include <filesystem>
+#include <system_error>
+
+namespace sgemm {
+
+// The nearest path above `path` that exists, where it is a file and not a folder ("tuning.db"
+// of "tuning.db/x.db"), else empty. Such a path is not found, yet no folder made would mend
+// it, as the messages for a missing database, folder or output file would advise.
+inline std::filesystem::path file_on_the_way(const std::filesystem::path& path) {
+    std::error_code ec;
+    for (std::filesystem::path up = path.parent_path(); !up.empty() && up != up.root_path(); up = up.parent_path()) {
+        const std::filesystem::file_status status = std::filesystem::status(up, ec);
+        if (status.type() == std::filesystem::file_type::not_found) continue;
+        return std::filesystem::is_directory(status) ? std::filesystem::path() : up;
+    }
+    return std::filesystem::path();
+}
+
+}  // namespace sgemm
