@@ -41,8 +41,8 @@ std::string read_csv_text(std::istream& in, const std::string& source, std::size
     char chunk[1 << 16];
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
         if (text.size() + static_cast<std::size_t>(in.gcount()) > max_bytes)
-            throw Error(printable(source) + ": larger than " + std::to_string(max_bytes) + " bytes, more than a CSV of this "
-                                 "project holds");
+            throw CsvTooLargeError(printable(source) + ": larger than " + std::to_string(max_bytes) +
+                                   " bytes, more than a CSV of this project holds");
         text.append(chunk, static_cast<std::size_t>(in.gcount()));
     }
     if (in.bad()) throw Error(printable(source) + ": cannot be read to its end");

@@ -39,7 +39,12 @@ void strip_byte_order_mark(std::string& text);
 // and a device such as /dev/zero must not fill memory.
 constexpr std::size_t kMaxCsvBytes = std::size_t{1} << 30;
 
-// All of `in`, at most `max_bytes`; a longer stream throws Error naming `source`.
+// A stream longer than read_csv_text reads.
+struct CsvTooLargeError : Error {
+    using Error::Error;
+};
+
+// All of `in`, at most `max_bytes`; a longer stream throws CsvTooLargeError naming `source`.
 std::string read_csv_text(std::istream& in, const std::string& source, std::size_t max_bytes = kMaxCsvBytes);
 
 // Opens the file at `path` for reading, or throws Error naming it with the reason: it must

@@ -22,6 +22,11 @@
 namespace sgemm {
 
 namespace {
+// What to do where a CSV export is more than import reads (kMaxCsvBytes): said by the export
+// that writes one and by the import that refuses one.
+constexpr const char* kWayPastImportsLimit =
+    "export each device alone (sgemm-db export --device ID), or share the database file itself, which sgemm-db "
+    "merge takes";
 
 // How a column's text maps to JSON: a number, or a string (null when empty). An import reads
 // a number without the white space around it.
@@ -368,11 +373,10 @@ ExportSummary export_winners(TuningStore& store, std::ostream& out, ExchangeForm
 std::string too_large_to_import(const ExportSummary& summary) {
     if (summary.csv_bytes <= kMaxCsvBytes) return "";
     return "this export is " + std::to_string(summary.csv_bytes) + " bytes, more than the " + std::to_string(kMaxCsvBytes) +
-           " an import reads (each row carries its cubin): export each device alone (--device ID), or share the "
-           "database file itself, which sgemm-db merge takes";
+           " an import reads (each row carries its cubin): " + kWayPastImportsLimit;
 }
 
-std::vector<ExportRow> read_export(std::istream& in, const std::string& source) {
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source, std::size_t max_bytes) {
     // export --format json writes an array of objects: a likely slip, so it is named before
     // the CSV reader stumbles on it.
     if (const int first = in.peek(); first == '[' || first == '{')
@@ -382,10 +386,13 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
     std::optional<CsvRecordReader> reader;
     CsvRecord first_line;
     try {
-        reader.emplace(read_csv_text(in, source), source, CsvComments::none, kMaxCsvFields);
+        reader.emplace(read_csv_text(in, source, max_bytes), source, CsvComments::none, kMaxCsvFields);
         if (!reader->next(first_line)) throw ImportError(printable(source) + ": empty file (expected a header line)");
     } catch (const CsvIsADatabaseError& e) {
         throw ImportError(e.what() + std::string(" (merge brings in a database's winners)"));
+    } catch (const CsvTooLargeError& e) {
+        // export writes such a file, saying so (too_large_to_import): the same way out.
+        throw ImportError(e.what() + std::string(": ") + kWayPastImportsLimit);
     } catch (const ImportError&) {
         throw;
     } catch (const Error& e) {
@@ -451,6 +458,9 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source) 
                 bad_line(record.error);
                 continue;
             }
+            // The header again: exports joined with cat (one a device, as export --device
+            // writes them, the way past import's size limit) read as one.
+            if (record.fields == first_line.fields) continue;
             ExportRow row;
             row.line = record.line;
             std::string problem = read_row(header, record, row);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "db/csv.h"
 #include "db/merge.h"
 #include "db/store.h"
 
@@ -65,8 +66,9 @@ struct ExportRow {
 
 // Reads and checks every row of a CSV that export_winners wrote, before any store is
 // touched (or created): one bad row makes an ImportError that lists each bad line
-// ("SOURCE:LINE: problem").
-std::vector<ExportRow> read_export(std::istream& in, const std::string& source);
+// ("SOURCE:LINE: problem"). A file past `max_bytes` (less than kMaxCsvBytes in a test) is
+// refused, with what to do instead.
+std::vector<ExportRow> read_export(std::istream& in, const std::string& source, std::size_t max_bytes = kMaxCsvBytes);
 
 // In one transaction, adds the rows' devices to `store` and offers their winners under the
 // merge rule (db/merge.h, with `kernel_problem`); `source` names the file in their provenance

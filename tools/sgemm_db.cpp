@@ -1087,7 +1087,7 @@ const std::vector<Command>& commands() {
         {"misses", "[--device ID]", "shapes dispatch met without a winner", 0, {"device"}, cmd_misses},
         {"export", "[--format csv|json] [-o FILE] [--device ID]", "the winners with their devices and binaries", 0,
          {"format", "output", "device"}, cmd_export},
-        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded (a file of no winners, an empty database's export, makes an empty database where there was none)", 1, {}, cmd_import},
+        {"import", "FILE.csv", "add the winners of a CSV export (the faster winner stays); - reads standard input, and exports joined with cat (export --device, one a device) read as one. A file whose every winner is refused changes nothing: no database is made, and an older one is not upgraded (a file of no winners, an empty database's export, makes an empty database where there was none)", 1, {}, cmd_import},
         {"merge", "OTHER.db", "bring in another database's rows (the faster winner stays; each recorder's miss counts come in once, however often a file is merged); OTHER.db's data is never changed (SQLite may fold a -wal file left beside it into it, as any reader does), and one of an older schema is read from an upgraded copy", 1,
          {}, cmd_merge},
         {"prune", "--device ID [--device ID]... | --stale", "remove devices, or what no current build can use; compact the file when a quarter of it or more is then free", 0,

@@ -141,7 +141,7 @@ TEST(Csv, AStreamLongerThanTheLimitIsRefusedWithoutReadingItAll) {
     try {
         read_csv_text(in, "f.csv", 100000);
         FAIL() << "read past the limit";
-    } catch (const Error& e) {
+    } catch (const CsvTooLargeError& e) {
         EXPECT_EQ(std::string(e.what()), "f.csv: larger than 100000 bytes, more than a CSV of this project holds");
     }
     in.clear();  // a stream read to its end would have no position to give
@@ -326,7 +326,48 @@ TEST(Exchange, AnExportCountsItsCsvAndOneTooLargeToImportSaysSo) {
     summary.csv_bytes = kMaxCsvBytes + 1;
     EXPECT_EQ(too_large_to_import(summary),
               "this export is 1073741825 bytes, more than the 1073741824 an import reads (each row carries its cubin): "
-              "export each device alone (--device ID), or share the database file itself, which sgemm-db merge takes");
+              "export each device alone (sgemm-db export --device ID), or share the database file itself, which "
+              "sgemm-db merge takes");
+}
+
+// The way past import's limit is an export of each device: those files joined with cat (the
+// header again before each device's rows) import as one. Only a line equal to the header is
+// passed over: one with a field changed is a bad line.
+TEST(Exchange, ExportsOfOneDeviceEachJoinedImportAsOne) {
+    TempDir dir;
+    TuningStore source(dir.file("a.db"));
+    const std::string first = fill_sample(source);
+    const std::string second = source.add_device(h200(1));
+    const Binary binary = naive_binary();
+    source.put_winner(winner(second, shape(8, 4096, 4096), 0.4, &binary));
+    std::ostringstream one, other;
+    EXPECT_EQ(export_winners(source, one, ExchangeFormat::csv, first).exported, 4);
+    EXPECT_EQ(export_winners(source, other, ExchangeFormat::csv, second).exported, 1);
+    const std::string joined = one.str() + other.str();
+
+    TuningStore copy(dir.file("b.db"));
+    const MergeSummary summary = import_text(copy, joined);
+    EXPECT_EQ(summary.devices_added, 2);
+    EXPECT_EQ(summary.count(WinnerOffer::Outcome::Added), 5);
+    EXPECT_EQ(copy.winners_with_binaries(second).size(), 1u);
+
+    const std::string header = one.str().substr(0, one.str().find('\n') + 1);
+    const std::string changed_header = "x" + header;  // the first column renamed
+    const std::string refused = import_error_of(copy, one.str() + changed_header + other.str().substr(header.size()));
+    EXPECT_NE(refused.find("winners.csv:6: "), std::string::npos) << refused;
+}
+
+// An export past what import reads is refused with the way past it, as export says it.
+TEST(Exchange, AnImportTooLargeToReadSaysWhatToDoInstead) {
+    std::istringstream in(std::string(200000, '\n'));
+    try {
+        read_export(in, "huge.csv", 100000);
+        FAIL() << "read past the limit";
+    } catch (const ImportError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "huge.csv: larger than 100000 bytes, more than a CSV of this project holds: export each device "
+                  "alone (sgemm-db export --device ID), or share the database file itself, which sgemm-db merge takes");
+    }
 }
 
 // An edited row whose fields now read as another device's (an upgrade's relabel, where both
