@@ -144,7 +144,6 @@ DeviceFingerprint read_device(const sqlite::Query& q) {
     "SELECT id, gpu_name, cc_major, cc_minor, sm_count, memory_bytes, driver_version, runtime_version, " \
     "nvrtc_version, library_version FROM devices "
 
-
 // Opens the file as `mode` asks, after the checks SQLite would otherwise answer with
 // vaguer messages: a missing file for reading, a folder where the file should be, a folder
 // that cannot hold the -wal and -shm files beside the database.

@@ -174,7 +174,10 @@ void check_output_folder(const std::string& path, const char* option) {
     if (path.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
     std::error_code ec;
     if (fs::exists(path, ec) && !fs::is_directory(path, ec)) refuse(option, path, "is a file, not a folder");
-    if (!fs::is_directory(path, ec)) refuse(option, path, "no such folder");
+    if (!fs::is_directory(path, ec)) {
+        const fs::path file = file_on_the_way(path);  // "a-file/cubins": no folder made would mend it
+        refuse(option, path, file.empty() ? "no such folder" : printable(file.string()) + " is not a folder");
+    }
     require_access(option, path, path, W_OK | X_OK);
 }
 

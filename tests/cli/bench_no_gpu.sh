@@ -204,6 +204,9 @@ grep -q "no such folder" <<<"$err" || fail "--save-cubins message: $err"
 printf 'a file\n' > "$dir/a-file"
 err=$("$bench" --size 64 --save-cubins "$dir/a-file" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--save-cubins $dir/a-file: is a file, not a folder" <<<"$err" || fail "--save-cubins onto a file: $rc $err"
+err=$("$bench" --size 64 --save-cubins "$dir/a-file/cubins" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && grep -qF -- "--save-cubins $dir/a-file/cubins: $dir/a-file is not a folder" <<<"$err" ||
+  fail "--save-cubins below a file: $rc $err"
 err=$("$bench" --size 64 --save-cubins '' 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && grep -qF -- "--save-cubins is empty" <<<"$err" || fail "an empty --save-cubins: $rc $err"
 # A loop of symbolic links reads as no file: refused before the run, not when its end writes.

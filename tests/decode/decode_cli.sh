@@ -155,6 +155,9 @@ expect_user_error "--output /nonexistent-dir/x.csv: no folder /nonexistent-dir" 
 echo kept > "$tmp/a-file"
 expect_user_error "--output $tmp/a-file/sub/x.csv: $tmp/a-file is not a folder" "$shapes" gpt2 -o "$tmp/a-file/sub/x.csv"
 [ "$(cat "$tmp/a-file")" = kept ] || fail "the file in the way was changed"
+# A folder name longer than the system takes is no file in the way.
+long=$(printf 'd%.0s' $(seq 300))
+expect_user_error "--output $tmp/$long/x.csv: no folder $tmp/$long" "$shapes" gpt2 -o "$tmp/$long/x.csv"
 # "-" is no output file (it wrote a file named "-"); ./- is one.
 expect_user_error "--output -: names no file here (standard output is where the tool prints without this option)" \
   "$shapes" gpt2 -o -
