@@ -36,6 +36,19 @@ void strip_byte_order_mark(std::string& text) {
     if (text.compare(0, mark.size(), mark) == 0) text.erase(0, mark.size());
 }
 
+// A mark after a line break inside a quoted field goes too: no field this project writes holds
+// one (the shapes reader refuses such line breaks in every column).
+std::string without_joined_files_byte_order_marks(std::string text) {
+    static const std::string mark = "\xEF\xBB\xBF";
+    for (std::size_t at = text.find(mark, 1); at != std::string::npos; at = text.find(mark, at)) {
+        if (text[at - 1] == '\n' || text[at - 1] == '\r')
+            text.erase(at, mark.size());
+        else
+            at += mark.size();
+    }
+    return text;
+}
+
 std::string read_csv_text(std::istream& in, const std::string& source, std::size_t max_bytes) {
     std::string text;
     char chunk[1 << 16];

@@ -35,6 +35,11 @@ struct CsvRecord {
 // programs write it before the header, where it would become part of the first column's name.
 void strip_byte_order_mark(std::string& text);
 
+// `text` without the byte order marks that open any of its lines but the first: files joined
+// with `cat` may each start with one (spreadsheets write one), and before a comment or a
+// repeated header it hid them. The CSV reader takes off the first line's.
+std::string without_joined_files_byte_order_marks(std::string text);
+
 // The most a CSV file may hold: a shapes file, or an export with its cubins, is far smaller,
 // and a device such as /dev/zero must not fill memory.
 constexpr std::size_t kMaxCsvBytes = std::size_t{1} << 30;

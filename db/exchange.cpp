@@ -25,8 +25,8 @@ namespace {
 // What to do where a CSV export is more than import reads (kMaxCsvBytes): said by the export
 // that writes one and by the import that refuses one.
 constexpr const char* kWayPastImportsLimit =
-    "export each device alone (sgemm-db export --device ID), or share the database file itself, which sgemm-db "
-    "merge takes";
+    "export each device alone (sgemm-db export --device ID) and import each file on its own, or share the "
+    "database file itself, which sgemm-db merge takes";
 
 // How a column's text maps to JSON: a number, or a string (null when empty). An import reads
 // a number without the white space around it.
@@ -294,6 +294,16 @@ std::string import_problem(const std::vector<std::string>& fields) {
     return read_row(header, CsvRecord{0, fields, {}, {}}, read_back);
 }
 
+// Whether `record` is a header: every field a column's name, or the first device_id, which
+// opens every export's header and no row (a row's is a device's id).
+bool is_a_header(const CsvRecord& record) {
+    const auto names_a_column = [](const std::string& field) {
+        return std::any_of(columns().begin(), columns().end(), [&](const Column& c) { return field == c.name; });
+    };
+    return !record.fields.empty() && (record.fields.front() == "device_id" ||
+                                      std::all_of(record.fields.begin(), record.fields.end(), names_a_column));
+}
+
 }  // namespace
 
 std::string exported_row_problem(const DeviceFingerprint& device, const WinnerWithBinary& entry) {
@@ -386,13 +396,15 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source, 
     std::optional<CsvRecordReader> reader;
     CsvRecord first_line;
     try {
-        reader.emplace(read_csv_text(in, source, max_bytes), source, CsvComments::none, kMaxCsvFields);
+        reader.emplace(without_joined_files_byte_order_marks(read_csv_text(in, source, max_bytes)), source,
+                       CsvComments::none, kMaxCsvFields);
         if (!reader->next(first_line)) throw ImportError(printable(source) + ": empty file (expected a header line)");
     } catch (const CsvIsADatabaseError& e) {
         throw ImportError(e.what() + std::string(" (merge brings in a database's winners)"));
-    } catch (const CsvTooLargeError& e) {
+    } catch (const CsvTooLargeError&) {
         // export writes such a file, saying so (too_large_to_import): the same way out.
-        throw ImportError(e.what() + std::string(": ") + kWayPastImportsLimit);
+        throw ImportError(printable(source) + ": larger than " + std::to_string(max_bytes) +
+                          " bytes, more than an import reads: " + kWayPastImportsLimit);
     } catch (const ImportError&) {
         throw;
     } catch (const Error& e) {
@@ -451,6 +463,7 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source, 
     // together by hand) would be weighed against the first as if it were stored already,
     // and which one stays would hang on their order.
     std::map<std::string, int> line_of_key;
+    bool joined = false;  // a line repeated the header: files joined with cat
     if (bad_lines == 0)
         for (CsvRecord record; reader->next(record);) {
             // A line the CSV reader could not split is one bad line among the others.
@@ -458,9 +471,19 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source, 
                 bad_line(record.error);
                 continue;
             }
-            // The header again: exports joined with cat (one a device, as export --device
-            // writes them, the way past import's size limit) read as one.
-            if (record.fields == first_line.fields) continue;
+            // The header again: exports joined with cat read as one. Another header (an
+            // export of another build, its columns other or in another order) would be read
+            // as a row and fail on a column; it is named instead.
+            if (record.fields == first_line.fields) {
+                joined = true;
+                continue;
+            }
+            if (is_a_header(record)) {
+                bad_line(printable(source) + ":" + std::to_string(record.line) + ": a header unlike line " +
+                         std::to_string(first_line.line) + "'s (exports of different sgemm-db builds joined? " +
+                         "import each file on its own)");
+                continue;
+            }
             ExportRow row;
             row.line = record.line;
             std::string problem = read_row(header, record, row);
@@ -471,7 +494,8 @@ std::vector<ExportRow> read_export(std::istream& in, const std::string& source, 
                 if (!fresh)
                     problem = "a second row for device " + row.device.id().substr(0, 8) + " and " +
                               row.entry.winner.shape.to_string() + " (the first is line " +
-                              std::to_string(first->second) + "); an export has one row per device and shape";
+                              std::to_string(first->second) + "); an export has one row per device and shape" +
+                              (joined ? " (exports joined that hold the same device import one at a time)" : "");
             }
             if (!problem.empty())
                 bad_line(printable(source) + ":" + std::to_string(record.line) + ": " + printable(problem));

@@ -49,21 +49,6 @@ std::string rows_too_long(const ShapeKey& key) {
     return " has rows of " + std::to_string(longest_row) + " floats; " + why_rows_are_limited();
 }
 
-// Files joined with `cat` may each start with a byte order mark (spreadsheets write one), so
-// one can open any line, not only the first, which the CSV reader takes off. Taken off there too:
-// before a comment or a repeated header it hid them. A line break inside a quoted field is
-// refused in every column anyway, so no field's text is changed by it.
-std::string without_joined_files_byte_order_marks(std::string text) {
-    static const std::string mark = "\xEF\xBB\xBF";
-    for (std::size_t at = text.find(mark, 1); at != std::string::npos; at = text.find(mark, at)) {
-        if (text[at - 1] == '\n' || text[at - 1] == '\r')
-            text.erase(at, mark.size());
-        else
-            at += mark.size();
-    }
-    return text;
-}
-
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
     throw ShapesCsvError(printable(file) + ":" + std::to_string(line) + ": " + what);
 }

@@ -323,8 +323,8 @@ run 1 --db "$dir/atomic.db" list --deterministic; has "$err" "--deterministic do
 # --- export and import ---
 run 0 "${ours[@]}" export -o "$dir/winners.csv"
 [ "$(wc -l <"$dir/winners.csv")" -eq 5 ] || fail "export: expected a header and 4 rows"
-# Exports of one device each (the way past import's size limit), joined with cat, import as
-# one: the second header is passed over. theirs.db holds a device ours.db has not.
+# Exports joined with cat import as one: the second header is passed over. theirs.db holds a
+# device ours.db has not.
 our_device=$(sed -n 2p "$dir/winners.csv" | cut -d, -f1)
 their_device=$("$db_tool" --db "$dir/theirs.db" export | tail -n +2 | cut -d, -f1 | grep -vx "$our_device" | sort -u)
 run 0 --db "$dir/theirs.db" export --device "$their_device" -o "$dir/their-winners.csv"

@@ -326,14 +326,15 @@ TEST(Exchange, AnExportCountsItsCsvAndOneTooLargeToImportSaysSo) {
     summary.csv_bytes = kMaxCsvBytes + 1;
     EXPECT_EQ(too_large_to_import(summary),
               "this export is 1073741825 bytes, more than the 1073741824 an import reads (each row carries its cubin): "
-              "export each device alone (sgemm-db export --device ID), or share the database file itself, which "
-              "sgemm-db merge takes");
+              "export each device alone (sgemm-db export --device ID) and import each file on its own, or share the "
+              "database file itself, which sgemm-db merge takes");
 }
 
-// The way past import's limit is an export of each device: those files joined with cat (the
-// header again before each device's rows) import as one. Only a line equal to the header is
-// passed over: one with a field changed is a bad line.
-TEST(Exchange, ExportsOfOneDeviceEachJoinedImportAsOne) {
+// Exports joined with cat (the header again before each file's rows, and a byte order mark
+// where a spreadsheet saved one) import as one. A header unlike the first (an export of
+// another build) is named as such, not read as a row; and a device in two of the files is
+// refused, saying that such files import one at a time.
+TEST(Exchange, ExportsJoinedWithCatImportAsOne) {
     TempDir dir;
     TuningStore source(dir.file("a.db"));
     const std::string first = fill_sample(source);
@@ -343,18 +344,32 @@ TEST(Exchange, ExportsOfOneDeviceEachJoinedImportAsOne) {
     std::ostringstream one, other;
     EXPECT_EQ(export_winners(source, one, ExchangeFormat::csv, first).exported, 4);
     EXPECT_EQ(export_winners(source, other, ExchangeFormat::csv, second).exported, 1);
-    const std::string joined = one.str() + other.str();
+    const std::string bom = "\xEF\xBB\xBF";
 
     TuningStore copy(dir.file("b.db"));
-    const MergeSummary summary = import_text(copy, joined);
+    const MergeSummary summary = import_text(copy, bom + one.str() + bom + other.str());
     EXPECT_EQ(summary.devices_added, 2);
     EXPECT_EQ(summary.count(WinnerOffer::Outcome::Added), 5);
     EXPECT_EQ(copy.winners_with_binaries(second).size(), 1u);
 
     const std::string header = one.str().substr(0, one.str().find('\n') + 1);
-    const std::string changed_header = "x" + header;  // the first column renamed
-    const std::string refused = import_error_of(copy, one.str() + changed_header + other.str().substr(header.size()));
-    EXPECT_NE(refused.find("winners.csv:6: "), std::string::npos) << refused;
+    const std::string rows_of_other = other.str().substr(header.size());
+    std::vector<std::string> columns = exchange_columns();
+    std::swap(columns[0], columns[1]);  // device_id second
+    for (const std::string& unlike : {csv_line(columns), std::string("device_id,gpu_name\n")}) {
+        const std::string refused = import_error_of(copy, one.str() + unlike + rows_of_other);
+        EXPECT_NE(refused.find("winners.csv:6: a header unlike line 1's (exports of different sgemm-db builds joined? "
+                               "import each file on its own)"),
+                  std::string::npos)
+            << refused;
+    }
+    const std::string twice = import_error_of(copy, one.str() + one.str());
+    EXPECT_NE(twice.find("an export has one row per device and shape (exports joined that hold the same device import "
+                         "one at a time)"),
+              std::string::npos)
+        << twice;
+    EXPECT_EQ(import_error_of(copy, one.str() + one.str().substr(header.size())).find("joined"), std::string::npos)
+        << "a row given twice in one file is no join";
 }
 
 // An export past what import reads is refused with the way past it, as export says it.
@@ -365,8 +380,9 @@ TEST(Exchange, AnImportTooLargeToReadSaysWhatToDoInstead) {
         FAIL() << "read past the limit";
     } catch (const ImportError& e) {
         EXPECT_EQ(std::string(e.what()),
-                  "huge.csv: larger than 100000 bytes, more than a CSV of this project holds: export each device "
-                  "alone (sgemm-db export --device ID), or share the database file itself, which sgemm-db merge takes");
+                  "huge.csv: larger than 100000 bytes, more than an import reads: export each device alone (sgemm-db "
+                  "export --device ID) and import each file on its own, or share the database file itself, which "
+                  "sgemm-db merge takes");
     }
 }
 
