@@ -368,8 +368,9 @@ sgemm_dispatch_status_t sgemm_dispatch_explain(sgemm_dispatch_t handle, sgemm_di
    the status gemm's checks of these arguments would return (leaving `choice` as it was); the
    calling thread's current device is not checked (gemm's WRONG_DEVICE), so any thread may ask.
    Pointers are only read for their alignment, and NULL stands for an aligned one. Taking no
-   alpha, query (as explain and prepare) judges a call that reads A and B: gemm with alpha == 0
-   reads neither, so it runs with an A or B that query calls MISALIGNED. Enqueues nothing. */
+   alpha, query (as explain and prepare) judges the call as one with alpha 1: gemm with
+   alpha == 0 reads neither A nor B, so it runs with an A or B that query calls MISALIGNED.
+   Enqueues nothing. */
 sgemm_dispatch_status_t sgemm_dispatch_query(sgemm_dispatch_t handle, sgemm_dispatch_op_t trans_a,
                                              sgemm_dispatch_op_t trans_b, int m, int n, int k, const float* a, int lda,
                                              const float* b, int ldb, const float* c, int ldc,
