@@ -31,20 +31,22 @@ std::string csv_line(const std::vector<std::string>& fields) {
     return out + "\n";
 }
 
+namespace {
+const std::string kByteOrderMark = "\xEF\xBB\xBF";  // UTF-8's
+}  // namespace
+
 void strip_byte_order_mark(std::string& text) {
-    static const std::string mark = "\xEF\xBB\xBF";
-    if (text.compare(0, mark.size(), mark) == 0) text.erase(0, mark.size());
+    if (text.compare(0, kByteOrderMark.size(), kByteOrderMark) == 0) text.erase(0, kByteOrderMark.size());
 }
 
 // A mark after a line break inside a quoted field goes too: no field this project writes holds
 // one (the shapes reader refuses such line breaks in every column).
 std::string without_joined_files_byte_order_marks(std::string text) {
-    static const std::string mark = "\xEF\xBB\xBF";
-    for (std::size_t at = text.find(mark, 1); at != std::string::npos; at = text.find(mark, at)) {
+    for (std::size_t at = text.find(kByteOrderMark, 1); at != std::string::npos; at = text.find(kByteOrderMark, at)) {
         if (text[at - 1] == '\n' || text[at - 1] == '\r')
-            text.erase(at, mark.size());
+            text.erase(at, kByteOrderMark.size());
         else
-            at += mark.size();
+            at += kByteOrderMark.size();
     }
     return text;
 }

@@ -294,13 +294,13 @@ std::string import_problem(const std::vector<std::string>& fields) {
     return read_row(header, CsvRecord{0, fields, {}, {}}, read_back);
 }
 
-// Whether `record` is a header: every field a column's name, or the first device_id, which
-// opens every export's header and no row (a row's is a device's id).
+// Whether `record` is a header: every field a column's name, or the first field the first
+// column's name (device_id), which no row holds (a row's is a device's id).
 bool is_a_header(const CsvRecord& record) {
     const auto names_a_column = [](const std::string& field) {
         return std::any_of(columns().begin(), columns().end(), [&](const Column& c) { return field == c.name; });
     };
-    return !record.fields.empty() && (record.fields.front() == "device_id" ||
+    return !record.fields.empty() && (record.fields.front() == columns().front().name ||
                                       std::all_of(record.fields.begin(), record.fields.end(), names_a_column));
 }
 

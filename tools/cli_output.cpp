@@ -28,6 +28,13 @@ namespace {
     throw boost::program_options::error(std::string("--") + option + " " + printable(path) + ": " + why);
 }
 
+// Why the folder `path` needs is missing: a file where a folder should be ("out.csv" of
+// "out.csv/x.csv"), which no folder made would mend, else `otherwise`.
+std::string why_no_folder_above(const fs::path& path, const std::string& otherwise) {
+    const fs::path file = file_on_the_way(path);
+    return file.empty() ? otherwise : printable(file.string()) + " is not a folder";
+}
+
 // Whether this process may write `path` (W_OK), or create entries in it as a folder (W_OK | X_OK).
 void require_access(const char* option, const std::string& path, const std::string& checked, int mode) {
     if (access(checked.c_str(), mode) != 0) refuse(option, path, std::string("cannot write it (") + std::strerror(errno) + ")");
@@ -145,12 +152,7 @@ void check_output_file(const std::string& path, const char* option) {
         made == fs::path(path) ? "" : " (where the symbolic link points: " + printable(made.string()) + ")";
     const fs::path parent = made.parent_path();
     const std::string folder = parent.empty() ? "." : parent.string();
-    if (!fs::is_directory(folder, ec)) {
-        // "out.csv/x.csv": no folder made would mend it.
-        const fs::path file = file_on_the_way(made);
-        refuse(option, path,
-               (file.empty() ? "no folder " + printable(folder) : printable(file.string()) + " is not a folder") + pointed);
-    }
+    if (!fs::is_directory(folder, ec)) refuse(option, path, why_no_folder_above(made, "no folder " + printable(folder)) + pointed);
     require_access(option, path, folder, W_OK | X_OK);
     const long name_max = pathconf(folder.c_str(), _PC_NAME_MAX);
     if (name_max > 0 && made.filename().string().size() > static_cast<std::size_t>(name_max))
@@ -174,10 +176,7 @@ void check_output_folder(const std::string& path, const char* option) {
     if (path.empty()) throw boost::program_options::error(std::string("--") + option + " is empty");
     std::error_code ec;
     if (fs::exists(path, ec) && !fs::is_directory(path, ec)) refuse(option, path, "is a file, not a folder");
-    if (!fs::is_directory(path, ec)) {
-        const fs::path file = file_on_the_way(path);  // "a-file/cubins": no folder made would mend it
-        refuse(option, path, file.empty() ? "no such folder" : printable(file.string()) + " is not a folder");
-    }
+    if (!fs::is_directory(path, ec)) refuse(option, path, why_no_folder_above(path, "no such folder"));
     require_access(option, path, path, W_OK | X_OK);
 }
 
